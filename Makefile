@@ -1,0 +1,72 @@
+# plumb - one Makefile, flags in named groups (docs/ARCHITECTURE.md).
+#   make            build ./plumb
+#   make check      unit tests (CUnit) + golden CLI runs, under a minute
+#   make SANITIZE=address,undefined check     sanitizer build
+#   make V=1        show commands
+CC      ?= cc
+PKGS    := gsl yaml-0.1 cairo cunit
+STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wvla -Wformat=2 -Wpointer-arith -Wcast-qual -Wwrite-strings \
+           -Wundef -Wno-unused-parameter
+OPT     ?= -O2 -g
+INC     := -Iio -Icli -Isim -Imodels/topo -Ibuild
+PKGCFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKGLIBS := $(shell pkg-config --libs gsl yaml-0.1 cairo)
+CUNITLIBS := $(shell pkg-config --libs cunit)
+ifneq ($(SANITIZE),)
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+endif
+CFLAGS  += $(STD) $(WARN) $(OPT) $(INC) $(PKGCFLAGS) $(SANFLAGS) -MMD -MP
+LDLIBS  += $(PKGLIBS) -lm
+LDFLAGS += $(SANFLAGS)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+B := build
+LIBSRC  := $(wildcard io/*.c models/*/*.c sim/*.c render/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
+GENSRC  := $(B)/catalog_gpus.c
+LIBOBJ  := $(patsubst %.c,$(B)/%.o,$(LIBSRC)) $(B)/catalog_gpus.o
+MAINOBJ := $(B)/cli/main.o
+TESTSRC := $(wildcard tests/unit/*.c)
+TESTOBJ := $(patsubst %.c,$(B)/%.o,$(TESTSRC))
+
+all: plumb
+
+plumb: $(LIBOBJ) $(MAINOBJ)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/catalog_gpus.c: scenarios/catalog/gpus.yaml scripts/embed.sh
+	@mkdir -p $(B)
+	$(Q)sh scripts/embed.sh scn_catalog_gpus_yaml $< > $@.tmp && mv $@.tmp $@
+
+$(B)/catalog_gpus.o: $(B)/catalog_gpus.c
+	@echo "  CC    $<"
+	$(Q)$(CC) $(STD) $(OPT) -c -o $@ $<
+
+$(B)/unit-tests: $(LIBOBJ) $(TESTOBJ)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CUNITLIBS)
+
+check: plumb $(B)/unit-tests
+	$(B)/unit-tests
+	sh tests/golden/run.sh
+
+golden-update: plumb
+	sh tests/golden/run.sh --update
+
+clean:
+	rm -rf $(B) plumb
+
+.PHONY: all check clean golden-update
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,37 @@
+/*
+ * cmd.h - the subcommand table. Each command lives in cli/cmd_<name>.c and
+ * has the signature below: argv[0] is the command name; it returns the
+ * process exit status (enum plumb_rc). Help text comes from the table and
+ * from each command's own usage string (printed by --help).
+ */
+#ifndef PLUMB_CMD_H
+#define PLUMB_CMD_H
+
+#include <stdio.h>
+
+struct plumb_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;   /* one line for `plumb --help` */
+	const char *usage;     /* full text for `plumb NAME --help` */
+};
+
+extern const struct plumb_cmd plumb_commands[];
+
+/* The entry for name, or NULL. */
+const struct plumb_cmd *plumb_cmd_find(const char *name);
+
+/* Print "plumb: error: MSG" and the hint to run --help; returns PLUMB_EUSAGE. */
+int cmd_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* True when argv has -h or --help. */
+int cmd_wants_help(int argc, char **argv);
+
+int cmd_topo(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+
+extern const char cmd_topo_usage[];
+extern const char cmd_import_usage[];
+
+#endif

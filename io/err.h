@@ -1,0 +1,47 @@
+/*
+ * err.h - the error record every fallible plumb function fills.
+ *
+ * Expected failures (bad input, missing file) return a negative code and fill
+ * a caller-provided struct plumb_err with a message and, when the problem sits
+ * in a file, its name, line and column (1-based). Bugs abort through assert().
+ * The CLI turns an error into "plumb: error: FILE:LINE:COL: message", the
+ * offending source line and a caret, and exits with the code's exit status.
+ */
+#ifndef PLUMB_ERR_H
+#define PLUMB_ERR_H
+
+#include <stddef.h>
+
+/* Return codes, also the process exit status (see docs/cli.md). */
+enum plumb_rc {
+	PLUMB_OK = 0,
+	PLUMB_EUSAGE = 2,   /* wrong command line */
+	PLUMB_EINPUT = 3,   /* invalid input file or value */
+	PLUMB_EIO = 4,      /* cannot read or write a file */
+	PLUMB_ERUNTIME = 5  /* a computation could not complete */
+};
+
+struct plumb_err {
+	int code;           /* one of enum plumb_rc, 0 when clear */
+	char file[512];     /* "" when the error is not tied to a file */
+	int line, col;      /* 1-based; 0 when unknown */
+	char msg[1024];
+};
+
+void plumb_err_clear(struct plumb_err *e);
+
+/* Fill e (if not NULL) and return -code. Never returns 0. */
+int plumb_err_set(struct plumb_err *e, int code, const char *file, int line,
+		  int col, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/*
+ * Print e to stderr in the house format; when e->file names a readable file
+ * and e->line > 0, also print that line and a caret under e->col.
+ */
+void plumb_err_print(const struct plumb_err *e);
+
+/* Exit status for e: e->code, or PLUMB_ERUNTIME when unset. */
+int plumb_err_status(const struct plumb_err *e);
+
+#endif

@@ -1,0 +1,163 @@
+/*
+ * scn.h - a scenario: the machine (host, PCIe tree, NVLink) and how it is
+ * virtualised, loaded from YAML and validated (docs/scenarios.md).
+ *
+ * Lifecycle: scn_load() returns a heap scenario freed with scn_free().
+ * The PCIe tree is a flat array of nodes with parent indices; the loader
+ * guarantees: ids unique, every parent exists and is of an allowed kind, no
+ * cycles, every GPU references a catalog entry, at least one GPU.
+ * GPUs are numbered in file order (GPU0 is the first gpu entry), as
+ * nvidia-smi numbers them with CUDA_DEVICE_ORDER=PCI_BUS_ID when the file
+ * lists them in bus order.
+ */
+#ifndef PLUMB_SCN_H
+#define PLUMB_SCN_H
+
+#include <stdint.h>
+
+#include "err.h"
+
+#define SCN_MAX_NODES 512
+#define SCN_MAX_GPUS 64
+#define SCN_MAX_SOCKETS 8
+#define SCN_MAX_BARS 6
+#define SCN_MAX_NVLINK 1024
+#define SCN_MAX_CATALOG 64
+
+enum scn_kind { SCN_ROOT_COMPLEX, SCN_ROOT_PORT, SCN_SWITCH, SCN_GPU, SCN_NIC };
+enum scn_vendor { SCN_AMD, SCN_INTEL, SCN_ARM, SCN_OTHER_CPU };
+enum scn_mode { SCN_BARE_METAL, SCN_VM };
+enum scn_chipset { SCN_Q35, SCN_I440FX };
+enum scn_firmware { SCN_SEABIOS, SCN_OVMF };
+enum scn_iommu { SCN_IOMMU_OFF, SCN_IOMMU_TRANSLATE, SCN_IOMMU_PT };
+enum scn_p2p_exposure { SCN_P2P_NONE, SCN_P2P_CLIQUE };
+enum scn_p2p_support { SCN_P2P_NATIVE, SCN_P2P_UNSUPPORTED };
+
+struct scn_bar {
+	int region;             /* lspci "Region N" / kernel "BAR N" */
+	uint64_t size;          /* bytes, a power of two */
+	int bits;               /* 32 or 64 */
+	int prefetchable;
+};
+
+/* One GPU model of the catalog (scenarios/catalog/gpus.yaml). */
+struct scn_gpu_model {
+	char id[48];
+	char name[96];
+	char arch[16];
+	double memory_gib;
+	int pcie_gen, pcie_width;
+	int nbars;
+	struct scn_bar bars[SCN_MAX_BARS];
+	enum scn_p2p_support p2p;
+	int nvlink_links;
+	double nvlink_gbs_per_link;   /* per direction per link, GB/s; 0 unknown */
+	char source[256];
+};
+
+struct scn_catalog {
+	int n;
+	struct scn_gpu_model gpus[SCN_MAX_CATALOG];
+};
+
+struct scn_node {
+	char id[48];
+	enum scn_kind kind;
+	int parent;             /* index into nodes, -1 for a root complex */
+	int socket;             /* root complex: as given; others: inherited */
+	int numa;               /* root complex: as given or = socket; others inherited */
+	int gen, width;         /* link to the parent (root complex: 0) */
+	int acs;                /* root port / switch: ACS enforced on downstream ports */
+	char model[96];         /* catalog id (gpu), free text (switch, nic) */
+	char bdf[16];           /* optional PCI address "0000:01:00.0" or bus "0000:00" */
+	int gpu_model;          /* gpu: index into the catalog */
+	int gpu_index;          /* gpu: 0..ngpus-1, else -1 */
+	int clique;             /* gpu in a VM with p2p_exposure clique: its clique id */
+	int line, col;          /* where the entry starts in the scenario file */
+};
+
+struct scn_nvlink {
+	int a, b;               /* GPU indices */
+	int links;
+};
+
+struct scn_vm {
+	enum scn_mode mode;
+	char hypervisor[32];
+	enum scn_chipset chipset;
+	int pcie_passthrough;
+	enum scn_firmware firmware;
+	int guest_phys_bits;
+	uint64_t mmio64_window;     /* bytes */
+	uint64_t mmio32_window;     /* bytes below 4 GiB for 32-bit BARs */
+	uint64_t guest_ram;         /* bytes */
+	enum scn_iommu host_iommu;
+	char kernel_args[256];      /* space-separated guest kernel arguments */
+	int pci_realloc;            /* derived: kernel_args has pci=realloc */
+	enum scn_p2p_exposure p2p_exposure;
+	int guest_numa;             /* 1: the guest sees the host NUMA layout */
+};
+
+struct scn_host {
+	char board[96];
+	enum scn_vendor cpu_vendor;
+	char cpu_model[96];
+	int sockets;
+	int numa_per_socket;        /* NPS setting: NUMA nodes per socket */
+	int cores_per_socket, threads_per_core;
+	char socket_cpus[SCN_MAX_SOCKETS][128];  /* "" = derive from cores */
+	char inter_socket_kind[16];
+	double inter_socket_gbs;
+	double inter_socket_latency_ns;
+	int p2p_across_sockets;     /* driver allows PCIe P2P between sockets */
+};
+
+struct scenario {
+	char path[512];
+	char name[96];
+	char description[512];
+	unsigned long seed;
+	struct scn_host host;
+	int nnodes;
+	struct scn_node nodes[SCN_MAX_NODES];
+	int ngpus;
+	int gpu_node[SCN_MAX_GPUS];     /* GPU index -> node index */
+	int nnvlink;
+	struct scn_nvlink nvlink[SCN_MAX_NVLINK];
+	int nvswitch;                   /* 1: GPUs listed in nvswitch share NVSwitches */
+	struct scn_vm vm;
+	const struct scn_catalog *catalog;  /* borrowed; outlives the scenario */
+};
+
+/*
+ * The built-in GPU catalog, parsed on first use. Returns NULL and fills err
+ * only if the compiled-in catalog is broken (a build bug).
+ */
+const struct scn_catalog *scn_catalog_builtin(struct plumb_err *err);
+
+/* Parse a catalog from YAML text; caller frees *out with free(). */
+int scn_catalog_parse(const char *file, const char *text, struct scn_catalog **out,
+		      struct plumb_err *err);
+
+/* Catalog entry index for id, or -1. */
+int scn_catalog_find(const struct scn_catalog *c, const char *id);
+
+/*
+ * Load and validate the scenario file at path. On success *out is a new
+ * scenario (free with scn_free). On failure *out is NULL and err holds the
+ * first problem with file, line and column.
+ */
+int scn_load(const char *path, struct scenario **out, struct plumb_err *err);
+
+/* Same from text in memory; `file` names it in messages. */
+int scn_parse(const char *file, const char *text, struct scenario **out,
+	      struct plumb_err *err);
+
+void scn_free(struct scenario *s);
+
+const char *scn_kind_name(enum scn_kind k);
+
+/* Sum of a GPU model's BARs, bytes. */
+uint64_t scn_gpu_bar_total(const struct scn_gpu_model *m);
+
+#endif

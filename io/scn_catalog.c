@@ -1,0 +1,219 @@
+/*
+ * scn_catalog.c - the GPU catalog (scenarios/catalog/gpus.yaml, compiled in).
+ */
+#include "scn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ytree.h"
+
+extern const char scn_catalog_gpus_yaml[];
+
+static const char *const gpu_keys[] = {
+	"id", "name", "arch", "memory_gib", "pcie", "bars", "p2p_pcie",
+	"nvlink_links", "nvlink_gbs_per_link", "source", NULL
+};
+static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable", NULL };
+static const char *const pcie_keys[] = { "gen", "width", NULL };
+static const char *const p2p_names[] = { "native", "none", NULL };
+
+static int parse_bar(const struct ytree *t, const struct ynode *n,
+		     struct scn_bar *b, struct plumb_err *err)
+{
+	struct ynode *v;
+	long l;
+	int rc;
+
+	if ((rc = yexpect(t, n, Y_MAP, "bars entry", err)) < 0 ||
+	    (rc = ymap_check_keys(t, n, "bars entry", bar_keys, err)) < 0)
+		return rc;
+	memset(b, 0, sizeof(*b));
+	b->bits = 64;
+	b->prefetchable = 1;
+	if (!(v = ymap_get(n, "region")))
+		return yerr(t, n, PLUMB_EINPUT, err, "bars entry needs 'region'");
+	if ((rc = yget_int(t, v, "region", 0, 5, &l, err)) < 0)
+		return rc;
+	b->region = (int)l;
+	if (!(v = ymap_get(n, "size")))
+		return yerr(t, n, PLUMB_EINPUT, err, "bars entry needs 'size'");
+	if ((rc = yget_size(t, v, "size", &b->size, err)) < 0)
+		return rc;
+	if (b->size & (b->size - 1))
+		return yerr(t, v, PLUMB_EINPUT, err, "BAR size must be a power of two");
+	if ((v = ymap_get(n, "bits"))) {
+		if ((rc = yget_int(t, v, "bits", 32, 64, &l, err)) < 0)
+			return rc;
+		if (l != 32 && l != 64)
+			return yerr(t, v, PLUMB_EINPUT, err, "'bits' must be 32 or 64");
+		b->bits = (int)l;
+	}
+	if ((v = ymap_get(n, "prefetchable")) &&
+	    (rc = yget_bool(t, v, "prefetchable", &b->prefetchable, err)) < 0)
+		return rc;
+	return 0;
+}
+
+static int parse_gpu(const struct ytree *t, const struct ynode *n,
+		     struct scn_gpu_model *g, struct plumb_err *err)
+{
+	struct ynode *v;
+	long l;
+	int rc, e;
+	size_t i;
+
+	if ((rc = yexpect(t, n, Y_MAP, "gpus entry", err)) < 0 ||
+	    (rc = ymap_check_keys(t, n, "gpus entry", gpu_keys, err)) < 0)
+		return rc;
+	memset(g, 0, sizeof(*g));
+	if (!(v = ymap_get(n, "id")))
+		return yerr(t, n, PLUMB_EINPUT, err, "catalog entry needs 'id'");
+	if ((rc = yget_str(t, v, "id", g->id, sizeof(g->id), err)) < 0)
+		return rc;
+	if ((v = ymap_get(n, "name")) &&
+	    (rc = yget_str(t, v, "name", g->name, sizeof(g->name), err)) < 0)
+		return rc;
+	if ((v = ymap_get(n, "arch")) &&
+	    (rc = yget_str(t, v, "arch", g->arch, sizeof(g->arch), err)) < 0)
+		return rc;
+	if ((v = ymap_get(n, "source")) &&
+	    (rc = yget_str(t, v, "source", g->source, sizeof(g->source), err)) < 0)
+		return rc;
+	if (!(v = ymap_get(n, "memory_gib")))
+		return yerr(t, n, PLUMB_EINPUT, err, "catalog entry needs 'memory_gib'");
+	if ((rc = yget_double(t, v, "memory_gib", 0.001, 1e6, &g->memory_gib, err)) < 0)
+		return rc;
+	g->pcie_gen = 4;
+	g->pcie_width = 16;
+	if ((v = ymap_get(n, "pcie"))) {
+		struct ynode *w;
+		if ((rc = yexpect(t, v, Y_MAP, "pcie", err)) < 0 ||
+		    (rc = ymap_check_keys(t, v, "pcie", pcie_keys, err)) < 0)
+			return rc;
+		if ((w = ymap_get(v, "gen"))) {
+			if ((rc = yget_int(t, w, "gen", 1, 6, &l, err)) < 0)
+				return rc;
+			g->pcie_gen = (int)l;
+		}
+		if ((w = ymap_get(v, "width"))) {
+			if ((rc = yget_int(t, w, "width", 1, 32, &l, err)) < 0)
+				return rc;
+			g->pcie_width = (int)l;
+		}
+	}
+	if ((v = ymap_get(n, "bars"))) {
+		if ((rc = yexpect(t, v, Y_SEQ, "bars", err)) < 0)
+			return rc;
+		if (v->n > SCN_MAX_BARS)
+			return yerr(t, v, PLUMB_EINPUT, err, "at most %d BARs", SCN_MAX_BARS);
+		for (i = 0; i < v->n; i++)
+			if ((rc = parse_bar(t, v->vals[i], &g->bars[i], err)) < 0)
+				return rc;
+		g->nbars = (int)v->n;
+	}
+	g->p2p = SCN_P2P_NATIVE;
+	if ((v = ymap_get(n, "p2p_pcie"))) {
+		if ((rc = yget_enum(t, v, "p2p_pcie value", p2p_names, &e, err)) < 0)
+			return rc;
+		g->p2p = e ? SCN_P2P_UNSUPPORTED : SCN_P2P_NATIVE;
+	}
+	if ((v = ymap_get(n, "nvlink_links"))) {
+		if ((rc = yget_int(t, v, "nvlink_links", 0, 64, &l, err)) < 0)
+			return rc;
+		g->nvlink_links = (int)l;
+	}
+	if ((v = ymap_get(n, "nvlink_gbs_per_link")) &&
+	    (rc = yget_double(t, v, "nvlink_gbs_per_link", 0, 1e4,
+			      &g->nvlink_gbs_per_link, err)) < 0)
+		return rc;
+	return 0;
+}
+
+int scn_catalog_parse(const char *file, const char *text, struct scn_catalog **out,
+		      struct plumb_err *err)
+{
+	static const char *const top_keys[] = { "catalog", "gpus", NULL };
+	struct ytree *t = NULL;
+	struct scn_catalog *c;
+	struct ynode *gpus;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ytree_parse(file, text, strlen(text), &t, err)) < 0)
+		return rc;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		ytree_free(t);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	if (!t->root) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, file, 1, 1, "empty catalog");
+		goto fail;
+	}
+	if ((rc = yexpect(t, t->root, Y_MAP, "catalog", err)) < 0 ||
+	    (rc = ymap_check_keys(t, t->root, "catalog", top_keys, err)) < 0)
+		goto fail;
+	gpus = ymap_get(t->root, "gpus");
+	if (!gpus) {
+		rc = yerr(t, t->root, PLUMB_EINPUT, err, "catalog needs 'gpus'");
+		goto fail;
+	}
+	if ((rc = yexpect(t, gpus, Y_SEQ, "gpus", err)) < 0)
+		goto fail;
+	if (gpus->n > SCN_MAX_CATALOG) {
+		rc = yerr(t, gpus, PLUMB_EINPUT, err, "at most %d catalog entries",
+			  SCN_MAX_CATALOG);
+		goto fail;
+	}
+	for (i = 0; i < gpus->n; i++) {
+		if ((rc = parse_gpu(t, gpus->vals[i], &c->gpus[i], err)) < 0)
+			goto fail;
+		if (scn_catalog_find(c, c->gpus[i].id) >= 0) {
+			rc = yerr(t, gpus->vals[i], PLUMB_EINPUT, err,
+				  "duplicate catalog id '%s'", c->gpus[i].id);
+			goto fail;
+		}
+		c->n = (int)i + 1;
+	}
+	ytree_free(t);
+	*out = c;
+	return 0;
+fail:
+	ytree_free(t);
+	free(c);
+	return rc;
+}
+
+const struct scn_catalog *scn_catalog_builtin(struct plumb_err *err)
+{
+	/*
+	 * Parsed once and kept for the life of the process: read-only after
+	 * the first call, so it is shared state, not mutable global state.
+	 */
+	static struct scn_catalog *builtin;
+	if (!builtin &&
+	    scn_catalog_parse("scenarios/catalog/gpus.yaml", scn_catalog_gpus_yaml,
+			      &builtin, err) < 0)
+		return NULL;
+	return builtin;
+}
+
+int scn_catalog_find(const struct scn_catalog *c, const char *id)
+{
+	int i;
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->gpus[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+uint64_t scn_gpu_bar_total(const struct scn_gpu_model *m)
+{
+	uint64_t s = 0;
+	int i;
+	for (i = 0; i < m->nbars; i++)
+		s += m->bars[i].size;
+	return s;
+}

@@ -1,0 +1,708 @@
+/*
+ * scn_load.c - scenario YAML -> struct scenario, with validation.
+ *
+ * Validation order (the first problem wins, so messages are stable):
+ * top-level keys, version, host, pcie entries in file order (keys, kind,
+ * parent exists and is declared earlier, parent kind allowed, values), then
+ * whole-tree checks (GPU count, sockets), nvlink, virtualization.
+ * Requiring parents to be declared before children makes cycles impossible
+ * and gives a precise message for a forward or dangling reference.
+ */
+#include "scn.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ytree.h"
+
+static const char *const top_keys[] = {
+	"plumb_scenario", "name", "description", "seed", "source", "host",
+	"pcie", "nvlink", "virtualization", NULL
+};
+static const char *const host_keys[] = {
+	"board", "cpu_vendor", "cpu_model", "sockets", "numa_per_socket",
+	"cores_per_socket", "threads_per_core", "socket_cpus", "inter_socket",
+	"p2p_across_sockets", NULL
+};
+static const char *const inter_keys[] = { "kind", "bandwidth_gbs", "latency_ns", NULL };
+static const char *const node_keys[] = {
+	"id", "kind", "parent", "socket", "numa", "gen", "width", "acs",
+	"model", "bdf", "clique", NULL
+};
+static const char *const nvlink_keys[] = { "nvswitch", "links_per_gpu", "gpus", "pairs", NULL };
+static const char *const pair_keys[] = { "gpus", "links", NULL };
+static const char *const vm_keys[] = {
+	"mode", "hypervisor", "chipset", "pcie_passthrough", "firmware",
+	"guest_phys_bits", "mmio64_window", "mmio32_window", "guest_ram",
+	"host_iommu", "guest_kernel_args", "p2p_exposure", "guest_numa", NULL
+};
+
+static const char *const kind_names[] = {
+	"root_complex", "root_port", "switch", "gpu", "nic", NULL
+};
+static const char *const vendor_names[] = { "amd", "intel", "arm", "other", NULL };
+static const char *const mode_names[] = { "bare_metal", "vm", NULL };
+static const char *const chipset_names[] = { "q35", "i440fx", NULL };
+static const char *const firmware_names[] = { "seabios", "ovmf", NULL };
+static const char *const iommu_names[] = { "off", "translate", "pt", NULL };
+static const char *const exposure_names[] = { "none", "clique", NULL };
+static const char *const guest_numa_names[] = { "none", "host", NULL };
+
+const char *scn_kind_name(enum scn_kind k)
+{
+	return kind_names[k];
+}
+
+static int find_node(const struct scenario *s, const char *id)
+{
+	int i;
+	for (i = 0; i < s->nnodes; i++)
+		if (strcmp(s->nodes[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+/* Optional integer field; leaves *out alone when absent. */
+static int opt_int(const struct ytree *t, const struct ynode *m, const char *key,
+		   long lo, long hi, int *out, struct plumb_err *err)
+{
+	struct ynode *v = ymap_get(m, key);
+	long l;
+	int rc;
+	if (!v)
+		return 0;
+	if ((rc = yget_int(t, v, key, lo, hi, &l, err)) < 0)
+		return rc;
+	*out = (int)l;
+	return 0;
+}
+
+static int opt_str(const struct ytree *t, const struct ynode *m, const char *key,
+		   char *buf, size_t n, struct plumb_err *err)
+{
+	struct ynode *v = ymap_get(m, key);
+	return v ? yget_str(t, v, key, buf, n, err) : 0;
+}
+
+static int opt_enum(const struct ytree *t, const struct ynode *m, const char *key,
+		    const char *what, const char *const *names, int *out,
+		    struct plumb_err *err)
+{
+	struct ynode *v = ymap_get(m, key);
+	return v ? yget_enum(t, v, what, names, out, err) : 0;
+}
+
+static int check_id(const struct ytree *t, const struct ynode *v, const char *id,
+		    struct plumb_err *err)
+{
+	const char *p;
+	if (!id[0])
+		return yerr(t, v, PLUMB_EINPUT, err, "'id' must not be empty");
+	for (p = id; *p; p++)
+		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) ||
+		      *p == '_' || *p == '-'))
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "id '%s' may only use a-z, 0-9, '_' and '-'", id);
+	return 0;
+}
+
+static int parse_host(const struct ytree *t, const struct ynode *h,
+		      struct scenario *s, struct plumb_err *err)
+{
+	struct scn_host *H = &s->host;
+	struct ynode *v;
+	int rc, e;
+	size_t i;
+
+	if ((rc = yexpect(t, h, Y_MAP, "host", err)) < 0 ||
+	    (rc = ymap_check_keys(t, h, "host", host_keys, err)) < 0)
+		return rc;
+	e = H->cpu_vendor;
+	if ((rc = opt_enum(t, h, "cpu_vendor", "cpu_vendor", vendor_names, &e, err)) < 0)
+		return rc;
+	H->cpu_vendor = (enum scn_vendor)e;
+	if ((rc = opt_str(t, h, "board", H->board, sizeof(H->board), err)) < 0 ||
+	    (rc = opt_str(t, h, "cpu_model", H->cpu_model, sizeof(H->cpu_model), err)) < 0 ||
+	    (rc = opt_int(t, h, "sockets", 1, SCN_MAX_SOCKETS, &H->sockets, err)) < 0 ||
+	    (rc = opt_int(t, h, "numa_per_socket", 1, 8, &H->numa_per_socket, err)) < 0 ||
+	    (rc = opt_int(t, h, "cores_per_socket", 1, 1024, &H->cores_per_socket, err)) < 0 ||
+	    (rc = opt_int(t, h, "threads_per_core", 1, 8, &H->threads_per_core, err)) < 0)
+		return rc;
+	if (H->sockets * H->numa_per_socket > SCN_MAX_SOCKETS)
+		return yerr(t, h, PLUMB_EINPUT, err,
+			    "sockets x numa_per_socket must be at most %d", SCN_MAX_SOCKETS);
+	if ((v = ymap_get(h, "socket_cpus"))) {
+		if ((rc = yexpect(t, v, Y_SEQ, "socket_cpus", err)) < 0)
+			return rc;
+		if (v->n != (size_t)(H->sockets * H->numa_per_socket))
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "socket_cpus has %zu entries but there are %d NUMA nodes",
+				    v->n, H->sockets * H->numa_per_socket);
+		for (i = 0; i < v->n; i++)
+			if ((rc = yget_str(t, v->vals[i], "socket_cpus entry",
+					   H->socket_cpus[i], sizeof(H->socket_cpus[i]), err)) < 0)
+				return rc;
+	}
+	if ((v = ymap_get(h, "inter_socket"))) {
+		struct ynode *w;
+		if ((rc = yexpect(t, v, Y_MAP, "inter_socket", err)) < 0 ||
+		    (rc = ymap_check_keys(t, v, "inter_socket", inter_keys, err)) < 0 ||
+		    (rc = opt_str(t, v, "kind", H->inter_socket_kind,
+				  sizeof(H->inter_socket_kind), err)) < 0)
+			return rc;
+		if ((w = ymap_get(v, "bandwidth_gbs")) &&
+		    (rc = yget_double(t, w, "bandwidth_gbs", 0.001, 1e5,
+				      &H->inter_socket_gbs, err)) < 0)
+			return rc;
+		if ((w = ymap_get(v, "latency_ns")) &&
+		    (rc = yget_double(t, w, "latency_ns", 0, 1e6,
+				      &H->inter_socket_latency_ns, err)) < 0)
+			return rc;
+	}
+	/*
+	 * Default: PCIe P2P across sockets is allowed on AMD (Turin measured
+	 * 0.44 us cross-NUMA P2P, realdata/gpu-specs.md 1d) and refused on
+	 * Intel (UPI/QPI peer traffic) - plumb's documented assumption.
+	 */
+	H->p2p_across_sockets = H->cpu_vendor != SCN_INTEL;
+	if ((v = ymap_get(h, "p2p_across_sockets")) &&
+	    (rc = yget_bool(t, v, "p2p_across_sockets", &H->p2p_across_sockets, err)) < 0)
+		return rc;
+	return 0;
+}
+
+static int parse_node(const struct ytree *t, const struct ynode *n,
+		      struct scenario *s, struct plumb_err *err)
+{
+	struct scn_node *d;
+	struct ynode *v;
+	char buf[64];
+	int rc, e, p;
+
+	if ((rc = yexpect(t, n, Y_MAP, "pcie entry", err)) < 0 ||
+	    (rc = ymap_check_keys(t, n, "pcie entry", node_keys, err)) < 0)
+		return rc;
+	if (s->nnodes >= SCN_MAX_NODES)
+		return yerr(t, n, PLUMB_EINPUT, err, "more than %d pcie entries",
+			    SCN_MAX_NODES);
+	d = &s->nodes[s->nnodes];
+	memset(d, 0, sizeof(*d));
+	d->line = n->line;
+	d->col = n->col;
+	d->parent = -1;
+	d->gpu_model = -1;
+	d->gpu_index = -1;
+	d->clique = 0;
+	d->acs = 1;
+	if (!(v = ymap_get(n, "id")))
+		return yerr(t, n, PLUMB_EINPUT, err, "pcie entry needs 'id'");
+	if ((rc = yget_str(t, v, "id", d->id, sizeof(d->id), err)) < 0 ||
+	    (rc = check_id(t, v, d->id, err)) < 0)
+		return rc;
+	if (find_node(s, d->id) >= 0)
+		return yerr(t, v, PLUMB_EINPUT, err, "duplicate id '%s' (first at line %d)",
+			    d->id, s->nodes[find_node(s, d->id)].line);
+	if (!(v = ymap_get(n, "kind")))
+		return yerr(t, n, PLUMB_EINPUT, err, "pcie entry '%s' needs 'kind'", d->id);
+	if ((rc = yget_enum(t, v, "kind", kind_names, &e, err)) < 0)
+		return rc;
+	d->kind = (enum scn_kind)e;
+
+	v = ymap_get(n, "parent");
+	if (d->kind == SCN_ROOT_COMPLEX) {
+		if (v)
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "a root_complex has no parent; give its 'socket' instead");
+		if (!(v = ymap_get(n, "socket")))
+			return yerr(t, n, PLUMB_EINPUT, err,
+				    "root_complex '%s' needs 'socket'", d->id);
+		if ((rc = opt_int(t, n, "socket", 0, SCN_MAX_SOCKETS - 1, &d->socket, err)) < 0)
+			return rc;
+		if (d->socket >= s->host.sockets)
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "socket %d does not exist (host has %d socket%s)",
+				    d->socket, s->host.sockets, s->host.sockets == 1 ? "" : "s");
+		d->numa = d->socket * s->host.numa_per_socket;
+		if ((v = ymap_get(n, "numa"))) {
+			if ((rc = opt_int(t, n, "numa", 0, SCN_MAX_SOCKETS - 1, &d->numa, err)) < 0)
+				return rc;
+			if (d->numa / s->host.numa_per_socket != d->socket)
+				return yerr(t, v, PLUMB_EINPUT, err,
+					    "NUMA node %d is not on socket %d (numa_per_socket %d)",
+					    d->numa, d->socket, s->host.numa_per_socket);
+		}
+	} else {
+		if (!v)
+			return yerr(t, n, PLUMB_EINPUT, err, "%s '%s' needs 'parent'",
+				    kind_names[d->kind], d->id);
+		if ((rc = yget_str(t, v, "parent", buf, sizeof(buf), err)) < 0)
+			return rc;
+		p = find_node(s, buf);
+		if (p < 0) {
+			int j;
+			for (j = 0; j < s->nnodes; j++)
+				if (str_distance(buf, s->nodes[j].id) <= 1)
+					return yerr(t, v, PLUMB_EINPUT, err,
+						    "parent '%s' is not defined above (did you mean '%s'?)",
+						    buf, s->nodes[j].id);
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "parent '%s' is not defined above this entry", buf);
+		}
+		if (ymap_get(n, "socket"))
+			return yerr(t, ymap_get(n, "socket"), PLUMB_EINPUT, err,
+				    "only a root_complex takes 'socket'");
+		switch (d->kind) {
+		case SCN_ROOT_PORT:
+			if (s->nodes[p].kind != SCN_ROOT_COMPLEX)
+				return yerr(t, v, PLUMB_EINPUT, err,
+					    "a root_port's parent must be a root_complex, '%s' is a %s",
+					    buf, kind_names[s->nodes[p].kind]);
+			break;
+		case SCN_SWITCH:
+		case SCN_GPU:
+		case SCN_NIC:
+			if (s->nodes[p].kind != SCN_ROOT_PORT && s->nodes[p].kind != SCN_SWITCH)
+				return yerr(t, v, PLUMB_EINPUT, err,
+					    "a %s's parent must be a root_port or a switch, '%s' is a %s",
+					    kind_names[d->kind], buf, kind_names[s->nodes[p].kind]);
+			if (s->nodes[p].kind != SCN_SWITCH) {
+				int j;
+				for (j = 0; j < s->nnodes; j++)
+					if (s->nodes[j].parent == p)
+						return yerr(t, v, PLUMB_EINPUT, err,
+							    "root_port '%s' already holds '%s'; a root port has one link (put a switch between)",
+							    buf, s->nodes[j].id);
+			}
+			break;
+		case SCN_ROOT_COMPLEX:
+			break;
+		}
+		if (s->nodes[p].kind == SCN_GPU || s->nodes[p].kind == SCN_NIC)
+			return yerr(t, v, PLUMB_EINPUT, err, "'%s' is an endpoint and cannot be a parent", buf);
+		d->parent = p;
+		d->socket = s->nodes[p].socket;
+		d->numa = s->nodes[p].numa;
+		if (ymap_get(n, "numa"))
+			return yerr(t, ymap_get(n, "numa"), PLUMB_EINPUT, err,
+				    "only a root_complex takes 'numa'");
+	}
+
+	if (d->kind != SCN_ROOT_COMPLEX) {
+		struct ynode *w;
+		long l;
+		d->gen = 0;
+		d->width = 0;
+		if ((w = ymap_get(n, "gen"))) {
+			if ((rc = yget_int(t, w, "gen", 1, 6, &l, err)) < 0)
+				return rc;
+			d->gen = (int)l;
+		}
+		if ((w = ymap_get(n, "width"))) {
+			if ((rc = yget_int(t, w, "width", 1, 32, &l, err)) < 0)
+				return rc;
+			if (l != 1 && l != 2 && l != 4 && l != 8 && l != 16 && l != 32)
+				return yerr(t, w, PLUMB_EINPUT, err,
+					    "'width' must be 1, 2, 4, 8, 16 or 32, got %ld", l);
+			d->width = (int)l;
+		}
+	} else if (ymap_get(n, "gen") || ymap_get(n, "width")) {
+		struct ynode *w = ymap_get(n, "gen") ? ymap_get(n, "gen") : ymap_get(n, "width");
+		return yerr(t, w, PLUMB_EINPUT, err,
+			    "a root_complex has no link of its own; put gen/width on its root ports");
+	}
+	if ((v = ymap_get(n, "acs"))) {
+		if (d->kind != SCN_ROOT_PORT && d->kind != SCN_SWITCH)
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "'acs' belongs on a root_port or switch, not a %s",
+				    kind_names[d->kind]);
+		if ((rc = yget_bool(t, v, "acs", &d->acs, err)) < 0)
+			return rc;
+	}
+	if ((rc = opt_str(t, n, "model", d->model, sizeof(d->model), err)) < 0 ||
+	    (rc = opt_str(t, n, "bdf", d->bdf, sizeof(d->bdf), err)) < 0)
+		return rc;
+	if ((v = ymap_get(n, "clique"))) {
+		if (d->kind != SCN_GPU)
+			return yerr(t, v, PLUMB_EINPUT, err, "only a gpu takes 'clique'");
+		if ((rc = opt_int(t, n, "clique", 0, 1000, &d->clique, err)) < 0)
+			return rc;
+	}
+	if (d->kind == SCN_GPU) {
+		if (!d->model[0])
+			return yerr(t, n, PLUMB_EINPUT, err,
+				    "gpu '%s' needs 'model' (a catalog id such as rtx-pro-6000)", d->id);
+		d->gpu_model = scn_catalog_find(s->catalog, d->model);
+		if (d->gpu_model < 0) {
+			const char *best = NULL;
+			int bd = 1000, j;
+			for (j = 0; j < s->catalog->n; j++) {
+				int dd = str_distance(d->model, s->catalog->gpus[j].id);
+				if (dd < bd) {
+					bd = dd;
+					best = s->catalog->gpus[j].id;
+				}
+			}
+			v = ymap_get(n, "model");
+			if (best && bd <= 3)
+				return yerr(t, v, PLUMB_EINPUT, err,
+					    "unknown GPU model '%s' (did you mean '%s'?)", d->model, best);
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "unknown GPU model '%s' (see scenarios/catalog/gpus.yaml)", d->model);
+		}
+		if (s->ngpus >= SCN_MAX_GPUS)
+			return yerr(t, n, PLUMB_EINPUT, err, "more than %d GPUs", SCN_MAX_GPUS);
+		d->gpu_index = s->ngpus;
+		s->gpu_node[s->ngpus++] = s->nnodes;
+		if (!d->gen)
+			d->gen = s->catalog->gpus[d->gpu_model].pcie_gen;
+		if (!d->width)
+			d->width = s->catalog->gpus[d->gpu_model].pcie_width;
+	}
+	if (d->kind != SCN_ROOT_COMPLEX) {
+		/* An unstated link runs at what its parent's link offers. */
+		if (!d->gen)
+			d->gen = s->nodes[d->parent].gen ? s->nodes[d->parent].gen : 4;
+		if (!d->width)
+			d->width = s->nodes[d->parent].width ? s->nodes[d->parent].width : 16;
+	}
+	s->nnodes++;
+	return 0;
+}
+
+static int gpu_ref(const struct ytree *t, const struct ynode *v, const struct scenario *s,
+		   int *out, struct plumb_err *err)
+{
+	char buf[64];
+	int rc, i;
+	if ((rc = yget_str(t, v, "gpu", buf, sizeof(buf), err)) < 0)
+		return rc;
+	i = find_node(s, buf);
+	if (i < 0 || s->nodes[i].kind != SCN_GPU)
+		return yerr(t, v, PLUMB_EINPUT, err, "'%s' is not a gpu of this scenario", buf);
+	*out = s->nodes[i].gpu_index;
+	return 0;
+}
+
+static int add_link(const struct ytree *t, const struct ynode *at, struct scenario *s,
+		    int a, int b, int links, struct plumb_err *err)
+{
+	int i;
+	if (a == b)
+		return yerr(t, at, PLUMB_EINPUT, err, "an NVLink bond needs two different GPUs");
+	for (i = 0; i < s->nnvlink; i++)
+		if ((s->nvlink[i].a == a && s->nvlink[i].b == b) ||
+		    (s->nvlink[i].a == b && s->nvlink[i].b == a))
+			return yerr(t, at, PLUMB_EINPUT, err,
+				    "NVLink between GPU%d and GPU%d is given twice", a, b);
+	if (s->nnvlink >= SCN_MAX_NVLINK)
+		return yerr(t, at, PLUMB_EINPUT, err, "too many NVLink bonds");
+	s->nvlink[s->nnvlink].a = a < b ? a : b;
+	s->nvlink[s->nnvlink].b = a < b ? b : a;
+	s->nvlink[s->nnvlink].links = links;
+	s->nnvlink++;
+	return 0;
+}
+
+static int parse_nvlink(const struct ytree *t, const struct ynode *nv,
+			struct scenario *s, struct plumb_err *err)
+{
+	struct ynode *v;
+	int rc, nvs = 0, links = 0, sel[SCN_MAX_GPUS], nsel = 0, i, j;
+	size_t k;
+
+	if ((rc = yexpect(t, nv, Y_MAP, "nvlink", err)) < 0 ||
+	    (rc = ymap_check_keys(t, nv, "nvlink", nvlink_keys, err)) < 0)
+		return rc;
+	if ((v = ymap_get(nv, "nvswitch")) && (rc = yget_bool(t, v, "nvswitch", &nvs, err)) < 0)
+		return rc;
+	if (nvs) {
+		if ((rc = opt_int(t, nv, "links_per_gpu", 1, 64, &links, err)) < 0)
+			return rc;
+		v = ymap_get(nv, "gpus");
+		if (!v || (v->type == Y_SCALAR && strcmp(v->str, "all") == 0)) {
+			for (i = 0; i < s->ngpus; i++)
+				sel[nsel++] = i;
+		} else {
+			if ((rc = yexpect(t, v, Y_SEQ, "gpus", err)) < 0)
+				return rc;
+			for (k = 0; k < v->n && nsel < SCN_MAX_GPUS; k++)
+				if ((rc = gpu_ref(t, v->vals[k], s, &sel[nsel++], err)) < 0)
+					return rc;
+		}
+		for (i = 0; i < nsel; i++) {
+			const struct scn_gpu_model *m =
+				&s->catalog->gpus[s->nodes[s->gpu_node[sel[i]]].gpu_model];
+			int l = links ? links : m->nvlink_links;
+			if (l <= 0)
+				return yerr(t, nv, PLUMB_EINPUT, err,
+					    "GPU%d (%s) has no NVLink; set links_per_gpu or use another model",
+					    sel[i], m->id);
+			for (j = i + 1; j < nsel; j++)
+				if ((rc = add_link(t, nv, s, sel[i], sel[j], l, err)) < 0)
+					return rc;
+		}
+		s->nvswitch = 1;
+	} else if (ymap_get(nv, "links_per_gpu") || ymap_get(nv, "gpus")) {
+		return yerr(t, nv, PLUMB_EINPUT, err,
+			    "'links_per_gpu' and 'gpus' need 'nvswitch: true'");
+	}
+	if ((v = ymap_get(nv, "pairs"))) {
+		if ((rc = yexpect(t, v, Y_SEQ, "pairs", err)) < 0)
+			return rc;
+		for (k = 0; k < v->n; k++) {
+			struct ynode *p = v->vals[k], *g, *l;
+			int a, b;
+			long nl = 1;
+			if ((rc = yexpect(t, p, Y_MAP, "pairs entry", err)) < 0 ||
+			    (rc = ymap_check_keys(t, p, "pairs entry", pair_keys, err)) < 0)
+				return rc;
+			g = ymap_get(p, "gpus");
+			if (!g || g->type != Y_SEQ || g->n != 2)
+				return yerr(t, g ? g : p, PLUMB_EINPUT, err,
+					    "a pairs entry needs 'gpus: [A, B]'");
+			if ((rc = gpu_ref(t, g->vals[0], s, &a, err)) < 0 ||
+			    (rc = gpu_ref(t, g->vals[1], s, &b, err)) < 0)
+				return rc;
+			if ((l = ymap_get(p, "links")) &&
+			    (rc = yget_int(t, l, "links", 1, 64, &nl, err)) < 0)
+				return rc;
+			if ((rc = add_link(t, p, s, a, b, (int)nl, err)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int parse_vm(const struct ytree *t, const struct ynode *m, struct scenario *s,
+		    struct plumb_err *err)
+{
+	struct scn_vm *V = &s->vm;
+	struct ynode *v;
+	int rc, e;
+	size_t i;
+
+	if ((rc = yexpect(t, m, Y_MAP, "virtualization", err)) < 0 ||
+	    (rc = ymap_check_keys(t, m, "virtualization", vm_keys, err)) < 0)
+		return rc;
+	if (!(v = ymap_get(m, "mode")))
+		return yerr(t, m, PLUMB_EINPUT, err, "virtualization needs 'mode' (bare_metal or vm)");
+	if ((rc = yget_enum(t, v, "mode", mode_names, &e, err)) < 0)
+		return rc;
+	V->mode = (enum scn_mode)e;
+	if (V->mode == SCN_BARE_METAL) {
+		for (i = 0; i < m->n; i++) {
+			const char *k = m->keys[i]->str;
+			if (strcmp(k, "mode") && strcmp(k, "host_iommu"))
+				return yerr(t, m->keys[i], PLUMB_EINPUT, err,
+					    "'%s' only applies with 'mode: vm'", k);
+		}
+	}
+	if ((rc = opt_str(t, m, "hypervisor", V->hypervisor, sizeof(V->hypervisor), err)) < 0)
+		return rc;
+	e = V->chipset;
+	if ((rc = opt_enum(t, m, "chipset", "chipset", chipset_names, &e, err)) < 0)
+		return rc;
+	V->chipset = (enum scn_chipset)e;
+	if ((v = ymap_get(m, "pcie_passthrough")) &&
+	    (rc = yget_bool(t, v, "pcie_passthrough", &V->pcie_passthrough, err)) < 0)
+		return rc;
+	if (V->chipset == SCN_I440FX && V->pcie_passthrough)
+		return yerr(t, ymap_get(m, "pcie_passthrough"), PLUMB_EINPUT, err,
+			    "pcie_passthrough needs chipset q35 (i440fx has a flat PCI bus)");
+	e = V->firmware;
+	if ((rc = opt_enum(t, m, "firmware", "firmware", firmware_names, &e, err)) < 0)
+		return rc;
+	V->firmware = (enum scn_firmware)e;
+	if ((rc = opt_int(t, m, "guest_phys_bits", 36, 57, &V->guest_phys_bits, err)) < 0)
+		return rc;
+	if ((v = ymap_get(m, "mmio64_window")) &&
+	    (rc = yget_size(t, v, "mmio64_window", &V->mmio64_window, err)) < 0)
+		return rc;
+	if ((v = ymap_get(m, "mmio32_window")) &&
+	    (rc = yget_size(t, v, "mmio32_window", &V->mmio32_window, err)) < 0)
+		return rc;
+	if (V->mmio32_window > (4ull << 30))
+		return yerr(t, ymap_get(m, "mmio32_window"), PLUMB_EINPUT, err,
+			    "mmio32_window must lie below 4G");
+	if ((v = ymap_get(m, "guest_ram")) &&
+	    (rc = yget_size(t, v, "guest_ram", &V->guest_ram, err)) < 0)
+		return rc;
+	e = V->host_iommu;
+	if ((rc = opt_enum(t, m, "host_iommu", "host_iommu mode", iommu_names, &e, err)) < 0)
+		return rc;
+	V->host_iommu = (enum scn_iommu)e;
+	if ((v = ymap_get(m, "guest_kernel_args"))) {
+		if ((rc = yexpect(t, v, Y_SEQ, "guest_kernel_args", err)) < 0)
+			return rc;
+		for (i = 0; i < v->n; i++) {
+			char arg[128];
+			if ((rc = yget_str(t, v->vals[i], "guest kernel argument", arg,
+					   sizeof(arg), err)) < 0)
+				return rc;
+			if (strlen(V->kernel_args) + strlen(arg) + 2 > sizeof(V->kernel_args))
+				return yerr(t, v->vals[i], PLUMB_EINPUT, err,
+					    "guest_kernel_args too long");
+			if (V->kernel_args[0])
+				strcat(V->kernel_args, " ");
+			strcat(V->kernel_args, arg);
+			if (strcmp(arg, "pci=realloc") == 0 || strncmp(arg, "pci=realloc,", 12) == 0)
+				V->pci_realloc = 1;
+		}
+	}
+	e = V->p2p_exposure;
+	if ((rc = opt_enum(t, m, "p2p_exposure", "p2p_exposure", exposure_names, &e, err)) < 0)
+		return rc;
+	V->p2p_exposure = (enum scn_p2p_exposure)e;
+	e = V->guest_numa;
+	if ((rc = opt_enum(t, m, "guest_numa", "guest_numa", guest_numa_names, &e, err)) < 0)
+		return rc;
+	V->guest_numa = e;
+	if (V->mode == SCN_VM && V->guest_numa && !(V->chipset == SCN_Q35 && V->pcie_passthrough))
+		return yerr(t, ymap_get(m, "guest_numa"), PLUMB_EINPUT, err,
+			    "guest_numa: host needs chipset q35 with pcie_passthrough (pxb-pcie expander buses)");
+	return 0;
+}
+
+static void set_defaults(struct scenario *s)
+{
+	s->seed = 1;
+	s->host.cpu_vendor = SCN_OTHER_CPU;
+	s->host.sockets = 1;
+	s->host.numa_per_socket = 1;
+	s->host.threads_per_core = 1;
+	s->vm.mode = SCN_BARE_METAL;
+	s->vm.chipset = SCN_Q35;
+	s->vm.firmware = SCN_SEABIOS;
+	/* QEMU's default for its named CPU models when host-phys-bits is off. */
+	s->vm.guest_phys_bits = 40;
+	/* QEMU q35 default 64-bit PCI hole: 32 GiB (Q35_PCI_HOST_HOLE64_SIZE_DEFAULT). */
+	s->vm.mmio64_window = 32ull << 30;
+	/* q35 places the 32-bit PCI hole at 2 GiB..4 GiB minus fixed devices. */
+	s->vm.mmio32_window = 1ull << 30;
+	s->vm.guest_ram = 16ull << 30;
+	s->vm.host_iommu = SCN_IOMMU_TRANSLATE;
+	s->vm.p2p_exposure = SCN_P2P_NONE;
+}
+
+static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err *err)
+{
+	const struct ynode *r = t->root;
+	struct ynode *v;
+	long l;
+	size_t i;
+	int rc, j;
+
+	if (!r)
+		return plumb_err_set(err, PLUMB_EINPUT, t->file, 1, 1,
+				     "empty scenario (expected 'plumb_scenario: 1' and a 'pcie' list)");
+	if ((rc = yexpect(t, r, Y_MAP, "scenario", err)) < 0 ||
+	    (rc = ymap_check_keys(t, r, "scenario", top_keys, err)) < 0)
+		return rc;
+	if (!(v = ymap_get(r, "plumb_scenario")))
+		return yerr(t, r, PLUMB_EINPUT, err,
+			    "missing 'plumb_scenario: 1' (the scenario format version)");
+	if ((rc = yget_int(t, v, "plumb_scenario", 1, 1, &l, err)) < 0)
+		return rc;
+	if ((rc = opt_str(t, r, "name", s->name, sizeof(s->name), err)) < 0 ||
+	    (rc = opt_str(t, r, "description", s->description, sizeof(s->description), err)) < 0)
+		return rc;
+	if ((v = ymap_get(r, "seed"))) {
+		if ((rc = yget_int(t, v, "seed", 0, 2147483647L, &l, err)) < 0)
+			return rc;
+		s->seed = (unsigned long)l;
+	}
+	if ((v = ymap_get(r, "host")) && (rc = parse_host(t, v, s, err)) < 0)
+		return rc;
+	if (!(v = ymap_get(r, "pcie")))
+		return yerr(t, r, PLUMB_EINPUT, err, "missing 'pcie' (the list of root complexes, ports, switches and devices)");
+	if ((rc = yexpect(t, v, Y_SEQ, "pcie", err)) < 0)
+		return rc;
+	for (i = 0; i < v->n; i++)
+		if ((rc = parse_node(t, v->vals[i], s, err)) < 0)
+			return rc;
+	if (s->ngpus == 0)
+		return yerr(t, v, PLUMB_EINPUT, err, "the scenario has no GPU (add a 'kind: gpu' entry)");
+	for (j = 0; j < s->nnodes; j++) {
+		const struct scn_node *d = &s->nodes[j];
+		if (d->kind == SCN_ROOT_PORT || d->kind == SCN_SWITCH) {
+			int k, kids = 0;
+			for (k = 0; k < s->nnodes; k++)
+				kids += s->nodes[k].parent == j;
+			if (kids == 0 && d->kind == SCN_SWITCH)
+				return plumb_err_set(err, PLUMB_EINPUT, t->file, d->line, d->col,
+						     "switch '%s' has nothing below it", d->id);
+		}
+	}
+	if ((v = ymap_get(r, "nvlink")) && (rc = parse_nvlink(t, v, s, err)) < 0)
+		return rc;
+	if ((v = ymap_get(r, "virtualization")) && (rc = parse_vm(t, v, s, err)) < 0)
+		return rc;
+	if (s->vm.mode == SCN_VM && s->vm.p2p_exposure == SCN_P2P_CLIQUE) {
+		int any = 0;
+		for (j = 0; j < s->ngpus; j++)
+			any |= s->nodes[s->gpu_node[j]].clique > 0;
+		if (!any)
+			for (j = 0; j < s->ngpus; j++)
+				s->nodes[s->gpu_node[j]].clique = 1;
+	}
+	return 0;
+}
+
+/* Build a scenario from a parsed tree; takes ownership of t. */
+static int from_tree(struct ytree *t, const char *file, struct scenario **out,
+		     struct plumb_err *err)
+{
+	struct scenario *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s) {
+		ytree_free(t);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	snprintf(s->path, sizeof(s->path), "%s", file);
+	set_defaults(s);
+	s->catalog = scn_catalog_builtin(err);
+	if (!s->catalog) {
+		rc = -PLUMB_ERUNTIME;
+		goto fail;
+	}
+	if ((rc = parse_doc(t, s, err)) < 0)
+		goto fail;
+	ytree_free(t);
+	*out = s;
+	return 0;
+fail:
+	ytree_free(t);
+	free(s);
+	return rc;
+}
+
+int scn_parse(const char *file, const char *text, struct scenario **out,
+	      struct plumb_err *err)
+{
+	struct ytree *t = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ytree_parse(file, text, strlen(text), &t, err)) < 0)
+		return rc;
+	return from_tree(t, file, out, err);
+}
+
+int scn_load(const char *path, struct scenario **out, struct plumb_err *err)
+{
+	struct ytree *t = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ytree_load(path, &t, err)) < 0)
+		return rc;
+	return from_tree(t, path, out, err);
+}
+
+void scn_free(struct scenario *s)
+{
+	free(s);
+}

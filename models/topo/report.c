@@ -1,0 +1,465 @@
+/*
+ * report.c - text, JSON and XML renderings of topology views (report.h).
+ */
+#include "report.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char legend_m[] =
+	"Legend:\n\n"
+	"  X    = Self\n"
+	"  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
+	"  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+	"  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+	"  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
+	"  PIX  = Connection traversing at most a single PCIe bridge\n"
+	"  NV#  = Connection traversing a bonded set of # NVLinks\n";
+
+static const char legend_p2p[] =
+	"Legend:\n\n"
+	"  X    = Self\n"
+	"  OK   = Status Ok\n"
+	"  CNS  = Chipset not supported\n"
+	"  GNS  = GPU not supported\n"
+	"  TNS  = Topology not supported\n"
+	"  NS   = Not supported\n"
+	"  U    = Unknown\n";
+
+static void cell(FILE *f, const char *s)
+{
+	if (strcmp(s, "X") == 0)
+		fputs(" X ", f);
+	else
+		fputs(s, f);
+}
+
+void rep_topo_matrix(FILE *f, const struct topo_view *v, int legend)
+{
+	int i, j, nics = 0;
+	char buf[16], aff[160];
+
+	for (i = 0; i < v->nep; i++)
+		fprintf(f, "\t%s", v->ep[i].label);
+	fputs("\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n", f);
+	for (i = 0; i < v->nep; i++) {
+		fputs(v->ep[i].label, f);
+		for (j = 0; j < v->nep; j++) {
+			fputc('\t', f);
+			cell(f, topo_class_str(v, i, j, buf));
+		}
+		if (v->ep[i].gpu >= 0) {
+			if (v->side == TOPO_GUEST && !v->scn->vm.guest_numa)
+				snprintf(aff, sizeof(aff), "N/A");
+			else
+				topo_cpu_affinity(v->scn, v->ep[i].numa, aff, sizeof(aff));
+			if (v->ep[i].numa >= 0)
+				fprintf(f, "\t%s\t%d\t\tN/A", aff, v->ep[i].numa);
+			else
+				fprintf(f, "\t%s\tN/A\t\tN/A", aff);
+		}
+		fputc('\n', f);
+		nics += v->ep[i].gpu < 0;
+	}
+	if (legend) {
+		fputc('\n', f);
+		fputs(legend_m, f);
+	}
+	if (legend && nics) {
+		fputs("\nNIC Legend:\n\n", f);
+		for (i = 0; i < v->nep; i++)
+			if (v->ep[i].gpu < 0)
+				fprintf(f, "  %s: %s\n", v->ep[i].label,
+					v->scn->nodes[v->ep[i].host_node].model[0]
+						? v->scn->nodes[v->ep[i].host_node].model
+						: v->scn->nodes[v->ep[i].host_node].id);
+	}
+}
+
+void rep_p2p_matrix(FILE *f, const struct topo_view *v, int legend)
+{
+	int i, j;
+	fputs(" ", f);
+	for (i = 0; i < v->ngpu; i++)
+		fprintf(f, "\t%s", v->ep[i].label);
+	fputc('\n', f);
+	for (i = 0; i < v->ngpu; i++) {
+		fprintf(f, " %s", v->ep[i].label);
+		for (j = 0; j < v->ngpu; j++)
+			fprintf(f, "\t%s", topo_p2p_str((enum topo_p2p)v->p2p[i][j]));
+		fputc('\n', f);
+	}
+	if (legend) {
+		fputc('\n', f);
+		fputs(legend_p2p, f);
+	}
+}
+
+void rep_p2p_reasons(FILE *f, const struct topo_view *v)
+{
+	int i, j, any = 0;
+	char why[512];
+	for (i = 0; i < v->ngpu; i++)
+		for (j = i + 1; j < v->ngpu; j++) {
+			if (v->p2p[i][j] == P2P_OK)
+				continue;
+			topo_p2p_reason(v, i, j, why, sizeof(why));
+			fprintf(f, "%s-%s: %s, %s\n", v->ep[i].label, v->ep[j].label,
+				topo_p2p_str((enum topo_p2p)v->p2p[i][j]), why);
+			any = 1;
+		}
+	if (!any)
+		fputs("every GPU pair has P2P status OK\n", f);
+}
+
+static void print_groups(FILE *f, const struct topo_view *v)
+{
+	int g, i;
+	for (g = 0; g < v->ngroups; g++) {
+		int first = 1;
+		fprintf(f, "  group %d:", g);
+		for (i = 0; i < v->nep; i++)
+			if (v->group[i] == g) {
+				const struct scn_node *d = &v->scn->nodes[v->ep[i].host_node];
+				fprintf(f, "%s %s (%s)", first ? "" : ",", v->ep[i].label, d->id);
+				first = 0;
+			}
+		fputc('\n', f);
+	}
+}
+
+void rep_iommu(FILE *f, const struct topo_view *as_is, const struct topo_view *acs_off)
+{
+	int merged = as_is->ngroups - acs_off->ngroups;
+	fprintf(f, "IOMMU groups (host, ACS as configured): %d\n", as_is->ngroups);
+	print_groups(f, as_is);
+	fprintf(f, "With ACS disabled everywhere: %d\n", acs_off->ngroups);
+	if (merged <= 0) {
+		fputs("  nothing merges: no bridge or switch has several devices below it, so\n"
+		      "  ACS has nothing to control; every GPU keeps its own group.\n", f);
+	} else {
+		print_groups(f, acs_off);
+		fprintf(f, "  %d group%s merge: devices under one switch without ACS can reach each\n"
+			"  other without the IOMMU, so VFIO must pass them to a guest together.\n",
+			merged, merged == 1 ? "" : "s");
+	}
+}
+
+void rep_transport(FILE *f, const struct topo_view *v)
+{
+	int i, j;
+	fprintf(f, "NCCL_P2P_LEVEL=%s (%s)\n", topo_nccl_path_str(v->nccl_level),
+		v->nccl_level_default
+			? (v->nccl_level == NP_SYS ? "NCCL default: AMD CPU with at most 2 GPUs"
+						  : "NCCL default")
+			: "set by the user");
+	for (i = 0; i < v->ngpu; i++)
+		fprintf(f, "\t%s", v->ep[i].label);
+	fputc('\n', f);
+	for (i = 0; i < v->ngpu; i++) {
+		fputs(v->ep[i].label, f);
+		for (j = 0; j < v->ngpu; j++)
+			fprintf(f, "\t%s", topo_xport_str((enum topo_xport)v->xport[i][j]));
+		fputc('\n', f);
+	}
+}
+
+static void print_bar_pass(FILE *f, const struct bar_result *r, const char *title)
+{
+	int i;
+	fprintf(f, "%s: %d of %d GPUs get every BAR (64-bit region 0x%llx-0x%llx, need %llu GiB, room %llu GiB)\n",
+		title, r->ok_gpus, r->ngpus, (unsigned long long)r->start64,
+		(unsigned long long)(r->limit64 - 1),
+		(unsigned long long)(r->need64 >> 30), (unsigned long long)(r->avail64 >> 30));
+	for (i = 0; i < r->nmsg; i++)
+		fprintf(f, "  %s\n", r->msg[i]);
+}
+
+void rep_bars(FILE *f, const struct scenario *s, const struct bar_result *without,
+	      const struct bar_result *with)
+{
+	fprintf(f, "Firmware %s, guest RAM %llu GiB, guest phys-bits %d, 64-bit MMIO window %llu GiB\n",
+		s->vm.firmware == SCN_SEABIOS ? "SeaBIOS" : "OVMF",
+		(unsigned long long)(s->vm.guest_ram >> 30), s->vm.guest_phys_bits,
+		(unsigned long long)(s->vm.mmio64_window >> 30));
+	print_bar_pass(f, without, "without pci=realloc");
+	print_bar_pass(f, with, "with pci=realloc");
+	fprintf(f, "This guest boots %s pci=realloc.\n", s->vm.pci_realloc ? "with" : "without");
+}
+
+void rep_findings(FILE *f, const struct topo_view *host, const struct topo_view *guest,
+		  const struct bar_result *without, const struct bar_result *with)
+{
+	const struct scenario *s = host->scn;
+	const struct topo_view *run = guest ? guest : host;
+	int i, j, n = 0, ok = 0, p2p = 0, pairs = 0;
+	char why[512];
+
+	for (i = 0; i < run->ngpu; i++)
+		for (j = i + 1; j < run->ngpu; j++) {
+			pairs++;
+			ok += run->p2p[i][j] == P2P_OK;
+			p2p += run->xport[i][j] == XP_P2P;
+		}
+	if (pairs && ok < pairs) {
+		/* The first non-OK pair stands for the rest with the same story. */
+		for (i = 0; i < run->ngpu && !n; i++)
+			for (j = i + 1; j < run->ngpu && !n; j++)
+				if (run->p2p[i][j] != P2P_OK) {
+					topo_p2p_reason(run, i, j, why, sizeof(why));
+					fprintf(f, "- %s-%s: %s, %s", run->ep[i].label, run->ep[j].label,
+						topo_p2p_str((enum topo_p2p)run->p2p[i][j]), why);
+					n = 1;
+				}
+		fprintf(f, " (%d of %d pairs without P2P).\n", pairs - ok, pairs);
+	} else if (pairs) {
+		fprintf(f, "- All %d GPU pairs have P2P status OK.\n", pairs);
+	}
+	if (pairs && p2p < ok)
+		fprintf(f, "- NCCL uses P2P for %d of %d pairs that could do it: its path limit is %s; "
+			"set NCCL_P2P_LEVEL=SYS to allow P2P over %s paths.\n",
+			p2p, ok, topo_nccl_path_str(run->nccl_level),
+			run->side == TOPO_GUEST ? "the guest's" : "PHB/NODE/SYS");
+	if (pairs && p2p < pairs)
+		fprintf(f, "- %d of %d pairs use NCCL's %s transport: every such transfer is a DMA into host memory and a second DMA out.\n",
+			pairs - p2p, pairs, run->nccl_level >= 0 && run->xport[0][1] == XP_NET ? "NET" : "SHM");
+	if (guest) {
+		int phb = 1;
+		for (i = 0; i < guest->ngpu; i++)
+			for (j = 0; j < guest->ngpu; j++)
+				if (i != j && guest->cls[i][j] != TC_PHB)
+					phb = 0;
+		if (phb && guest->ngpu > 1 && !s->vm.guest_numa)
+			fputs("- Inside the VM every pair is PHB and NUMA is not exposed: NCCL cannot tell "
+			      "same-socket from cross-socket pairs. An NCCL topology file with the host's NUMA "
+			      "layout (plumb topo --format nccl-xml) restores that.\n", f);
+	}
+	{
+		int sys = 0;
+		for (i = 0; i < host->ngpu; i++)
+			for (j = i + 1; j < host->ngpu; j++)
+				sys += host->cls[i][j] == TC_SYS;
+		if (sys)
+			fprintf(f, "- On the host %d pairs cross the inter-socket link (SYS); keeping tensor-parallel "
+				"groups inside one NUMA node (e.g. TP4+PP2) avoids it for all-reduce.\n", sys);
+	}
+	if (without && with) {
+		if (without->ok_gpus < without->ngpus)
+			fprintf(f, "- BARs: without pci=realloc only %d of %d GPUs get BAR space (the kernel says "
+				"\"can't assign; no space\"); with pci=realloc %d of %d fit.%s\n",
+				without->ok_gpus, without->ngpus, with->ok_gpus, with->ngpus,
+				s->vm.pci_realloc ? " This guest has pci=realloc." :
+				" Add pci=realloc to the guest kernel command line.");
+		else
+			fprintf(f, "- BARs: all %d GPUs fit in the VM's MMIO windows.\n", without->ngpus);
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_bars(FILE *f, const struct bar_result *r)
+{
+	int i;
+	fprintf(f, "{\"gpus\": %d, \"gpus_ok\": %d, \"need64_bytes\": %llu, \"room64_bytes\": %llu, \"kernel_log\": [",
+		r->ngpus, r->ok_gpus, (unsigned long long)r->need64,
+		(unsigned long long)r->avail64);
+	for (i = 0; i < r->nmsg; i++) {
+		if (i)
+			fputs(", ", f);
+		json_str(f, r->msg[i]);
+	}
+	fputs("]}", f);
+}
+
+void rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
+	      const struct bar_result *without, const struct bar_result *with)
+{
+	const struct scenario *s = v->scn;
+	int i, j, first;
+	char buf[16], why[512];
+
+	fputs("{\n  \"scenario\": ", f);
+	json_str(f, s->name);
+	fprintf(f, ",\n  \"view\": \"%s\",\n  \"gpus\": [", v->side == TOPO_HOST ? "host" : "guest");
+	for (i = 0; i < v->ngpu; i++) {
+		const struct scn_node *d = &s->nodes[v->ep[i].host_node];
+		fprintf(f, "%s\n    {\"index\": %d, \"id\": ", i ? "," : "", i);
+		json_str(f, d->id);
+		fputs(", \"model\": ", f);
+		json_str(f, d->model);
+		fputs(", \"bdf\": ", f);
+		json_str(f, v->ep[i].bdf);
+		if (v->ep[i].numa >= 0)
+			fprintf(f, ", \"numa\": %d}", v->ep[i].numa);
+		else
+			fputs(", \"numa\": null}", f);
+	}
+	fputs("\n  ],\n  \"topo_matrix\": {\"labels\": [", f);
+	for (i = 0; i < v->nep; i++) {
+		if (i)
+			fputs(", ", f);
+		json_str(f, v->ep[i].label);
+	}
+	fputs("], \"rows\": [", f);
+	for (i = 0; i < v->nep; i++) {
+		fprintf(f, "%s\n    [", i ? "," : "");
+		for (j = 0; j < v->nep; j++) {
+			if (j)
+				fputs(", ", f);
+			json_str(f, topo_class_str(v, i, j, buf));
+		}
+		fputc(']', f);
+	}
+	fputs("\n  ]},\n  \"p2p_matrix\": [", f);
+	for (i = 0; i < v->ngpu; i++) {
+		fprintf(f, "%s\n    [", i ? "," : "");
+		for (j = 0; j < v->ngpu; j++)
+			fprintf(f, "%s\"%s\"", j ? ", " : "", topo_p2p_str((enum topo_p2p)v->p2p[i][j]));
+		fputc(']', f);
+	}
+	fputs("\n  ],\n  \"p2p_reasons\": [", f);
+	first = 1;
+	for (i = 0; i < v->ngpu; i++)
+		for (j = i + 1; j < v->ngpu; j++) {
+			if (v->p2p[i][j] == P2P_OK)
+				continue;
+			topo_p2p_reason(v, i, j, why, sizeof(why));
+			fprintf(f, "%s\n    {\"a\": %d, \"b\": %d, \"status\": \"%s\", \"reason\": ",
+				first ? "" : ",", i, j, topo_p2p_str((enum topo_p2p)v->p2p[i][j]));
+			json_str(f, why);
+			fputc('}', f);
+			first = 0;
+		}
+	fputs("\n  ],\n  \"iommu_groups\": [", f);
+	for (i = 0; i < host->ngroups; i++) {
+		fprintf(f, "%s\n    [", i ? "," : "");
+		first = 1;
+		for (j = 0; j < host->nep; j++)
+			if (host->group[j] == i) {
+				if (!first)
+					fputs(", ", f);
+				json_str(f, host->ep[j].label);
+				first = 0;
+			}
+		fputc(']', f);
+	}
+	fprintf(f, "\n  ],\n  \"nccl_transport\": {\"p2p_level\": \"%s\", \"default\": %s, \"matrix\": [",
+		topo_nccl_path_str(v->nccl_level), v->nccl_level_default ? "true" : "false");
+	for (i = 0; i < v->ngpu; i++) {
+		fprintf(f, "%s\n    [", i ? "," : "");
+		for (j = 0; j < v->ngpu; j++)
+			fprintf(f, "%s\"%s\"", j ? ", " : "", topo_xport_str((enum topo_xport)v->xport[i][j]));
+		fputc(']', f);
+	}
+	fputs("\n  ]},\n  \"bar_check\": ", f);
+	if (without && with) {
+		fputs("{\"without_realloc\": ", f);
+		json_bars(f, without);
+		fputs(", \"with_realloc\": ", f);
+		json_bars(f, with);
+		fprintf(f, ", \"guest_has_realloc\": %s}", s->vm.pci_realloc ? "true" : "false");
+	} else {
+		fputs("null", f);
+	}
+	fputs("\n}\n", f);
+}
+
+/* NCCL's affinity mask: comma-separated 32-bit hex words, most significant first. */
+static void cpu_mask(const char *list, char *out, size_t n)
+{
+	uint32_t w[32] = { 0 };
+	int top = 0, i;
+	const char *p = list;
+	size_t len = 0;
+
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p)
+			break;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		for (; a <= b && a < 1024; a++) {
+			w[a / 32] |= 1u << (a % 32);
+			if (a / 32 > top)
+				top = (int)(a / 32);
+		}
+		if (*p == ',')
+			p++;
+		else
+			break;
+	}
+	out[0] = '\0';
+	for (i = top; i >= 0 && len + 10 < n; i--)
+		len += (size_t)snprintf(out + len, n - len, "%s%08x", i == top ? "" : ",", w[i]);
+}
+
+void rep_nccl_xml(FILE *f, const struct topo_view *v, const struct topo_view *host)
+{
+	const struct scenario *s = v->scn;
+	int nn = s->host.sockets * s->host.numa_per_socket, numa, i, any_p2p = 0;
+	char aff[160], mask[400];
+
+	for (i = 0; i < v->ngpu; i++) {
+		int j;
+		for (j = 0; j < v->ngpu; j++)
+			if (i != j && v->p2p[i][j] == P2P_OK)
+				any_p2p = 1;
+	}
+	fprintf(f, "<!-- NCCL topology for %s: GPUs under their host NUMA nodes. "
+		   "Use with NCCL_TOPO_FILE=FILE. -->\n", s->name);
+	fputs("<system version=\"1\">\n", f);
+	for (numa = 0; numa < nn; numa++) {
+		int has = 0;
+		for (i = 0; i < v->ngpu; i++)
+			has |= host->ep[i].numa == numa;
+		if (!has)
+			continue;
+		topo_cpu_affinity(s, numa, aff, sizeof(aff));
+		if (strcmp(aff, "N/A") == 0)
+			snprintf(mask, sizeof(mask), "ffffffff");
+		else
+			cpu_mask(aff, mask, sizeof(mask));
+		fprintf(f, "  <cpu numaid=\"%d\" affinity=\"%s\" arch=\"x86_64\" vendor=\"%s\">\n",
+			numa, mask,
+			s->host.cpu_vendor == SCN_AMD ? "AuthenticAMD" :
+			s->host.cpu_vendor == SCN_INTEL ? "GenuineIntel" : "");
+		for (i = 0; i < v->ngpu; i++) {
+			const struct scn_node *g = &s->nodes[host->ep[i].host_node];
+			char busid[16];
+			if (host->ep[i].numa != numa)
+				continue;
+			snprintf(busid, sizeof(busid), "%s",
+				 v->ep[i].bdf[0] ? v->ep[i].bdf : "0000:00:00.0");
+			if (!v->ep[i].bdf[0])
+				snprintf(busid, sizeof(busid), "0000:%02x:00.0", i + 1);
+			fprintf(f, "    <pci busid=\"%s\" class=\"0x030200\" vendor=\"0x10de\" "
+				   "link_speed=\"%s\" link_width=\"%d\">\n",
+				busid,
+				g->gen >= 6 ? "64.0 GT/s PCIe" : g->gen == 5 ? "32.0 GT/s PCIe" :
+				g->gen == 4 ? "16.0 GT/s PCIe" : g->gen == 3 ? "8.0 GT/s PCIe" : "5.0 GT/s PCIe",
+				g->width);
+			fprintf(f, "      <gpu dev=\"%d\" rank=\"%d\" gdr=\"%d\"/>\n", i, i, any_p2p);
+			fputs("    </pci>\n", f);
+		}
+		fputs("  </cpu>\n", f);
+	}
+	fputs("</system>\n", f);
+}

@@ -1,0 +1,548 @@
+/*
+ * topo.c - classes, P2P status, IOMMU groups and NCCL transports of a view.
+ *
+ * Class rule (nvidia-smi's legend, switches counted as one bridge as the
+ * driver does): NVLink beats PCIe; otherwise find the lowest common ancestor
+ * of the two endpoints in the PCIe tree. A switch as LCA with no further
+ * switch between it and either endpoint -> PIX; a switch with switches below
+ * it on the way -> PXB; the root complex -> PHB; different root complexes on
+ * one NUMA node -> NODE; different NUMA nodes -> SYS.
+ */
+#include "topo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const nccl_path_names[] = {
+	"LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS", NULL
+};
+
+void topo_opts_init(struct topo_opts *o)
+{
+	o->acs_override = -1;
+	o->nccl_p2p_level = -1;
+	o->nccl_shm_disable = 0;
+	o->pci_realloc = -1;
+}
+
+const char *topo_nccl_path_str(int p)
+{
+	return p >= 0 && p <= NP_SYS ? nccl_path_names[p] : "?";
+}
+
+int topo_nccl_path_parse(const char *s)
+{
+	/* NCCL's old numeric levels (src/graph/paths.cc levelsOldToNew). */
+	static const int old[] = { NP_LOC, NP_PIX, NP_PXB, NP_PHB, NP_SYS, NP_SYS };
+	int i;
+	for (i = 0; nccl_path_names[i]; i++)
+		if (strcmp(s, nccl_path_names[i]) == 0)
+			return i;
+	if (s[0] >= '0' && s[0] <= '9' && s[1] == '\0')
+		return old[s[0] - '0' > 5 ? 5 : s[0] - '0'];
+	return -1;
+}
+
+const char *topo_p2p_str(enum topo_p2p p)
+{
+	static const char *const n[] = { "X", "OK", "CNS", "GNS", "TNS", "NS", "DR", "U" };
+	return n[p];
+}
+
+const char *topo_xport_str(enum topo_xport x)
+{
+	static const char *const n[] = { "X", "P2P", "SHM", "NET" };
+	return n[x];
+}
+
+int topo_root_of(const struct scenario *s, int node)
+{
+	while (s->nodes[node].parent >= 0)
+		node = s->nodes[node].parent;
+	return node;
+}
+
+int topo_rc_endpoints(const struct scenario *s, int node)
+{
+	int rc = topo_root_of(s, node), i, n = 0;
+	for (i = 0; i < s->nnodes; i++)
+		if ((s->nodes[i].kind == SCN_GPU || s->nodes[i].kind == SCN_NIC) &&
+		    topo_root_of(s, i) == rc)
+			n++;
+	return n;
+}
+
+static int vroot(const struct topo_view *v, int node)
+{
+	while (v->nodes[node].parent >= 0)
+		node = v->nodes[node].parent;
+	return node;
+}
+
+enum topo_class topo_pair_class(const struct topo_view *v, int i, int j)
+{
+	int a = v->ep[i].node, b = v->ep[j].node;
+	int anc[SCN_MAX_NODES], na = 0, k, x, lca = -1, sw_below = 0;
+
+	if (i == j)
+		return TC_X;
+	if (v->nvl[i][j])
+		return TC_NV;
+	for (x = v->nodes[a].parent; x >= 0; x = v->nodes[x].parent)
+		anc[na++] = x;
+	for (x = v->nodes[b].parent; x >= 0 && lca < 0; x = v->nodes[x].parent)
+		for (k = 0; k < na; k++)
+			if (anc[k] == x) {
+				lca = x;
+				break;
+			}
+	if (lca < 0) {
+		int na_ = v->nodes[vroot(v, a)].numa, nb_ = v->nodes[vroot(v, b)].numa;
+		return na_ == nb_ ? TC_NODE : TC_SYS;
+	}
+	if (v->nodes[lca].kind == SCN_ROOT_COMPLEX)
+		return TC_PHB;
+	/* Switches strictly between an endpoint and the LCA. */
+	for (x = v->nodes[a].parent; x != lca; x = v->nodes[x].parent)
+		sw_below += v->nodes[x].kind == SCN_SWITCH;
+	for (x = v->nodes[b].parent; x != lca; x = v->nodes[x].parent)
+		sw_below += v->nodes[x].kind == SCN_SWITCH;
+	return sw_below ? TC_PXB : TC_PIX;
+}
+
+const char *topo_class_str(const struct topo_view *v, int i, int j, char *buf)
+{
+	static const char *const n[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS" };
+	if (v->cls[i][j] == TC_NV) {
+		snprintf(buf, 8, "NV%d", v->nvl[i][j]);
+		return buf;
+	}
+	snprintf(buf, 8, "%s", n[v->cls[i][j]]);
+	return buf;
+}
+
+void topo_cpu_affinity(const struct scenario *s, int numa, char *buf, size_t n)
+{
+	const struct scn_host *h = &s->host;
+	int nodes = h->sockets * h->numa_per_socket, cpn, total;
+
+	if (numa < 0 || numa >= nodes) {
+		snprintf(buf, n, "N/A");
+		return;
+	}
+	if (h->socket_cpus[numa][0]) {
+		snprintf(buf, n, "%s", h->socket_cpus[numa]);
+		return;
+	}
+	if (h->cores_per_socket <= 0) {
+		snprintf(buf, n, "N/A");
+		return;
+	}
+	/* Linux numbers first threads of every core, then the SMT siblings. */
+	cpn = h->cores_per_socket / h->numa_per_socket;
+	total = h->cores_per_socket * h->sockets;
+	if (h->threads_per_core > 1)
+		snprintf(buf, n, "%d-%d,%d-%d", numa * cpn, numa * cpn + cpn - 1,
+			 total + numa * cpn, total + numa * cpn + cpn - 1);
+	else
+		snprintf(buf, n, "%d-%d", numa * cpn, numa * cpn + cpn - 1);
+}
+
+/* Copy the host tree, applying the ACS override. */
+static void build_host_tree(struct topo_view *v, const struct topo_opts *o)
+{
+	const struct scenario *s = v->scn;
+	int i;
+	v->nnodes = s->nnodes;
+	memcpy(v->nodes, s->nodes, sizeof(s->nodes[0]) * (size_t)s->nnodes);
+	if (o->acs_override >= 0)
+		for (i = 0; i < v->nnodes; i++)
+			v->nodes[i].acs = o->acs_override;
+}
+
+static int add_vnode(struct topo_view *v, const char *id, enum scn_kind k, int parent,
+		     int numa, int gen, int width)
+{
+	struct scn_node *d = &v->nodes[v->nnodes];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->id, sizeof(d->id), "%s", id);
+	d->kind = k;
+	d->parent = parent;
+	d->numa = numa;
+	d->socket = numa < 0 ? 0 : numa;
+	d->gen = gen;
+	d->width = width;
+	d->acs = 1;
+	d->gpu_index = -1;
+	d->gpu_model = -1;
+	return v->nnodes++;
+}
+
+/*
+ * The guest's tree. Proxmox (and libvirt) attach each passed-through GPU to
+ * its own pcie-root-port under pcie.0 when pcie=1 on q35; buses are numbered
+ * in hostpci order (GPU i on bus i+1). NICs are not passed through.
+ */
+static void build_guest_tree(struct topo_view *v)
+{
+	const struct scenario *s = v->scn;
+	int root[SCN_MAX_SOCKETS], i, nn = s->host.sockets * s->host.numa_per_socket;
+	int per_numa = s->vm.guest_numa;
+
+	v->nnodes = 0;
+	for (i = 0; i < SCN_MAX_SOCKETS; i++)
+		root[i] = -1;
+	if (!per_numa)
+		root[0] = add_vnode(v, "pcie.0", SCN_ROOT_COMPLEX, -1, -1, 0, 0);
+	for (i = 0; i < s->ngpus; i++) {
+		const struct scn_node *g = &s->nodes[s->gpu_node[i]];
+		int rcn = per_numa ? g->numa : 0, parent, idx;
+		char id[48];
+		if (rcn < 0 || rcn >= nn)
+			rcn = 0;
+		if (root[rcn] < 0) {
+			snprintf(id, sizeof(id), "pxb%d", rcn);
+			root[rcn] = add_vnode(v, id, SCN_ROOT_COMPLEX, -1, rcn, 0, 0);
+		}
+		parent = root[rcn];
+		if (s->vm.chipset == SCN_Q35 && s->vm.pcie_passthrough) {
+			snprintf(id, sizeof(id), "vrp%d", i);
+			parent = add_vnode(v, id, SCN_ROOT_PORT, parent,
+					   v->nodes[parent].numa, g->gen, g->width);
+		}
+		idx = add_vnode(v, g->id, SCN_GPU, parent, v->nodes[parent].numa,
+				g->gen, g->width);
+		v->nodes[idx].gpu_index = i;
+		v->nodes[idx].gpu_model = g->gpu_model;
+		v->nodes[idx].clique = g->clique;
+		snprintf(v->nodes[idx].model, sizeof(v->nodes[idx].model), "%s", g->model);
+		snprintf(v->nodes[idx].bdf, sizeof(v->nodes[idx].bdf), "0000:%02x:00.0", i + 1);
+	}
+}
+
+static void collect_endpoints(struct topo_view *v)
+{
+	const struct scenario *s = v->scn;
+	int i, k, nics = 0;
+
+	v->nep = 0;
+	for (i = 0; i < s->ngpus; i++) {
+		struct topo_ep *e = &v->ep[v->nep];
+		int node = -1;
+		for (k = 0; k < v->nnodes; k++)
+			if (v->nodes[k].kind == SCN_GPU && v->nodes[k].gpu_index == i)
+				node = k;
+		e->node = node;
+		e->host_node = s->gpu_node[i];
+		e->gpu = i;
+		snprintf(e->label, sizeof(e->label), "GPU%d", i);
+		e->numa = v->nodes[vroot(v, node)].numa;
+		memcpy(e->bdf, v->nodes[node].bdf, sizeof(e->bdf));
+		v->nep++;
+	}
+	v->ngpu = v->nep;
+	for (k = 0; k < v->nnodes && v->nep < TOPO_MAX_EP; k++) {
+		struct topo_ep *e;
+		if (v->nodes[k].kind != SCN_NIC)
+			continue;
+		e = &v->ep[v->nep++];
+		e->node = k;
+		e->host_node = k;
+		e->gpu = -1;
+		snprintf(e->label, sizeof(e->label), "NIC%d", nics++);
+		e->numa = v->nodes[vroot(v, k)].numa;
+		memcpy(e->bdf, v->nodes[k].bdf, sizeof(e->bdf));
+	}
+}
+
+/* Host-level P2P status of GPUs i, j (indices into s's GPUs). */
+static enum topo_p2p host_p2p(const struct scenario *s, const struct topo_view *host,
+			      int i, int j)
+{
+	const struct scn_gpu_model *a = &s->catalog->gpus[s->nodes[s->gpu_node[i]].gpu_model];
+	const struct scn_gpu_model *b = &s->catalog->gpus[s->nodes[s->gpu_node[j]].gpu_model];
+	if (host->nvl[i][j])
+		return P2P_OK;
+	if (a->p2p == SCN_P2P_UNSUPPORTED || b->p2p == SCN_P2P_UNSUPPORTED)
+		return P2P_GNS;
+	if (host->cls[i][j] == TC_SYS && !s->host.p2p_across_sockets)
+		return P2P_TNS;
+	return P2P_OK;
+}
+
+static void fill_classes(struct topo_view *v)
+{
+	const struct scenario *s = v->scn;
+	int i, j, k;
+	memset(v->nvl, 0, sizeof(v->nvl));
+	for (k = 0; k < s->nnvlink; k++) {
+		v->nvl[s->nvlink[k].a][s->nvlink[k].b] = (unsigned char)s->nvlink[k].links;
+		v->nvl[s->nvlink[k].b][s->nvlink[k].a] = (unsigned char)s->nvlink[k].links;
+	}
+	for (i = 0; i < v->nep; i++)
+		for (j = 0; j < v->nep; j++)
+			v->cls[i][j] = (unsigned char)topo_pair_class(v, i, j);
+}
+
+/* Union-find over endpoints. */
+static int uf_find(int *p, int x)
+{
+	while (p[x] != x)
+		x = p[x] = p[p[x]];
+	return x;
+}
+
+/*
+ * IOMMU groups (Linux pci_device_group, simplified): an endpoint is isolated
+ * when every bridge above it enforces ACS. Below the topmost bridge without
+ * ACS, everything shares one group (the devices can reach each other
+ * peer-to-peer without the IOMMU seeing it). Root ports without ACS on one
+ * root complex can also reach each other, so their subtrees merge.
+ */
+static void fill_groups(struct topo_view *v)
+{
+	int parent[TOPO_MAX_EP], key[TOPO_MAX_EP], i, j, x;
+
+	for (i = 0; i < v->nep; i++) {
+		int top = -1;
+		parent[i] = i;
+		for (x = v->nodes[v->ep[i].node].parent; x >= 0; x = v->nodes[x].parent)
+			if ((v->nodes[x].kind == SCN_SWITCH || v->nodes[x].kind == SCN_ROOT_PORT) &&
+			    !v->nodes[x].acs)
+				top = x;
+		/* A non-ACS root port groups with its root complex's other non-ACS ports. */
+		if (top >= 0 && v->nodes[top].kind == SCN_ROOT_PORT)
+			top = -2 - v->nodes[top].parent;
+		key[i] = top;
+	}
+	for (i = 0; i < v->nep; i++)
+		for (j = 0; j < i; j++)
+			if (key[i] != -1 && key[i] == key[j])
+				parent[uf_find(parent, i)] = uf_find(parent, j);
+	v->ngroups = 0;
+	/* Number groups in host-tree order of their first device. */
+	{
+		int order[TOPO_MAX_EP], n = 0, a, b, gid[TOPO_MAX_EP];
+		for (i = 0; i < v->nep; i++)
+			order[n++] = i;
+		for (a = 1; a < n; a++)
+			for (b = a; b > 0 && v->ep[order[b]].node < v->ep[order[b - 1]].node; b--) {
+				int t = order[b];
+				order[b] = order[b - 1];
+				order[b - 1] = t;
+			}
+		for (i = 0; i < v->nep; i++)
+			gid[i] = -1;
+		for (a = 0; a < n; a++) {
+			int r = uf_find(parent, order[a]);
+			if (gid[r] < 0)
+				gid[r] = v->ngroups++;
+		}
+		for (i = 0; i < v->nep; i++)
+			v->group[i] = gid[uf_find(parent, i)];
+	}
+}
+
+static int nccl_path(enum topo_class c)
+{
+	switch (c) {
+	case TC_X: return NP_LOC;
+	case TC_NV: return NP_NVL;
+	case TC_PIX: return NP_PIX;
+	case TC_PXB: return NP_PXB;
+	/* NCCL's graph has no NODE: host bridges of one CPU are the CPU node. */
+	case TC_PHB: case TC_NODE: return NP_PHB;
+	case TC_SYS: return NP_SYS;
+	}
+	return NP_SYS;
+}
+
+/*
+ * NCCL transport per pair (src/graph/paths.cc ncclTopoCheckP2p): P2P when
+ * the path type is at most NCCL_P2P_LEVEL and the driver reports P2P OK;
+ * the default level is PXB, raised to SYS on AMD x86 with at most two GPUs;
+ * otherwise SHM (host memory) inside one node, NET when SHM is disabled.
+ */
+static void fill_transport(struct topo_view *v, const struct topo_opts *o)
+{
+	const struct scenario *s = v->scn;
+	int i, j;
+	v->nccl_level_default = o->nccl_p2p_level < 0;
+	if (o->nccl_p2p_level >= 0)
+		v->nccl_level = o->nccl_p2p_level;
+	else if (s->host.cpu_vendor == SCN_AMD && v->ngpu <= 2)
+		v->nccl_level = NP_SYS;
+	else
+		v->nccl_level = NP_PXB;
+	for (i = 0; i < v->ngpu; i++)
+		for (j = 0; j < v->ngpu; j++) {
+			int p2p;
+			if (i == j) {
+				v->xport[i][j] = XP_SELF;
+				continue;
+			}
+			p2p = nccl_path((enum topo_class)v->cls[i][j]) <= v->nccl_level &&
+			      v->p2p[i][j] == P2P_OK;
+			v->xport[i][j] = p2p ? XP_P2P : o->nccl_shm_disable ? XP_NET : XP_SHM;
+		}
+}
+
+int topo_build(const struct scenario *s, enum topo_side side,
+	       const struct topo_opts *o, struct topo_view **out,
+	       struct plumb_err *err)
+{
+	struct topo_view *v, *host = NULL;
+	int i, j;
+
+	*out = NULL;
+	if (side == TOPO_GUEST && s->vm.mode != SCN_VM)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "scenario '%s' is bare metal: there is no guest view", s->name);
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	v->side = side;
+	v->scn = s;
+	if (side == TOPO_HOST) {
+		build_host_tree(v, o);
+	} else {
+		int rc = topo_build(s, TOPO_HOST, o, &host, err);
+		if (rc < 0) {
+			free(v);
+			return rc;
+		}
+		build_guest_tree(v);
+	}
+	collect_endpoints(v);
+	fill_classes(v);
+	for (i = 0; i < v->ngpu; i++)
+		for (j = 0; j < v->ngpu; j++) {
+			enum topo_p2p p;
+			if (i == j)
+				p = P2P_X;
+			else if (side == TOPO_HOST)
+				p = host_p2p(s, v, i, j);
+			else if (v->nvl[i][j])
+				p = P2P_OK;
+			else if (s->vm.p2p_exposure == SCN_P2P_NONE ||
+				 !(s->vm.chipset == SCN_Q35 && s->vm.pcie_passthrough))
+				p = P2P_NS;
+			else if (s->nodes[s->gpu_node[i]].clique != s->nodes[s->gpu_node[j]].clique)
+				p = P2P_NS;
+			else
+				p = (enum topo_p2p)host->p2p[i][j];
+			v->p2p[i][j] = (unsigned char)p;
+		}
+	if (side == TOPO_HOST) {
+		fill_groups(v);
+	} else {
+		memcpy(v->group, host->group, sizeof(v->group));
+		v->ngroups = host->ngroups;
+	}
+	fill_transport(v, o);
+	topo_free(host);
+	*out = v;
+	return 0;
+}
+
+void topo_free(struct topo_view *v)
+{
+	free(v);
+}
+
+/* Phrase for where the two GPUs sit on the host. */
+static void where_phrase(const struct scenario *s, int gi, int gj, char *buf, size_t n)
+{
+	struct topo_opts o;
+	struct topo_view *h = NULL;
+	int a = s->gpu_node[gi], b = s->gpu_node[gj];
+	int alone = topo_rc_endpoints(s, a) == 1 && topo_rc_endpoints(s, b) == 1;
+	enum topo_class c;
+
+	topo_opts_init(&o);
+	if (topo_build(s, TOPO_HOST, &o, &h, NULL) < 0) {
+		snprintf(buf, n, "the GPUs");
+		return;
+	}
+	c = (enum topo_class)h->cls[gi][gj];
+	topo_free(h);
+	if (alone && c == TC_SYS)
+		snprintf(buf, n, "each GPU is alone on its root complex, on different sockets,");
+	else if (alone)
+		snprintf(buf, n, "each GPU is alone on its root complex");
+	else if (c == TC_PIX)
+		snprintf(buf, n, "both GPUs sit under switch %s",
+			 s->nodes[s->nodes[a].parent].id);
+	else if (c == TC_PXB)
+		snprintf(buf, n, "the GPUs sit under one switch hierarchy");
+	else if (c == TC_PHB)
+		snprintf(buf, n, "the GPUs share root complex %s", s->nodes[topo_root_of(s, a)].id);
+	else if (c == TC_NODE)
+		snprintf(buf, n, "the GPUs hang off different root complexes of NUMA node %d",
+			 s->nodes[a].numa);
+	else if (c == TC_SYS)
+		snprintf(buf, n, "the GPUs sit on different NUMA nodes (sockets),");
+	else
+		snprintf(buf, n, "the GPUs are joined by NVLink");
+}
+
+void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t n)
+{
+	const struct scenario *s = v->scn;
+	const struct scn_gpu_model *a = &s->catalog->gpus[s->nodes[s->gpu_node[i]].gpu_model];
+	const struct scn_gpu_model *b = &s->catalog->gpus[s->nodes[s->gpu_node[j]].gpu_model];
+	const struct scn_gpu_model *gns = a->p2p == SCN_P2P_UNSUPPORTED ? a : b;
+	char where[160];
+
+	where_phrase(s, i, j, where, sizeof(where));
+	switch ((enum topo_p2p)v->p2p[i][j]) {
+	case P2P_X:
+		snprintf(buf, n, "same GPU");
+		break;
+	case P2P_OK:
+		if (v->nvl[i][j])
+			snprintf(buf, n, "joined by %d NVLinks: direct GPU-to-GPU DMA", v->nvl[i][j]);
+		else if (v->side == TOPO_GUEST)
+			snprintf(buf, n, "%s and the VM exposes a P2P clique: direct DMA over PCIe", where);
+		else
+			snprintf(buf, n, "%s: direct DMA over PCIe", where);
+		break;
+	case P2P_GNS:
+		snprintf(buf, n, "%s and the stock driver refuses PCIe P2P on %s: transfers bounce through host memory",
+			 where, gns->name);
+		break;
+	case P2P_TNS:
+		snprintf(buf, n, "%s and P2P across the inter-socket link is not supported on this platform: transfers bounce through host memory",
+			 where);
+		break;
+	case P2P_NS:
+		if (s->vm.chipset != SCN_Q35 || !s->vm.pcie_passthrough)
+			snprintf(buf, n, "%s and the VM presents the GPUs on a flat PCI bus (no pcie=1): transfers bounce through host memory",
+				 where);
+		else if (s->vm.p2p_exposure == SCN_P2P_CLIQUE)
+			snprintf(buf, n, "%s and the VM puts the GPUs in different P2P cliques: transfers bounce through host memory",
+				 where);
+		else
+			snprintf(buf, n, "%s and the VM exposes no P2P: transfers bounce through host memory",
+				 where);
+		break;
+	default:
+		snprintf(buf, n, "%s: status %s", where, topo_p2p_str((enum topo_p2p)v->p2p[i][j]));
+		break;
+	}
+	if (v->side == TOPO_GUEST && v->p2p[i][j] != P2P_OK && v->p2p[i][j] != P2P_X) {
+		/* Say when the host itself would also refuse. */
+		struct topo_opts o;
+		struct topo_view *h = NULL;
+		topo_opts_init(&o);
+		if (topo_build(s, TOPO_HOST, &o, &h, NULL) == 0) {
+			if (h->p2p[i][j] != P2P_OK) {
+				size_t len = strlen(buf);
+				snprintf(buf + len, n - len, " (on the host too: %s)",
+					 topo_p2p_str((enum topo_p2p)h->p2p[i][j]));
+			}
+			topo_free(h);
+		}
+	}
+}

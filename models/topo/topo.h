@@ -1,0 +1,105 @@
+/*
+ * topo.h - derived views of a scenario's hardware graph: what
+ * `nvidia-smi topo -m` and `topo -p2p r` would print, IOMMU groups, NCCL's
+ * transport per GPU pair and, for a VM, the BAR/MMIO placement.
+ *
+ * A view is the machine as one side sees it. The host view is the scenario's
+ * PCIe tree. For a VM, the guest view is the tree the hypervisor builds:
+ * q35 with PCIe passthrough puts each GPU behind its own root port of one
+ * host bridge (pcie.0), so every pair is PHB; i440fx (or q35 without
+ * pcie=1) puts them on the flat root bus, also PHB; `guest_numa: host`
+ * models pxb-pcie expander buses, one per host NUMA node.
+ *
+ * Lifecycle: topo_build() fills a heap struct topo_view freed with
+ * topo_free(). The view borrows the scenario (must outlive it).
+ */
+#ifndef PLUMB_TOPO_H
+#define PLUMB_TOPO_H
+
+#include <stdint.h>
+
+#include "scn.h"
+
+#define TOPO_MAX_EP 128
+
+enum topo_class { TC_X, TC_NV, TC_PIX, TC_PXB, TC_PHB, TC_NODE, TC_SYS };
+enum topo_p2p { P2P_X, P2P_OK, P2P_CNS, P2P_GNS, P2P_TNS, P2P_NS, P2P_DR, P2P_U };
+enum topo_xport { XP_SELF, XP_P2P, XP_SHM, XP_NET };
+enum topo_side { TOPO_HOST, TOPO_GUEST };
+
+/* NCCL path types, in NCCL's order (src/graph/topo.h), for NCCL_P2P_LEVEL. */
+enum topo_nccl_path { NP_LOC, NP_NVL, NP_NVB, NP_PIX, NP_PXB, NP_PHB, NP_SYS };
+
+/* Options that change the derived views (command-line flags). */
+struct topo_opts {
+	int acs_override;       /* -1 as in the scenario, 0 all off, 1 all on */
+	int nccl_p2p_level;     /* -1 NCCL's default, else enum topo_nccl_path */
+	int nccl_shm_disable;   /* NCCL_SHM_DISABLE=1 */
+	int pci_realloc;        /* -1 as in the scenario, 0 without, 1 with */
+};
+
+void topo_opts_init(struct topo_opts *o);
+
+struct topo_ep {
+	char label[16];         /* "GPU0", "NIC1" */
+	int node;               /* index into the view's tree */
+	int host_node;          /* index into the scenario's nodes */
+	int gpu;                /* GPU index or -1 for a NIC */
+	int numa;               /* -1: not exposed (printed N/A) */
+	char bdf[16];
+};
+
+struct topo_view {
+	enum topo_side side;
+	const struct scenario *scn;
+	int nnodes;
+	struct scn_node nodes[SCN_MAX_NODES];   /* the tree this side sees */
+	int nep, ngpu;                          /* GPUs first, then NICs */
+	struct topo_ep ep[TOPO_MAX_EP];
+	unsigned char cls[TOPO_MAX_EP][TOPO_MAX_EP];    /* enum topo_class */
+	unsigned char nvl[TOPO_MAX_EP][TOPO_MAX_EP];    /* bonded NVLinks */
+	unsigned char p2p[TOPO_MAX_EP][TOPO_MAX_EP];    /* enum topo_p2p (GPUs only) */
+	unsigned char xport[TOPO_MAX_EP][TOPO_MAX_EP];  /* enum topo_xport (GPUs only) */
+	int nccl_level;                         /* effective NCCL_P2P_LEVEL */
+	int nccl_level_default;                 /* 1 when it is NCCL's default */
+	int group[TOPO_MAX_EP];                 /* IOMMU group per endpoint (host) */
+	int ngroups;
+};
+
+/*
+ * Build the view of `side` for scenario s (TOPO_GUEST needs a VM scenario).
+ * Errors: EUSAGE (guest view of bare metal), ERUNTIME (out of memory).
+ */
+int topo_build(const struct scenario *s, enum topo_side side,
+	       const struct topo_opts *o, struct topo_view **out,
+	       struct plumb_err *err);
+void topo_free(struct topo_view *v);
+
+/* Class of the pair (i, j) of the view's endpoints; exported for tests. */
+enum topo_class topo_pair_class(const struct topo_view *v, int i, int j);
+
+/* "PIX", "NV12", ... into buf (at least 8 bytes). */
+const char *topo_class_str(const struct topo_view *v, int i, int j, char *buf);
+const char *topo_p2p_str(enum topo_p2p p);
+const char *topo_xport_str(enum topo_xport x);
+const char *topo_nccl_path_str(int p);
+/* Parse an NCCL_P2P_LEVEL value (name or old-style number); -1 if invalid. */
+int topo_nccl_path_parse(const char *s);
+
+/*
+ * One sentence saying why the pair (i, j) has its P2P status, e.g. "each
+ * GPU is alone on its root complex and the VM exposes no P2P: transfers
+ * bounce through host memory". Writes into buf (size n).
+ */
+void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t n);
+
+/* CPU affinity list of NUMA node `numa` ("0-31,64-95"), or "N/A". */
+void topo_cpu_affinity(const struct scenario *s, int numa, char *buf, size_t n);
+
+/* Number of endpoints below the root complex of host node `node`. */
+int topo_rc_endpoints(const struct scenario *s, int node);
+
+/* Root complex index (host nodes) above host node `node`. */
+int topo_root_of(const struct scenario *s, int node);
+
+#endif
