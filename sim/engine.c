@@ -1,0 +1,300 @@
+/*
+ * engine.c - clock, run loop, handler registry and random streams.
+ *
+ * Invariants: now never decreases; every queued event has time >= now and a
+ * registered kind; stats.events <= budget whenever budget != 0.
+ */
+#include "engine.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+
+struct rng_entry {
+	uint64_t entity;
+	gsl_rng *r;             /* NULL: empty entry */
+};
+
+struct sim_engine {
+	double now;
+	uint64_t seed;
+	struct sim_queue q;
+	struct sim_stats stats;
+	uint64_t budget;
+	int stop;
+
+	const struct sim_ops **ops;
+	void **ctx;
+	int nkinds, capkinds;
+
+	struct rng_entry *rngs;
+	size_t nrngs, caprngs;  /* caprngs is 0 or a power of two */
+
+	sim_trace_fn trace;
+	void *trace_ctx;
+};
+
+static uint64_t splitmix64(uint64_t x)
+{
+	uint64_t z = x + 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+uint64_t sim_seed_mix(uint64_t seed, uint64_t entity)
+{
+	return splitmix64(seed ^ splitmix64(entity));
+}
+
+int sim_engine_new(uint64_t seed, struct sim_engine **out,
+		   struct plumb_err *err)
+{
+	struct sim_engine *eng = calloc(1, sizeof(*eng));
+
+	*out = NULL;
+	if (!eng)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				     "out of memory creating the engine");
+	eng->seed = seed;
+	eng->budget = SIM_DEFAULT_BUDGET;
+	sim_queue_init(&eng->q);
+	*out = eng;
+	return 0;
+}
+
+void sim_engine_free(struct sim_engine *eng)
+{
+	size_t i;
+
+	if (!eng)
+		return;
+	sim_queue_release(&eng->q);
+	for (i = 0; i < eng->caprngs; i++)
+		if (eng->rngs[i].r)
+			gsl_rng_free(eng->rngs[i].r);
+	free(eng->rngs);
+	free(eng->ops);
+	free(eng->ctx);
+	free(eng);
+}
+
+int sim_register(struct sim_engine *eng, const struct sim_ops *ops, void *ctx,
+		 int *kind, struct plumb_err *err)
+{
+	assert(ops && ops->handle);
+	if (eng->nkinds == eng->capkinds) {
+		int ncap = eng->capkinds ? eng->capkinds * 2 : 8;
+		const struct sim_ops **nops;
+		void **nctx;
+
+		nops = realloc(eng->ops, (size_t)ncap * sizeof(*nops));
+		if (!nops)
+			goto oom;
+		eng->ops = nops;
+		nctx = realloc(eng->ctx, (size_t)ncap * sizeof(*nctx));
+		if (!nctx)
+			goto oom;
+		eng->ctx = nctx;
+		eng->capkinds = ncap;
+	}
+	eng->ops[eng->nkinds] = ops;
+	eng->ctx[eng->nkinds] = ctx;
+	*kind = eng->nkinds++;
+	return 0;
+oom:
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+			     "out of memory registering handler '%s'",
+			     ops->name ? ops->name : "?");
+}
+
+double sim_now(const struct sim_engine *eng)
+{
+	return eng->now;
+}
+
+uint64_t sim_seed(const struct sim_engine *eng)
+{
+	return eng->seed;
+}
+
+const char *sim_kind_name(const struct sim_engine *eng, int kind)
+{
+	if (kind < 0 || kind >= eng->nkinds || !eng->ops[kind]->name)
+		return "?";
+	return eng->ops[kind]->name;
+}
+
+int sim_at(struct sim_engine *eng, double t, int prio, int kind,
+	   const struct sim_payload *pl, sim_handle *h, struct plumb_err *err)
+{
+	struct sim_event ev;
+
+	assert(t >= eng->now);          /* also rejects NaN */
+	assert(kind >= 0 && kind < eng->nkinds);
+	ev.time = t;
+	ev.prio = prio;
+	ev.kind = kind;
+	ev.seq = 0;
+	if (pl) {
+		ev.pl = *pl;
+	} else {
+		ev.pl.i0 = ev.pl.i1 = 0;
+		ev.pl.p = NULL;
+	}
+	if (sim_queue_push(&eng->q, &ev, h) < 0)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				     "out of memory scheduling a '%s' event "
+				     "(%zu pending)", sim_kind_name(eng, kind),
+				     sim_queue_size(&eng->q));
+	eng->stats.scheduled++;
+	if (eng->q.live > eng->stats.peak_pending)
+		eng->stats.peak_pending = eng->q.live;
+	return 0;
+}
+
+int sim_after(struct sim_engine *eng, double delay, int prio, int kind,
+	      const struct sim_payload *pl, sim_handle *h,
+	      struct plumb_err *err)
+{
+	assert(delay >= 0);
+	return sim_at(eng, eng->now + delay, prio, kind, pl, h, err);
+}
+
+int sim_cancel(struct sim_engine *eng, sim_handle h)
+{
+	int hit = sim_queue_cancel(&eng->q, h);
+
+	eng->stats.cancelled += (uint64_t)hit;
+	return hit;
+}
+
+int sim_run(struct sim_engine *eng, double t_end, struct plumb_err *err)
+{
+	struct sim_event ev;
+	double t;
+
+	assert(!(t_end < eng->now));
+	eng->stop = 0;
+	while (sim_queue_peek_time(&eng->q, &t) && t <= t_end) {
+		int rc;
+
+		if (eng->budget && eng->stats.events >= eng->budget)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				"event budget of %llu events exhausted at "
+				"t=%.9g s (%zu events pending); the model may "
+				"reschedule itself forever, or raise the budget",
+				(unsigned long long)eng->budget, eng->now,
+				sim_queue_size(&eng->q));
+		sim_queue_pop(&eng->q, &ev);
+		assert(ev.time >= eng->now);
+		eng->now = ev.time;
+		eng->stats.events++;
+		if (eng->trace)
+			eng->trace(eng->trace_ctx, &ev);
+		rc = eng->ops[ev.kind]->handle(eng, eng->ctx[ev.kind], &ev,
+					       err);
+		if (rc < 0)
+			return rc;
+		if (eng->stop)
+			return 0;
+	}
+	if (isfinite(t_end))
+		eng->now = t_end;
+	return 0;
+}
+
+void sim_stop(struct sim_engine *eng)
+{
+	eng->stop = 1;
+}
+
+void sim_set_budget(struct sim_engine *eng, uint64_t max_events)
+{
+	eng->budget = max_events;
+}
+
+void sim_set_trace(struct sim_engine *eng, sim_trace_fn fn, void *ctx)
+{
+	eng->trace = fn;
+	eng->trace_ctx = ctx;
+}
+
+const struct sim_stats *sim_stats(const struct sim_engine *eng)
+{
+	return &eng->stats;
+}
+
+struct sim_stats *sim_stats_mut(struct sim_engine *eng)
+{
+	return &eng->stats;
+}
+
+size_t sim_pending(const struct sim_engine *eng)
+{
+	return sim_queue_size(&eng->q);
+}
+
+/* Slot for entity in a table of capacity cap (power of two, not full). */
+static size_t rng_find(const struct rng_entry *tab, size_t cap,
+		       uint64_t entity)
+{
+	size_t mask = cap - 1, i = (size_t)splitmix64(entity) & mask;
+
+	while (tab[i].r && tab[i].entity != entity)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int rng_grow(struct sim_engine *eng)
+{
+	size_t ncap = eng->caprngs ? eng->caprngs * 2 : 16, i;
+	struct rng_entry *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -1;
+	for (i = 0; i < eng->caprngs; i++)
+		if (eng->rngs[i].r)
+			nt[rng_find(nt, ncap, eng->rngs[i].entity)] =
+				eng->rngs[i];
+	free(eng->rngs);
+	eng->rngs = nt;
+	eng->caprngs = ncap;
+	return 0;
+}
+
+int sim_rng(struct sim_engine *eng, uint64_t entity, gsl_rng **out,
+	    struct plumb_err *err)
+{
+	size_t i;
+	uint64_t z;
+	gsl_rng *r;
+
+	*out = NULL;
+	if (eng->caprngs) {
+		i = rng_find(eng->rngs, eng->caprngs, entity);
+		if (eng->rngs[i].r) {
+			*out = eng->rngs[i].r;
+			return 0;
+		}
+	}
+	/* keep the load factor at or below one half */
+	if (2 * (eng->nrngs + 1) > eng->caprngs && rng_grow(eng) < 0)
+		goto oom;
+	r = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!r)
+		goto oom;
+	z = sim_seed_mix(eng->seed, entity);
+	gsl_rng_set(r, (unsigned long)((z ^ (z >> 32)) & 0xffffffffULL));
+	i = rng_find(eng->rngs, eng->caprngs, entity);
+	eng->rngs[i].entity = entity;
+	eng->rngs[i].r = r;
+	eng->nrngs++;
+	*out = r;
+	return 0;
+oom:
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+			     "out of memory creating the random stream of "
+			     "entity %llu", (unsigned long long)entity);
+}
