@@ -1,0 +1,605 @@
+/*
+ * flow.c - max-min fair flow network (model and cost in flow.h).
+ *
+ * Invariants:
+ *   - a flow slot is FREE, WAITING (its activation event pending) or ACTIVE
+ *     (in act[] at act_idx, its completion event pending once solved);
+ *   - resolve_pending is 1 exactly when a re-solve event is queued;
+ *   - after a solve, for every link the sum of active rates <= capacity.
+ * Per-link and per-flow solver scratch lives in the link and flow records,
+ * so a solve allocates nothing.
+ */
+#include "flow.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { FLOW_FREE = 0, FLOW_WAITING = 1, FLOW_ACTIVE = 2 };
+
+#define SHARE_EPS 1e-12
+
+struct link {
+	enum sim_link_kind kind;
+	double cap, lat;
+	/* solver scratch */
+	double rc;              /* capacity not yet given to frozen flows */
+	int n;                  /* unfrozen flows through the link */
+	int sat;                /* saturated in the current round */
+	uint64_t stamp;         /* solve number that last reset rc and n */
+};
+
+struct flow {
+	int state;
+	int act_idx;
+	int plen, pcap;
+	int *path;              /* owned; reused when the slot is reused */
+	int frozen;             /* solver scratch */
+	uint32_t gen;
+	double bytes, remaining, rate, cap, t_upd;
+	double old_rate;        /* solver scratch: rate before this solve */
+	sim_handle ev;          /* pending activation or completion */
+	sim_flow_done_fn on_done;
+	void *arg;
+	int next_free;
+};
+
+struct sim_net {
+	struct sim_engine *eng;
+	int kind_act, kind_done, kind_solve;
+
+	struct link *links;
+	int nlinks, caplinks;
+	int *touched;           /* links met by the current solve */
+	uint64_t stamp;
+
+	struct flow *flows;
+	int nslots, capflows, free_head, nflows;
+	int *act;               /* ids of active flows */
+	int nact;
+
+	int resolve_pending;
+	double bytes_started, bytes_done;
+
+	sim_net_hook_fn hook;
+	void *hook_ctx;
+};
+
+static const char *const kind_names[SIM_LINK_NKINDS] = {
+	[SIM_LINK_PCIE] = "pcie",
+	[SIM_LINK_SWITCH] = "switch",
+	[SIM_LINK_ROOT_COMPLEX] = "root_complex",
+	[SIM_LINK_INTER_SOCKET] = "inter_socket",
+	[SIM_LINK_HOST_DRAM] = "host_dram",
+	[SIM_LINK_NVLINK] = "nvlink",
+	[SIM_LINK_NVSWITCH] = "nvswitch",
+};
+
+const char *sim_link_kind_name(enum sim_link_kind kind)
+{
+	if ((int)kind < 0 || kind >= SIM_LINK_NKINDS)
+		return "?";
+	return kind_names[kind];
+}
+
+static int on_activate(struct sim_engine *eng, void *ctx,
+		       const struct sim_event *ev, struct plumb_err *err);
+static int on_complete(struct sim_engine *eng, void *ctx,
+		       const struct sim_event *ev, struct plumb_err *err);
+static int on_solve(struct sim_engine *eng, void *ctx,
+		    const struct sim_event *ev, struct plumb_err *err);
+
+static const struct sim_ops ops_activate = { "flow_activate", on_activate };
+static const struct sim_ops ops_complete = { "flow_complete", on_complete };
+static const struct sim_ops ops_solve = { "flow_resolve", on_solve };
+
+int sim_net_new(struct sim_engine *eng, struct sim_net **out,
+		struct plumb_err *err)
+{
+	struct sim_net *net = calloc(1, sizeof(*net));
+	int rc;
+
+	*out = NULL;
+	if (!net)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				     "out of memory creating a flow network");
+	net->eng = eng;
+	net->free_head = -1;
+	if ((rc = sim_register(eng, &ops_activate, net, &net->kind_act, err)) ||
+	    (rc = sim_register(eng, &ops_complete, net, &net->kind_done, err)) ||
+	    (rc = sim_register(eng, &ops_solve, net, &net->kind_solve, err)))
+		goto fail;
+	*out = net;
+	return 0;
+fail:
+	sim_net_free(net);
+	return rc;
+}
+
+void sim_net_free(struct sim_net *net)
+{
+	int i;
+
+	if (!net)
+		return;
+	for (i = 0; i < net->nslots; i++)
+		free(net->flows[i].path);
+	free(net->flows);
+	free(net->act);
+	free(net->links);
+	free(net->touched);
+	free(net);
+}
+
+int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
+		     double capacity, double latency, int *id,
+		     struct plumb_err *err)
+{
+	struct link *l;
+
+	if (!(capacity > 0) || !isfinite(capacity))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "link capacity must be a positive finite "
+				     "number of bytes/s, got %g", capacity);
+	if (!(latency >= 0) || !isfinite(latency))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "link latency must be a finite number of "
+				     "seconds >= 0, got %g", latency);
+	if ((int)kind < 0 || kind >= SIM_LINK_NKINDS)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "unknown link kind %d", (int)kind);
+	if (net->nlinks == net->caplinks) {
+		int ncap = net->caplinks ? net->caplinks * 2 : 16;
+		struct link *nl = realloc(net->links,
+					  (size_t)ncap * sizeof(*nl));
+		int *nt;
+
+		if (!nl)
+			goto oom;
+		net->links = nl;
+		nt = realloc(net->touched, (size_t)ncap * sizeof(*nt));
+		if (!nt)
+			goto oom;
+		net->touched = nt;
+		net->caplinks = ncap;
+	}
+	l = &net->links[net->nlinks];
+	memset(l, 0, sizeof(*l));
+	l->kind = kind;
+	l->cap = capacity;
+	l->lat = latency;
+	*id = net->nlinks++;
+	return 0;
+oom:
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+			     "out of memory adding a link");
+}
+
+int sim_net_nlinks(const struct sim_net *net)
+{
+	return net->nlinks;
+}
+
+double sim_net_link_capacity(const struct sim_net *net, int link)
+{
+	assert(link >= 0 && link < net->nlinks);
+	return net->links[link].cap;
+}
+
+double sim_net_link_latency(const struct sim_net *net, int link)
+{
+	assert(link >= 0 && link < net->nlinks);
+	return net->links[link].lat;
+}
+
+enum sim_link_kind sim_net_link_kind(const struct sim_net *net, int link)
+{
+	assert(link >= 0 && link < net->nlinks);
+	return net->links[link].kind;
+}
+
+double sim_net_link_load(const struct sim_net *net, int link)
+{
+	double sum = 0;
+	int i, j;
+
+	for (i = 0; i < net->nact; i++) {
+		const struct flow *f = &net->flows[net->act[i]];
+		for (j = 0; j < f->plen; j++)
+			if (f->path[j] == link)
+				sum += f->rate;
+	}
+	return sum;
+}
+
+/* Check spec; 0 or -PLUMB_EINPUT. Uses link stamps to find repeats. */
+static int check_spec(struct sim_net *net, const struct sim_flow_spec *s,
+		      struct plumb_err *err)
+{
+	double now = sim_now(net->eng);
+	int i;
+
+	if (!(s->bytes >= 0) || !isfinite(s->bytes))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "flow size must be a finite number of "
+				     "bytes >= 0, got %g", s->bytes);
+	if (!(s->rate_cap >= 0) || !isfinite(s->rate_cap))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "flow rate cap must be finite and >= 0 "
+				     "(0 = none), got %g", s->rate_cap);
+	if (!(s->start >= now) || !isfinite(s->start))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "flow start %.9g s lies before the "
+				     "current time %.9g s", s->start, now);
+	if (s->path_len < 0 || (s->path_len == 0 && s->rate_cap == 0))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "flow needs at least one link or a rate "
+				     "cap (path length %d)", s->path_len);
+	net->stamp++;
+	for (i = 0; i < s->path_len; i++) {
+		int l = s->path[i];
+		if (l < 0 || l >= net->nlinks)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "flow path names link %d; the "
+					     "network has links 0..%d", l,
+					     net->nlinks - 1);
+		if (net->links[l].stamp == net->stamp)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "flow path crosses link %d twice",
+					     l);
+		net->links[l].stamp = net->stamp;
+	}
+	return 0;
+}
+
+/* A free flow slot index, or -1 when memory runs out. */
+static int flow_alloc(struct sim_net *net)
+{
+	int id;
+
+	if (net->free_head >= 0) {
+		id = net->free_head;
+		net->free_head = net->flows[id].next_free;
+		return id;
+	}
+	if (net->nslots == net->capflows) {
+		int ncap = net->capflows ? net->capflows * 2 : 32;
+		struct flow *nf = realloc(net->flows,
+					  (size_t)ncap * sizeof(*nf));
+		int *na;
+
+		if (!nf)
+			return -1;
+		net->flows = nf;
+		na = realloc(net->act, (size_t)ncap * sizeof(*na));
+		if (!na)
+			return -1;
+		net->act = na;
+		net->capflows = ncap;
+	}
+	id = net->nslots++;
+	memset(&net->flows[id], 0, sizeof(net->flows[id]));
+	return id;
+}
+
+static void flow_release(struct sim_net *net, int id)
+{
+	struct flow *f = &net->flows[id];
+
+	f->state = FLOW_FREE;
+	f->gen++;
+	f->ev = SIM_HANDLE_NONE;
+	f->next_free = net->free_head;
+	net->free_head = id;
+	net->nflows--;
+}
+
+int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
+		   int *id, struct plumb_err *err)
+{
+	struct sim_payload pl;
+	struct flow *f;
+	double lat = 0;
+	int fid, rc, i;
+
+	if (id)
+		*id = -1;
+	if ((rc = check_spec(net, spec, err)) < 0)
+		return rc;
+	fid = flow_alloc(net);
+	if (fid < 0)
+		goto oom;
+	f = &net->flows[fid];
+	if (f->pcap < spec->path_len) {
+		int *np = realloc(f->path, (size_t)spec->path_len * sizeof(*np));
+		if (!np) {
+			f->next_free = net->free_head;
+			net->free_head = fid;
+			goto oom;
+		}
+		f->path = np;
+		f->pcap = spec->path_len;
+	}
+	for (i = 0; i < spec->path_len; i++) {
+		f->path[i] = spec->path[i];
+		lat += net->links[spec->path[i]].lat;
+	}
+	f->plen = spec->path_len;
+	f->bytes = f->remaining = spec->bytes;
+	f->rate = f->old_rate = 0;
+	f->cap = spec->rate_cap;
+	f->t_upd = 0;
+	f->on_done = spec->on_done;
+	f->arg = spec->arg;
+	f->act_idx = -1;
+	f->state = FLOW_WAITING;
+	net->nflows++;
+	pl.i0 = fid;
+	pl.i1 = f->gen;
+	pl.p = NULL;
+	rc = sim_at(net->eng, spec->start + lat, SIM_PRIO_DEFAULT,
+		    net->kind_act, &pl, &f->ev, err);
+	if (rc < 0) {
+		flow_release(net, fid);
+		return rc;
+	}
+	net->bytes_started += spec->bytes;
+	if (id)
+		*id = fid;
+	return 0;
+oom:
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+			     "out of memory starting a flow");
+}
+
+static int mark_dirty(struct sim_net *net, struct plumb_err *err)
+{
+	int rc;
+
+	if (net->resolve_pending)
+		return 0;
+	rc = sim_at(net->eng, sim_now(net->eng), SIM_PRIO_LAST,
+		    net->kind_solve, NULL, NULL, err);
+	if (rc == 0)
+		net->resolve_pending = 1;
+	return rc;
+}
+
+/* Complete flow id now: account, callback, free the slot. */
+static int finish(struct sim_net *net, int id, struct plumb_err *err)
+{
+	struct flow *f = &net->flows[id];
+	int rc = 0;
+
+	net->bytes_done += f->bytes;
+	f->remaining = 0;
+	f->rate = 0;
+	f->ev = SIM_HANDLE_NONE;
+	if (f->on_done)
+		rc = f->on_done(net, id, f->arg, err);
+	/* the callback may have grown net->flows: f may dangle now */
+	flow_release(net, id);
+	return rc;
+}
+
+static int on_activate(struct sim_engine *eng, void *ctx,
+		       const struct sim_event *ev, struct plumb_err *err)
+{
+	struct sim_net *net = ctx;
+	int id = (int)ev->pl.i0;
+	struct flow *f = &net->flows[id];
+
+	assert(f->state == FLOW_WAITING && f->gen == (uint32_t)ev->pl.i1);
+	f->ev = SIM_HANDLE_NONE;
+	f->state = FLOW_ACTIVE;
+	if (f->bytes == 0)
+		return finish(net, id, err);
+	f->t_upd = sim_now(eng);
+	f->act_idx = net->nact;
+	net->act[net->nact++] = id;
+	return mark_dirty(net, err);
+}
+
+static int on_complete(struct sim_engine *eng, void *ctx,
+		       const struct sim_event *ev, struct plumb_err *err)
+{
+	struct sim_net *net = ctx;
+	int id = (int)ev->pl.i0, last, rc;
+	struct flow *f = &net->flows[id];
+
+	(void)eng;
+	assert(f->state == FLOW_ACTIVE && f->gen == (uint32_t)ev->pl.i1);
+	/* swap-remove from the active list */
+	last = net->act[--net->nact];
+	net->act[f->act_idx] = last;
+	net->flows[last].act_idx = f->act_idx;
+	f->act_idx = -1;
+	if ((rc = mark_dirty(net, err)) < 0)
+		return rc;
+	return finish(net, id, err);
+}
+
+/*
+ * Charge every active flow for the time since its last update, then
+ * progressive filling over the active flows (see flow.h). Leaves the
+ * previous rate in old_rate.
+ */
+static void solve_rates(struct sim_net *net, double now)
+{
+	struct sim_stats *st = sim_stats_mut(net->eng);
+	struct link *links = net->links;
+	int i, j, nt = 0, unfrozen = net->nact;
+	uint64_t stamp = ++net->stamp;
+
+	for (i = 0; i < net->nact; i++) {
+		struct flow *f = &net->flows[net->act[i]];
+
+		f->remaining -= f->rate * (now - f->t_upd);
+		if (f->remaining < 0)
+			f->remaining = 0;
+		f->t_upd = now;
+		f->old_rate = f->rate;
+		f->frozen = 0;
+		for (j = 0; j < f->plen; j++) {
+			struct link *l = &links[f->path[j]];
+			if (l->stamp != stamp) {
+				l->stamp = stamp;
+				l->rc = l->cap;
+				l->n = 0;
+				net->touched[nt++] = f->path[j];
+			}
+			l->n++;
+		}
+	}
+	while (unfrozen > 0) {
+		double m = INFINITY, thr;
+
+		st->resolve_rounds++;
+		for (i = 0; i < nt; i++) {
+			const struct link *l = &links[net->touched[i]];
+			if (l->n > 0) {
+				double s = l->rc > 0 ? l->rc / l->n : 0;
+				if (s < m)
+					m = s;
+			}
+		}
+		for (i = 0; i < net->nact; i++) {
+			const struct flow *f = &net->flows[net->act[i]];
+			if (!f->frozen && f->cap > 0 && f->cap < m)
+				m = f->cap;
+		}
+		assert(isfinite(m) && m > 0);
+		thr = m * (1 + SHARE_EPS);
+		for (i = 0; i < nt; i++) {
+			struct link *l = &links[net->touched[i]];
+			l->sat = l->n > 0 &&
+				 (l->rc > 0 ? l->rc / l->n : 0) <= thr;
+		}
+		for (i = 0; i < net->nact; i++) {
+			struct flow *f = &net->flows[net->act[i]];
+			int hit;
+
+			if (f->frozen)
+				continue;
+			hit = f->cap > 0 && f->cap <= thr;
+			for (j = 0; !hit && j < f->plen; j++)
+				hit = links[f->path[j]].sat;
+			if (!hit)
+				continue;
+			f->frozen = 1;
+			unfrozen--;
+			/* never above the flow's own cap */
+			f->rate = (f->cap > 0 && f->cap < m) ? f->cap : m;
+			for (j = 0; j < f->plen; j++) {
+				struct link *l = &links[f->path[j]];
+				l->rc -= f->rate;
+				l->n--;
+			}
+		}
+	}
+}
+
+static int on_solve(struct sim_engine *eng, void *ctx,
+		    const struct sim_event *ev, struct plumb_err *err)
+{
+	struct sim_net *net = ctx;
+	struct sim_stats *st = sim_stats_mut(eng);
+	double now = sim_now(eng);
+	int i, rc;
+
+	(void)ev;
+	net->resolve_pending = 0;
+	st->resolves++;
+	st->resolve_flows += (uint64_t)net->nact;
+	solve_rates(net, now);
+	for (i = 0; i < net->nact; i++) {
+		int id = net->act[i];
+		struct flow *f = &net->flows[id];
+		struct sim_payload pl;
+
+		if (f->rate == f->old_rate && f->ev != SIM_HANDLE_NONE)
+			continue;       /* same rate: same completion time */
+		sim_cancel(eng, f->ev);
+		pl.i0 = id;
+		pl.i1 = f->gen;
+		pl.p = NULL;
+		rc = sim_at(eng, now + f->remaining / f->rate,
+			    SIM_PRIO_DEFAULT, net->kind_done, &pl, &f->ev,
+			    err);
+		if (rc < 0)
+			return rc;
+	}
+	if (net->hook)
+		net->hook(net->hook_ctx, net);
+	return 0;
+}
+
+double sim_flow_rate(const struct sim_net *net, int flow)
+{
+	assert(flow >= 0 && flow < net->nslots);
+	return net->flows[flow].rate;
+}
+
+double sim_flow_bytes(const struct sim_net *net, int flow)
+{
+	assert(flow >= 0 && flow < net->nslots);
+	return net->flows[flow].bytes;
+}
+
+void *sim_flow_arg(const struct sim_net *net, int flow)
+{
+	assert(flow >= 0 && flow < net->nslots);
+	return net->flows[flow].arg;
+}
+
+double sim_flow_rate_cap(const struct sim_net *net, int flow)
+{
+	assert(flow >= 0 && flow < net->nslots);
+	return net->flows[flow].cap;
+}
+
+int sim_flow_path(const struct sim_net *net, int flow, const int **path)
+{
+	assert(flow >= 0 && flow < net->nslots);
+	*path = net->flows[flow].path;
+	return net->flows[flow].plen;
+}
+
+int sim_net_nactive(const struct sim_net *net)
+{
+	return net->nact;
+}
+
+int sim_net_active(const struct sim_net *net, int i)
+{
+	assert(i >= 0 && i < net->nact);
+	return net->act[i];
+}
+
+int sim_net_nflows(const struct sim_net *net)
+{
+	return net->nflows;
+}
+
+double sim_net_bytes_started(const struct sim_net *net)
+{
+	return net->bytes_started;
+}
+
+double sim_net_bytes_done(const struct sim_net *net)
+{
+	return net->bytes_done;
+}
+
+struct sim_engine *sim_net_engine(const struct sim_net *net)
+{
+	return net->eng;
+}
+
+void sim_net_set_resolve_hook(struct sim_net *net, sim_net_hook_fn fn,
+			      void *ctx)
+{
+	net->hook = fn;
+	net->hook_ctx = ctx;
+}

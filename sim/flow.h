@@ -1,0 +1,154 @@
+/*
+ * flow.h - flow-level network model on top of the event engine.
+ *
+ * Links are directed capacity resources: capacity in bytes/s, latency in
+ * seconds, and a kind label (PCIe, switch, root complex, ...). A full-duplex
+ * PCIe link is two links, one per direction.
+ *
+ * A flow moves `bytes` along a path (ordered list of distinct link ids),
+ * optionally capped at rate_cap bytes/s, starting at an absolute time.
+ *
+ * LATENCY MODEL ("latency, then bandwidth"): a flow started at t0 first waits
+ * the sum L of its path's link latencies without using any bandwidth; at
+ * t0 + L it becomes active and transfers at its fair rate until its last
+ * byte arrives. A lone flow of B bytes on a path whose narrowest link has
+ * capacity C thus completes at t0 + L + B / C. (Store-and-forward and
+ * pipelining are not modelled; per-hop latency is added once per flow.)
+ * A flow of 0 bytes completes at t0 + L.
+ *
+ * SHARING: active flows share link capacity max-min fairly, computed by
+ * progressive filling (water-filling): all unfrozen flows' rates rise
+ * together; when a link's capacity is used up (or a flow reaches its own
+ * rate cap), the flows through that link (or that flow) are frozen at the
+ * current level; repeat until every flow is frozen. Implemented as rounds:
+ *   m = min( min over links l with unfrozen flows of  rc(l) / n(l),
+ *            min over unfrozen capped flows of cap(f) )
+ *   freeze, at rate m, every unfrozen flow that has a cap <= m or crosses a
+ *   link whose share rc(l)/n(l) <= m (1 + 1e-12); subtract m from rc(l) of
+ *   every link on its path and decrement n(l).
+ * (rc = capacity not yet given to frozen flows, n = unfrozen flows through
+ * the link.) No link is ever given more than its capacity: a frozen flow
+ * receives m, which is at most the share of every link on its path.
+ *
+ * WHEN: rates are re-solved whenever a flow becomes active or completes.
+ * Every start or completion at one instant marks the network dirty and one
+ * re-solve event runs at that same instant with priority SIM_PRIO_LAST, so
+ * n flows starting together cost one solve, not n. Each solve first charges
+ * every active flow rate x elapsed time, then computes the new rates, then
+ * reschedules the completion event of each flow whose rate changed
+ * (cancelling the stale event); flows whose rate did not change keep theirs.
+ *
+ * COST of one re-solve: O(R x (F x P + L)) for F active flows of mean path
+ * length P crossing L distinct links, with R rounds (R <= number of distinct
+ * bottleneck levels, at most min(F, L + capped flows)); plus
+ * O(changed x log pending) to reschedule. Measured figures: docs/engine.md.
+ *
+ * Flow ids are small integers, reused after the flow's completion callback
+ * has returned. Link ids are 0, 1, 2, ... in order of sim_net_add_link().
+ */
+#ifndef PLUMB_SIM_FLOW_H
+#define PLUMB_SIM_FLOW_H
+
+#include "engine.h"
+
+enum sim_link_kind {
+	SIM_LINK_PCIE,
+	SIM_LINK_SWITCH,
+	SIM_LINK_ROOT_COMPLEX,  /* I/O die / root complex */
+	SIM_LINK_INTER_SOCKET,
+	SIM_LINK_HOST_DRAM,
+	SIM_LINK_NVLINK,
+	SIM_LINK_NVSWITCH,
+	SIM_LINK_NKINDS
+};
+
+/* Lowercase label of a kind ("pcie", "root_complex", ...), "?" if unknown. */
+const char *sim_link_kind_name(enum sim_link_kind kind);
+
+struct sim_net;
+
+/*
+ * Called at a flow's completion time, before the re-solve of that instant.
+ * May start new flows. Returns 0 or a negative plumb code after filling err
+ * (stops sim_run()). The flow id stays valid until the callback returns.
+ */
+typedef int (*sim_flow_done_fn)(struct sim_net *net, int flow, void *arg,
+				struct plumb_err *err);
+
+/* Called after every re-solve (for checks and traces). */
+typedef void (*sim_net_hook_fn)(void *ctx, const struct sim_net *net);
+
+struct sim_flow_spec {
+	const int *path;        /* link ids, distinct; copied */
+	int path_len;           /* >= 1, or 0 with rate_cap > 0 */
+	double bytes;           /* >= 0 */
+	double rate_cap;        /* bytes/s; 0 = no cap */
+	double start;           /* absolute time >= sim_now() */
+	sim_flow_done_fn on_done;       /* may be NULL */
+	void *arg;              /* given back to on_done; caller keeps it */
+};
+
+/*
+ * Create an empty network driven by eng (which must outlive it; the network
+ * registers three event kinds with eng). *out is NULL on failure.
+ * Returns 0 or -PLUMB_ERUNTIME.
+ */
+int sim_net_new(struct sim_engine *eng, struct sim_net **out,
+		struct plumb_err *err);
+
+/* Free net. Pending events of net's kinds must not run afterwards (free the
+ * engine too, or do not call sim_run() again). NULL is a no-op. */
+void sim_net_free(struct sim_net *net);
+
+/*
+ * Add a link: capacity > 0 bytes/s, latency >= 0 s, both finite.
+ * *id receives its id. Returns 0, -PLUMB_EINPUT (bad values) or
+ * -PLUMB_ERUNTIME (out of memory).
+ */
+int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
+		     double capacity, double latency, int *id,
+		     struct plumb_err *err);
+
+int sim_net_nlinks(const struct sim_net *net);
+double sim_net_link_capacity(const struct sim_net *net, int link);
+double sim_net_link_latency(const struct sim_net *net, int link);
+enum sim_link_kind sim_net_link_kind(const struct sim_net *net, int link);
+
+/* Sum of the current rates of active flows through link. O(F x P). */
+double sim_net_link_load(const struct sim_net *net, int link);
+
+/*
+ * Start a flow (spec copied). *id (if not NULL) receives its id. The flow
+ * becomes active at spec->start + path latency. Returns 0, -PLUMB_EINPUT
+ * (unknown or repeated link, negative or non-finite bytes/cap, start in the
+ * past, empty path without cap) or -PLUMB_ERUNTIME (out of memory).
+ * Allocates only when the network's arrays must grow.
+ */
+int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
+		   int *id, struct plumb_err *err);
+
+/* Current rate of an active flow (0 while it waits its latency). */
+double sim_flow_rate(const struct sim_net *net, int flow);
+double sim_flow_bytes(const struct sim_net *net, int flow);
+void *sim_flow_arg(const struct sim_net *net, int flow);
+double sim_flow_rate_cap(const struct sim_net *net, int flow);
+int sim_flow_path(const struct sim_net *net, int flow, const int **path);
+
+/* Active flows (past their latency): count, and the id of the i-th. */
+int sim_net_nactive(const struct sim_net *net);
+int sim_net_active(const struct sim_net *net, int i);
+
+/* Flows started but not yet completed (waiting or active). */
+int sim_net_nflows(const struct sim_net *net);
+
+/* Bytes of all started flows, and of all completed flows. */
+double sim_net_bytes_started(const struct sim_net *net);
+double sim_net_bytes_done(const struct sim_net *net);
+
+struct sim_engine *sim_net_engine(const struct sim_net *net);
+
+/* Install (fn NULL: remove) the after-re-solve hook. */
+void sim_net_set_resolve_hook(struct sim_net *net, sim_net_hook_fn fn,
+			      void *ctx);
+
+#endif
