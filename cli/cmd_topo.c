@@ -46,7 +46,8 @@ static void section(FILE *f, const char *title)
 
 static void print_text(FILE *f, const struct scenario *s, int want_host, int want_guest,
 		       const struct topo_view *host, const struct topo_view *guest,
-		       const struct topo_view *acs_off, const struct bar_result *without,
+		       const struct topo_view *acs_on, const struct topo_view *acs_off,
+		       const struct bar_result *without,
 		       const struct bar_result *with)
 {
 	const struct topo_view *run = guest ? guest : host;
@@ -74,7 +75,7 @@ static void print_text(FILE *f, const struct scenario *s, int want_host, int wan
 		rep_p2p_reasons(f, guest);
 	}
 	section(f, "IOMMU groups");
-	rep_iommu(f, host, acs_off);
+	rep_iommu(f, host, acs_on, acs_off);
 	section(f, guest && want_guest ? "NCCL transport (guest)" : "NCCL transport (host)");
 	rep_transport(f, want_guest && guest ? guest : host);
 	if (without && with) {
@@ -91,7 +92,7 @@ int cmd_topo(int argc, char **argv)
 	struct topo_opts o;
 	struct plumb_err err;
 	struct scenario *s = NULL;
-	struct topo_view *host = NULL, *guest = NULL, *acs_off = NULL;
+	struct topo_view *host = NULL, *guest = NULL, *acs_off = NULL, *acs_on = NULL;
 	struct bar_result *without = NULL, *with = NULL;
 	struct outfile out;
 	const char *path = NULL, *outpath = "-", *view = NULL;
@@ -165,6 +166,9 @@ int cmd_topo(int argc, char **argv)
 		off.acs_override = 0;
 		if ((rc = topo_build(s, TOPO_HOST, &off, &acs_off, &err)) < 0)
 			goto fail;
+		off.acs_override = 1;
+		if ((rc = topo_build(s, TOPO_HOST, &off, &acs_on, &err)) < 0)
+			goto fail;
 	}
 	if (s->vm.mode == SCN_VM) {
 		if ((rc = topo_build(s, TOPO_GUEST, &o, &guest, &err)) < 0)
@@ -179,7 +183,7 @@ int cmd_topo(int argc, char **argv)
 	out_open_ok = 1;
 	switch (fmt) {
 	case F_TEXT:
-		print_text(out.f, s, want_host, want_guest, host, guest, acs_off, without, with);
+		print_text(out.f, s, want_host, want_guest, host, guest, acs_on, acs_off, without, with);
 		break;
 	case F_MATRIX:
 		rep_topo_matrix(out.f, want_guest ? guest : host, 0);
@@ -198,6 +202,7 @@ int cmd_topo(int argc, char **argv)
 	topo_free(host);
 	topo_free(guest);
 	topo_free(acs_off);
+	topo_free(acs_on);
 	scn_free(s);
 	return PLUMB_OK;
 fail:
@@ -207,6 +212,7 @@ fail:
 	topo_free(host);
 	topo_free(guest);
 	topo_free(acs_off);
+	topo_free(acs_on);
 	scn_free(s);
 	return plumb_err_status(&err);
 }

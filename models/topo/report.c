@@ -129,21 +129,33 @@ static void print_groups(FILE *f, const struct topo_view *v)
 	}
 }
 
-void rep_iommu(FILE *f, const struct topo_view *as_is, const struct topo_view *acs_off)
+void rep_iommu(FILE *f, const struct topo_view *as_is, const struct topo_view *acs_on,
+	       const struct topo_view *acs_off)
 {
-	int merged = as_is->ngroups - acs_off->ngroups;
+	int merged = acs_on->ngroups - acs_off->ngroups;
+	const struct scenario *s = as_is->scn;
+
 	fprintf(f, "IOMMU groups (host, ACS as configured): %d\n", as_is->ngroups);
 	print_groups(f, as_is);
-	fprintf(f, "With ACS disabled everywhere: %d\n", acs_off->ngroups);
+	if (s->vm.host_iommu == SCN_IOMMU_OFF)
+		fputs("  (the host runs with the IOMMU off: these are the groups VFIO would see with it on)\n", f);
 	if (merged <= 0) {
-		fputs("  nothing merges: no bridge or switch has several devices below it, so\n"
-		      "  ACS has nothing to control; every GPU keeps its own group.\n", f);
-	} else {
-		print_groups(f, acs_off);
-		fprintf(f, "  %d group%s merge: devices under one switch without ACS can reach each\n"
-			"  other without the IOMMU, so VFIO must pass them to a guest together.\n",
-			merged, merged == 1 ? "" : "s");
+		fprintf(f, "ACS enforced or disabled everywhere: %d groups either way.\n", acs_off->ngroups);
+		fputs("  Disabling ACS merges nothing: no bridge or switch has several devices below it,\n"
+		      "  so ACS has nothing to control; every GPU keeps its own group.\n", f);
+		return;
 	}
+	if (acs_on->ngroups != as_is->ngroups) {
+		fprintf(f, "With ACS enforced everywhere: %d\n", acs_on->ngroups);
+		print_groups(f, acs_on);
+	}
+	if (acs_off->ngroups != as_is->ngroups) {
+		fprintf(f, "With ACS disabled everywhere: %d\n", acs_off->ngroups);
+		print_groups(f, acs_off);
+	}
+	fprintf(f, "  Disabling ACS merges %d group%s: devices below one switch (or below root ports\n"
+		"  without ACS on one root complex) can reach each other without the IOMMU, so VFIO\n"
+		"  must pass them to a guest together.\n", merged, merged == 1 ? "" : "s");
 }
 
 void rep_transport(FILE *f, const struct topo_view *v)
@@ -456,7 +468,12 @@ void rep_nccl_xml(FILE *f, const struct topo_view *v, const struct topo_view *ho
 				g->gen >= 6 ? "64.0 GT/s PCIe" : g->gen == 5 ? "32.0 GT/s PCIe" :
 				g->gen == 4 ? "16.0 GT/s PCIe" : g->gen == 3 ? "8.0 GT/s PCIe" : "5.0 GT/s PCIe",
 				g->width);
-			fprintf(f, "      <gpu dev=\"%d\" rank=\"%d\" gdr=\"%d\"/>\n", i, i, any_p2p);
+			{
+				const char *arch = s->catalog->gpus[g->gpu_model].arch;
+				int sm = strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : 0;
+				fprintf(f, "      <gpu dev=\"%d\" sm=\"%d\" rank=\"%d\" gdr=\"%d\"/>\n",
+					i, sm, i, any_p2p);
+			}
 			fputs("    </pci>\n", f);
 		}
 		fputs("  </cpu>\n", f);

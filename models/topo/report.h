@@ -18,8 +18,9 @@ void rep_topo_matrix(FILE *f, const struct topo_view *v, int legend);
 void rep_p2p_matrix(FILE *f, const struct topo_view *v, int legend);
 /* One line per non-OK pair: "GPU0-GPU1: NS, <reason>". */
 void rep_p2p_reasons(FILE *f, const struct topo_view *v);
-/* IOMMU groups as shown (host tree), with the ACS-off comparison. */
-void rep_iommu(FILE *f, const struct topo_view *as_is, const struct topo_view *acs_off);
+/* IOMMU groups as configured (host tree), compared with ACS on and off everywhere. */
+void rep_iommu(FILE *f, const struct topo_view *as_is, const struct topo_view *acs_on,
+	       const struct topo_view *acs_off);
 /* NCCL transport matrix and the level it used. */
 void rep_transport(FILE *f, const struct topo_view *v);
 /* BAR placement without and with pci=realloc. */
