@@ -4,52 +4,11 @@
  */
 #include <gsl/gsl_errno.h>
 #include <locale.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "err.h"
-
-const struct plumb_cmd plumb_commands[] = {
-	{ "topo", cmd_topo, "topology views: topo -m, P2P status, IOMMU groups, NCCL transports, BARs",
-	  cmd_topo_usage },
-	{ "import", cmd_import, "write a scenario skeleton from `nvidia-smi topo -m` or `lspci` output",
-	  cmd_import_usage },
-	{ NULL, NULL, NULL, NULL }
-};
-
-const struct plumb_cmd *plumb_cmd_find(const char *name)
-{
-	const struct plumb_cmd *c;
-	for (c = plumb_commands; c->name; c++)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
-}
-
-int cmd_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fputs("plumb: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'plumb %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
-	return PLUMB_EUSAGE;
-}
-
-int cmd_wants_help(int argc, char **argv)
-{
-	int i;
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-			return 1;
-	}
-	return 0;
-}
 
 static void main_help(FILE *f)
 {
