@@ -61,6 +61,7 @@ $(B)/unit-tests: $(LIBOBJ) $(TESTOBJ)
 check: plumb $(B)/unit-tests
 	$(B)/unit-tests
 	sh tests/golden/run.sh
+	sh tests/docs_examples.sh
 
 golden-update: plumb
 	sh tests/golden/run.sh --update

@@ -1,0 +1,25 @@
+#!/bin/sh
+# install-deps.sh - install the Debian packages plumb builds and tests with.
+# Idempotent: installs only what is missing. Needs root (uses sudo if present).
+#   build:  gcc make pkg-config libgsl-dev libyaml-dev libcairo2-dev libcunit1-dev
+#   tests:  python3 (JSON validity checks in the golden runs)
+set -eu
+PKGS="gcc make pkg-config libgsl-dev libyaml-dev libcairo2-dev libcunit1-dev python3"
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+	SUDO=sudo
+fi
+echo "install-deps: installing$missing"
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
