@@ -1,0 +1,274 @@
+#!/bin/sh
+# tests/golden/run.sh - golden runs of the plumb CLI (docs/testing.md).
+#
+#   sh tests/golden/run.sh            compare against the stored outputs
+#   sh tests/golden/run.sh --update   rewrite the stored outputs instead
+#
+# Run from the repository root with ./plumb built. Checks, in order:
+#   1. every scenarios/*.yaml: `plumb topo` in each variant below, stdout
+#      byte-identical to tests/golden/<name>.<variant>.out, exit status 0;
+#   2. every tests/bad/*.yaml: exit status and stderr exactly as in
+#      tests/bad/<name>.expected (first line "exit: N", then the stderr text);
+#   3. every command listed by `plumb --help` answers --help and is
+#      documented in docs/cli.md; usage and I/O errors give exit 2 and 4;
+#   4. determinism (two runs agree) and atomic -o output.
+# tests/bad/pending/ holds bad inputs whose message should read better; their
+# .expected file has the proposed text. Only their exit status counts; when
+# the text matches too, the script says the case can move to tests/bad/.
+# (YAML examples in docs/ are checked by tests/docs_examples.sh.)
+# Ends with exactly one line "N passed, M failed"; exit status 1 when M > 0.
+# Variants: text (default), json, nccl-xml, acs-off (--acs off), and for a
+# VM also view-host (--view host).
+
+LC_ALL=C
+export LC_ALL
+unset NCCL_P2P_LEVEL NCCL_P2P_DISABLE NCCL_SHM_DISABLE
+
+PLUMB=${PLUMB:-./plumb}
+GOLDEN=tests/golden
+BAD=tests/bad
+update=0
+case ${1:-} in
+--update) update=1 ;;
+"") ;;
+*) echo "usage: sh tests/golden/run.sh [--update]" >&2; exit 2 ;;
+esac
+
+if [ ! -x "$PLUMB" ]; then
+	echo "run.sh: $PLUMB not found; run 'make' first (from the repository root)" >&2
+	exit 2
+fi
+
+pass=0
+fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-golden.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# compare EXPECTED_FILE ACTUAL_FILE LABEL: diff -u on mismatch.
+compare() {
+	if [ ! -f "$1" ]; then
+		bad "$3: missing $1 (run 'make golden-update' and review the new file)"
+	elif cmp -s "$1" "$2"; then
+		ok
+	else
+		bad "$3: output differs from $1"
+		diff -u "$1" "$2" | sed 's/^/    /' | head -n 60
+	fi
+}
+
+# store SRC DEST: --update mode, copy and report only real changes.
+store() {
+	if [ -f "$2" ] && cmp -s "$1" "$2"; then
+		ok
+		return
+	fi
+	[ -f "$2" ] && echo "updated: $2" || echo "created: $2"
+	cp "$1" "$2"
+	ok
+}
+
+# ---- 1. bundled scenarios -------------------------------------------------
+nscn=0
+for scn in scenarios/*.yaml; do
+	[ -f "$scn" ] || continue
+	nscn=$((nscn + 1))
+	name=$(basename "$scn" .yaml)
+	"$PLUMB" topo "$scn" >"$tmp/text" 2>"$tmp/err"
+	rc=$?
+	variants="text json nccl-xml acs-off"
+	head -n 1 "$tmp/text" | grep -q '(.*, VM' && variants="$variants view-host"
+	for v in $variants; do
+		case $v in
+		text) args= ;;
+		json) args="--format json" ;;
+		nccl-xml) args="--format nccl-xml" ;;
+		acs-off) args="--acs off" ;;
+		view-host) args="--view host" ;;
+		esac
+		out=$tmp/$name.$v.out
+		# shellcheck disable=SC2086 # args is a word list on purpose
+		"$PLUMB" topo "$scn" $args >"$out" 2>"$tmp/err"
+		rc=$?
+		label="plumb topo $scn${args:+ $args}"
+		if [ "$rc" -ne 0 ]; then
+			bad "$label: exit status $rc, expected 0"
+			sed 's/^/    /' "$tmp/err"
+			continue
+		fi
+		if [ -s "$tmp/err" ]; then
+			bad "$label: unexpected stderr"
+			sed 's/^/    /' "$tmp/err"
+			continue
+		fi
+		if [ "$update" -eq 1 ]; then
+			store "$out" "$GOLDEN/$name.$v.out"
+		else
+			compare "$GOLDEN/$name.$v.out" "$out" "$label"
+		fi
+	done
+done
+[ "$nscn" -gt 0 ] || bad "no scenarios/*.yaml found (run from the repository root)"
+
+# Golden files whose scenario is gone would never be checked again.
+for g in "$GOLDEN"/*.out; do
+	[ -f "$g" ] || continue
+	name=$(basename "$g" .out)
+	name=${name%.*}
+	[ -f "scenarios/$name.yaml" ] && continue
+	if [ "$update" -eq 1 ]; then
+		echo "removed: $g (no scenarios/$name.yaml)"
+		rm -f "$g"
+	else
+		bad "$g: no scenarios/$name.yaml (stale golden file; 'make golden-update' removes it)"
+	fi
+done
+
+# ---- 2. malformed scenarios -------------------------------------------------
+for y in "$BAD"/*.yaml; do
+	[ -f "$y" ] || continue
+	exp=${y%.yaml}.expected
+	"$PLUMB" topo "$y" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	{ echo "exit: $rc"; cat "$tmp/err"; } >"$tmp/actual"
+	if [ "$rc" -eq 0 ]; then
+		bad "plumb topo $y: loaded without error (a bad scenario must fail)"
+		continue
+	fi
+	if [ "$rc" -gt 5 ]; then
+		bad "plumb topo $y: exit status $rc (crash?), expected a documented status"
+		sed 's/^/    /' "$tmp/err"
+		continue
+	fi
+	if [ -s "$tmp/out" ]; then
+		bad "plumb topo $y: wrote to stdout on failure"
+		continue
+	fi
+	if [ "$update" -eq 1 ]; then
+		store "$tmp/actual" "$exp"
+	else
+		compare "$exp" "$tmp/actual" "plumb topo $y"
+	fi
+done
+for y in "$BAD"/pending/*.yaml; do
+	[ -f "$y" ] || continue
+	exp=${y%.yaml}.expected
+	"$PLUMB" topo "$y" >/dev/null 2>"$tmp/err"
+	rc=$?
+	# The proposed text names the file where it will live, tests/bad/.
+	{ echo "exit: $rc"; sed "s|$BAD/pending/|$BAD/|" "$tmp/err"; } >"$tmp/actual"
+	want=$(head -n 1 "$exp" 2>/dev/null)
+	if [ "$want" != "exit: $rc" ]; then
+		bad "plumb topo $y: '$want' expected, got exit status $rc"
+		continue
+	fi
+	ok
+	if cmp -s "$exp" "$tmp/actual"; then
+		echo "note: $y now gives the proposed message; move it and its .expected to $BAD/"
+	else
+		echo "pending: $y (message awaits the wording in its .expected)"
+	fi
+done
+for e in "$BAD"/*.expected "$BAD"/pending/*.expected; do
+	[ -f "$e" ] || continue
+	[ -f "${e%.expected}.yaml" ] || bad "$e: no ${e%.expected}.yaml next to it"
+done
+
+# ---- 3. command table: --help, docs, exit statuses ------------------------
+# expect_rc RC LABEL CMD...: run CMD, check the exit status, stdout to $tmp/out.
+expect_rc() {
+	want=$1
+	label=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		bad "$label: exit status $rc, expected $want"
+		sed 's/^/    /' "$tmp/err"
+		return 1
+	fi
+	ok
+	return 0
+}
+
+expect_rc 0 "plumb --help" "$PLUMB" --help
+cp "$tmp/out" "$tmp/help"
+cmds=$(awk '/^Commands:/ { on = 1; next } on && /^[ \t]*$/ { exit }
+	    on && NF { print $1 }' "$tmp/help")
+[ -n "$cmds" ] && ok || bad "plumb --help lists no commands under 'Commands:'"
+for c in $cmds; do
+	if expect_rc 0 "plumb $c --help" "$PLUMB" "$c" --help; then
+		if [ -s "$tmp/out" ]; then ok; else bad "plumb $c --help: empty output"; fi
+	fi
+	if [ -f docs/cli.md ]; then
+		if grep -Eq "plumb $c([^a-z0-9_-]|\$)|^#+ (.*[^a-z0-9_-])?$c([^a-z0-9_-]|\$)" docs/cli.md; then
+			ok
+		else
+			bad "command '$c' is not documented in docs/cli.md"
+		fi
+	fi
+done
+[ -f docs/cli.md ] || echo "note: docs/cli.md does not exist yet; skipped the command documentation check"
+
+first=
+for scn in scenarios/*.yaml; do
+	[ -f "$scn" ] && { first=$scn; break; }
+done
+
+expect_rc 2 "plumb (unknown command)" "$PLUMB" no-such-command
+expect_rc 2 "plumb topo (no scenario)" "$PLUMB" topo
+expect_rc 2 "plumb topo --format bogus" "$PLUMB" topo "$first" --format bogus
+expect_rc 2 "plumb topo --no-such-option" "$PLUMB" topo "$first" --no-such-option
+expect_rc 4 "plumb topo (missing file)" "$PLUMB" topo "$tmp/does-not-exist.yaml"
+if [ -s "$tmp/out" ]; then bad "plumb topo (missing file): wrote to stdout"; else ok; fi
+
+# ---- 4. determinism and atomic output -------------------------------------
+if [ -n "$first" ]; then
+	for f in text json nccl-xml; do
+		"$PLUMB" topo "$first" --format "$f" >"$tmp/run1" 2>/dev/null
+		"$PLUMB" topo "$first" --format "$f" >"$tmp/run2" 2>/dev/null
+		if cmp -s "$tmp/run1" "$tmp/run2"; then
+			ok
+		else
+			bad "plumb topo $first --format $f: two runs differ"
+			diff -u "$tmp/run1" "$tmp/run2" | sed 's/^/    /' | head -n 20
+		fi
+	done
+
+	mkdir "$tmp/o"
+	if expect_rc 0 "plumb topo $first -o FILE" "$PLUMB" topo "$first" -o "$tmp/o/topo.txt"; then
+		"$PLUMB" topo "$first" >"$tmp/stdout.txt" 2>/dev/null
+		if cmp -s "$tmp/o/topo.txt" "$tmp/stdout.txt"; then
+			ok
+		else
+			bad "plumb topo $first -o FILE: file differs from stdout output"
+		fi
+		if [ -s "$tmp/out" ]; then bad "plumb topo -o FILE: also wrote to stdout"; else ok; fi
+	fi
+	printf 'previous contents\n' >"$tmp/o/keep.txt"
+	cp "$tmp/o/keep.txt" "$tmp/keep.orig"
+	badscn=
+	for y in "$BAD"/*.yaml; do
+		[ -f "$y" ] && { badscn=$y; break; }
+	done
+	if [ -n "$badscn" ]; then
+		expect_rc 3 "plumb topo $badscn -o existing" "$PLUMB" topo "$badscn" -o "$tmp/o/keep.txt"
+		if cmp -s "$tmp/o/keep.txt" "$tmp/keep.orig"; then
+			ok
+		else
+			bad "plumb topo $badscn -o FILE: a failing run changed the existing file"
+		fi
+	fi
+	left=$(find "$tmp/o" -name '*.tmp.*' | head -n 5)
+	if [ -z "$left" ]; then
+		ok
+	else
+		bad "temporary files left behind by -o: $left"
+	fi
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
