@@ -18,7 +18,7 @@
 enum { SLOT_FREE = 0, SLOT_LIVE = 1, SLOT_CANCELLED = 2 };
 
 #define NO_SLOT UINT32_MAX
-#define COMPACT_MIN 64
+#define COMPACT_MIN 16
 
 static int key_less(const struct sim_qkey *a, const struct sim_qkey *b)
 {

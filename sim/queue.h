@@ -22,7 +22,7 @@
  *
  * Cancellation is lazy: sim_queue_cancel() marks the event's slot and leaves
  * its key in the heap; pop and peek discard marked keys when they reach the
- * top. When marked keys outnumber live ones (and the heap holds more than 64
+ * top. When marked keys outnumber live ones (and the heap holds more than 16
  * keys), the heap is rebuilt without them in O(n), so memory stays within
  * twice the live set however many events are cancelled.
  *
