@@ -1,0 +1,157 @@
+/*
+ * cmd_import.c - `plumb import topo-m|lspci FILE`: write a scenario skeleton
+ * rebuilt from real tool output (io/import.h does the work).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "err.h"
+#include "import.h"
+#include "out.h"
+
+const char cmd_import_usage[] =
+	"usage: plumb import topo-m FILE [-o OUT] [--gpu-model ID] [--name NAME]\n"
+	"       plumb import lspci FILE [-o OUT] [--gpu-model ID] [--sockets N] [--name NAME]\n"
+	"\n"
+	"Write a scenario skeleton (YAML) rebuilt from real tool output.\n"
+	"\n"
+	"  topo-m   FILE holds `nvidia-smi topo -m` output; the PCIe tree is rebuilt\n"
+	"           so that it gives the same GPU/NIC matrix; NV# cells become\n"
+	"           an nvlink section.\n"
+	"  lspci    FILE holds `lspci -tv`, `lspci -t` or `lspci -vvv` output (the\n"
+	"           format is detected); switches are folded into one node each and\n"
+	"           subtrees without a GPU or NIC are dropped.\n"
+	"\n"
+	"  FILE               input file, \"-\" for standard input (at most 16 MiB)\n"
+	"  -o, --output OUT   output file (default \"-\", standard output); written\n"
+	"                     atomically\n"
+	"  --gpu-model ID     catalog id for GPUs the input does not name\n"
+	"                     (default rtx-pro-6000)\n"
+	"  --sockets N        lspci: number of CPU sockets (1-8); by default taken\n"
+	"                     from the NUMA nodes (-vvv) or guessed (-tv, -t)\n"
+	"  --name NAME        scenario name (default: imported-<file base name>)\n"
+	"\n"
+	"Exit status: 0 ok, 2 usage, 3 invalid input, 4 I/O error.\n";
+
+/* Value of option argv[*i] ("--opt VAL" or "--opt=VAL"), advancing *i. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *match)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+
+	*match = 0;
+	if (strncmp(a, name, n) != 0)
+		return NULL;
+	if (a[n] == '=') {
+		*match = 1;
+		return a + n + 1;
+	}
+	if (a[n] != '\0')
+		return NULL;
+	*match = 1;
+	if (*i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int valid_id(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) ||
+		      *s == '-' || *s == '_'))
+			return 0;
+	return 1;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	struct imp_opts o;
+	struct plumb_err err;
+	struct outfile out;
+	struct imp_scn *s = NULL;
+	const char *kind = NULL, *file = NULL, *outpath = "-", *v;
+	char *buf = NULL;
+	size_t len;
+	int i, rc, match;
+
+	if (cmd_wants_help(argc, argv)) {
+		fputs(cmd_import_usage, stdout);
+		return PLUMB_OK;
+	}
+	memset(&o, 0, sizeof(o));
+	plumb_err_clear(&err);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if ((v = opt_value(argc, argv, &i, "--output", &match)) || match ||
+		    (v = opt_value(argc, argv, &i, "-o", &match)) || match) {
+			if (!v || !*v)
+				return cmd_usage_error("import", "%s needs a file name", a);
+			outpath = v;
+		} else if ((v = opt_value(argc, argv, &i, "--gpu-model", &match)) || match) {
+			if (!v || !valid_id(v))
+				return cmd_usage_error("import", "--gpu-model needs a catalog id "
+						       "like rtx-pro-6000");
+			o.gpu_model = v;
+		} else if ((v = opt_value(argc, argv, &i, "--name", &match)) || match) {
+			if (!v || !*v)
+				return cmd_usage_error("import", "--name needs a value");
+			o.name = v;
+		} else if ((v = opt_value(argc, argv, &i, "--sockets", &match)) || match) {
+			char *end;
+			long n = v ? strtol(v, &end, 10) : 0;
+			if (!v || !*v || *end || n < 1 || n > 8)
+				return cmd_usage_error("import", "--sockets needs a number from 1 to 8");
+			o.sockets = (int)n;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return cmd_usage_error("import", "unknown option '%s'", a);
+		} else if (!kind) {
+			kind = a;
+		} else if (!file) {
+			file = a;
+		} else {
+			return cmd_usage_error("import", "unexpected argument '%s'", a);
+		}
+	}
+	if (!kind)
+		return cmd_usage_error("import", "missing input kind (topo-m or lspci)");
+	if (strcmp(kind, "topo-m") != 0 && strcmp(kind, "lspci") != 0)
+		return cmd_usage_error("import", "unknown input kind '%s' (expected topo-m or lspci)",
+				       kind);
+	if (!file)
+		return cmd_usage_error("import", "missing input FILE (\"-\" for standard input)");
+	if (o.sockets && strcmp(kind, "lspci") != 0)
+		return cmd_usage_error("import", "--sockets applies to lspci input only");
+	o.src = strcmp(file, "-") == 0 ? "<stdin>" : file;
+
+	if ((rc = imp_read_input(file, &buf, &len, &err)) < 0)
+		goto fail;
+	if (!(s = imp_scn_new())) {
+		rc = plumb_err_set(&err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
+	rc = strcmp(kind, "topo-m") == 0 ? imp_topom_parse(buf, len, &o, s, &err)
+					 : imp_lspci_parse(buf, len, &o, s, &err);
+	if (rc < 0)
+		goto fail;
+	if ((rc = out_open(&out, outpath, &err)) < 0)
+		goto fail;
+	if ((rc = imp_write_yaml(out.f, s, outpath, &err)) < 0) {
+		out_abort(&out);
+		goto fail;
+	}
+	if ((rc = out_commit(&out, &err)) < 0)
+		goto fail;
+	imp_scn_free(s);
+	free(buf);
+	return PLUMB_OK;
+fail:
+	imp_scn_free(s);
+	free(buf);
+	plumb_err_print(&err);
+	return plumb_err_status(&err);
+}
