@@ -462,7 +462,7 @@ static int parse_outline_line(struct ls *L, const char *b, const char *e, int *r
 			      struct plumb_err *err)
 {
 	const char *p = b, *r;
-	int dev, fn, k, ep;
+	int dev = 0, fn = 0, k, ep;
 
 	if (e - b > 14 && strncmp(b, "Root [", 6) == 0 && b[10] == ':' && b[13] == ']') {
 		if ((k = add_dev(L, err)) < 0)
