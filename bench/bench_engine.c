@@ -18,6 +18,12 @@
  * and then starts the next all-reduce. Every chunk is one flow, so the run
  * is dominated by flow starts and ends, that is, by re-solves.
  *
+ * Workload "wide": `wide` flows stay active at once on 32 links of
+ * random capacity (paths of 1..4 distinct random links); each completion
+ * starts a new flow, so nearly every event is followed by a re-solve over
+ * all `wide` flows. It measures the re-solve cost against the number of
+ * active flows.
+ *
  * Workload "hold": the classic hold model on the bare engine: `hold`
  * pending events; each event schedules one more at now + Exp(1). It
  * measures the queue and the run loop alone.
@@ -212,6 +218,53 @@ static int ring_setup(struct ring *rg, struct plumb_err *err)
 	return 0;
 }
 
+#define WLINKS 32
+
+struct wide {
+	struct sim_net *net;
+	gsl_rng *r;
+	int links[WLINKS];
+	long left;
+};
+
+static int wide_start(struct wide *w, struct plumb_err *err);
+
+static int wide_done(struct sim_net *net, int flow, void *arg,
+		     struct plumb_err *err)
+{
+	(void)net;
+	(void)flow;
+	return wide_start(arg, err);
+}
+
+static int wide_start(struct wide *w, struct plumb_err *err)
+{
+	struct sim_flow_spec s;
+	int path[4], n, i, j;
+
+	if (w->left <= 0)
+		return 0;
+	w->left--;
+	n = 1 + (int)gsl_rng_uniform_int(w->r, 4);
+	for (i = 0; i < n; i++) {
+		int again;
+		do {
+			path[i] = w->links[gsl_rng_uniform_int(w->r, WLINKS)];
+			again = 0;
+			for (j = 0; j < i; j++)
+				again |= path[j] == path[i];
+		} while (again);
+	}
+	s.path = path;
+	s.path_len = n;
+	s.bytes = 1e5 + gsl_rng_uniform(w->r) * 1e7;
+	s.rate_cap = 0;
+	s.start = sim_now(sim_net_engine(w->net));
+	s.on_done = wide_done;
+	s.arg = w;
+	return sim_flow_start(w->net, &s, NULL, err);
+}
+
 struct hold {
 	int kind;
 	gsl_rng *r;
@@ -269,7 +322,8 @@ static void report(const char *name, const struct sim_engine *eng,
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench-engine [--allreduces N] [--bytes B] "
-		"[--hold N] [--hold-events N] [--seed S]\n");
+		"[--wide F] [--wide-flows N] [--hold N] [--hold-events N] "
+		"[--seed S]\n");
 }
 
 int main(int argc, char **argv)
@@ -278,13 +332,15 @@ int main(int argc, char **argv)
 	struct sim_engine *eng = NULL;
 	struct ring *rg = NULL;
 	struct hold h;
-	long allreduces = 20000, hold = 1000;
+	long allreduces = 20000, hold = 1000, wide = 64, wide_flows = 200000;
+	struct wide w;
 	double bytes = 1 << 20, hold_events = 1e7, t0, secs;
 	unsigned long long seed = 1;
 	int i, rc;
 
 	gsl_set_error_handler_off();
 	plumb_err_clear(&err);
+	w.net = NULL;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v) {
@@ -295,6 +351,10 @@ int main(int argc, char **argv)
 			allreduces = atol(v);
 		else if (strcmp(a, "--bytes") == 0)
 			bytes = atof(v);
+		else if (strcmp(a, "--wide") == 0)
+			wide = atol(v);
+		else if (strcmp(a, "--wide-flows") == 0)
+			wide_flows = atol(v);
 		else if (strcmp(a, "--hold") == 0)
 			hold = atol(v);
 		else if (strcmp(a, "--hold-events") == 0)
@@ -307,7 +367,7 @@ int main(int argc, char **argv)
 		}
 		i++;
 	}
-	if (allreduces < 1 || hold < 1 || !(bytes > 0) || !(hold_events >= 1)) {
+	if (allreduces < 1 || hold < 1 || wide < 1 || wide_flows < wide || !(bytes > 0) || !(hold_events >= 1)) {
 		usage();
 		return PLUMB_EUSAGE;
 	}
@@ -331,6 +391,34 @@ int main(int argc, char **argv)
 	       "(%.2f us each)\n", allreduces, bytes, NGPU,
 	       1e6 * sim_now(rg->eng) / (double)allreduces);
 	report("ring", rg->eng, secs);
+
+	/* many concurrent flows: re-solve cost against active flows */
+	if ((rc = sim_engine_new(seed, &eng, &err)) < 0 ||
+	    (rc = sim_net_new(eng, &w.net, &err)) < 0 ||
+	    (rc = sim_rng(eng, 0, &w.r, &err)) < 0)
+		goto fail;
+	for (i = 0; i < WLINKS; i++)
+		if ((rc = sim_net_add_link(w.net, SIM_LINK_PCIE,
+					   gsl_ran_flat(w.r, 10e9, 100e9),
+					   1e-6, &w.links[i], &err)) < 0)
+			goto fail;
+	w.left = wide_flows;
+	for (i = 0; i < wide; i++)
+		if ((rc = wide_start(&w, &err)) < 0)
+			goto fail;
+	t0 = wall();
+	if ((rc = sim_run(eng, INFINITY, &err)) < 0)
+		goto fail;
+	secs = wall() - t0;
+	printf("wide: %ld flows, %ld active at once, on %d links\n",
+	       wide_flows, wide, WLINKS);
+	report("wide", eng, secs);
+	printf("  per re-solve    %.0f ns (upper bound: all wall time / "
+	       "re-solves)\n", 1e9 * secs / (double)sim_stats(eng)->resolves);
+	sim_net_free(w.net);
+	w.net = NULL;
+	sim_engine_free(eng);
+	eng = NULL;
 
 	/* hold model on the bare engine */
 	if ((rc = sim_engine_new(seed, &eng, &err)) < 0 ||
@@ -359,6 +447,7 @@ int main(int argc, char **argv)
 	return 0;
 fail:
 	fprintf(stderr, "bench-engine: error: %s\n", err.msg);
+	sim_net_free(w.net);
 	sim_engine_free(eng);
 	if (rg) {
 		sim_net_free(rg->net);

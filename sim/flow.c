@@ -25,6 +25,7 @@ struct link {
 	double cap, lat;
 	/* solver scratch */
 	double rc;              /* capacity not yet given to frozen flows */
+	double share;           /* rc / n in the current round */
 	int n;                  /* unfrozen flows through the link */
 	int sat;                /* saturated in the current round */
 	uint64_t stamp;         /* solve number that last reset rc and n */
@@ -35,7 +36,6 @@ struct flow {
 	int act_idx;
 	int plen, pcap;
 	int *path;              /* owned; reused when the slot is reused */
-	int frozen;             /* solver scratch */
 	uint32_t gen;
 	double bytes, remaining, rate, cap, t_upd;
 	double old_rate;        /* solver scratch: rate before this solve */
@@ -58,6 +58,7 @@ struct sim_net {
 	int nslots, capflows, free_head, nflows;
 	int *act;               /* ids of active flows */
 	int nact;
+	int *uf;                /* solver scratch: unfrozen flows */
 
 	int resolve_pending;
 	double bytes_started, bytes_done;
@@ -127,6 +128,7 @@ void sim_net_free(struct sim_net *net)
 		free(net->flows[i].path);
 	free(net->flows);
 	free(net->act);
+	free(net->uf);
 	free(net->links);
 	free(net->touched);
 	free(net);
@@ -276,6 +278,10 @@ static int flow_alloc(struct sim_net *net)
 		if (!na)
 			return -1;
 		net->act = na;
+		na = realloc(net->uf, (size_t)ncap * sizeof(*na));
+		if (!na)
+			return -1;
+		net->uf = na;
 		net->capflows = ncap;
 	}
 	id = net->nslots++;
@@ -423,13 +429,15 @@ static int on_complete(struct sim_engine *eng, void *ctx,
 /*
  * Charge every active flow for the time since its last update, then
  * progressive filling over the active flows (see flow.h). Leaves the
- * previous rate in old_rate.
+ * previous rate in old_rate. Each round visits only the flows still
+ * unfrozen (kept packed in uf[]) and the links they touched.
  */
 static void solve_rates(struct sim_net *net, double now)
 {
 	struct sim_stats *st = sim_stats_mut(net->eng);
 	struct link *links = net->links;
-	int i, j, nt = 0, unfrozen = net->nact;
+	int *uf = net->uf;
+	int i, j, nt = 0, nuf = net->nact;
 	uint64_t stamp = ++net->stamp;
 
 	for (i = 0; i < net->nact; i++) {
@@ -440,7 +448,7 @@ static void solve_rates(struct sim_net *net, double now)
 			f->remaining = 0;
 		f->t_upd = now;
 		f->old_rate = f->rate;
-		f->frozen = 0;
+		uf[i] = net->act[i];
 		for (j = 0; j < f->plen; j++) {
 			struct link *l = &links[f->path[j]];
 			if (l->stamp != stamp) {
@@ -452,43 +460,41 @@ static void solve_rates(struct sim_net *net, double now)
 			l->n++;
 		}
 	}
-	while (unfrozen > 0) {
+	while (nuf > 0) {
 		double m = INFINITY, thr;
+		int k;
 
 		st->resolve_rounds++;
 		for (i = 0; i < nt; i++) {
-			const struct link *l = &links[net->touched[i]];
+			struct link *l = &links[net->touched[i]];
 			if (l->n > 0) {
-				double s = l->rc > 0 ? l->rc / l->n : 0;
-				if (s < m)
-					m = s;
+				l->share = l->rc > 0 ? l->rc / l->n : 0;
+				if (l->share < m)
+					m = l->share;
 			}
 		}
-		for (i = 0; i < net->nact; i++) {
-			const struct flow *f = &net->flows[net->act[i]];
-			if (!f->frozen && f->cap > 0 && f->cap < m)
+		for (i = 0; i < nuf; i++) {
+			const struct flow *f = &net->flows[uf[i]];
+			if (f->cap > 0 && f->cap < m)
 				m = f->cap;
 		}
 		assert(isfinite(m) && m > 0);
 		thr = m * (1 + SHARE_EPS);
 		for (i = 0; i < nt; i++) {
 			struct link *l = &links[net->touched[i]];
-			l->sat = l->n > 0 &&
-				 (l->rc > 0 ? l->rc / l->n : 0) <= thr;
+			l->sat = l->n > 0 && l->share <= thr;
 		}
-		for (i = 0; i < net->nact; i++) {
-			struct flow *f = &net->flows[net->act[i]];
-			int hit;
+		/* freeze the flows at level m; keep the others packed */
+		for (i = k = 0; i < nuf; i++) {
+			struct flow *f = &net->flows[uf[i]];
+			int hit = f->cap > 0 && f->cap <= thr;
 
-			if (f->frozen)
-				continue;
-			hit = f->cap > 0 && f->cap <= thr;
 			for (j = 0; !hit && j < f->plen; j++)
 				hit = links[f->path[j]].sat;
-			if (!hit)
+			if (!hit) {
+				uf[k++] = uf[i];
 				continue;
-			f->frozen = 1;
-			unfrozen--;
+			}
 			/* never above the flow's own cap */
 			f->rate = (f->cap > 0 && f->cap < m) ? f->cap : m;
 			for (j = 0; j < f->plen; j++) {
@@ -497,6 +503,8 @@ static void solve_rates(struct sim_net *net, double now)
 				l->n--;
 			}
 		}
+		assert(k < nuf);        /* every round freezes a flow */
+		nuf = k;
 	}
 }
 
