@@ -1,0 +1,486 @@
+/*
+ * test_scn.c - the scenario loader (io/scn.h): every bundled scenario loads,
+ * the GPU catalog, defaults, GPU numbering, inherited link values, and the
+ * position and code of errors for invalid input.
+ *
+ * Run from the repository root (make check does): the bundled scenarios are
+ * every .yaml file directly in scenarios/.
+ */
+#include <CUnit/CUnit.h>
+#include <glob.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scn.h"
+
+void suite_scn(void);
+
+/* Assertions that print the actual and the expected value on failure. */
+#define EXPECT_INT(actual, expected) do { \
+	long long a_ = (long long)(actual), e_ = (long long)(expected); \
+	if (a_ != e_) \
+		printf("\n  %s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
+		       #actual, a_, e_); \
+	CU_ASSERT_EQUAL(a_, e_); \
+} while (0)
+
+#define EXPECT_U64(actual, expected) do { \
+	unsigned long long a_ = (actual), e_ = (expected); \
+	if (a_ != e_) \
+		printf("\n  %s:%d: %s = %llu, expected %llu\n", __FILE__, __LINE__, \
+		       #actual, a_, e_); \
+	CU_ASSERT_EQUAL(a_, e_); \
+} while (0)
+
+#define EXPECT_STR(actual, expected) do { \
+	const char *a_ = (actual), *e_ = (expected); \
+	if (strcmp(a_, e_) != 0) \
+		printf("\n  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
+		       #actual, a_, e_); \
+	CU_ASSERT_STRING_EQUAL(a_, e_); \
+} while (0)
+
+/* The smallest valid scenario; tests append to or edit a copy of it. */
+#define MINI_PCIE \
+	"pcie:\n" \
+	"  - {id: rc0, kind: root_complex, socket: 0}\n" \
+	"  - {id: rp0, kind: root_port, parent: rc0}\n" \
+	"  - {id: gpu0, kind: gpu, parent: rp0, model: rtx-pro-6000}\n"
+
+/* Load inline text; prints the error when it unexpectedly fails. */
+static struct scenario *load(const char *text)
+{
+	struct scenario *s = NULL;
+	struct plumb_err e;
+
+	plumb_err_clear(&e);
+	if (scn_parse("inline.yaml", text, &s, &e) < 0)
+		printf("\n  unexpected error: %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	return s;
+}
+
+/*
+ * Expected-failure case: text must fail with code at line:col and a message
+ * containing sub. `at` is the caller's line, printed when the case fails.
+ */
+#define expect_fail(...) expect_fail_at(__LINE__, __VA_ARGS__)
+static void expect_fail_at(int at, const char *text, int code, int line, int col,
+			   const char *sub)
+{
+	struct scenario *s = (struct scenario *)1;
+	struct plumb_err e;
+	int rc;
+
+	plumb_err_clear(&e);
+	rc = scn_parse("bad.yaml", text, &s, &e);
+	if (rc != -code || e.line != line || e.col != col || !strstr(e.msg, sub))
+		printf("\n  case at %s:%d: got %d, %s:%d:%d: %s\n", __FILE__, at, rc,
+		       e.file, e.line, e.col, e.msg);
+	EXPECT_INT(rc, -code);
+	CU_ASSERT_PTR_NULL(s);
+	EXPECT_INT(e.code, code);
+	EXPECT_INT(e.line, line);
+	EXPECT_INT(e.col, col);
+	EXPECT_STR(e.file, "bad.yaml");
+	if (!strstr(e.msg, sub))
+		printf("\n  message \"%s\" lacks \"%s\"\n", e.msg, sub);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, sub));
+	if (rc == 0)
+		scn_free(s);
+}
+
+/* GPU count from a bundled scenario's name: "...-8x-..." -> 8. */
+static int gpus_in_name(const char *path)
+{
+	const char *p = strrchr(path, '/');
+	p = p ? p + 1 : path;
+	for (; *p; p++)
+		if (*p >= '1' && *p <= '9' && (p[1] == 'x' || (p[1] >= '0' && p[1] <= '9' && p[2] == 'x')) &&
+		    (p == path || p[-1] == '-' || p[-1] == '/'))
+			return atoi(p);
+	return -1;
+}
+
+static void test_bundled_scenarios(void)
+{
+	glob_t g;
+	size_t i;
+	int rc = glob("scenarios/*.yaml", 0, NULL, &g);
+
+	if (rc != 0)
+		printf("\n  no scenarios/*.yaml (run from the repository root)\n");
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT(g.gl_pathc >= 1);
+	for (i = 0; i < g.gl_pathc; i++) {
+		const char *path = g.gl_pathv[i];
+		struct scenario *s = NULL;
+		struct plumb_err e;
+		int want = gpus_in_name(path), j;
+
+		plumb_err_clear(&e);
+		rc = scn_load(path, &s, &e);
+		if (rc != 0)
+			printf("\n  %s: %s:%d:%d: %s\n", path, e.file, e.line, e.col, e.msg);
+		EXPECT_INT(rc, 0);
+		if (!s)
+			continue;
+		if (want != s->ngpus)
+			printf("\n  %s: %d GPUs, its name says %d\n", path, s->ngpus, want);
+		EXPECT_INT(s->ngpus, want);
+		CU_ASSERT(want == 8 || want == 2);
+		CU_ASSERT(s->name[0] != '\0');
+		CU_ASSERT_PTR_NOT_NULL(s->catalog);
+		/* The loader's guarantees (scn.h): parents come first, GPUs in order. */
+		for (j = 0; j < s->nnodes; j++) {
+			const struct scn_node *d = &s->nodes[j];
+			if (d->kind == SCN_ROOT_COMPLEX)
+				EXPECT_INT(d->parent, -1);
+			else
+				CU_ASSERT(d->parent >= 0 && d->parent < j);
+			CU_ASSERT(d->socket >= 0 && d->socket < s->host.sockets);
+		}
+		for (j = 0; j < s->ngpus; j++) {
+			EXPECT_INT(s->nodes[s->gpu_node[j]].gpu_index, j);
+			CU_ASSERT(j == 0 || s->gpu_node[j] > s->gpu_node[j - 1]);
+		}
+		scn_free(s);
+	}
+	globfree(&g);
+}
+
+static void test_seed_scenario_values(void)
+{
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	int rc = scn_load("scenarios/proxmox-vm-8x-rtxpro6000.yaml", &s, &e);
+
+	EXPECT_INT(rc, 0);
+	if (!s)
+		return;
+	EXPECT_STR(s->name, "proxmox-vm-8x-rtxpro6000");
+	EXPECT_INT(s->host.cpu_vendor, SCN_AMD);
+	EXPECT_INT(s->host.sockets, 2);
+	EXPECT_INT(s->host.p2p_across_sockets, 1);
+	EXPECT_INT(s->vm.mode, SCN_VM);
+	EXPECT_INT(s->vm.chipset, SCN_Q35);
+	EXPECT_INT(s->vm.pcie_passthrough, 1);
+	EXPECT_INT(s->vm.firmware, SCN_SEABIOS);
+	EXPECT_INT(s->vm.guest_phys_bits, 40);
+	EXPECT_U64(s->vm.mmio64_window, 3ull << 39);   /* 1.5T */
+	EXPECT_U64(s->vm.guest_ram, 432ull << 30);
+	EXPECT_INT(s->vm.host_iommu, SCN_IOMMU_PT);
+	EXPECT_INT(s->vm.pci_realloc, 1);
+	EXPECT_STR(s->vm.kernel_args, "pci=realloc");
+	EXPECT_INT(s->vm.p2p_exposure, SCN_P2P_NONE);
+	EXPECT_INT(s->vm.guest_numa, 0);
+	EXPECT_INT(s->ngpus, 8);
+	/* GPUs 0-3 on socket 0, 4-7 on socket 1, each Gen5 x16. */
+	EXPECT_INT(s->nodes[s->gpu_node[3]].socket, 0);
+	EXPECT_INT(s->nodes[s->gpu_node[4]].socket, 1);
+	EXPECT_INT(s->nodes[s->gpu_node[7]].numa, 1);
+	EXPECT_INT(s->nodes[s->gpu_node[0]].gen, 5);
+	EXPECT_INT(s->nodes[s->gpu_node[0]].width, 16);
+	scn_free(s);
+	scn_free(NULL);
+}
+
+static void test_catalog(void)
+{
+	struct plumb_err e;
+	const struct scn_catalog *c = scn_catalog_builtin(&e);
+	const struct scn_gpu_model *m;
+	struct scn_catalog *file = NULL;
+	int i, found = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT(c->n >= 8);
+	CU_ASSERT_PTR_EQUAL(scn_catalog_builtin(&e), c);   /* parsed once */
+	i = scn_catalog_find(c, "rtx-pro-6000");
+	CU_ASSERT_FATAL(i >= 0);
+	EXPECT_INT(scn_catalog_find(c, "rtx-pro-600"), -1);
+	m = &c->gpus[i];
+	EXPECT_STR(m->id, "rtx-pro-6000");
+	EXPECT_INT(m->pcie_gen, 5);
+	EXPECT_INT(m->pcie_width, 16);
+	EXPECT_INT(m->p2p, SCN_P2P_NATIVE);
+	EXPECT_INT(m->nvlink_links, 0);
+	CU_ASSERT_DOUBLE_EQUAL(m->memory_gib, 96, 1e-9);
+	for (i = 0; i < m->nbars; i++) {
+		if (m->bars[i].region != 2)
+			continue;
+		found = 1;
+		EXPECT_U64(m->bars[i].size, 128ull << 30);
+		EXPECT_INT(m->bars[i].bits, 64);
+		EXPECT_INT(m->bars[i].prefetchable, 1);
+	}
+	EXPECT_INT(found, 1);
+	EXPECT_U64(scn_gpu_bar_total(m), (64ull << 20) + (128ull << 30) + (32ull << 20));
+	/* Every entry's BARs are powers of two; every id is unique. */
+	for (i = 0; i < c->n; i++) {
+		int b, j;
+		for (b = 0; b < c->gpus[i].nbars; b++) {
+			uint64_t sz = c->gpus[i].bars[b].size;
+			if (sz == 0 || (sz & (sz - 1)))
+				printf("\n  %s BAR %d size %llu is not a power of two\n", c->gpus[i].id,
+				       c->gpus[i].bars[b].region, (unsigned long long)sz);
+			CU_ASSERT(sz != 0 && (sz & (sz - 1)) == 0);
+		}
+		for (j = 0; j < i; j++)
+			CU_ASSERT(strcmp(c->gpus[i].id, c->gpus[j].id) != 0);
+	}
+
+	/* The file in the tree parses to the same catalog as the compiled-in one. */
+	{
+		FILE *f = fopen("scenarios/catalog/gpus.yaml", "rb");
+		static char text[1 << 17];
+		size_t n;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		n = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+		text[n] = '\0';
+		EXPECT_INT(scn_catalog_parse("scenarios/catalog/gpus.yaml", text, &file, &e), 0);
+		if (file) {
+			EXPECT_INT(file->n, c->n);
+			free(file);
+		}
+	}
+}
+
+static void test_defaults(void)
+{
+	struct scenario *s;
+
+	/* No host, no virtualization block: one socket, bare metal. */
+	s = load("plumb_scenario: 1\n" MINI_PCIE);
+	if (s) {
+		EXPECT_INT(s->vm.mode, SCN_BARE_METAL);
+		EXPECT_INT(s->host.sockets, 1);
+		EXPECT_INT(s->host.numa_per_socket, 1);
+		EXPECT_INT(s->host.cpu_vendor, SCN_OTHER_CPU);
+		EXPECT_INT(s->seed, 1);
+		EXPECT_INT(s->nnvlink, 0);
+		EXPECT_INT(s->nvswitch, 0);
+		EXPECT_INT(s->ngpus, 1);
+		/* Unstated links: root port x16 Gen4 by default, the GPU from the catalog. */
+		EXPECT_INT(s->nodes[1].gen, 4);
+		EXPECT_INT(s->nodes[1].width, 16);
+		EXPECT_INT(s->nodes[2].gen, 5);
+		EXPECT_INT(s->nodes[2].width, 16);
+		EXPECT_INT(s->nodes[1].acs, 1);
+		scn_free(s);
+	}
+	s = load("plumb_scenario: 1\nhost: {cpu_vendor: amd, sockets: 2}\n" MINI_PCIE);
+	if (s) {
+		EXPECT_INT(s->host.p2p_across_sockets, 1);
+		scn_free(s);
+	}
+	s = load("plumb_scenario: 1\nhost: {cpu_vendor: intel, sockets: 2}\n" MINI_PCIE);
+	if (s) {
+		EXPECT_INT(s->host.p2p_across_sockets, 0);
+		scn_free(s);
+	}
+	s = load("plumb_scenario: 1\nhost: {cpu_vendor: amd, p2p_across_sockets: false}\n" MINI_PCIE);
+	if (s) {
+		EXPECT_INT(s->host.p2p_across_sockets, 0);
+		scn_free(s);
+	}
+	s = load("plumb_scenario: 1\nhost: {cpu_vendor: intel, p2p_across_sockets: true}\n" MINI_PCIE);
+	if (s) {
+		EXPECT_INT(s->host.p2p_across_sockets, 1);
+		scn_free(s);
+	}
+	/* A VM block with only the mode takes QEMU q35's defaults. */
+	s = load("plumb_scenario: 1\n" MINI_PCIE "virtualization: {mode: vm}\n");
+	if (s) {
+		EXPECT_INT(s->vm.mode, SCN_VM);
+		EXPECT_INT(s->vm.chipset, SCN_Q35);
+		EXPECT_INT(s->vm.pcie_passthrough, 0);
+		EXPECT_INT(s->vm.firmware, SCN_SEABIOS);
+		EXPECT_INT(s->vm.guest_phys_bits, 40);
+		EXPECT_U64(s->vm.mmio64_window, 32ull << 30);
+		EXPECT_U64(s->vm.mmio32_window, 1ull << 30);
+		EXPECT_U64(s->vm.guest_ram, 16ull << 30);
+		EXPECT_INT(s->vm.host_iommu, SCN_IOMMU_TRANSLATE);
+		EXPECT_INT(s->vm.pci_realloc, 0);
+		scn_free(s);
+	}
+	/* pci=realloc with options still counts; other args do not. */
+	s = load("plumb_scenario: 1\n" MINI_PCIE
+		 "virtualization: {mode: vm, guest_kernel_args: [quiet, 'pci=realloc,nocrs']}\n");
+	if (s) {
+		EXPECT_INT(s->vm.pci_realloc, 1);
+		EXPECT_STR(s->vm.kernel_args, "quiet pci=realloc,nocrs");
+		scn_free(s);
+	}
+	s = load("plumb_scenario: 1\n" MINI_PCIE
+		 "virtualization: {mode: vm, guest_kernel_args: [pci=reallocate]}\n");
+	if (s) {
+		EXPECT_INT(s->vm.pci_realloc, 0);
+		scn_free(s);
+	}
+	/* p2p_exposure clique without clique ids puts every GPU in clique 1. */
+	s = load("plumb_scenario: 1\n" MINI_PCIE
+		 "virtualization: {mode: vm, p2p_exposure: clique}\n");
+	if (s) {
+		EXPECT_INT(s->nodes[s->gpu_node[0]].clique, 1);
+		scn_free(s);
+	}
+}
+
+static void test_numbering_and_inheritance(void)
+{
+	static const char text[] =
+		"plumb_scenario: 1\n"
+		"host: {sockets: 2, numa_per_socket: 2}\n"
+		"pcie:\n"
+		"  - {id: rc1, kind: root_complex, socket: 1}\n"
+		"  - {id: rp1, kind: root_port, parent: rc1, gen: 3, width: 8}\n"
+		"  - {id: sw1, kind: switch, parent: rp1, acs: false}\n"
+		"  - {id: zeta, kind: gpu, parent: sw1, model: rtx-4090}\n"
+		"  - {id: nic0, kind: nic, parent: sw1}\n"
+		"  - {id: alpha, kind: gpu, parent: sw1, model: l40s, gen: 2, width: 4}\n"
+		"  - {id: rc0, kind: root_complex, socket: 0, numa: 1}\n"
+		"  - {id: rp0, kind: root_port, parent: rc0}\n"
+		"  - {id: beta, kind: gpu, parent: rp0, model: h200}\n";
+	struct scenario *s = load(text);
+	int g;
+
+	if (!s)
+		return;
+	EXPECT_INT(s->ngpus, 3);
+	EXPECT_INT(s->nnodes, 9);
+	/* File order, not id order. */
+	EXPECT_STR(s->nodes[s->gpu_node[0]].id, "zeta");
+	EXPECT_STR(s->nodes[s->gpu_node[1]].id, "alpha");
+	EXPECT_STR(s->nodes[s->gpu_node[2]].id, "beta");
+	EXPECT_INT(s->nodes[4].gpu_index, -1);   /* the nic */
+	/* Root complex NUMA: first node of its socket unless given. */
+	EXPECT_INT(s->nodes[0].numa, 2);
+	EXPECT_INT(s->nodes[6].numa, 1);
+	g = s->gpu_node[0];
+	EXPECT_INT(s->nodes[g].socket, 1);
+	EXPECT_INT(s->nodes[g].numa, 2);
+	EXPECT_INT(s->nodes[g].gen, 4);       /* rtx-4090: catalog Gen4 x16 */
+	EXPECT_INT(s->nodes[g].width, 16);
+	EXPECT_INT(s->nodes[g].parent, 2);
+	EXPECT_INT(s->nodes[2].acs, 0);
+	EXPECT_INT(s->nodes[2].gen, 3);       /* switch: its parent's link */
+	EXPECT_INT(s->nodes[2].width, 8);
+	EXPECT_INT(s->nodes[4].gen, 3);       /* nic: its parent's link */
+	g = s->gpu_node[1];
+	EXPECT_INT(s->nodes[g].gen, 2);
+	EXPECT_INT(s->nodes[g].width, 4);
+	EXPECT_STR(s->catalog->gpus[s->nodes[g].gpu_model].id, "l40s");
+	g = s->gpu_node[2];
+	EXPECT_INT(s->nodes[g].socket, 0);
+	EXPECT_INT(s->nodes[g].numa, 1);
+	scn_free(s);
+}
+
+static void test_nvlink(void)
+{
+	static const char sw[] =
+		"plumb_scenario: 1\n"
+		"pcie:\n"
+		"  - {id: rc0, kind: root_complex, socket: 0}\n"
+		"  - {id: rp0, kind: root_port, parent: rc0}\n"
+		"  - {id: sw0, kind: switch, parent: rp0}\n"
+		"  - {id: g0, kind: gpu, parent: sw0, model: h200}\n"
+		"  - {id: g1, kind: gpu, parent: sw0, model: h200}\n"
+		"  - {id: g2, kind: gpu, parent: sw0, model: h200}\n";
+	char text[2048];
+	struct scenario *s;
+
+	snprintf(text, sizeof(text), "%snvlink: {nvswitch: true}\n", sw);
+	s = load(text);
+	if (s) {
+		EXPECT_INT(s->nvswitch, 1);
+		EXPECT_INT(s->nnvlink, 3);   /* every pair of three GPUs */
+		EXPECT_INT(s->nvlink[0].links, 18);   /* the catalog's count */
+		scn_free(s);
+	}
+	snprintf(text, sizeof(text),
+		 "%snvlink:\n  pairs:\n    - {gpus: [g2, g0], links: 4}\n", sw);
+	s = load(text);
+	if (s) {
+		EXPECT_INT(s->nnvlink, 1);
+		EXPECT_INT(s->nvlink[0].a, 0);   /* stored as (low, high) */
+		EXPECT_INT(s->nvlink[0].b, 2);
+		EXPECT_INT(s->nvlink[0].links, 4);
+		scn_free(s);
+	}
+}
+
+static void test_errors(void)
+{
+	expect_fail("", PLUMB_EINPUT, 1, 1, "empty scenario");
+	expect_fail("- a\n- b\n", PLUMB_EINPUT, 1, 1, "'scenario' must be a mapping, not a list");
+	expect_fail(MINI_PCIE, PLUMB_EINPUT, 1, 1, "missing 'plumb_scenario: 1'");
+	expect_fail("plumb_scenario: 1\npcei: []\n", PLUMB_EINPUT, 2, 1,
+		    "unknown key 'pcei' in scenario (did you mean 'pcie'?)");
+	expect_fail("plumb_scenario: 1\nhost:\n  cpu_vendr: amd\n" MINI_PCIE, PLUMB_EINPUT, 3, 3,
+		    "unknown key 'cpu_vendr' in host (did you mean 'cpu_vendor'?)");
+	expect_fail("plumb_scenario: 1\nhost: {sockets: 0}\n" MINI_PCIE, PLUMB_EINPUT, 2, 17,
+		    "'sockets' must be between 1 and 8, got 0");
+	expect_fail("plumb_scenario: 1\nhost: {sockets: 1, sockets: 2}\n" MINI_PCIE, PLUMB_EINPUT,
+		    2, 20, "duplicate key 'sockets' (first at line 2)");
+
+	/* The pcie list is lines 2-5 of MINI_PCIE after the version line. */
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "  - {id: rp0, kind: root_port, parent: rc0}\n",
+		    PLUMB_EINPUT, 6, 10, "duplicate id 'rp0' (first at line 4)");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "  - {id: rp1, kind: root_port, parent: nowhere}\n",
+		    PLUMB_EINPUT, 6, 40, "parent 'nowhere' is not defined above");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "  - {id: gpu1, kind: gpu, parent: rp0, model: rtx-pro-6000}\n",
+		    PLUMB_EINPUT, 6, 35, "root_port 'rp0' already holds 'gpu0'");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "  - {id: g9, kind: gpu, parent: rc0, model: rtx-pro-6000}\n",
+		    PLUMB_EINPUT, 6, 33, "a gpu's parent must be a root_port or a switch");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "  - {id: rc1, kind: root_complex, socket: 1}\n",
+		    PLUMB_EINPUT, 6, 43, "socket 1 does not exist (host has 1 socket)");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "  - {id: rp1, kind: root_port, parent: rc0, gen: 7}\n",
+		    PLUMB_EINPUT, 6, 50, "'gen' must be between 1 and 6, got 7");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "  - {id: rp1, kind: root_port, parent: rc0, width: 3}\n",
+		    PLUMB_EINPUT, 6, 52, "'width' must be 1, 2, 4, 8, 16 or 32, got 3");
+	expect_fail("plumb_scenario: 1\npcie:\n"
+		    "  - {id: rc0, kind: root_complex, socket: 0}\n"
+		    "  - {id: rp0, kind: root_port, parent: rc0}\n"
+		    "  - {id: gpu0, kind: gpu, parent: rp0, model: rtx-pro-600}\n",
+		    PLUMB_EINPUT, 5, 47, "unknown GPU model 'rtx-pro-600' (did you mean 'rtx-pro-6000'?)");
+	expect_fail("plumb_scenario: 1\npcie:\n"
+		    "  - {id: rc0, kind: root_complex, socket: 0}\n",
+		    PLUMB_EINPUT, 3, 3, "the scenario has no GPU");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE "virtualization: {chipset: q35}\n",
+		    PLUMB_EINPUT, 6, 17, "virtualization needs 'mode'");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "virtualization:\n  mode: vm\n  chipset: i440fx\n  pcie_passthrough: true\n",
+		    PLUMB_EINPUT, 9, 21, "pcie_passthrough needs chipset q35");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "virtualization:\n  mode: vm\n  mmio64_window: lots\n",
+		    PLUMB_EINPUT, 8, 18, "'mmio64_window' must be a positive size");
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "virtualization:\n  mode: bare_metal\n  guest_ram: 64G\n",
+		    PLUMB_EINPUT, 8, 3, "'guest_ram' only applies with 'mode: vm'");
+	expect_fail("plumb_scenario: 1\nhost: {inter_socket: {bandwidth_gbs: .inf}}\n" MINI_PCIE,
+		    PLUMB_EINPUT, 2, 38, "'bandwidth_gbs' must be a finite number");
+}
+
+void suite_scn(void)
+{
+	CU_pSuite s = CU_add_suite("scn", NULL, NULL);
+	CU_add_test(s, "every bundled scenario loads", test_bundled_scenarios);
+	CU_add_test(s, "seed scenario values", test_seed_scenario_values);
+	CU_add_test(s, "GPU catalog", test_catalog);
+	CU_add_test(s, "defaults", test_defaults);
+	CU_add_test(s, "GPU numbering, NUMA and link inheritance", test_numbering_and_inheritance);
+	CU_add_test(s, "NVLink: nvswitch and pairs", test_nvlink);
+	CU_add_test(s, "errors: code, line and column", test_errors);
+}
