@@ -1,0 +1,466 @@
+/*
+ * test_import_topom.c - `plumb import topo-m`: every sample block of
+ * realdata/topo-m-samples.txt (and the topo blocks of
+ * p2p-latency-samples.txt), one file each under tests/data/import/, imports
+ * and loads as a scenario; the rebuilt tree has the expected shape; broken
+ * input fails with the exact message; no input crashes the parser.
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import.h"
+#include "scn.h"
+
+void suite_import_topom(void);
+
+#define EXPECT_INT(actual, expected) do { \
+	long a_ = (long)(actual), e_ = (long)(expected); \
+	if (a_ != e_) \
+		printf("\n  %s:%d: %s = %ld, expected %ld\n", __FILE__, __LINE__, #actual, a_, e_); \
+	CU_ASSERT_EQUAL(a_, e_); \
+} while (0)
+
+#define EXPECT_STR(actual, expected) do { \
+	const char *a_ = (actual), *e_ = (expected); \
+	if (strcmp(a_, e_) != 0) \
+		printf("\n  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #actual, a_, e_); \
+	CU_ASSERT_STRING_EQUAL(a_, e_); \
+} while (0)
+
+#define DATA "tests/data/import/"
+
+/* Import text; returns the result (caller frees) or NULL with *e filled. */
+static struct imp_scn *import_text(const char *text, size_t len, const char *src,
+				   struct plumb_err *e)
+{
+	struct imp_opts o;
+	struct imp_scn *s = imp_scn_new();
+
+	memset(&o, 0, sizeof(o));
+	o.src = src;
+	plumb_err_clear(e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	if (imp_topom_parse(text, len, &o, s, e) < 0) {
+		imp_scn_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static struct imp_scn *import_file(const char *name, struct plumb_err *e)
+{
+	char path[256], *buf;
+	size_t len;
+	struct imp_scn *s;
+
+	snprintf(path, sizeof(path), DATA "%s", name);
+	if (imp_read_input(path, &buf, &len, e) < 0) {
+		printf("\n  cannot read %s: %s\n", path, e->msg);
+		CU_FAIL("sample file missing");
+		return NULL;
+	}
+	s = import_text(buf, len, path, e);
+	free(buf);
+	return s;
+}
+
+/* The YAML text of s (caller frees). */
+static char *yaml_of(const struct imp_scn *s)
+{
+	char *text = NULL;
+	size_t n = 0;
+	struct plumb_err e;
+	FILE *f = open_memstream(&text, &n);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(imp_write_yaml(f, s, "mem", &e), 0);
+	fclose(f);
+	return text;
+}
+
+static int count_kind(const struct imp_scn *s, enum imp_kind k)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->nodes[i].kind == k;
+	return n;
+}
+
+/* Node index of GPU number g (GPUs numbered by `order`). */
+static int gpu_node(const struct imp_scn *s, int g)
+{
+	int i, j, below;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->nodes[i].kind != IMP_GPU)
+			continue;
+		for (below = 0, j = 0; j < s->n; j++)
+			below += s->nodes[j].kind == IMP_GPU && s->nodes[j].order < s->nodes[i].order;
+		if (below == g)
+			return i;
+	}
+	return -1;
+}
+
+static int root_of(const struct imp_scn *s, int i)
+{
+	while (s->nodes[i].parent >= 0)
+		i = s->nodes[i].parent;
+	return i;
+}
+
+static const struct {
+	const char *file;
+	int gpus, nics;     /* gpus -1: the import must fail (no matrix) */
+} samples[] = {
+	{ "topom-2gpu-node-p2p-ns.txt", 2, 0 },
+	{ "topom-2x3090-phb-patched-p2p-ok.txt", 2, 0 },
+	{ "topom-2x5070-phb.txt", 2, 0 },
+	{ "topom-8x-pcie-pix-node-sys.txt", 5, 0 },
+	{ "topom-8x4090-dual-socket-all-sys.txt", 8, 2 },
+	{ "topom-aikitoria-p2p-verify-2gpu-ok.txt", 2, 0 },
+	{ "topom-asus-esc8000a-e13p-8x-rtxpro6000-raw.txt", 8, 0 },
+	{ "topom-autodl-2x2080ti-container.txt", 2, 0 },
+	{ "topom-cloud-vm-8xa100-sxm4-nv12-phb.txt", 8, 8 },
+	{ "topom-dgx2-16gpu-nv6.txt", 5, 0 },
+	{ "topom-epyc7542-8x4090-nps4.txt", 8, 4 },
+	{ "topom-h100-4gpu-vm.txt", 4, 8 },
+	{ "topom-hgx-a100-distserve.txt", 8, 4 },
+	{ "topom-hgx-h20-3e-nv18.txt", 8, 1 },
+	{ "topom-k8s-8gpu-pix-phb-sys.txt", 6, 0 },
+	{ "topom-l40s-4gpu-2socket.txt", 4, 2 },
+	{ "topom-numa-aware-allreduce-8gpu-pix-node-sys.txt", 8, 0 },
+	{ "topom-rtx6kpro-asus-nvidia-topo.log", 8, 0 },
+	{ "topom-th2k-4gpu-partial-nvlink.txt", 4, 4 },
+	{ "topom-topo-p2p-8gpu-ok-and-2xl4-cns.txt", 8, 0 },
+	{ "topom-tr3975wx-2x5090-phb-gns.txt", 2, 0 },
+	{ "topom-vm-qemu-guest-notes.txt", -1, 0 },     /* prose only, no matrix */
+	{ "topom-wrx90-cpayne-microchip-8x-rtxpro6000.txt", 8, 0 },
+	{ "topom-p2plat-sample01.txt", 8, 4 },
+	{ "topom-p2plat-sample03.txt", 4, 4 },
+	{ "topom-p2plat-sample05.txt", 4, 4 },
+};
+
+/* Every sample imports with the expected endpoints and loads as a scenario. */
+static void test_samples(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
+		struct plumb_err e;
+		struct imp_scn *s = import_file(samples[i].file, &e);
+		struct scenario *scn = NULL;
+		char *y;
+		if (samples[i].gpus < 0) {
+			CU_ASSERT_PTR_NULL(s);
+			EXPECT_INT(e.code, PLUMB_EINPUT);
+			imp_scn_free(s);
+			continue;
+		}
+		if (!s) {
+			printf("\n  %s: %s:%d:%d: %s\n", samples[i].file, e.file, e.line, e.col, e.msg);
+			CU_FAIL("sample did not import");
+			continue;
+		}
+		EXPECT_INT(count_kind(s, IMP_GPU), samples[i].gpus);
+		EXPECT_INT(count_kind(s, IMP_NIC), samples[i].nics);
+		y = yaml_of(s);
+		if (scn_parse(samples[i].file, y, &scn, &e) < 0)
+			printf("\n  %s: imported YAML does not load: %d:%d: %s\n", samples[i].file,
+			       e.line, e.col, e.msg);
+		CU_ASSERT_PTR_NOT_NULL(scn);
+		if (scn)
+			EXPECT_INT(scn->ngpus, samples[i].gpus);
+		scn_free(scn);
+		free(y);
+		imp_scn_free(s);
+	}
+}
+
+/* ASUS ESC8000A-E13P: pairs under one switch, two root complexes per socket. */
+static void test_asus_structure(void)
+{
+	struct plumb_err e;
+	struct imp_scn *s = import_file("topom-asus-esc8000a-e13p-8x-rtxpro6000-raw.txt", &e);
+	int g[8], i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	for (i = 0; i < 8; i++) {
+		g[i] = gpu_node(s, i);
+		CU_ASSERT_FATAL(g[i] >= 0);
+	}
+	EXPECT_INT(s->nodes[s->nodes[g[0]].parent].kind, IMP_SW);
+	EXPECT_INT(s->nodes[g[0]].parent, s->nodes[g[1]].parent);
+	CU_ASSERT_NOT_EQUAL(s->nodes[g[0]].parent, s->nodes[g[2]].parent);
+	CU_ASSERT_NOT_EQUAL(root_of(s, g[0]), root_of(s, g[2]));
+	EXPECT_INT(s->nodes[root_of(s, g[0])].socket, 0);
+	EXPECT_INT(s->nodes[root_of(s, g[2])].socket, 0);
+	EXPECT_INT(s->nodes[root_of(s, g[4])].socket, 1);
+	EXPECT_INT(s->sockets, 2);
+	EXPECT_INT(count_kind(s, IMP_SW), 4);
+	EXPECT_INT(count_kind(s, IMP_RC), 4);
+	EXPECT_INT(s->nsocket_cpus, 2);
+	EXPECT_STR(s->socket_cpus[1], "64-127,192-238");
+	EXPECT_STR(s->nodes[g[0]].model, "rtx-pro-6000");
+	CU_ASSERT_PTR_NOT_NULL(strstr(s->nodes[g[0]].comment, "model not in the input"));
+	EXPECT_INT(s->nvswitch, 0);
+	EXPECT_INT(s->npairs, 0);
+	imp_scn_free(s);
+}
+
+/* PXB pairs: a top switch with one leaf switch per PIX pair. */
+static void test_switch_hierarchy(void)
+{
+	struct plumb_err e;
+	struct imp_scn *s = import_file("topom-wrx90-cpayne-microchip-8x-rtxpro6000.txt", &e);
+	int g0, g2, leaf0, leaf2;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	g0 = gpu_node(s, 0);
+	g2 = gpu_node(s, 2);
+	leaf0 = s->nodes[g0].parent;
+	leaf2 = s->nodes[g2].parent;
+	CU_ASSERT_NOT_EQUAL(leaf0, leaf2);
+	EXPECT_INT(s->nodes[leaf0].kind, IMP_SW);
+	EXPECT_INT(s->nodes[s->nodes[leaf0].parent].kind, IMP_SW);
+	EXPECT_INT(s->nodes[leaf0].parent, s->nodes[leaf2].parent);
+	EXPECT_INT(count_kind(s, IMP_SW), 6);
+	EXPECT_INT(count_kind(s, IMP_RC), 2);
+	EXPECT_INT(s->sockets, 1);
+	imp_scn_free(s);
+}
+
+/* NV12 between all 8 GPUs: an NVSwitch system; fused "PH0-115" cell. */
+static void test_nvswitch_and_fused_cell(void)
+{
+	struct plumb_err e;
+	struct imp_scn *s = import_file("topom-cloud-vm-8xa100-sxm4-nv12-phb.txt", &e);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	EXPECT_INT(s->nvswitch, 1);
+	EXPECT_INT(s->links_per_gpu, 12);
+	EXPECT_INT(s->npairs, 0);
+	EXPECT_INT(s->nsocket_cpus, 1);
+	EXPECT_STR(s->socket_cpus[0], "0-115");
+	/* every endpoint PHB to every other: one root complex, a port each */
+	EXPECT_INT(count_kind(s, IMP_RC), 1);
+	EXPECT_INT(count_kind(s, IMP_RP), 16);
+	imp_scn_free(s);
+
+	s = import_file("topom-hgx-a100-distserve.txt", &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	EXPECT_INT(s->nvswitch, 1);
+	EXPECT_INT(s->links_per_gpu, 12);
+	EXPECT_STR(s->nodes[s->n - 1].model, "mlx5_3");
+	imp_scn_free(s);
+}
+
+/* Partial NVLink mesh: pairs, not nvswitch. */
+static void test_nvlink_pairs(void)
+{
+	struct plumb_err e;
+	struct imp_scn *s = import_file("topom-th2k-4gpu-partial-nvlink.txt", &e);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	EXPECT_INT(s->nvswitch, 0);
+	EXPECT_INT(s->npairs, 4);
+	EXPECT_INT(s->pairs[1].a, gpu_node(s, 0));
+	EXPECT_INT(s->pairs[1].b, gpu_node(s, 2));
+	EXPECT_INT(s->pairs[1].links, 1);
+	imp_scn_free(s);
+}
+
+/* Truncated matrix: rows that exist are kept, mirror cells fill a missing row. */
+static void test_truncated(void)
+{
+	struct plumb_err e;
+	struct imp_scn *s = import_file("topom-k8s-8gpu-pix-phb-sys.txt", &e);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	EXPECT_INT(count_kind(s, IMP_GPU), 6);
+	EXPECT_INT(s->nodes[gpu_node(s, 4)].parent, s->nodes[gpu_node(s, 5)].parent);
+	CU_ASSERT(s->nnotes >= 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s->notes[0], "GPU6 GPU7 mlx4_0"));
+	imp_scn_free(s);
+}
+
+/* Real ESC[4m codes, spaces instead of tabs, "N/A" and empty NUMA. */
+static void test_quirks(void)
+{
+	static const char esc[] =
+		"$ nvidia-smi topo -m\n"
+		"\t\x1b[4mGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+		"GPU0\t X \tPIX\tPHB\t0-7\tN/A\t\tN/A\n"
+		"GPU1\tPIX\t X \tPHB\t0-7\t\t\tN/A\n"
+		"NIC0\tPHB\tPHB\t X \n\nNIC Legend:\n\n  NIC0: mlx5_0\n";
+	struct plumb_err e;
+	struct imp_scn *s = import_text(esc, sizeof(esc) - 1, "esc.txt", &e);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	EXPECT_INT(count_kind(s, IMP_GPU), 2);
+	EXPECT_INT(count_kind(s, IMP_NIC), 1);
+	EXPECT_INT(count_kind(s, IMP_SW), 1);
+	EXPECT_INT(count_kind(s, IMP_RP), 2);
+	EXPECT_STR(s->nodes[s->n - 1].model, "mlx5_0");
+	EXPECT_STR(s->name, "imported-esc");
+	EXPECT_STR(s->description, "Imported from esc.txt by plumb import topo-m");
+	imp_scn_free(s);
+}
+
+/* Exact output for a small sample, and the same bytes twice. */
+static void test_yaml_exact(void)
+{
+	static const char want[] =
+		"# Scenario skeleton written by `plumb import`; check it against the\n"
+		"# machine before use.\n"
+		"plumb_scenario: 1\n"
+		"name: \"imported-topom-2x5070-phb\"\n"
+		"description: \"Imported from tests/data/import/topom-2x5070-phb.txt by plumb "
+		"import topo-m\"\n"
+		"host:\n"
+		"  cpu_vendor: other\n"
+		"  sockets: 1\n"
+		"  socket_cpus: [\"0-23\"]\n"
+		"pcie:\n"
+		"  - {id: rc0, kind: root_complex, socket: 0}\n"
+		"  - {id: rp0, kind: root_port, parent: rc0}\n"
+		"  - {id: gpu0, kind: gpu, parent: rp0, model: rtx-pro-6000}  "
+		"# GPU0: model not in the input (--gpu-model)\n"
+		"  - {id: rp1, kind: root_port, parent: rc0}\n"
+		"  - {id: gpu1, kind: gpu, parent: rp1, model: rtx-pro-6000}  "
+		"# GPU1: model not in the input (--gpu-model)\n";
+	struct plumb_err e;
+	struct imp_scn *s = import_file("topom-2x5070-phb.txt", &e), *s2;
+	char *a, *b;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	a = yaml_of(s);
+	EXPECT_STR(a, want);
+	s2 = import_file("topom-2x5070-phb.txt", &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s2);
+	b = yaml_of(s2);
+	EXPECT_STR(b, a);
+	free(a);
+	free(b);
+	imp_scn_free(s);
+	imp_scn_free(s2);
+}
+
+static void expect_error(const char *text, size_t len, int line, int col, const char *msg)
+{
+	struct plumb_err e;
+	struct imp_scn *s = import_text(text, len, "bad.txt", &e);
+
+	CU_ASSERT_PTR_NULL(s);
+	imp_scn_free(s);
+	EXPECT_INT(e.code, PLUMB_EINPUT);
+	EXPECT_STR(e.file, "bad.txt");
+	EXPECT_INT(e.line, line);
+	EXPECT_INT(e.col, col);
+	EXPECT_STR(e.msg, msg);
+}
+
+static void test_errors(void)
+{
+	static const char binary[] = "GPU0\tGPU1\n\x01\x02\0\xff\xfe";
+	static const char ragged[] =
+		"\tGPU0\tGPU1\tGPU2\n"
+		"GPU0\t X \tPIX\tPIX\n"
+		"GPU1\tPIX\t X \n"
+		"GPU2\tPIX\tPIX\t X \n";
+	static const char badcell[] =
+		"        GPU0    GPU1\n"
+		"GPU0     X      FOO\n"
+		"GPU1    PIX      X\n";
+	static const char diag[] =
+		"        GPU0    GPU1\n"
+		"GPU0    PIX     PIX\n";
+
+	expect_error("", 0, 0, 0, "empty input; expected the output of nvidia-smi topo -m");
+	expect_error(" \n\t\n", 4, 0, 0, "empty input; expected the output of nvidia-smi topo -m");
+	expect_error("hello\nno matrix here\n", 21, 0, 0,
+		     "no nvidia-smi topo -m matrix found (expected a header line with GPU0, "
+		     "GPU1, ... and one row per GPU)");
+	expect_error(binary, sizeof(binary) - 1, 2, 3,
+		     "binary input (NUL byte at offset 12); expected the output of "
+		     "nvidia-smi topo -m");
+	expect_error(ragged, sizeof(ragged) - 1, 3, 1,
+		     "row GPU1 has 2 cells but the header has 3 columns");
+	expect_error(badcell, sizeof(badcell) - 1, 2, 17,
+		     "row GPU0, column GPU1: unknown cell 'FOO' (expected X, PIX, PXB, PHB, "
+		     "NODE, SYS or NV#)");
+	expect_error(diag, sizeof(diag) - 1, 2, 9,
+		     "row GPU0, column GPU0: the diagonal cell must be 'X'");
+}
+
+/* Every prefix of a sample, and pseudo-random bytes: an answer, no crash. */
+static void test_no_crash(void)
+{
+	static const char *const files[] = {
+		"topom-asus-esc8000a-e13p-8x-rtxpro6000-raw.txt",
+		"topom-cloud-vm-8xa100-sxm4-nv12-phb.txt",
+		"topom-hgx-h20-3e-nv18.txt",
+		"topom-2gpu-node-p2p-ns.txt",
+	};
+	size_t f, cut;
+	unsigned long x = 12345;
+	char junk[4096];
+
+	for (f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char path[256], *buf;
+		size_t len;
+		struct plumb_err e;
+		snprintf(path, sizeof(path), DATA "%s", files[f]);
+		if (imp_read_input(path, &buf, &len, &e) < 0) {
+			CU_FAIL("sample file missing");
+			continue;
+		}
+		for (cut = 0; cut <= len; cut += 7) {
+			struct imp_scn *s = imp_scn_new();
+			struct imp_opts o;
+			int rc;
+			memset(&o, 0, sizeof(o));
+			rc = imp_topom_parse(buf, cut, &o, s, &e);
+			CU_ASSERT(rc == 0 || rc == -PLUMB_EINPUT);
+			imp_scn_free(s);
+		}
+		free(buf);
+	}
+	for (f = 0; f < 50; f++) {
+		struct imp_scn *s = imp_scn_new();
+		struct imp_opts o;
+		struct plumb_err e;
+		int rc;
+		size_t i;
+		for (i = 0; i < sizeof(junk); i++) {
+			x = x * 6364136223846793005UL + 1442695040888963407UL;
+			/* mostly matrix-like tokens, some raw bytes, never NUL */
+			junk[i] = (char)("GPU0123 \t\nXPIXSYSNV"[(x >> 33) % 19]);
+			if ((x >> 60) == 0)
+				junk[i] = (char)(1 + (x >> 40) % 255);
+		}
+		memset(&o, 0, sizeof(o));
+		rc = imp_topom_parse(junk, sizeof(junk), &o, s, &e);
+		CU_ASSERT(rc == 0 || rc == -PLUMB_EINPUT);
+		imp_scn_free(s);
+	}
+}
+
+void suite_import_topom(void)
+{
+	CU_pSuite s = CU_add_suite("import_topom", NULL, NULL);
+
+	CU_add_test(s, "every topo -m sample imports and loads", test_samples);
+	CU_add_test(s, "asus: GPU pairs share a switch", test_asus_structure);
+	CU_add_test(s, "PXB: top switch and leaf switches", test_switch_hierarchy);
+	CU_add_test(s, "NV12 everywhere: nvswitch; fused cell", test_nvswitch_and_fused_cell);
+	CU_add_test(s, "partial NVLink: pairs", test_nvlink_pairs);
+	CU_add_test(s, "truncated matrix", test_truncated);
+	CU_add_test(s, "ANSI codes, N/A and empty NUMA", test_quirks);
+	CU_add_test(s, "exact and deterministic YAML", test_yaml_exact);
+	CU_add_test(s, "malformed input: exact errors", test_errors);
+	CU_add_test(s, "prefixes and junk do not crash", test_no_crash);
+}
