@@ -153,6 +153,7 @@ for y in "$BAD"/*.yaml; do
 		compare "$exp" "$tmp/actual" "plumb topo $y"
 	fi
 done
+npending=0
 for y in "$BAD"/pending/*.yaml; do
 	[ -f "$y" ] || continue
 	exp=${y%.yaml}.expected
@@ -169,9 +170,11 @@ for y in "$BAD"/pending/*.yaml; do
 	if cmp -s "$exp" "$tmp/actual"; then
 		echo "note: $y now gives the proposed message; move it and its .expected to $BAD/"
 	else
-		echo "pending: $y (message awaits the wording in its .expected)"
+		npending=$((npending + 1))
 	fi
 done
+[ "$npending" -eq 0 ] ||
+	echo "pending: $npending bad inputs in $BAD/pending/ await the message in their .expected"
 for e in "$BAD"/*.expected "$BAD"/pending/*.expected; do
 	[ -f "$e" ] || continue
 	[ -f "${e%.expected}.yaml" ] || bad "$e: no ${e%.expected}.yaml next to it"
