@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "consts.h"
 #include "err.h"
 
 #define SCN_MAX_NODES 512
@@ -126,6 +127,7 @@ struct scenario {
 	struct scn_nvlink nvlink[SCN_MAX_NVLINK];
 	int nvswitch;                   /* 1: GPUs listed in nvswitch share NVSwitches */
 	struct scn_vm vm;
+	struct plumb_consts k;          /* model constants: defaults + `constants:` */
 	const struct scn_catalog *catalog;  /* borrowed; outlives the scenario */
 };
 

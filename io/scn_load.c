@@ -19,7 +19,7 @@
 
 static const char *const top_keys[] = {
 	"plumb_scenario", "name", "description", "seed", "source", "host",
-	"pcie", "nvlink", "virtualization", NULL
+	"pcie", "nvlink", "virtualization", "constants", NULL
 };
 static const char *const host_keys[] = {
 	"board", "cpu_vendor", "cpu_model", "sockets", "numa_per_socket",
@@ -565,8 +565,43 @@ static int parse_vm(const struct ytree *t, const struct ynode *m, struct scenari
 	return 0;
 }
 
+static int parse_consts(const struct ytree *t, const struct ynode *m,
+			struct scenario *s, struct plumb_err *err)
+{
+	size_t i;
+	int rc;
+	if ((rc = yexpect(t, m, Y_MAP, "constants", err)) < 0)
+		return rc;
+	for (i = 0; i < m->n; i++) {
+		const char *name = m->keys[i]->str;
+		int k = consts_find(name);
+		if (k < 0) {
+			const char *best = NULL;
+			int bd = 1000, j;
+			for (j = 0; j < K_NCONSTS; j++) {
+				int d = str_distance(name, plumb_const_defs[j].name);
+				if (d < bd) {
+					bd = d;
+					best = plumb_const_defs[j].name;
+				}
+			}
+			if (best && bd <= 1 + (int)strlen(best) / 3)
+				return yerr(t, m->keys[i], PLUMB_EINPUT, err,
+					    "unknown constant '%s' (did you mean '%s'?)", name, best);
+			return yerr(t, m->keys[i], PLUMB_EINPUT, err,
+				    "unknown constant '%s' (see docs/model.md for the list)", name);
+		}
+		if ((rc = yget_double(t, m->vals[i], name, plumb_const_defs[k].lo,
+				      plumb_const_defs[k].hi, &s->k.v[k], err)) < 0)
+			return rc;
+		s->k.set[k] = 1;
+	}
+	return 0;
+}
+
 static void set_defaults(struct scenario *s)
 {
+	consts_defaults(&s->k);
 	s->seed = 1;
 	s->host.cpu_vendor = SCN_OTHER_CPU;
 	s->host.sockets = 1;
@@ -638,6 +673,8 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	if ((v = ymap_get(r, "nvlink")) && (rc = parse_nvlink(t, v, s, err)) < 0)
 		return rc;
 	if ((v = ymap_get(r, "virtualization")) && (rc = parse_vm(t, v, s, err)) < 0)
+		return rc;
+	if ((v = ymap_get(r, "constants")) && (rc = parse_consts(t, v, s, err)) < 0)
 		return rc;
 	if (s->vm.mode == SCN_VM && s->vm.p2p_exposure == SCN_P2P_CLIQUE) {
 		int any = 0;

@@ -1,0 +1,81 @@
+/*
+ * consts.c - the table of named model constants and their sources.
+ *
+ * Derived defaults show their arithmetic. "realdata/" is the measurement
+ * collection the project ships its validation against (see docs/model.md).
+ */
+#include "consts.h"
+
+#include <string.h>
+
+const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
+	[K_PCIE_EFF] = { "pcie_eff", "fraction", 55.08 / 63.0, 0.3, 1.0,
+		"host->GPU DMA 55.08 GB/s of 63.0 raw on Gen5 x16 (realdata/gpu-specs.md 1c)" },
+	[K_HOP_NS] = { "hop_ns", "ns", 1072.3 / 7.0, 0, 10000,
+		"cross-switch one-way latency 1072.3 ns over 7 elements "
+		"(2 GPU links, 2 switches, 2 uplinks, CPU) (realdata/gpu-specs.md 1c)" },
+	[K_RC_GBS] = { "rc_gbs", "GB/s", 73.09, 1, 10000,
+		"8 GPUs through one I/O-die quadrant cap at 73.09 GB/s H2D (realdata/gpu-specs.md 1c)" },
+	[K_DRAM_GBS] = { "dram_gbs", "GB/s", 614.4, 1, 100000,
+		"AMD EPYC 9005: 12 channels DDR5-6400, 12 x 51.2 GB/s (AMD datasheet)" },
+	[K_XSOCK_GBS] = { "xsock_gbs", "GB/s", 192.0, 1, 100000,
+		"Turin xGMI 192-256 GB/s measured, low end (realdata/gpu-specs.md 1d)" },
+	[K_P2P_LAT_US] = { "p2p_lat_us", "us", 0.40, 0, 1000,
+		"RTX PRO 6000 P2P latency 0.36-0.45 us same NUMA, 0.44 us cross-NUMA (realdata/gpu-specs.md 1d)" },
+	[K_BOUNCE_FLOOR_US] = { "bounce_floor_us", "us", 13.7, 0, 10000,
+		"seed VM small-transfer floor through host memory 13.7 us; bare metal 2x5090 14.3 us (DESIGN.md)" },
+	[K_BOUNCE_CHUNK_KIB] = { "bounce_chunk_kib", "KiB", 1242.0, 4, 1048576,
+		"derived: with double-buffered staging, bandwidth fraction "
+		"2C/r / (2C/r + s) = 43/55 (Gen5 bounce 43 GB/s vs 55 direct, DESIGN.md) "
+		"and sync s = 13.7 - 2 x 0.40 us give C = 1242 KiB at r = 55 GB/s" },
+	[K_VM_DMA_US] = { "vm_dma_us", "us", 0.0, 0, 1000,
+		"VM and bare-metal bounce floors agree (13.7 vs 14.3 us, DESIGN.md): no extra by default" },
+	[K_D2D_EFF] = { "d2d_eff", "fraction", 1600.0 / 1792.0, 0.05, 1.0,
+		"RTX PRO 6000 local copy ~1600 GB/s of 1792 GB/s memory bandwidth (realdata/gpu-specs.md 3)" },
+	[K_NCCL_BASE_US] = { "nccl_base_ll_us", "us", 6.6, 0, 1000,
+		"NCCL src/graph/tuning.cc baseLat, Ring LL" },
+	[K_NCCL_BASE_LL128_US] = { "nccl_base_ll128_us", "us", 14.0, 0, 1000,
+		"NCCL src/graph/tuning.cc baseLat, Ring LL128" },
+	[K_NCCL_BASE_SIMPLE_US] = { "nccl_base_simple_us", "us", 8.4, 0, 1000,
+		"NCCL src/graph/tuning.cc baseLat, Ring Simple" },
+	[K_NCCL_PCI_LL_US] = { "nccl_pci_ll_us", "us", 1.0, 0, 1000,
+		"NCCL src/graph/tuning.cc hwLat PCI, Ring LL" },
+	[K_NCCL_PCI_LL128_US] = { "nccl_pci_ll128_us", "us", 2.5, 0, 1000,
+		"NCCL src/graph/tuning.cc hwLat PCI, Ring LL128" },
+	[K_NCCL_PCI_SIMPLE_US] = { "nccl_pci_simple_us", "us", 5.7, 0, 1000,
+		"NCCL src/graph/tuning.cc hwLat PCI, Ring Simple" },
+	[K_NCCL_NVL_LL_US] = { "nccl_nvl_ll_us", "us", 0.6, 0, 1000,
+		"NCCL src/graph/tuning.cc hwLat NVLink, Ring LL" },
+	[K_NCCL_NVL_LL128_US] = { "nccl_nvl_ll128_us", "us", 1.9, 0, 1000,
+		"NCCL src/graph/tuning.cc hwLat NVLink, Ring LL128" },
+	[K_NCCL_NVL_SIMPLE_US] = { "nccl_nvl_simple_us", "us", 3.4, 0, 1000,
+		"NCCL src/graph/tuning.cc hwLat NVLink, Ring Simple" },
+	[K_NCCL_SHM_STEP_US] = { "nccl_shm_step_us", "us", 1.3, 0, 1000,
+		"derived: 8x RTX 4090 SHM all_reduce 8 B takes 38.8 us vs NCCL's "
+		"6.6 + 14 x 1.0 us for a P2P ring: (38.8 - 20.6) / 14 steps (realdata/nccl-tests-samples.txt)" },
+	[K_NCCL_SHM_GBS] = { "nccl_shm_gbs", "GB/s", 8.0, 0.1, 1000,
+		"SHM ring rate per GPU: 4.0 GB/s with 2 GPUs (2x2080Ti, A40) and 14.9 GB/s with 8 "
+		"(8x4090: busbw 14.9 = 8 x algbw 8.5 / 14 x 14 / 8) in realdata/nccl-tests-samples.txt; "
+		"8.0 is their geometric middle" },
+	[K_NCCL_BW_EFF] = { "nccl_bw_eff", "fraction", 45.70 / (16 * 3.938 * 55.08 / 63.0), 0.05, 1.0,
+		"8x RTX 5090 Gen5 P2P all_reduce busbw 45.70 GB/s over a 55.08 GB/s link "
+		"(realdata/nccl-tests-samples.txt, gpu-specs.md 1c)" },
+};
+
+void consts_defaults(struct plumb_consts *c)
+{
+	int i;
+	for (i = 0; i < K_NCONSTS; i++) {
+		c->v[i] = plumb_const_defs[i].def;
+		c->set[i] = 0;
+	}
+}
+
+int consts_find(const char *name)
+{
+	int i;
+	for (i = 0; i < K_NCONSTS; i++)
+		if (strcmp(plumb_const_defs[i].name, name) == 0)
+			return i;
+	return -1;
+}

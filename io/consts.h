@@ -1,0 +1,60 @@
+/*
+ * consts.h - the model's named constants: every free parameter of the
+ * transfer and collective models, with its default, unit, bounds and the
+ * source of the default. A scenario may override any of them in its
+ * `constants:` block; calibration fits them by name.
+ *
+ * The table is read-only data; a struct plumb_consts holds one value per
+ * constant and is owned by whoever holds it (a scenario embeds one).
+ */
+#ifndef PLUMB_CONSTS_H
+#define PLUMB_CONSTS_H
+
+enum plumb_const {
+	K_PCIE_EFF,             /* DMA payload efficiency of a PCIe link */
+	K_HOP_NS,               /* latency per fabric element on a path */
+	K_RC_GBS,               /* root complex (I/O die quadrant) capacity, per direction */
+	K_DRAM_GBS,             /* host memory bandwidth per socket */
+	K_XSOCK_GBS,            /* inter-socket link when the scenario gives none */
+	K_P2P_LAT_US,           /* small P2P copy latency */
+	K_BOUNCE_FLOOR_US,      /* small host-bounced copy latency */
+	K_BOUNCE_CHUNK_KIB,     /* staging chunk of a host-bounced copy */
+	K_VM_DMA_US,            /* extra per DMA leg in a VM with host IOMMU translate */
+	K_D2D_EFF,              /* local device-to-device copy / memory bandwidth */
+	K_NCCL_BASE_US,         /* NCCL base latency, ring LL */
+	K_NCCL_BASE_LL128_US,   /* NCCL base latency, ring LL128 */
+	K_NCCL_BASE_SIMPLE_US,  /* NCCL base latency, ring Simple */
+	K_NCCL_PCI_LL_US,       /* NCCL per-step hardware latency, PCI, LL */
+	K_NCCL_PCI_LL128_US,
+	K_NCCL_PCI_SIMPLE_US,
+	K_NCCL_NVL_LL_US,       /* NCCL per-step hardware latency, NVLink, LL */
+	K_NCCL_NVL_LL128_US,
+	K_NCCL_NVL_SIMPLE_US,
+	K_NCCL_SHM_STEP_US,     /* extra per step when a step bounces through host memory */
+	K_NCCL_SHM_GBS,         /* per-GPU rate of NCCL's SHM transport (GPU reads of host memory) */
+	K_NCCL_BW_EFF,          /* fraction of link bandwidth a ring step reaches (Simple) */
+	K_NCONSTS
+};
+
+struct plumb_const_def {
+	const char *name;
+	const char *unit;
+	double def, lo, hi;
+	const char *source;
+};
+
+struct plumb_consts {
+	double v[K_NCONSTS];
+	unsigned char set[K_NCONSTS];   /* 1: given by the scenario or a calibration */
+};
+
+/* The table, K_NCONSTS entries in enum order. */
+extern const struct plumb_const_def plumb_const_defs[K_NCONSTS];
+
+/* Fill c with every default; nothing marked set. */
+void consts_defaults(struct plumb_consts *c);
+
+/* Index of name, or -1. */
+int consts_find(const char *name);
+
+#endif
