@@ -73,6 +73,7 @@ store() {
 
 # ---- 1. bundled scenarios -------------------------------------------------
 nscn=0
+baremetal=
 for scn in scenarios/*.yaml; do
 	[ -f "$scn" ] || continue
 	nscn=$((nscn + 1))
@@ -80,7 +81,11 @@ for scn in scenarios/*.yaml; do
 	"$PLUMB" topo "$scn" >"$tmp/text" 2>"$tmp/err"
 	rc=$?
 	variants="text json nccl-xml acs-off"
-	head -n 1 "$tmp/text" | grep -q '(.*, VM' && variants="$variants view-host"
+	if head -n 1 "$tmp/text" | grep -q '(.*, VM'; then
+		variants="$variants view-host"
+	else
+		baremetal=$scn
+	fi
 	for v in $variants; do
 		case $v in
 		text) args= ;;
@@ -225,6 +230,9 @@ expect_rc 2 "plumb (unknown command)" "$PLUMB" no-such-command
 expect_rc 2 "plumb topo (no scenario)" "$PLUMB" topo
 expect_rc 2 "plumb topo --format bogus" "$PLUMB" topo "$first" --format bogus
 expect_rc 2 "plumb topo --no-such-option" "$PLUMB" topo "$first" --no-such-option
+[ -z "$baremetal" ] ||
+	expect_rc 2 "plumb topo $baremetal --view guest (bare metal)" \
+		"$PLUMB" topo "$baremetal" --view guest
 expect_rc 4 "plumb topo (missing file)" "$PLUMB" topo "$tmp/does-not-exist.yaml"
 if [ -s "$tmp/out" ]; then bad "plumb topo (missing file): wrote to stdout"; else ok; fi
 
@@ -264,6 +272,17 @@ if [ -n "$first" ]; then
 		else
 			bad "plumb topo $badscn -o FILE: a failing run changed the existing file"
 		fi
+	fi
+	# A commit that cannot happen (no such directory; the name is a
+	# directory) fails with exit 4 and leaves nothing behind.
+	expect_rc 4 "plumb topo $first -o MISSING_DIR/FILE" \
+		"$PLUMB" topo "$first" -o "$tmp/o/no-such-dir/topo.txt"
+	mkdir "$tmp/o/adir"
+	expect_rc 4 "plumb topo $first -o DIRECTORY" "$PLUMB" topo "$first" -o "$tmp/o/adir"
+	if [ -z "$(ls -A "$tmp/o/adir")" ]; then
+		ok
+	else
+		bad "plumb topo -o DIRECTORY: wrote into the directory"
 	fi
 	left=$(find "$tmp/o" -name '*.tmp.*' | head -n 5)
 	if [ -z "$left" ]; then
