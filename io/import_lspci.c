@@ -1008,9 +1008,12 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 		for (i = 0; i < L.n && !L.d[i].keep; i++)
 			;
 		if (i == L.n) {
+			int ndev = 0;
+			for (i = 0; i < L.n; i++)
+				ndev += !L.d[i].is_root;
 			rc = plumb_err_set(err, PLUMB_EINPUT, src, 0, 0,
-					   "no GPU or NIC in the lspci output (%d device line(s) read)",
-					   L.n);
+					   "no GPU or NIC in the lspci output (%d device(s) read)",
+					   ndev);
 			goto out;
 		}
 	}
