@@ -139,8 +139,9 @@ int imp_add_node(struct imp_scn *s, enum imp_kind kind, int parent,
 
 /*
  * Reject input that cannot be tool output: only blanks ("empty input;
- * expected the output of WHAT") or a NUL byte ("binary input ..." at its
- * line and column). Returns 0 or -PLUMB_EINPUT with err filled (file src).
+ * expected the output of WHAT") or a NUL byte ("binary input (NUL byte at
+ * offset N) ...", without line and column so that no binary line is
+ * echoed). Returns 0 or -PLUMB_EINPUT with err filled (file src).
  */
 int imp_check_text(const char *text, size_t len, const char *src, const char *what,
 		   struct plumb_err *err);

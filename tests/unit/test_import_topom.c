@@ -384,7 +384,7 @@ static void test_errors(void)
 	expect_error("hello\nno matrix here\n", 21, 0, 0,
 		     "no nvidia-smi topo -m matrix found (expected a header line with GPU0, "
 		     "GPU1, ... and one row per GPU)");
-	expect_error(binary, sizeof(binary) - 1, 2, 3,
+	expect_error(binary, sizeof(binary) - 1, 0, 0,
 		     "binary input (NUL byte at offset 12); expected the output of "
 		     "nvidia-smi topo -m");
 	expect_error(ragged, sizeof(ragged) - 1, 3, 1,
