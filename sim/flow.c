@@ -430,7 +430,8 @@ static int on_complete(struct sim_engine *eng, void *ctx,
  * Charge every active flow for the time since its last update, then
  * progressive filling over the active flows (see flow.h). Leaves the
  * previous rate in old_rate. Each round visits only the flows still
- * unfrozen (kept packed in uf[]) and the links they touched.
+ * unfrozen (kept packed in uf[]) and the links that still carry one
+ * (kept packed in touched[]).
  */
 static void solve_rates(struct sim_net *net, double now)
 {
@@ -465,14 +466,17 @@ static void solve_rates(struct sim_net *net, double now)
 		int k;
 
 		st->resolve_rounds++;
-		for (i = 0; i < nt; i++) {
+		/* drop links whose flows are all frozen: they stay so */
+		for (i = k = 0; i < nt; i++) {
 			struct link *l = &links[net->touched[i]];
-			if (l->n > 0) {
-				l->share = l->rc > 0 ? l->rc / l->n : 0;
-				if (l->share < m)
-					m = l->share;
-			}
+			if (l->n == 0)
+				continue;
+			net->touched[k++] = net->touched[i];
+			l->share = l->rc > 0 ? l->rc / l->n : 0;
+			if (l->share < m)
+				m = l->share;
 		}
+		nt = k;
 		for (i = 0; i < nuf; i++) {
 			const struct flow *f = &net->flows[uf[i]];
 			if (f->cap > 0 && f->cap < m)
@@ -482,7 +486,7 @@ static void solve_rates(struct sim_net *net, double now)
 		thr = m * (1 + SHARE_EPS);
 		for (i = 0; i < nt; i++) {
 			struct link *l = &links[net->touched[i]];
-			l->sat = l->n > 0 && l->share <= thr;
+			l->sat = l->share <= thr;
 		}
 		/* freeze the flows at level m; keep the others packed */
 		for (i = k = 0; i < nuf; i++) {
