@@ -118,6 +118,7 @@ int sim_cancel(struct sim_engine *eng, sim_handle h);
  * -PLUMB_ERUNTIME when the event budget is exhausted. A handler may call
  * sim_stop() to make sim_run() return 0 after that event, clock unchanged.
  * Cost per event: one heap pop (O(log pending)) plus the handler.
+ * Not re-entrant: a handler must not call sim_run() on its own engine.
  */
 int sim_run(struct sim_engine *eng, double t_end, struct plumb_err *err);
 
@@ -139,9 +140,7 @@ const struct sim_stats *sim_stats(const struct sim_engine *eng);
 /* Writable statistics, for sim/ modules that count their own work. */
 struct sim_stats *sim_stats_mut(struct sim_engine *eng);
 
-/*
- * Number of pending (live) events.
- */
+/* Number of pending (live, not cancelled) events. */
 size_t sim_pending(const struct sim_engine *eng);
 
 /*

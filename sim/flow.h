@@ -127,7 +127,14 @@ double sim_net_link_load(const struct sim_net *net, int link);
 int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 		   int *id, struct plumb_err *err);
 
-/* Current rate of an active flow (0 while it waits its latency). */
+/*
+ * Queries on a started, not yet completed flow (or on its id inside its
+ * completion callback). sim_flow_rate: current rate in bytes/s, 0 while the
+ * flow waits its latency; sim_flow_bytes: size; sim_flow_rate_cap: cap (0 =
+ * none); sim_flow_arg: the spec's arg (still the caller's). sim_flow_path
+ * sets *path to the flow's copy of its path (owned by net, valid until the
+ * flow completes) and returns its length.
+ */
 double sim_flow_rate(const struct sim_net *net, int flow);
 double sim_flow_bytes(const struct sim_net *net, int flow);
 void *sim_flow_arg(const struct sim_net *net, int flow);
@@ -145,9 +152,11 @@ int sim_net_nflows(const struct sim_net *net);
 double sim_net_bytes_started(const struct sim_net *net);
 double sim_net_bytes_done(const struct sim_net *net);
 
+/* The engine given to sim_net_new() (borrowed). */
 struct sim_engine *sim_net_engine(const struct sim_net *net);
 
-/* Install (fn NULL: remove) the after-re-solve hook. */
+/* Install (fn NULL: remove) the after-re-solve hook; ctx stays the
+ * caller's. The hook must not start flows. */
 void sim_net_set_resolve_hook(struct sim_net *net, sim_net_hook_fn fn,
 			      void *ctx);
 
