@@ -9,6 +9,7 @@
  * it in `order`; parents still precede children either way.
  */
 #include "import.h"
+#include "import_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -170,8 +171,7 @@ int imp_check_text(const char *text, size_t len, const char *src, const char *wh
 			     (size_t)(z - text), what);
 }
 
-/* Case-insensitive substring test. */
-static int has(const char *hay, const char *needle)
+int imp_has(const char *hay, const char *needle)
 {
 	size_t n = strlen(needle);
 
@@ -215,7 +215,7 @@ const char *imp_gpu_model_from_name(const char *name)
 				for (p = name; (p = strstr(p, key)) != NULL; p++)
 					if (hex_word(name, p, n))
 						return gpu_names[i].id;
-			} else if (has(name, key)) {
+			} else if (imp_has(name, key)) {
 				return gpu_names[i].id;
 			}
 		}

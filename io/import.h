@@ -6,10 +6,11 @@
  *                      reproduces the matrix (io/import_topom.c);
  *   imp_lspci_parse()  `lspci -tv`, `lspci -t`, `lspci -vvv` (and flat
  *                      `lspci`/`lspci -nn` listings) -> the PCIe tree with
- *                      switches folded into one node each (io/import_lspci.c).
- * imp_write_yaml() prints the result in the scenario format of
- * docs/scenarios.md. The importers only write text: they do not depend on the
- * scenario loader, and the loader validates what they produce.
+ *                      switches folded into one node each (io/import_lspci.c
+ *                      reads, io/import_pcitree.c builds; io/import_int.h).
+ * imp_write_yaml() (io/import.c) prints the result in the scenario format
+ * of docs/scenarios.md. The importers only write text: they do not depend on
+ * the scenario loader, and the loader validates what they produce.
  *
  * Invariants of a filled struct imp_scn: nodes[] lists parents before their
  * children; ids are unique and match [a-z0-9_-]+; every GPU and NIC has a
