@@ -206,7 +206,7 @@ expect_rc 0 "plumb --help" "$PLUMB" --help
 cp "$tmp/out" "$tmp/help"
 cmds=$(awk '/^Commands:/ { on = 1; next } on && /^[ \t]*$/ { exit }
 	    on && NF { print $1 }' "$tmp/help")
-[ -n "$cmds" ] && ok || bad "plumb --help lists no commands under 'Commands:'"
+if [ -n "$cmds" ]; then ok; else bad "plumb --help lists no commands under 'Commands:'"; fi
 for c in $cmds; do
 	if expect_rc 0 "plumb $c --help" "$PLUMB" "$c" --help; then
 		if [ -s "$tmp/out" ]; then ok; else bad "plumb $c --help: empty output"; fi
