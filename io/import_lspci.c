@@ -180,12 +180,13 @@ static int tree_entry(struct tree_ctx *T, const char *line, int len, int pos, in
 		q = pos + 4;
 		if (q + 1 < len && line[q] == '-' && line[q + 1] == '[') {
 			const char *r = memchr(line + q, ']', (size_t)(len - q));
-			int sec, sub;
+			int sec, sub, blen;
 			L->d[k].is_bridge = 1;
 			if (!r)
 				return 0;
-			sec = hexn(line + q + 2, 2);
-			sub = line[q + 4] == '-' ? hexn(line + q + 5, 2) : sec;
+			blen = (int)(r - (line + q + 2));   /* "01" or "61-73" */
+			sec = blen >= 2 ? hexn(line + q + 2, 2) : -1;
+			sub = blen >= 5 && line[q + 4] == '-' ? hexn(line + q + 5, 2) : sec;
 			L->d[k].sec = sec;
 			L->d[k].sub = sub;
 			L->any_sec = 1;
@@ -333,11 +334,9 @@ static int parse_header(struct imp_ls *L, const char *b, const char *e, int *err
 {
 	int dom, bus, dev, fn, n, k;
 	const char *c, *colon, *hash;
-	char tmp[24];
 
 	if (e - b < 8)
 		return -1;
-	imp_copy_trim(tmp, sizeof(tmp), b, b + ((e - b) < 20 ? (e - b) : 20));
 	if (!(n = parse_bdf(b, &dom, &bus, &dev, &fn)) || b[n] != ' ')
 		return -1;
 	if ((k = imp_ls_add(L, err)) < 0) {
@@ -471,28 +470,51 @@ static int parse_outline_line(struct imp_ls *L, const char *b, const char *e, in
 	return 0;
 }
 
+/*
+ * Copy the line at *p into buf (NUL-terminated, cut at LS_MAX_COL bytes, a
+ * final '\r' dropped) and advance *p past it. Returns the copied length, or
+ * -1 at the end of the text. Parsers read only this copy, so the text need
+ * not be NUL-terminated.
+ */
+static int next_line(const char **p, const char *end, char *buf)
+{
+	const char *e;
+	size_t n;
+
+	if (*p >= end)
+		return -1;
+	e = memchr(*p, '\n', (size_t)(end - *p));
+	if (!e)
+		e = end;
+	n = (size_t)(e - *p) < LS_MAX_COL ? (size_t)(e - *p) : LS_MAX_COL;
+	memcpy(buf, *p, n);
+	if (n > 0 && buf[n - 1] == '\r')
+		n--;
+	buf[n] = '\0';
+	*p = e < end ? e + 1 : end;
+	return (int)n;
+}
+
 /* Choose the input shape by counting typical lines. */
 static int detect(const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
-	int ntree = 0, nlist = 0, npath = 0, nout = 0;
+	char line[LS_MAX_COL + 1];
+	int ntree = 0, nlist = 0, npath = 0, nout = 0, n;
 
-	while (p < end) {
-		const char *e = memchr(p, '\n', (size_t)(end - p)), *q;
+	while ((n = next_line(&p, end, line)) >= 0) {
+		const char *q;
 		int kind, d1, d2, d3, d4;
-		if (!e)
-			e = end;
-		if (tree_start(p, (int)(e - p < LS_MAX_COL ? e - p : LS_MAX_COL), &kind) >= 0)
+		if (tree_start(line, n, &kind) >= 0)
 			ntree++;
-		else if (e - p > 8 && parse_bdf(p, &d1, &d2, &d3, &d4))
+		else if (n > 8 && parse_bdf(line, &d1, &d2, &d3, &d4))
 			nlist++;
-		else if (e - p > 6 && strncmp(p, "Root [", 6) == 0)
+		else if (strncmp(line, "Root [", 6) == 0)
 			nout++;
-		for (q = p; q < e && isspace((unsigned char)*q); q++)
+		for (q = line; isspace((unsigned char)*q); q++)
 			;
-		if (e - q > 3 && q[0] == '-' && q[1] == '>')
+		if (q[0] == '-' && q[1] == '>' && strlen(q) > 3)
 			npath++;
-		p = e + 1;
 	}
 	if (ntree && ntree >= nlist)
 		return M_TREE;
@@ -509,7 +531,8 @@ static int parse_all(struct imp_ls *L, const char *text, size_t len, struct plum
 {
 	const char *p = text, *end = text + len;
 	struct tree_ctx *T = NULL;
-	int cur = -1, root = -1, prev = -1, i, rc = 0;
+	char line[LS_MAX_COL + 1];
+	int cur = -1, root = -1, prev = -1, i, rc = 0, n;
 
 	if (L->mode == M_TREE) {
 		if (!(T = malloc(sizeof(*T))))
@@ -519,44 +542,36 @@ static int parse_all(struct imp_ls *L, const char *text, size_t len, struct plum
 		for (i = 0; i < LS_MAX_COL; i++)
 			T->own[i] = -1;
 	}
-	while (p < end && rc >= 0) {
-		const char *e = memchr(p, '\n', (size_t)(end - p));
-		const char *le;
+	while (rc >= 0 && (n = next_line(&p, end, line)) >= 0) {
+		const char *le = line + n;
 		int k, erc = 0;
-		if (!e)
-			e = end;
-		le = e;
-		if (le > p && le[-1] == '\r')
-			le--;
 		switch (L->mode) {
 		case M_TREE:
-			rc = parse_tree_line(T, p, (int)(le - p < LS_MAX_COL ? le - p : LS_MAX_COL),
-					     err);
+			rc = parse_tree_line(T, line, n, err);
 			break;
 		case M_LIST:
-			if ((k = parse_header(L, p, le, &erc, err)) >= 0)
+			if ((k = parse_header(L, line, le, &erc, err)) >= 0)
 				cur = k;
 			else if (erc < 0)
 				rc = -1;
-			else if (cur >= 0 && p < le && (*p == '\t' || *p == ' '))
-				parse_detail(L, cur, p, le);
+			else if (cur >= 0 && (line[0] == '\t' || line[0] == ' '))
+				parse_detail(L, cur, line, le);
 			else
 				cur = -1;
 			break;
 		case M_PATH:
-			k = parse_path_line(L, p, le, prev, err, &erc);
+			k = parse_path_line(L, line, le, prev, err, &erc);
 			if (erc < 0)
 				rc = -1;
 			prev = k;
 			break;
 		default:
-			rc = parse_outline_line(L, p, le, &root, err);
+			rc = parse_outline_line(L, line, le, &root, err);
 			break;
 		}
-		p = e + 1;
 	}
 	free(T);
-	return rc < 0 ? -PLUMB_EINPUT : 0;
+	return rc < 0 ? -(err && err->code ? err->code : PLUMB_EINPUT) : 0;
 }
 
 int imp_ls_read(struct imp_ls *L, const char *text, size_t len, struct plumb_err *err)

@@ -333,6 +333,17 @@ static void parse_legend(struct tm *t)
 		snprintf(t->ep[i].nicname, sizeof(t->ep[i].nicname), "%s", t->tok[1]);
 }
 
+/* True when [b, e) contains word (no NUL needed). */
+static int span_has(const char *b, const char *e, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; (size_t)(e - b) >= n; b++)
+		if (memcmp(b, word, n) == 0)
+			return 1;
+	return 0;
+}
+
 /* Next line of [p, end) into *l; returns 0 at the end. */
 static int next_line(const char **p, const char *end, struct tm_line *l)
 {
@@ -390,8 +401,7 @@ static int read_matrix(struct tm *t, const char *text, size_t len, struct plumb_
 			clean_line(t, l.b, l.e);
 			split(t, 0);
 			if (t->ntok == 0 || (r = find_label(t, t->tok[0])) < 0) {
-				if (t->ntok > 0 && strstr(l.b, "truncated") &&
-				    strstr(l.b, "truncated") < l.e)
+				if (span_has(l.b, l.e, "truncated"))
 					t->truncated = 1;
 				p = save_p;
 				l = save_l;

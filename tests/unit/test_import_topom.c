@@ -422,8 +422,13 @@ static void test_no_crash(void)
 			struct imp_scn *s = imp_scn_new();
 			struct imp_opts o;
 			int rc;
+			/* an exact-size copy: reading past the end is caught by ASan */
+			char *part = malloc(cut ? cut : 1);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+			memcpy(part, buf, cut);
 			memset(&o, 0, sizeof(o));
-			rc = imp_topom_parse(buf, cut, &o, s, &e);
+			rc = imp_topom_parse(part, cut, &o, s, &e);
+			free(part);
 			CU_ASSERT(rc == 0 || rc == -PLUMB_EINPUT);
 			imp_scn_free(s);
 		}
