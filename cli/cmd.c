@@ -13,6 +13,8 @@ const struct plumb_cmd plumb_commands[] = {
 	  cmd_topo_usage },
 	{ "import", cmd_import, "write a scenario skeleton from `nvidia-smi topo -m` or `lspci` output",
 	  cmd_import_usage },
+	{ "xfer", cmd_xfer, "p2pBandwidthLatencyTest-style matrices: P2P vs host-bounce copies",
+	  cmd_xfer_usage },
 	{ NULL, NULL, NULL, NULL }
 };
 

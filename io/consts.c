@@ -11,9 +11,9 @@
 const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 	[K_PCIE_EFF] = { "pcie_eff", "fraction", 55.08 / 63.0, 0.3, 1.0,
 		"host->GPU DMA 55.08 GB/s of 63.0 raw on Gen5 x16 (realdata/gpu-specs.md 1c)" },
-	[K_HOP_NS] = { "hop_ns", "ns", 1072.3 / 7.0, 0, 10000,
-		"cross-switch one-way latency 1072.3 ns over 7 elements "
-		"(2 GPU links, 2 switches, 2 uplinks, CPU) (realdata/gpu-specs.md 1c)" },
+	[K_HOP_NS] = { "hop_ns", "ns", 360.0 / 4.0, 0, 10000,
+		"derived: RTX PRO 6000 P2P latency 0.36 us same NUMA (realdata/gpu-specs.md 1d) over the "
+		"4 links of a path between two root complexes (GPU link, root complex out and in, GPU link)" },
 	[K_RC_GBS] = { "rc_gbs", "GB/s", 73.09, 1, 10000,
 		"8 GPUs through one I/O-die quadrant cap at 73.09 GB/s H2D (realdata/gpu-specs.md 1c)" },
 	[K_DRAM_GBS] = { "dram_gbs", "GB/s", 614.4, 1, 100000,
@@ -28,6 +28,13 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"derived: with double-buffered staging, bandwidth fraction "
 		"2C/r / (2C/r + s) = 43/55 (Gen5 bounce 43 GB/s vs 55 direct, DESIGN.md) "
 		"and sync s = 13.7 - 2 x 0.40 us give C = 1242 KiB at r = 55 GB/s" },
+	[K_BOUNCE_BUFFERS] = { "bounce_buffers", "count", 2, 1, 64,
+		"double buffering; shared by concurrent bounces: staged copies in both directions at once "
+		"reach 1.07-1.31x one direction (RTX 4090, RTX 5090 in realdata/p2p-latency-samples.txt), "
+		"closer to a shared pair (1x) than to a pair each (2x)" },
+	[K_LOCAL_LAT_US] = { "local_lat_us", "us", 1.0, 0, 1000,
+		"p2pBandwidthLatencyTest diagonal 0.92-1.04 us on RTX 5090 / RTX PRO 6000 "
+		"(realdata/p2p-latency-samples.txt sample 4)" },
 	[K_VM_DMA_US] = { "vm_dma_us", "us", 0.0, 0, 1000,
 		"VM and bare-metal bounce floors agree (13.7 vs 14.3 us, DESIGN.md): no extra by default" },
 	[K_D2D_EFF] = { "d2d_eff", "fraction", 1600.0 / 1792.0, 0.05, 1.0,

@@ -19,6 +19,8 @@ enum plumb_const {
 	K_P2P_LAT_US,           /* small P2P copy latency */
 	K_BOUNCE_FLOOR_US,      /* small host-bounced copy latency */
 	K_BOUNCE_CHUNK_KIB,     /* staging chunk of a host-bounced copy */
+	K_BOUNCE_BUFFERS,       /* staging buffers shared by all bounces */
+	K_LOCAL_LAT_US,         /* latency of a local (same GPU) copy */
 	K_VM_DMA_US,            /* extra per DMA leg in a VM with host IOMMU translate */
 	K_D2D_EFF,              /* local device-to-device copy / memory bandwidth */
 	K_NCCL_BASE_US,         /* NCCL base latency, ring LL */

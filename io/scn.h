@@ -47,6 +47,7 @@ struct scn_gpu_model {
 	char name[96];
 	char arch[16];
 	double memory_gib;
+	double memory_gbs;            /* memory bandwidth, GB/s */
 	int pcie_gen, pcie_width;
 	int nbars;
 	struct scn_bar bars[SCN_MAX_BARS];

@@ -11,7 +11,7 @@
 extern const char scn_catalog_gpus_yaml[];
 
 static const char *const gpu_keys[] = {
-	"id", "name", "arch", "memory_gib", "pcie", "bars", "p2p_pcie",
+	"id", "name", "arch", "memory_gib", "memory_gbs", "pcie", "bars", "p2p_pcie",
 	"nvlink_links", "nvlink_gbs_per_link", "source", NULL
 };
 static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable", NULL };
@@ -83,6 +83,10 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	if (!(v = ymap_get(n, "memory_gib")))
 		return yerr(t, n, PLUMB_EINPUT, err, "catalog entry needs 'memory_gib'");
 	if ((rc = yget_double(t, v, "memory_gib", 0.001, 1e6, &g->memory_gib, err)) < 0)
+		return rc;
+	if (!(v = ymap_get(n, "memory_gbs")))
+		return yerr(t, n, PLUMB_EINPUT, err, "catalog entry needs 'memory_gbs'");
+	if ((rc = yget_double(t, v, "memory_gbs", 1, 1e6, &g->memory_gbs, err)) < 0)
 		return rc;
 	g->pcie_gen = 4;
 	g->pcie_width = 16;

@@ -1,0 +1,225 @@
+/*
+ * fabric.c - scenario -> flow-network links and paths (see fabric.h).
+ */
+#include "fabric.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+double fab_lane_gbs(int gen)
+{
+	/* Payload rate per lane after line coding (PCIe base specs):
+	 * 8b/10b for Gen1-2, 128b/130b for Gen3-5, FLIT 242/256 for Gen6. */
+	switch (gen) {
+	case 1: return 2.5 * 0.8 / 8;
+	case 2: return 5.0 * 0.8 / 8;
+	case 3: return 8.0 * 128.0 / 130.0 / 8;
+	case 4: return 16.0 * 128.0 / 130.0 / 8;
+	case 5: return 32.0 * 128.0 / 130.0 / 8;
+	default: return 64.0 * 242.0 / 256.0 / 8;
+	}
+}
+
+double fab_pcie_bytes_per_s(const struct scenario *s, int node)
+{
+	const struct scn_node *d = &s->nodes[node];
+	return d->width * fab_lane_gbs(d->gen) * s->k.v[K_PCIE_EFF] * 1e9;
+}
+
+static int add(struct fabric *f, enum sim_link_kind kind, double bps, int *id,
+	       struct plumb_err *err)
+{
+	return sim_net_add_link(f->net, kind, bps, f->s->k.v[K_HOP_NS] * 1e-9, id, err);
+}
+
+int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **out,
+	      struct plumb_err *err)
+{
+	struct fabric *f = calloc(1, sizeof(*f));
+	int i, j, rc, nsock = s->host.sockets;
+	double xgbs = s->host.inter_socket_gbs > 0 ? s->host.inter_socket_gbs
+						   : s->k.v[K_XSOCK_GBS];
+
+	*out = NULL;
+	if (!f)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	f->s = s;
+	if ((rc = sim_net_new(eng, &f->net, err)) < 0) {
+		free(f);
+		return rc;
+	}
+	for (i = 0; i < SCN_MAX_NODES; i++)
+		f->up[i] = f->down[i] = f->rc_in[i] = f->rc_out[i] = -1;
+	for (i = 0; i < SCN_MAX_GPUS; i++) {
+		f->nvl_up[i] = f->nvl_down[i] = -1;
+		for (j = 0; j < SCN_MAX_GPUS; j++)
+			f->nvp[i][j] = -1;
+	}
+	for (i = 0; i < s->nnodes; i++) {
+		const struct scn_node *d = &s->nodes[i];
+		if (d->kind == SCN_ROOT_COMPLEX) {
+			double bps = s->k.v[K_RC_GBS] * 1e9;
+			if ((rc = add(f, SIM_LINK_ROOT_COMPLEX, bps, &f->rc_out[i], err)) < 0 ||
+			    (rc = add(f, SIM_LINK_ROOT_COMPLEX, bps, &f->rc_in[i], err)) < 0)
+				goto fail;
+		} else if (d->kind == SCN_ROOT_PORT) {
+			continue;   /* its link is its child's link */
+		} else {
+			double bps = fab_pcie_bytes_per_s(s, i);
+			if ((rc = add(f, SIM_LINK_PCIE, bps, &f->up[i], err)) < 0 ||
+			    (rc = add(f, SIM_LINK_PCIE, bps, &f->down[i], err)) < 0)
+				goto fail;
+		}
+	}
+	for (i = 0; i < nsock; i++)
+		if ((rc = add(f, SIM_LINK_HOST_DRAM, s->k.v[K_DRAM_GBS] * 1e9, &f->dram[i], err)) < 0)
+			goto fail;
+	for (i = 0; i < nsock; i++)
+		for (j = 0; j < nsock; j++) {
+			f->xs[i][j] = -1;
+			if (i != j && (rc = add(f, SIM_LINK_INTER_SOCKET, xgbs * 1e9, &f->xs[i][j], err)) < 0)
+				goto fail;
+		}
+	if (s->nvswitch) {
+		for (i = 0; i < s->ngpus; i++) {
+			const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[i]].gpu_model];
+			int links = 0, k;
+			double bps;
+			for (k = 0; k < s->nnvlink; k++)
+				if (s->nvlink[k].a == i || s->nvlink[k].b == i)
+					links = s->nvlink[k].links;
+			if (!links)
+				continue;
+			bps = links * (m->nvlink_gbs_per_link > 0 ? m->nvlink_gbs_per_link : 25.0) * 1e9;
+			if ((rc = add(f, SIM_LINK_NVSWITCH, bps, &f->nvl_up[i], err)) < 0 ||
+			    (rc = add(f, SIM_LINK_NVSWITCH, bps, &f->nvl_down[i], err)) < 0)
+				goto fail;
+		}
+	} else {
+		int k;
+		for (k = 0; k < s->nnvlink; k++) {
+			int a = s->nvlink[k].a, b = s->nvlink[k].b;
+			const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[a]].gpu_model];
+			double bps = s->nvlink[k].links *
+				     (m->nvlink_gbs_per_link > 0 ? m->nvlink_gbs_per_link : 25.0) * 1e9;
+			if ((rc = add(f, SIM_LINK_NVLINK, bps, &f->nvp[a][b], err)) < 0 ||
+			    (rc = add(f, SIM_LINK_NVLINK, bps, &f->nvp[b][a], err)) < 0)
+				goto fail;
+		}
+	}
+	*out = f;
+	return 0;
+fail:
+	fab_free(f);
+	return rc;
+}
+
+void fab_free(struct fabric *f)
+{
+	if (!f)
+		return;
+	sim_net_free(f->net);
+	free(f);
+}
+
+static int root_of(const struct scenario *s, int n)
+{
+	while (s->nodes[n].parent >= 0)
+		n = s->nodes[n].parent;
+	return n;
+}
+
+int fab_gpu_socket(const struct fabric *f, int a)
+{
+	return f->s->nodes[root_of(f->s, f->s->gpu_node[a])].socket;
+}
+
+/* Append the up links from node n to (not including) ancestor stop. */
+static int climb(const struct fabric *f, int n, int stop, int *path, int len)
+{
+	for (; n >= 0 && n != stop; n = f->s->nodes[n].parent)
+		if (f->up[n] >= 0)
+			path[len++] = f->up[n];
+	return len;
+}
+
+/* Append the down links from ancestor stop (excluded) to node n, top first. */
+static int descend(const struct fabric *f, int stop, int n, int *path, int len)
+{
+	int chain[SCN_MAX_NODES], k = 0;
+	for (; n >= 0 && n != stop; n = f->s->nodes[n].parent)
+		if (f->down[n] >= 0)
+			chain[k++] = f->down[n];
+	while (k > 0)
+		path[len++] = chain[--k];
+	return len;
+}
+
+int fab_path_gpu(const struct fabric *f, int a, int b, int *path)
+{
+	const struct scenario *s = f->s;
+	int na = s->gpu_node[a], nb = s->gpu_node[b], x, y, lca = -1, len = 0;
+
+	if (a == b)
+		return 0;
+	if (f->nvp[a][b] >= 0) {
+		path[0] = f->nvp[a][b];
+		return 1;
+	}
+	if (f->nvl_up[a] >= 0 && f->nvl_down[b] >= 0) {
+		path[0] = f->nvl_up[a];
+		path[1] = f->nvl_down[b];
+		return 2;
+	}
+	for (x = s->nodes[na].parent; x >= 0 && lca < 0; x = s->nodes[x].parent)
+		for (y = s->nodes[nb].parent; y >= 0; y = s->nodes[y].parent)
+			if (x == y) {
+				lca = x;
+				break;
+			}
+	if (lca >= 0) {
+		len = climb(f, na, lca, path, 0);
+		return descend(f, lca, nb, path, len);
+	} else {
+		int ra = root_of(s, na), rb = root_of(s, nb);
+		int sa = s->nodes[ra].socket, sb = s->nodes[rb].socket;
+		len = climb(f, na, ra, path, 0);
+		path[len++] = f->rc_out[ra];
+		if (sa != sb)
+			path[len++] = f->xs[sa][sb];
+		path[len++] = f->rc_in[rb];
+		return descend(f, rb, nb, path, len);
+	}
+}
+
+int fab_path_to_host(const struct fabric *f, int a, int sock, int *path)
+{
+	const struct scenario *s = f->s;
+	int na = s->gpu_node[a], ra = root_of(s, na), sa = s->nodes[ra].socket;
+	int len = climb(f, na, ra, path, 0);
+	path[len++] = f->rc_out[ra];
+	if (sa != sock)
+		path[len++] = f->xs[sa][sock];
+	path[len++] = f->dram[sock];
+	return len;
+}
+
+int fab_path_from_host(const struct fabric *f, int sock, int b, int *path)
+{
+	const struct scenario *s = f->s;
+	int nb = s->gpu_node[b], rb = root_of(s, nb), sb = s->nodes[rb].socket, len = 0;
+	path[len++] = f->dram[sock];
+	if (sb != sock)
+		path[len++] = f->xs[sock][sb];
+	path[len++] = f->rc_in[rb];
+	return descend(f, rb, nb, path, len);
+}
+
+double fab_path_latency(const struct fabric *f, const int *path, int n)
+{
+	double t = 0;
+	int i;
+	for (i = 0; i < n; i++)
+		t += sim_net_link_latency(f->net, path[i]);
+	return t;
+}

@@ -1,0 +1,272 @@
+/*
+ * test_xfer.c - the fabric's paths and the P2P / host-bounce transfer model.
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fabric.h"
+#include "p2ptest.h"
+#include "scn.h"
+#include "xfer.h"
+
+void suite_xfer(void);
+
+#define EXPECT_NEAR(actual, expected, rel) do { \
+	double a_ = (actual), e_ = (expected); \
+	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
+		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
+		       #actual, a_, e_, (double)(rel)); \
+	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
+} while (0)
+
+static const char two_rc[] =
+	"plumb_scenario: 1\n"
+	"host: {cpu_vendor: amd, sockets: 2, inter_socket: {kind: xgmi, bandwidth_gbs: 20}}\n"
+	"pcie:\n"
+	"  - {id: rc0, kind: root_complex, socket: 0}\n"
+	"  - {id: rp0, kind: root_port, parent: rc0, gen: 5, width: 16}\n"
+	"  - {id: sw0, kind: switch, parent: rp0, gen: 5, width: 16}\n"
+	"  - {id: gpu0, kind: gpu, parent: sw0, model: rtx-pro-6000}\n"
+	"  - {id: gpu1, kind: gpu, parent: sw0, model: rtx-pro-6000}\n"
+	"  - {id: rc1, kind: root_complex, socket: 1}\n"
+	"  - {id: rp1, kind: root_port, parent: rc1, gen: 4, width: 16}\n"
+	"  - {id: gpu2, kind: gpu, parent: rp1, model: rtx-pro-6000, gen: 4}\n"
+	"%s";
+
+static struct scenario *load(const char *extra)
+{
+	char text[4096];
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	snprintf(text, sizeof(text), two_rc, extra);
+	plumb_err_clear(&e);
+	if (scn_parse("inline.yaml", text, &s, &e) < 0)
+		printf("\n  scenario failed: %d:%d: %s\n", e.line, e.col, e.msg);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	return s;
+}
+
+static void test_paths(void)
+{
+	struct scenario *s = load("");
+	struct sim_engine *eng = NULL;
+	struct fabric *f = NULL;
+	int p[FAB_MAX_PATH], n;
+	if (!s)
+		return;
+	CU_ASSERT_EQUAL(sim_engine_new(1, &eng, NULL), 0);
+	CU_ASSERT_EQUAL(fab_build(eng, s, &f, NULL), 0);
+	/* Under one switch: GPU0 up, GPU1 down; the switch uplink is not used. */
+	n = fab_path_gpu(f, 0, 1, p);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_EQUAL(p[0], f->up[s->gpu_node[0]]);
+	CU_ASSERT_EQUAL(p[1], f->down[s->gpu_node[1]]);
+	/* Across sockets: GPU0 up, switch up, rc0 out, socket 0->1, rc1 in, GPU2 down. */
+	n = fab_path_gpu(f, 0, 2, p);
+	CU_ASSERT_EQUAL(n, 6);
+	CU_ASSERT_EQUAL(p[3], f->xs[0][1]);
+	CU_ASSERT_EQUAL(p[5], f->down[s->gpu_node[2]]);
+	/* Into host memory of socket 1 from GPU0. */
+	n = fab_path_to_host(f, 0, 1, p);
+	CU_ASSERT_EQUAL(n, 5);
+	CU_ASSERT_EQUAL(p[4], f->dram[1]);
+	EXPECT_NEAR(fab_lane_gbs(5), 3.9384615, 1e-6);
+	EXPECT_NEAR(fab_pcie_bytes_per_s(s, s->gpu_node[2]),
+		    16 * fab_lane_gbs(4) * (55.08 / 63.0) * 1e9, 1e-12);
+	fab_free(f);
+	sim_engine_free(eng);
+	scn_free(s);
+}
+
+static void test_p2p_time(void)
+{
+	struct scenario *s = load("");
+	double t, rate, lat;
+	if (!s)
+		return;
+	/* Lone flow under one switch: max(p2p_lat, 2 hops) + B / link rate. */
+	rate = fab_pcie_bytes_per_s(s, s->gpu_node[0]);
+	lat = fmax(s->k.v[K_P2P_LAT_US] * 1e-6, 2 * s->k.v[K_HOP_NS] * 1e-9);
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 1, 1e8, XFER_P2P, 0, &t, NULL), 0);
+	EXPECT_NEAR(t, lat + 1e8 / rate, 1e-9);
+	/* Across sockets the 20 GB/s inter-socket link is the bottleneck. */
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 2, 1e8, XFER_P2P, 0, &t, NULL), 0);
+	EXPECT_NEAR(1e8 / t, 20e9, 0.01);
+	/* Both directions at once do not share a link: same time as one. */
+	{
+		double t1, t2;
+		xfer_time(s, 0, 1, 1e8, XFER_P2P, 0, &t1, NULL);
+		xfer_time(s, 0, 1, 1e8, XFER_P2P, 1, &t2, NULL);
+		EXPECT_NEAR(t2, t1, 1e-9);
+	}
+	scn_free(s);
+}
+
+static void test_bounce_floor_and_rate(void)
+{
+	struct scenario *s = load("");
+	double t, r, C, sync, eff, lat;
+	if (!s)
+		return;
+	/* A 4-byte bounce costs the measured floor. */
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 1, 4, XFER_BOUNCE, 0, &t, NULL), 0);
+	EXPECT_NEAR(t * 1e6, s->k.v[K_BOUNCE_FLOOR_US], 1e-3);
+	/* Long bounce: two buffers, each cycling leg 1 + sync + leg 2, where a
+	 * leg is the copy latency plus C / r: two chunks per 2 (L + C/r) + s. */
+	r = fab_pcie_bytes_per_s(s, s->gpu_node[0]);
+	C = s->k.v[K_BOUNCE_CHUNK_KIB] * 1024;
+	sync = (s->k.v[K_BOUNCE_FLOOR_US] - 2 * s->k.v[K_P2P_LAT_US]) * 1e-6;
+	lat = s->k.v[K_P2P_LAT_US] * 1e-6;
+	eff = (2 * C / r) / (2 * (lat + C / r) + sync);
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 1, 4e9, XFER_BOUNCE, 0, &t, NULL), 0);
+	EXPECT_NEAR(4e9 / t, r * eff, 0.01);
+	/* About 43 GB/s on Gen5 x16, as measured. */
+	EXPECT_NEAR(4e9 / t / 1e9, 43.0, 0.05);
+	scn_free(s);
+}
+
+static void test_bounce_never_faster_than_p2p(void)
+{
+	struct scenario *s = load("");
+	static const double sizes[] = { 4, 4096, 1 << 20, 64 << 20 };
+	size_t i;
+	if (!s)
+		return;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		double tp, tb;
+		xfer_time(s, 0, 1, sizes[i], XFER_P2P, 0, &tp, NULL);
+		xfer_time(s, 0, 1, sizes[i], XFER_BOUNCE, 0, &tb, NULL);
+		CU_ASSERT(tp <= tb);
+	}
+	scn_free(s);
+}
+
+static void test_more_bandwidth_never_slower(void)
+{
+	static const char *const eff[] = {
+		"constants: {pcie_eff: 0.5}\n", "constants: {pcie_eff: 0.7}\n",
+		"constants: {pcie_eff: 0.9}\n"
+	};
+	double last_p = INFINITY, last_b = INFINITY;
+	size_t i;
+	for (i = 0; i < 3; i++) {
+		struct scenario *s = load(eff[i]);
+		double tp, tb;
+		if (!s)
+			return;
+		xfer_time(s, 0, 2, 1e8, XFER_P2P, 0, &tp, NULL);
+		xfer_time(s, 0, 1, 1e8, XFER_BOUNCE, 0, &tb, NULL);
+		CU_ASSERT(tp <= last_p);
+		CU_ASSERT(tb <= last_b);
+		last_p = tp;
+		last_b = tb;
+		scn_free(s);
+	}
+}
+
+/* Two bounces at once share the staging buffers. */
+static int count_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
+{
+	(void)x;
+	(void)err;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static const char two_roots[] =
+	"plumb_scenario: 1\n"
+	"host: {cpu_vendor: amd}\n"
+	"pcie:\n"
+	"  - {id: rc0, kind: root_complex, socket: 0}\n"
+	"  - {id: rp0, kind: root_port, parent: rc0}\n"
+	"  - {id: gpu0, kind: gpu, parent: rp0, model: rtx-pro-6000}\n"
+	"  - {id: rc1, kind: root_complex, socket: 0}\n"
+	"  - {id: rp1, kind: root_port, parent: rc1}\n"
+	"  - {id: gpu1, kind: gpu, parent: rp1, model: rtx-pro-6000}\n"
+	"constants: {bounce_buffers: %d}\n";
+
+/* GPU0 -> GPU1 and GPU1 -> GPU0 bounced at once on disjoint links; returns
+ * the time of both relative to one alone. */
+static double bidir_ratio(int buffers)
+{
+	char text[1024];
+	struct scenario *s = NULL;
+	struct sim_engine *eng = NULL;
+	struct fabric *f = NULL;
+	struct xfer_ctx x;
+	struct xfer_spec sp;
+	double one, both;
+	int done = 0;
+
+	snprintf(text, sizeof(text), two_roots, buffers);
+	CU_ASSERT_EQUAL(scn_parse("inline.yaml", text, &s, NULL), 0);
+	if (!s)
+		return 0;
+	xfer_time(s, 0, 1, 1e9, XFER_BOUNCE, 0, &one, NULL);
+	CU_ASSERT_EQUAL(sim_engine_new(1, &eng, NULL), 0);
+	CU_ASSERT_EQUAL(fab_build(eng, s, &f, NULL), 0);
+	CU_ASSERT_EQUAL(xfer_ctx_init(&x, eng, f, NULL), 0);
+	memset(&sp, 0, sizeof(sp));
+	sp.bytes = 1e9;
+	sp.method = XFER_BOUNCE;
+	sp.host_socket = -1;
+	sp.done = count_done;
+	sp.arg = &done;
+	sp.src = 0;
+	sp.dst = 1;
+	CU_ASSERT_EQUAL(xfer_start(&x, &sp, NULL), 0);
+	sp.src = 1;
+	sp.dst = 0;
+	CU_ASSERT_EQUAL(xfer_start(&x, &sp, NULL), 0);
+	CU_ASSERT_EQUAL(sim_run(eng, INFINITY, NULL), 0);
+	both = sim_now(eng);
+	CU_ASSERT_EQUAL(done, 2);
+	EXPECT_NEAR(x.bytes_done, 2e9, 1e-12);
+	xfer_ctx_release(&x);
+	fab_free(f);
+	sim_engine_free(eng);
+	scn_free(s);
+	return both / one;
+}
+
+static void test_shared_staging(void)
+{
+	/* Two buffers shared by two transfers: each is single-buffered, half
+	 * the rate. With plenty of buffers each runs as if alone (links are
+	 * disjoint); in between, more buffers never hurt. */
+	double r2 = bidir_ratio(2), r4 = bidir_ratio(4), r16 = bidir_ratio(16);
+	EXPECT_NEAR(r2, 2.0, 0.02);
+	EXPECT_NEAR(r16, 1.0, 0.02);
+	CU_ASSERT(r4 <= r2 && r16 <= r4);
+}
+
+static void test_p2ptest_matrices(void)
+{
+	struct scenario *s = load("");
+	static struct p2pt_result r;
+	if (!s)
+		return;
+	CU_ASSERT_EQUAL(p2pt_run(s, &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.n, 3);
+	CU_ASSERT_EQUAL(r.can[0][1], 1);
+	/* Enabled uses P2P: faster than staged; latency far below the bounce floor. */
+	CU_ASSERT(r.m[P2PT_UNI_ENABLED][0][1] > r.m[P2PT_UNI_DISABLED][0][1]);
+	EXPECT_NEAR(r.m[P2PT_LAT_DISABLED][0][1], s->k.v[K_BOUNCE_FLOOR_US], 1e-3);
+	EXPECT_NEAR(r.m[P2PT_LAT_ENABLED][0][1], s->k.v[K_P2P_LAT_US], 1e-3);
+	EXPECT_NEAR(r.m[P2PT_UNI_DISABLED][1][1], 1792 * s->k.v[K_D2D_EFF], 1e-12);
+	scn_free(s);
+}
+
+void suite_xfer(void)
+{
+	CU_pSuite s = CU_add_suite("xfer", NULL, NULL);
+	CU_add_test(s, "fabric paths", test_paths);
+	CU_add_test(s, "P2P: latency then bandwidth; inter-socket bottleneck", test_p2p_time);
+	CU_add_test(s, "bounce: floor and pipelined rate", test_bounce_floor_and_rate);
+	CU_add_test(s, "P2P never slower than bounce", test_bounce_never_faster_than_p2p);
+	CU_add_test(s, "more bandwidth never slower", test_more_bandwidth_never_slower);
+	CU_add_test(s, "concurrent bounces share staging", test_shared_staging);
+	CU_add_test(s, "p2pBandwidthLatencyTest matrices", test_p2ptest_matrices);
+}
