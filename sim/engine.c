@@ -231,6 +231,25 @@ struct sim_stats *sim_stats_mut(struct sim_engine *eng)
 	return &eng->stats;
 }
 
+int sim_check(const struct sim_engine *eng, struct plumb_err *err)
+{
+	if (sim_queue_check(&eng->q) < 0)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				     "event queue invariant broken");
+	if (sim_queue_min_key_time(&eng->q) < eng->now)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				     "pending event at t=%.17g before the "
+				     "clock t=%.17g",
+				     sim_queue_min_key_time(&eng->q), eng->now);
+	if (eng->budget && eng->stats.events > eng->budget)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				     "%llu events handled, over the budget "
+				     "of %llu",
+				     (unsigned long long)eng->stats.events,
+				     (unsigned long long)eng->budget);
+	return 0;
+}
+
 size_t sim_pending(const struct sim_engine *eng)
 {
 	return sim_queue_size(&eng->q);

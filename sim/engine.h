@@ -140,6 +140,13 @@ const struct sim_stats *sim_stats(const struct sim_engine *eng);
 /* Writable statistics, for sim/ modules that count their own work. */
 struct sim_stats *sim_stats_mut(struct sim_engine *eng);
 
+/*
+ * Walk the engine's invariants: the queue's (sim_queue_check) and no
+ * pending event earlier than the clock. Returns 0 or -PLUMB_ERUNTIME naming
+ * the broken one. O(pending); meant for tests, e.g. from a trace hook.
+ */
+int sim_check(const struct sim_engine *eng, struct plumb_err *err);
+
 /* Number of pending (live, not cancelled) events. */
 size_t sim_pending(const struct sim_engine *eng);
 

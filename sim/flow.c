@@ -615,3 +615,59 @@ void sim_net_set_resolve_hook(struct sim_net *net, sim_net_hook_fn fn,
 	net->hook = fn;
 	net->hook_ctx = ctx;
 }
+
+int sim_net_check(const struct sim_net *net, struct plumb_err *err)
+{
+	int i, j, waiting = 0, active = 0;
+	double *load = calloc((size_t)net->nlinks + 1, sizeof(*load));
+
+	if (!load)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				     "out of memory checking the network");
+	for (i = 0; i < net->nact; i++) {
+		int id = net->act[i];
+		const struct flow *f = &net->flows[id];
+
+		if (id < 0 || id >= net->nslots || f->state != FLOW_ACTIVE ||
+		    f->act_idx != i)
+			goto bad_list;
+		if (!(f->rate >= 0) ||
+		    (f->cap > 0 && f->rate > f->cap * (1 + 1e-9))) {
+			free(load);
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+					     "flow %d: rate %.17g, cap %.17g",
+					     id, f->rate, f->cap);
+		}
+		if (!(f->remaining >= 0 && f->remaining <= f->bytes)) {
+			free(load);
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+					     "flow %d: %.17g of %.17g bytes "
+					     "remaining", id, f->remaining,
+					     f->bytes);
+		}
+		for (j = 0; j < f->plen; j++)
+			load[f->path[j]] += f->rate;
+	}
+	for (i = 0; i < net->nslots; i++) {
+		waiting += net->flows[i].state == FLOW_WAITING;
+		active += net->flows[i].state == FLOW_ACTIVE;
+	}
+	if (active != net->nact || waiting + active != net->nflows)
+		goto bad_list;
+	for (i = 0; i < net->nlinks; i++)
+		if (load[i] > net->links[i].cap * (1 + 1e-9)) {
+			double l = load[i];
+			free(load);
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+					     "link %d carries %.17g bytes/s, "
+					     "capacity %.17g", i, l,
+					     net->links[i].cap);
+		}
+	free(load);
+	return 0;
+bad_list:
+	free(load);
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+			     "active flow list inconsistent (%d listed, %d "
+			     "flows open)", net->nact, net->nflows);
+}

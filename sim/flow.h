@@ -155,6 +155,15 @@ double sim_net_bytes_done(const struct sim_net *net);
 /* The engine given to sim_net_new() (borrowed). */
 struct sim_engine *sim_net_engine(const struct sim_net *net);
 
+/*
+ * Walk the network's invariants: active-list bookkeeping, flow counts,
+ * every rate within its cap and every link's load within its capacity
+ * (relative tolerance 1e-9), remaining bytes within [0, bytes].
+ * Returns 0 or -PLUMB_ERUNTIME naming the broken one. O(F x P + L);
+ * meant for tests.
+ */
+int sim_net_check(const struct sim_net *net, struct plumb_err *err);
+
 /* Install (fn NULL: remove) the after-re-solve hook; ctx stays the
  * caller's. The hook must not start flows. */
 void sim_net_set_resolve_hook(struct sim_net *net, sim_net_hook_fn fn,

@@ -13,6 +13,7 @@
 #include "queue.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 
 enum { SLOT_FREE = 0, SLOT_LIVE = 1, SLOT_CANCELLED = 2 };
@@ -242,4 +243,32 @@ int sim_queue_cancel(struct sim_queue *q, sim_handle h)
 	if (q->n > COMPACT_MIN && q->n - q->live > q->live)
 		compact(q);
 	return 1;
+}
+
+int sim_queue_check(const struct sim_queue *q)
+{
+	size_t i, live = 0;
+
+	for (i = 0; i < q->n; i++) {
+		const struct sim_qkey *k = &q->heap[i];
+		const struct sim_qslot *sl;
+
+		if (k->slot >= q->nslots)
+			return -1;
+		sl = &q->slots[k->slot];
+		if (sl->state != SLOT_LIVE && sl->state != SLOT_CANCELLED)
+			return -1;
+		if (sl->ev.seq != k->seq || sl->ev.time != k->time ||
+		    sl->ev.prio != k->prio || k->seq >= q->next_seq)
+			return -1;
+		if (i > 0 && key_less(k, &q->heap[(i - 1) / 2]))
+			return -1;
+		live += sl->state == SLOT_LIVE;
+	}
+	return live == q->live ? 0 : -1;
+}
+
+double sim_queue_min_key_time(const struct sim_queue *q)
+{
+	return q->n ? q->heap[0].time : INFINITY;
 }

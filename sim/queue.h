@@ -122,4 +122,14 @@ int sim_queue_cancel(struct sim_queue *q, sim_handle h);
 /* Number of live (pending, not cancelled) events. */
 size_t sim_queue_size(const struct sim_queue *q);
 
+/*
+ * Walk every invariant (heap order, slot states, live count, handles'
+ * sequences). Returns 0, or -1 when one is broken. O(n); for tests.
+ */
+int sim_queue_check(const struct sim_queue *q);
+
+/* Time of the earliest key in the heap, live or cancelled; +INFINITY when
+ * the heap is empty. O(1); for invariant checks. */
+double sim_queue_min_key_time(const struct sim_queue *q);
+
 #endif

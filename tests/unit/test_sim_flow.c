@@ -312,7 +312,24 @@ struct prop {
 	int links[PNLINKS];
 	int violations, not_maxmin, solves;
 	double worst;           /* largest load / capacity seen */
+	int broken;             /* invariant walks that failed */
+	char first_broken[256];
 };
+
+/* Before every event: walk the engine's and the network's invariants. */
+static void prop_trace(void *ctx, const struct sim_event *ev)
+{
+	struct prop *p = ctx;
+	struct plumb_err e;
+
+	(void)ev;
+	plumb_err_clear(&e);
+	if (sim_check(p->f.eng, &e) < 0 || sim_net_check(p->f.net, &e) < 0) {
+		if (p->broken++ == 0)
+			snprintf(p->first_broken, sizeof(p->first_broken),
+				 "%.200s", e.msg);
+	}
+}
 
 static int prop_done(struct sim_net *net, int flow, void *arg,
 		     struct plumb_err *err);
@@ -433,6 +450,7 @@ static void test_property_random(void)
 		p->links[i] = add_link(&p->f, 1e9 + gsl_rng_uniform(p->r) * 1e11,
 				       gsl_rng_uniform(p->r) * 5e-6);
 	sim_net_set_resolve_hook(p->f.net, prop_hook, p);
+	sim_set_trace(p->f.eng, prop_trace, p);
 	for (i = 0; i < PNFLOWS * 3 / 4; i++)
 		EXPECT_INT(prop_start(p, gsl_rng_uniform(p->r) * 1e-3,
 				      &p->f.err), 0);
@@ -455,6 +473,8 @@ static void test_property_random(void)
 	EXPECT_NEAR(sim_net_bytes_started(p->f.net), sent, TOL);
 	EXPECT_INT(p->violations, 0);
 	EXPECT_INT(p->not_maxmin, 0);
+	EXPECT_TRUE(p->broken == 0, "%d invariant walks failed, first: %s",
+		    p->broken, p->first_broken);
 	EXPECT_TRUE(p->worst <= 1 + 1e-9, "max load/capacity %.17g", p->worst);
 	EXPECT_INT(p->solves, sim_stats(p->f.eng)->resolves);
 	EXPECT_TRUE(p->solves > PNFLOWS / 2, "only %d re-solves", p->solves);

@@ -142,6 +142,7 @@ static void test_compact(void)
 		if (i % 10 != 0)
 			EXPECT_INT(sim_queue_cancel(&q, h[i]), 1);
 	EXPECT_INT(sim_queue_size(&q), N / 10);
+	EXPECT_INT(sim_queue_check(&q), 0);
 	EXPECT_TRUE(q.n <= 2 * sim_queue_size(&q) + 1,
 		    "heap keeps %zu keys for %zu live events, expected at "
 		    "most twice as many", q.n, sim_queue_size(&q));
@@ -191,6 +192,8 @@ static void test_random_sorted(void)
 			EXPECT_INT(hit, !dead[victim]);
 			dead[victim] = 1;
 		}
+		if (i % 1000 == 0)
+			EXPECT_INT(sim_queue_check(&q), 0);
 	}
 	for (i = 0; i < N; i++)
 		if (!dead[i])
@@ -245,6 +248,7 @@ static void test_interleaved(void)
 		}
 	}
 	EXPECT_INT(sim_queue_size(&q), pushes - pops);
+	EXPECT_INT(sim_queue_check(&q), 0);
 	gsl_rng_free(r);
 	sim_queue_release(&q);
 }
