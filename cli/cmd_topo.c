@@ -78,12 +78,15 @@ static void print_text(FILE *f, const struct scenario *s, int want_host, int wan
 	rep_iommu(f, host, acs_on, acs_off);
 	section(f, guest && want_guest ? "NCCL transport (guest)" : "NCCL transport (host)");
 	rep_transport(f, want_guest && guest ? guest : host);
-	if (without && with) {
+	if (want_guest && without && with) {
 		section(f, "BAR / MMIO placement (guest)");
 		rep_bars(f, s, without, with);
 	}
 	section(f, "Findings");
-	rep_findings(f, host, guest, without, with);
+	if (want_guest)
+		rep_findings(f, host, guest, without, with);
+	else
+		rep_findings(f, host, NULL, NULL, NULL);
 	(void)run;
 }
 

@@ -138,8 +138,9 @@ static int parse_host(const struct ytree *t, const struct ynode *h,
 			return rc;
 		if (v->n != (size_t)(H->sockets * H->numa_per_socket))
 			return yerr(t, v, PLUMB_EINPUT, err,
-				    "socket_cpus has %zu entries but there are %d NUMA nodes",
-				    v->n, H->sockets * H->numa_per_socket);
+				    "socket_cpus has %zu entr%s but the host has %d NUMA node%s (sockets x numa_per_socket)",
+				    v->n, v->n == 1 ? "y" : "ies", H->sockets * H->numa_per_socket,
+				    H->sockets * H->numa_per_socket == 1 ? "" : "s");
 		for (i = 0; i < v->n; i++)
 			if ((rc = yget_str(t, v->vals[i], "socket_cpus entry",
 					   H->socket_cpus[i], sizeof(H->socket_cpus[i]), err)) < 0)
@@ -173,9 +174,22 @@ static int parse_host(const struct ytree *t, const struct ynode *h,
 	return 0;
 }
 
-static int parse_node(const struct ytree *t, const struct ynode *n,
+/* Line of a later entry of list (after index `after`) whose id is `id`, or 0. */
+static int declared_later(const struct ynode *list, size_t after, const char *id)
+{
+	size_t j;
+	for (j = after + 1; j < list->n; j++) {
+		const struct ynode *e = list->vals[j], *v = ymap_get(e, "id");
+		if (v && v->type == Y_SCALAR && strcmp(v->str, id) == 0)
+			return e->line;
+	}
+	return 0;
+}
+
+static int parse_node(const struct ytree *t, const struct ynode *list, size_t idx,
 		      struct scenario *s, struct plumb_err *err)
 {
+	const struct ynode *n = list->vals[idx];
 	struct scn_node *d;
 	struct ynode *v;
 	char buf[64];
@@ -240,6 +254,10 @@ static int parse_node(const struct ytree *t, const struct ynode *n,
 		if ((rc = yget_str(t, v, "parent", buf, sizeof(buf), err)) < 0)
 			return rc;
 		p = find_node(s, buf);
+		if (p < 0 && declared_later(list, idx, buf))
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "parent '%s' is declared below this entry (line %d); list a parent before its children",
+				    buf, declared_later(list, idx, buf));
 		if (p < 0) {
 			int j;
 			for (j = 0; j < s->nnodes; j++)
@@ -355,13 +373,17 @@ static int parse_node(const struct ytree *t, const struct ynode *n,
 			return yerr(t, n, PLUMB_EINPUT, err, "more than %d GPUs", SCN_MAX_GPUS);
 		d->gpu_index = s->ngpus;
 		s->gpu_node[s->ngpus++] = s->nnodes;
+		/* An unstated link trains to the lower of the card and its slot. */
+		const struct scn_node *par = &s->nodes[d->parent];
+		const struct scn_gpu_model *gm = &s->catalog->gpus[d->gpu_model];
 		if (!d->gen)
-			d->gen = s->catalog->gpus[d->gpu_model].pcie_gen;
+			d->gen = par->gen && par->gen < gm->pcie_gen ? par->gen : gm->pcie_gen;
 		if (!d->width)
-			d->width = s->catalog->gpus[d->gpu_model].pcie_width;
+			d->width = par->width && par->width < gm->pcie_width ? par->width : gm->pcie_width;
 	}
-	if (d->kind != SCN_ROOT_COMPLEX) {
-		/* An unstated link runs at what its parent's link offers. */
+	if (d->kind != SCN_ROOT_COMPLEX && d->kind != SCN_ROOT_PORT) {
+		/* An unstated link runs at what its parent's link offers. A root
+		 * port without gen/width follows the device in its slot. */
 		if (!d->gen)
 			d->gen = s->nodes[d->parent].gen ? s->nodes[d->parent].gen : 4;
 		if (!d->width)
@@ -525,7 +547,8 @@ static int parse_vm(const struct ytree *t, const struct ynode *m, struct scenari
 		return rc;
 	if (V->mmio32_window > (4ull << 30))
 		return yerr(t, ymap_get(m, "mmio32_window"), PLUMB_EINPUT, err,
-			    "mmio32_window must lie below 4G");
+			    "'mmio32_window' must be at most 4G (the 32-bit window lies below 4 GiB), got '%s'",
+			    ymap_get(m, "mmio32_window")->str);
 	if ((v = ymap_get(m, "guest_ram")) &&
 	    (rc = yget_size(t, v, "guest_ram", &V->guest_ram, err)) < 0)
 		return rc;
@@ -629,7 +652,8 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	size_t i;
 	int rc, j;
 
-	if (!r)
+	if (!r || (r->type == Y_SCALAR && !r->quoted &&
+		   (r->str[0] == '\0' || !strcmp(r->str, "~") || !strcmp(r->str, "null"))))
 		return plumb_err_set(err, PLUMB_EINPUT, t->file, 1, 1,
 				     "empty scenario (expected 'plumb_scenario: 1' and a 'pcie' list)");
 	if ((rc = yexpect(t, r, Y_MAP, "scenario", err)) < 0 ||
@@ -638,8 +662,11 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	if (!(v = ymap_get(r, "plumb_scenario")))
 		return yerr(t, r, PLUMB_EINPUT, err,
 			    "missing 'plumb_scenario: 1' (the scenario format version)");
-	if ((rc = yget_int(t, v, "plumb_scenario", 1, 1, &l, err)) < 0)
+	if ((rc = yget_int(t, v, "plumb_scenario", 0, 1000000, &l, err)) < 0)
 		return rc;
+	if (l != 1)
+		return yerr(t, v, PLUMB_EINPUT, err,
+			    "unsupported scenario format version %ld (this plumb reads 'plumb_scenario: 1')", l);
 	if ((rc = opt_str(t, r, "name", s->name, sizeof(s->name), err)) < 0 ||
 	    (rc = opt_str(t, r, "description", s->description, sizeof(s->description), err)) < 0)
 		return rc;
@@ -655,7 +682,7 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	if ((rc = yexpect(t, v, Y_SEQ, "pcie", err)) < 0)
 		return rc;
 	for (i = 0; i < v->n; i++)
-		if ((rc = parse_node(t, v->vals[i], s, err)) < 0)
+		if ((rc = parse_node(t, v, i, s, err)) < 0)
 			return rc;
 	if (s->ngpus == 0)
 		return yerr(t, v, PLUMB_EINPUT, err, "the scenario has no GPU (add a 'kind: gpu' entry)");

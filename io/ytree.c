@@ -100,6 +100,10 @@ static int conv_node(struct conv *c, int idx, struct ynode **out)
 				return plumb_err_set(c->err, PLUMB_EINPUT, c->t->file,
 						     k->line, k->col,
 						     "mapping keys must be plain scalars");
+			if (!k->quoted && strcmp(k->str, "<<") == 0)
+				return plumb_err_set(c->err, PLUMB_EINPUT, c->t->file,
+						     k->line, k->col,
+						     "YAML merge keys ('<<') are not supported; write the keys out");
 			for (j = 0; j < i; j++)
 				if (strcmp(n->keys[j]->str, k->str) == 0)
 					return plumb_err_set(c->err, PLUMB_EINPUT,
@@ -156,12 +160,44 @@ int ytree_parse(const char *file, const char *buf, size_t len,
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &doc)) {
 		const char *prob = parser.problem ? parser.problem : "YAML syntax error";
-		rc = plumb_err_set(err, PLUMB_EINPUT, file,
-				   (int)parser.problem_mark.line + 1,
-				   (int)parser.problem_mark.column + 1,
-				   "YAML syntax: %s%s%s", prob,
-				   parser.context ? " " : "",
-				   parser.context ? parser.context : "");
+		if (parser.error == YAML_READER_ERROR) {
+			/* libyaml gives a byte offset for encoding errors. */
+			size_t off = parser.problem_offset, i, lstart = 0;
+			int line = 1, bad = parser.problem_value;
+			if (strstr(prob, "trailing") && off > 0 && off <= len) {
+				/* Point at the lead byte of the broken sequence. */
+				while (off > 0 && ((unsigned char)buf[off - 1] & 0xc0) == 0x80)
+					off--;
+				if (off > 0 && ((unsigned char)buf[off - 1] & 0xc0) == 0xc0)
+					off--;
+				bad = (unsigned char)buf[off];
+			}
+			for (i = 0; i < off && i < len; i++)
+				if (buf[i] == '\n') {
+					line++;
+					lstart = i + 1;
+				}
+			if (bad >= 0 && strstr(prob, "UTF-8"))
+				rc = plumb_err_set(err, PLUMB_EINPUT, file, line, (int)(off - lstart) + 1,
+						   "invalid UTF-8 (byte 0x%02x); save the file as UTF-8",
+						   (unsigned)bad & 0xffu);
+			else
+				rc = plumb_err_set(err, PLUMB_EINPUT, file, line, (int)(off - lstart) + 1,
+						   "cannot read the file as text: %s", prob);
+		} else if (parser.problem_mark.index < len &&
+			   buf[parser.problem_mark.index] == '\t') {
+			rc = plumb_err_set(err, PLUMB_EINPUT, file,
+					   (int)parser.problem_mark.line + 1,
+					   (int)parser.problem_mark.column + 1,
+					   "tab character in indentation (YAML indents with spaces only)");
+		} else {
+			rc = plumb_err_set(err, PLUMB_EINPUT, file,
+					   (int)parser.problem_mark.line + 1,
+					   (int)parser.problem_mark.column + 1,
+					   "YAML syntax: %s%s%s", prob,
+					   parser.context ? " " : "",
+					   parser.context ? parser.context : "");
+		}
 		yaml_parser_delete(&parser);
 		free(t);
 		return rc;
@@ -212,6 +248,9 @@ int ytree_load(const char *path, struct ytree **out, struct plumb_err *err)
 		if (len == cap) {
 			char *nb;
 			if (cap >= PLUMB_MAX_INPUT) {
+				int c = fgetc(f);
+				if (c == EOF)
+					break;    /* exactly at the limit */
 				free(buf);
 				fclose(f);
 				return plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
@@ -391,7 +430,10 @@ int yget_int(const struct ytree *t, const struct ynode *n, const char *what,
 		return rc;
 	errno = 0;
 	v = strtol(n->str, &end, 10);
-	if (n->str[0] == '\0' || *end != '\0' || errno == ERANGE)
+	if (n->str[0] != '\0' && *end == '\0' && errno == ERANGE)
+		return yerr(t, n, PLUMB_EINPUT, err,
+			    "'%s' must be between %ld and %ld, got %s", what, lo, hi, n->str);
+	if (n->str[0] == '\0' || *end != '\0')
 		return yerr(t, n, PLUMB_EINPUT, err,
 			    "'%s' must be a whole number, got '%s'", what, n->str);
 	if (v < lo || v > hi)

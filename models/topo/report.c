@@ -135,14 +135,17 @@ void rep_iommu(FILE *f, const struct topo_view *as_is, const struct topo_view *a
 	int merged = acs_on->ngroups - acs_off->ngroups;
 	const struct scenario *s = as_is->scn;
 
-	fprintf(f, "IOMMU groups (host, ACS as configured): %d\n", as_is->ngroups);
+	fprintf(f, "IOMMU groups (host, %s): %d\n",
+		as_is->acs_override < 0 ? "ACS as configured" :
+		as_is->acs_override ? "ACS forced on by --acs" : "ACS forced off by --acs",
+		as_is->ngroups);
 	print_groups(f, as_is);
 	if (s->vm.host_iommu == SCN_IOMMU_OFF)
 		fputs("  (the host runs with the IOMMU off: these are the groups VFIO would see with it on)\n", f);
 	if (merged <= 0) {
 		fprintf(f, "ACS enforced or disabled everywhere: %d groups either way.\n", acs_off->ngroups);
-		fputs("  Disabling ACS merges nothing: no bridge or switch has several devices below it,\n"
-		      "  so ACS has nothing to control; every GPU keeps its own group.\n", f);
+		fputs("  Disabling ACS merges nothing: no switch has several devices below it (a root\n"
+		      "  port has one link), so ACS has nothing to control; every GPU keeps its own group.\n", f);
 		return;
 	}
 	if (acs_on->ngroups != as_is->ngroups) {
@@ -153,9 +156,9 @@ void rep_iommu(FILE *f, const struct topo_view *as_is, const struct topo_view *a
 		fprintf(f, "With ACS disabled everywhere: %d\n", acs_off->ngroups);
 		print_groups(f, acs_off);
 	}
-	fprintf(f, "  Disabling ACS merges %d group%s: devices below one switch (or below root ports\n"
-		"  without ACS on one root complex) can reach each other without the IOMMU, so VFIO\n"
-		"  must pass them to a guest together.\n", merged, merged == 1 ? "" : "s");
+	fprintf(f, "  Disabling ACS merges %d groups into %d: devices below one switch can reach each\n"
+		"  other without the IOMMU, so VFIO must pass them to a guest together.\n",
+		acs_on->ngroups, acs_off->ngroups);
 }
 
 void rep_transport(FILE *f, const struct topo_view *v)
@@ -314,7 +317,10 @@ void rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 		fputs(", \"model\": ", f);
 		json_str(f, d->model);
 		fputs(", \"bdf\": ", f);
-		json_str(f, v->ep[i].bdf);
+		if (v->ep[i].bdf[0])
+			json_str(f, v->ep[i].bdf);
+		else
+			fputs("null", f);
 		if (v->ep[i].numa >= 0)
 			fprintf(f, ", \"numa\": %d}", v->ep[i].numa);
 		else
@@ -356,7 +362,7 @@ void rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 			fputc('}', f);
 			first = 0;
 		}
-	fputs("\n  ],\n  \"iommu_groups\": [", f);
+	fputs(first ? "],\n  \"iommu_groups\": [" : "\n  ],\n  \"iommu_groups\": [", f);
 	for (i = 0; i < host->ngroups; i++) {
 		fprintf(f, "%s\n    [", i ? "," : "");
 		first = 1;
@@ -423,24 +429,119 @@ static void cpu_mask(const char *list, char *out, size_t n)
 		len += (size_t)snprintf(out + len, n - len, "%s%08x", i == top ? "" : ",", w[i]);
 }
 
+static const char *speed_str(int gen)
+{
+	return gen >= 6 ? "64.0 GT/s PCIe" : gen == 5 ? "32.0 GT/s PCIe" :
+	       gen == 4 ? "16.0 GT/s PCIe" : gen == 3 ? "8.0 GT/s PCIe" :
+	       gen == 2 ? "5.0 GT/s PCIe" : "2.5 GT/s PCIe";
+}
+
+struct xml_ctx {
+	FILE *f;
+	const struct topo_view *v;
+	int gdr;
+	int next_bus;           /* synthesised bus numbers for bridges without a bdf */
+};
+
+static void xml_indent(FILE *f, int depth)
+{
+	int i;
+	for (i = 0; i < depth; i++)
+		fputs("  ", f);
+}
+
+/* Print node k of the view's tree (a switch, GPU or NIC) and what is below it. */
+static void xml_node(struct xml_ctx *c, int k, int depth)
+{
+	const struct topo_view *v = c->v;
+	const struct scenario *s = v->scn;
+	const struct scn_node *d = &v->nodes[k];
+	FILE *f = c->f;
+	int j;
+
+	if (d->kind == SCN_ROOT_PORT) {
+		for (j = 0; j < v->nnodes; j++)
+			if (v->nodes[j].parent == k)
+				xml_node(c, j, depth);
+		return;
+	}
+	xml_indent(f, depth);
+	if (d->kind == SCN_SWITCH) {
+		char bus[16];
+		if (d->bdf[0])
+			snprintf(bus, sizeof(bus), "%s", d->bdf);
+		else
+			snprintf(bus, sizeof(bus), "0000:%02x:00.0", c->next_bus++ & 0xff);
+		fprintf(f, "<pci busid=\"%s\" class=\"0x060400\" link_speed=\"%s\" link_width=\"%d\">\n",
+			bus, speed_str(d->gen), d->width);
+		for (j = 0; j < v->nnodes; j++)
+			if (v->nodes[j].parent == k)
+				xml_node(c, j, depth + 1);
+		xml_indent(f, depth);
+		fputs("</pci>\n", f);
+		return;
+	}
+	for (j = 0; j < v->nep; j++)
+		if (v->ep[j].node == k)
+			break;
+	if (j == v->nep)
+		return;
+	if (d->kind == SCN_GPU) {
+		const char *arch = s->catalog->gpus[d->gpu_model].arch;
+		int sm = strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : 0;
+		char bus[16];
+		if (v->ep[j].bdf[0])
+			snprintf(bus, sizeof(bus), "%s", v->ep[j].bdf);
+		else
+			snprintf(bus, sizeof(bus), "0000:%02x:00.0", (j + 1) & 0xff);
+		fprintf(f, "<pci busid=\"%s\" class=\"0x030200\" vendor=\"0x10de\" link_speed=\"%s\" link_width=\"%d\">\n",
+			bus, speed_str(d->gen), d->width);
+		xml_indent(f, depth + 1);
+		fprintf(f, "<gpu dev=\"%d\" sm=\"%d\" rank=\"%d\" gdr=\"%d\"/>\n",
+			v->ep[j].gpu, sm, v->ep[j].gpu, c->gdr);
+	} else {
+		char bus[16];
+		if (d->bdf[0])
+			snprintf(bus, sizeof(bus), "%s", d->bdf);
+		else
+			snprintf(bus, sizeof(bus), "0000:%02x:00.0", c->next_bus++ & 0xff);
+		fprintf(f, "<pci busid=\"%s\" class=\"0x020700\" link_speed=\"%s\" link_width=\"%d\">\n",
+			bus, speed_str(d->gen), d->width);
+		xml_indent(f, depth + 1);
+		fprintf(f, "<nic>\n");
+		xml_indent(f, depth + 2);
+		fprintf(f, "<net name=\"%s\" dev=\"%d\" gdr=\"%d\"/>\n", v->ep[j].label,
+			j - v->ngpu, c->gdr);
+		xml_indent(f, depth + 1);
+		fprintf(f, "</nic>\n");
+	}
+	xml_indent(f, depth);
+	fputs("</pci>\n", f);
+}
+
 void rep_nccl_xml(FILE *f, const struct topo_view *v, const struct topo_view *host)
 {
 	const struct scenario *s = v->scn;
-	int nn = s->host.sockets * s->host.numa_per_socket, numa, i, any_p2p = 0;
+	int nn = s->host.sockets * s->host.numa_per_socket, numa, i, j;
 	char aff[160], mask[400];
+	struct xml_ctx c;
 
-	for (i = 0; i < v->ngpu; i++) {
-		int j;
+	c.f = f;
+	c.v = v;
+	c.gdr = 0;
+	c.next_bus = 0xa0;
+	for (i = 0; i < v->ngpu; i++)
 		for (j = 0; j < v->ngpu; j++)
 			if (i != j && v->p2p[i][j] == P2P_OK)
-				any_p2p = 1;
-	}
-	fprintf(f, "<!-- NCCL topology for %s: GPUs under their host NUMA nodes. "
-		   "Use with NCCL_TOPO_FILE=FILE. -->\n", s->name);
+				c.gdr = 1;
+	fprintf(f, "<!-- NCCL topology for %s (%s view) with the host's NUMA placement; "
+		   "bus ids of bridges without one in the scenario are made up. "
+		   "Use with NCCL_TOPO_FILE=FILE. -->\n", s->name,
+		v->side == TOPO_HOST ? "host" : "guest");
 	fputs("<system version=\"1\">\n", f);
 	for (numa = 0; numa < nn; numa++) {
 		int has = 0;
-		for (i = 0; i < v->ngpu; i++)
+		for (i = 0; i < v->nep; i++)
 			has |= host->ep[i].numa == numa;
 		if (!has)
 			continue;
@@ -453,28 +554,19 @@ void rep_nccl_xml(FILE *f, const struct topo_view *v, const struct topo_view *ho
 			numa, mask,
 			s->host.cpu_vendor == SCN_AMD ? "AuthenticAMD" :
 			s->host.cpu_vendor == SCN_INTEL ? "GenuineIntel" : "");
-		for (i = 0; i < v->ngpu; i++) {
-			const struct scn_node *g = &s->nodes[host->ep[i].host_node];
-			char busid[16];
-			if (host->ep[i].numa != numa)
-				continue;
-			snprintf(busid, sizeof(busid), "%s",
-				 v->ep[i].bdf[0] ? v->ep[i].bdf : "0000:00:00.0");
-			if (!v->ep[i].bdf[0])
-				snprintf(busid, sizeof(busid), "0000:%02x:00.0", i + 1);
-			fprintf(f, "    <pci busid=\"%s\" class=\"0x030200\" vendor=\"0x10de\" "
-				   "link_speed=\"%s\" link_width=\"%d\">\n",
-				busid,
-				g->gen >= 6 ? "64.0 GT/s PCIe" : g->gen == 5 ? "32.0 GT/s PCIe" :
-				g->gen == 4 ? "16.0 GT/s PCIe" : g->gen == 3 ? "8.0 GT/s PCIe" : "5.0 GT/s PCIe",
-				g->width);
-			{
-				const char *arch = s->catalog->gpus[g->gpu_model].arch;
-				int sm = strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : 0;
-				fprintf(f, "      <gpu dev=\"%d\" sm=\"%d\" rank=\"%d\" gdr=\"%d\"/>\n",
-					i, sm, i, any_p2p);
-			}
-			fputs("    </pci>\n", f);
+		if (v->side == TOPO_HOST) {
+			/* Root complexes of this NUMA node, and their subtrees. */
+			for (i = 0; i < v->nnodes; i++)
+				if (v->nodes[i].kind == SCN_ROOT_COMPLEX && v->nodes[i].numa == numa)
+					for (j = 0; j < v->nnodes; j++)
+						if (v->nodes[j].parent == i)
+							xml_node(&c, j, 2);
+		} else {
+			/* The guest's own tree hides the host's: place each GPU
+			 * under the NUMA node it really sits on. */
+			for (i = 0; i < v->ngpu; i++)
+				if (host->ep[i].numa == numa)
+					xml_node(&c, v->ep[i].node, 2);
 		}
 		fputs("  </cpu>\n", f);
 	}

@@ -297,8 +297,10 @@ static int uf_find(int *p, int x)
  * IOMMU groups (Linux pci_device_group, simplified): an endpoint is isolated
  * when every bridge above it enforces ACS. Below the topmost bridge without
  * ACS, everything shares one group (the devices can reach each other
- * peer-to-peer without the IOMMU seeing it). Root ports without ACS on one
- * root complex can also reach each other, so their subtrees merge.
+ * peer-to-peer without the IOMMU seeing it). A root port has a single link,
+ * so a lone device below it keeps its own group, ACS or not; root ports are
+ * taken as separate devices (not functions of one multifunction device,
+ * the case where Linux would group their subtrees).
  */
 static void fill_groups(struct topo_view *v)
 {
@@ -311,9 +313,6 @@ static void fill_groups(struct topo_view *v)
 			if ((v->nodes[x].kind == SCN_SWITCH || v->nodes[x].kind == SCN_ROOT_PORT) &&
 			    !v->nodes[x].acs)
 				top = x;
-		/* A non-ACS root port groups with its root complex's other non-ACS ports. */
-		if (top >= 0 && v->nodes[top].kind == SCN_ROOT_PORT)
-			top = -2 - v->nodes[top].parent;
 		key[i] = top;
 	}
 	for (i = 0; i < v->nep; i++)
@@ -404,6 +403,7 @@ int topo_build(const struct scenario *s, enum topo_side side,
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	v->side = side;
 	v->scn = s;
+	v->acs_override = o->acs_override;
 	if (side == TOPO_HOST) {
 		build_host_tree(v, o);
 	} else {

@@ -64,6 +64,7 @@ struct topo_view {
 	int nccl_level_default;                 /* 1 when it is NCCL's default */
 	int group[TOPO_MAX_EP];                 /* IOMMU group per endpoint (host) */
 	int ngroups;
+	int acs_override;                       /* the option the view was built with */
 };
 
 /*

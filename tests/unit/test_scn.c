@@ -264,9 +264,9 @@ static void test_defaults(void)
 		EXPECT_INT(s->nnvlink, 0);
 		EXPECT_INT(s->nvswitch, 0);
 		EXPECT_INT(s->ngpus, 1);
-		/* Unstated links: root port x16 Gen4 by default, the GPU from the catalog. */
-		EXPECT_INT(s->nodes[1].gen, 4);
-		EXPECT_INT(s->nodes[1].width, 16);
+		/* Unstated links: a root port follows its device (0), the GPU the catalog. */
+		EXPECT_INT(s->nodes[1].gen, 0);
+		EXPECT_INT(s->nodes[1].width, 0);
 		EXPECT_INT(s->nodes[2].gen, 5);
 		EXPECT_INT(s->nodes[2].width, 16);
 		EXPECT_INT(s->nodes[1].acs, 1);
@@ -363,8 +363,8 @@ static void test_numbering_and_inheritance(void)
 	g = s->gpu_node[0];
 	EXPECT_INT(s->nodes[g].socket, 1);
 	EXPECT_INT(s->nodes[g].numa, 2);
-	EXPECT_INT(s->nodes[g].gen, 4);       /* rtx-4090: catalog Gen4 x16 */
-	EXPECT_INT(s->nodes[g].width, 16);
+	EXPECT_INT(s->nodes[g].gen, 3);       /* rtx-4090 (Gen4 x16) behind a Gen3 x8 switch port */
+	EXPECT_INT(s->nodes[g].width, 8);
 	EXPECT_INT(s->nodes[g].parent, 2);
 	EXPECT_INT(s->nodes[2].acs, 0);
 	EXPECT_INT(s->nodes[2].gen, 3);       /* switch: its parent's link */

@@ -160,10 +160,11 @@ static void test_switch_classes_and_groups(void)
 	CU_ASSERT_NOT_EQUAL(h->group[0], h->group[2]);
 	EXPECT_INT(h->ngroups, 5);
 	off = view(s, TOPO_HOST, 0, -1);
-	/* ACS off: everything below top merges; rp1 and rp0 on rc0 merge too. */
+	/* ACS off: everything below rp0 merges; gpu3 alone on rp1 does not. */
 	EXPECT_INT(off->group[0], off->group[2]);
-	EXPECT_INT(off->group[0], off->group[3]);
+	CU_ASSERT_NOT_EQUAL(off->group[0], off->group[3]);
 	CU_ASSERT_NOT_EQUAL(off->group[0], off->group[4]);
+	EXPECT_INT(off->ngroups, 4);
 	on = view(s, TOPO_HOST, 1, -1);
 	EXPECT_INT(on->ngroups, 6);
 	topo_free(h);
