@@ -462,8 +462,9 @@ static int infer_cols(struct ctx *c, const struct meas_tok *tok, int n)
 		b->r.wrong_is_error = 1;
 		return 0;
 	}
+	/* point at the first extra field, or just after the last one */
 	return plumb_err_set(c->err, PLUMB_EINPUT, c->fname, c->line,
-			     n > 0 ? tok[n < MAX_TOK ? n - 1 : MAX_TOK - 1].col : 1,
+			     n > 13 ? tok[13].col : tok[n - 1].col + tok[n - 1].len,
 			     "data row has %d fields; expected 13 (size count type "
 			     "redop root time algbw busbw #wrong time algbw busbw "
 			     "#wrong) or 12 (older nccl-tests, no root column)", n);
