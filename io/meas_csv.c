@@ -256,6 +256,9 @@ static int header(struct cctx *c, const struct fld *f, int n)
 	for (i = 0; i < n; i++) {
 		char name[64];
 		meas_copy(name, sizeof(name), f[i].s, (size_t)f[i].len);
+		if (f[i].len == 0)
+			return fail(c, f[i].col, "empty column name in the header "
+				    "(field %d)", i + 1);
 		if (idx[i] < 0 || !(kinds[best].allowed & (1u << idx[i]))) {
 			return fail(c, f[i].col, "unknown column '%s' for a %s CSV "
 				    "(allowed: %s)", name, kinds[best].name,

@@ -775,6 +775,8 @@ static void test_csv_bad(void)
 		  "concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len)");
 	FAIL_CASE(CSV, "op,gpus,bytes,time_us,Bytes\n", PLUMB_EINPUT, 1, 23,
 		  "column 'Bytes' appears twice (first at column 9)");
+	FAIL_CASE(CSV, "op,gpus,bytes,time_us,\n", PLUMB_EINPUT, 1, 23,
+		  "empty column name in the header (field 5)");
 	FAIL_CASE(CSV, "layout,batch,context,tok_s\n", PLUMB_EINPUT, 1, 1,
 		  "header mixes columns of different kinds: expected op,gpus,bytes,"
 		  "time_us (collectives), layout,batch,context,step_ms (decode steps) "
@@ -864,6 +866,64 @@ static void test_limits(void)
 	meas_p2p_free(p);
 }
 
+/* Deterministic mutations of the real samples (cuts, byte flips, lines
+ * swapped for digits) never crash a parser and never give anything but
+ * success or an input error with a message. */
+static void fuzz_one(const char *text, size_t len)
+{
+	struct plumb_err e;
+	struct meas_nccl_file *f;
+	struct meas_p2p_file *p;
+	struct meas_csv *t;
+	int rc;
+
+	plumb_err_clear(&e);
+	rc = meas_nccl_parse(text, len, "fuzz", NULL, &f, &e);
+	CU_ASSERT(rc == 0 || (rc == -PLUMB_EINPUT && e.msg[0]));
+	meas_nccl_free(f);
+	plumb_err_clear(&e);
+	rc = meas_p2p_parse(text, len, "fuzz", &p, &e);
+	CU_ASSERT(rc == 0 || (rc == -PLUMB_EINPUT && e.msg[0]));
+	meas_p2p_free(p);
+	plumb_err_clear(&e);
+	rc = meas_csv_parse(text, len, "fuzz", &t, &e);
+	CU_ASSERT(rc == 0 || (rc == -PLUMB_EINPUT && e.msg[0]));
+	meas_csv_free(t);
+}
+
+static void test_fuzz(void)
+{
+	static const char *const files[] = {
+		DATA "nccl-tests-samples.txt", DATA "p2p-latency-samples.txt"
+	};
+	static const char alphabet[] = "0123456789.-, \t\n#[]\"eE\x1b\r";
+	unsigned long long x = 0x9e3779b97f4a7c15ULL;
+	size_t k, i, len;
+	int round;
+
+	for (k = 0; k < 2; k++) {
+		char *buf = slurp(files[k], &len), *m;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+		m = malloc(len + 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		for (i = 0; i < len; i += len / 37 + 1)
+			fuzz_one(buf, i);             /* cut anywhere */
+		for (round = 0; round < 60; round++) {
+			int flips;
+			memcpy(m, buf, len + 1);
+			for (flips = 0; flips < 40; flips++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				m[(x >> 8) % len] = alphabet[(x >> 40) % (sizeof(alphabet) - 1)];
+			}
+			fuzz_one(m, len);
+		}
+		free(m);
+		free(buf);
+	}
+}
+
 void suite_meas(void)
 {
 	CU_pSuite s = CU_add_suite("meas", NULL, NULL);
@@ -878,4 +938,5 @@ void suite_meas(void)
 	CU_add_test(s, "csv good", test_csv_good);
 	CU_add_test(s, "csv bad input", test_csv_bad);
 	CU_add_test(s, "limits and files", test_limits);
+	CU_add_test(s, "mutated input never crashes", test_fuzz);
 }
