@@ -131,10 +131,10 @@ static int close_run(struct ctx *c)
 		r->op_src = MEAS_SRC_DEFAULT;
 	}
 	r->ngpus_src = MEAS_SRC_FILE;
-	if (r->ndevices > 0)
-		r->ngpus = r->ndevices;
-	else if (b->ngpus_hdr > 0)
-		r->ngpus = b->ngpus_hdr;
+	/* MPI runs print nGpus per process and one Rank line per rank; a
+	 * pasted excerpt may drop Rank lines: take the larger. */
+	if (r->ndevices > 0 || b->ngpus_hdr > 0)
+		r->ngpus = r->ndevices > b->ngpus_hdr ? r->ndevices : b->ngpus_hdr;
 	else if (b->ngpus_info > 0)
 		r->ngpus = b->ngpus_info;
 	else if (b->ngpus_cmd > 0)

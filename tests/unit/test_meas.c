@@ -866,6 +866,69 @@ static void test_limits(void)
 	meas_p2p_free(p);
 }
 
+/* The examples in docs/data-formats.md parse: the first ```text block as
+ * nccl-tests output, the second as p2pBandwidthLatencyTest output, every
+ * ```csv block as a CSV of the kind its header says. */
+static void test_docs_examples(void)
+{
+	static const enum meas_csv_kind csv_kinds[] = {
+		MEAS_CSV_COLLECTIVES, MEAS_CSV_DECODE, MEAS_CSV_SERVING
+	};
+	size_t len;
+	char *doc = slurp("docs/data-formats.md", &len);
+	const char *p;
+	int ntext = 0, ncsv = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	for (p = doc; (p = strstr(p, "\n```")) != NULL; ) {
+		const char *body, *end;
+		struct plumb_err e;
+		int csv, rc;
+		p += 4;
+		csv = strncmp(p, "csv\n", 4) == 0;
+		if (!csv && strncmp(p, "text\n", 5) != 0)
+			continue;
+		body = strchr(p, '\n') + 1;
+		end = strstr(body, "\n```");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+		plumb_err_clear(&e);
+		if (csv) {
+			struct meas_csv *t;
+			rc = meas_csv_parse(body, (size_t)(end + 1 - body), "doc", &t, &e);
+			EXPECT_INT(rc, 0);
+			if (rc == 0 && ncsv < 3)
+				EXPECT_INT(t->kind, csv_kinds[ncsv]);
+			meas_csv_free(t);
+			ncsv++;
+		} else if (ntext == 0) {
+			struct meas_nccl_file *f;
+			rc = meas_nccl_parse(body, (size_t)(end + 1 - body), "doc", NULL, &f, &e);
+			EXPECT_INT(rc, 0);
+			if (rc == 0) {
+				EXPECT_INT(f->runs[0].nrows, 2);
+				/* one Rank line shown, nGpus 8 */
+				EXPECT_INT(f->runs[0].ngpus, 8);
+			}
+			meas_nccl_free(f);
+			ntext++;
+		} else {
+			struct meas_p2p_file *f;
+			rc = meas_p2p_parse(body, (size_t)(end + 1 - body), "doc", &f, &e);
+			EXPECT_INT(rc, 0);
+			if (rc == 0)
+				EXPECT_DBL(meas_p2p_at(&f->runs[0], MEAS_P2P_LAT_DISABLED_CPU, 1, 0), 9.79);
+			meas_p2p_free(f);
+			ntext++;
+		}
+		if (rc)
+			printf("\n  docs example: %d:%d: %s\n", e.line, e.col, e.msg);
+		p = end + 4;
+	}
+	EXPECT_INT(ntext, 2);
+	EXPECT_INT(ncsv, 3);
+	free(doc);
+}
+
 /* Deterministic mutations of the real samples (cuts, byte flips, lines
  * swapped for digits) never crash a parser and never give anything but
  * success or an input error with a message. */
@@ -938,5 +1001,6 @@ void suite_meas(void)
 	CU_add_test(s, "csv good", test_csv_good);
 	CU_add_test(s, "csv bad input", test_csv_bad);
 	CU_add_test(s, "limits and files", test_limits);
+	CU_add_test(s, "docs/data-formats.md examples", test_docs_examples);
 	CU_add_test(s, "mutated input never crashes", test_fuzz);
 }
