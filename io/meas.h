@@ -184,8 +184,10 @@ struct meas_p2p_file {
  * caller frees with meas_p2p_free().
  * Errors (PLUMB_EINPUT): no matrix at all, a row index out of range or
  * repeated, a row with too many values or (without an elision mark) too
- * few, a non-numeric or negative cell, a matrix larger than
- * MEAS_P2P_MAX_GPUS, NUL bytes, input larger than MEAS_MAX_INPUT.
+ * few, a non-numeric or negative cell, a connectivity cell other than 0/1,
+ * a matrix whose size differs from the device list above it, a matrix
+ * larger than MEAS_P2P_MAX_GPUS, NUL bytes, input larger than
+ * MEAS_MAX_INPUT.
  * Complexity: O(len + runs * n^2).
  */
 int meas_p2p_parse(const char *buf, size_t len, const char *fname,
@@ -212,7 +214,8 @@ enum meas_csv_kind {
 				   ttft_ms,input_len,output_len] */
 };
 
-/* One data line. Fields of other kinds are 0, "" or NaN/-1 as noted. */
+/* One data line. Fields the kind does not have are 0, "", NaN (the
+ * doubles) or -1 (context, input_len, output_len). */
 struct meas_csv_row {
 	int line;               /* 1-based source line */
 	/* collectives */

@@ -370,6 +370,17 @@ static void test_nccl_hints(void)
 	EXPECT_DBL(f->runs[0].rows[0].ip_algbw, 0.04);
 	meas_nccl_free(f);
 
+	/* other nccl-tests binaries keep their own name */
+	snprintf(text, sizeof(text), "%s%s%s",
+		 "# Collective test starting: reduce_perf\n", NCCL_HDR,
+		 "        1024           256     float     sum       0    30.00    0.03    0.03      0    29.00    0.04    0.03      0\n");
+	rc = meas_nccl_parse(text, strlen(text), "h.txt", NULL, &f, &e);
+	EXPECT_INT(rc, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	EXPECT_STR(f->runs[0].op, "reduce");
+	EXPECT_INT(f->runs[0].rows[0].root, 0);
+	meas_nccl_free(f);
+
 	EXPECT_STR(meas_nccl_op_name("ReduceScatter"), "reducescatter");
 	EXPECT_STR(meas_nccl_op_name("broadcast_perf"), "broadcast");
 	CU_ASSERT_PTR_NULL(meas_nccl_op_name("reduce"));
