@@ -15,6 +15,8 @@ const struct plumb_cmd plumb_commands[] = {
 	  cmd_import_usage },
 	{ "xfer", cmd_xfer, "p2pBandwidthLatencyTest-style matrices: P2P vs host-bounce copies",
 	  cmd_xfer_usage },
+	{ "bench", cmd_bench, "engine speed: events/s, flow re-solves/s, memory",
+	  cmd_bench_usage },
 	{ NULL, NULL, NULL, NULL }
 };
 

@@ -31,9 +31,11 @@ int cmd_wants_help(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_xfer(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 extern const char cmd_topo_usage[];
 extern const char cmd_import_usage[];
 extern const char cmd_xfer_usage[];
+extern const char cmd_bench_usage[];
 
 #endif
