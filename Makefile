@@ -70,5 +70,10 @@ golden-update: plumb
 clean:
 	rm -rf $(B) plumb
 
-.PHONY: all check clean golden-update
+# engine speed (docs/performance.md); about two seconds
+bench: plumb
+	./plumb bench --format csv -o bench/results.csv
+	cat bench/results.csv
+
+.PHONY: all check clean golden-update bench
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
