@@ -15,8 +15,12 @@ const struct plumb_cmd plumb_commands[] = {
 	  cmd_import_usage },
 	{ "xfer", cmd_xfer, "p2pBandwidthLatencyTest-style matrices: P2P vs host-bounce copies",
 	  cmd_xfer_usage },
+	{ "coll", cmd_coll, "nccl-tests style tables: NCCL collectives simulated on the fabric",
+	  cmd_coll_usage },
 	{ "bench", cmd_bench, "engine speed: events/s, flow re-solves/s, memory",
 	  cmd_bench_usage },
+	{ "validate", cmd_validate, "predicted vs measured for a list of real runs (docs/validation.md)",
+	  cmd_validate_usage },
 	{ NULL, NULL, NULL, NULL }
 };
 

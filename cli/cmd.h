@@ -31,11 +31,15 @@ int cmd_wants_help(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_xfer(int argc, char **argv);
+int cmd_coll(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 extern const char cmd_topo_usage[];
 extern const char cmd_import_usage[];
 extern const char cmd_xfer_usage[];
+extern const char cmd_coll_usage[];
+extern const char cmd_validate_usage[];
 extern const char cmd_bench_usage[];
 
 #endif

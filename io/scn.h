@@ -112,6 +112,7 @@ struct scn_host {
 	double inter_socket_gbs;
 	double inter_socket_latency_ns;
 	int p2p_across_sockets;     /* driver allows PCIe P2P between sockets */
+	int p2p_patched;            /* driver patched to allow P2P on GeForce cards */
 };
 
 struct scenario {

@@ -24,8 +24,9 @@ static const char *const top_keys[] = {
 static const char *const host_keys[] = {
 	"board", "cpu_vendor", "cpu_model", "sockets", "numa_per_socket",
 	"cores_per_socket", "threads_per_core", "socket_cpus", "inter_socket",
-	"p2p_across_sockets", NULL
+	"p2p_across_sockets", "p2p_driver", NULL
 };
+static const char *const driver_names[] = { "stock", "patched", NULL };
 static const char *const inter_keys[] = { "kind", "bandwidth_gbs", "latency_ns", NULL };
 static const char *const node_keys[] = {
 	"id", "kind", "parent", "socket", "numa", "gen", "width", "acs",
@@ -171,6 +172,10 @@ static int parse_host(const struct ytree *t, const struct ynode *h,
 	if ((v = ymap_get(h, "p2p_across_sockets")) &&
 	    (rc = yget_bool(t, v, "p2p_across_sockets", &H->p2p_across_sockets, err)) < 0)
 		return rc;
+	e = 0;
+	if ((rc = opt_enum(t, h, "p2p_driver", "p2p_driver", driver_names, &e, err)) < 0)
+		return rc;
+	H->p2p_patched = e;
 	return 0;
 }
 

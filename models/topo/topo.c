@@ -264,7 +264,8 @@ static enum topo_p2p host_p2p(const struct scenario *s, const struct topo_view *
 	const struct scn_gpu_model *b = &s->catalog->gpus[s->nodes[s->gpu_node[j]].gpu_model];
 	if (host->nvl[i][j])
 		return P2P_OK;
-	if (a->p2p == SCN_P2P_UNSUPPORTED || b->p2p == SCN_P2P_UNSUPPORTED)
+	if ((a->p2p == SCN_P2P_UNSUPPORTED || b->p2p == SCN_P2P_UNSUPPORTED) &&
+	    !s->host.p2p_patched)
 		return P2P_GNS;
 	if (host->cls[i][j] == TC_SYS && !s->host.p2p_across_sockets)
 		return P2P_TNS;

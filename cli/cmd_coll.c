@@ -1,0 +1,231 @@
+/*
+ * cmd_coll.c - `plumb coll SCENARIO`: an nccl-tests style sweep of one
+ * collective, simulated on the scenario.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "coll.h"
+#include "out.h"
+#include "scn.h"
+#include "ytree.h"
+
+const char cmd_coll_usage[] =
+	"usage: plumb coll SCENARIO [options]\n"
+	"\n"
+	"Simulate an NCCL collective on the scenario's fabric over a range of sizes\n"
+	"and print the table nccl-tests prints (size, count, type, redop, root, time,\n"
+	"algbw, busbw), so it can be put beside all_reduce_perf and friends.\n"
+	"\n"
+	"Options:\n"
+	"  --op OP                allreduce (default), allgather, reducescatter,\n"
+	"                         broadcast, alltoall, sendrecv (nccl-tests names too)\n"
+	"  --gpus LIST            GPUs taking part: 0-7, 0,1,6,7 (default: all)\n"
+	"  -b, --minbytes SIZE    smallest size (default 8)\n"
+	"  -e, --maxbytes SIZE    largest size (default 128M)\n"
+	"  -f, --stepfactor N     multiply the size by N each row (default 2)\n"
+	"  --algo ring|tree|auto  algorithm (default auto: the fastest, as NCCL's tuner)\n"
+	"  --proto LL|LL128|Simple|auto   protocol (default auto)\n"
+	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (LOC NVL NVB PIX PXB PHB SYS, or 0-5)\n"
+	"  --nccl-p2p-disable     NCCL_P2P_DISABLE=1\n"
+	"  --root R               broadcast root rank (default 0)\n"
+	"  --verbose              add the algorithm, protocol and transports to each row\n"
+	"  -o FILE                write to FILE (atomically) instead of stdout\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"Sizes follow nccl-tests: the total buffer size per rank (8, 64K, 128M, ...);\n"
+	"count is size / 4 (float), busbw = algbw x the op's factor (all-reduce 2(n-1)/n).\n"
+	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error, 5 runtime error.\n"
+	"Example: plumb coll scenarios/proxmox-vm-8x-rtxpro6000.yaml --op allreduce --gpus 0-7 -b 8 -e 256M -f 2\n";
+
+/* "0-3,6,7" -> list; returns count or -1. */
+static int parse_gpus(const char *s, int *out, int max)
+{
+	int n = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < 0 || a >= max)
+			return -1;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= max)
+				return -1;
+			p = end;
+		}
+		for (; a <= b; a++) {
+			if (n >= max)
+				return -1;
+			out[n++] = (int)a;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return n;
+}
+
+int cmd_coll(int argc, char **argv)
+{
+	struct plumb_err err;
+	struct scenario *s = NULL;
+	struct topo_opts o;
+	struct coll_spec c;
+	struct outfile out;
+	const char *path = NULL, *outpath = "-", *gpus = NULL;
+	uint64_t minb = 8, maxb = 128ull << 20;
+	long factor = 2;
+	int i, rc, opened = 0, verbose = 0, op = COLL_ALLREDUCE;
+	double sum_busbw = 0;
+	int rows = 0;
+
+	plumb_err_clear(&err);
+	topo_opts_init(&o);
+	memset(&c, 0, sizeof(c));
+	c.algo = ALGO_AUTO;
+	c.proto = PROTO_AUTO;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = !strcmp(a, "--op") || !strcmp(a, "--gpus") || !strcmp(a, "-b") ||
+			    !strcmp(a, "--minbytes") || !strcmp(a, "-e") || !strcmp(a, "--maxbytes") ||
+			    !strcmp(a, "-f") || !strcmp(a, "--stepfactor") || !strcmp(a, "--algo") ||
+			    !strcmp(a, "--proto") || !strcmp(a, "--nccl-p2p-level") ||
+			    !strcmp(a, "--root") || !strcmp(a, "-o");
+		if (takes) {
+			if (!val)
+				return cmd_usage_error("coll", "option %s needs a value", a);
+			i++;
+		}
+		if (!strcmp(a, "--op")) {
+			if ((op = coll_op_parse(val)) < 0)
+				return cmd_usage_error("coll", "unknown --op '%s'", val);
+		} else if (!strcmp(a, "--gpus")) {
+			gpus = val;
+		} else if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) {
+			if (parse_size(val, &minb) < 0)
+				return cmd_usage_error("coll", "%s needs a size such as 8 or 64K, not '%s'", a, val);
+		} else if (!strcmp(a, "-e") || !strcmp(a, "--maxbytes")) {
+			if (parse_size(val, &maxb) < 0)
+				return cmd_usage_error("coll", "%s needs a size such as 128M, not '%s'", a, val);
+		} else if (!strcmp(a, "-f") || !strcmp(a, "--stepfactor")) {
+			char *end;
+			factor = strtol(val, &end, 10);
+			if (*end || factor < 2 || factor > 1024)
+				return cmd_usage_error("coll", "%s needs a whole number from 2 to 1024, not '%s'", a, val);
+		} else if (!strcmp(a, "--algo")) {
+			if (!strcmp(val, "ring")) c.algo = ALGO_RING;
+			else if (!strcmp(val, "tree")) c.algo = ALGO_TREE;
+			else if (!strcmp(val, "auto")) c.algo = ALGO_AUTO;
+			else
+				return cmd_usage_error("coll", "--algo must be ring, tree or auto, not '%s'", val);
+		} else if (!strcmp(a, "--proto")) {
+			if (!strcmp(val, "LL")) c.proto = PROTO_LL;
+			else if (!strcmp(val, "LL128")) c.proto = PROTO_LL128;
+			else if (!strcmp(val, "Simple")) c.proto = PROTO_SIMPLE;
+			else if (!strcmp(val, "auto")) c.proto = PROTO_AUTO;
+			else
+				return cmd_usage_error("coll", "--proto must be LL, LL128, Simple or auto, not '%s'", val);
+		} else if (!strcmp(a, "--nccl-p2p-level")) {
+			if ((o.nccl_p2p_level = topo_nccl_path_parse(val)) < 0)
+				return cmd_usage_error("coll", "unknown NCCL_P2P_LEVEL '%s'", val);
+		} else if (!strcmp(a, "--root")) {
+			char *end;
+			c.root = (int)strtol(val, &end, 10);
+			if (*end || c.root < 0)
+				return cmd_usage_error("coll", "--root needs a rank, not '%s'", val);
+		} else if (!strcmp(a, "-o")) {
+			outpath = val;
+		} else if (!strcmp(a, "--nccl-p2p-disable")) {
+			o.nccl_p2p_level = NP_LOC;
+		} else if (!strcmp(a, "--verbose")) {
+			verbose = 1;
+		} else if (a[0] == '-' && a[1]) {
+			return cmd_usage_error("coll", "unknown option '%s'", a);
+		} else if (!path) {
+			path = a;
+		} else {
+			return cmd_usage_error("coll", "unexpected argument '%s'", a);
+		}
+	}
+	if (!path)
+		return cmd_usage_error("coll", "missing SCENARIO file");
+	if (minb > maxb)
+		return cmd_usage_error("coll", "-b is larger than -e");
+	if ((rc = scn_load(path, &s, &err)) < 0)
+		goto fail;
+	c.op = (enum coll_op)op;
+	if (gpus) {
+		c.n = parse_gpus(gpus, c.gpus, s->ngpus);
+		if (c.n < 1) {
+			plumb_err_set(&err, PLUMB_EUSAGE, NULL, 0, 0,
+				      "--gpus '%s': give GPU indices or ranges below %d, e.g. 0-%d",
+				      gpus, s->ngpus, s->ngpus - 1);
+			goto fail;
+		}
+	} else {
+		c.n = s->ngpus;
+		for (i = 0; i < c.n; i++)
+			c.gpus[i] = i;
+	}
+	if (c.root >= c.n) {
+		plumb_err_set(&err, PLUMB_EUSAGE, NULL, 0, 0, "--root %d: only %d ranks", c.root, c.n);
+		goto fail;
+	}
+	if ((rc = out_open(&out, outpath, &err)) < 0)
+		goto fail;
+	opened = 1;
+	fprintf(out.f, "# plumb coll: %s_perf simulated on %s, %d GPUs:", coll_op_name(c.op),
+		s->name[0] ? s->name : s->path, c.n);
+	for (i = 0; i < c.n; i++)
+		fprintf(out.f, " %d", c.gpus[i]);
+	fprintf(out.f, "\n# minBytes %llu maxBytes %llu step: %ld(factor)\n#\n",
+		(unsigned long long)minb, (unsigned long long)maxb, factor);
+	fputs("#                                                              out-of-place                       in-place          \n"
+	      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n",
+	      out.f);
+	for (;;) {
+		struct coll_result r;
+		uint64_t size = minb;
+		static const char *const redop = "sum";
+		double algbw, busbw;
+		c.bytes = (double)size;
+		if ((rc = coll_time(s, &o, &c, &r, &err)) < 0)
+			goto fail;
+		algbw = r.seconds > 0 ? c.bytes / r.seconds / 1e9 : 0;
+		busbw = algbw * r.busbw_factor;
+		fprintf(out.f, "%12llu  %12llu     float  %6s  %6d  %7.2f  %6.2f  %6.2f     N/A  %7.2f  %6.2f  %6.2f     N/A",
+			(unsigned long long)size, (unsigned long long)(size / 4),
+			c.op == COLL_BROADCAST || c.op == COLL_ALLGATHER || c.op == COLL_ALLTOALL ||
+			c.op == COLL_SENDRECV ? "none" : redop,
+			c.op == COLL_BROADCAST ? c.root : -1,
+			r.seconds * 1e6, algbw, busbw, r.seconds * 1e6, algbw, busbw);
+		if (verbose)
+			fprintf(out.f, "  # %s/%s p2p=%d shm=%d", coll_algo_name(r.algo),
+				coll_proto_name(r.proto), r.p2p_hops, r.shm_hops);
+		fputc('\n', out.f);
+		sum_busbw += busbw;
+		rows++;
+		if (minb > maxb / (uint64_t)factor || minb * (uint64_t)factor > maxb)
+			break;
+		minb *= (uint64_t)factor;
+	}
+	fprintf(out.f, "# Avg bus bandwidth    : %g\n#\n", rows ? sum_busbw / rows : 0.0);
+	opened = 0;
+	if ((rc = out_commit(&out, &err)) < 0)
+		goto fail;
+	scn_free(s);
+	return PLUMB_OK;
+fail:
+	if (opened)
+		out_abort(&out);
+	plumb_err_print(&err);
+	scn_free(s);
+	return plumb_err_status(&err);
+}

@@ -1,0 +1,79 @@
+/*
+ * cmd_validate.c - `plumb validate CASES.yaml`: predicted vs measured for
+ * every validation case, as a Markdown report.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "out.h"
+#include "valid.h"
+
+const char cmd_validate_usage[] =
+	"usage: plumb validate CASES.yaml [-o FILE] [--strict]\n"
+	"\n"
+	"For every case in CASES.yaml (a measured nccl-tests table or\n"
+	"p2pBandwidthLatencyTest output, and the scenario of its machine), predict\n"
+	"each measured number and report the error: a summary, then one table per\n"
+	"case. The case format is in validation/README.md; `make validate` runs\n"
+	"this on validation/cases.yaml and writes docs/validation.md.\n"
+	"\n"
+	"Options:\n"
+	"  -o FILE     write the report to FILE (atomically) instead of stdout\n"
+	"  --strict    exit 5 unless every point is within 2x and the median error\n"
+	"              is at most 30% (the bar for default constants)\n"
+	"  -h, --help  this help\n"
+	"\n"
+	"Exit status: 0 ok, 2 usage, 3 invalid case or data file, 4 I/O error,\n"
+	"5 --strict and the bar is not met.\n";
+
+int cmd_validate(int argc, char **argv)
+{
+	struct plumb_err err;
+	struct val_set *v = NULL;
+	struct val_stats st;
+	struct outfile out;
+	const char *path = NULL, *outpath = "-";
+	int i, rc, strict = 0, opened = 0;
+
+	plumb_err_clear(&err);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o")) {
+			if (i + 1 >= argc)
+				return cmd_usage_error("validate", "option -o needs a value");
+			outpath = argv[++i];
+		} else if (!strcmp(argv[i], "--strict")) {
+			strict = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cmd_usage_error("validate", "unknown option '%s'", argv[i]);
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			return cmd_usage_error("validate", "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!path)
+		return cmd_usage_error("validate", "missing CASES.yaml");
+	if ((rc = val_load(path, &v, &err)) < 0 || (rc = val_predict(v, -1, &err)) < 0)
+		goto fail;
+	if ((rc = out_open(&out, outpath, &err)) < 0)
+		goto fail;
+	opened = 1;
+	val_report(out.f, v, "Validation: plumb against measured runs");
+	opened = 0;
+	if ((rc = out_commit(&out, &err)) < 0)
+		goto fail;
+	val_stats(v, 0, v->npoints, &st);
+	fprintf(stderr, "plumb validate: %d cases, %d points, median error %.1f%%, %d of %d within 2x\n",
+		v->ncases, st.n, 100 * st.median_err, st.within2x, st.n);
+	val_free(v);
+	if (strict && (st.within2x < st.n || st.median_err > 0.30))
+		return PLUMB_ERUNTIME;
+	return PLUMB_OK;
+fail:
+	if (opened)
+		out_abort(&out);
+	plumb_err_print(&err);
+	val_free(v);
+	return plumb_err_status(&err);
+}

@@ -1,0 +1,520 @@
+/*
+ * coll.c - collectives as flows (see coll.h for the model).
+ */
+#include "coll.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NCCL's chunk for pipelined chains: NCCL_BUFFSIZE 4 MiB over NCCL_STEPS 8. */
+#define COLL_CHUNK (512.0 * 1024)
+#define COLL_MAX_CHUNKS 64
+
+enum { PH_RING, PH_REDUCE, PH_BCAST, PH_DIRECT };
+
+struct crun {
+	const struct scenario *s;
+	struct sim_engine *eng;
+	struct fabric *fab;
+	struct coll_ctx *ctx;
+	struct coll_spec spec;
+	const struct coll_spec *c;      /* &spec */
+	coll_done_fn done;
+	void *arg;
+	double t0;
+	const struct topo_view *view;
+	int algo, proto;
+	int n;
+	double eff;                 /* payload fraction on the wire */
+	double step_lat[SCN_MAX_GPUS][SCN_MAX_GPUS];   /* per hop, seconds */
+	int shm[SCN_MAX_GPUS][SCN_MAX_GPUS];           /* 1: hop bounces through host */
+	int kind_send;
+	/* ring */
+	int nsteps;
+	double chunk;
+	int got[SCN_MAX_GPUS];      /* ring: steps received */
+	/* chains, per phase (0 reduce, 1 broadcast): chunks sent and received
+	 * per rank, and whether a send is in flight (a rank sends its chunks
+	 * one after another). */
+	int csent[2][SCN_MAX_GPUS], crecv[2][SCN_MAX_GPUS], cbusy[2][SCN_MAX_GPUS];
+	int nchunks;
+	int recv_total, recv_need;
+};
+
+struct sendrec {
+	struct crun *r;
+	int src, dst, phase, idx;
+	double bytes;
+};
+
+static int on_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *err);
+static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
+			struct plumb_err *err);
+
+static int flow_done(struct sim_net *net, int flow, void *arg, struct plumb_err *err)
+{
+	struct sendrec *sr = arg;
+	struct sendrec copy = *sr;
+	(void)net;
+	(void)flow;
+	free(sr);
+	return on_recv(copy.r, &copy, err);
+}
+
+/* GPU-to-GPU path through host memory of the sender's socket (SHM). */
+static int shm_path(const struct fabric *f, int a, int b, int *path)
+{
+	int sock = fab_gpu_socket(f, a), n, m, tmp[FAB_MAX_PATH], i;
+	n = fab_path_to_host(f, a, sock, path);
+	m = fab_path_from_host(f, sock, b, tmp);
+	/* Both halves hold the socket's memory link: keep it once. */
+	for (i = 1; i < m; i++)
+		path[n++] = tmp[i];
+	return n;
+}
+
+/* Start the flow of a send now + delay (the hop's step latency). */
+static int send_now(struct crun *r, int src, int dst, int phase, int idx, double bytes,
+		    struct plumb_err *err)
+{
+	int a = r->c->gpus[src], b = r->c->gpus[dst];
+	struct sim_flow_spec fs;
+	struct sendrec *sr = malloc(sizeof(*sr));
+	int path[FAB_MAX_PATH], rc;
+
+	if (!sr)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	sr->r = r;
+	sr->src = src;
+	sr->dst = dst;
+	sr->phase = phase;
+	sr->idx = idx;
+	sr->bytes = bytes;
+	memset(&fs, 0, sizeof(fs));
+	fs.path = path;
+	if (r->shm[src][dst]) {
+		fs.path_len = shm_path(r->fab, a, b, path);
+		/* The cap is a payload rate; flows carry wire bytes. */
+		fs.rate_cap = r->s->k.v[K_NCCL_SHM_GBS] * 1e9 / r->eff;
+	} else {
+		fs.path_len = fab_path_gpu(r->fab, a, b, path);
+	}
+	fs.bytes = bytes / r->eff;
+	fs.start = sim_now(r->eng) + r->step_lat[src][dst];
+	fs.on_done = flow_done;
+	fs.arg = sr;
+	if (fs.path_len == 0) {
+		/* Same GPU twice in the rank list: nothing crosses a link. */
+		fs.rate_cap = 1e18;
+	}
+	if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0)
+		free(sr);
+	return rc;
+}
+
+static int chain_next(const struct crun *r, int i, int dir)
+{
+	return (i + dir + r->n) % r->n;
+}
+
+/* All receives in: report and free the run. */
+static int finish(struct crun *r, struct plumb_err *err)
+{
+	int rc = 0;
+	r->ctx->active--;
+	if (r->done)
+		rc = r->done(r->ctx, sim_now(r->eng) - r->t0, r->arg, err);
+	free(r);
+	return rc;
+}
+
+static int on_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *err)
+{
+	int n = r->n, j = sr->dst, rc = 0;
+	r->recv_total++;
+	rc = on_recv_step(r, sr, n, j, err);
+	if (rc < 0)
+		return rc;
+	if (r->recv_total == r->recv_need)
+		return finish(r, err);
+	return 0;
+}
+
+/* Chain order: broadcast runs root, root+1, ...; the tree's reduce runs
+ * n-1 -> 0 and its broadcast 0 -> n-1. */
+static int chain_head(const struct crun *r, int ph)
+{
+	if (ph == 0)
+		return r->n - 1;
+	return r->c->op == COLL_BROADCAST ? r->c->root : 0;
+}
+
+static int chain_succ(const struct crun *r, int ph, int i)
+{
+	if (ph == 0)
+		return i > 0 ? i - 1 : -1;
+	i = chain_next(r, i, 1);
+	return i == chain_head(r, 1) ? -1 : i;
+}
+
+/* Chunks rank i holds for phase ph. */
+static int chain_avail(const struct crun *r, int ph, int i)
+{
+	if (i == chain_head(r, ph))
+		return ph == 1 && r->c->op == COLL_ALLREDUCE ? r->crecv[0][0] : r->nchunks;
+	return r->crecv[ph][i];
+}
+
+/* Send rank i's next chunk of phase ph if it has one and is not busy. */
+static int chain_try(struct crun *r, int ph, int i, struct plumb_err *err)
+{
+	int j = chain_succ(r, ph, i);
+	if (j < 0 || r->cbusy[ph][i] || r->csent[ph][i] >= chain_avail(r, ph, i))
+		return 0;
+	r->cbusy[ph][i] = 1;
+	return send_now(r, i, j, ph == 0 ? PH_REDUCE : PH_BCAST, r->csent[ph][i]++,
+			r->c->bytes / r->nchunks, err);
+}
+
+static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
+			struct plumb_err *err)
+{
+	int ph, rc;
+	switch (sr->phase) {
+	case PH_RING:
+		r->got[j]++;
+		if (r->got[j] < r->nsteps)
+			return send_now(r, j, (j + 1) % n, PH_RING, r->got[j], r->chunk, err);
+		return 0;
+	case PH_REDUCE:
+	case PH_BCAST:
+		ph = sr->phase == PH_REDUCE ? 0 : 1;
+		r->crecv[ph][j]++;
+		r->cbusy[ph][sr->src] = 0;
+		if ((rc = chain_try(r, ph, sr->src, err)) < 0 || (rc = chain_try(r, ph, j, err)) < 0)
+			return rc;
+		/* Rank 0 turns reduced chunks around for the broadcast. */
+		if (ph == 0 && j == 0)
+			return chain_try(r, 1, 0, err);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *ev,
+		    struct plumb_err *err)
+{
+	struct crun *r = ev->pl.p;
+	const struct coll_spec *c = r->c;
+	int n = r->n, i, j, rc;
+	(void)eng;
+	(void)ctx;
+	switch (c->op) {
+	case COLL_ALLTOALL:
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				if (i != j && (rc = send_now(r, i, j, PH_DIRECT, 0, c->bytes / n, err)) < 0)
+					return rc;
+		r->recv_need = n * (n - 1);
+		return 0;
+	case COLL_SENDRECV:
+		for (i = 0; i < n; i++)
+			if ((rc = send_now(r, i, (i + 1) % n, PH_DIRECT, 0, c->bytes, err)) < 0)
+				return rc;
+		r->recv_need = n;
+		return 0;
+	case COLL_BROADCAST:
+		r->recv_need = (n - 1) * r->nchunks;
+		return chain_try(r, 1, c->root, err);
+	default:
+		break;
+	}
+	if (r->algo == ALGO_TREE && c->op == COLL_ALLREDUCE) {
+		r->recv_need = 2 * (n - 1) * r->nchunks;
+		return chain_try(r, 0, n - 1, err);
+	}
+	for (i = 0; i < n; i++)
+		if ((rc = send_now(r, i, (i + 1) % n, PH_RING, 0, r->chunk, err)) < 0)
+			return rc;
+	r->recv_need = n * r->nsteps;
+	return 0;
+}
+
+static const struct sim_ops start_ops = { "coll_start", on_start };
+
+int coll_op_parse(const char *s)
+{
+	static const char *const a[] = { "allreduce", "allgather", "reducescatter",
+					  "broadcast", "alltoall", "sendrecv" };
+	static const char *const b[] = { "all_reduce", "all_gather", "reduce_scatter",
+					  "broadcast", "alltoall", "sendrecv" };
+	int i;
+	for (i = 0; i < COLL_NOPS; i++)
+		if (!strcmp(s, a[i]) || !strcmp(s, b[i]))
+			return i;
+	return -1;
+}
+
+const char *coll_op_name(enum coll_op op)
+{
+	static const char *const b[] = { "all_reduce", "all_gather", "reduce_scatter",
+					  "broadcast", "alltoall", "sendrecv" };
+	return b[op];
+}
+
+const char *coll_algo_name(int a)
+{
+	return a == ALGO_TREE ? "tree" : a == ALGO_RING ? "ring" : "auto";
+}
+
+const char *coll_proto_name(int p)
+{
+	return p == PROTO_LL ? "LL" : p == PROTO_LL128 ? "LL128" : p == PROTO_SIMPLE ? "Simple" : "auto";
+}
+
+double coll_busbw_factor(enum coll_op op, int n)
+{
+	switch (op) {
+	case COLL_ALLREDUCE: return n > 1 ? 2.0 * (n - 1) / n : 1;
+	case COLL_ALLGATHER:
+	case COLL_REDUCESCATTER:
+	case COLL_ALLTOALL: return n > 1 ? (double)(n - 1) / n : 1;
+	default: return 1;
+	}
+}
+
+/* Is the direct path between GPUs a and b all NVLink? */
+static int nvlink_path(const struct fabric *f, int a, int b)
+{
+	int path[FAB_MAX_PATH], n = fab_path_gpu(f, a, b, path), i;
+	if (n == 0)
+		return 1;
+	for (i = 0; i < n; i++) {
+		enum sim_link_kind k = sim_net_link_kind(f->net, path[i]);
+		if (k != SIM_LINK_NVLINK && k != SIM_LINK_NVSWITCH)
+			return 0;
+	}
+	return 1;
+}
+
+/* Pairs the collective's schedule uses (sender -> receiver ranks). */
+static int uses_pair(const struct coll_spec *c, int algo, int i, int j)
+{
+	int n = c->n;
+	if (i == j)
+		return 0;
+	if (c->op == COLL_ALLTOALL)
+		return 1;
+	if (algo == ALGO_TREE && c->op == COLL_ALLREDUCE)
+		return j == i - 1 || j == i + 1;
+	return j == (i + 1) % n;
+}
+
+int coll_ctx_init(struct coll_ctx *x, struct sim_engine *eng, struct fabric *fab,
+		  const struct topo_view *view, struct plumb_err *err)
+{
+	memset(x, 0, sizeof(*x));
+	x->eng = eng;
+	x->fab = fab;
+	x->view = view;
+	return sim_register(eng, &start_ops, x, &x->kind_start, err);
+}
+
+int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int proto,
+	       double start, coll_done_fn done, void *arg, struct coll_result *res,
+	       struct plumb_err *err)
+{
+	static const int base_k[PROTO_N] = { K_NCCL_BASE_US, K_NCCL_BASE_LL128_US, K_NCCL_BASE_SIMPLE_US };
+	static const int pci_k[PROTO_N] = { K_NCCL_PCI_LL_US, K_NCCL_PCI_LL128_US, K_NCCL_PCI_SIMPLE_US };
+	static const int nvl_k[PROTO_N] = { K_NCCL_NVL_LL_US, K_NCCL_NVL_LL128_US, K_NCCL_NVL_SIMPLE_US };
+	const struct scenario *s = x->fab->s;
+	const struct topo_view *view = x->view;
+	struct crun *r;
+	struct sim_payload pl;
+	int i, j, rc, all_nvl = 1;
+
+	if (c->n < 2 || c->n > SCN_MAX_GPUS)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "a simulated collective needs 2 to %d ranks", SCN_MAX_GPUS);
+	if (algo == ALGO_TREE && c->op != COLL_ALLREDUCE)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "the tree algorithm is modelled for all-reduce only");
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	r->s = s;
+	r->eng = x->eng;
+	r->fab = x->fab;
+	r->ctx = x;
+	r->spec = *c;
+	r->c = &r->spec;
+	r->view = view;
+	r->algo = algo;
+	r->proto = proto;
+	r->n = c->n;
+	r->done = done;
+	r->arg = arg;
+	r->t0 = start;
+	if (res)
+		res->shm_hops = res->p2p_hops = 0;
+	for (i = 0; i < r->n; i++)
+		for (j = 0; j < r->n; j++) {
+			int a = c->gpus[i], b = c->gpus[j], nvl;
+			if (i == j || a == b)
+				continue;
+			r->shm[i][j] = view->xport[a][b] != XP_P2P;
+			nvl = !r->shm[i][j] && nvlink_path(r->fab, a, b);
+			if (uses_pair(c, algo, i, j)) {
+				all_nvl &= nvl;
+				if (res && r->shm[i][j])
+					res->shm_hops++;
+				else if (res)
+					res->p2p_hops++;
+			}
+			{
+				/* NCCL's per-step latency already holds the wire's: the
+				 * flow adds its path latency, so delay by the rest. */
+				int path[FAB_MAX_PATH], np;
+				double hw = (nvl ? s->k.v[nvl_k[proto]] : s->k.v[pci_k[proto]]) * 1e-6;
+				np = r->shm[i][j] ? shm_path(r->fab, a, b, path)
+						  : fab_path_gpu(r->fab, a, b, path);
+				hw -= fab_path_latency(r->fab, path, np);
+				r->step_lat[i][j] = hw > 0 ? hw : 0;
+			}
+			if (r->shm[i][j])
+				r->step_lat[i][j] += s->k.v[K_NCCL_SHM_STEP_US] * 1e-6;
+		}
+	/* LL128 needs NVLink on every hop (NCCL turns it off on PCIe). */
+	if (proto == PROTO_LL128 && !all_nvl) {
+		free(r);
+		return 1;
+	}
+	/* Payload fraction: LL carries 8 of 16 bytes, LL128 120 of 128; Simple
+	 * reaches nccl_bw_eff of the link. */
+	r->eff = proto == PROTO_LL ? 0.5 * s->k.v[K_NCCL_BW_EFF] :
+		 proto == PROTO_LL128 ? 120.0 / 128.0 * s->k.v[K_NCCL_BW_EFF] : s->k.v[K_NCCL_BW_EFF];
+	r->nsteps = c->op == COLL_ALLREDUCE ? 2 * (r->n - 1) : r->n - 1;
+	r->chunk = c->bytes / r->n;
+	r->nchunks = (int)ceil(c->bytes / COLL_CHUNK);
+	if (r->nchunks < 1)
+		r->nchunks = 1;
+	if (r->nchunks > COLL_MAX_CHUNKS)
+		r->nchunks = COLL_MAX_CHUNKS;
+	memset(&pl, 0, sizeof(pl));
+	pl.p = r;
+	if ((rc = sim_at(x->eng, start + s->k.v[base_k[proto]] * 1e-6, SIM_PRIO_DEFAULT,
+			 x->kind_start, &pl, NULL, err)) < 0) {
+		free(r);
+		return rc;
+	}
+	x->active++;
+	return 0;
+}
+
+static int record_time(struct coll_ctx *x, double seconds, void *arg, struct plumb_err *err)
+{
+	(void)x;
+	(void)err;
+	*(double *)arg = seconds;
+	return 0;
+}
+
+/* One simulation of one (algorithm, protocol). *seconds = -1: not allowed. */
+static int run_one(const struct scenario *s, const struct topo_view *view,
+		   const struct coll_spec *c, int algo, int proto, double *seconds,
+		   struct coll_result *res, struct plumb_err *err)
+{
+	struct sim_engine *eng = NULL;
+	struct fabric *fab = NULL;
+	struct coll_ctx x;
+	double t = -1;
+	int rc;
+
+	*seconds = -1;
+	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0)
+		return rc;
+	if ((rc = fab_build(eng, s, &fab, err)) < 0)
+		goto out;
+	if ((rc = coll_ctx_init(&x, eng, fab, view, err)) < 0)
+		goto out;
+	rc = coll_start(&x, c, algo, proto, 0, record_time, &t, res, err);
+	if (rc != 0) {
+		rc = rc > 0 ? 0 : rc;   /* 1: protocol not available here */
+		goto out;
+	}
+	if ((rc = sim_run(eng, INFINITY, err)) < 0)
+		goto out;
+	if (x.active != 0 || t < 0) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				   "collective did not complete (%d still running)", x.active);
+		goto out;
+	}
+	*seconds = t;
+out:
+	fab_free(fab);
+	sim_engine_free(eng);
+	return rc;
+}
+
+int coll_time(const struct scenario *s, const struct topo_opts *o,
+	      const struct coll_spec *c, struct coll_result *r, struct plumb_err *err)
+{
+	struct topo_view *view = NULL;
+	int algo, proto, rc, i;
+	double best = INFINITY;
+	struct coll_result tmp;
+
+	memset(r, 0, sizeof(*r));
+	if (c->n < 1 || c->n > s->ngpus)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "a collective needs 1 to %d ranks, got %d", s->ngpus, c->n);
+	for (i = 0; i < c->n; i++)
+		if (c->gpus[i] < 0 || c->gpus[i] >= s->ngpus)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "GPU %d does not exist (the scenario has %d)", c->gpus[i], s->ngpus);
+	if (!(c->bytes >= 0) || !isfinite(c->bytes))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "size must be >= 0");
+	if (c->op == COLL_SENDRECV && c->n < 2)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "sendrecv needs 2 ranks or more");
+	r->busbw_factor = coll_busbw_factor(c->op, c->n);
+	if (c->n == 1) {
+		r->seconds = s->k.v[K_NCCL_BASE_US] * 1e-6;
+		r->algo = ALGO_RING;
+		r->proto = PROTO_LL;
+		return 0;
+	}
+	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, o, &view, err)) < 0)
+		return rc;
+	for (algo = ALGO_RING; algo <= ALGO_TREE; algo++) {
+		if (c->algo != ALGO_AUTO && c->algo != algo)
+			continue;
+		if (algo == ALGO_TREE && c->op != COLL_ALLREDUCE && c->algo == ALGO_AUTO)
+			continue;
+		for (proto = PROTO_LL; proto < PROTO_N; proto++) {
+			double t;
+			if (c->proto != PROTO_AUTO && c->proto != proto)
+				continue;
+			memset(&tmp, 0, sizeof(tmp));
+			if ((rc = run_one(s, view, c, algo, proto, &t, &tmp, err)) < 0) {
+				topo_free(view);
+				return rc;
+			}
+			if (t >= 0 && t < best) {
+				best = t;
+				r->seconds = t;
+				r->algo = algo;
+				r->proto = proto;
+				r->shm_hops = tmp.shm_hops;
+				r->p2p_hops = tmp.p2p_hops;
+			}
+		}
+	}
+	topo_free(view);
+	if (!isfinite(best))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "protocol %s is not available here (LL128 needs NVLink on every hop)",
+				     coll_proto_name(c->proto));
+	return 0;
+}

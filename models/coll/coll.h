@@ -1,0 +1,104 @@
+/*
+ * coll.h - NCCL-style collectives simulated as flows on the fabric.
+ *
+ * Algorithms (docs/model.md "Collectives"):
+ *  - ring: ranks in GPU order form a ring; all-reduce runs 2(n-1) steps,
+ *    all-gather and reduce-scatter n-1 steps, each step every rank sending
+ *    size/n bytes to its successor. A rank sends step k+1 once it has
+ *    received step k (the data dependency), so a slow link delays the ring
+ *    and contention between concurrent sends comes from the flow network.
+ *  - tree: NCCL's intra-node tree, a chain: the data, cut in chunks, is
+ *    reduced down the chain and broadcast back up, pipelined chunk by chunk.
+ *  - broadcast: a chain from the root, pipelined in chunks.
+ *  - all-to-all: every rank sends size/n to every other rank at once.
+ *  - send/recv: every rank sends size to its successor at once.
+ * Protocols: LL (8 data bytes per 16), LL128 (120 per 128; only when every
+ * link of the collective is NVLink, as NCCL disables it on PCIe), Simple.
+ * Each costs NCCL's base latency once and its per-step hardware latency on
+ * every hop (src/graph/tuning.cc); a hop that bounces through host memory
+ * (NCCL's SHM transport) adds nccl_shm_step_us and is capped at nccl_shm_gbs.
+ * With protocol or algorithm "auto" every candidate is simulated and the
+ * fastest kept, as NCCL's tuner picks the fastest by its model.
+ *
+ * Transport per pair comes from the topology view NCCL runs in (the guest
+ * for a VM): P2P over the fabric path, else SHM through host memory of the
+ * sender's socket.
+ */
+#ifndef PLUMB_COLL_H
+#define PLUMB_COLL_H
+
+#include "fabric.h"
+#include "topo.h"
+
+enum coll_op { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER, COLL_BROADCAST,
+	       COLL_ALLTOALL, COLL_SENDRECV, COLL_NOPS };
+enum coll_algo { ALGO_AUTO = -1, ALGO_RING, ALGO_TREE };
+enum coll_proto { PROTO_AUTO = -1, PROTO_LL, PROTO_LL128, PROTO_SIMPLE, PROTO_N };
+
+/* A collective's description. */
+struct coll_spec {
+	enum coll_op op;
+	int n;                      /* ranks */
+	int gpus[SCN_MAX_GPUS];     /* rank -> GPU index */
+	double bytes;               /* nccl-tests "size" */
+	int algo;                   /* enum coll_algo */
+	int proto;                  /* enum coll_proto */
+	int root;                   /* broadcast root rank */
+};
+
+struct coll_result {
+	double seconds;
+	int algo, proto;            /* what ran (the fastest when auto) */
+	int shm_hops, p2p_hops;     /* ring neighbours by transport */
+	double busbw_factor;
+};
+
+/*
+ * Several collectives on one engine: a context on the caller's engine,
+ * fabric and topology view (all borrowed), then coll_start() per
+ * collective; concurrent collectives share links through the flow network.
+ */
+struct coll_ctx;
+typedef int (*coll_done_fn)(struct coll_ctx *x, double seconds, void *arg,
+			    struct plumb_err *err);
+
+struct coll_ctx {
+	struct sim_engine *eng;
+	struct fabric *fab;
+	const struct topo_view *view;   /* decides P2P vs SHM per pair */
+	int kind_start;
+	int active;                     /* collectives in flight */
+};
+
+/* Returns 0 or a negative plumb code (registration failed). */
+int coll_ctx_init(struct coll_ctx *x, struct sim_engine *eng, struct fabric *fab,
+		  const struct topo_view *view, struct plumb_err *err);
+
+/*
+ * Start collective c with the given algorithm and protocol (not auto) at
+ * absolute time `start`; done(x, seconds since start, arg) runs when every
+ * rank has its data. Fills res's hop counts when res is not NULL.
+ * Returns 0, 1 when the protocol is not available on these links (LL128
+ * off NVLink; nothing started), or a negative plumb code.
+ */
+int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int proto,
+	       double start, coll_done_fn done, void *arg, struct coll_result *res,
+	       struct plumb_err *err);
+
+/* nccl-tests names: "allreduce" or "all_reduce"; -1 when unknown. */
+int coll_op_parse(const char *s);
+const char *coll_op_name(enum coll_op op);      /* "all_reduce" ... */
+const char *coll_algo_name(int a);
+const char *coll_proto_name(int p);
+
+/* nccl-tests bus bandwidth factor: busbw = algbw x factor. */
+double coll_busbw_factor(enum coll_op op, int n);
+
+/*
+ * Simulate one collective alone on scenario s (transports from the view
+ * NCCL runs in, with topo options o). Returns 0 or a negative plumb code.
+ */
+int coll_time(const struct scenario *s, const struct topo_opts *o,
+	      const struct coll_spec *c, struct coll_result *r, struct plumb_err *err);
+
+#endif

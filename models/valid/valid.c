@@ -1,0 +1,451 @@
+/*
+ * valid.c - predicted vs measured for the validation cases (valid.h).
+ */
+#include "valid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+#include "p2ptest.h"
+#include "ytree.h"
+
+static const char *const case_keys[] = {
+	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
+	"p2p_disable", "source", NULL
+};
+static const char *const kind_names[] = { "nccl", "p2p", NULL };
+
+/* The p2p matrices plumb predicts, and where p2ptest keeps them. */
+static const struct {
+	enum meas_p2p_kind meas;
+	enum p2pt_matrix pred;
+} p2p_map[] = {
+	{ MEAS_P2P_UNI_DISABLED, P2PT_UNI_DISABLED },
+	{ MEAS_P2P_UNI_WRITES, P2PT_UNI_ENABLED },
+	{ MEAS_P2P_BI_DISABLED, P2PT_BI_DISABLED },
+	{ MEAS_P2P_BI_ENABLED, P2PT_BI_ENABLED },
+	{ MEAS_P2P_LAT_DISABLED_GPU, P2PT_LAT_DISABLED },
+	{ MEAS_P2P_LAT_WRITES_GPU, P2PT_LAT_ENABLED },
+};
+#define NP2PMAP (sizeof(p2p_map) / sizeof(p2p_map[0]))
+
+static int parse_list(const char *s, int *out, int max)
+{
+	int n = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < 0 || a >= max)
+			return -1;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= max)
+				return -1;
+			p = end;
+		}
+		for (; a <= b; a++) {
+			if (n >= max)
+				return -1;
+			out[n++] = (int)a;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return n;
+}
+
+static int add_point(struct val_set *v, int c, const char *label, int group, double meas)
+{
+	struct val_point *p;
+	if (!(meas > 0) || !isfinite(meas))
+		return 0;
+	if ((v->npoints & 255) == 0) {
+		struct val_point *np = realloc(v->points, (size_t)(v->npoints + 256) * sizeof(*np));
+		if (!np)
+			return -1;
+		v->points = np;
+	}
+	p = &v->points[v->npoints++];
+	memset(p, 0, sizeof(*p));
+	p->c = c;
+	p->group = group;
+	snprintf(p->label, sizeof(p->label), "%s", label);
+	p->measured = meas;
+	p->predicted = NAN;
+	return 0;
+}
+
+static int load_case(struct val_set *v, const struct ytree *t, const struct ynode *n,
+		     int idx, struct plumb_err *err)
+{
+	struct val_case *c = &v->cases[idx];
+	struct ynode *x;
+	char buf[128];
+	int rc, e, i;
+	long l;
+
+	memset(c, 0, sizeof(*c));
+	c->line = n->line;
+	c->run = 1;
+	c->nccl_level = -1;
+	if ((rc = yexpect(t, n, Y_MAP, "case", err)) < 0 ||
+	    (rc = ymap_check_keys(t, n, "case", case_keys, err)) < 0)
+		return rc;
+	if (!(x = ymap_get(n, "name")))
+		return yerr(t, n, PLUMB_EINPUT, err, "case needs 'name'");
+	if ((rc = yget_str(t, x, "name", c->name, sizeof(c->name), err)) < 0)
+		return rc;
+	for (i = 0; i < idx; i++)
+		if (!strcmp(v->cases[i].name, c->name))
+			return yerr(t, x, PLUMB_EINPUT, err, "duplicate case name '%s'", c->name);
+	if (!(x = ymap_get(n, "kind")))
+		return yerr(t, n, PLUMB_EINPUT, err, "case '%s' needs 'kind' (nccl or p2p)", c->name);
+	if ((rc = yget_enum(t, x, "kind", kind_names, &e, err)) < 0)
+		return rc;
+	c->kind = (enum val_kind)e;
+	if (!(x = ymap_get(n, "data")))
+		return yerr(t, n, PLUMB_EINPUT, err, "case '%s' needs 'data'", c->name);
+	if ((rc = yget_str(t, x, "data", c->data, sizeof(c->data), err)) < 0)
+		return rc;
+	if (!(x = ymap_get(n, "scenario")))
+		return yerr(t, n, PLUMB_EINPUT, err, "case '%s' needs 'scenario'", c->name);
+	if ((rc = yget_str(t, x, "scenario", c->scenario, sizeof(c->scenario), err)) < 0)
+		return rc;
+	if ((x = ymap_get(n, "source")) &&
+	    (rc = yget_str(t, x, "source", c->source, sizeof(c->source), err)) < 0)
+		return rc;
+	if ((x = ymap_get(n, "run"))) {
+		if ((rc = yget_int(t, x, "run", 1, 1000, &l, err)) < 0)
+			return rc;
+		c->run = (int)l;
+	}
+	if ((x = ymap_get(n, "op"))) {
+		if ((rc = yget_str(t, x, "op", c->op, sizeof(c->op), err)) < 0)
+			return rc;
+		if (coll_op_parse(c->op) < 0)
+			return yerr(t, x, PLUMB_EINPUT, err, "unknown op '%s'", c->op);
+	}
+	if ((x = ymap_get(n, "nccl_p2p_level"))) {
+		if ((rc = yget_str(t, x, "nccl_p2p_level", buf, sizeof(buf), err)) < 0)
+			return rc;
+		if ((c->nccl_level = topo_nccl_path_parse(buf)) < 0)
+			return yerr(t, x, PLUMB_EINPUT, err, "unknown NCCL_P2P_LEVEL '%s'", buf);
+	}
+	if ((x = ymap_get(n, "p2p_disable")) &&
+	    (rc = yget_bool(t, x, "p2p_disable", &c->p2p_disable, err)) < 0)
+		return rc;
+	if ((rc = scn_load(c->scenario, &c->scn, err)) < 0)
+		return rc;
+	if ((x = ymap_get(n, "gpus"))) {
+		if ((rc = yget_str(t, x, "gpus", buf, sizeof(buf), err)) < 0)
+			return rc;
+		c->ngpus = parse_list(buf, c->gpus, c->scn->ngpus);
+		if (c->ngpus < 1)
+			return yerr(t, x, PLUMB_EINPUT, err,
+				    "'gpus' must list GPUs of %s (0-%d)", c->scenario, c->scn->ngpus - 1);
+	} else {
+		c->ngpus = c->scn->ngpus;
+		for (i = 0; i < c->ngpus; i++)
+			c->gpus[i] = i;
+	}
+	c->first_point = v->npoints;
+	if (c->kind == VAL_NCCL) {
+		struct meas_nccl_hint h;
+		const struct meas_nccl_run *run;
+		memset(&h, 0, sizeof(h));
+		h.op = c->op[0] ? c->op : NULL;
+		h.ngpus = c->ngpus;
+		if ((rc = meas_nccl_parse_file(c->data, &h, &c->nccl, err)) < 0)
+			return rc;
+		if (c->run > c->nccl->nruns)
+			return yerr(t, ymap_get(n, "run") ? ymap_get(n, "run") : n, PLUMB_EINPUT, err,
+				    "%s has %d run%s, not %d", c->data, c->nccl->nruns,
+				    c->nccl->nruns == 1 ? "" : "s", c->run);
+		run = &c->nccl->runs[c->run - 1];
+		if (run->ngpus && run->ngpus != c->ngpus)
+			return yerr(t, n, PLUMB_EINPUT, err,
+				    "case '%s': the run has %d GPUs but the case maps %d",
+				    c->name, run->ngpus, c->ngpus);
+		if (!c->op[0])
+			snprintf(c->op, sizeof(c->op), "%s", run->op);
+		if (coll_op_parse(c->op) < 0)
+			return yerr(t, n, PLUMB_EINPUT, err, "case '%s': op '%s' is not simulated",
+				    c->name, c->op);
+		for (i = 0; i < run->nrows; i++) {
+			char label[64];
+			snprintf(label, sizeof(label), "%llu B", (unsigned long long)run->rows[i].size);
+			if (add_point(v, idx, label, 0, run->rows[i].oop_time_us) < 0)
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		}
+	} else {
+		const struct meas_p2p_run *run;
+		size_t k;
+		int a, b;
+		if ((rc = meas_p2p_parse_file(c->data, &c->p2p, err)) < 0)
+			return rc;
+		if (c->run > c->p2p->nruns)
+			return yerr(t, n, PLUMB_EINPUT, err, "%s has %d runs, not %d", c->data,
+				    c->p2p->nruns, c->run);
+		run = &c->p2p->runs[c->run - 1];
+		if (run->n > c->ngpus)
+			return yerr(t, n, PLUMB_EINPUT, err,
+				    "case '%s': the data has %d GPUs but the case maps %d",
+				    c->name, run->n, c->ngpus);
+		for (k = 0; k < NP2PMAP; k++)
+			for (a = 0; a < run->n; a++)
+				for (b = 0; b < run->n; b++) {
+					char label[64];
+					snprintf(label, sizeof(label), "%s %d->%d",
+						 meas_p2p_kind_name(p2p_map[k].meas), a, b);
+					if (add_point(v, idx, label, (int)p2p_map[k].meas,
+						      meas_p2p_at(run, p2p_map[k].meas, a, b)) < 0)
+						return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+				}
+	}
+	c->npoints = v->npoints - c->first_point;
+	return 0;
+}
+
+int val_load(const char *path, struct val_set **out, struct plumb_err *err)
+{
+	struct ytree *t = NULL;
+	struct val_set *v;
+	struct ynode *cases;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ytree_load(path, &t, err)) < 0)
+		return rc;
+	v = calloc(1, sizeof(*v));
+	if (!v) {
+		ytree_free(t);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	snprintf(v->file, sizeof(v->file), "%s", path);
+	if (!t->root || t->root->type != Y_MAP || !(cases = ymap_get(t->root, "cases"))) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, path, 1, 1, "expected a 'cases:' list");
+		goto fail;
+	}
+	if ((rc = yexpect(t, cases, Y_SEQ, "cases", err)) < 0)
+		goto fail;
+	v->cases = calloc(cases->n ? cases->n : 1, sizeof(*v->cases));
+	if (!v->cases) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < cases->n; i++) {
+		v->ncases = (int)i + 1;
+		if ((rc = load_case(v, t, cases->vals[i], (int)i, err)) < 0)
+			goto fail;
+	}
+	ytree_free(t);
+	*out = v;
+	return 0;
+fail:
+	ytree_free(t);
+	val_free(v);
+	return rc;
+}
+
+void val_free(struct val_set *v)
+{
+	int i;
+	if (!v)
+		return;
+	for (i = 0; i < v->ncases; i++) {
+		scn_free(v->cases[i].scn);
+		meas_nccl_free(v->cases[i].nccl);
+		meas_p2p_free(v->cases[i].p2p);
+	}
+	free(v->cases);
+	free(v->points);
+	free(v);
+}
+
+static int predict_case(struct val_set *v, int ci, struct plumb_err *err)
+{
+	struct val_case *c = &v->cases[ci];
+	int p, rc;
+
+	if (c->kind == VAL_NCCL) {
+		const struct meas_nccl_run *run = &c->nccl->runs[c->run - 1];
+		struct topo_opts o;
+		struct coll_spec cs;
+		int row = 0;
+		topo_opts_init(&o);
+		o.nccl_p2p_level = c->p2p_disable ? NP_LOC : c->nccl_level;
+		memset(&cs, 0, sizeof(cs));
+		cs.op = (enum coll_op)coll_op_parse(c->op);
+		cs.n = c->ngpus;
+		memcpy(cs.gpus, c->gpus, sizeof(cs.gpus));
+		cs.algo = ALGO_AUTO;
+		cs.proto = PROTO_AUTO;
+		for (p = c->first_point; p < c->first_point + c->npoints; p++, row++) {
+			struct coll_result r;
+			while (row < run->nrows && !(run->rows[row].oop_time_us > 0))
+				row++;
+			cs.bytes = (double)run->rows[row].size;
+			if ((rc = coll_time(c->scn, &o, &cs, &r, err)) < 0)
+				return rc;
+			v->points[p].predicted = r.seconds * 1e6;
+		}
+		return 0;
+	} else {
+		struct p2pt_result *r = malloc(sizeof(*r));
+		const struct meas_p2p_run *run = &c->p2p->runs[c->run - 1];
+		size_t k;
+		int a, b;
+		if (!r)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		if ((rc = p2pt_run(c->scn, r, err)) < 0) {
+			free(r);
+			return rc;
+		}
+		p = c->first_point;
+		for (k = 0; k < NP2PMAP; k++)
+			for (a = 0; a < run->n; a++)
+				for (b = 0; b < run->n; b++) {
+					double m = meas_p2p_at(run, p2p_map[k].meas, a, b);
+					if (!(m > 0) || !isfinite(m))
+						continue;
+					v->points[p++].predicted = r->m[p2p_map[k].pred][c->gpus[a]][c->gpus[b]];
+				}
+		free(r);
+		return 0;
+	}
+}
+
+int val_predict(struct val_set *v, int c, struct plumb_err *err)
+{
+	int i, rc;
+	for (i = 0; i < v->ncases; i++)
+		if ((c < 0 || i == c) && (rc = predict_case(v, i, err)) < 0)
+			return rc;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+void val_stats(const struct val_set *v, int first, int n, struct val_stats *st)
+{
+	double *e = malloc((size_t)(n > 0 ? n : 1) * sizeof(*e)), worst = -1;
+	int i, k = 0;
+	memset(st, 0, sizeof(*st));
+	st->worst = -1;
+	st->worst_ratio = 1;
+	if (!e)
+		return;
+	for (i = first; i < first + n; i++) {
+		const struct val_point *p = &v->points[i];
+		double ratio = p->predicted / p->measured, lr;
+		if (!isfinite(ratio) || ratio <= 0)
+			continue;
+		e[k++] = fabs(ratio - 1);
+		lr = fabs(log(ratio));
+		if (lr > worst) {
+			worst = lr;
+			st->worst = i;
+			st->worst_ratio = ratio;
+		}
+		st->within2x += ratio >= 0.5 && ratio <= 2.0;
+	}
+	st->n = k;
+	if (k) {
+		qsort(e, (size_t)k, sizeof(*e), cmp_double);
+		st->median_err = k % 2 ? e[k / 2] : 0.5 * (e[k / 2 - 1] + e[k / 2]);
+		st->max_err = e[k - 1];
+	}
+	free(e);
+}
+
+static const char *unit_of(const struct val_point *p, const struct val_case *c)
+{
+	if (c->kind == VAL_NCCL)
+		return "us";
+	return p->group >= MEAS_P2P_LAT_DISABLED_GPU ? "us" : "GB/s";
+}
+
+void val_report(FILE *f, const struct val_set *v, const char *title)
+{
+	struct val_stats all;
+	int i, p;
+
+	val_stats(v, 0, v->npoints, &all);
+	fprintf(f, "# %s\n\n", title);
+	fprintf(f, "Generated by `make validate` (`plumb validate %s`); do not edit by hand.\n"
+		   "Each measured number of each case is predicted by plumb from the case's scenario "
+		   "with the constants it holds; error = |predicted / measured - 1|.\n\n", v->file);
+	fprintf(f, "## Summary\n\n");
+	fprintf(f, "| | value |\n|---|---|\n");
+	fprintf(f, "| cases | %d |\n| measured points | %d |\n", v->ncases, all.n);
+	fprintf(f, "| median error | %.1f%% |\n", 100 * all.median_err);
+	fprintf(f, "| points within 2x | %d of %d |\n", all.within2x, all.n);
+	if (all.worst >= 0)
+		fprintf(f, "| worst point | %s, %s: measured %.4g, predicted %.4g (x%.2f) |\n",
+			v->cases[v->points[all.worst].c].name, v->points[all.worst].label,
+			v->points[all.worst].measured, v->points[all.worst].predicted, all.worst_ratio);
+	fprintf(f, "\n| case | kind | points | median error | worst | within 2x |\n|---|---|---|---|---|---|\n");
+	for (i = 0; i < v->ncases; i++) {
+		const struct val_case *c = &v->cases[i];
+		struct val_stats st;
+		val_stats(v, c->first_point, c->npoints, &st);
+		fprintf(f, "| %s | %s | %d | %.1f%% | x%.2f | %d/%d |\n", c->name,
+			c->kind == VAL_NCCL ? c->op : "p2p", st.n, 100 * st.median_err,
+			st.worst_ratio, st.within2x, st.n);
+	}
+	for (i = 0; i < v->ncases; i++) {
+		const struct val_case *c = &v->cases[i];
+		fprintf(f, "\n## %s\n\n", c->name);
+		fprintf(f, "Scenario `%s`, data `%s`", c->scenario, c->data);
+		if (c->run > 1)
+			fprintf(f, " (run %d)", c->run);
+		if (c->source[0])
+			fprintf(f, "; source: %s", c->source);
+		fputs(".", f);
+		if (c->kind == VAL_NCCL)
+			fprintf(f, " %s over %d GPUs%s%s.\n\n| size | measured (us) | predicted (us) | ratio |\n|---|---|---|---|\n",
+				c->op, c->ngpus, c->p2p_disable ? ", NCCL_P2P_DISABLE=1" : "",
+				c->nccl_level >= 0 ? ", NCCL_P2P_LEVEL set" : "");
+		else
+			fputs("\n\n| matrix | cells | median error | worst cell: measured -> predicted |\n|---|---|---|---|\n", f);
+		if (c->kind == VAL_NCCL) {
+			for (p = c->first_point; p < c->first_point + c->npoints; p++)
+				fprintf(f, "| %s | %.2f | %.2f | %.2f |\n", v->points[p].label,
+					v->points[p].measured, v->points[p].predicted,
+					v->points[p].predicted / v->points[p].measured);
+		} else {
+			int g;
+			for (g = 0; g < MEAS_P2P_NKINDS; g++) {
+				int first = -1, cnt = 0;
+				struct val_stats st;
+				for (p = c->first_point; p < c->first_point + c->npoints; p++)
+					if (v->points[p].group == g) {
+						if (first < 0)
+							first = p;
+						cnt++;
+					}
+				if (!cnt)
+					continue;
+				val_stats(v, first, cnt, &st);
+				fprintf(f, "| %s | %d | %.1f%% | %s: %.2f -> %.2f %s |\n",
+					meas_p2p_kind_name((enum meas_p2p_kind)g), st.n, 100 * st.median_err,
+					st.worst >= 0 ? v->points[st.worst].label : "-",
+					st.worst >= 0 ? v->points[st.worst].measured : 0,
+					st.worst >= 0 ? v->points[st.worst].predicted : 0,
+					st.worst >= 0 ? unit_of(&v->points[st.worst], c) : "");
+			}
+		}
+	}
+}

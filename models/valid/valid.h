@@ -1,0 +1,80 @@
+/*
+ * valid.h - validation against measured runs: a case list (YAML) pairs each
+ * measured nccl-tests table or p2pBandwidthLatencyTest output with the
+ * scenario of its machine; plumb predicts every measured number and the
+ * report gives the error of each.
+ *
+ * Case file format: validation/README.md and docs/validation.md.
+ * Lifecycle: val_load() -> val_predict() -> val_report() -> val_free().
+ */
+#ifndef PLUMB_VALID_H
+#define PLUMB_VALID_H
+
+#include <stdio.h>
+
+#include "meas.h"
+#include "scn.h"
+#include "topo.h"
+
+enum val_kind { VAL_NCCL, VAL_P2P };
+
+struct val_case {
+	char name[64];
+	enum val_kind kind;
+	char data[512], scenario[512], source[256];
+	int run;                    /* 1-based run of the data file */
+	int ngpus;                  /* mapping given: ranks/devices -> GPUs */
+	int gpus[SCN_MAX_GPUS];
+	char op[24];                /* nccl: op, "" = from the file */
+	int nccl_level;             /* -1: default */
+	int p2p_disable;
+	int line;                   /* of the case in the case file */
+	struct scenario *scn;       /* owned */
+	struct meas_nccl_file *nccl;/* owned, kind nccl */
+	struct meas_p2p_file *p2p;  /* owned, kind p2p */
+	int first_point, npoints;   /* slice of the point array */
+};
+
+struct val_point {
+	int c;                      /* case index */
+	char label[64];             /* "size 1048576", "uni_disabled 0->1" */
+	int group;                  /* nccl: 0; p2p: the matrix kind */
+	double measured, predicted; /* us or GB/s, as measured */
+};
+
+struct val_set {
+	char file[512];
+	int ncases;
+	struct val_case *cases;
+	int npoints;
+	struct val_point *points;
+};
+
+/*
+ * Load the case file at path and every scenario and data file it names
+ * (paths relative to the current directory). Measured points are listed;
+ * predictions are not made yet. Errors name the file, line and column.
+ */
+int val_load(const char *path, struct val_set **out, struct plumb_err *err);
+void val_free(struct val_set *v);
+
+/*
+ * Predict every point of case c (all cases when c < 0) with the constants
+ * in each case's scenario (the caller may change scn->k before).
+ */
+int val_predict(struct val_set *v, int c, struct plumb_err *err);
+
+/* Summary of the error of points [first, first+n): |pred/meas - 1|. */
+struct val_stats {
+	int n;
+	double median_err, max_err;     /* relative */
+	double worst_ratio;             /* pred/meas farthest from 1 (log scale) */
+	int worst;                      /* point index */
+	int within2x;                   /* points with 0.5 <= ratio <= 2 */
+};
+void val_stats(const struct val_set *v, int first, int n, struct val_stats *st);
+
+/* Markdown report of predicted vs measured (deterministic). */
+void val_report(FILE *f, const struct val_set *v, const char *title);
+
+#endif

@@ -1,0 +1,239 @@
+/*
+ * test_coll.c - collectives as flows: latency terms, bandwidth, protocol
+ * rules, contention between concurrent collectives.
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coll.h"
+#include "scn.h"
+
+void suite_coll(void);
+
+#define EXPECT_NEAR(actual, expected, rel) do { \
+	double a_ = (actual), e_ = (expected); \
+	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
+		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
+		       #actual, a_, e_, (double)(rel)); \
+	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
+} while (0)
+
+/* Eight GPUs, one per root complex, two sockets, as the seed box. */
+static const char box[] =
+	"plumb_scenario: 1\n"
+	"host: {cpu_vendor: amd, sockets: 2, inter_socket: {kind: xgmi, bandwidth_gbs: %s}}\n"
+	"pcie:\n"
+	"  - {id: rc0, kind: root_complex, socket: 0}\n  - {id: r0, kind: root_port, parent: rc0}\n"
+	"  - {id: g0, kind: gpu, parent: r0, model: rtx-pro-6000}\n"
+	"  - {id: rc1, kind: root_complex, socket: 0}\n  - {id: r1, kind: root_port, parent: rc1}\n"
+	"  - {id: g1, kind: gpu, parent: r1, model: rtx-pro-6000}\n"
+	"  - {id: rc2, kind: root_complex, socket: 0}\n  - {id: r2, kind: root_port, parent: rc2}\n"
+	"  - {id: g2, kind: gpu, parent: r2, model: rtx-pro-6000}\n"
+	"  - {id: rc3, kind: root_complex, socket: 0}\n  - {id: r3, kind: root_port, parent: rc3}\n"
+	"  - {id: g3, kind: gpu, parent: r3, model: rtx-pro-6000}\n"
+	"  - {id: rc4, kind: root_complex, socket: 1}\n  - {id: r4, kind: root_port, parent: rc4}\n"
+	"  - {id: g4, kind: gpu, parent: r4, model: rtx-pro-6000}\n"
+	"  - {id: rc5, kind: root_complex, socket: 1}\n  - {id: r5, kind: root_port, parent: rc5}\n"
+	"  - {id: g5, kind: gpu, parent: r5, model: rtx-pro-6000}\n"
+	"  - {id: rc6, kind: root_complex, socket: 1}\n  - {id: r6, kind: root_port, parent: rc6}\n"
+	"  - {id: g6, kind: gpu, parent: r6, model: rtx-pro-6000}\n"
+	"  - {id: rc7, kind: root_complex, socket: 1}\n  - {id: r7, kind: root_port, parent: rc7}\n"
+	"  - {id: g7, kind: gpu, parent: r7, model: rtx-pro-6000}\n"
+	"%s";
+
+static struct scenario *load(const char *xsock, const char *extra)
+{
+	char text[4096];
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	snprintf(text, sizeof(text), box, xsock, extra);
+	plumb_err_clear(&e);
+	if (scn_parse("inline.yaml", text, &s, &e) < 0)
+		printf("\n  scenario failed: %d:%d: %s\n", e.line, e.col, e.msg);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	return s;
+}
+
+static double t_us(const struct scenario *s, int level, enum coll_op op, int n,
+		   const int *gpus, double bytes, int algo, int proto)
+{
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r;
+	int i;
+	topo_opts_init(&o);
+	o.nccl_p2p_level = level;
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	c.n = n;
+	for (i = 0; i < n; i++)
+		c.gpus[i] = gpus ? gpus[i] : i;
+	c.bytes = bytes;
+	c.algo = algo;
+	c.proto = proto;
+	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
+	return r.seconds * 1e6;
+}
+
+static void test_small_latency(void)
+{
+	struct scenario *s = load("192", "");
+	double base, pci, shm;
+	if (!s)
+		return;
+	base = s->k.v[K_NCCL_BASE_US];
+	pci = s->k.v[K_NCCL_PCI_LL_US];
+	shm = s->k.v[K_NCCL_SHM_STEP_US];
+	/* P2P (level SYS): NCCL's ring LL model, base + 2(n-1) x hwLat. */
+	EXPECT_NEAR(t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 8, ALGO_RING, PROTO_LL),
+		    base + 14 * pci, 0.01);
+	EXPECT_NEAR(t_us(s, NP_SYS, COLL_ALLREDUCE, 2, NULL, 8, ALGO_RING, PROTO_LL),
+		    base + 2 * pci, 0.01);
+	/* NCCL's default level (PXB) on this box means SHM on every hop. */
+	EXPECT_NEAR(t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 8, ALGO_RING, PROTO_LL),
+		    base + 14 * (pci + shm), 0.01);
+	/* All-gather: n-1 steps. */
+	EXPECT_NEAR(t_us(s, NP_SYS, COLL_ALLGATHER, 8, NULL, 8, ALGO_RING, PROTO_LL),
+		    base + 7 * pci, 0.01);
+	scn_free(s);
+}
+
+static void test_large_bandwidth(void)
+{
+	struct scenario *s = load("192", "");
+	double t, link, busbw;
+	if (!s)
+		return;
+	/* Ring all-reduce busbw tends to the link rate times nccl_bw_eff. */
+	t = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 1 << 30, ALGO_RING, PROTO_SIMPLE);
+	busbw = (1 << 30) / (t * 1e-6) * coll_busbw_factor(COLL_ALLREDUCE, 8);
+	link = 16 * 3.93846154e9 * s->k.v[K_PCIE_EFF];
+	EXPECT_NEAR(busbw, link * s->k.v[K_NCCL_BW_EFF], 0.02);
+	/* SHM hops run at nccl_shm_gbs. */
+	t = t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 1 << 30, ALGO_RING, PROTO_SIMPLE);
+	busbw = (1 << 30) / (t * 1e-6) * coll_busbw_factor(COLL_ALLREDUCE, 8);
+	EXPECT_NEAR(busbw, s->k.v[K_NCCL_SHM_GBS] * 1e9, 0.02);
+	scn_free(s);
+}
+
+static void test_protocols_and_auto(void)
+{
+	struct scenario *s = load("192", "");
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r;
+	struct plumb_err e;
+	double tll, tsimple, tauto;
+	if (!s)
+		return;
+	/* LL128 is not available on PCIe. */
+	topo_opts_init(&o);
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = 4;
+	c.gpus[1] = 1, c.gpus[2] = 2, c.gpus[3] = 3;
+	c.bytes = 1 << 20;
+	c.algo = ALGO_RING;
+	c.proto = PROTO_LL128;
+	plumb_err_clear(&e);
+	CU_ASSERT(coll_time(s, &o, &c, &r, &e) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "LL128"));
+	/* auto is never slower than either protocol it may pick. */
+	tll = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 1 << 20, ALGO_RING, PROTO_LL);
+	tsimple = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 1 << 20, ALGO_RING, PROTO_SIMPLE);
+	tauto = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 1 << 20, ALGO_AUTO, PROTO_AUTO);
+	CU_ASSERT(tauto <= tll + 1e-9 && tauto <= tsimple + 1e-9);
+	/* Larger messages never finish sooner. */
+	CU_ASSERT(t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 2 << 20, ALGO_AUTO, PROTO_AUTO) >= tauto);
+	scn_free(s);
+}
+
+static void test_other_ops(void)
+{
+	struct scenario *s = load("192", "");
+	double link, t;
+	if (!s)
+		return;
+	link = 16 * 3.93846154e9 * s->k.v[K_PCIE_EFF] * s->k.v[K_NCCL_BW_EFF];
+	/* Send/recv: every rank sends the whole buffer to its successor at once. */
+	t = t_us(s, NP_SYS, COLL_SENDRECV, 8, NULL, 1 << 30, ALGO_RING, PROTO_SIMPLE);
+	EXPECT_NEAR((1 << 30) / (t * 1e-6), link, 0.02);
+	/* Broadcast as a pipelined chain: about one buffer time plus the pipeline fill. */
+	t = t_us(s, NP_SYS, COLL_BROADCAST, 8, NULL, 1 << 30, ALGO_RING, PROTO_SIMPLE);
+	CU_ASSERT((1 << 30) / (t * 1e-6) > 0.8 * link);
+	CU_ASSERT((1 << 30) / (t * 1e-6) <= link * 1.0001);
+	/* Tree (chain) all-reduce completes and moves the data twice along the chain. */
+	t = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 1 << 30, ALGO_TREE, PROTO_SIMPLE);
+	CU_ASSERT(t > 0);
+	/* All-to-all: each rank's GPU link carries (n-1)/n of the buffer. */
+	t = t_us(s, NP_SYS, COLL_ALLTOALL, 8, NULL, 1 << 30, ALGO_RING, PROTO_SIMPLE);
+	EXPECT_NEAR((1 << 30) * 7.0 / 8 / (t * 1e-6), link, 0.05);
+	EXPECT_NEAR(coll_busbw_factor(COLL_ALLREDUCE, 8), 1.75, 1e-12);
+	EXPECT_NEAR(coll_busbw_factor(COLL_ALLGATHER, 4), 0.75, 1e-12);
+	CU_ASSERT_EQUAL(coll_op_parse("all_reduce"), COLL_ALLREDUCE);
+	CU_ASSERT_EQUAL(coll_op_parse("reducescatter"), COLL_REDUCESCATTER);
+	CU_ASSERT_EQUAL(coll_op_parse("gather"), -1);
+	scn_free(s);
+}
+
+/* Two 4-GPU all-reduces whose rings both cross the sockets run at once. */
+static int add_time(struct coll_ctx *x, double seconds, void *arg, struct plumb_err *err)
+{
+	(void)x;
+	(void)err;
+	*(double *)arg = seconds;
+	return 0;
+}
+
+static void test_contention(void)
+{
+	struct scenario *s = load("20", "");
+	struct sim_engine *eng = NULL;
+	struct fabric *fab = NULL;
+	struct topo_view *v = NULL;
+	struct topo_opts o;
+	struct coll_ctx x;
+	struct coll_spec a, b;
+	static const int ga[4] = { 0, 4, 1, 5 }, gb[4] = { 2, 6, 3, 7 };
+	double alone, ta = 0, tb = 0;
+	if (!s)
+		return;
+	alone = t_us(s, NP_SYS, COLL_ALLREDUCE, 4, ga, 256 << 20, ALGO_RING, PROTO_SIMPLE);
+	topo_opts_init(&o);
+	o.nccl_p2p_level = NP_SYS;
+	CU_ASSERT_EQUAL(topo_build(s, TOPO_HOST, &o, &v, NULL), 0);
+	CU_ASSERT_EQUAL(sim_engine_new(1, &eng, NULL), 0);
+	CU_ASSERT_EQUAL(fab_build(eng, s, &fab, NULL), 0);
+	CU_ASSERT_EQUAL(coll_ctx_init(&x, eng, fab, v, NULL), 0);
+	memset(&a, 0, sizeof(a));
+	a.op = COLL_ALLREDUCE;
+	a.n = 4;
+	memcpy(a.gpus, ga, sizeof(ga));
+	a.bytes = 256 << 20;
+	b = a;
+	memcpy(b.gpus, gb, sizeof(gb));
+	CU_ASSERT_EQUAL(coll_start(&x, &a, ALGO_RING, PROTO_SIMPLE, 0, add_time, &ta, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(coll_start(&x, &b, ALGO_RING, PROTO_SIMPLE, 0, add_time, &tb, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(sim_run(eng, INFINITY, NULL), 0);
+	CU_ASSERT_EQUAL(x.active, 0);
+	/* Both rings cross the 20 GB/s inter-socket link each way: each gets
+	 * half of it, so each takes about twice as long as alone. */
+	EXPECT_NEAR(ta * 1e6, 2 * alone, 0.05);
+	EXPECT_NEAR(tb * 1e6, 2 * alone, 0.05);
+	fab_free(fab);
+	sim_engine_free(eng);
+	topo_free(v);
+	scn_free(s);
+}
+
+void suite_coll(void)
+{
+	CU_pSuite s = CU_add_suite("coll", NULL, NULL);
+	CU_add_test(s, "small messages: NCCL latency terms", test_small_latency);
+	CU_add_test(s, "large messages: link rate, SHM rate", test_large_bandwidth);
+	CU_add_test(s, "protocols: LL128 rule, auto is the fastest", test_protocols_and_auto);
+	CU_add_test(s, "send/recv, broadcast, tree, all-to-all", test_other_ops);
+	CU_add_test(s, "concurrent collectives share links", test_contention);
+}
