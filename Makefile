@@ -63,6 +63,7 @@ check: plumb $(B)/unit-tests
 	sh tests/golden/run.sh
 	sh tests/docs_examples.sh
 	sh tests/import_roundtrip.sh
+	sh scripts/gen-constants-doc.sh --check
 
 golden-update: plumb
 	sh tests/golden/run.sh --update
@@ -75,5 +76,11 @@ bench: plumb
 	./plumb bench --format csv -o bench/results.csv
 	cat bench/results.csv
 
-.PHONY: all check clean golden-update bench
+docs-constants: plumb
+	sh scripts/gen-constants-doc.sh
+
+validate: plumb
+	./plumb validate validation/cases.yaml -o docs/validation.md
+
+.PHONY: all check clean golden-update docs-constants validate bench
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

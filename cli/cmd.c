@@ -21,6 +21,8 @@ const struct plumb_cmd plumb_commands[] = {
 	  cmd_bench_usage },
 	{ "validate", cmd_validate, "predicted vs measured for a list of real runs (docs/validation.md)",
 	  cmd_validate_usage },
+	{ "constants", cmd_constants, "the model's named constants, their values and sources",
+	  cmd_constants_usage },
 	{ NULL, NULL, NULL, NULL }
 };
 

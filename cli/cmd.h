@@ -33,6 +33,7 @@ int cmd_import(int argc, char **argv);
 int cmd_xfer(int argc, char **argv);
 int cmd_coll(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_constants(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 extern const char cmd_topo_usage[];
@@ -40,6 +41,7 @@ extern const char cmd_import_usage[];
 extern const char cmd_xfer_usage[];
 extern const char cmd_coll_usage[];
 extern const char cmd_validate_usage[];
+extern const char cmd_constants_usage[];
 extern const char cmd_bench_usage[];
 
 #endif

@@ -1,0 +1,83 @@
+/*
+ * cmd_constants.c - `plumb constants [SCENARIO]`: the model's named
+ * constants, their values (defaults, or a scenario's), units and sources.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "consts.h"
+#include "out.h"
+#include "scn.h"
+
+const char cmd_constants_usage[] =
+	"usage: plumb constants [SCENARIO] [--format table|markdown|yaml] [-o FILE]\n"
+	"\n"
+	"List every named constant of the transfer and collective models with its\n"
+	"value, unit, bounds and the source of its default. With a SCENARIO, the\n"
+	"values it sets in its 'constants:' block replace the defaults (marked *).\n"
+	"--format yaml prints a 'constants:' block to paste into a scenario.\n"
+	"\n"
+	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error.\n";
+
+int cmd_constants(int argc, char **argv)
+{
+	struct plumb_err err;
+	struct scenario *s = NULL;
+	struct plumb_consts k;
+	struct outfile out;
+	const char *path = NULL, *outpath = "-", *fmt = "table";
+	int i, rc;
+
+	plumb_err_clear(&err);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--format")) {
+			if (i + 1 >= argc)
+				return cmd_usage_error("constants", "option %s needs a value", argv[i]);
+			if (!strcmp(argv[i], "-o"))
+				outpath = argv[++i];
+			else
+				fmt = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cmd_usage_error("constants", "unknown option '%s'", argv[i]);
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			return cmd_usage_error("constants", "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (strcmp(fmt, "table") && strcmp(fmt, "markdown") && strcmp(fmt, "yaml"))
+		return cmd_usage_error("constants", "--format must be table, markdown or yaml, not '%s'", fmt);
+	consts_defaults(&k);
+	if (path) {
+		if ((rc = scn_load(path, &s, &err)) < 0)
+			goto fail;
+		k = s->k;
+	}
+	if ((rc = out_open(&out, outpath, &err)) < 0)
+		goto fail;
+	if (!strcmp(fmt, "markdown"))
+		fputs("| constant | value | unit | range | source of the default |\n|---|---|---|---|---|\n", out.f);
+	else if (!strcmp(fmt, "yaml"))
+		fputs("constants:\n", out.f);
+	for (i = 0; i < K_NCONSTS; i++) {
+		const struct plumb_const_def *d = &plumb_const_defs[i];
+		if (!strcmp(fmt, "markdown"))
+			fprintf(out.f, "| `%s` | %.6g%s | %s | %g - %g | %s |\n", d->name, k.v[i],
+				k.set[i] ? " *" : "", d->unit, d->lo, d->hi, d->source);
+		else if (!strcmp(fmt, "yaml"))
+			fprintf(out.f, "  %s: %.6g%s\n", d->name, k.v[i],
+				k.set[i] ? "" : "    # default");
+		else
+			fprintf(out.f, "%-22s %12.6g%s %-9s %s\n", d->name, k.v[i], k.set[i] ? "*" : " ",
+				d->unit, d->source);
+	}
+	if ((rc = out_commit(&out, &err)) < 0)
+		goto fail;
+	scn_free(s);
+	return PLUMB_OK;
+fail:
+	plumb_err_print(&err);
+	scn_free(s);
+	return plumb_err_status(&err);
+}
