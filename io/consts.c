@@ -67,6 +67,25 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 	[K_NCCL_BW_EFF] = { "nccl_bw_eff", "fraction", 45.70 / (16 * 3.938 * 55.08 / 63.0), 0.05, 1.0,
 		"8x RTX 5090 Gen5 P2P all_reduce busbw 45.70 GB/s over a 55.08 GB/s link "
 		"(realdata/nccl-tests-samples.txt, gpu-specs.md 1c)" },
+	[K_NCCL_CHANNELS] = { "nccl_channels", "count", 2, 1, 64,
+		"NCCL duplicates the one ring its search finds on a single PCIe node (src/graph/search.cc), "
+		"giving 2 channels" },
+	[K_NCCL_LL_MAX_VOLTA] = { "nccl_ll_max_volta_gbs", "GB/s", 39.0, 0.1, 10000,
+		"NCCL src/graph/tuning.cc llMaxBws, Volta, one node" },
+	[K_NCCL_LL_MAX_AMPERE] = { "nccl_ll_max_ampere_gbs", "GB/s", 87.7, 0.1, 10000,
+		"NCCL src/graph/tuning.cc llMaxBws, Ampere, one node" },
+	[K_NCCL_LL_MAX_HOPPER] = { "nccl_ll_max_hopper_gbs", "GB/s", 141.0, 0.1, 10000,
+		"NCCL src/graph/tuning.cc llMaxBws, Hopper, one node" },
+	[K_NCCL_LL_MAX_BLACKWELL] = { "nccl_ll_max_blackwell_gbs", "GB/s", 282.0, 0.1, 10000,
+		"NCCL src/graph/tuning.cc llMaxBws, Blackwell (2 x 141), one node" },
+	[K_NCCL_LL128_CH_VOLTA] = { "nccl_ll128_ch_volta_gbs", "GB/s", 20.0, 0.1, 10000,
+		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Volta" },
+	[K_NCCL_LL128_CH_AMPERE] = { "nccl_ll128_ch_ampere_gbs", "GB/s", 20.0, 0.1, 10000,
+		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Ampere" },
+	[K_NCCL_LL128_CH_HOPPER] = { "nccl_ll128_ch_hopper_gbs", "GB/s", 36.7, 0.1, 10000,
+		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Hopper" },
+	[K_NCCL_LL128_CH_BLACKWELL] = { "nccl_ll128_ch_blackwell_gbs", "GB/s", 40.0, 0.1, 10000,
+		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Blackwell" },
 };
 
 void consts_defaults(struct plumb_consts *c)

@@ -35,6 +35,15 @@ enum plumb_const {
 	K_NCCL_SHM_STEP_US,     /* extra per step when a step bounces through host memory */
 	K_NCCL_SHM_GBS,         /* per-GPU rate of NCCL's SHM transport (GPU reads of host memory) */
 	K_NCCL_BW_EFF,          /* fraction of link bandwidth a ring step reaches (Simple) */
+	K_NCCL_CHANNELS,        /* channels (parallel rings) of a collective */
+	K_NCCL_LL_MAX_VOLTA,    /* NCCL llMaxBws, one node, by GPU generation */
+	K_NCCL_LL_MAX_AMPERE,
+	K_NCCL_LL_MAX_HOPPER,
+	K_NCCL_LL_MAX_BLACKWELL,
+	K_NCCL_LL128_CH_VOLTA,  /* NCCL perChMaxRingLL128Bws, by GPU generation */
+	K_NCCL_LL128_CH_AMPERE,
+	K_NCCL_LL128_CH_HOPPER,
+	K_NCCL_LL128_CH_BLACKWELL,
 	K_NCONSTS
 };
 

@@ -27,6 +27,8 @@ struct crun {
 	int algo, proto;
 	int n;
 	double eff;                 /* payload fraction on the wire */
+	int nch;                    /* channels: parallel flows per send */
+	double ch_cap;              /* per-channel wire rate cap (LL, LL128), 0 = none */
 	double step_lat[SCN_MAX_GPUS][SCN_MAX_GPUS];   /* per hop, seconds */
 	int shm[SCN_MAX_GPUS][SCN_MAX_GPUS];           /* 1: hop bounces through host */
 	int kind_send;
@@ -46,6 +48,7 @@ struct sendrec {
 	struct crun *r;
 	int src, dst, phase, idx;
 	double bytes;
+	int remaining;              /* channel flows still in flight */
 };
 
 static int on_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *err);
@@ -55,9 +58,12 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 static int flow_done(struct sim_net *net, int flow, void *arg, struct plumb_err *err)
 {
 	struct sendrec *sr = arg;
-	struct sendrec copy = *sr;
+	struct sendrec copy;
 	(void)net;
 	(void)flow;
+	if (--sr->remaining > 0)
+		return 0;
+	copy = *sr;
 	free(sr);
 	return on_recv(copy.r, &copy, err);
 }
@@ -74,14 +80,14 @@ static int shm_path(const struct fabric *f, int a, int b, int *path)
 	return n;
 }
 
-/* Start the flow of a send now + delay (the hop's step latency). */
+/* Start the flows of a send (one per channel) after the hop's step latency. */
 static int send_now(struct crun *r, int src, int dst, int phase, int idx, double bytes,
 		    struct plumb_err *err)
 {
 	int a = r->c->gpus[src], b = r->c->gpus[dst];
 	struct sim_flow_spec fs;
 	struct sendrec *sr = malloc(sizeof(*sr));
-	int path[FAB_MAX_PATH], rc;
+	int path[FAB_MAX_PATH], rc, ch;
 
 	if (!sr)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
@@ -91,26 +97,32 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 	sr->phase = phase;
 	sr->idx = idx;
 	sr->bytes = bytes;
+	sr->remaining = r->nch;
 	memset(&fs, 0, sizeof(fs));
 	fs.path = path;
 	if (r->shm[src][dst]) {
 		fs.path_len = shm_path(r->fab, a, b, path);
-		/* The cap is a payload rate; flows carry wire bytes. */
-		fs.rate_cap = r->s->k.v[K_NCCL_SHM_GBS] * 1e9 / r->eff;
+		/* The cap is a payload rate per GPU, shared by the channels;
+		 * flows carry wire bytes. */
+		fs.rate_cap = r->s->k.v[K_NCCL_SHM_GBS] * 1e9 / r->eff / r->nch;
 	} else {
 		fs.path_len = fab_path_gpu(r->fab, a, b, path);
 	}
-	fs.bytes = bytes / r->eff;
+	if (r->ch_cap > 0 && (fs.rate_cap == 0 || r->ch_cap < fs.rate_cap))
+		fs.rate_cap = r->ch_cap;
+	fs.bytes = bytes / r->eff / r->nch;
 	fs.start = sim_now(r->eng) + r->step_lat[src][dst];
 	fs.on_done = flow_done;
 	fs.arg = sr;
-	if (fs.path_len == 0) {
-		/* Same GPU twice in the rank list: nothing crosses a link. */
-		fs.rate_cap = 1e18;
-	}
-	if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0)
-		free(sr);
-	return rc;
+	if (fs.path_len == 0 && fs.rate_cap == 0)
+		fs.rate_cap = 1e18;   /* same GPU twice: nothing crosses a link */
+	for (ch = 0; ch < r->nch; ch++)
+		if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0) {
+			if (ch == 0)
+				free(sr);
+			return rc;
+		}
+	return 0;
 }
 
 static int chain_next(const struct crun *r, int i, int dir)
@@ -395,6 +407,26 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	 * reaches nccl_bw_eff of the link. */
 	r->eff = proto == PROTO_LL ? 0.5 * s->k.v[K_NCCL_BW_EFF] :
 		 proto == PROTO_LL128 ? 120.0 / 128.0 * s->k.v[K_NCCL_BW_EFF] : s->k.v[K_NCCL_BW_EFF];
+	r->nch = (int)s->k.v[K_NCCL_CHANNELS];
+	if (r->nch < 1)
+		r->nch = 1;
+	if (proto != PROTO_SIMPLE) {
+		/* NCCL's LL caps (llMaxBws) bound the collective's bus bandwidth,
+		 * LL128's (perChMaxRingLL128Bws) each channel's; by GPU generation
+		 * of the slowest rank. */
+		int gen = 3, sm;
+		for (i = 0; i < r->n; i++) {
+			const char *arch = s->catalog->gpus[s->nodes[s->gpu_node[c->gpus[i]]].gpu_model].arch;
+			sm = strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : 100;
+			sm = sm < 80 ? 0 : sm < 90 ? 1 : sm < 100 ? 2 : 3;
+			if (sm < gen)
+				gen = sm;
+		}
+		if (proto == PROTO_LL)
+			r->ch_cap = s->k.v[K_NCCL_LL_MAX_VOLTA + gen] * 1e9 / r->eff / r->nch;
+		else
+			r->ch_cap = s->k.v[K_NCCL_LL128_CH_VOLTA + gen] * 1e9 / r->eff;
+	}
 	r->nsteps = c->op == COLL_ALLREDUCE ? 2 * (r->n - 1) : r->n - 1;
 	r->chunk = c->bytes / r->n;
 	r->nchunks = (int)ceil(c->bytes / COLL_CHUNK);
