@@ -73,6 +73,7 @@ clean:
 
 # engine speed (docs/performance.md); about two seconds
 bench: plumb
+	@mkdir -p bench
 	./plumb bench --format csv -o bench/results.csv
 	cat bench/results.csv
 
