@@ -54,6 +54,7 @@ struct scn_gpu_model {
 	enum scn_p2p_support p2p;
 	int nvlink_links;
 	double nvlink_gbs_per_link;   /* per direction per link, GB/s; 0 unknown */
+	double p2p_lat_us;            /* measured small P2P copy latency; 0 = the model's default */
 	char source[256];
 };
 

@@ -12,7 +12,7 @@ extern const char scn_catalog_gpus_yaml[];
 
 static const char *const gpu_keys[] = {
 	"id", "name", "arch", "memory_gib", "memory_gbs", "pcie", "bars", "p2p_pcie",
-	"nvlink_links", "nvlink_gbs_per_link", "source", NULL
+	"nvlink_links", "nvlink_gbs_per_link", "p2p_lat_us", "source", NULL
 };
 static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable", NULL };
 static const char *const pcie_keys[] = { "gen", "width", NULL };
@@ -127,6 +127,9 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 			return rc;
 		g->nvlink_links = (int)l;
 	}
+	if ((v = ymap_get(n, "p2p_lat_us")) &&
+	    (rc = yget_double(t, v, "p2p_lat_us", 0, 1000, &g->p2p_lat_us, err)) < 0)
+		return rc;
 	if ((v = ymap_get(n, "nvlink_gbs_per_link")) &&
 	    (rc = yget_double(t, v, "nvlink_gbs_per_link", 0, 1e4,
 			      &g->nvlink_gbs_per_link, err)) < 0)

@@ -2,6 +2,7 @@
  * coll.c - collectives as flows (see coll.h for the model).
  */
 #include "coll.h"
+#include "xfer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -397,6 +398,11 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 			}
 			if (r->shm[i][j])
 				r->step_lat[i][j] += s->k.v[K_NCCL_SHM_STEP_US] * 1e-6;
+			else if (!nvl)
+				/* NCCL's PCI latency is a recent GPU's; GPUs whose
+				 * measured P2P copy latency is longer pay the rest. */
+				r->step_lat[i][j] += fmax(0, xfer_copy_lat(s, a, b) -
+							     s->k.v[K_P2P_LAT_US] * 1e-6);
 		}
 	/* LL128 needs NVLink on every hop (NCCL turns it off on PCIe). */
 	if (proto == PROTO_LL128 && !all_nvl) {

@@ -33,12 +33,24 @@ static int op_finish(struct xop *op, struct plumb_err *err)
 	return rc;
 }
 
-/* Delay before a copy's flow starts so its first byte lands after
- * max(p2p_lat, path latency) (+ the VM's per-DMA cost). */
-static double copy_pad(const struct xfer_ctx *x, const int *path, int n)
+double xfer_copy_lat(const struct scenario *s, int a, int b)
 {
+	double la = s->catalog->gpus[s->nodes[s->gpu_node[a]].gpu_model].p2p_lat_us;
+	double lb = s->catalog->gpus[s->nodes[s->gpu_node[b]].gpu_model].p2p_lat_us;
+	double l = la > lb ? la : lb;
+	/* A scenario's explicit constant wins over the catalog's measurement. */
+	return (l > 0 && !s->k.set[K_P2P_LAT_US] ? l : s->k.v[K_P2P_LAT_US]) * 1e-6;
+}
+
+/* Delay before a copy's flow starts so its first byte lands after
+ * max(copy latency, path latency) (+ the VM's per-DMA cost). */
+static double copy_pad(const struct xop *op, const int *path, int n)
+{
+	const struct xfer_ctx *x = op->x;
 	const struct scenario *s = x->fab->s;
-	double lat = fab_path_latency(x->fab, path, n), pad = s->k.v[K_P2P_LAT_US] * 1e-6 - lat;
+	double lat = fab_path_latency(x->fab, path, n);
+	double pad = (op->sp.method == XFER_P2P ? xfer_copy_lat(s, op->sp.src, op->sp.dst)
+						 : s->k.v[K_P2P_LAT_US] * 1e-6) - lat;
 	if (pad < 0)
 		pad = 0;
 	if (x->vm_translate)
@@ -54,7 +66,7 @@ static int start_flow(struct xop *op, const int *path, int n, double bytes, doub
 	fs.path = path;
 	fs.path_len = n;
 	fs.bytes = bytes;
-	fs.start = at + copy_pad(op->x, path, n);
+	fs.start = at + copy_pad(op, path, n);
 	fs.on_done = fn;
 	fs.arg = op;
 	return sim_flow_start(op->x->fab->net, &fs, NULL, err);

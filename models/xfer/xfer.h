@@ -68,6 +68,10 @@ void xfer_ctx_release(struct xfer_ctx *x);
  */
 int xfer_start(struct xfer_ctx *x, const struct xfer_spec *sp, struct plumb_err *err);
 
+/* Small P2P copy latency between GPUs a and b, seconds: the larger of the
+ * two catalog measurements, else p2p_lat_us. */
+double xfer_copy_lat(const struct scenario *s, int a, int b);
+
 /*
  * Convenience: simulate transfers alone on a fresh engine and fabric of s.
  * With bidir, a second transfer dst -> src runs at the same time.
