@@ -18,7 +18,8 @@
 # (YAML examples in docs/ are checked by tests/docs_examples.sh.)
 # Ends with exactly one line "N passed, M failed"; exit status 1 when M > 0.
 # Variants: text (default), json, nccl-xml, acs-off (--acs off), and for a
-# VM also view-host (--view host).
+# VM also view-host (--view host); xfer (plumb xfer: p2pBandwidthLatencyTest
+# matrices) and coll (plumb coll: an nccl-tests all_reduce table).
 
 LC_ALL=C
 export LC_ALL
@@ -80,25 +81,28 @@ for scn in scenarios/*.yaml; do
 	name=$(basename "$scn" .yaml)
 	"$PLUMB" topo "$scn" >"$tmp/text" 2>"$tmp/err"
 	rc=$?
-	variants="text json nccl-xml acs-off"
+	variants="text json nccl-xml acs-off xfer coll"
 	if head -n 1 "$tmp/text" | grep -q '(.*, VM'; then
 		variants="$variants view-host"
 	else
 		baremetal=$scn
 	fi
 	for v in $variants; do
+		cmd=topo
 		case $v in
 		text) args= ;;
 		json) args="--format json" ;;
 		nccl-xml) args="--format nccl-xml" ;;
 		acs-off) args="--acs off" ;;
 		view-host) args="--view host" ;;
+		xfer) cmd=xfer args= ;;
+		coll) cmd=coll args="-b 8 -e 64M -f 8 --verbose" ;;
 		esac
 		out=$tmp/$name.$v.out
 		# shellcheck disable=SC2086 # args is a word list on purpose
-		"$PLUMB" topo "$scn" $args >"$out" 2>"$tmp/err"
+		"$PLUMB" $cmd "$scn" $args >"$out" 2>"$tmp/err"
 		rc=$?
-		label="plumb topo $scn${args:+ $args}"
+		label="plumb $cmd $scn${args:+ $args}"
 		if [ "$rc" -ne 0 ]; then
 			bad "$label: exit status $rc, expected 0"
 			sed 's/^/    /' "$tmp/err"
