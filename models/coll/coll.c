@@ -69,10 +69,12 @@ static int flow_done(struct sim_net *net, int flow, void *arg, struct plumb_err 
 	return on_recv(copy.r, &copy, err);
 }
 
-/* GPU-to-GPU path through host memory of the sender's socket (SHM). */
+/* GPU-to-GPU path through host memory (SHM): NCCL puts the buffer on the
+ * receiver's side by default (NCCL_SHM_LOCALITY=2, src/transport/shm.cc),
+ * so the sender's writes cross to the receiver's socket. */
 static int shm_path(const struct fabric *f, int a, int b, int *path)
 {
-	int sock = fab_gpu_socket(f, a), n, m, tmp[FAB_MAX_PATH], i;
+	int sock = fab_gpu_socket(f, b), n, m, tmp[FAB_MAX_PATH], i;
 	n = fab_path_to_host(f, a, sock, path);
 	m = fab_path_from_host(f, sock, b, tmp);
 	/* Both halves hold the socket's memory link: keep it once. */

@@ -22,7 +22,7 @@
  *
  * Transport per pair comes from the topology view NCCL runs in (the guest
  * for a VM): P2P over the fabric path, else SHM through host memory of the
- * sender's socket.
+ * receiver's socket (NCCL's default NCCL_SHM_LOCALITY).
  */
 #ifndef PLUMB_COLL_H
 #define PLUMB_COLL_H
