@@ -55,6 +55,9 @@ struct scn_gpu_model {
 	int nvlink_links;
 	double nvlink_gbs_per_link;   /* per direction per link, GB/s; 0 unknown */
 	double p2p_lat_us;            /* measured small P2P copy latency; 0 = the model's default */
+	double tflops_bf16;           /* dense tensor TFLOPS per dtype; 0 = not supported */
+	double tflops_fp8;
+	double tflops_fp4;
 	char source[256];
 };
 

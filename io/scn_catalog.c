@@ -12,10 +12,11 @@ extern const char scn_catalog_gpus_yaml[];
 
 static const char *const gpu_keys[] = {
 	"id", "name", "arch", "memory_gib", "memory_gbs", "pcie", "bars", "p2p_pcie",
-	"nvlink_links", "nvlink_gbs_per_link", "p2p_lat_us", "source", NULL
+	"nvlink_links", "nvlink_gbs_per_link", "p2p_lat_us", "tflops", "source", NULL
 };
 static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable", NULL };
 static const char *const pcie_keys[] = { "gen", "width", NULL };
+static const char *const tflops_keys[] = { "bf16", "fp8", "fp4", NULL };
 static const char *const p2p_names[] = { "native", "none", NULL };
 
 static int parse_bar(const struct ytree *t, const struct ynode *n,
@@ -134,6 +135,17 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	    (rc = yget_double(t, v, "nvlink_gbs_per_link", 0, 1e4,
 			      &g->nvlink_gbs_per_link, err)) < 0)
 		return rc;
+	if ((v = ymap_get(n, "tflops"))) {
+		double *dst[] = { &g->tflops_bf16, &g->tflops_fp8, &g->tflops_fp4 };
+		struct ynode *w;
+		if ((rc = yexpect(t, v, Y_MAP, "tflops", err)) < 0 ||
+		    (rc = ymap_check_keys(t, v, "tflops", tflops_keys, err)) < 0)
+			return rc;
+		for (i = 0; i < 3; i++)
+			if ((w = ymap_get(v, tflops_keys[i])) &&
+			    (rc = yget_double(t, w, tflops_keys[i], 0.001, 1e6, dst[i], err)) < 0)
+				return rc;
+	}
 	return 0;
 }
 
