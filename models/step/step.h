@@ -1,0 +1,90 @@
+/*
+ * step.h - one decode (or prefill) step of a parallel layout, compiled into
+ * a program per pipeline stage and run by the engine: compute ops take
+ * their time on every GPU of the stage, collectives run as flows
+ * (models/coll), activations cross stage boundaries as transfers
+ * (models/xfer). Microbatches flow through the stages as in a pipeline, so
+ * stages overlap and their traffic contends where it shares links.
+ *
+ * Layouts (names as on the command line, N and M dividing the GPU count):
+ *   tpN     N-way tensor parallel: two all-reduces of the activations per layer
+ *   tpNppM  N-way tensor parallel inside each of M pipeline stages
+ *   epN     data-parallel attention, experts over N GPUs, all-to-all
+ *           dispatch and combine around the experts of MoE layers
+ *   tpNep   tensor-parallel attention, experts over the same N GPUs,
+ *           combined by all-reduce
+ *
+ * Lifecycle: step_layout_parse(), then step_run() with a program built by
+ * the caller (step_prog_*), results in struct step_result.
+ */
+#ifndef PLUMB_STEP_H
+#define PLUMB_STEP_H
+
+#include "coll.h"
+#include "scn.h"
+#include "topo.h"
+
+enum step_kind { LAY_TP, LAY_TPPP, LAY_EP, LAY_TPEP };
+
+struct step_layout {
+	char name[32];
+	enum step_kind kind;
+	int tp;             /* GPUs per stage sharing attention by TP (ep: 1) */
+	int pp;             /* pipeline stages */
+	int ep;             /* GPUs the experts spread over (0: no EP) */
+	int gpus;           /* GPUs used: tp x pp, or ep */
+};
+
+/* Parse "tp8", "tp4pp2", "ep8", "tp8ep". Errors name the problem. */
+int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *err);
+
+enum step_op_kind {
+	SOP_COMPUTE,        /* every GPU of the stage busy for `seconds` */
+	SOP_ALLREDUCE,      /* over the stage's GPUs, `bytes` per rank */
+	SOP_ALLTOALL,       /* over the stage's GPUs, `bytes` per rank */
+	SOP_ALLGATHER
+};
+
+struct step_op {
+	enum step_op_kind kind;
+	double seconds;     /* compute */
+	double bytes;       /* collectives */
+	int tag;            /* what it is, for reports (enum step_tag) */
+};
+
+enum step_tag { TAG_ATTN, TAG_MLP, TAG_EXPERTS, TAG_LMHEAD, TAG_OTHER, TAG_COMM_TP,
+		TAG_COMM_EP, TAG_COMM_PP, TAG_NTAGS };
+
+/* The ops one stage runs for one microbatch, in order, and the bytes it
+ * hands to the next stage at the end. */
+struct step_prog {
+	int nops, cap;
+	struct step_op *ops;
+	double send_bytes;  /* activations per GPU pair to the next stage */
+};
+
+int step_prog_add(struct step_prog *p, enum step_op_kind k, double seconds, double bytes,
+		  int tag, struct plumb_err *err);
+void step_prog_release(struct step_prog *p);
+
+struct step_result {
+	double seconds;             /* step time: first start to last finish */
+	int ngpus;
+	double busy[SCN_MAX_GPUS];  /* compute seconds per GPU */
+	double comm[SCN_MAX_GPUS];  /* seconds a GPU spends in collectives or sends */
+	double by_tag[TAG_NTAGS];   /* seconds per tag, summed over stages (one GPU each) */
+	long events;
+	long flows;
+};
+
+/*
+ * Run one step: pp stages (programs prog[0..pp-1], the same program for
+ * every microbatch of a stage), `micro` microbatches, on GPUs stage s ->
+ * gpus[s*per_stage .. (s+1)*per_stage-1] of scenario s. Transports come from
+ * the view NCCL runs in (options o). Fills r. Deterministic.
+ */
+int step_run(const struct scenario *s, const struct topo_opts *o, const struct step_layout *l,
+	     const struct step_prog *prog, int micro, struct step_result *r,
+	     struct plumb_err *err);
+
+#endif
