@@ -1,0 +1,182 @@
+/*
+ * serve.c - the closed-loop serving run (serve.h).
+ */
+#include "serve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SERVE_MEMO 256
+
+struct memo {
+	int kind, batch;
+	long context, tokens;
+	double seconds;
+};
+
+struct client {
+	int decoding;           /* 0: waiting for prefill */
+	double issued, first;   /* times */
+	double generated;       /* tokens so far (fractional with drafts) */
+	int measured;           /* issued inside the measured window */
+};
+
+struct loop {
+	serve_step_fn fn;
+	void *ctx;
+	struct memo memo[SERVE_MEMO];
+	int nmemo;
+	int misses;
+};
+
+void serve_params_init(struct serve_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->concurrency = 1;
+	p->input_len = 1024;
+	p->output_len = 256;
+	p->context = 0;
+	p->requests = 0;
+	p->accept_per_step = 1;
+	p->bucket = 1024;
+}
+
+static int step_time(struct loop *lp, enum serve_step kind, int batch, long context,
+		     long tokens, double *s, struct plumb_err *err)
+{
+	int i, rc;
+	for (i = 0; i < lp->nmemo; i++)
+		if (lp->memo[i].kind == (int)kind && lp->memo[i].batch == batch &&
+		    lp->memo[i].context == context && lp->memo[i].tokens == tokens) {
+			*s = lp->memo[i].seconds;
+			return 0;
+		}
+	if ((rc = lp->fn(lp->ctx, kind, batch, context, tokens, s, err)) < 0)
+		return rc;
+	lp->misses++;
+	if (lp->nmemo < SERVE_MEMO) {
+		struct memo *m = &lp->memo[lp->nmemo++];
+		m->kind = kind;
+		m->batch = batch;
+		m->context = context;
+		m->tokens = tokens;
+		m->seconds = *s;
+	}
+	return 0;
+}
+
+/* Middle of the bucket holding ctx (the step is simulated there). */
+static long bucketed(long ctx, long bucket)
+{
+	if (bucket <= 1)
+		return ctx;
+	return (ctx / bucket) * bucket + bucket / 2;
+}
+
+int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
+	      struct serve_result *r, struct plumb_err *err)
+{
+	struct loop lp;
+	struct client *cl;
+	int C = p->concurrency, i, rc = 0, done_measured = 0, want, steps = 0;
+	long newtok = p->input_len - p->context;
+	double t = 0, win0 = -1, tokens_win = 0, tpot_sum = 0, ttft_sum = 0, dstep_sum = 0;
+	double batch_sum = 0;
+	int dsteps = 0, completed = 0, ttft_n = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (C < 1 || p->output_len < 1 || p->input_len < 1 || p->context < 0 ||
+	    p->context >= p->input_len || p->accept_per_step < 1)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "serving needs concurrency >= 1, output >= 1 token and a cached context shorter than the input");
+	if (newtok < 1)
+		newtok = 1;
+	want = p->requests > 0 ? p->requests : 2 * C;
+	cl = calloc((size_t)C, sizeof(*cl));
+	if (!cl)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	memset(&lp, 0, sizeof(lp));
+	lp.fn = fn;
+	lp.ctx = ctx;
+
+	/* All clients issue at time 0; the window opens when the first round
+	 * of requests has completed (warm-up) and closes after `want` more. */
+	while (done_measured < want) {
+		int waiting = 0, active = 0;
+		double dt;
+		for (i = 0; i < C; i++) {
+			waiting += !cl[i].decoding;
+			active += cl[i].decoding;
+		}
+		if (waiting) {
+			if ((rc = step_time(&lp, SERVE_PREFILL, waiting, p->context, newtok, &dt, err)) < 0)
+				goto out;
+			t += dt;
+			for (i = 0; i < C; i++)
+				if (!cl[i].decoding) {
+					cl[i].decoding = 1;
+					cl[i].first = t;
+					cl[i].generated = 1;
+					if (cl[i].measured) {
+						ttft_sum += t - cl[i].issued;
+						ttft_n++;
+					}
+					if (win0 >= 0)
+						tokens_win += 1;
+				}
+		} else {
+			double ctxsum = 0;
+			long cx;
+			for (i = 0; i < C; i++)
+				ctxsum += p->input_len + cl[i].generated;
+			cx = bucketed((long)(ctxsum / active), p->bucket);
+			if ((rc = step_time(&lp, SERVE_DECODE, active, cx, 1, &dt, err)) < 0)
+				goto out;
+			t += dt;
+			if (win0 >= 0) {
+				dstep_sum += dt;
+				batch_sum += active;
+				dsteps++;
+			}
+			for (i = 0; i < C; i++) {
+				double add = p->accept_per_step;
+				if (cl[i].generated + add > (double)p->output_len)
+					add = (double)p->output_len - cl[i].generated;
+				cl[i].generated += add;
+				if (win0 >= 0)
+					tokens_win += add;
+				if (cl[i].generated >= (double)p->output_len - 1e-9) {
+					if (cl[i].measured) {
+						done_measured++;
+						if (p->output_len > 1)
+							tpot_sum += (t - cl[i].first) / (double)(p->output_len - 1);
+					}
+					completed++;
+					if (win0 < 0 && completed >= C)
+						win0 = t;
+					cl[i].decoding = 0;
+					cl[i].issued = t;
+					cl[i].generated = 0;
+					cl[i].measured = win0 >= 0;
+				}
+			}
+		}
+		steps++;
+		if (steps > 10000000) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+					   "serving run did not converge (more than 10 million steps)");
+			goto out;
+		}
+	}
+	r->tok_s_total = tokens_win / (t - win0);
+	r->tpot_ms = tpot_sum / done_measured * 1e3;
+	r->ttft_ms = ttft_n ? ttft_sum / ttft_n * 1e3 : 0;
+	r->tok_s_stream = r->tpot_ms > 0 ? 1e3 / r->tpot_ms : 0;
+	r->decode_step_ms = dsteps ? dstep_sum / dsteps * 1e3 : 0;
+	r->mean_batch = dsteps ? batch_sum / dsteps : 0;
+	r->steps = steps;
+	r->distinct_steps = lp.misses;
+out:
+	free(cl);
+	return rc;
+}

@@ -1,0 +1,57 @@
+/*
+ * serve.h - a closed-loop serving run, like `sglang.bench_serving` or
+ * `vllm bench serve --max-concurrency C`: C clients each keep one request in
+ * flight; a request is prefilled (its input tokens, minus the context
+ * already cached) and then decoded token by token in a continuously batched
+ * decode step shared by every active request.
+ *
+ * The scheduler alternates as SGLang's does by default: when requests wait
+ * for prefill, one prefill step takes all of them; otherwise one decode step
+ * advances every active request by one token (plus accepted draft tokens
+ * with speculative decoding). Step times come from a callback (the engine
+ * simulation of the layout) and are memoised by (kind, batch, context
+ * bucket), so a run costs a handful of step simulations.
+ *
+ * Deterministic: no randomness; identical inputs give identical numbers.
+ */
+#ifndef PLUMB_SERVE_H
+#define PLUMB_SERVE_H
+
+#include "err.h"
+
+enum serve_step { SERVE_DECODE, SERVE_PREFILL };
+
+/* Time of one step, seconds: decode of `batch` sequences whose KV caches
+ * hold `context` tokens on average, or prefill of `batch` requests of
+ * `tokens` new tokens each on top of `context` cached ones. */
+typedef int (*serve_step_fn)(void *ctx, enum serve_step kind, int batch, long context,
+			     long tokens, double *seconds, struct plumb_err *err);
+
+struct serve_params {
+	int concurrency;        /* clients (max-concurrency) */
+	long input_len;         /* prompt tokens per request */
+	long output_len;        /* generated tokens per request */
+	long context;           /* tokens of each prompt already in the KV cache */
+	int requests;           /* requests measured (after the warm-up ones) */
+	double accept_per_step; /* tokens a decode step yields per sequence (>= 1) */
+	long bucket;            /* context bucket for memoisation, tokens */
+};
+
+struct serve_result {
+	double tok_s_total;     /* output tokens per second, all clients */
+	double tok_s_stream;    /* output tokens per second seen by one client */
+	double tpot_ms;         /* time per output token after the first */
+	double ttft_ms;         /* time to first token */
+	double decode_step_ms;  /* mean decode step */
+	double mean_batch;      /* mean decode batch */
+	int steps;              /* steps simulated in the measured window */
+	int distinct_steps;     /* step simulations run (memo misses) */
+};
+
+void serve_params_init(struct serve_params *p);
+
+/* Run the closed loop; returns 0 or the callback's error. */
+int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
+	      struct serve_result *r, struct plumb_err *err);
+
+#endif

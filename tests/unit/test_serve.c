@@ -1,0 +1,99 @@
+/*
+ * test_serve.c - the closed-loop serving run against step times given by
+ * formulas, so every figure can be checked by hand.
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "serve.h"
+
+void suite_serve(void);
+
+#define EXPECT_NEAR(actual, expected, rel) do { \
+	double a_ = (actual), e_ = (expected); \
+	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
+		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
+		       #actual, a_, e_, (double)(rel)); \
+	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
+} while (0)
+
+/* Decode: 10 ms + 0.1 ms per sequence; prefill: 50 ms per request. */
+static int steps(void *ctx, enum serve_step kind, int batch, long context, long tokens,
+		 double *s, struct plumb_err *err)
+{
+	(void)ctx;
+	(void)context;
+	(void)tokens;
+	(void)err;
+	*s = kind == SERVE_DECODE ? 10e-3 + 0.1e-3 * batch : 50e-3 * batch;
+	return 0;
+}
+
+static void test_single_stream(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.output_len = 101;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	/* One stream: TPOT is the decode step, TTFT the prefill. */
+	EXPECT_NEAR(r.tpot_ms, 10.1, 1e-9);
+	EXPECT_NEAR(r.ttft_ms, 50, 1e-9);
+	EXPECT_NEAR(r.tok_s_stream, 1000 / 10.1, 1e-9);
+	/* Total: 101 tokens per request every 50 ms + 100 x 10.1 ms. */
+	EXPECT_NEAR(r.tok_s_total, 101 / (0.050 + 100 * 0.0101), 1e-6);
+}
+
+static void test_concurrency(void)
+{
+	struct serve_params p;
+	struct serve_result r1, r8;
+	serve_params_init(&p);
+	p.output_len = 200;
+	p.concurrency = 1;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r1, NULL), 0);
+	p.concurrency = 8;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r8, NULL), 0);
+	/* Batching: more total throughput, slower streams. */
+	CU_ASSERT(r8.tok_s_total > 5 * r1.tok_s_total);
+	CU_ASSERT(r8.tpot_ms > r1.tpot_ms);
+	EXPECT_NEAR(r8.mean_batch, 8, 0.01);
+	EXPECT_NEAR(r8.decode_step_ms, 10.8, 1e-9);
+	CU_ASSERT(r8.distinct_steps <= 4);
+}
+
+static void test_speculative(void)
+{
+	struct serve_params p;
+	struct serve_result a, b;
+	serve_params_init(&p);
+	p.output_len = 301;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
+	p.accept_per_step = 2.5;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	/* 2.5 tokens per step: per-token time divides by 2.5. */
+	EXPECT_NEAR(b.tpot_ms, a.tpot_ms / 2.5, 0.01);
+}
+
+static void test_bad_params(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	struct plumb_err e;
+	serve_params_init(&p);
+	p.context = p.input_len;
+	plumb_err_clear(&e);
+	CU_ASSERT(serve_run(&p, steps, NULL, &r, &e) < 0);
+	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
+}
+
+void suite_serve(void)
+{
+	CU_pSuite s = CU_add_suite("serve", NULL, NULL);
+	CU_add_test(s, "one stream: TPOT, TTFT, tok/s", test_single_stream);
+	CU_add_test(s, "concurrency batches decode steps", test_concurrency);
+	CU_add_test(s, "speculative decoding", test_speculative);
+	CU_add_test(s, "bad parameters", test_bad_params);
+}
