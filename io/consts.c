@@ -86,6 +86,18 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Hopper" },
 	[K_NCCL_LL128_CH_BLACKWELL] = { "nccl_ll128_ch_blackwell_gbs", "GB/s", 40.0, 0.1, 10000,
 		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Blackwell" },
+	[K_MEM_EFF] = { "mem_eff", "fraction", 1600.0 / 1792.0, 0.05, 1.0,
+		"RTX PRO 6000 local copy ~1600 GB/s of 1792 GB/s memory bandwidth (realdata/gpu-specs.md 3): "
+		"decode kernels streaming weights and KV cache are taken to read as fast as a copy" },
+	[K_FLOPS_EFF] = { "flops_eff", "fraction", 417.34 / 503.8, 0.05, 1.0,
+		"RTX PRO 6000 torch bf16 matmul 8192: 417.34 TFLOPS measured (realdata/gpu-specs.md 1b) "
+		"of 503.8 dense in NVIDIA's whitepaper (scenarios/catalog/gpus.yaml)" },
+	[K_KERNEL_LAUNCH_US] = { "kernel_launch_us", "us", 1.0, 0, 1000,
+		"assumed: about 1 us between kernels replayed from a CUDA graph, a few times less than "
+		"an eager launch; a free constant for calibration" },
+	[K_KERNEL_LAUNCH_EAGER_US] = { "kernel_launch_eager_us", "us", 5.0, 0, 1000,
+		"CPU launch path of a CUDA kernel about 4-6 us (RTX 5070 Ti, driver 580, CUDA 13: "
+		"susun-blog.com pegainfer part 3), middle value" },
 };
 
 void consts_defaults(struct plumb_consts *c)

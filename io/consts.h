@@ -44,6 +44,10 @@ enum plumb_const {
 	K_NCCL_LL128_CH_AMPERE,
 	K_NCCL_LL128_CH_HOPPER,
 	K_NCCL_LL128_CH_BLACKWELL,
+	K_MEM_EFF,              /* decode kernels' share of GPU memory bandwidth */
+	K_FLOPS_EFF,            /* share of dense tensor throughput a GEMM reaches */
+	K_KERNEL_LAUNCH_US,     /* per-kernel overhead, CUDA graph replay */
+	K_KERNEL_LAUNCH_EAGER_US,   /* per-kernel overhead, eager launches */
 	K_NCONSTS
 };
 
