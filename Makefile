@@ -29,8 +29,8 @@ endif
 
 B := build
 LIBSRC  := $(wildcard io/*.c models/*/*.c sim/*.c render/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
-GENSRC  := $(B)/catalog_gpus.c
-LIBOBJ  := $(patsubst %.c,$(B)/%.o,$(LIBSRC)) $(B)/catalog_gpus.o
+GENSRC  := $(B)/catalog_gpus.c $(B)/catalog_models.c
+LIBOBJ  := $(patsubst %.c,$(B)/%.o,$(LIBSRC)) $(B)/catalog_gpus.o $(B)/catalog_models.o
 MAINOBJ := $(B)/cli/main.o
 TESTSRC := $(wildcard tests/unit/*.c)
 TESTOBJ := $(patsubst %.c,$(B)/%.o,$(TESTSRC))
@@ -51,6 +51,14 @@ $(B)/catalog_gpus.c: scenarios/catalog/gpus.yaml scripts/embed.sh
 	$(Q)sh scripts/embed.sh scn_catalog_gpus_yaml $< > $@.tmp && mv $@.tmp $@
 
 $(B)/catalog_gpus.o: $(B)/catalog_gpus.c
+	@echo "  CC    $<"
+	$(Q)$(CC) $(STD) $(OPT) -c -o $@ $<
+
+$(B)/catalog_models.c: scenarios/catalog/models.yaml scripts/embed.sh
+	@mkdir -p $(B)
+	$(Q)sh scripts/embed.sh llm_catalog_models_yaml $< > $@.tmp && mv $@.tmp $@
+
+$(B)/catalog_models.o: $(B)/catalog_models.c
 	@echo "  CC    $<"
 	$(Q)$(CC) $(STD) $(OPT) -c -o $@ $<
 

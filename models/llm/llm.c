@@ -1,0 +1,331 @@
+/*
+ * llm.c - the model catalog (scenarios/catalog/models.yaml, compiled in),
+ * weight formats and how a checkpoint of each format stores its weights.
+ * The decode-step ops are in llm_step.c.
+ */
+#include "llm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ytree.h"
+
+extern const char llm_catalog_models_yaml[];
+
+static const char *const model_keys[] = {
+	"id", "name", "layers", "dense_layers", "hidden", "intermediate", "vocab",
+	"tie_embeddings", "attention", "indexer", "moe", "mtp_layers", "source", NULL
+};
+static const char *const gqa_keys[] = { "kind", "heads", "kv_heads", "head_dim", NULL };
+static const char *const mla_keys[] = {
+	"kind", "heads", "q_lora", "kv_lora", "qk_rope", "qk_nope", "v_head", NULL
+};
+static const char *const attn_kinds[] = { "gqa", "mla", NULL };
+static const char *const indexer_keys[] = { "topk", "heads", "head_dim", NULL };
+static const char *const moe_keys[] = { "experts", "top_k", "shared", "intermediate", NULL };
+
+/* Integer field `key` of map n into *out, within [lo, hi]; required or not. */
+static int get_int(const struct ytree *t, const struct ynode *n, const char *what,
+		   const char *key, long lo, long hi, int required, int *out,
+		   struct plumb_err *err)
+{
+	struct ynode *v = ymap_get(n, key);
+	long l;
+	int rc;
+	if (!v) {
+		if (required)
+			return yerr(t, n, PLUMB_EINPUT, err, "%s needs '%s'", what, key);
+		return 0;
+	}
+	if ((rc = yget_int(t, v, key, lo, hi, &l, err)) < 0)
+		return rc;
+	*out = (int)l;
+	return 0;
+}
+
+static int parse_attention(const struct ytree *t, const struct ynode *n,
+			   struct llm_model *m, struct plumb_err *err)
+{
+	struct ynode *v;
+	int rc, kind;
+
+	if ((rc = yexpect(t, n, Y_MAP, "attention", err)) < 0)
+		return rc;
+	if (!(v = ymap_get(n, "kind")))
+		return yerr(t, n, PLUMB_EINPUT, err, "attention needs 'kind' (gqa or mla)");
+	if ((rc = yget_enum(t, v, "attention kind", attn_kinds, &kind, err)) < 0)
+		return rc;
+	m->attn = kind ? LLM_ATTN_MLA : LLM_ATTN_GQA;
+	if (m->attn == LLM_ATTN_GQA) {
+		if ((rc = ymap_check_keys(t, n, "gqa attention", gqa_keys, err)) < 0 ||
+		    (rc = get_int(t, n, "gqa attention", "heads", 1, 4096, 1, &m->heads, err)) < 0 ||
+		    (rc = get_int(t, n, "gqa attention", "kv_heads", 1, 4096, 1,
+				  &m->kv_heads, err)) < 0 ||
+		    (rc = get_int(t, n, "gqa attention", "head_dim", 1, 4096, 1,
+				  &m->head_dim, err)) < 0)
+			return rc;
+		if (m->heads % m->kv_heads)
+			return yerr(t, ymap_get(n, "kv_heads"), PLUMB_EINPUT, err,
+				    "heads (%d) must be a multiple of kv_heads (%d)",
+				    m->heads, m->kv_heads);
+		return 0;
+	}
+	if ((rc = ymap_check_keys(t, n, "mla attention", mla_keys, err)) < 0 ||
+	    (rc = get_int(t, n, "mla attention", "heads", 1, 4096, 1, &m->heads, err)) < 0 ||
+	    (rc = get_int(t, n, "mla attention", "q_lora", 0, 1 << 20, 0, &m->q_lora, err)) < 0 ||
+	    (rc = get_int(t, n, "mla attention", "kv_lora", 1, 1 << 20, 1, &m->kv_lora, err)) < 0 ||
+	    (rc = get_int(t, n, "mla attention", "qk_rope", 0, 4096, 1, &m->qk_rope, err)) < 0 ||
+	    (rc = get_int(t, n, "mla attention", "qk_nope", 1, 4096, 1, &m->qk_nope, err)) < 0 ||
+	    (rc = get_int(t, n, "mla attention", "v_head", 1, 4096, 1, &m->v_head, err)) < 0)
+		return rc;
+	m->kv_heads = 1;        /* one latent vector per token */
+	m->head_dim = m->qk_nope + m->qk_rope;
+	return 0;
+}
+
+static int parse_model(const struct ytree *t, const struct ynode *n,
+		       struct llm_model *m, struct plumb_err *err)
+{
+	struct ynode *v;
+	int rc;
+
+	if ((rc = yexpect(t, n, Y_MAP, "models entry", err)) < 0 ||
+	    (rc = ymap_check_keys(t, n, "models entry", model_keys, err)) < 0)
+		return rc;
+	memset(m, 0, sizeof(*m));
+	m->line = n->line;
+	m->col = n->col;
+	if (!(v = ymap_get(n, "id")))
+		return yerr(t, n, PLUMB_EINPUT, err, "models entry needs 'id'");
+	if ((rc = yget_str(t, v, "id", m->id, sizeof(m->id), err)) < 0)
+		return rc;
+	if ((v = ymap_get(n, "name")) &&
+	    (rc = yget_str(t, v, "name", m->name, sizeof(m->name), err)) < 0)
+		return rc;
+	if (!(v = ymap_get(n, "source")))
+		return yerr(t, n, PLUMB_EINPUT, err, "model '%s' needs 'source'", m->id);
+	if ((rc = yget_str(t, v, "source", m->source, sizeof(m->source), err)) < 0)
+		return rc;
+	if ((rc = get_int(t, n, "models entry", "layers", 1, 100000, 1, &m->layers, err)) < 0 ||
+	    (rc = get_int(t, n, "models entry", "hidden", 1, 1 << 20, 1, &m->hidden, err)) < 0 ||
+	    (rc = get_int(t, n, "models entry", "intermediate", 1, 1 << 24, 1,
+			  &m->intermediate, err)) < 0 ||
+	    (rc = get_int(t, n, "models entry", "vocab", 1, 1 << 26, 1, &m->vocab, err)) < 0 ||
+	    (rc = get_int(t, n, "models entry", "mtp_layers", 0, 64, 0, &m->mtp_layers, err)) < 0)
+		return rc;
+	if ((v = ymap_get(n, "tie_embeddings")) &&
+	    (rc = yget_bool(t, v, "tie_embeddings", &m->tie_embeddings, err)) < 0)
+		return rc;
+	if (!(v = ymap_get(n, "attention")))
+		return yerr(t, n, PLUMB_EINPUT, err, "model '%s' needs 'attention'", m->id);
+	if ((rc = parse_attention(t, v, m, err)) < 0)
+		return rc;
+	if ((v = ymap_get(n, "indexer"))) {
+		if ((rc = yexpect(t, v, Y_MAP, "indexer", err)) < 0 ||
+		    (rc = ymap_check_keys(t, v, "indexer", indexer_keys, err)) < 0 ||
+		    (rc = get_int(t, v, "indexer", "topk", 1, 1 << 30, 1, &m->index_topk, err)) < 0 ||
+		    (rc = get_int(t, v, "indexer", "heads", 1, 4096, 1, &m->index_heads, err)) < 0 ||
+		    (rc = get_int(t, v, "indexer", "head_dim", 1, 4096, 1,
+				  &m->index_head_dim, err)) < 0)
+			return rc;
+	}
+	m->dense_layers = m->layers;
+	if ((v = ymap_get(n, "moe"))) {
+		if ((rc = yexpect(t, v, Y_MAP, "moe", err)) < 0 ||
+		    (rc = ymap_check_keys(t, v, "moe", moe_keys, err)) < 0 ||
+		    (rc = get_int(t, v, "moe", "experts", 1, 1 << 20, 1, &m->experts, err)) < 0 ||
+		    (rc = get_int(t, v, "moe", "top_k", 1, 1 << 20, 1, &m->top_k, err)) < 0 ||
+		    (rc = get_int(t, v, "moe", "shared", 0, 64, 0, &m->shared_experts, err)) < 0 ||
+		    (rc = get_int(t, v, "moe", "intermediate", 1, 1 << 24, 1,
+				  &m->moe_intermediate, err)) < 0)
+			return rc;
+		if (m->top_k > m->experts)
+			return yerr(t, ymap_get(v, "top_k"), PLUMB_EINPUT, err,
+				    "top_k (%d) is more than experts (%d)", m->top_k, m->experts);
+		m->dense_layers = 0;
+	}
+	if ((v = ymap_get(n, "dense_layers"))) {
+		if (!m->experts)
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "'dense_layers' needs 'moe' (without it every layer is dense)");
+		if ((rc = get_int(t, n, "models entry", "dense_layers", 0, m->layers, 0,
+				  &m->dense_layers, err)) < 0)
+			return rc;
+	}
+	if (m->attn == LLM_ATTN_GQA && m->index_topk)
+		return yerr(t, ymap_get(n, "indexer"), PLUMB_EINPUT, err,
+			    "an indexer needs mla attention");
+	return 0;
+}
+
+int llm_catalog_parse(const char *file, const char *text, struct llm_catalog **out,
+		      struct plumb_err *err)
+{
+	static const char *const top_keys[] = { "catalog", "models", NULL };
+	struct ytree *t = NULL;
+	struct llm_catalog *c;
+	struct ynode *models;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ytree_parse(file, text, strlen(text), &t, err)) < 0)
+		return rc;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		ytree_free(t);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	if (!t->root) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, file, 1, 1, "empty model catalog");
+		goto fail;
+	}
+	if ((rc = yexpect(t, t->root, Y_MAP, "model catalog", err)) < 0 ||
+	    (rc = ymap_check_keys(t, t->root, "model catalog", top_keys, err)) < 0)
+		goto fail;
+	if (!(models = ymap_get(t->root, "models"))) {
+		rc = yerr(t, t->root, PLUMB_EINPUT, err, "model catalog needs 'models'");
+		goto fail;
+	}
+	if ((rc = yexpect(t, models, Y_SEQ, "models", err)) < 0)
+		goto fail;
+	if (models->n > LLM_MAX_MODELS) {
+		rc = yerr(t, models, PLUMB_EINPUT, err, "at most %d models", LLM_MAX_MODELS);
+		goto fail;
+	}
+	for (i = 0; i < models->n; i++) {
+		if ((rc = parse_model(t, models->vals[i], &c->models[i], err)) < 0)
+			goto fail;
+		if (llm_catalog_find(c, c->models[i].id) >= 0) {
+			rc = yerr(t, models->vals[i], PLUMB_EINPUT, err,
+				  "duplicate model id '%s'", c->models[i].id);
+			goto fail;
+		}
+		c->n = (int)i + 1;
+	}
+	ytree_free(t);
+	*out = c;
+	return 0;
+fail:
+	ytree_free(t);
+	free(c);
+	return rc;
+}
+
+const struct llm_catalog *llm_catalog_builtin(struct plumb_err *err)
+{
+	/* Parsed once, read-only afterwards (as scn_catalog_builtin). */
+	static struct llm_catalog *builtin;
+	if (!builtin &&
+	    llm_catalog_parse("scenarios/catalog/models.yaml", llm_catalog_models_yaml,
+			      &builtin, err) < 0)
+		return NULL;
+	return builtin;
+}
+
+int llm_catalog_find(const struct llm_catalog *c, const char *id)
+{
+	int i;
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->models[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+int llm_model_lookup(const struct llm_catalog *c, const char *id,
+		     const struct llm_model **out, struct plumb_err *err)
+{
+	const char *best = NULL;
+	char known[512] = "";
+	int i, d, bd = 1 << 30;
+	size_t len = 0;
+
+	*out = NULL;
+	if ((i = llm_catalog_find(c, id)) >= 0) {
+		*out = &c->models[i];
+		return 0;
+	}
+	for (i = 0; i < c->n; i++) {
+		d = str_distance(id, c->models[i].id);
+		if (d < bd) {
+			bd = d;
+			best = c->models[i].id;
+		}
+		if (len + strlen(c->models[i].id) + 3 < sizeof(known)) {
+			if (len)
+				strcat(known, ", ");
+			strcat(known, c->models[i].id);
+			len = strlen(known);
+		}
+	}
+	if (best && bd <= 1 + (int)strlen(best) / 3)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "unknown model '%s' (did you mean '%s'?)", id, best);
+	return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+			     "unknown model '%s' (known: %s)", id, known);
+}
+
+const char *llm_dtype_name(enum llm_dtype d)
+{
+	static const char *const names[LLM_NDTYPES] = { "bf16", "fp8", "nvfp4" };
+	return (unsigned)d < LLM_NDTYPES ? names[d] : "?";
+}
+
+int llm_dtype_parse(const char *name, enum llm_dtype *out)
+{
+	if (strcmp(name, "bf16") == 0)
+		*out = LLM_BF16;
+	else if (strcmp(name, "fp8") == 0)
+		*out = LLM_FP8;
+	else if (strcmp(name, "nvfp4") == 0 || strcmp(name, "fp4") == 0)
+		*out = LLM_NVFP4;
+	else
+		return -1;
+	return 0;
+}
+
+double llm_dtype_bits(enum llm_dtype d)
+{
+	switch (d) {
+	case LLM_BF16:
+		return 16.0;
+	case LLM_FP8:
+		/*
+		 * FP8 E4M3 with one fp32 scale per 128 x 128 block, the
+		 * DeepSeek-V3 checkpoint format (config.json quantization_config
+		 * weight_block_size [128, 128]): 8 + 32 / 16384 bits. (MXFP8,
+		 * one 8-bit scale per 32 values, would be 8.25.)
+		 */
+		return 8.0 + 32.0 / (128.0 * 128.0);
+	case LLM_NVFP4:
+		/*
+		 * NVFP4: 4-bit E2M1 values, one FP8 E4M3 scale per 16 (DESIGN.md:
+		 * about 4.5 bits with scales); the per-tensor fp32 scale is
+		 * negligible.
+		 */
+		return 4.0 + 8.0 / 16.0;
+	case LLM_NDTYPES:
+		break;
+	}
+	return 16.0;
+}
+
+int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
+		  enum llm_dtype weights, enum llm_dtype kv, struct plumb_err *err)
+{
+	if (kv != LLM_BF16 && kv != LLM_FP8)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "KV cache dtype must be bf16 or fp8, not %s",
+				     llm_dtype_name(kv));
+	p->kv = kv;
+	p->embed = LLM_BF16;
+	p->experts = weights;
+	p->linear = weights;
+	/*
+	 * NVFP4 MoE checkpoints quantize the experts only: for GLM-5 that is
+	 * what reproduces the published ~440 GB (docs/model.md).
+	 */
+	if (weights == LLM_NVFP4 && m->experts)
+		p->linear = LLM_BF16;
+	return 0;
+}

@@ -1,0 +1,244 @@
+/*
+ * llm.h - the LLM side of a decode step: the model catalog
+ * (scenarios/catalog/models.yaml, compiled in) and the list of operations
+ * one GPU runs in ONE decode step of one pipeline stage, each with the bytes
+ * it reads from GPU memory, its FLOPs and a roofline time (docs/model.md,
+ * "The decode step").
+ *
+ * What is NOT here: collectives (all-reduce, all-to-all, stage sends). The
+ * caller turns an op list into a DAG with those (models/step).
+ *
+ * Conventions: sizes in bytes, times in seconds, FLOPs as counts, all double.
+ * "Tokens" T of a step = batch x q_len (q_len = 1, or d + 1 when verifying d
+ * draft tokens). Expected values (experts touched) are not rounded.
+ *
+ * Lifecycle: llm_catalog_parse() returns a heap catalog freed with free();
+ * llm_catalog_builtin() is parsed once and never freed. struct llm_ops is
+ * embedded: llm_ops_init() / llm_ops_release().
+ */
+#ifndef PLUMB_LLM_H
+#define PLUMB_LLM_H
+
+#include "consts.h"
+#include "err.h"
+#include "scn.h"
+
+#define LLM_MAX_MODELS 64
+
+enum llm_attn { LLM_ATTN_GQA, LLM_ATTN_MLA };
+
+/* Storage formats; llm_dtype_bits() gives bits per weight with scales. */
+enum llm_dtype { LLM_BF16, LLM_FP8, LLM_NVFP4, LLM_NDTYPES };
+
+/* One architecture of the catalog. Counts are per layer unless noted. */
+struct llm_model {
+	char id[48];
+	char name[96];
+	int layers;             /* decoder layers, MTP not included */
+	int dense_layers;       /* the first that many have a dense MLP */
+	int hidden;
+	int intermediate;       /* dense MLP size */
+	int vocab;
+	int tie_embeddings;     /* lm_head shares the embedding table */
+	enum llm_attn attn;
+	int heads;
+	int kv_heads, head_dim;                         /* gqa */
+	int q_lora, kv_lora, qk_rope, qk_nope, v_head;  /* mla; q_lora 0 = direct */
+	int index_topk, index_heads, index_head_dim;    /* DSA; index_topk 0 = none */
+	int experts, top_k, shared_experts, moe_intermediate;  /* experts 0: dense */
+	int mtp_layers;
+	char source[512];
+	int line, col;          /* where the entry starts in the catalog file */
+};
+
+struct llm_catalog {
+	int n;
+	struct llm_model models[LLM_MAX_MODELS];
+};
+
+/*
+ * Parse a model catalog from YAML text named `file`. On success *out is a new
+ * catalog (free with free()); on failure NULL and err holds file:line:col.
+ */
+int llm_catalog_parse(const char *file, const char *text, struct llm_catalog **out,
+		      struct plumb_err *err);
+
+/* The built-in catalog, parsed on first use; NULL + err only on a build bug. */
+const struct llm_catalog *llm_catalog_builtin(struct plumb_err *err);
+
+/* Index of id in c, or -1. */
+int llm_catalog_find(const struct llm_catalog *c, const char *id);
+
+/*
+ * Model by id: *out points into c. Unknown id: PLUMB_EINPUT, "unknown model
+ * 'glm5' (did you mean 'glm-5'?)" or the list of known ids.
+ */
+int llm_model_lookup(const struct llm_catalog *c, const char *id,
+		     const struct llm_model **out, struct plumb_err *err);
+
+const char *llm_dtype_name(enum llm_dtype d);
+/* "bf16", "fp8", "nvfp4" (also "fp4"); 0 ok, -1 unknown. */
+int llm_dtype_parse(const char *name, enum llm_dtype *out);
+/* Storage bits per weight, scales included: 16, 8.002, 4.5. */
+double llm_dtype_bits(enum llm_dtype d);
+
+/*
+ * The dtype of each weight group and of the KV cache. llm_prec_init() fills
+ * it the way checkpoints of that format are made (docs/model.md):
+ *   bf16:  everything bf16;
+ *   fp8:   every linear layer fp8, embeddings, lm_head and router bf16;
+ *   nvfp4: MoE models: routed and shared experts nvfp4, the rest bf16;
+ *          dense models: every linear layer nvfp4, embeddings/lm_head bf16.
+ * kv must be bf16 or fp8. Fields may be changed afterwards.
+ */
+struct llm_prec {
+	enum llm_dtype experts;     /* routed and shared experts */
+	enum llm_dtype linear;      /* attention projections, indexer, dense MLP */
+	enum llm_dtype embed;       /* embeddings, lm_head, router */
+	enum llm_dtype kv;          /* KV cache (the DSA indexer keys are fp8) */
+};
+int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
+		  enum llm_dtype weights, enum llm_dtype kv, struct plumb_err *err);
+
+/*
+ * How one GPU's share of the model is cut.
+ *   tp      tensor-parallel degree of attention, dense MLP, shared experts,
+ *           lm_head; batch is what one tp group's attention serves.
+ *   ep      experts spread over ep GPUs (each holds experts / ep of them);
+ *   moe_tp  each expert split over moe_tp GPUs (0: tp / ep).
+ *           The ep x moe_tp GPUs of an expert group serve ep x moe_tp / tp
+ *           attention groups: its tokens are batch x that.
+ *   first, last: this pipeline stage holds layers [first, last); the first
+ *           stage also holds the embeddings, the last the final norm and
+ *           lm_head.
+ *   mtp     the last stage holds the model's MTP layer (speculative decoding).
+ */
+struct llm_shard {
+	int tp, ep, moe_tp;
+	int first, last;
+	int mtp;
+};
+
+/* The whole model on one stage: tp, ep, moe_tp = 0, layers [0, layers), no MTP. */
+void llm_shard_init(struct llm_shard *s, const struct llm_model *m, int tp, int ep);
+
+/* Check s against m (divisibility, layer range); PLUMB_EINPUT with the reason. */
+int llm_shard_check(const struct llm_model *m, const struct llm_shard *s,
+		    struct plumb_err *err);
+
+/* One decode step's shape. */
+struct llm_step {
+	int batch;              /* sequences, >= 1 */
+	int context;            /* tokens already in each sequence's KV cache */
+	int q_len;              /* tokens per sequence this step; 0 means 1 + draft */
+	int draft;              /* MTP draft tokens made on the last stage (0: none) */
+};
+
+enum llm_op_kind {
+	LLM_OP_ATTN,            /* attention projections (and indexer weights) */
+	LLM_OP_KV,              /* attention core and indexer over the KV cache */
+	LLM_OP_ROUTER,
+	LLM_OP_EXPERTS,         /* routed experts */
+	LLM_OP_SHARED,          /* shared experts */
+	LLM_OP_DENSE_MLP,
+	LLM_OP_LM_HEAD,
+	LLM_OP_NORM,
+	LLM_OP_NKINDS
+};
+
+struct llm_op {
+	enum llm_op_kind kind;
+	int layer;              /* 0-based; layers for the MTP layer; -1 final norm / lm_head */
+	int pass;               /* 0 main model; 1..d the MTP draft passes */
+	const char *what;       /* static label, e.g. "attention core" */
+	enum llm_dtype dtype;   /* the math runs at this dtype's tensor rate */
+	int kernels;            /* kernel launches (assumed fusion, docs/model.md) */
+	double bytes;           /* read from GPU memory */
+	double flops;
+	/* filled by llm_ops_time(): */
+	double mem_s, compute_s, launch_s, seconds;
+};
+
+struct llm_ops {
+	int n, cap;
+	struct llm_op *op;      /* owned */
+};
+
+void llm_ops_init(struct llm_ops *o);
+void llm_ops_release(struct llm_ops *o);
+
+const char *llm_op_kind_name(enum llm_op_kind k);
+
+/*
+ * The ops of one decode step on one GPU of stage s, in execution order:
+ * per layer norm, attention, [indexer], attention core, norm, then router,
+ * experts, shared experts (MoE layers) or dense MLP; on the last stage the
+ * final norm and lm_head, then step->draft passes of the MTP layer (each
+ * followed by lm_head) when s->mtp. Replaces o's contents. Errors: invalid
+ * shard, batch < 1, context < 0 (PLUMB_EINPUT); out of memory.
+ * Cost: O(layers).
+ */
+int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
+		 const struct llm_shard *s, const struct llm_step *step,
+		 struct llm_ops *o, struct plumb_err *err);
+
+/*
+ * Dense tensor TFLOPS of g for math on dtype d: a dtype the GPU lacks runs at
+ * the next wider one it has (fp4 -> fp8 -> bf16), as weight-only kernels do.
+ * 0 when the GPU has none of them.
+ */
+double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d);
+
+/*
+ * Roofline time of every op on GPU g:
+ *   seconds = kernels x launch + max(bytes / (memory_gbs x mem_eff),
+ *                                    flops / (tflops(dtype) x flops_eff))
+ * launch = kernel_launch_us with CUDA graphs, kernel_launch_eager_us without.
+ * Fills each op's mem_s, compute_s, launch_s, seconds; *total (may be NULL)
+ * gets their sum. Error (PLUMB_EINPUT) when g has no tensor rate for an op.
+ */
+int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
+		 const struct plumb_consts *k, int cuda_graphs, double *total,
+		 struct plumb_err *err);
+
+/* Distinct experts a batch of B tokens touches: E (1 - (1 - k/E)^B). */
+double llm_expected_experts(double E, double k, double B);
+
+/*
+ * Speculative decoding: expected tokens a sequence gains per step with d
+ * draft tokens each accepted with probability a (independently, stopping at
+ * the first rejection): (1 - a^(d+1)) / (1 - a); d + 1 when a = 1. The step
+ * itself verifies batch x (d + 1) tokens (struct llm_step q_len).
+ */
+double llm_spec_tokens_per_step(int d, double a);
+
+/* Whole-model weight bytes (every layer, embeddings, lm_head; MTP if mtp). */
+double llm_bytes_weights_total(const struct llm_model *m, const struct llm_prec *p,
+			       int mtp);
+
+/* Weight bytes one GPU of stage s holds (all its experts, not only touched). */
+double llm_bytes_weights_per_gpu(const struct llm_model *m, const struct llm_prec *p,
+				 const struct llm_shard *s);
+
+/*
+ * KV cache bytes per token of the whole model (every layer, no MTP), KV dtype
+ * kv; with_indexer adds the DSA indexer keys (index_head_dim bytes, fp8).
+ */
+double llm_kv_bytes_per_token(const struct llm_model *m, enum llm_dtype kv,
+			      int with_indexer);
+
+/* KV cache bytes per token one GPU of stage s holds (indexer included). */
+double llm_kv_bytes_per_token_per_gpu(const struct llm_model *m,
+				      const struct llm_prec *p,
+				      const struct llm_shard *s);
+
+/*
+ * Does stage s fit on g with batch sequences of `context` tokens each?
+ * 0 when weights + KV <= memory; else PLUMB_EINPUT "model does not fit: ..."
+ * with the numbers. Activations and workspace are not counted.
+ */
+int llm_check_fit(const struct llm_model *m, const struct llm_prec *p,
+		  const struct llm_shard *s, const struct scn_gpu_model *g,
+		  int batch, int context, struct plumb_err *err);
+
+#endif

@@ -1,0 +1,486 @@
+/*
+ * llm_step.c - one decode step of one pipeline stage as a list of ops, each
+ * with the bytes it reads, its FLOPs and a roofline time; weight and KV-cache
+ * sizes per GPU (docs/model.md, "The decode step").
+ *
+ * Sharding follows what serving engines do for these models (SGLang, vLLM):
+ *   - MLA: the low-rank input projections (q_a, kv_a with the rope key) and
+ *     the DSA indexer are replicated on every tensor-parallel rank, the
+ *     per-head ones (q_b, kv_b, o) are split by heads; the latent KV cache is
+ *     one vector per token, so every rank holds and reads all of it.
+ *   - GQA: heads and KV heads split by tp; with tp > kv_heads a KV head is
+ *     replicated (at least one per GPU).
+ *   - Experts: experts / ep per GPU, each split over moe_tp GPUs.
+ * Kernel counts per op are the assumed fusion of a decode step with
+ * CUDA graphs; they only scale the launch term (kernel_launch_us).
+ */
+#include "llm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Assumed kernels per op (see the file comment). */
+enum {
+	KERN_NORM = 1,          /* fused residual add + RMSNorm */
+	KERN_ATTN_MLA = 7,      /* qkv_a gemm, q/kv norms, q_b gemm, W_UK bmm, rope + cache write, W_UV bmm, o_proj */
+	KERN_ATTN_GQA = 3,      /* qkv gemm, norm/rope + cache write, o_proj */
+	KERN_INDEXER = 3,       /* key write, fp8 scores over the context, top-k */
+	KERN_CORE = 2,          /* split-KV attention, combine */
+	KERN_ROUTER = 2,        /* gate gemm, top-k */
+	KERN_EXPERTS = 4,       /* align/sort, gate_up grouped gemm, activation, down + combine */
+	KERN_MLP = 3,           /* gate_up gemm, activation, down */
+	KERN_LM_HEAD = 2        /* gemm, sampling */
+};
+
+static double wbytes(enum llm_dtype d)
+{
+	return llm_dtype_bits(d) / 8.0;
+}
+
+static double kv_elem_bytes(enum llm_dtype d)
+{
+	return d == LLM_FP8 ? 1.0 : 2.0;
+}
+
+static int moe_tp_of(const struct llm_shard *s)
+{
+	return s->moe_tp ? s->moe_tp : (s->ep && s->tp % s->ep == 0 ? s->tp / s->ep : 1);
+}
+
+void llm_shard_init(struct llm_shard *s, const struct llm_model *m, int tp, int ep)
+{
+	memset(s, 0, sizeof(*s));
+	s->tp = tp;
+	s->ep = ep;
+	s->first = 0;
+	s->last = m->layers;
+}
+
+int llm_shard_check(const struct llm_model *m, const struct llm_shard *s,
+		    struct plumb_err *err)
+{
+	int mtp;
+
+	if (s->tp < 1 || s->ep < 1 || s->moe_tp < 0)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "tp (%d), ep (%d) must be at least 1", s->tp, s->ep);
+	if (s->first < 0 || s->first >= s->last || s->last > m->layers)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "stage layers [%d, %d) outside %s's 0..%d",
+				     s->first, s->last, m->id, m->layers);
+	if (m->heads % s->tp)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "tp %d does not divide %s's %d attention heads",
+				     s->tp, m->id, m->heads);
+	if (m->attn == LLM_ATTN_GQA && m->kv_heads % s->tp && s->tp % m->kv_heads)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "tp %d and %s's %d KV heads: neither divides the other",
+				     s->tp, m->id, m->kv_heads);
+	if (s->mtp && (!m->mtp_layers || s->last != m->layers))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     m->mtp_layers ? "the MTP layer belongs to the last stage"
+						   : "%s has no MTP layer", m->id);
+	if (!m->experts) {
+		if (s->ep != 1)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "ep %d: %s has no experts", s->ep, m->id);
+		return 0;
+	}
+	if (!s->moe_tp && s->tp % s->ep)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "ep %d does not divide tp %d; give moe_tp", s->ep, s->tp);
+	mtp = moe_tp_of(s);
+	if (m->experts % s->ep)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "ep %d does not divide %s's %d experts", s->ep, m->id,
+				     m->experts);
+	if ((s->ep * mtp) % s->tp)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "ep x moe_tp (%d) must be a multiple of tp (%d)",
+				     s->ep * mtp, s->tp);
+	return 0;
+}
+
+/* ---- parameter counts per GPU -------------------------------------------- */
+
+/* Attention (and indexer) weights one GPU holds, in parameters. */
+static double attn_params(const struct llm_model *m, int tp)
+{
+	double h = m->hidden, hl = (double)m->heads / tp;
+	if (m->attn == LLM_ATTN_GQA) {
+		double kvl = m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0;
+		return 2.0 * h * hl * m->head_dim + 2.0 * h * kvl * m->head_dim;
+	}
+	double qin = m->q_lora ? m->q_lora : h;
+	double rep = (m->q_lora ? h * m->q_lora : 0) + h * (m->kv_lora + m->qk_rope);
+	double shard = qin * hl * (m->qk_nope + m->qk_rope) +
+		       (double)m->kv_lora * hl * (m->qk_nope + m->v_head) +
+		       hl * m->v_head * h;
+	if (m->index_topk)
+		rep += qin * m->index_heads * m->index_head_dim + h * m->index_head_dim +
+		       h * m->index_heads;
+	return rep + shard;
+}
+
+/* Norm weights of one layer (bf16), in parameters. */
+static double norm_params(const struct llm_model *m)
+{
+	double n = 2.0 * m->hidden;
+	if (m->attn == LLM_ATTN_MLA)
+		n += m->q_lora + m->kv_lora;
+	return n;
+}
+
+/* KV-cache bytes per token of one layer on one GPU (indexer not included). */
+static double kv_layer_bytes(const struct llm_model *m, enum llm_dtype kv, int tp)
+{
+	if (m->attn == LLM_ATTN_MLA)
+		return (double)(m->kv_lora + m->qk_rope) * kv_elem_bytes(kv);
+	double kvl = m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0;
+	return 2.0 * kvl * m->head_dim * kv_elem_bytes(kv);
+}
+
+static int layer_is_moe(const struct llm_model *m, int layer)
+{
+	return m->experts && layer >= m->dense_layers;
+}
+
+/* Weight bytes of one layer on one GPU; moe selects the MLP kind. */
+static double layer_weight_bytes(const struct llm_model *m, const struct llm_prec *p,
+				 const struct llm_shard *s, int moe)
+{
+	double h = m->hidden, b;
+	b = attn_params(m, s->tp) * wbytes(p->linear) + norm_params(m) * 2.0;
+	if (moe) {
+		double per = 3.0 * h * m->moe_intermediate / moe_tp_of(s);
+		b += (double)m->experts * h * wbytes(p->embed);          /* router */
+		b += (double)m->experts / s->ep * per * wbytes(p->experts);
+		b += m->shared_experts * 3.0 * h * m->moe_intermediate / s->tp *
+		     wbytes(p->experts);
+	} else {
+		b += 3.0 * h * m->intermediate / s->tp * wbytes(p->linear);
+	}
+	return b;
+}
+
+static double vocab_shard(const struct llm_model *m, int tp)
+{
+	return ceil((double)m->vocab / tp);
+}
+
+double llm_bytes_weights_per_gpu(const struct llm_model *m, const struct llm_prec *p,
+				 const struct llm_shard *s)
+{
+	double b = 0, table = vocab_shard(m, s->tp) * m->hidden * wbytes(p->embed);
+	int l;
+	for (l = s->first; l < s->last; l++)
+		b += layer_weight_bytes(m, p, s, layer_is_moe(m, l));
+	if (s->first == 0)
+		b += table;                                     /* embeddings */
+	if (s->last == m->layers) {
+		b += m->hidden * 2.0;                           /* final norm */
+		if (!m->tie_embeddings || s->first != 0)
+			b += table;                             /* lm_head */
+	}
+	if (s->mtp)     /* MTP: a layer, its input projection 2h -> h, three norms */
+		b += m->mtp_layers * (layer_weight_bytes(m, p, s, m->experts != 0) +
+				      2.0 * m->hidden * m->hidden / s->tp * wbytes(p->linear) +
+				      3.0 * m->hidden * 2.0);
+	return b;
+}
+
+double llm_bytes_weights_total(const struct llm_model *m, const struct llm_prec *p,
+			       int mtp)
+{
+	struct llm_shard s;
+	llm_shard_init(&s, m, 1, 1);
+	s.moe_tp = 1;
+	s.mtp = mtp && m->mtp_layers;
+	return llm_bytes_weights_per_gpu(m, p, &s);
+}
+
+double llm_kv_bytes_per_token(const struct llm_model *m, enum llm_dtype kv,
+			      int with_indexer)
+{
+	double per = kv_layer_bytes(m, kv, 1);
+	if (with_indexer && m->index_topk)
+		per += m->index_head_dim;       /* fp8 keys, 1 byte each */
+	return per * m->layers;
+}
+
+double llm_kv_bytes_per_token_per_gpu(const struct llm_model *m,
+				      const struct llm_prec *p,
+				      const struct llm_shard *s)
+{
+	double per = kv_layer_bytes(m, p->kv, s->tp);
+	int n = s->last - s->first + (s->mtp ? m->mtp_layers : 0);
+	if (m->index_topk)
+		per += m->index_head_dim;
+	return per * n;
+}
+
+int llm_check_fit(const struct llm_model *m, const struct llm_prec *p,
+		  const struct llm_shard *s, const struct scn_gpu_model *g,
+		  int batch, int context, struct plumb_err *err)
+{
+	double w = llm_bytes_weights_per_gpu(m, p, s);
+	double per = llm_kv_bytes_per_token_per_gpu(m, p, s);
+	double kv = (double)batch * context * per;
+	double have = g->memory_gib * 1073741824.0;
+	if (w + kv <= have)
+		return 0;
+	return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+			     "model does not fit: %s %s needs %.1f GB of weights + %.1f GB of "
+			     "KV cache (%d x %d tokens x %.0f B) per GPU, %s has %.1f GB",
+			     m->id, llm_dtype_name(p->experts), w / 1e9, kv / 1e9, batch,
+			     context, per, g->id, have / 1e9);
+}
+
+/* ---- op lists ------------------------------------------------------------ */
+
+void llm_ops_init(struct llm_ops *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+void llm_ops_release(struct llm_ops *o)
+{
+	if (!o)
+		return;
+	free(o->op);
+	memset(o, 0, sizeof(*o));
+}
+
+const char *llm_op_kind_name(enum llm_op_kind k)
+{
+	static const char *const names[LLM_OP_NKINDS] = {
+		"attn", "kv", "router", "experts", "shared", "dense_mlp", "lm_head", "norm"
+	};
+	return (unsigned)k < LLM_OP_NKINDS ? names[k] : "?";
+}
+
+double llm_expected_experts(double E, double k, double B)
+{
+	if (E <= 0 || k <= 0 || B <= 0)
+		return 0;
+	if (k >= E)
+		return E;
+	return E * (1.0 - pow(1.0 - k / E, B));
+}
+
+double llm_spec_tokens_per_step(int d, double a)
+{
+	if (d <= 0)
+		return 1.0;
+	if (a >= 1.0)
+		return d + 1.0;
+	if (a <= 0)
+		return 1.0;
+	return (1.0 - pow(a, d + 1)) / (1.0 - a);
+}
+
+struct emit {
+	const struct llm_model *m;
+	const struct llm_prec *p;
+	const struct llm_shard *s;
+	struct llm_ops *o;
+	int layer, pass;
+	int oom;
+};
+
+static void add(struct emit *e, enum llm_op_kind kind, const char *what,
+		enum llm_dtype dt, int kernels, double bytes, double flops)
+{
+	struct llm_op *op;
+	if (e->oom)
+		return;
+	if (e->o->n == e->o->cap) {
+		int cap = e->o->cap ? 2 * e->o->cap : 64;
+		struct llm_op *np = realloc(e->o->op, (size_t)cap * sizeof(*np));
+		if (!np) {
+			e->oom = 1;
+			return;
+		}
+		e->o->op = np;
+		e->o->cap = cap;
+	}
+	op = &e->o->op[e->o->n++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->layer = e->layer;
+	op->pass = e->pass;
+	op->what = what;
+	op->dtype = dt;
+	op->kernels = kernels;
+	op->bytes = bytes;
+	op->flops = flops;
+}
+
+/* RMSNorm over T tokens: reads its weight, the activation and the residual. */
+static void add_norm(struct emit *e, const char *what, double T)
+{
+	double h = e->m->hidden;
+	add(e, LLM_OP_NORM, what, LLM_BF16, KERN_NORM, h * 2.0 + T * h * 2.0 * 2.0,
+	    4.0 * h * T);
+}
+
+/*
+ * One decoder layer for `batch` sequences of T tokens in all, `context`
+ * tokens cached each.
+ */
+static void add_layer(struct emit *e, int moe, double batch, double T, double context)
+{
+	const struct llm_model *m = e->m;
+	const struct llm_prec *p = e->p;
+	const struct llm_shard *s = e->s;
+	double h = m->hidden, hl = (double)m->heads / s->tp;
+	double ap = attn_params(m, s->tp), att, per;
+
+	add_norm(e, "input norm", T);
+	add(e, LLM_OP_ATTN, "attention projections", p->linear,
+	    m->attn == LLM_ATTN_MLA ? KERN_ATTN_MLA : KERN_ATTN_GQA,
+	    ap * wbytes(p->linear), 2.0 * ap * T);
+	att = context;
+	if (m->index_topk) {
+		/* the indexer scores every cached token with its fp8 keys */
+		add(e, LLM_OP_KV, "indexer", LLM_FP8, KERN_INDEXER,
+		    batch * context * m->index_head_dim,
+		    2.0 * m->index_heads * m->index_head_dim * context * T);
+		if (att > m->index_topk)
+			att = m->index_topk;
+	}
+	if (m->attn == LLM_ATTN_MLA)    /* absorbed: scores over 576, values over 512 */
+		per = 2.0 * hl * (2.0 * m->kv_lora + m->qk_rope);
+	else
+		per = 2.0 * hl * m->head_dim * 2.0;
+	add(e, LLM_OP_KV, "attention core", LLM_BF16, KERN_CORE,
+	    batch * att * kv_layer_bytes(m, p->kv, s->tp), per * att * T);
+	add_norm(e, "post-attention norm", T);
+	if (moe) {
+		int mtp = moe_tp_of(s);
+		/*
+		 * Expert groups: the ep x moe_tp GPUs of one group serve
+		 * dp = ep x moe_tp / tp attention groups, so T_moe = T x dp
+		 * tokens reach the experts. Each expert is touched with
+		 * probability 1 - (1 - k/E)^T_moe, so this GPU's E/ep experts
+		 * contribute llm_expected_experts(E, k, T_moe) / ep distinct
+		 * experts, each read as 1/moe_tp of 3 x hidden x moe_inter
+		 * weights; they see T_moe x k / ep token-expert pairs.
+		 */
+		double Tm = T * ((double)s->ep * mtp / s->tp);
+		double eparams = 3.0 * h * m->moe_intermediate / mtp;
+		double n = llm_expected_experts(m->experts, m->top_k, Tm) / s->ep;
+		add(e, LLM_OP_ROUTER, "router", p->embed, KERN_ROUTER,
+		    (double)m->experts * h * wbytes(p->embed), 2.0 * m->experts * h * T);
+		add(e, LLM_OP_EXPERTS, "routed experts", p->experts, KERN_EXPERTS,
+		    n * eparams * wbytes(p->experts),
+		    2.0 * eparams * Tm * m->top_k / s->ep);
+		if (m->shared_experts) {
+			double sp = m->shared_experts * 3.0 * h * m->moe_intermediate / s->tp;
+			add(e, LLM_OP_SHARED, "shared experts", p->experts, KERN_MLP,
+			    sp * wbytes(p->experts), 2.0 * sp * T);
+		}
+	} else {
+		double dp = 3.0 * h * m->intermediate / s->tp;
+		add(e, LLM_OP_DENSE_MLP, "dense MLP", p->linear, KERN_MLP,
+		    dp * wbytes(p->linear), 2.0 * dp * T);
+	}
+}
+
+static void add_head(struct emit *e, double T)
+{
+	double vp = vocab_shard(e->m, e->s->tp) * e->m->hidden;
+	e->layer = -1;
+	add_norm(e, "final norm", T);
+	add(e, LLM_OP_LM_HEAD, "lm_head", e->p->embed, KERN_LM_HEAD,
+	    vp * wbytes(e->p->embed), 2.0 * vp * T);
+}
+
+int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
+		 const struct llm_shard *s, const struct llm_step *step,
+		 struct llm_ops *o, struct plumb_err *err)
+{
+	struct emit e;
+	double B, T, L;
+	int rc, l, j, q;
+
+	if ((rc = llm_shard_check(m, s, err)) < 0)
+		return rc;
+	if (step->batch < 1 || step->context < 0 || step->q_len < 0 || step->draft < 0)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "decode step needs batch >= 1, context, q_len, draft >= 0 "
+				     "(got %d, %d, %d, %d)", step->batch, step->context,
+				     step->q_len, step->draft);
+	if (step->draft && !s->mtp)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "%d draft tokens need the MTP layer on this stage", step->draft);
+	q = step->q_len ? step->q_len : 1 + step->draft;
+	B = step->batch;
+	T = B * q;
+	L = step->context;
+	o->n = 0;
+	memset(&e, 0, sizeof(e));
+	e.m = m;
+	e.p = p;
+	e.s = s;
+	e.o = o;
+	for (l = s->first; l < s->last; l++) {
+		e.layer = l;
+		add_layer(&e, layer_is_moe(m, l), B, T, L);
+	}
+	if (s->last == m->layers)
+		add_head(&e, T);
+	for (j = 1; s->mtp && j <= step->draft; j++) {
+		/* draft pass j: one token per sequence through the MTP layer */
+		double ep = 2.0 * m->hidden * m->hidden / s->tp;
+		e.pass = j;
+		e.layer = m->layers;
+		add_norm(&e, "MTP input norms", 2.0 * B);
+		add(&e, LLM_OP_DENSE_MLP, "MTP input projection", p->linear, 1,
+		    ep * wbytes(p->linear), 2.0 * ep * B);
+		add_layer(&e, m->experts != 0, B, B, L + j);
+		add_head(&e, B);
+	}
+	if (e.oom)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	return 0;
+}
+
+/* ---- roofline ------------------------------------------------------------ */
+
+double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d)
+{
+	if (d == LLM_NVFP4 && g->tflops_fp4 > 0)
+		return g->tflops_fp4;
+	if (d != LLM_BF16 && g->tflops_fp8 > 0)
+		return g->tflops_fp8;
+	return g->tflops_bf16;
+}
+
+int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
+		 const struct plumb_consts *k, int cuda_graphs, double *total,
+		 struct plumb_err *err)
+{
+	double launch = 1e-6 * k->v[cuda_graphs ? K_KERNEL_LAUNCH_US : K_KERNEL_LAUNCH_EAGER_US];
+	double bw = g->memory_gbs * 1e9 * k->v[K_MEM_EFF], sum = 0;
+	int i;
+
+	for (i = 0; i < o->n; i++) {
+		struct llm_op *op = &o->op[i];
+		double tf = llm_gpu_tflops(g, op->dtype);
+		if (tf <= 0 && op->flops > 0)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "GPU '%s' has no tensor throughput for %s "
+					     "(no tflops in scenarios/catalog/gpus.yaml)",
+					     g->id, llm_dtype_name(op->dtype));
+		op->mem_s = op->bytes / bw;
+		op->compute_s = op->flops > 0 ? op->flops / (tf * 1e12 * k->v[K_FLOPS_EFF]) : 0;
+		op->launch_s = op->kernels * launch;
+		op->seconds = op->launch_s + fmax(op->mem_s, op->compute_s);
+		sum += op->seconds;
+	}
+	if (total)
+		*total = sum;
+	return 0;
+}

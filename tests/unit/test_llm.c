@@ -1,0 +1,469 @@
+/*
+ * test_llm.c - the model catalog and the decode-step op model: expert
+ * counts, bytes per op by hand, published sizes, the roofline, errors.
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llm.h"
+#include "scn.h"
+
+void suite_llm(void);
+
+#define EXPECT_NEAR(actual, expected, rel) do { \
+	double a_ = (actual), e_ = (expected); \
+	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
+		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
+		       #actual, a_, e_, (double)(rel)); \
+	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
+} while (0)
+
+#define EXPECT_MSG(err, text) do { \
+	if (!strstr((err)->msg, (text))) \
+		printf("\n  %s:%d: message '%s', expected it to contain '%s'\n", \
+		       __FILE__, __LINE__, (err)->msg, (text)); \
+	CU_ASSERT_PTR_NOT_NULL(strstr((err)->msg, (text))); \
+} while (0)
+
+/* A made-up model small enough to count by hand. */
+static const char tiny_yaml[] =
+	"catalog: models\n"
+	"models:\n"
+	"  - id: tiny\n"
+	"    layers: 2\n"
+	"    dense_layers: 1\n"
+	"    hidden: 64\n"
+	"    intermediate: 128\n"
+	"    vocab: 100\n"
+	"    attention: {kind: gqa, heads: 4, kv_heads: 2, head_dim: 16}\n"
+	"    moe: {experts: 4, top_k: 2, shared: 1, intermediate: 32}\n"
+	"    source: made up for the tests\n";
+
+static const struct llm_model *builtin(const char *id)
+{
+	struct plumb_err e;
+	const struct llm_catalog *c = llm_catalog_builtin(&e);
+	const struct llm_model *m = NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	if (llm_model_lookup(c, id, &m, &e) < 0)
+		printf("\n  %s\n", e.msg);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	return m;
+}
+
+static const struct scn_gpu_model *gpu(const char *id)
+{
+	struct plumb_err e;
+	const struct scn_catalog *c = scn_catalog_builtin(&e);
+	int i;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	i = scn_catalog_find(c, id);
+	CU_ASSERT_FATAL(i >= 0);
+	return &c->gpus[i];
+}
+
+/* Step time of GLM-5 NVFP4 tp8 on an RTX PRO 6000, CUDA graphs. */
+static double glm5_step(int batch, int context)
+{
+	const struct llm_model *m = builtin("glm-5");
+	struct llm_step st = { batch, context, 0, 0 };
+	struct plumb_consts k;
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_ops o;
+	double t = -1;
+	consts_defaults(&k);
+	CU_ASSERT_EQUAL(llm_prec_init(&p, m, LLM_NVFP4, LLM_BF16, &e), 0);
+	llm_shard_init(&s, m, 8, 1);
+	llm_ops_init(&o);
+	CU_ASSERT_EQUAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	CU_ASSERT_EQUAL(llm_ops_time(&o, gpu("rtx-pro-6000"), &k, 1, &t, &e), 0);
+	llm_ops_release(&o);
+	return t;
+}
+
+static void test_expected_experts(void)
+{
+	/* one token touches exactly top_k experts */
+	EXPECT_NEAR(llm_expected_experts(256, 8, 1), 8.0, 1e-12);
+	EXPECT_NEAR(llm_expected_experts(8, 2, 1), 2.0, 1e-12);
+	/* a large batch touches them all */
+	EXPECT_NEAR(llm_expected_experts(256, 8, 100000), 256.0, 1e-9);
+	/*
+	 * E=256, k=8, B=64: (1 - 8/256)^64 = (31/32)^64 = exp(64 ln 0.96875)
+	 * = exp(64 x -0.0317487) = exp(-2.031918) = 0.1310840;
+	 * 256 x (1 - 0.1310840) = 222.4425.
+	 */
+	EXPECT_NEAR(llm_expected_experts(256, 8, 64), 222.4425, 1e-6);
+	/* B=2: 256 (1 - (31/32)^2) = 256 x 0.0615234 = 15.75 */
+	EXPECT_NEAR(llm_expected_experts(256, 8, 2), 15.75, 1e-9);
+	CU_ASSERT(llm_expected_experts(256, 8, 0) == 0);
+}
+
+static void test_spec(void)
+{
+	EXPECT_NEAR(llm_spec_tokens_per_step(0, 0.7), 1.0, 1e-12);
+	/* d=3, a=0.5: (1 - 0.5^4) / 0.5 = 0.9375 / 0.5 = 1.875 */
+	EXPECT_NEAR(llm_spec_tokens_per_step(3, 0.5), 1.875, 1e-12);
+	EXPECT_NEAR(llm_spec_tokens_per_step(3, 1.0), 4.0, 1e-12);
+	/* d=1, a=0.8: 1 + 0.8 */
+	EXPECT_NEAR(llm_spec_tokens_per_step(1, 0.8), 1.8, 1e-12);
+}
+
+/*
+ * tiny, tp 2 (so moe_tp 2), bf16 weights and KV, batch 1, context 10, by hand:
+ *  norm:     weight 64 x 2 + activation and residual 1 x 64 x 2 x 2 = 384 B
+ *  attn:     2 heads/GPU, 1 KV head/GPU: q 64x2x16 + o 2x16x64 + k,v 2x64x1x16
+ *            = 6144 params = 12288 B
+ *  core:     1 x 10 tokens x (k + v) 2 x 1 x 16 x 2 B = 640 B
+ *  dense:    3 x 64 x 128 / 2 = 12288 params = 24576 B
+ *  router:   4 x 64 x 2 = 512 B
+ *  experts:  4 (1 - (1 - 2/4)^1) = 2 touched, each 3 x 64 x 32 / 2 = 3072
+ *            params: 12288 B; FLOPs 2 x 3072 x (1 token x 2 picks) = 12288
+ *  shared:   3 x 64 x 32 / 2 = 3072 params = 6144 B
+ *  lm_head:  100 / 2 x 64 x 2 = 6400 B
+ */
+static void test_tiny_by_hand(void)
+{
+	static const struct { enum llm_op_kind kind; int layer; double bytes; } want[] = {
+		{ LLM_OP_NORM, 0, 384 }, { LLM_OP_ATTN, 0, 12288 }, { LLM_OP_KV, 0, 640 },
+		{ LLM_OP_NORM, 0, 384 }, { LLM_OP_DENSE_MLP, 0, 24576 },
+		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ATTN, 1, 12288 }, { LLM_OP_KV, 1, 640 },
+		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ROUTER, 1, 512 }, { LLM_OP_EXPERTS, 1, 12288 },
+		{ LLM_OP_SHARED, 1, 6144 }, { LLM_OP_NORM, -1, 384 }, { LLM_OP_LM_HEAD, -1, 6400 },
+	};
+	struct llm_catalog *c = NULL;
+	struct llm_step st = { 1, 10, 0, 0 };
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_ops o;
+	const struct llm_model *m;
+	size_t i;
+
+	CU_ASSERT_EQUAL_FATAL(llm_catalog_parse("tiny.yaml", tiny_yaml, &c, &e), 0);
+	m = &c->models[0];
+	CU_ASSERT_EQUAL(llm_prec_init(&p, m, LLM_BF16, LLM_BF16, &e), 0);
+	llm_shard_init(&s, m, 2, 1);
+	llm_ops_init(&o);
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	if (o.n != (int)(sizeof(want) / sizeof(want[0])))
+		printf("\n  tiny: %d ops, expected %d\n", o.n, (int)(sizeof(want) / sizeof(want[0])));
+	CU_ASSERT_EQUAL_FATAL(o.n, (int)(sizeof(want) / sizeof(want[0])));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (o.op[i].kind != want[i].kind || o.op[i].layer != want[i].layer)
+			printf("\n  op %zu: %s layer %d, expected %s layer %d\n", i,
+			       llm_op_kind_name(o.op[i].kind), o.op[i].layer,
+			       llm_op_kind_name(want[i].kind), want[i].layer);
+		CU_ASSERT_EQUAL(o.op[i].kind, want[i].kind);
+		CU_ASSERT_EQUAL(o.op[i].layer, want[i].layer);
+		EXPECT_NEAR(o.op[i].bytes, want[i].bytes, 1e-12);
+	}
+	EXPECT_NEAR(o.op[10].flops, 12288.0, 1e-12);
+	/* attention FLOPs: 2 x 2 heads x 16 x 2 (scores, values) x 10 tokens = 1280 */
+	EXPECT_NEAR(o.op[2].flops, 1280.0, 1e-12);
+	/*
+	 * weights per GPU: layer 0 attn 12288 + norms 256 + dense 24576; layer 1
+	 * attn 12288 + norms 256 + router 512 + all 4 experts 4 x 3072 x 2 + shared
+	 * 6144; embeddings 6400 + final norm 128 + lm_head 6400 = 93824 B
+	 */
+	EXPECT_NEAR(llm_bytes_weights_per_gpu(m, &p, &s), 93824.0, 1e-12);
+	/* KV per token: 2 layers x 1 KV head/GPU x (k + v) x 16 x 2 B; whole model 2 heads */
+	EXPECT_NEAR(llm_kv_bytes_per_token_per_gpu(m, &p, &s), 128.0, 1e-12);
+	EXPECT_NEAR(llm_kv_bytes_per_token(m, LLM_BF16, 0), 256.0, 1e-12);
+	EXPECT_NEAR(llm_kv_bytes_per_token(m, LLM_FP8, 0), 128.0, 1e-12);
+
+	/* ep 2 (moe_tp 1): 2 experts per GPU, 1 of them touched, whole */
+	s.ep = 2;
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	EXPECT_NEAR(o.op[10].bytes, 1.0 * 3 * 64 * 32 * 2, 1e-12);
+
+	/* verifying 3 drafts: 4 tokens per sequence, same KV bytes, 4x FLOPs */
+	s.ep = 1;
+	st.q_len = 4;
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	EXPECT_NEAR(o.op[2].bytes, 640.0, 1e-12);
+	EXPECT_NEAR(o.op[2].flops, 4 * 1280.0, 1e-12);
+	EXPECT_NEAR(o.op[1].flops, 4 * 2.0 * 6144, 1e-12);
+	llm_ops_release(&o);
+	free(c);
+}
+
+static void test_roofline_by_hand(void)
+{
+	struct llm_catalog *c = NULL;
+	struct llm_step st = { 1, 10, 0, 0 };
+	struct plumb_consts k;
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_ops o;
+	const struct scn_gpu_model *g = gpu("rtx-pro-6000");
+	double t;
+
+	CU_ASSERT_EQUAL_FATAL(llm_catalog_parse("tiny.yaml", tiny_yaml, &c, &e), 0);
+	llm_prec_init(&p, &c->models[0], LLM_BF16, LLM_BF16, &e);
+	llm_shard_init(&s, &c->models[0], 2, 1);
+	llm_ops_init(&o);
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(&c->models[0], &p, &s, &st, &o, &e), 0);
+	consts_defaults(&k);
+	k.v[K_MEM_EFF] = 0.5;
+	k.v[K_KERNEL_LAUNCH_US] = 2.0;
+	k.v[K_KERNEL_LAUNCH_EAGER_US] = 10.0;
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 1, &t, &e), 0);
+	/* attention projections: 3 kernels x 2 us + 12288 B / (1792e9 x 0.5) */
+	EXPECT_NEAR(o.op[1].seconds, 3 * 2e-6 + 12288.0 / (1792e9 * 0.5), 1e-12);
+	EXPECT_NEAR(o.op[1].compute_s, 2.0 * 6144 / (503.8e12 * 417.34 / 503.8), 1e-9);
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &t, &e), 0);
+	EXPECT_NEAR(o.op[1].seconds, 3 * 10e-6 + 12288.0 / (1792e9 * 0.5), 1e-12);
+	llm_ops_release(&o);
+	free(c);
+}
+
+static void test_glm5_sizes(void)
+{
+	const struct llm_model *m = builtin("glm-5");
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+
+	/* realdata/model-configs.md 1c: NVFP4 weights ~440 GB */
+	CU_ASSERT_EQUAL(llm_prec_init(&p, m, LLM_NVFP4, LLM_BF16, &e), 0);
+	EXPECT_NEAR(llm_bytes_weights_total(m, &p, 0), 440e9, 0.10);
+	/* ... "57.06 GB per GPU across 8 GPUs" */
+	llm_shard_init(&s, m, 8, 1);
+	EXPECT_NEAR(llm_bytes_weights_per_gpu(m, &p, &s), 57.06e9, 0.10);
+	/* 744B parameters: bf16 bytes / 2 */
+	llm_prec_init(&p, m, LLM_BF16, LLM_BF16, &e);
+	EXPECT_NEAR(llm_bytes_weights_total(m, &p, 0) / 2, 744e9, 0.02);
+	/* MTP layer "~19 GB in BF16" */
+	EXPECT_NEAR(llm_bytes_weights_total(m, &p, 1) - llm_bytes_weights_total(m, &p, 0),
+		    19e9, 0.10);
+	/* model-configs.md 1c derived: (512 + 64) x 2 B x 78 layers = 89,856 B/token */
+	EXPECT_NEAR(llm_kv_bytes_per_token(m, LLM_BF16, 0), 89856.0, 1e-12);
+	/* plus the indexer's fp8 keys: 78 x 128 */
+	EXPECT_NEAR(llm_kv_bytes_per_token(m, LLM_BF16, 1), 89856.0 + 78 * 128, 1e-12);
+	EXPECT_NEAR(llm_kv_bytes_per_token(m, LLM_FP8, 0), 89856.0 / 2, 1e-12);
+}
+
+static void test_catalog_sizes(void)
+{
+	/* published parameter counts (bf16 bytes / 2, MTP not included) */
+	static const struct { const char *id; double params; } want[] = {
+		{ "deepseek-v3", 671e9 }, { "qwen3-235b-a22b", 235e9 },
+		{ "mixtral-8x7b", 46.7e9 }, { "llama-3.1-70b", 70.6e9 },
+	};
+	struct plumb_err e;
+	struct llm_prec p;
+	size_t i;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct llm_model *m = builtin(want[i].id);
+		llm_prec_init(&p, m, LLM_BF16, LLM_BF16, &e);
+		EXPECT_NEAR(llm_bytes_weights_total(m, &p, 0) / 2, want[i].params, 0.02);
+	}
+	/* Llama 3.1 70B KV: 80 layers x 2 x 8 heads x 128 x 2 B = 327,680 B/token */
+	EXPECT_NEAR(llm_kv_bytes_per_token(builtin("llama-3.1-70b"), LLM_BF16, 0), 327680.0, 1e-12);
+}
+
+static void test_gpu_tflops(void)
+{
+	const struct scn_gpu_model *pro = gpu("rtx-pro-6000"), *h100 = gpu("h100-sxm");
+	EXPECT_NEAR(pro->tflops_bf16, 503.8, 1e-12);
+	EXPECT_NEAR(pro->tflops_fp4, 2015.2, 1e-12);
+	CU_ASSERT(h100->tflops_fp4 == 0);
+	/* nvfp4 math without FP4 tensor cores runs at the FP8 rate, then bf16 */
+	EXPECT_NEAR(llm_gpu_tflops(h100, LLM_NVFP4), 1978.9, 1e-12);
+	EXPECT_NEAR(llm_gpu_tflops(gpu("a100-sxm"), LLM_NVFP4), 312.0, 1e-12);
+	CU_ASSERT(llm_gpu_tflops(gpu("rtx-2080ti"), LLM_BF16) == 0);
+}
+
+static void test_memory_bound_b1(void)
+{
+	const struct llm_model *m = builtin("glm-5");
+	struct llm_step st = { 1, 4096, 0, 0 };
+	struct plumb_consts k;
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_ops o;
+	int i, bad = 0;
+	consts_defaults(&k);
+	llm_prec_init(&p, m, LLM_NVFP4, LLM_BF16, &e);
+	llm_shard_init(&s, m, 8, 1);
+	llm_ops_init(&o);
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	CU_ASSERT_EQUAL(llm_ops_time(&o, gpu("rtx-pro-6000"), &k, 1, NULL, &e), 0);
+	for (i = 0; i < o.n; i++)
+		if (o.op[i].compute_s >= o.op[i].mem_s) {
+			if (!bad++)
+				printf("\n  layer %d %s: compute %.3g s >= memory %.3g s\n",
+				       o.op[i].layer, o.op[i].what, o.op[i].compute_s, o.op[i].mem_s);
+		}
+	CU_ASSERT_EQUAL(bad, 0);
+	/* 78 layers: 3 dense (5 ops + indexer) and 75 MoE (8 ops), final norm, lm_head */
+	CU_ASSERT_EQUAL(o.n, 3 * 6 + 75 * 8 + 2);
+	/* DSA: the attention core reads at most index_topk tokens */
+	for (i = 0; i < o.n && strcmp(o.op[i].what, "attention core"); i++)
+		;
+	CU_ASSERT_FATAL(i < o.n);
+	EXPECT_NEAR(o.op[i].bytes, 1.0 * 2048 * 576 * 2, 1e-12);
+	EXPECT_NEAR(o.op[i - 1].bytes, 1.0 * 4096 * 128, 1e-12);   /* indexer keys over L */
+	llm_ops_release(&o);
+}
+
+static void test_monotonic(void)
+{
+	double prev = 0, t;
+	int b, l;
+	for (b = 1; b <= 512; b *= 2) {
+		t = glm5_step(b, 4096);
+		if (!(t > prev))
+			printf("\n  batch %d: %.6g s, not above %.6g s\n", b, t, prev);
+		CU_ASSERT(t > prev);
+		prev = t;
+	}
+	prev = 0;
+	for (l = 0; l <= 131072; l = l ? 2 * l : 512) {
+		t = glm5_step(8, l);
+		if (!(t > prev))
+			printf("\n  context %d: %.6g s, not above %.6g s\n", l, t, prev);
+		CU_ASSERT(t > prev);
+		prev = t;
+	}
+}
+
+static void test_fit(void)
+{
+	const struct llm_model *m = builtin("glm-5");
+	const struct scn_gpu_model *g = gpu("rtx-pro-6000");
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	llm_shard_init(&s, m, 8, 1);
+	llm_prec_init(&p, m, LLM_NVFP4, LLM_BF16, &e);
+	CU_ASSERT_EQUAL(llm_check_fit(m, &p, &s, g, 64, 4096, &e), 0);
+	llm_prec_init(&p, m, LLM_BF16, LLM_BF16, &e);
+	CU_ASSERT_EQUAL(llm_check_fit(m, &p, &s, g, 1, 4096, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "model does not fit: glm-5 bf16 needs");
+	EXPECT_MSG(&e, "rtx-pro-6000 has 103.1 GB");
+}
+
+static void test_errors(void)
+{
+	struct plumb_err e;
+	const struct llm_catalog *c = llm_catalog_builtin(&e);
+	const struct llm_model *m = (const void *)&e;
+	struct llm_catalog *bad = NULL;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_ops o;
+	struct llm_step st = { 1, 10, 0, 0 };
+	char text[1024];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(llm_model_lookup(c, "glm5", &m, &e), -PLUMB_EINPUT);
+	CU_ASSERT_PTR_NULL(m);
+	EXPECT_MSG(&e, "unknown model 'glm5' (did you mean 'glm-5'?)");
+	CU_ASSERT_EQUAL(llm_model_lookup(c, "gpt-4", &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "unknown model 'gpt-4' (known: glm-5, deepseek-v3,");
+
+	/* a misspelt key: position and suggestion */
+	snprintf(text, sizeof(text), "%s", tiny_yaml);
+	memcpy(strstr(text, "hidden:"), "hiden: ", 7);
+	CU_ASSERT_EQUAL(llm_catalog_parse("bad.yaml", text, &bad, &e), -PLUMB_EINPUT);
+	CU_ASSERT_PTR_NULL(bad);
+	EXPECT_MSG(&e, "unknown key 'hiden' in models entry (did you mean 'hidden'?)");
+	CU_ASSERT_EQUAL(e.line, 6);
+	CU_ASSERT_EQUAL(e.col, 5);
+	CU_ASSERT_STRING_EQUAL(e.file, "bad.yaml");
+
+	CU_ASSERT_EQUAL(llm_catalog_parse("bad.yaml", "catalog: models\nmodels:\n"
+					  "  - {id: x, layers: 1, hidden: 8, intermediate: 8, vocab: 8,\n"
+					  "     attention: {kind: gqa, heads: 2, kv_heads: 1, head_dim: 4},\n"
+					  "     moe: {experts: 2, top_k: 3, intermediate: 4}, source: s}\n",
+					  &bad, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "top_k (3) is more than experts (2)");
+	CU_ASSERT_EQUAL(e.line, 5);
+
+	CU_ASSERT_EQUAL(llm_catalog_parse("bad.yaml", "catalog: models\nmodels:\n"
+					  "  - {id: x, layers: 1, hidden: 8, intermediate: 8, vocab: 8,\n"
+					  "     attention: {kind: mha, heads: 2}, source: s}\n",
+					  &bad, &e), -PLUMB_EINPUT);
+	CU_ASSERT_EQUAL(e.line, 4);
+
+	/* shards that do not divide */
+	m = builtin("glm-5");
+	llm_prec_init(&p, m, LLM_NVFP4, LLM_BF16, &e);
+	llm_shard_init(&s, m, 3, 1);
+	llm_ops_init(&o);
+	CU_ASSERT_EQUAL(llm_step_ops(m, &p, &s, &st, &o, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "tp 3 does not divide glm-5's 64 attention heads");
+	llm_shard_init(&s, m, 8, 3);
+	CU_ASSERT_EQUAL(llm_step_ops(m, &p, &s, &st, &o, &e), -PLUMB_EINPUT);
+	llm_shard_init(&s, m, 8, 1);
+	st.draft = 2;
+	CU_ASSERT_EQUAL(llm_step_ops(m, &p, &s, &st, &o, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "draft tokens need the MTP layer");
+	CU_ASSERT_EQUAL(llm_prec_init(&p, m, LLM_NVFP4, LLM_NVFP4, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "KV cache dtype must be bf16 or fp8");
+
+	/* a GPU without tensor rates in the catalog */
+	st.draft = 0;
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	{
+		struct plumb_consts k;
+		consts_defaults(&k);
+		CU_ASSERT_EQUAL(llm_ops_time(&o, gpu("rtx-2080ti"), &k, 1, NULL, &e), -PLUMB_EINPUT);
+		EXPECT_MSG(&e, "GPU 'rtx-2080ti' has no tensor throughput");
+	}
+	llm_ops_release(&o);
+}
+
+static void test_mtp_draft(void)
+{
+	const struct llm_model *m = builtin("glm-5");
+	struct llm_step st = { 4, 1000, 0, 2 };
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_ops o;
+	int i, passes = 0, heads = 0;
+	llm_prec_init(&p, m, LLM_NVFP4, LLM_BF16, &e);
+	llm_shard_init(&s, m, 8, 1);
+	s.mtp = 1;
+	llm_ops_init(&o);
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	for (i = 0; i < o.n; i++) {
+		if (o.op[i].pass > passes)
+			passes = o.op[i].pass;
+		heads += o.op[i].kind == LLM_OP_LM_HEAD;
+	}
+	CU_ASSERT_EQUAL(passes, 2);
+	CU_ASSERT_EQUAL(heads, 3);
+	/* main model verifies 1 + 2 tokens per sequence: 12 tokens through lm_head */
+	for (i = 0; i < o.n && o.op[i].kind != LLM_OP_LM_HEAD; i++)
+		;
+	EXPECT_NEAR(o.op[i].flops, 2.0 * 19360 * 6144 * 12, 1e-12);
+	llm_ops_release(&o);
+}
+
+void suite_llm(void)
+{
+	CU_pSuite s = CU_add_suite("llm", NULL, NULL);
+	CU_add_test(s, "expected distinct experts", test_expected_experts);
+	CU_add_test(s, "speculative decoding tokens per step", test_spec);
+	CU_add_test(s, "bytes per op of a small model by hand", test_tiny_by_hand);
+	CU_add_test(s, "roofline by hand, graphs and eager", test_roofline_by_hand);
+	CU_add_test(s, "GLM-5 weights and KV per token", test_glm5_sizes);
+	CU_add_test(s, "catalog parameter counts", test_catalog_sizes);
+	CU_add_test(s, "GPU tensor rates and fallback", test_gpu_tflops);
+	CU_add_test(s, "decode at batch 1 is memory-bound", test_memory_bound_b1);
+	CU_add_test(s, "step time grows with batch and context", test_monotonic);
+	CU_add_test(s, "memory fit", test_fit);
+	CU_add_test(s, "errors", test_errors);
+	CU_add_test(s, "MTP draft passes", test_mtp_draft);
+}
