@@ -182,7 +182,20 @@ static void test_tiny_by_hand(void)
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
 	EXPECT_NEAR(o.op[10].bytes, 1.0 * 3 * 64 * 32 * 2, 1e-12);
 
+	/*
+	 * data-parallel attention: tp 1, ep 2, moe_tp 1 serves 2 attention
+	 * groups, so 2 tokens reach the experts: 4 (1 - (1/2)^2) / 2 = 1.5
+	 * touched per GPU, 1.5 x 3 x 64 x 32 x 2 B; 2 x 2 picks / 2 GPUs pairs
+	 */
+	s.tp = 1;
+	s.moe_tp = 1;
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	EXPECT_NEAR(o.op[10].bytes, 1.5 * 3 * 64 * 32 * 2, 1e-12);
+	EXPECT_NEAR(o.op[10].flops, 2.0 * 3 * 64 * 32 * 2, 1e-12);
+
 	/* verifying 3 drafts: 4 tokens per sequence, same KV bytes, 4x FLOPs */
+	s.tp = 2;
+	s.moe_tp = 0;
 	s.ep = 1;
 	st.q_len = 4;
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
