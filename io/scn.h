@@ -134,6 +134,8 @@ struct scenario {
 	int nvswitch;                   /* 1: GPUs listed in nvswitch share NVSwitches */
 	struct scn_vm vm;
 	struct plumb_consts k;          /* model constants: defaults + `constants:` */
+	int nccl_level;                 /* `nccl: p2p_level` (topo.h enum topo_nccl_path), -1 unset */
+	int nccl_shm_disable;           /* `nccl: shm_disable` */
 	const struct scn_catalog *catalog;  /* borrowed; outlives the scenario */
 };
 

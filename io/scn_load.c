@@ -19,8 +19,11 @@
 
 static const char *const top_keys[] = {
 	"plumb_scenario", "name", "description", "seed", "source", "host",
-	"pcie", "nvlink", "virtualization", "constants", NULL
+	"pcie", "nvlink", "virtualization", "constants", "nccl", NULL
 };
+static const char *const nccl_keys[] = { "p2p_level", "p2p_disable", "shm_disable", NULL };
+/* NCCL's path names in its order (src/graph/topo.h), as NCCL_P2P_LEVEL takes them. */
+static const char *const nccl_levels[] = { "LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS", NULL };
 static const char *const host_keys[] = {
 	"board", "cpu_vendor", "cpu_model", "sockets", "numa_per_socket",
 	"cores_per_socket", "threads_per_core", "socket_cpus", "inter_socket",
@@ -627,8 +630,34 @@ static int parse_consts(const struct ytree *t, const struct ynode *m,
 	return 0;
 }
 
+static int parse_nccl(const struct ytree *t, const struct ynode *m, struct scenario *s,
+		      struct plumb_err *err)
+{
+	struct ynode *v;
+	int rc, e, off = 0;
+	if ((rc = yexpect(t, m, Y_MAP, "nccl", err)) < 0 ||
+	    (rc = ymap_check_keys(t, m, "nccl", nccl_keys, err)) < 0)
+		return rc;
+	if ((v = ymap_get(m, "p2p_level"))) {
+		if ((rc = yget_enum(t, v, "NCCL_P2P_LEVEL", nccl_levels, &e, err)) < 0)
+			return rc;
+		s->nccl_level = e;
+	}
+	if ((v = ymap_get(m, "p2p_disable"))) {
+		if ((rc = yget_bool(t, v, "p2p_disable", &off, err)) < 0)
+			return rc;
+		if (off)
+			s->nccl_level = 0;   /* NCCL_P2P_DISABLE=1 means LOC */
+	}
+	if ((v = ymap_get(m, "shm_disable")) &&
+	    (rc = yget_bool(t, v, "shm_disable", &s->nccl_shm_disable, err)) < 0)
+		return rc;
+	return 0;
+}
+
 static void set_defaults(struct scenario *s)
 {
+	s->nccl_level = -1;
 	consts_defaults(&s->k);
 	s->seed = 1;
 	s->host.cpu_vendor = SCN_OTHER_CPU;
@@ -707,6 +736,8 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	if ((v = ymap_get(r, "virtualization")) && (rc = parse_vm(t, v, s, err)) < 0)
 		return rc;
 	if ((v = ymap_get(r, "constants")) && (rc = parse_consts(t, v, s, err)) < 0)
+		return rc;
+	if ((v = ymap_get(r, "nccl")) && (rc = parse_nccl(t, v, s, err)) < 0)
 		return rc;
 	if (s->vm.mode == SCN_VM && s->vm.p2p_exposure == SCN_P2P_CLIQUE) {
 		int any = 0;

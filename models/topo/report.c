@@ -168,7 +168,7 @@ void rep_transport(FILE *f, const struct topo_view *v)
 		v->nccl_level_default
 			? (v->nccl_level == NP_SYS ? "NCCL default: AMD CPU with at most 2 GPUs"
 						  : "NCCL default")
-			: "set by the user");
+			: v->nccl_level_scenario ? "set by the scenario" : "set by the user");
 	for (i = 0; i < v->ngpu; i++)
 		fprintf(f, "\t%s", v->ep[i].label);
 	fputc('\n', f);

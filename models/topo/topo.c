@@ -368,9 +368,12 @@ static void fill_transport(struct topo_view *v, const struct topo_opts *o)
 {
 	const struct scenario *s = v->scn;
 	int i, j;
-	v->nccl_level_default = o->nccl_p2p_level < 0;
+	v->nccl_level_default = o->nccl_p2p_level < 0 && s->nccl_level < 0;
+	v->nccl_level_scenario = o->nccl_p2p_level < 0 && s->nccl_level >= 0;
 	if (o->nccl_p2p_level >= 0)
 		v->nccl_level = o->nccl_p2p_level;
+	else if (s->nccl_level >= 0)
+		v->nccl_level = s->nccl_level;
 	else if (s->host.cpu_vendor == SCN_AMD && v->ngpu <= 2)
 		v->nccl_level = NP_SYS;
 	else
@@ -384,7 +387,7 @@ static void fill_transport(struct topo_view *v, const struct topo_opts *o)
 			}
 			p2p = nccl_path((enum topo_class)v->cls[i][j]) <= v->nccl_level &&
 			      v->p2p[i][j] == P2P_OK;
-			v->xport[i][j] = p2p ? XP_P2P : o->nccl_shm_disable ? XP_NET : XP_SHM;
+			v->xport[i][j] = p2p ? XP_P2P : (o->nccl_shm_disable || s->nccl_shm_disable) ? XP_NET : XP_SHM;
 		}
 }
 

@@ -62,6 +62,7 @@ struct topo_view {
 	unsigned char xport[TOPO_MAX_EP][TOPO_MAX_EP];  /* enum topo_xport (GPUs only) */
 	int nccl_level;                         /* effective NCCL_P2P_LEVEL */
 	int nccl_level_default;                 /* 1 when it is NCCL's default */
+	int nccl_level_scenario;                /* 1 when the scenario's `nccl:` set it */
 	int group[TOPO_MAX_EP];                 /* IOMMU group per endpoint (host) */
 	int ngroups;
 	int acs_override;                       /* the option the view was built with */

@@ -1,0 +1,271 @@
+/*
+ * predict.c - op lists -> step programs -> simulated steps (predict.h).
+ */
+#include "predict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void pred_cfg_init(struct pred_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	topo_opts_init(&c->topo);
+	c->cuda_graphs = 1;
+	c->accept = 0.0;
+}
+
+/* The shard of stage st of the layout. */
+static void stage_shard(const struct pred_cfg *c, int st, struct llm_shard *sh)
+{
+	const struct step_layout *l = &c->lay;
+	const struct llm_model *m = c->m;
+	int experts = m->experts > 0;
+	switch (l->kind) {
+	case LAY_EP:
+		llm_shard_init(sh, m, 1, experts ? l->ep : 1);
+		if (experts)
+			sh->moe_tp = 1;
+		break;
+	case LAY_TPEP:
+		llm_shard_init(sh, m, l->tp, experts ? l->ep : 1);
+		if (experts)
+			sh->moe_tp = 1;
+		break;
+	default:
+		llm_shard_init(sh, m, l->tp, 1);
+		break;
+	}
+	sh->first = m->layers * st / l->pp;
+	sh->last = m->layers * (st + 1) / l->pp;
+	sh->mtp = c->draft > 0 && st == l->pp - 1 && m->mtp_layers > 0;
+}
+
+struct builder {
+	struct step_prog *p;
+	const struct pred_cfg *c;
+	double acc;
+	int tag;
+	double ar_bytes, a2a_bytes, logits_bytes;
+	int moe, lmhead;
+	int in_mlp;
+	struct plumb_err *err;
+};
+
+static int emit(struct builder *b, enum step_op_kind k, double sec, double bytes, int tag)
+{
+	return step_prog_add(b->p, k, sec, bytes, tag, b->err);
+}
+
+/* Close the attention part of a layer: compute, then TP all-reduce. */
+static int flush_attn(struct builder *b)
+{
+	int rc;
+	if ((rc = emit(b, SOP_COMPUTE, b->acc, 0, TAG_ATTN)) < 0)
+		return rc;
+	b->acc = 0;
+	if (b->c->lay.kind != LAY_EP && b->c->lay.tp > 1)
+		return emit(b, SOP_ALLREDUCE, 0, b->ar_bytes, TAG_COMM_TP);
+	return 0;
+}
+
+/* Close the MLP / experts part (or the lm_head) of a layer. */
+static int flush_mlp(struct builder *b)
+{
+	int rc;
+	enum step_kind k = b->c->lay.kind;
+	if (!b->in_mlp && !b->lmhead)
+		return 0;
+	if ((rc = emit(b, SOP_COMPUTE, b->acc, 0,
+		       b->lmhead ? TAG_LMHEAD : b->moe ? TAG_EXPERTS : TAG_MLP)) < 0)
+		return rc;
+	b->acc = 0;
+	if (b->lmhead) {
+		b->lmhead = 0;
+		if (k != LAY_EP && b->c->lay.tp > 1)
+			return emit(b, SOP_ALLGATHER, 0, b->logits_bytes, TAG_COMM_TP);
+		return 0;
+	}
+	b->in_mlp = 0;
+	if (k == LAY_EP) {
+		int moe = b->moe;
+		b->moe = 0;
+		return moe ? emit(b, SOP_ALLTOALL, 0, b->a2a_bytes, TAG_COMM_EP) : 0;
+	}
+	b->moe = 0;
+	if (b->c->lay.tp > 1)
+		return emit(b, SOP_ALLREDUCE, 0, b->ar_bytes, k == LAY_TPEP ? TAG_COMM_EP : TAG_COMM_TP);
+	return 0;
+}
+
+/* Turn stage st's op list into its program. */
+static int build_stage(const struct pred_cfg *c, int st, enum serve_step kind, int batch,
+		       long context, long tokens, struct step_prog *p, struct plumb_err *err)
+{
+	const struct llm_model *m = c->m;
+	const struct scn_gpu_model *g;
+	struct llm_shard sh;
+	struct llm_step step;
+	struct llm_ops ops;
+	struct builder b;
+	int micro = c->micro > 0 ? c->micro : c->lay.pp, bm, battn, q, i, rc;
+	int cur_layer = -2, cur_pass = -1;
+	double total;
+
+	stage_shard(c, st, &sh);
+	if ((rc = llm_shard_check(m, &sh, err)) < 0)
+		return rc;
+	bm = (batch + micro - 1) / micro;
+	battn = c->lay.kind == LAY_EP ? (bm + c->lay.ep - 1) / c->lay.ep : bm;
+	q = kind == SERVE_PREFILL ? (int)tokens : 1 + c->draft;
+	memset(&step, 0, sizeof(step));
+	step.batch = battn;
+	step.context = (int)context;
+	step.q_len = kind == SERVE_PREFILL ? (int)tokens : 0;
+	step.draft = kind == SERVE_DECODE ? c->draft : 0;
+	llm_ops_init(&ops);
+	if ((rc = llm_step_ops(m, &c->prec, &sh, &step, &ops, err)) < 0)
+		goto out;
+	g = &c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
+	if ((rc = llm_ops_time(&ops, g, &c->s->k, c->cuda_graphs, &total, err)) < 0)
+		goto out;
+	memset(&b, 0, sizeof(b));
+	b.p = p;
+	b.c = c;
+	b.err = err;
+	b.ar_bytes = (double)bm * q * m->hidden * 2.0;
+	b.a2a_bytes = (double)battn * q * m->top_k * m->hidden * 2.0;
+	b.logits_bytes = (double)bm * q * m->vocab * 2.0;
+	for (i = 0; i < ops.n; i++) {
+		const struct llm_op *op = &ops.op[i];
+		if (op->layer != cur_layer || op->pass != cur_pass) {
+			if ((rc = flush_mlp(&b)) < 0)
+				goto out;
+			cur_layer = op->layer;
+			cur_pass = op->pass;
+			b.lmhead = op->layer < 0;
+		}
+		if (!b.lmhead && op->what && !strcmp(op->what, "post-attention norm")) {
+			if ((rc = flush_attn(&b)) < 0)
+				goto out;
+			b.in_mlp = 1;
+		}
+		if (op->kind == LLM_OP_EXPERTS || op->kind == LLM_OP_ROUTER) {
+			if (!b.moe && c->lay.kind == LAY_EP && op->kind == LLM_OP_EXPERTS) {
+				/* Dispatch the tokens to their experts' GPUs first. */
+				if ((rc = emit(&b, SOP_COMPUTE, b.acc, 0, TAG_MLP)) < 0 ||
+				    (rc = emit(&b, SOP_ALLTOALL, 0, b.a2a_bytes, TAG_COMM_EP)) < 0)
+					goto out;
+				b.acc = 0;
+			}
+			if (op->kind == LLM_OP_EXPERTS)
+				b.moe = 1;
+		}
+		b.acc += op->seconds;
+	}
+	if ((rc = flush_mlp(&b)) < 0)
+		goto out;
+	p->send_bytes = b.ar_bytes;
+out:
+	llm_ops_release(&ops);
+	return rc;
+}
+
+int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+	      long tokens, double *seconds, struct pred_step_info *info,
+	      struct plumb_err *err)
+{
+	struct step_prog prog[16];
+	struct step_result r;
+	int st, rc = 0, micro = c->micro > 0 ? c->micro : c->lay.pp, g;
+
+	*seconds = 0;
+	if (c->lay.pp > 16)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "at most 16 pipeline stages");
+	if (micro > batch)
+		micro = batch;
+	memset(prog, 0, sizeof(prog));
+	for (st = 0; st < c->lay.pp; st++)
+		if ((rc = build_stage(c, st, kind, batch, context, tokens, &prog[st], err)) < 0)
+			goto out;
+	if ((rc = step_run(c->s, &c->topo, &c->lay, prog, micro, &r, err)) < 0)
+		goto out;
+	*seconds = r.seconds;
+	if (info) {
+		memset(info, 0, sizeof(*info));
+		info->run = r;
+		for (g = 0; g < r.ngpus; g++) {
+			info->compute_s += r.busy[g] / r.ngpus;
+			info->comm_s += r.comm[g] / r.ngpus;
+		}
+		info->idle_s = r.seconds - info->compute_s - info->comm_s;
+		if (info->idle_s < 0)
+			info->idle_s = 0;
+		info->busy_frac = r.seconds > 0 ? info->compute_s / r.seconds : 0;
+		{
+			/* Do the layout's collectives bounce through host memory? */
+			struct topo_view *v = NULL;
+			int per = c->lay.gpus / c->lay.pp, a, b2, shm = 0, pairs = 0;
+			if (topo_build(c->s, c->s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST,
+				       &c->topo, &v, NULL) == 0) {
+				for (a = 0; a < per; a++)
+					for (b2 = 0; b2 < per; b2++)
+						if (a != b2) {
+							pairs++;
+							shm += v->xport[a][b2] != XP_P2P;
+						}
+				topo_free(v);
+			}
+			info->shm_hops = shm;
+			info->comm_host_frac = pairs && shm * 2 >= pairs && r.seconds > 0
+						       ? info->comm_s / r.seconds : 0;
+		}
+	}
+out:
+	for (st = 0; st < c->lay.pp; st++)
+		step_prog_release(&prog[st]);
+	return rc;
+}
+
+int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, long tokens,
+		    double *seconds, struct plumb_err *err)
+{
+	return pred_step(ctx, kind, batch, context, tokens, seconds, NULL, err);
+}
+
+int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err)
+{
+	int st, rc;
+	for (st = 0; st < c->lay.pp; st++) {
+		struct llm_shard sh;
+		const struct scn_gpu_model *g =
+			&c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
+		int b = c->lay.kind == LAY_EP ? (batch + c->lay.ep - 1) / c->lay.ep : batch;
+		stage_shard(c, st, &sh);
+		if ((rc = llm_shard_check(c->m, &sh, err)) < 0)
+			return rc;
+		if ((rc = llm_check_fit(c->m, &c->prec, &sh, g, b, (int)context, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void pred_diagnosis(const struct pred_cfg *c, const struct pred_step_info *i, char *buf,
+		    size_t n)
+{
+	double step = i->run.seconds, comm = step > 0 ? i->comm_s / step : 0;
+	double busy = i->busy_frac;
+	const char *how = i->comm_host_frac > 0 ? " over host memory" : "";
+	const char *what = c->lay.kind == LAY_EP ? "all-to-all" : "all-reduce";
+	if (c->lay.pp > 1 && i->idle_s > 0.25 * step)
+		snprintf(buf, n, "pipeline-bound: GPUs idle %.0f%% of the step waiting for the other stage",
+			 100 * i->idle_s / step);
+	else if (comm >= 0.4)
+		snprintf(buf, n, "latency-bound: %.0f%% of the step waits on %s%s", 100 * comm, what, how);
+	else if (busy >= 0.6)
+		snprintf(buf, n, "memory-bound: GPUs compute %.0f%% of the step, reading weights and KV cache",
+			 100 * busy);
+	else
+		snprintf(buf, n, "mixed: %.0f%% compute, %.0f%% %s%s, %.0f%% idle", 100 * busy,
+			 100 * comm, what, how, 100 * i->idle_s / (step > 0 ? step : 1));
+}

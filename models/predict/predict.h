@@ -1,0 +1,68 @@
+/*
+ * predict.h - tokens per second for a model, a layout and a box: the
+ * decode (and prefill) step is compiled from the model's op list
+ * (models/llm) into per-stage programs with the layout's collectives
+ * (models/step), simulated on the scenario's fabric, and served by the
+ * closed-loop serving run (models/serve).
+ *
+ * Per layer and layout (docs/model.md "Layouts"):
+ *   tp / tppp : attention, all-reduce, MLP or experts, all-reduce
+ *   ep        : data-parallel attention on batch/N sequences per GPU; MoE
+ *               layers dispatch (all-to-all), run the local experts, combine
+ *               (all-to-all); dense layers need no communication
+ *   tpep      : attention, all-reduce, the local experts, all-reduce
+ * Activations are bf16; an all-reduce moves batch x tokens x hidden x 2 bytes.
+ */
+#ifndef PLUMB_PREDICT_H
+#define PLUMB_PREDICT_H
+
+#include "llm.h"
+#include "serve.h"
+#include "step.h"
+
+struct pred_cfg {
+	const struct scenario *s;
+	const struct llm_model *m;
+	struct llm_prec prec;
+	struct step_layout lay;
+	struct topo_opts topo;
+	int cuda_graphs;        /* 1: CUDA-graph launch cost, 0: eager */
+	int micro;              /* pipeline microbatches; 0 = as many as stages */
+	int draft;              /* speculative draft tokens (MTP), 0 = off */
+	double accept;          /* draft acceptance probability */
+};
+
+/* What one step cost, for reports. */
+struct pred_step_info {
+	struct step_result run;
+	double compute_s, comm_s, idle_s;   /* per GPU, averaged */
+	double busy_frac;                   /* compute / step, averaged over GPUs */
+	double comm_host_frac;              /* communication through host memory */
+	int shm_hops;                       /* collectives' hops that bounce via the host */
+};
+
+/* Defaults: CUDA graphs on, micro 0, no drafts. */
+void pred_cfg_init(struct pred_cfg *c);
+
+/*
+ * One step of `batch` sequences (decode: 1 token each plus drafts; prefill:
+ * `tokens` new tokens each) whose caches hold `context` tokens. Fills
+ * *seconds and, when info is not NULL, the breakdown.
+ */
+int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+	      long tokens, double *seconds, struct pred_step_info *info,
+	      struct plumb_err *err);
+
+/* serve_step_fn adapter: ctx is a const struct pred_cfg *. */
+int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, long tokens,
+		    double *seconds, struct plumb_err *err);
+
+/* Does the model fit for this layout, batch and context? EINPUT with numbers. */
+int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err);
+
+/* A sentence on where the step's time goes, e.g. "latency-bound: 60% of the
+ * step waits on all-reduce over host memory". */
+void pred_diagnosis(const struct pred_cfg *c, const struct pred_step_info *i, char *buf,
+		    size_t n);
+
+#endif
