@@ -9,6 +9,10 @@
 #include "err.h"
 
 const struct plumb_cmd plumb_commands[] = {
+	{ "predict", cmd_predict, "tokens/s for a model, layouts and concurrency on one box",
+	  cmd_predict_usage },
+	{ "compare", cmd_compare, "the same prediction on several boxes side by side, with speed-ups",
+	  cmd_compare_usage },
 	{ "topo", cmd_topo, "topology views: topo -m, P2P status, IOMMU groups, NCCL transports, BARs",
 	  cmd_topo_usage },
 	{ "import", cmd_import, "write a scenario skeleton from `nvidia-smi topo -m` or `lspci` output",

@@ -34,6 +34,10 @@ int cmd_xfer(int argc, char **argv);
 int cmd_coll(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_constants(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+/* Bare `plumb`: the seed comparison. */
+int cmd_default(void);
 int cmd_bench(int argc, char **argv);
 
 extern const char cmd_topo_usage[];
@@ -42,6 +46,8 @@ extern const char cmd_xfer_usage[];
 extern const char cmd_coll_usage[];
 extern const char cmd_validate_usage[];
 extern const char cmd_constants_usage[];
+extern const char cmd_predict_usage[];
+extern const char cmd_compare_usage[];
 extern const char cmd_bench_usage[];
 
 #endif

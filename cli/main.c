@@ -13,7 +13,9 @@
 static void main_help(FILE *f)
 {
 	const struct plumb_cmd *c;
-	fputs("usage: plumb COMMAND [ARGS...]\n\n"
+	fputs("usage: plumb COMMAND [ARGS...]\n"
+	      "       plumb              (the seed comparison: GLM-5 on the Proxmox VM, bare metal\n"
+	      "                           and switch chassis; run from the plumb directory)\n\n"
 	      "plumb simulates the plumbing between GPUs (PCIe, IOMMU, VMs, NUMA, NVLink).\n\n"
 	      "Commands:\n", f);
 	for (c = plumb_commands; c->name; c++)
@@ -29,10 +31,8 @@ int main(int argc, char **argv)
 
 	setlocale(LC_ALL, "C");
 	gsl_set_error_handler_off();
-	if (argc < 2) {
-		main_help(stdout);
-		return PLUMB_OK;
-	}
+	if (argc < 2)
+		return cmd_default();
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		if (argc > 2 && (c = plumb_cmd_find(argv[2]))) {

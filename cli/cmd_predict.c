@@ -1,0 +1,537 @@
+/*
+ * cmd_predict.c - `plumb predict`, `plumb compare` and the bare `plumb`
+ * comparison: tokens per second for a model, layouts and boxes.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "out.h"
+#include "predict.h"
+
+const char cmd_predict_usage[] =
+	"usage: plumb predict SCENARIO [options]\n"
+	"\n"
+	"Predict decode speed for a model on the scenario's box: each decode step is\n"
+	"compiled from the model's ops and the layout's collectives and simulated on\n"
+	"the fabric; a closed-loop serving run (like `sglang.bench_serving\n"
+	"--max-concurrency C`) turns step times into tokens per second.\n"
+	"\n"
+	"Options:\n"
+	"  --model M              catalog model (default glm-5): glm-5, deepseek-v3,\n"
+	"                         qwen3-235b-a22b, mixtral-8x7b, llama-3.1-70b\n"
+	"  --weights DTYPE        bf16, fp8 or nvfp4 (default nvfp4)\n"
+	"  --kv DTYPE             KV cache dtype, bf16 or fp8 (default bf16)\n"
+	"  --layout L,...         tpN, tpNppM, epN, tpNep (default tp<all GPUs>)\n"
+	"  --concurrency C,...    clients (default 1,2,4,8,16,32,64)\n"
+	"  --batch B,...          instead: one decode step of B sequences each\n"
+	"  --context N            tokens of each prompt already in the KV cache (default 0)\n"
+	"  --input N              prompt tokens per request (default 1024)\n"
+	"  --output N             generated tokens per request (default 256)\n"
+	"  --microbatches M       pipeline microbatches (default: the stage count)\n"
+	"  --mtp D --accept A     speculative decoding: D draft tokens, acceptance A\n"
+	"  --eager                kernel launches without CUDA graphs\n"
+	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (default: the scenario's, else NCCL's)\n"
+	"  --format table|csv|json  output format (default table)\n"
+	"  -o FILE                write to FILE (atomically) instead of stdout\n"
+	"  -h, --help             this help\n"
+	"\n"
+	"CSV columns: layout,gpus,concurrency,context,step_ms,tok_s_total,\n"
+	"tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,fits,diagnosis\n"
+	"(with --batch the third column is batch and ttft_ms is empty).\n"
+	"Exit status: 0 ok, 2 usage, 3 invalid scenario or a model that does not fit,\n"
+	"4 I/O error, 5 runtime error.\n"
+	"Example: plumb predict scenarios/proxmox-vm-8x-rtxpro6000.yaml --layout tp8,tp4pp2,ep8\n";
+
+const char cmd_compare_usage[] =
+	"usage: plumb compare SCENARIO SCENARIO... [options]\n"
+	"\n"
+	"The same model, layouts and load on several boxes side by side, with the\n"
+	"speed-up of each box over the first: the report for a migration decision.\n"
+	"Takes the options of `plumb predict` (model, layouts, concurrency, ...).\n"
+	"`plumb` with no arguments runs the seed comparison: GLM-5 NVFP4 on the\n"
+	"Proxmox VM, bare-metal and switch-chassis scenarios, layouts tp8, tp4pp2,\n"
+	"ep8, concurrency 1 to 64.\n"
+	"\n"
+	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error, 5 runtime error.\n"
+	"Example: plumb compare scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/baremetal-8x-rtxpro6000.yaml\n";
+
+#define MAXLIST 32
+#define MAXSCN 8
+
+struct popts {
+	const char *model, *weights, *kv, *format, *outpath;
+	char layouts[MAXLIST][32];
+	int nlayouts;
+	int conc[MAXLIST], nconc;
+	int batch[MAXLIST], nbatch;
+	long context, input, output;
+	int micro, mtp, eager, level;
+	double accept;
+	const char *paths[MAXSCN];
+	int npaths;
+};
+
+/* One predicted point. */
+struct row {
+	int si, li, x;              /* scenario, layout, concurrency or batch */
+	int fits;
+	char why[1024];
+	double step_ms, tok_total, tok_stream, tpot_ms, ttft_ms;
+	double comm, compute, idle;
+	char diag[160];
+};
+
+static int parse_ints(const char *s, int *out, int max)
+{
+	int n = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 1 || v > 1000000 || n >= max)
+			return -1;
+		out[n++] = (int)v;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return n;
+}
+
+static int parse_long(const char *s, long lo, long *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end || v < lo || v > 100000000)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, int min_paths)
+{
+	int i;
+	memset(o, 0, sizeof(*o));
+	o->model = "glm-5";
+	o->weights = "nvfp4";
+	o->kv = "bf16";
+	o->format = "table";
+	o->outpath = "-";
+	o->input = 1024;
+	o->output = 256;
+	o->level = -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = !strcmp(a, "--model") || !strcmp(a, "--weights") || !strcmp(a, "--kv") ||
+			    !strcmp(a, "--layout") || !strcmp(a, "--concurrency") ||
+			    !strcmp(a, "--batch") || !strcmp(a, "--context") || !strcmp(a, "--input") ||
+			    !strcmp(a, "--output") || !strcmp(a, "--microbatches") ||
+			    !strcmp(a, "--mtp") || !strcmp(a, "--accept") || !strcmp(a, "--format") ||
+			    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o");
+		if (takes && !v)
+			return cmd_usage_error(cmd, "option %s needs a value", a);
+		if (takes)
+			i++;
+		if (!strcmp(a, "--model")) {
+			o->model = v;
+		} else if (!strcmp(a, "--weights")) {
+			o->weights = v;
+		} else if (!strcmp(a, "--kv")) {
+			o->kv = v;
+		} else if (!strcmp(a, "--layout")) {
+			char buf[512], *tok, *save = NULL;
+			snprintf(buf, sizeof(buf), "%s", v);
+			o->nlayouts = 0;
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				struct step_layout l;
+				struct plumb_err e;
+				if (o->nlayouts >= MAXLIST)
+					return cmd_usage_error(cmd, "at most %d layouts", MAXLIST);
+				if (step_layout_parse(tok, &l, &e) < 0)
+					return cmd_usage_error(cmd, "%s", e.msg);
+				snprintf(o->layouts[o->nlayouts++], 32, "%s", tok);
+			}
+		} else if (!strcmp(a, "--concurrency")) {
+			if ((o->nconc = parse_ints(v, o->conc, MAXLIST)) < 0)
+				return cmd_usage_error(cmd, "--concurrency needs numbers like 1,2,4, not '%s'", v);
+		} else if (!strcmp(a, "--batch")) {
+			if ((o->nbatch = parse_ints(v, o->batch, MAXLIST)) < 0)
+				return cmd_usage_error(cmd, "--batch needs numbers like 1,8,64, not '%s'", v);
+		} else if (!strcmp(a, "--context")) {
+			if (parse_long(v, 0, &o->context) < 0)
+				return cmd_usage_error(cmd, "--context needs a token count, not '%s'", v);
+		} else if (!strcmp(a, "--input")) {
+			if (parse_long(v, 1, &o->input) < 0)
+				return cmd_usage_error(cmd, "--input needs a token count, not '%s'", v);
+		} else if (!strcmp(a, "--output")) {
+			if (parse_long(v, 1, &o->output) < 0)
+				return cmd_usage_error(cmd, "--output needs a token count, not '%s'", v);
+		} else if (!strcmp(a, "--microbatches")) {
+			long m;
+			if (parse_long(v, 1, &m) < 0 || m > 256)
+				return cmd_usage_error(cmd, "--microbatches needs 1-256, not '%s'", v);
+			o->micro = (int)m;
+		} else if (!strcmp(a, "--mtp")) {
+			long m;
+			if (parse_long(v, 0, &m) < 0 || m > 16)
+				return cmd_usage_error(cmd, "--mtp needs 0-16 draft tokens, not '%s'", v);
+			o->mtp = (int)m;
+		} else if (!strcmp(a, "--accept")) {
+			char *end;
+			o->accept = strtod(v, &end);
+			if (*end || !(o->accept >= 0 && o->accept < 1))
+				return cmd_usage_error(cmd, "--accept needs a probability in [0, 1), not '%s'", v);
+		} else if (!strcmp(a, "--format")) {
+			if (strcmp(v, "table") && strcmp(v, "csv") && strcmp(v, "json"))
+				return cmd_usage_error(cmd, "--format must be table, csv or json, not '%s'", v);
+			o->format = v;
+		} else if (!strcmp(a, "--nccl-p2p-level")) {
+			if ((o->level = topo_nccl_path_parse(v)) < 0)
+				return cmd_usage_error(cmd, "unknown NCCL_P2P_LEVEL '%s'", v);
+		} else if (!strcmp(a, "-o")) {
+			o->outpath = v;
+		} else if (!strcmp(a, "--eager")) {
+			o->eager = 1;
+		} else if (a[0] == '-' && a[1]) {
+			return cmd_usage_error(cmd, "unknown option '%s'", a);
+		} else {
+			if (o->npaths >= MAXSCN)
+				return cmd_usage_error(cmd, "at most %d scenarios", MAXSCN);
+			o->paths[o->npaths++] = a;
+		}
+	}
+	if (o->npaths < min_paths)
+		return cmd_usage_error(cmd, min_paths > 1 ? "give at least %d SCENARIO files" :
+					    "missing SCENARIO file", min_paths);
+	if (!strcmp(cmd, "predict") && o->npaths > 1)
+		return cmd_usage_error(cmd, "one SCENARIO (use 'plumb compare' for several)");
+	if (o->nbatch && o->nconc)
+		return cmd_usage_error(cmd, "--batch and --concurrency do not go together");
+	if (o->mtp && !(o->accept > 0))
+		return cmd_usage_error(cmd, "--mtp needs --accept (the draft acceptance rate)");
+	if (o->context >= o->input && !o->nbatch)
+		return cmd_usage_error(cmd, "--context (%ld) must be shorter than --input (%ld)",
+				       o->context, o->input);
+	if (!o->nconc && !o->nbatch) {
+		static const int def[] = { 1, 2, 4, 8, 16, 32, 64 };
+		memcpy(o->conc, def, sizeof(def));
+		o->nconc = 7;
+	}
+	return 0;
+}
+
+/* Fill c for scenario s, layout name lay. */
+static int setup(const struct popts *o, const struct scenario *s, const char *lay,
+		 struct pred_cfg *c, struct plumb_err *err)
+{
+	const struct llm_catalog *cat = llm_catalog_builtin(err);
+	enum llm_dtype w, kv;
+	int rc;
+	if (!cat)
+		return -PLUMB_ERUNTIME;
+	pred_cfg_init(c);
+	c->s = s;
+	if ((rc = llm_model_lookup(cat, o->model, &c->m, err)) < 0)
+		return rc;
+	if (llm_dtype_parse(o->weights, &w) < 0)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "unknown --weights '%s' (bf16, fp8 or nvfp4)", o->weights);
+	if (llm_dtype_parse(o->kv, &kv) < 0 || kv == LLM_NVFP4)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "unknown --kv '%s' (bf16 or fp8)", o->kv);
+	if ((rc = llm_prec_init(&c->prec, c->m, w, kv, err)) < 0)
+		return rc;
+	if ((rc = step_layout_parse(lay, &c->lay, err)) < 0)
+		return rc;
+	if (c->lay.gpus > s->ngpus)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "layout %s needs %d GPUs but %s has %d", lay, c->lay.gpus,
+				     s->name[0] ? s->name : s->path, s->ngpus);
+	c->topo.nccl_p2p_level = o->level;
+	c->cuda_graphs = !o->eager;
+	c->micro = o->micro;
+	c->draft = o->mtp;
+	c->accept = o->accept;
+	return 0;
+}
+
+static int run_point(const struct popts *o, const struct pred_cfg *c, int x, struct row *r,
+		     struct plumb_err *err)
+{
+	struct pred_step_info info;
+	double sec;
+	int rc, batch = x;
+	long ctx = o->nbatch ? o->context : o->input + o->output / 2;
+	struct plumb_err fe;
+
+	r->x = x;
+	plumb_err_clear(&fe);
+	if (pred_check_fit(c, batch, o->nbatch ? o->context : o->input + o->output, &fe) < 0) {
+		r->fits = 0;
+		snprintf(r->why, sizeof(r->why), "%s", fe.msg);
+		return 0;
+	}
+	r->fits = 1;
+	if ((rc = pred_step(c, SERVE_DECODE, batch, ctx, 1, &sec, &info, err)) < 0)
+		return rc;
+	r->comm = sec > 0 ? info.comm_s / sec : 0;
+	r->compute = sec > 0 ? info.compute_s / sec : 0;
+	r->idle = sec > 0 ? info.idle_s / sec : 0;
+	pred_diagnosis(c, &info, r->diag, sizeof(r->diag));
+	if (o->nbatch) {
+		double per = c->draft ? llm_spec_tokens_per_step(c->draft, c->accept) : 1;
+		r->step_ms = sec * 1e3;
+		r->tok_total = batch * per / sec;
+		r->tok_stream = per / sec;
+		r->tpot_ms = sec * 1e3 / per;
+		r->ttft_ms = NAN;
+	} else {
+		struct serve_params sp;
+		struct serve_result sr;
+		serve_params_init(&sp);
+		sp.concurrency = x;
+		sp.input_len = o->input;
+		sp.output_len = o->output;
+		sp.context = o->context;
+		sp.accept_per_step = c->draft ? llm_spec_tokens_per_step(c->draft, c->accept) : 1;
+		struct pred_cfg cc = *c;
+		if ((rc = serve_run(&sp, pred_serve_step, &cc, &sr, err)) < 0)
+			return rc;
+		r->step_ms = sr.decode_step_ms;
+		r->tok_total = sr.tok_s_total;
+		r->tok_stream = sr.tok_s_stream;
+		r->tpot_ms = sr.tpot_ms;
+		r->ttft_ms = sr.ttft_ms;
+	}
+	return 0;
+}
+
+static void json_escape(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s >= 0x20)
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,
+		       const struct row *rows, int nrows, int compare)
+{
+	const char *xname = o->nbatch ? "batch" : "concurrency";
+	int i, j;
+
+	if (!strcmp(o->format, "csv")) {
+		fprintf(f, "%slayout,gpus,%s,context,step_ms,tok_s_total,tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,fits,diagnosis\n",
+			compare ? "scenario," : "", xname);
+		for (i = 0; i < nrows; i++) {
+			const struct row *r = &rows[i];
+			struct step_layout l;
+			step_layout_parse(o->layouts[r->li], &l, NULL);
+			if (compare)
+				fprintf(f, "%s,", s[r->si]->name);
+			fprintf(f, "%s,%d,%d,%ld,", o->layouts[r->li], l.gpus, r->x,
+				o->nbatch ? o->context : o->input + o->output / 2);
+			if (!r->fits) {
+				fprintf(f, ",,,,,,,,0,\"does not fit: %s\"\n", r->why);
+				continue;
+			}
+			fprintf(f, "%.3f,%.2f,%.3f,%.3f,", r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
+			if (isnan(r->ttft_ms))
+				fputc(',', f);
+			else
+				fprintf(f, "%.2f,", r->ttft_ms);
+			fprintf(f, "%.4f,%.4f,%.4f,1,\"%s\"\n", r->comm, r->compute, r->idle, r->diag);
+		}
+		return;
+	}
+	if (!strcmp(o->format, "json")) {
+		fprintf(f, "{\n  \"model\": \"%s\", \"weights\": \"%s\", \"kv\": \"%s\",\n  \"rows\": [",
+			o->model, o->weights, o->kv);
+		for (i = 0; i < nrows; i++) {
+			const struct row *r = &rows[i];
+			fprintf(f, "%s\n    {\"scenario\": ", i ? "," : "");
+			json_escape(f, s[r->si]->name);
+			fprintf(f, ", \"layout\": \"%s\", \"%s\": %d, \"fits\": %s", o->layouts[r->li],
+				xname, r->x, r->fits ? "true" : "false");
+			if (r->fits) {
+				fprintf(f, ", \"step_ms\": %.3f, \"tok_s_total\": %.2f, \"tok_s_per_stream\": %.3f, \"tpot_ms\": %.3f",
+					r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
+				if (!isnan(r->ttft_ms))
+					fprintf(f, ", \"ttft_ms\": %.2f", r->ttft_ms);
+				fprintf(f, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"diagnosis\": ",
+					r->comm, r->compute, r->idle);
+				json_escape(f, r->diag);
+			} else {
+				fputs(", \"why\": ", f);
+				json_escape(f, r->why);
+			}
+			fputc('}', f);
+		}
+		fputs("\n  ]\n}\n", f);
+		return;
+	}
+	/* table */
+	fprintf(f, "# %s, %s weights, %s KV cache; input %ld, output %ld, cached context %ld tokens%s%s\n",
+		o->model, o->weights, o->kv, o->input, o->output, o->context,
+		o->eager ? ", eager" : ", CUDA graphs", o->mtp ? ", speculative decoding" : "");
+	if (!compare) {
+		fprintf(f, "# %s\n", s[0]->name[0] ? s[0]->name : s[0]->path);
+		fprintf(f, "%-8s %11s %9s %11s %11s %9s %9s %6s  %s\n", "layout", xname, "step_ms",
+			"tok/s", "tok/s/user", "tpot_ms", "ttft_ms", "comm%", "diagnosis");
+		for (i = 0; i < nrows; i++) {
+			const struct row *r = &rows[i];
+			if (!r->fits) {
+				fprintf(f, "%-8s %11d  does not fit: %s\n", o->layouts[r->li], r->x, r->why);
+				continue;
+			}
+			fprintf(f, "%-8s %11d %9.2f %11.1f %11.2f %9.2f ", o->layouts[r->li], r->x,
+				r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
+			if (isnan(r->ttft_ms))
+				fprintf(f, "%9s ", "-");
+			else
+				fprintf(f, "%9.1f ", r->ttft_ms);
+			fprintf(f, "%5.0f%%  %s\n", 100 * r->comm, r->diag);
+		}
+		return;
+	}
+	fprintf(f, "# total tok/s per box; x = speed-up over %s\n", s[0]->name);
+	fprintf(f, "%-8s %11s", "layout", xname);
+	for (j = 0; j < ns; j++)
+		fprintf(f, " %*s", j ? 30 : 24, s[j]->name);
+	fputc('\n', f);
+	for (i = 0; i < nrows; i += ns) {
+		const struct row *r0 = &rows[i];
+		fprintf(f, "%-8s %11d", o->layouts[r0->li], r0->x);
+		for (j = 0; j < ns; j++) {
+			const struct row *r = &rows[i + j];
+			if (!r->fits)
+				fprintf(f, " %*s", j ? 30 : 24, "does not fit");
+			else if (j == 0 || !r0->fits)
+				fprintf(f, " %*.1f", j ? 30 : 24, r->tok_total);
+			else {
+				char cell[64];
+				snprintf(cell, sizeof(cell), "%.1f (x%.2f)", r->tok_total, r->tok_total / r0->tok_total);
+				fprintf(f, " %30s", cell);
+			}
+		}
+		fputc('\n', f);
+	}
+	fputs("\nWhy (per box, at the highest concurrency of each layout):\n", f);
+	for (j = 0; j < ns; j++)
+		for (i = nrows - 1; i >= 0; i--) {
+			int k;
+			const struct row *r = &rows[i];
+			if (r->si != j)
+				continue;
+			for (k = i + 1; k < nrows && (rows[k].si != j || rows[k].li != r->li); k++)
+				;
+			if (k < nrows || !r->fits)
+				continue;
+			fprintf(f, "  %s %s x%d: %s\n", s[j]->name, o->layouts[r->li], r->x, r->diag);
+		}
+}
+
+static int run(const char *cmd, struct popts *o, int compare)
+{
+	struct plumb_err err;
+	struct scenario *s[MAXSCN] = { NULL };
+	struct row *rows = NULL;
+	struct outfile out;
+	int i, li, xi, si, rc = 0, nrows = 0, opened = 0, nx;
+
+	plumb_err_clear(&err);
+	for (i = 0; i < o->npaths; i++)
+		if ((rc = scn_load(o->paths[i], &s[i], &err)) < 0)
+			goto fail;
+	if (!o->nlayouts) {
+		snprintf(o->layouts[0], 32, "tp%d", s[0]->ngpus);
+		o->nlayouts = 1;
+	}
+	nx = o->nbatch ? o->nbatch : o->nconc;
+	rows = calloc((size_t)(o->nlayouts * nx * o->npaths), sizeof(*rows));
+	if (!rows) {
+		plumb_err_set(&err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
+	/* Rows ordered layout, x, scenario: what the comparison table wants. */
+	for (li = 0; li < o->nlayouts; li++)
+		for (xi = 0; xi < nx; xi++)
+			for (si = 0; si < o->npaths; si++) {
+				struct pred_cfg c;
+				struct row *r = &rows[nrows++];
+				r->si = si;
+				r->li = li;
+				if ((rc = setup(o, s[si], o->layouts[li], &c, &err)) < 0)
+					goto fail;
+				if ((rc = run_point(o, &c, o->nbatch ? o->batch[xi] : o->conc[xi], r, &err)) < 0)
+					goto fail;
+			}
+	if ((rc = out_open(&out, o->outpath, &err)) < 0)
+		goto fail;
+	opened = 1;
+	print_rows(out.f, o, s, o->npaths, rows, nrows, compare);
+	opened = 0;
+	if ((rc = out_commit(&out, &err)) < 0)
+		goto fail;
+	free(rows);
+	for (i = 0; i < o->npaths; i++)
+		scn_free(s[i]);
+	(void)cmd;
+	return PLUMB_OK;
+fail:
+	if (opened)
+		out_abort(&out);
+	plumb_err_print(&err);
+	free(rows);
+	for (i = 0; i < o->npaths; i++)
+		scn_free(s[i]);
+	return plumb_err_status(&err);
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct popts o;
+	int rc = parse_args("predict", argc, argv, &o, 1);
+	if (rc)
+		return rc;
+	return run("predict", &o, 0);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct popts o;
+	int rc = parse_args("compare", argc, argv, &o, 2);
+	if (rc)
+		return rc;
+	return run("compare", &o, 1);
+}
+
+int cmd_default(void)
+{
+	static const char *const args[] = {
+		"compare", "scenarios/proxmox-vm-8x-rtxpro6000.yaml",
+		"scenarios/baremetal-8x-rtxpro6000.yaml", "scenarios/switch-8x-rtxpro6000.yaml",
+		"--layout", "tp8,tp4pp2,ep8"
+	};
+	char buf[6][64], *argv[7];
+	struct popts o;
+	int i, rc;
+	for (i = 0; i < 6; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s", args[i]);
+		argv[i] = buf[i];
+	}
+	argv[6] = NULL;
+	rc = parse_args("compare", 6, argv, &o, 2);
+	if (rc)
+		return rc;
+	return run("compare", &o, 1);
+}
