@@ -28,8 +28,9 @@ const char cmd_predict_usage[] =
 	"  --concurrency C,...    clients (default 1,2,4,8,16,32,64)\n"
 	"  --batch B,...          instead: one decode step of B sequences each\n"
 	"  --context N            tokens of each prompt already in the KV cache (default 0)\n"
-	"  --input N              prompt tokens per request (default 1024)\n"
-	"  --output N             generated tokens per request (default 256)\n"
+	"  --input N              prompt tokens per request (default 1024; with --output,\n"
+	"                         sglang.bench_serving's random-dataset defaults)\n"
+	"  --output N             generated tokens per request (default 1024)\n"
 	"  --microbatches M       pipeline microbatches (default: the stage count)\n"
 	"  --mtp D --accept A     speculative decoding: D draft tokens, acceptance A\n"
 	"  --eager                kernel launches without CUDA graphs\n"
@@ -123,7 +124,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 	o->format = "table";
 	o->outpath = "-";
 	o->input = 1024;
-	o->output = 256;
+	o->output = 1024;
 	o->level = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -98,6 +98,15 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 	[K_KERNEL_LAUNCH_EAGER_US] = { "kernel_launch_eager_us", "us", 5.0, 0, 1000,
 		"CPU launch path of a CUDA kernel about 4-6 us (RTX 5070 Ti, driver 580, CUDA 13: "
 		"susun-blog.com pegainfer part 3), middle value" },
+	[K_STEP_OVERHEAD_US] = { "step_overhead_us", "us", 0.0, 0, 1e6,
+		"not modelled by default: the serving engine's host time per step (scheduling, "
+		"sampling, launching), overlapped with the GPUs' previous step, so a step lasts "
+		"max(GPU time, this); it depends on the engine and its version: calibrate it "
+		"(the seed scenarios carry a value fitted to their measured tok/s)" },
+	[K_KERNEL_FLOOR_US] = { "kernel_floor_us", "us", 0.0, 0, 1e5,
+		"0 by default (an op's time is its launch plus its roofline); a kernel's "
+		"shortest run depends on the kernel library and GPU: calibrate it (the seed "
+		"scenarios carry a value fitted to their measured single-stream speed)" },
 };
 
 void consts_defaults(struct plumb_consts *c)

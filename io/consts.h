@@ -48,6 +48,8 @@ enum plumb_const {
 	K_FLOPS_EFF,            /* share of dense tensor throughput a GEMM reaches */
 	K_KERNEL_LAUNCH_US,     /* per-kernel overhead, CUDA graph replay */
 	K_KERNEL_LAUNCH_EAGER_US,   /* per-kernel overhead, eager launches */
+	K_STEP_OVERHEAD_US,     /* serving engine's host time per step (scheduler, sampling) */
+	K_KERNEL_FLOOR_US,      /* shortest time a kernel runs, however little it does */
 	K_NCONSTS
 };
 

@@ -463,6 +463,7 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		 struct plumb_err *err)
 {
 	double launch = 1e-6 * k->v[cuda_graphs ? K_KERNEL_LAUNCH_US : K_KERNEL_LAUNCH_EAGER_US];
+	double floor_s = 1e-6 * k->v[K_KERNEL_FLOOR_US];
 	double bw = g->memory_gbs * 1e9 * k->v[K_MEM_EFF], sum = 0;
 	int i;
 
@@ -477,7 +478,9 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		op->mem_s = op->bytes / bw;
 		op->compute_s = op->flops > 0 ? op->flops / (tf * 1e12 * k->v[K_FLOPS_EFF]) : 0;
 		op->launch_s = op->kernels * launch;
-		op->seconds = op->launch_s + fmax(op->mem_s, op->compute_s);
+		/* A kernel never finishes faster than its floor: small ops are
+		 * latency-bound, large ones memory- or compute-bound. */
+		op->seconds = op->launch_s + fmax(op->kernels * floor_s, fmax(op->mem_s, op->compute_s));
 		sum += op->seconds;
 	}
 	if (total)

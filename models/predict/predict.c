@@ -190,6 +190,11 @@ int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long co
 			goto out;
 	if ((rc = step_run(c->s, &c->topo, &c->lay, prog, micro, &r, err)) < 0)
 		goto out;
+	/* The serving engine prepares step n+1 on the host while the GPUs run
+	 * step n (SGLang's overlap scheduler): a step lasts at least the host's
+	 * time; when that is longer, the GPUs wait. */
+	if (r.seconds < c->s->k.v[K_STEP_OVERHEAD_US] * 1e-6)
+		r.seconds = c->s->k.v[K_STEP_OVERHEAD_US] * 1e-6;
 	*seconds = r.seconds;
 	if (info) {
 		memset(info, 0, sizeof(*info));

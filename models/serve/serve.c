@@ -3,6 +3,7 @@
  */
 #include "serve.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ struct client {
 	int decoding;           /* 0: waiting for prefill */
 	double issued, first;   /* times */
 	double generated;       /* tokens so far (fractional with drafts) */
+	long target;            /* this request's output length */
 	int measured;           /* issued inside the measured window */
 };
 
@@ -39,6 +41,16 @@ void serve_params_init(struct serve_params *p)
 	p->requests = 0;
 	p->accept_per_step = 1;
 	p->bucket = 1024;
+	p->spread = 0.5;
+}
+
+/* Output length of the j-th request: golden-ratio sequence over the spread. */
+static long out_len(const struct serve_params *p, long j)
+{
+	double u = fmod(0.5 + (double)j * 0.6180339887498949, 1.0);
+	double len = (double)p->output_len * (1.0 - p->spread + 2.0 * p->spread * u);
+	long l = (long)(len + 0.5);
+	return l < 1 ? 1 : l;
 }
 
 static int step_time(struct loop *lp, enum serve_step kind, int batch, long context,
@@ -83,6 +95,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	double t = 0, win0 = -1, tokens_win = 0, tpot_sum = 0, ttft_sum = 0, dstep_sum = 0;
 	double batch_sum = 0;
 	int dsteps = 0, completed = 0, ttft_n = 0;
+	long issued = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (C < 1 || p->output_len < 1 || p->input_len < 1 || p->context < 0 ||
@@ -98,6 +111,12 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	memset(&lp, 0, sizeof(lp));
 	lp.fn = fn;
 	lp.ctx = ctx;
+	if (p->spread < 0 || p->spread >= 1) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "output spread must be in [0, 1)");
+		goto out;
+	}
+	for (i = 0; i < C; i++)
+		cl[i].target = out_len(p, issued++);
 
 	/* All clients issue at time 0; the window opens when the first round
 	 * of requests has completed (warm-up) and closes after `want` more. */
@@ -140,16 +159,16 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			}
 			for (i = 0; i < C; i++) {
 				double add = p->accept_per_step;
-				if (cl[i].generated + add > (double)p->output_len)
-					add = (double)p->output_len - cl[i].generated;
+				if (cl[i].generated + add > (double)cl[i].target)
+					add = (double)cl[i].target - cl[i].generated;
 				cl[i].generated += add;
 				if (win0 >= 0)
 					tokens_win += add;
-				if (cl[i].generated >= (double)p->output_len - 1e-9) {
+				if (cl[i].generated >= (double)cl[i].target - 1e-9) {
 					if (cl[i].measured) {
 						done_measured++;
-						if (p->output_len > 1)
-							tpot_sum += (t - cl[i].first) / (double)(p->output_len - 1);
+						tpot_sum += cl[i].target > 1 ? (t - cl[i].first) / (double)(cl[i].target - 1)
+									     : dt;
 					}
 					completed++;
 					if (win0 < 0 && completed >= C)
@@ -158,6 +177,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					cl[i].issued = t;
 					cl[i].generated = 0;
 					cl[i].measured = win0 >= 0;
+					cl[i].target = out_len(p, issued++);
 				}
 			}
 		}

@@ -12,6 +12,11 @@
  * simulation of the layout) and are memoised by (kind, batch, context
  * bucket), so a run costs a handful of step simulations.
  *
+ * Output lengths vary from request to request over [1 - spread, 1 + spread]
+ * x output_len (mean output_len) in a fixed low-discrepancy sequence, as a
+ * benchmark's random dataset does, so requests finish at different times
+ * and prefills spread out instead of arriving in lockstep.
+ *
  * Deterministic: no randomness; identical inputs give identical numbers.
  */
 #ifndef PLUMB_SERVE_H
@@ -35,6 +40,7 @@ struct serve_params {
 	int requests;           /* requests measured (after the warm-up ones) */
 	double accept_per_step; /* tokens a decode step yields per sequence (>= 1) */
 	long bucket;            /* context bucket for memoisation, tokens */
+	double spread;          /* output lengths spread over [1-spread, 1+spread] x output_len */
 };
 
 struct serve_result {

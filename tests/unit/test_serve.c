@@ -37,6 +37,7 @@ static void test_single_stream(void)
 	serve_params_init(&p);
 	p.concurrency = 1;
 	p.output_len = 101;
+	p.spread = 0;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
 	/* One stream: TPOT is the decode step, TTFT the prefill. */
 	EXPECT_NEAR(r.tpot_ms, 10.1, 1e-9);
@@ -59,9 +60,9 @@ static void test_concurrency(void)
 	/* Batching: more total throughput, slower streams. */
 	CU_ASSERT(r8.tok_s_total > 5 * r1.tok_s_total);
 	CU_ASSERT(r8.tpot_ms > r1.tpot_ms);
-	EXPECT_NEAR(r8.mean_batch, 8, 0.01);
-	EXPECT_NEAR(r8.decode_step_ms, 10.8, 1e-9);
-	CU_ASSERT(r8.distinct_steps <= 4);
+	EXPECT_NEAR(r8.mean_batch, 8, 0.05);
+	CU_ASSERT(r8.decode_step_ms <= 10.8 + 1e-9);
+	CU_ASSERT(r8.distinct_steps <= 12);
 }
 
 static void test_speculative(void)
@@ -70,11 +71,29 @@ static void test_speculative(void)
 	struct serve_result a, b;
 	serve_params_init(&p);
 	p.output_len = 301;
+	p.spread = 0;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
 	p.accept_per_step = 2.5;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
 	/* 2.5 tokens per step: per-token time divides by 2.5. */
 	EXPECT_NEAR(b.tpot_ms, a.tpot_ms / 2.5, 0.01);
+}
+
+static void test_spread(void)
+{
+	struct serve_params p;
+	struct serve_result a, b;
+	serve_params_init(&p);
+	p.concurrency = 16;
+	p.output_len = 200;
+	p.spread = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
+	p.spread = 0.5;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	/* Lockstep requests prefill together (16 x 50 ms at once); spread ones
+	 * one or two at a time: a shorter time to first token. */
+	CU_ASSERT(b.ttft_ms < a.ttft_ms);
+	CU_ASSERT(b.tok_s_total > 0.5 * a.tok_s_total);
 }
 
 static void test_bad_params(void)
@@ -95,5 +114,6 @@ void suite_serve(void)
 	CU_add_test(s, "one stream: TPOT, TTFT, tok/s", test_single_stream);
 	CU_add_test(s, "concurrency batches decode steps", test_concurrency);
 	CU_add_test(s, "speculative decoding", test_speculative);
+	CU_add_test(s, "output lengths spread the prefills", test_spread);
 	CU_add_test(s, "bad parameters", test_bad_params);
 }
