@@ -171,23 +171,40 @@ out:
 	return rc;
 }
 
+int pred_programs(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+		  long tokens, struct step_prog *prog, int *micro, struct plumb_err *err)
+{
+	int st, rc;
+	*micro = c->micro > 0 ? c->micro : c->lay.pp;
+	if (c->lay.pp > 16)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "at most 16 pipeline stages");
+	if (batch < 1)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "a step needs a batch of at least 1");
+	if (*micro > batch)
+		*micro = batch;
+	memset(prog, 0, sizeof(*prog) * (size_t)c->lay.pp);
+	for (st = 0; st < c->lay.pp; st++)
+		if ((rc = build_stage(c, st, kind, batch, context, tokens, &prog[st], err)) < 0) {
+			int k;
+			for (k = 0; k <= st; k++)
+				step_prog_release(&prog[k]);
+			return rc;
+		}
+	return 0;
+}
+
 int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
 	      long tokens, double *seconds, struct pred_step_info *info,
 	      struct plumb_err *err)
 {
 	struct step_prog prog[16];
 	struct step_result r;
-	int st, rc = 0, micro = c->micro > 0 ? c->micro : c->lay.pp, g;
+	int st, rc = 0, micro, g;
 
 	*seconds = 0;
-	if (c->lay.pp > 16)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "at most 16 pipeline stages");
-	if (micro > batch)
-		micro = batch;
 	memset(prog, 0, sizeof(prog));
-	for (st = 0; st < c->lay.pp; st++)
-		if ((rc = build_stage(c, st, kind, batch, context, tokens, &prog[st], err)) < 0)
-			goto out;
+	if ((rc = pred_programs(c, kind, batch, context, tokens, prog, &micro, err)) < 0)
+		return rc;
 	if ((rc = step_run(c->s, &c->topo, &c->lay, prog, micro, &r, err)) < 0)
 		goto out;
 	/* The serving engine prepares step n+1 on the host while the GPUs run

@@ -53,6 +53,14 @@ int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long co
 	      long tokens, double *seconds, struct pred_step_info *info,
 	      struct plumb_err *err);
 
+/*
+ * The per-stage programs of one step (what pred_step runs), for reports and
+ * tests: prog[0 .. lay.pp-1] are filled (release each with
+ * step_prog_release); *micro receives the microbatch count used.
+ */
+int pred_programs(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+		  long tokens, struct step_prog *prog, int *micro, struct plumb_err *err);
+
 /* serve_step_fn adapter: ctx is a const struct pred_cfg *. */
 int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, long tokens,
 		    double *seconds, struct plumb_err *err);

@@ -1,0 +1,215 @@
+/*
+ * test_predict.c - decode steps compiled from a model and a layout: the
+ * shape of each layout's program, and monotonicity of the predictions.
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "predict.h"
+
+void suite_predict(void);
+
+#define EXPECT_INT(actual, expected) do { \
+	long a_ = (long)(actual), e_ = (long)(expected); \
+	if (a_ != e_) \
+		printf("\n  %s:%d: %s = %ld, expected %ld\n", __FILE__, __LINE__, #actual, a_, e_); \
+	CU_ASSERT_EQUAL(a_, e_); \
+} while (0)
+
+/* The seed box's shape: eight RTX PRO 6000, one per root complex, two sockets. */
+static const char box[] =
+	"plumb_scenario: 1\n"
+	"host: {cpu_vendor: amd, sockets: 2, inter_socket: {kind: xgmi, bandwidth_gbs: %s}}\n"
+	"pcie:\n"
+	"  - {id: rc0, kind: root_complex, socket: 0}\n  - {id: r0, kind: root_port, parent: rc0}\n"
+	"  - {id: g0, kind: gpu, parent: r0, model: rtx-pro-6000}\n"
+	"  - {id: rc1, kind: root_complex, socket: 0}\n  - {id: r1, kind: root_port, parent: rc1}\n"
+	"  - {id: g1, kind: gpu, parent: r1, model: rtx-pro-6000}\n"
+	"  - {id: rc2, kind: root_complex, socket: 0}\n  - {id: r2, kind: root_port, parent: rc2}\n"
+	"  - {id: g2, kind: gpu, parent: r2, model: rtx-pro-6000}\n"
+	"  - {id: rc3, kind: root_complex, socket: 0}\n  - {id: r3, kind: root_port, parent: rc3}\n"
+	"  - {id: g3, kind: gpu, parent: r3, model: rtx-pro-6000}\n"
+	"  - {id: rc4, kind: root_complex, socket: 1}\n  - {id: r4, kind: root_port, parent: rc4}\n"
+	"  - {id: g4, kind: gpu, parent: r4, model: rtx-pro-6000}\n"
+	"  - {id: rc5, kind: root_complex, socket: 1}\n  - {id: r5, kind: root_port, parent: rc5}\n"
+	"  - {id: g5, kind: gpu, parent: r5, model: rtx-pro-6000}\n"
+	"  - {id: rc6, kind: root_complex, socket: 1}\n  - {id: r6, kind: root_port, parent: rc6}\n"
+	"  - {id: g6, kind: gpu, parent: r6, model: rtx-pro-6000}\n"
+	"  - {id: rc7, kind: root_complex, socket: 1}\n  - {id: r7, kind: root_port, parent: rc7}\n"
+	"  - {id: g7, kind: gpu, parent: r7, model: rtx-pro-6000}\n"
+	"%s";
+
+static struct scenario *load(const char *xsock, const char *extra)
+{
+	char text[4096];
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	snprintf(text, sizeof(text), box, xsock, extra);
+	plumb_err_clear(&e);
+	if (scn_parse("inline.yaml", text, &s, &e) < 0)
+		printf("\n  scenario failed: %d:%d: %s\n", e.line, e.col, e.msg);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	return s;
+}
+
+static int cfg(struct pred_cfg *c, const struct scenario *s, const char *model,
+	       const char *layout)
+{
+	const struct llm_catalog *cat = llm_catalog_builtin(NULL);
+	pred_cfg_init(c);
+	c->s = s;
+	if (!cat || llm_model_lookup(cat, model, &c->m, NULL) < 0)
+		return -1;
+	if (llm_prec_init(&c->prec, c->m, LLM_NVFP4, LLM_BF16, NULL) < 0)
+		return -1;
+	return step_layout_parse(layout, &c->lay, NULL);
+}
+
+static int count(const struct step_prog *p, enum step_op_kind k)
+{
+	int i, n = 0;
+	for (i = 0; i < p->nops; i++)
+		n += p->ops[i].kind == k;
+	return n;
+}
+
+static void test_tp8_shape(void)
+{
+	struct scenario *s = load("192", "");
+	struct pred_cfg c;
+	struct step_prog prog[16];
+	int micro;
+	if (!s || cfg(&c, s, "glm-5", "tp8") < 0)
+		return;
+	CU_ASSERT_EQUAL(pred_programs(&c, SERVE_DECODE, 8, 1024, 1, prog, &micro, NULL), 0);
+	/* Two all-reduces per layer, and the logits' all-gather. */
+	EXPECT_INT(count(&prog[0], SOP_ALLREDUCE), 2 * c.m->layers);
+	EXPECT_INT(count(&prog[0], SOP_ALLGATHER), 1);
+	EXPECT_INT(count(&prog[0], SOP_ALLTOALL), 0);
+	/* An all-reduce moves batch x hidden x 2 bytes. */
+	CU_ASSERT_EQUAL(prog[0].ops[1].kind, SOP_ALLREDUCE);
+	CU_ASSERT_DOUBLE_EQUAL(prog[0].ops[1].bytes, 8.0 * c.m->hidden * 2, 1e-9);
+	EXPECT_INT(micro, 1);
+	step_prog_release(&prog[0]);
+	scn_free(s);
+}
+
+static void test_tp4pp2_shape(void)
+{
+	struct scenario *s = load("192", "");
+	struct pred_cfg c;
+	struct step_prog prog[16];
+	struct step_result r;
+	int micro, st;
+	if (!s || cfg(&c, s, "glm-5", "tp4pp2") < 0)
+		return;
+	CU_ASSERT_EQUAL(pred_programs(&c, SERVE_DECODE, 8, 1024, 1, prog, &micro, NULL), 0);
+	EXPECT_INT(micro, 2);
+	/* Each stage has half the layers: two all-reduces for each. */
+	EXPECT_INT(count(&prog[0], SOP_ALLREDUCE), 2 * (c.m->layers / 2));
+	EXPECT_INT(count(&prog[1], SOP_ALLREDUCE), 2 * (c.m->layers - c.m->layers / 2));
+	/* One activation send per stage boundary per microbatch: batch/micro x hidden x 2. */
+	CU_ASSERT_DOUBLE_EQUAL(prog[0].send_bytes, 4.0 * c.m->hidden * 2, 1e-9);
+	CU_ASSERT_EQUAL(step_run(s, &c.topo, &c.lay, prog, micro, &r, NULL), 0);
+	CU_ASSERT(r.by_tag[TAG_COMM_PP] > 0);
+	CU_ASSERT(r.seconds > 0);
+	for (st = 0; st < 2; st++)
+		step_prog_release(&prog[st]);
+	scn_free(s);
+}
+
+static void test_ep8_shape(void)
+{
+	struct scenario *s = load("192", "");
+	struct pred_cfg c;
+	struct step_prog prog[16];
+	int micro, moe;
+	if (!s || cfg(&c, s, "glm-5", "ep8") < 0)
+		return;
+	CU_ASSERT_EQUAL(pred_programs(&c, SERVE_DECODE, 64, 1024, 1, prog, &micro, NULL), 0);
+	/* Dispatch and combine around the experts of every MoE layer; data-parallel
+	 * attention needs no all-reduce. */
+	moe = c.m->layers - c.m->dense_layers;
+	EXPECT_INT(count(&prog[0], SOP_ALLTOALL), 2 * moe);
+	EXPECT_INT(count(&prog[0], SOP_ALLREDUCE), 0);
+	/* Per rank: its 64/8 tokens x top-k copies of the hidden state. */
+	{
+		int i;
+		for (i = 0; i < prog[0].nops && prog[0].ops[i].kind != SOP_ALLTOALL; i++)
+			;
+		CU_ASSERT_DOUBLE_EQUAL(prog[0].ops[i].bytes, 8.0 * c.m->top_k * c.m->hidden * 2, 1e-9);
+	}
+	step_prog_release(&prog[0]);
+	scn_free(s);
+}
+
+static void test_tp8ep_shape(void)
+{
+	struct scenario *s = load("192", "");
+	struct pred_cfg c;
+	struct step_prog prog[16];
+	int micro;
+	if (!s || cfg(&c, s, "glm-5", "tp8ep") < 0)
+		return;
+	CU_ASSERT_EQUAL(pred_programs(&c, SERVE_DECODE, 8, 1024, 1, prog, &micro, NULL), 0);
+	EXPECT_INT(count(&prog[0], SOP_ALLREDUCE), 2 * c.m->layers);
+	EXPECT_INT(count(&prog[0], SOP_ALLTOALL), 0);
+	step_prog_release(&prog[0]);
+	scn_free(s);
+}
+
+static double step_ms(const char *xsock, const char *extra, const char *layout, int batch)
+{
+	struct scenario *s = load(xsock, extra);
+	struct pred_cfg c;
+	double t = -1;
+	if (!s || cfg(&c, s, "glm-5", layout) < 0)
+		return -1;
+	CU_ASSERT_EQUAL(pred_step(&c, SERVE_DECODE, batch, 2048, 1, &t, NULL, NULL), 0);
+	scn_free(s);
+	return t * 1e3;
+}
+
+static void test_monotonic(void)
+{
+	/* More inter-socket bandwidth is never slower. */
+	CU_ASSERT(step_ms("400", "nccl: {p2p_level: SYS}\n", "tp8", 64) <=
+		  step_ms("20", "nccl: {p2p_level: SYS}\n", "tp8", 64) + 1e-9);
+	/* P2P is never slower than bouncing through host memory. */
+	CU_ASSERT(step_ms("192", "nccl: {p2p_level: SYS}\n", "tp8", 8) <=
+		  step_ms("192", "nccl: {p2p_disable: true}\n", "tp8", 8) + 1e-9);
+	CU_ASSERT(step_ms("192", "nccl: {p2p_level: SYS}\n", "tp8", 1) <=
+		  step_ms("192", "", "tp8", 1) + 1e-9);
+	/* A bigger batch never makes a step shorter. */
+	CU_ASSERT(step_ms("192", "", "tp8", 64) >= step_ms("192", "", "tp8", 8));
+	CU_ASSERT(step_ms("192", "", "ep8", 64) >= step_ms("192", "", "ep8", 8));
+}
+
+static void test_fit(void)
+{
+	struct scenario *s = load("192", "");
+	struct pred_cfg c;
+	struct plumb_err e;
+	if (!s || cfg(&c, s, "glm-5", "tp4") < 0)
+		return;
+	/* GLM-5 NVFP4 (~440 GB) does not fit on four 96 GB GPUs. */
+	plumb_err_clear(&e);
+	CU_ASSERT(pred_check_fit(&c, 1, 1024, &e) < 0);
+	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
+	step_layout_parse("tp8", &c.lay, NULL);
+	CU_ASSERT_EQUAL(pred_check_fit(&c, 8, 2048, NULL), 0);
+	scn_free(s);
+}
+
+void suite_predict(void)
+{
+	CU_pSuite s = CU_add_suite("predict", NULL, NULL);
+	CU_add_test(s, "tp8: two all-reduces per layer", test_tp8_shape);
+	CU_add_test(s, "tp4pp2: one send per stage boundary and microbatch", test_tp4pp2_shape);
+	CU_add_test(s, "ep8: two all-to-alls per MoE layer", test_ep8_shape);
+	CU_add_test(s, "tp8ep: experts combined by all-reduce", test_tp8ep_shape);
+	CU_add_test(s, "monotonic in bandwidth, P2P and batch", test_monotonic);
+	CU_add_test(s, "memory fit", test_fit);
+}
