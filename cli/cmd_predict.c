@@ -342,7 +342,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			fprintf(f, "%s,%d,%d,%ld,", o->layouts[r->li], l.gpus, r->x,
 				o->nbatch ? o->context : o->input + o->output / 2);
 			if (!r->fits) {
-				fprintf(f, ",,,,,,,,0,\"does not fit: %s\"\n", r->why);
+				fprintf(f, ",,,,,,,,0,\"%s\"\n", r->why);
 				continue;
 			}
 			fprintf(f, "%.3f,%.2f,%.3f,%.3f,", r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
@@ -391,7 +391,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
 			if (!r->fits) {
-				fprintf(f, "%-8s %11d  does not fit: %s\n", o->layouts[r->li], r->x, r->why);
+				fprintf(f, "%-8s %11d  %s\n", o->layouts[r->li], r->x, r->why);
 				continue;
 			}
 			fprintf(f, "%-8s %11d %9.2f %11.1f %11.2f %9.2f ", o->layouts[r->li], r->x,

@@ -19,7 +19,8 @@
 # Ends with exactly one line "N passed, M failed"; exit status 1 when M > 0.
 # Variants: text (default), json, nccl-xml, acs-off (--acs off), and for a
 # VM also view-host (--view host); xfer (plumb xfer: p2pBandwidthLatencyTest
-# matrices) and coll (plumb coll: an nccl-tests all_reduce table).
+# matrices), coll (plumb coll: an nccl-tests all_reduce table) and predict
+# (plumb predict: CSV for concurrency 1 and 8).
 
 LC_ALL=C
 export LC_ALL
@@ -81,7 +82,7 @@ for scn in scenarios/*.yaml; do
 	name=$(basename "$scn" .yaml)
 	"$PLUMB" topo "$scn" >"$tmp/text" 2>"$tmp/err"
 	rc=$?
-	variants="text json nccl-xml acs-off xfer coll"
+	variants="text json nccl-xml acs-off xfer coll predict"
 	if head -n 1 "$tmp/text" | grep -q '(.*, VM'; then
 		variants="$variants view-host"
 	else
@@ -97,6 +98,7 @@ for scn in scenarios/*.yaml; do
 		view-host) args="--view host" ;;
 		xfer) cmd=xfer args= ;;
 		coll) cmd=coll args="-b 8 -e 64M -f 8 --verbose" ;;
+		predict) cmd=predict args="--concurrency 1,8 --output 128 --format csv" ;;
 		esac
 		out=$tmp/$name.$v.out
 		# shellcheck disable=SC2086 # args is a word list on purpose
