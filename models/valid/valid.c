@@ -9,13 +9,17 @@
 
 #include "coll.h"
 #include "p2ptest.h"
+#include "predict.h"
 #include "ytree.h"
 
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
-	"p2p_disable", "source", NULL
+	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", NULL
 };
-static const char *const kind_names[] = { "nccl", "p2p", NULL };
+static const char *const whatif_keys[] = {
+	"name", "scenarios", "layouts", "concurrency", "note", NULL
+};
+static const char *const kind_names[] = { "nccl", "p2p", "serving", NULL };
 
 /* The p2p matrices plumb predicts, and where p2ptest keeps them. */
 static const struct {
@@ -126,6 +130,33 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 			return rc;
 		c->run = (int)l;
 	}
+	snprintf(c->model, sizeof(c->model), "glm-5");
+	snprintf(c->weights, sizeof(c->weights), "nvfp4");
+	snprintf(c->kv, sizeof(c->kv), "bf16");
+	c->input = 1024;
+	c->output = 1024;
+	if ((x = ymap_get(n, "model")) &&
+	    (rc = yget_str(t, x, "model", c->model, sizeof(c->model), err)) < 0)
+		return rc;
+	if ((x = ymap_get(n, "weights")) &&
+	    (rc = yget_str(t, x, "weights", c->weights, sizeof(c->weights), err)) < 0)
+		return rc;
+	if ((x = ymap_get(n, "kv")) &&
+	    (rc = yget_str(t, x, "kv", c->kv, sizeof(c->kv), err)) < 0)
+		return rc;
+	if ((x = ymap_get(n, "input"))) {
+		if ((rc = yget_int(t, x, "input", 1, 10000000, &l, err)) < 0)
+			return rc;
+		c->input = l;
+	}
+	if ((x = ymap_get(n, "output"))) {
+		if ((rc = yget_int(t, x, "output", 1, 10000000, &l, err)) < 0)
+			return rc;
+		c->output = l;
+	}
+	if ((x = ymap_get(n, "note")) &&
+	    (rc = yget_str(t, x, "note", c->note, sizeof(c->note), err)) < 0)
+		return rc;
 	if ((x = ymap_get(n, "op"))) {
 		if ((rc = yget_str(t, x, "op", c->op, sizeof(c->op), err)) < 0)
 			return rc;
@@ -156,7 +187,24 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 			c->gpus[i] = i;
 	}
 	c->first_point = v->npoints;
-	if (c->kind == VAL_NCCL) {
+	if (c->kind == VAL_SERVING) {
+		if ((rc = meas_csv_parse_file(c->data, &c->serving, err)) < 0)
+			return rc;
+		if (c->serving->kind != MEAS_CSV_SERVING)
+			return yerr(t, n, PLUMB_EINPUT, err,
+				    "case '%s': %s is not a serving CSV (layout,concurrency,context,tok_s)",
+				    c->name, c->data);
+		for (i = 0; i < c->serving->nrows; i++) {
+			const struct meas_csv_row *row = &c->serving->rows[i];
+			char label[64];
+			snprintf(label, sizeof(label), "%s x%d tok/s", row->layout, row->concurrency);
+			if (add_point(v, idx, label, 0, row->tok_s) < 0)
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			snprintf(label, sizeof(label), "%s x%d tpot_ms", row->layout, row->concurrency);
+			if (add_point(v, idx, label, 1, row->tpot_ms) < 0)
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		}
+	} else if (c->kind == VAL_NCCL) {
 		struct meas_nccl_hint h;
 		const struct meas_nccl_run *run;
 		memset(&h, 0, sizeof(h));
@@ -215,6 +263,67 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 	return 0;
 }
 
+/* The optional `whatif:` list: predictions shown beside the cases. */
+static int load_whatif(struct val_set *v, const struct ytree *t, const struct ynode *list,
+		       struct plumb_err *err)
+{
+	size_t i, k;
+	int rc;
+	if (!list)
+		return 0;
+	if ((rc = yexpect(t, list, Y_SEQ, "whatif", err)) < 0)
+		return rc;
+	v->whatif = calloc(list->n ? list->n : 1, sizeof(*v->whatif));
+	if (!v->whatif)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	for (i = 0; i < list->n; i++) {
+		const struct ynode *n = list->vals[i], *x;
+		struct val_whatif *w = &v->whatif[i];
+		char buf[256];
+		v->nwhatif = (int)i + 1;
+		if ((rc = yexpect(t, n, Y_MAP, "whatif entry", err)) < 0 ||
+		    (rc = ymap_check_keys(t, n, "whatif entry", whatif_keys, err)) < 0)
+			return rc;
+		if (!(x = ymap_get(n, "name")) ||
+		    (rc = yget_str(t, x, "name", w->name, sizeof(w->name), err)) < 0)
+			return x ? rc : yerr(t, n, PLUMB_EINPUT, err, "whatif entry needs 'name'");
+		if ((x = ymap_get(n, "note")) &&
+		    (rc = yget_str(t, x, "note", w->note, sizeof(w->note), err)) < 0)
+			return rc;
+		if (!(x = ymap_get(n, "scenarios")) || x->type != Y_SEQ || x->n < 1 || x->n > 8)
+			return yerr(t, x ? x : n, PLUMB_EINPUT, err,
+				    "whatif '%s' needs 'scenarios': a list of 1-8 files", w->name);
+		for (k = 0; k < x->n; k++) {
+			if ((rc = yget_str(t, x->vals[k], "scenario", buf, sizeof(buf), err)) < 0 ||
+			    (rc = scn_load(buf, &w->scn[k], err)) < 0)
+				return rc;
+			w->nscn = (int)k + 1;
+		}
+		if (!(x = ymap_get(n, "layouts")) || x->type != Y_SEQ || x->n < 1 || x->n > 8)
+			return yerr(t, x ? x : n, PLUMB_EINPUT, err,
+				    "whatif '%s' needs 'layouts': a list of 1-8 layouts", w->name);
+		for (k = 0; k < x->n; k++) {
+			struct step_layout l;
+			if ((rc = yget_str(t, x->vals[k], "layout", w->layouts[k], sizeof(w->layouts[k]), err)) < 0)
+				return rc;
+			if (step_layout_parse(w->layouts[k], &l, NULL) < 0)
+				return yerr(t, x->vals[k], PLUMB_EINPUT, err, "unknown layout '%s'", w->layouts[k]);
+			w->nlayouts = (int)k + 1;
+		}
+		if (!(x = ymap_get(n, "concurrency")) || x->type != Y_SEQ || x->n < 1 || x->n > 16)
+			return yerr(t, x ? x : n, PLUMB_EINPUT, err,
+				    "whatif '%s' needs 'concurrency': a list of 1-16 numbers", w->name);
+		for (k = 0; k < x->n; k++) {
+			long c;
+			if ((rc = yget_int(t, x->vals[k], "concurrency", 1, 100000, &c, err)) < 0)
+				return rc;
+			w->conc[k] = (int)c;
+			w->nconc = (int)k + 1;
+		}
+	}
+	return 0;
+}
+
 int val_load(const char *path, struct val_set **out, struct plumb_err *err)
 {
 	struct ytree *t = NULL;
@@ -248,6 +357,8 @@ int val_load(const char *path, struct val_set **out, struct plumb_err *err)
 		if ((rc = load_case(v, t, cases->vals[i], (int)i, err)) < 0)
 			goto fail;
 	}
+	if ((rc = load_whatif(v, t, ymap_get(t->root, "whatif"), err)) < 0)
+		goto fail;
 	ytree_free(t);
 	*out = v;
 	return 0;
@@ -266,16 +377,74 @@ void val_free(struct val_set *v)
 		scn_free(v->cases[i].scn);
 		meas_nccl_free(v->cases[i].nccl);
 		meas_p2p_free(v->cases[i].p2p);
+		meas_csv_free(v->cases[i].serving);
 	}
+	for (i = 0; i < v->nwhatif; i++) {
+		int k;
+		for (k = 0; k < v->whatif[i].nscn; k++)
+			scn_free(v->whatif[i].scn[k]);
+	}
+	free(v->whatif);
 	free(v->cases);
 	free(v->points);
 	free(v);
+}
+
+/* Serve `model` with `layout` at concurrency conc on scenario scn. */
+static int serve_point(const struct scenario *scn, const char *model, const char *weights,
+		       const char *kv, const char *layout, int conc, long input, long output,
+		       long context, struct serve_result *sr, struct plumb_err *err)
+{
+	const struct llm_catalog *cat = llm_catalog_builtin(err);
+	struct pred_cfg c;
+	struct serve_params sp;
+	enum llm_dtype w, k;
+	int rc;
+	if (!cat)
+		return -PLUMB_ERUNTIME;
+	pred_cfg_init(&c);
+	c.s = scn;
+	if ((rc = llm_model_lookup(cat, model, &c.m, err)) < 0)
+		return rc;
+	if (llm_dtype_parse(weights, &w) < 0 || llm_dtype_parse(kv, &k) < 0)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "unknown dtype '%s' or '%s'",
+				     weights, kv);
+	if ((rc = llm_prec_init(&c.prec, c.m, w, k, err)) < 0 ||
+	    (rc = step_layout_parse(layout, &c.lay, err)) < 0)
+		return rc;
+	serve_params_init(&sp);
+	sp.concurrency = conc;
+	sp.input_len = input;
+	sp.output_len = output;
+	sp.context = context;
+	return serve_run(&sp, pred_serve_step, &c, sr, err);
 }
 
 static int predict_case(struct val_set *v, int ci, struct plumb_err *err)
 {
 	struct val_case *c = &v->cases[ci];
 	int p, rc;
+
+	if (c->kind == VAL_SERVING) {
+		int row;
+		p = c->first_point;
+		for (row = 0; row < c->serving->nrows; row++) {
+			const struct meas_csv_row *m = &c->serving->rows[row];
+			struct serve_result sr;
+			if ((rc = serve_point(c->scn, c->model, c->weights, c->kv, m->layout,
+					      m->concurrency,
+					      m->input_len > 0 ? m->input_len : c->input,
+					      m->output_len > 0 ? m->output_len : c->output,
+					      m->context, &sr, err)) < 0)
+				return rc;
+			if (p < c->first_point + c->npoints && v->points[p].group == 0 &&
+			    strstr(v->points[p].label, m->layout))
+				v->points[p++].predicted = sr.tok_s_total;
+			if (!isnan(m->tpot_ms) && m->tpot_ms > 0)
+				v->points[p++].predicted = sr.tpot_ms;
+		}
+		return 0;
+	}
 
 	if (c->kind == VAL_NCCL) {
 		const struct meas_nccl_run *run = &c->nccl->runs[c->run - 1];
@@ -329,10 +498,25 @@ static int predict_case(struct val_set *v, int ci, struct plumb_err *err)
 
 int val_predict(struct val_set *v, int c, struct plumb_err *err)
 {
-	int i, rc;
+	int i, rc, a, b, k;
 	for (i = 0; i < v->ncases; i++)
 		if ((c < 0 || i == c) && (rc = predict_case(v, i, err)) < 0)
 			return rc;
+	if (c >= 0)
+		return 0;
+	for (i = 0; i < v->nwhatif; i++) {
+		struct val_whatif *w = &v->whatif[i];
+		for (a = 0; a < w->nscn; a++)
+			for (b = 0; b < w->nlayouts; b++)
+				for (k = 0; k < w->nconc; k++) {
+					struct serve_result sr;
+					if ((rc = serve_point(w->scn[a], "glm-5", "nvfp4", "bf16",
+							      w->layouts[b], w->conc[k], 1024, 1024, 0,
+							      &sr, err)) < 0)
+						return rc;
+					w->tok[a][b][k] = sr.tok_s_total;
+				}
+	}
 	return 0;
 }
 
@@ -376,6 +560,8 @@ void val_stats(const struct val_set *v, int first, int n, struct val_stats *st)
 
 static const char *unit_of(const struct val_point *p, const struct val_case *c)
 {
+	if (c->kind == VAL_SERVING)
+		return p->group ? "ms" : "tok/s";
 	if (c->kind == VAL_NCCL)
 		return "us";
 	return p->group >= MEAS_P2P_LAT_DISABLED_GPU ? "us" : "GB/s";
@@ -408,7 +594,7 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 		struct val_stats st;
 		val_stats(v, c->first_point, c->npoints, &st);
 		fprintf(f, "| %s | %s | %d | %.1f%% | x%.2f | %d/%d |\n", c->name,
-			c->kind == VAL_NCCL ? c->op : "p2p", st.n, 100 * st.median_err,
+			c->kind == VAL_NCCL ? c->op : c->kind == VAL_P2P ? "p2p" : "serving", st.n, 100 * st.median_err,
 			st.worst_ratio, st.within2x, st.n);
 	}
 	for (i = 0; i < v->ncases; i++) {
@@ -420,13 +606,17 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 		if (c->source[0])
 			fprintf(f, "; source: %s", c->source);
 		fputs(".", f);
-		if (c->kind == VAL_NCCL)
+		if (c->kind == VAL_SERVING)
+			fprintf(f, " %s %s weights, %s KV cache, input %ld and output %ld tokens.\n\n"
+				   "| point | measured | predicted | ratio |\n|---|---|---|---|\n",
+				c->model, c->weights, c->kv, c->input, c->output);
+		else if (c->kind == VAL_NCCL)
 			fprintf(f, " %s over %d GPUs%s%s.\n\n| size | measured (us) | predicted (us) | ratio |\n|---|---|---|---|\n",
 				c->op, c->ngpus, c->p2p_disable ? ", NCCL_P2P_DISABLE=1" : "",
 				c->nccl_level >= 0 ? ", NCCL_P2P_LEVEL set" : "");
 		else
 			fputs("\n\n| matrix | cells | median error | worst cell: measured -> predicted |\n|---|---|---|---|\n", f);
-		if (c->kind == VAL_NCCL) {
+		if (c->kind == VAL_NCCL || c->kind == VAL_SERVING) {
 			for (p = c->first_point; p < c->first_point + c->npoints; p++)
 				fprintf(f, "| %s | %.2f | %.2f | %.2f |\n", v->points[p].label,
 					v->points[p].measured, v->points[p].predicted,
@@ -453,5 +643,32 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 					st.worst >= 0 ? unit_of(&v->points[st.worst], c) : "");
 			}
 		}
+		if (c->note[0])
+			fprintf(f, "\n%s\n", c->note);
+	}
+	for (i = 0; i < v->nwhatif; i++) {
+		const struct val_whatif *w = &v->whatif[i];
+		int a, b, k;
+		fprintf(f, "\n## %s\n\nPredicted total tok/s (no measurement), GLM-5 NVFP4, input and output 1024 tokens.\n\n| layout | concurrency |", w->name);
+		for (a = 0; a < w->nscn; a++)
+			fprintf(f, " %s |", w->scn[a]->name);
+		fputs("\n|---|---|", f);
+		for (a = 0; a < w->nscn; a++)
+			fputs("---|", f);
+		fputc('\n', f);
+		for (b = 0; b < w->nlayouts; b++)
+			for (k = 0; k < w->nconc; k++) {
+				fprintf(f, "| %s | %d |", w->layouts[b], w->conc[k]);
+				for (a = 0; a < w->nscn; a++) {
+					if (a == 0)
+						fprintf(f, " %.1f |", w->tok[a][b][k]);
+					else
+						fprintf(f, " %.1f (x%.2f) |", w->tok[a][b][k],
+							w->tok[a][b][k] / w->tok[0][b][k]);
+				}
+				fputc('\n', f);
+			}
+		if (w->note[0])
+			fprintf(f, "\n%s\n", w->note);
 	}
 }

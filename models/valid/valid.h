@@ -16,7 +16,7 @@
 #include "scn.h"
 #include "topo.h"
 
-enum val_kind { VAL_NCCL, VAL_P2P };
+enum val_kind { VAL_NCCL, VAL_P2P, VAL_SERVING };
 
 struct val_case {
 	char name[64];
@@ -32,6 +32,10 @@ struct val_case {
 	struct scenario *scn;       /* owned */
 	struct meas_nccl_file *nccl;/* owned, kind nccl */
 	struct meas_p2p_file *p2p;  /* owned, kind p2p */
+	struct meas_csv *serving;   /* owned, kind serving */
+	char model[48], weights[16], kv[16];  /* serving: what was served */
+	long input, output;         /* serving: request lengths */
+	char note[1024];            /* shown under the case's table */
 	int first_point, npoints;   /* slice of the point array */
 };
 
@@ -42,10 +46,24 @@ struct val_point {
 	double measured, predicted; /* us or GB/s, as measured */
 };
 
+/* A prediction without a measurement: the same model on other boxes. */
+struct val_whatif {
+	char name[64];
+	int nscn;
+	struct scenario *scn[8];    /* owned */
+	char layouts[8][32];
+	int nlayouts;
+	int conc[16], nconc;
+	char note[2048];
+	double tok[8][8][16];       /* [scenario][layout][concurrency], predicted */
+};
+
 struct val_set {
 	char file[512];
 	int ncases;
 	struct val_case *cases;
+	int nwhatif;
+	struct val_whatif *whatif;
 	int npoints;
 	struct val_point *points;
 };
