@@ -84,6 +84,7 @@ bench: plumb
 	@mkdir -p bench
 	./plumb bench --format csv -o bench/results.csv
 	cat bench/results.csv
+	sh scripts/bench-predict.sh
 
 docs-constants: plumb
 	sh scripts/gen-constants-doc.sh

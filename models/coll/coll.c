@@ -30,8 +30,8 @@ struct crun {
 	double eff;                 /* payload fraction on the wire */
 	int nch;                    /* channels: parallel flows per send */
 	double ch_cap;              /* per-channel wire rate cap (LL, LL128), 0 = none */
-	double step_lat[SCN_MAX_GPUS][SCN_MAX_GPUS];   /* per hop, seconds */
-	int shm[SCN_MAX_GPUS][SCN_MAX_GPUS];           /* 1: hop bounces through host */
+	double *step_lat;           /* n x n, per hop, seconds (allocated with the run) */
+	unsigned char *shm;         /* n x n, 1: hop bounces through host */
 	int kind_send;
 	/* ring */
 	int nsteps;
@@ -103,7 +103,7 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 	sr->remaining = r->nch;
 	memset(&fs, 0, sizeof(fs));
 	fs.path = path;
-	if (r->shm[src][dst]) {
+	if (r->shm[(src) * r->n + (dst)]) {
 		fs.path_len = shm_path(r->fab, a, b, path);
 		/* The cap is a payload rate per GPU, shared by the channels;
 		 * flows carry wire bytes. */
@@ -114,7 +114,7 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 	if (r->ch_cap > 0 && (fs.rate_cap == 0 || r->ch_cap < fs.rate_cap))
 		fs.rate_cap = r->ch_cap;
 	fs.bytes = bytes / r->eff / r->nch;
-	fs.start = sim_now(r->eng) + r->step_lat[src][dst];
+	fs.start = sim_now(r->eng) + r->step_lat[(src) * r->n + (dst)];
 	fs.on_done = flow_done;
 	fs.arg = sr;
 	if (fs.path_len == 0 && fs.rate_cap == 0)
@@ -356,9 +356,12 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	if (algo == ALGO_TREE && c->op != COLL_ALLREDUCE)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "the tree algorithm is modelled for all-reduce only");
-	r = calloc(1, sizeof(*r));
+	/* One block: the run, then its n x n latency and transport tables. */
+	r = calloc(1, sizeof(*r) + (size_t)c->n * c->n * (sizeof(double) + 1));
 	if (!r)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	r->step_lat = (double *)(void *)(r + 1);
+	r->shm = (unsigned char *)(r->step_lat + (size_t)c->n * c->n);
 	r->s = s;
 	r->eng = x->eng;
 	r->fab = x->fab;
@@ -379,11 +382,11 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 			int a = c->gpus[i], b = c->gpus[j], nvl;
 			if (i == j || a == b)
 				continue;
-			r->shm[i][j] = view->xport[a][b] != XP_P2P;
-			nvl = !r->shm[i][j] && nvlink_path(r->fab, a, b);
+			r->shm[(i) * r->n + (j)] = view->xport[a][b] != XP_P2P;
+			nvl = !r->shm[(i) * r->n + (j)] && nvlink_path(r->fab, a, b);
 			if (uses_pair(c, algo, i, j)) {
 				all_nvl &= nvl;
-				if (res && r->shm[i][j])
+				if (res && r->shm[(i) * r->n + (j)])
 					res->shm_hops++;
 				else if (res)
 					res->p2p_hops++;
@@ -393,17 +396,17 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 				 * flow adds its path latency, so delay by the rest. */
 				int path[FAB_MAX_PATH], np;
 				double hw = (nvl ? s->k.v[nvl_k[proto]] : s->k.v[pci_k[proto]]) * 1e-6;
-				np = r->shm[i][j] ? shm_path(r->fab, a, b, path)
+				np = r->shm[(i) * r->n + (j)] ? shm_path(r->fab, a, b, path)
 						  : fab_path_gpu(r->fab, a, b, path);
 				hw -= fab_path_latency(r->fab, path, np);
-				r->step_lat[i][j] = hw > 0 ? hw : 0;
+				r->step_lat[(i) * r->n + (j)] = hw > 0 ? hw : 0;
 			}
-			if (r->shm[i][j])
-				r->step_lat[i][j] += s->k.v[K_NCCL_SHM_STEP_US] * 1e-6;
+			if (r->shm[(i) * r->n + (j)])
+				r->step_lat[(i) * r->n + (j)] += s->k.v[K_NCCL_SHM_STEP_US] * 1e-6;
 			else if (!nvl)
 				/* NCCL's PCI latency is a recent GPU's; GPUs whose
 				 * measured P2P copy latency is longer pay the rest. */
-				r->step_lat[i][j] += fmax(0, xfer_copy_lat(s, a, b) -
+				r->step_lat[(i) * r->n + (j)] += fmax(0, xfer_copy_lat(s, a, b) -
 							     s->k.v[K_P2P_LAT_US] * 1e-6);
 		}
 	/* LL128 needs NVLink on every hop (NCCL turns it off on PCIe). */
