@@ -40,7 +40,8 @@ const char cmd_predict_usage[] =
 	"  -h, --help             this help\n"
 	"\n"
 	"CSV columns: layout,gpus,concurrency,context,step_ms,tok_s_total,\n"
-	"tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,fits,diagnosis\n"
+	"tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,busy_frac,fits,\n"
+	"diagnosis (busy = compute + communication: what nvidia-smi counts as utilised)\n"
 	"(with --batch the third column is batch and ttft_ms is empty).\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario or a model that does not fit,\n"
 	"4 I/O error, 5 runtime error.\n"
@@ -331,7 +332,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 	int i, j;
 
 	if (!strcmp(o->format, "csv")) {
-		fprintf(f, "%slayout,gpus,%s,context,step_ms,tok_s_total,tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,fits,diagnosis\n",
+		fprintf(f, "%slayout,gpus,%s,context,step_ms,tok_s_total,tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,busy_frac,fits,diagnosis\n",
 			compare ? "scenario," : "", xname);
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
@@ -342,7 +343,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			fprintf(f, "%s,%d,%d,%ld,", o->layouts[r->li], l.gpus, r->x,
 				o->nbatch ? o->context : o->input + o->output / 2);
 			if (!r->fits) {
-				fprintf(f, ",,,,,,,,0,\"%s\"\n", r->why);
+				fprintf(f, ",,,,,,,,,0,\"%s\"\n", r->why);
 				continue;
 			}
 			fprintf(f, "%.3f,%.2f,%.3f,%.3f,", r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
@@ -350,7 +351,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fputc(',', f);
 			else
 				fprintf(f, "%.2f,", r->ttft_ms);
-			fprintf(f, "%.4f,%.4f,%.4f,1,\"%s\"\n", r->comm, r->compute, r->idle, r->diag);
+			fprintf(f, "%.4f,%.4f,%.4f,%.4f,1,\"%s\"\n", r->comm, r->compute, r->idle,
+				r->compute + r->comm, r->diag);
 		}
 		return;
 	}
@@ -368,8 +370,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 					r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
 				if (!isnan(r->ttft_ms))
 					fprintf(f, ", \"ttft_ms\": %.2f", r->ttft_ms);
-				fprintf(f, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"diagnosis\": ",
-					r->comm, r->compute, r->idle);
+				fprintf(f, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"busy_frac\": %.4f, \"diagnosis\": ",
+					r->comm, r->compute, r->idle, r->compute + r->comm);
 				json_escape(f, r->diag);
 			} else {
 				fputs(", \"why\": ", f);
@@ -386,8 +388,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		o->eager ? ", eager" : ", CUDA graphs", o->mtp ? ", speculative decoding" : "");
 	if (!compare) {
 		fprintf(f, "# %s\n", s[0]->name[0] ? s[0]->name : s[0]->path);
-		fprintf(f, "%-8s %11s %9s %11s %11s %9s %9s %6s  %s\n", "layout", xname, "step_ms",
-			"tok/s", "tok/s/user", "tpot_ms", "ttft_ms", "comm%", "diagnosis");
+		fprintf(f, "%-8s %11s %9s %11s %11s %9s %9s %6s %6s  %s\n", "layout", xname, "step_ms",
+			"tok/s", "tok/s/user", "tpot_ms", "ttft_ms", "comm%", "busy%", "diagnosis");
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
 			if (!r->fits) {
@@ -400,7 +402,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fprintf(f, "%9s ", "-");
 			else
 				fprintf(f, "%9.1f ", r->ttft_ms);
-			fprintf(f, "%5.0f%%  %s\n", 100 * r->comm, r->diag);
+			fprintf(f, "%5.0f%% %5.0f%%  %s\n", 100 * r->comm, 100 * (r->compute + r->comm), r->diag);
 		}
 		return;
 	}

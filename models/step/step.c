@@ -253,6 +253,7 @@ static int finish_micro(struct srun *sr, int st, struct plumb_err *err)
 		xs.arg = sa;
 		if ((rc = xfer_start(&sr->xx, &xs, err)) < 0)
 			return rc;
+		sr->r->sends++;
 	}
 	return 0;
 }

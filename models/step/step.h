@@ -75,6 +75,7 @@ struct step_result {
 	double by_tag[TAG_NTAGS];   /* seconds per tag, summed over stages (one GPU each) */
 	long events;
 	long flows;
+	int sends;                  /* stage-boundary transfers (GPU pairs x microbatches) */
 };
 
 /*

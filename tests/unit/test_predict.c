@@ -114,6 +114,8 @@ static void test_tp4pp2_shape(void)
 	CU_ASSERT_DOUBLE_EQUAL(prog[0].send_bytes, 4.0 * c.m->hidden * 2, 1e-9);
 	CU_ASSERT_EQUAL(step_run(s, &c.topo, &c.lay, prog, micro, &r, NULL), 0);
 	CU_ASSERT(r.by_tag[TAG_COMM_PP] > 0);
+	/* Each of the 4 GPU pairs across the boundary sends once per microbatch. */
+	EXPECT_INT(r.sends, 4 * micro);
 	CU_ASSERT(r.seconds > 0);
 	for (st = 0; st < 2; st++)
 		step_prog_release(&prog[st]);
