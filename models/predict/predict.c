@@ -193,20 +193,25 @@ int pred_programs(const struct pred_cfg *c, enum serve_step kind, int batch, lon
 	return 0;
 }
 
-int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
-	      long tokens, double *seconds, struct pred_step_info *info,
-	      struct plumb_err *err)
+static int step_impl(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+		     long tokens, double *seconds, struct step_span *spans, int cap, int *nspans,
+		     struct pred_step_info *info, struct plumb_err *err)
 {
 	struct step_prog prog[16];
 	struct step_result r;
 	int st, rc = 0, micro, g;
 
 	*seconds = 0;
+	memset(&r, 0, sizeof(r));
+	r.spans = spans;
+	r.cap = cap;
 	memset(prog, 0, sizeof(prog));
 	if ((rc = pred_programs(c, kind, batch, context, tokens, prog, &micro, err)) < 0)
 		return rc;
 	if ((rc = step_run(c->s, &c->topo, &c->lay, prog, micro, &r, err)) < 0)
 		goto out;
+	if (nspans)
+		*nspans = r.nspans;
 	/* The serving engine prepares step n+1 on the host while the GPUs run
 	 * step n (SGLang's overlap scheduler): a step lasts at least the host's
 	 * time; when that is longer, the GPUs wait. */
@@ -247,6 +252,21 @@ out:
 	for (st = 0; st < c->lay.pp; st++)
 		step_prog_release(&prog[st]);
 	return rc;
+}
+
+int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+	      long tokens, double *seconds, struct pred_step_info *info,
+	      struct plumb_err *err)
+{
+	return step_impl(c, kind, batch, context, tokens, seconds, NULL, 0, NULL, info, err);
+}
+
+int pred_step_spans(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+		    long tokens, struct step_span *spans, int cap, int *nspans,
+		    struct pred_step_info *info, struct plumb_err *err)
+{
+	double sec;
+	return step_impl(c, kind, batch, context, tokens, &sec, spans, cap, nspans, info, err);
 }
 
 int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, long tokens,

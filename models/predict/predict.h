@@ -53,6 +53,11 @@ int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long co
 	      long tokens, double *seconds, struct pred_step_info *info,
 	      struct plumb_err *err);
 
+/* As pred_step, recording up to cap timeline spans into spans (*nspans set). */
+int pred_step_spans(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+		    long tokens, struct step_span *spans, int cap, int *nspans,
+		    struct pred_step_info *info, struct plumb_err *err);
+
 /*
  * The per-stage programs of one step (what pred_step runs), for reports and
  * tests: prog[0 .. lay.pp-1] are filled (release each with

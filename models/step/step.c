@@ -161,11 +161,27 @@ static int pick(struct srun *sr, int st, const struct coll_spec *c, int *algo, i
 	return 0;
 }
 
+static void span(struct srun *sr, int g, double t0, double t1, int tag, int comm)
+{
+	struct step_result *r = sr->r;
+	if (r->spans && r->nspans < r->cap) {
+		struct step_span *p = &r->spans[r->nspans];
+		p->gpu = g;
+		p->t0 = t0;
+		p->t1 = t1;
+		p->tag = tag;
+		p->comm = comm;
+	}
+	r->nspans++;
+}
+
 static void account(struct srun *sr, int st, const struct step_op *op, double dt)
 {
 	int i, comm = op->kind != SOP_COMPUTE;
+	double now = sim_now(sr->eng);
 	for (i = 0; i < sr->per_stage; i++) {
 		int g = stage_gpu(sr, st, i);
+		span(sr, g, now - dt, now, op->tag, comm);
 		if (comm)
 			sr->r->comm[g] += dt;
 		else
@@ -210,8 +226,10 @@ static int send_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 	(void)x;
 	if (--sr->sends_left[st][m] == 0) {
 		double dt = sim_now(sr->eng) - sa->t0;
-		for (i = 0; i < sr->per_stage; i++)
+		for (i = 0; i < sr->per_stage; i++) {
 			sr->r->comm[stage_gpu(sr, st, i)] += dt;
+			span(sr, stage_gpu(sr, st, i), sa->t0, sim_now(sr->eng), TAG_COMM_PP, 1);
+		}
 		sr->r->by_tag[TAG_COMM_PP] += dt;
 		sr->ready[st + 1][m] = 1;
 		sr->finished++;
@@ -321,7 +339,13 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	struct topo_view *view = NULL;
 	int rc, st, m;
 
-	memset(r, 0, sizeof(*r));
+	{
+		struct step_span *spans = r->spans;
+		int cap = r->cap;
+		memset(r, 0, sizeof(*r));
+		r->spans = spans;
+		r->cap = cap;
+	}
 	if (l->gpus > s->ngpus)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "layout %s needs %d GPUs but %s has %d", l->name, l->gpus,

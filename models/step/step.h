@@ -67,7 +67,19 @@ int step_prog_add(struct step_prog *p, enum step_op_kind k, double seconds, doub
 		  int tag, struct plumb_err *err);
 void step_prog_release(struct step_prog *p);
 
+/* One interval of one GPU's timeline (for Gantt charts and traces). */
+struct step_span {
+	int gpu;
+	double t0, t1;              /* seconds since the step began */
+	int tag;                    /* enum step_tag */
+	int comm;                   /* 1: a collective or a stage send */
+};
+
 struct step_result {
+	/* Optional: set spans and cap before step_run to record every interval;
+	 * nspans counts them (those past cap are dropped, nspans still counts). */
+	struct step_span *spans;
+	int cap, nspans;
 	double seconds;             /* step time: first start to last finish */
 	int ngpus;
 	double busy[SCN_MAX_GPUS];  /* compute seconds per GPU */
