@@ -15,7 +15,8 @@
  *           combined by all-reduce
  *
  * Lifecycle: step_layout_parse(), then step_run() with a program built by
- * the caller (step_prog_*), results in struct step_result.
+ * the caller (step_prog_*), results in a struct step_result the caller
+ * zero-initialises (its spans/cap fields are read: NULL/0 = no timeline).
  */
 #ifndef PLUMB_STEP_H
 #define PLUMB_STEP_H

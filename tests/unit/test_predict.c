@@ -101,7 +101,7 @@ static void test_tp4pp2_shape(void)
 	struct scenario *s = load("192", "");
 	struct pred_cfg c;
 	struct step_prog prog[16];
-	struct step_result r;
+	struct step_result r = { 0 };
 	int micro, st;
 	if (!s || cfg(&c, s, "glm-5", "tp4pp2") < 0)
 		return;

@@ -56,7 +56,7 @@ static void test_sequence(void)
 	struct scenario *s = NULL;
 	struct step_layout l;
 	struct step_prog p;
-	struct step_result r;
+	struct step_result r = { 0 };
 	struct topo_opts o;
 	struct coll_spec c;
 	struct coll_result cr;
@@ -92,7 +92,7 @@ static void test_pipeline(void)
 	struct scenario *s = NULL;
 	struct step_layout l;
 	struct step_prog p[2];
-	struct step_result r1, r4;
+	struct step_result r1 = { 0 }, r4 = { 0 };
 	struct topo_opts o;
 	double T = 100e-6;
 	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
@@ -125,7 +125,7 @@ static void test_too_many_gpus(void)
 	struct scenario *s = NULL;
 	struct step_layout l;
 	struct step_prog p;
-	struct step_result r;
+	struct step_result r = { 0 };
 	struct topo_opts o;
 	struct plumb_err e;
 	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
