@@ -17,11 +17,13 @@
 #include <yaml.h>
 
 #define YMAX_KEYS 10000   /* keys per mapping (duplicate check is quadratic) */
+#define YMAX_DEPTH 64     /* nesting levels; conversion recurses once per level */
 
 struct conv {
 	struct ytree *t;
 	yaml_document_t *doc;
 	unsigned char *state;   /* per libyaml node: 0 new, 1 in progress, 2 done */
+	int depth;              /* nesting level of the node being converted */
 	struct plumb_err *err;
 };
 
@@ -34,7 +36,24 @@ static int conv_fail(struct conv *c, const yaml_node_t *yn, const char *msg)
 			     (int)yn->start_mark.column + 1, "%s", msg);
 }
 
+static int conv_body(struct conv *c, int idx, struct ynode **out);
+
+/* Convert node idx, refusing documents nested deeper than YMAX_DEPTH (the
+ * recursion would otherwise exhaust the stack on "[[[[...]]]]"). */
 static int conv_node(struct conv *c, int idx, struct ynode **out)
+{
+	yaml_node_t *yn = yaml_document_get_node(c->doc, idx);
+	int rc;
+
+	if (yn && c->depth >= YMAX_DEPTH)
+		return conv_fail(c, yn, "nesting deeper than 64 levels");
+	c->depth++;
+	rc = conv_body(c, idx, out);
+	c->depth--;
+	return rc;
+}
+
+static int conv_body(struct conv *c, int idx, struct ynode **out)
 {
 	yaml_node_t *yn = yaml_document_get_node(c->doc, idx);
 	struct ynode *n;
@@ -210,6 +229,7 @@ int ytree_parse(const char *file, const char *buf, size_t len,
 		c.t = t;
 		c.doc = &doc;
 		c.err = err;
+		c.depth = 0;
 		c.state = calloc(t->npool, 1);
 		if (!t->pool || !c.state)
 			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
