@@ -3,6 +3,7 @@
  */
 #include "valid.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@ static const char *const case_keys[] = {
 static const char *const whatif_keys[] = {
 	"name", "scenarios", "layouts", "concurrency", "note", NULL
 };
-static const char *const kind_names[] = { "nccl", "p2p", "serving", NULL };
+static const char *const kind_names[] = { "nccl", "p2p", "serving", "collectives", "decode", NULL };
 
 /* The p2p matrices plumb predicts, and where p2ptest keeps them. */
 static const struct {
@@ -65,26 +66,34 @@ static int parse_list(const char *s, int *out, int max)
 	return n;
 }
 
-static int add_point(struct val_set *v, int c, const char *label, int group, double meas)
+/* Append a measured point (NULL when the measurement is missing, or when out
+ * of memory: then v->oom is set). */
+static struct val_point *add_point(struct val_set *v, int c, const char *label, int group,
+				   double meas)
 {
 	struct val_point *p;
 	if (!(meas > 0) || !isfinite(meas))
-		return 0;
+		return NULL;
 	if ((v->npoints & 255) == 0) {
 		struct val_point *np = realloc(v->points, (size_t)(v->npoints + 256) * sizeof(*np));
-		if (!np)
-			return -1;
+		if (!np) {
+			v->oom = 1;
+			return NULL;
+		}
 		v->points = np;
 	}
 	p = &v->points[v->npoints++];
 	memset(p, 0, sizeof(*p));
 	p->c = c;
 	p->group = group;
+	p->train = 1;
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	p->measured = meas;
 	p->predicted = NAN;
-	return 0;
+	return p;
 }
+
+static int case_data(struct val_set *v, int idx, struct plumb_err *err);
 
 static int load_case(struct val_set *v, const struct ytree *t, const struct ynode *n,
 		     int idx, struct plumb_err *err)
@@ -186,22 +195,59 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 		for (i = 0; i < c->ngpus; i++)
 			c->gpus[i] = i;
 	}
+	return case_data(v, idx, err);
+}
+
+/* Read case idx's data file and list its measured points. */
+static int case_data(struct val_set *v, int idx, struct plumb_err *err)
+{
+	struct val_case *c = &v->cases[idx];
+	int rc, i;
+	struct val_point *p;
+
 	c->first_point = v->npoints;
-	if (c->kind == VAL_SERVING) {
+	if (c->kind == VAL_SERVING || c->kind == VAL_COLLCSV || c->kind == VAL_DECODE) {
+		static const enum meas_csv_kind want[] = {
+			[VAL_SERVING] = MEAS_CSV_SERVING, [VAL_COLLCSV] = MEAS_CSV_COLLECTIVES,
+			[VAL_DECODE] = MEAS_CSV_DECODE
+		};
+		static const char *const cols[] = {
+			[VAL_SERVING] = "layout,concurrency,context,tok_s",
+			[VAL_COLLCSV] = "op,gpus,bytes,time_us",
+			[VAL_DECODE] = "layout,batch,context,step_ms"
+		};
 		if ((rc = meas_csv_parse_file(c->data, &c->serving, err)) < 0)
 			return rc;
-		if (c->serving->kind != MEAS_CSV_SERVING)
-			return yerr(t, n, PLUMB_EINPUT, err,
-				    "case '%s': %s is not a serving CSV (layout,concurrency,context,tok_s)",
-				    c->name, c->data);
+		if (c->serving->kind != want[c->kind])
+			return plumb_err_set(err, PLUMB_EINPUT, c->data, 0, 0,
+					     "case '%s' needs a %s CSV, this one is %s", c->name,
+					     cols[c->kind], meas_csv_kind_name(c->serving->kind));
 		for (i = 0; i < c->serving->nrows; i++) {
 			const struct meas_csv_row *row = &c->serving->rows[i];
 			char label[64];
-			snprintf(label, sizeof(label), "%s x%d tok/s", row->layout, row->concurrency);
-			if (add_point(v, idx, label, 0, row->tok_s) < 0)
-				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-			snprintf(label, sizeof(label), "%s x%d tpot_ms", row->layout, row->concurrency);
-			if (add_point(v, idx, label, 1, row->tpot_ms) < 0)
+			if (c->kind == VAL_SERVING) {
+				snprintf(label, sizeof(label), "%s x%d tok/s", row->layout, row->concurrency);
+				if ((p = add_point(v, idx, label, 0, row->tok_s)))
+					p->row = i;
+				snprintf(label, sizeof(label), "%s x%d tpot_ms", row->layout, row->concurrency);
+				if ((p = add_point(v, idx, label, 1, row->tpot_ms)))
+					p->row = i;
+			} else if (c->kind == VAL_COLLCSV) {
+				if (row->gpus > c->ngpus)
+					return plumb_err_set(err, PLUMB_EINPUT, c->data, row->line, 0,
+							     "%d GPUs, but %s maps %d", row->gpus,
+							     c->scenario, c->ngpus);
+				snprintf(label, sizeof(label), "%s %dg %llu B", row->op, row->gpus,
+					 (unsigned long long)row->bytes);
+				if ((p = add_point(v, idx, label, 0, row->time_us)))
+					p->row = i;
+			} else {
+				snprintf(label, sizeof(label), "%s b%d ctx%ld", row->layout, row->batch,
+					 row->context);
+				if ((p = add_point(v, idx, label, 0, row->step_ms)))
+					p->row = i;
+			}
+			if (v->oom)
 				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		}
 	} else if (c->kind == VAL_NCCL) {
@@ -213,23 +259,27 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 		if ((rc = meas_nccl_parse_file(c->data, &h, &c->nccl, err)) < 0)
 			return rc;
 		if (c->run > c->nccl->nruns)
-			return yerr(t, ymap_get(n, "run") ? ymap_get(n, "run") : n, PLUMB_EINPUT, err,
-				    "%s has %d run%s, not %d", c->data, c->nccl->nruns,
-				    c->nccl->nruns == 1 ? "" : "s", c->run);
+			return plumb_err_set(err, PLUMB_EINPUT, c->data, 0, 0,
+					     "%s has %d run%s, not %d", c->data, c->nccl->nruns,
+					     c->nccl->nruns == 1 ? "" : "s", c->run);
 		run = &c->nccl->runs[c->run - 1];
-		if (run->ngpus && run->ngpus != c->ngpus)
-			return yerr(t, n, PLUMB_EINPUT, err,
-				    "case '%s': the run has %d GPUs but the case maps %d",
-				    c->name, run->ngpus, c->ngpus);
+		if (run->ngpus && run->ngpus > c->ngpus)
+			return plumb_err_set(err, PLUMB_EINPUT, c->data, run->line, 0,
+					     "case '%s': the run has %d GPUs but the case maps %d",
+					     c->name, run->ngpus, c->ngpus);
+		if (run->ngpus && run->ngpus < c->ngpus)
+			c->ngpus = run->ngpus;
 		if (!c->op[0])
 			snprintf(c->op, sizeof(c->op), "%s", run->op);
 		if (coll_op_parse(c->op) < 0)
-			return yerr(t, n, PLUMB_EINPUT, err, "case '%s': op '%s' is not simulated",
-				    c->name, c->op);
+			return plumb_err_set(err, PLUMB_EINPUT, c->data, run->line, 0,
+					     "case '%s': op '%s' is not simulated", c->name, c->op);
 		for (i = 0; i < run->nrows; i++) {
 			char label[64];
 			snprintf(label, sizeof(label), "%llu B", (unsigned long long)run->rows[i].size);
-			if (add_point(v, idx, label, 0, run->rows[i].oop_time_us) < 0)
+			if ((p = add_point(v, idx, label, 0, run->rows[i].oop_time_us)))
+				p->row = i;
+			if (v->oom)
 				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		}
 	} else {
@@ -239,13 +289,13 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 		if ((rc = meas_p2p_parse_file(c->data, &c->p2p, err)) < 0)
 			return rc;
 		if (c->run > c->p2p->nruns)
-			return yerr(t, n, PLUMB_EINPUT, err, "%s has %d runs, not %d", c->data,
-				    c->p2p->nruns, c->run);
+			return plumb_err_set(err, PLUMB_EINPUT, c->data, 0, 0,
+					     "%s has %d runs, not %d", c->data, c->p2p->nruns, c->run);
 		run = &c->p2p->runs[c->run - 1];
 		if (run->n > c->ngpus)
-			return yerr(t, n, PLUMB_EINPUT, err,
-				    "case '%s': the data has %d GPUs but the case maps %d",
-				    c->name, run->n, c->ngpus);
+			return plumb_err_set(err, PLUMB_EINPUT, c->data, run->line, 0,
+					     "case '%s': the data has %d GPUs but the case maps %d",
+					     c->name, run->n, c->ngpus);
 		for (k = 0; k < NP2PMAP; k++)
 			for (a = 0; a < run->n; a++)
 				for (b = 0; b < run->n; b++) {
@@ -254,8 +304,13 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 						continue;   /* local copies: not the interconnect */
 					snprintf(label, sizeof(label), "%s %d->%d",
 						 meas_p2p_kind_name(p2p_map[k].meas), a, b);
-					if (add_point(v, idx, label, (int)p2p_map[k].meas,
-						      meas_p2p_at(run, p2p_map[k].meas, a, b)) < 0)
+					if ((p = add_point(v, idx, label, (int)p2p_map[k].meas,
+							   meas_p2p_at(run, p2p_map[k].meas, a, b)))) {
+						p->row = (int)k;
+						p->a = a;
+						p->b = b;
+					}
+					if (v->oom)
 						return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 				}
 	}
@@ -324,17 +379,15 @@ static int load_whatif(struct val_set *v, const struct ytree *t, const struct yn
 	return 0;
 }
 
-int val_load(const char *path, struct val_set **out, struct plumb_err *err)
+/* Load the case list held in tree t (consumed: freed on every path). */
+static int val_from_tree(struct ytree *t, const char *path, struct val_set **out,
+			 struct plumb_err *err)
 {
-	struct ytree *t = NULL;
 	struct val_set *v;
 	struct ynode *cases;
 	size_t i;
 	int rc;
 
-	*out = NULL;
-	if ((rc = ytree_load(path, &t, err)) < 0)
-		return rc;
 	v = calloc(1, sizeof(*v));
 	if (!v) {
 		ytree_free(t);
@@ -364,6 +417,122 @@ int val_load(const char *path, struct val_set **out, struct plumb_err *err)
 	return 0;
 fail:
 	ytree_free(t);
+	val_free(v);
+	return rc;
+}
+
+int val_load(const char *path, struct val_set **out, struct plumb_err *err)
+{
+	struct ytree *t = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ytree_load(path, &t, err)) < 0)
+		return rc;
+	return val_from_tree(t, path, out, err);
+}
+
+int val_parse(const char *file, const char *text, size_t len, struct val_set **out,
+	      struct plumb_err *err)
+{
+	struct ytree *t = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ytree_parse(file, text, len, &t, err)) < 0)
+		return rc;
+	return val_from_tree(t, file, out, err);
+}
+
+/* What kind of data a file holds, from its content. */
+static int sniff_kind(const char *path, enum val_kind *k, struct plumb_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	char line[4096];
+	int csv = 0, p2p = 0, seen = 0;
+	if (!f)
+		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot open: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		const char *q = line;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q == '#' || *q == '\n' || *q == '\r' || *q == '\0')
+			continue;
+		if (!seen++ && strchr(q, ',') && !strchr(q, ' '))
+			csv = 1;
+		if (strstr(q, "P2P Connectivity") || strstr(q, "Bandwidth Matrix") ||
+		    strstr(q, "Latency Matrix"))
+			p2p = 1;
+		if (csv || p2p)
+			break;
+	}
+	fclose(f);
+	if (csv) {
+		struct meas_csv *t = NULL;
+		int rc = meas_csv_parse_file(path, &t, err);
+		if (rc < 0)
+			return rc;
+		*k = t->kind == MEAS_CSV_COLLECTIVES ? VAL_COLLCSV :
+		     t->kind == MEAS_CSV_DECODE ? VAL_DECODE : VAL_SERVING;
+		meas_csv_free(t);
+	} else {
+		*k = p2p ? VAL_P2P : VAL_NCCL;
+	}
+	return 0;
+}
+
+int val_from_files(const char *scenario, const char *const *files, int nfiles,
+		   const char *gpus, const char *model, const char *weights, const char *kv,
+		   struct val_set **out, struct plumb_err *err)
+{
+	struct val_set *v;
+	int i, rc;
+
+	*out = NULL;
+	v = calloc(1, sizeof(*v));
+	if (!v || !(v->cases = calloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof(*v->cases)))) {
+		free(v);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	snprintf(v->file, sizeof(v->file), "%s", scenario);
+	for (i = 0; i < nfiles; i++) {
+		struct val_case *c = &v->cases[i];
+		const char *base = strrchr(files[i], '/');
+		int k;
+		v->ncases = i + 1;
+		memset(c, 0, sizeof(*c));
+		snprintf(c->name, sizeof(c->name), "%s", base ? base + 1 : files[i]);
+		snprintf(c->data, sizeof(c->data), "%s", files[i]);
+		snprintf(c->scenario, sizeof(c->scenario), "%s", scenario);
+		snprintf(c->model, sizeof(c->model), "%s", model ? model : "glm-5");
+		snprintf(c->weights, sizeof(c->weights), "%s", weights ? weights : "nvfp4");
+		snprintf(c->kv, sizeof(c->kv), "%s", kv ? kv : "bf16");
+		c->run = 1;
+		c->nccl_level = -1;
+		c->input = 1024;
+		c->output = 1024;
+		if ((rc = sniff_kind(files[i], &c->kind, err)) < 0 ||
+		    (rc = scn_load(scenario, &c->scn, err)) < 0)
+			goto fail;
+		if (gpus) {
+			c->ngpus = parse_list(gpus, c->gpus, c->scn->ngpus);
+			if (c->ngpus < 1) {
+				rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+						   "--gpus '%s': give GPUs of %s (0-%d)", gpus, scenario,
+						   c->scn->ngpus - 1);
+				goto fail;
+			}
+		} else {
+			c->ngpus = c->scn->ngpus;
+			for (k = 0; k < c->ngpus; k++)
+				c->gpus[k] = k;
+		}
+		if ((rc = case_data(v, i, err)) < 0)
+			goto fail;
+	}
+	*out = v;
+	return 0;
+fail:
 	val_free(v);
 	return rc;
 }
@@ -420,87 +589,123 @@ static int serve_point(const struct scenario *scn, const char *model, const char
 	return serve_run(&sp, pred_serve_step, &c, sr, err);
 }
 
-static int predict_case(struct val_set *v, int ci, struct plumb_err *err)
+/* A pred_cfg for case c's model on its scenario with `layout`. */
+static int case_cfg(const struct val_case *c, const char *layout, struct pred_cfg *pc,
+		    struct plumb_err *err)
+{
+	const struct llm_catalog *cat = llm_catalog_builtin(err);
+	enum llm_dtype w, k;
+	int rc;
+	if (!cat)
+		return -PLUMB_ERUNTIME;
+	pred_cfg_init(pc);
+	pc->s = c->scn;
+	if ((rc = llm_model_lookup(cat, c->model, &pc->m, err)) < 0)
+		return rc;
+	if (llm_dtype_parse(c->weights, &w) < 0 || llm_dtype_parse(c->kv, &k) < 0)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "unknown dtype '%s' or '%s'",
+				     c->weights, c->kv);
+	if ((rc = llm_prec_init(&pc->prec, pc->m, w, k, err)) < 0 ||
+	    (rc = step_layout_parse(layout, &pc->lay, err)) < 0)
+		return rc;
+	return 0;
+}
+
+static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_err *err)
 {
 	struct val_case *c = &v->cases[ci];
-	int p, rc;
+	struct p2pt_result *r = NULL;
+	struct topo_opts o;
+	int p, rc = 0;
 
-	if (c->kind == VAL_SERVING) {
-		int row;
-		p = c->first_point;
-		for (row = 0; row < c->serving->nrows; row++) {
-			const struct meas_csv_row *m = &c->serving->rows[row];
-			struct serve_result sr;
-			if ((rc = serve_point(c->scn, c->model, c->weights, c->kv, m->layout,
-					      m->concurrency,
-					      m->input_len > 0 ? m->input_len : c->input,
-					      m->output_len > 0 ? m->output_len : c->output,
-					      m->context, &sr, err)) < 0)
-				return rc;
-			if (p < c->first_point + c->npoints && v->points[p].group == 0 &&
-			    strstr(v->points[p].label, m->layout))
-				v->points[p++].predicted = sr.tok_s_total;
-			if (!isnan(m->tpot_ms) && m->tpot_ms > 0)
-				v->points[p++].predicted = sr.tpot_ms;
+	topo_opts_init(&o);
+	o.nccl_p2p_level = c->p2p_disable ? NP_LOC : c->nccl_level;
+	for (p = c->first_point; p < c->first_point + c->npoints; p++) {
+		struct val_point *pt = &v->points[p];
+		if (only_train && !pt->train)
+			continue;
+		switch (c->kind) {
+		case VAL_NCCL:
+		case VAL_COLLCSV: {
+			struct coll_spec cs;
+			struct coll_result cr;
+			memset(&cs, 0, sizeof(cs));
+			if (c->kind == VAL_NCCL) {
+				cs.op = (enum coll_op)coll_op_parse(c->op);
+				cs.n = c->ngpus;
+				cs.bytes = (double)c->nccl->runs[c->run - 1].rows[pt->row].size;
+			} else {
+				const struct meas_csv_row *row = &c->serving->rows[pt->row];
+				cs.op = (enum coll_op)coll_op_parse(row->op);
+				cs.n = row->gpus;
+				cs.bytes = (double)row->bytes;
+			}
+			memcpy(cs.gpus, c->gpus, sizeof(cs.gpus));
+			cs.algo = ALGO_AUTO;
+			cs.proto = PROTO_AUTO;
+			if ((rc = coll_time(c->scn, &o, &cs, &cr, err)) < 0)
+				goto out;
+			pt->predicted = cr.seconds * 1e6;
+			break;
 		}
-		return 0;
-	}
-
-	if (c->kind == VAL_NCCL) {
-		const struct meas_nccl_run *run = &c->nccl->runs[c->run - 1];
-		struct topo_opts o;
-		struct coll_spec cs;
-		int row = 0;
-		topo_opts_init(&o);
-		o.nccl_p2p_level = c->p2p_disable ? NP_LOC : c->nccl_level;
-		memset(&cs, 0, sizeof(cs));
-		cs.op = (enum coll_op)coll_op_parse(c->op);
-		cs.n = c->ngpus;
-		memcpy(cs.gpus, c->gpus, sizeof(cs.gpus));
-		cs.algo = ALGO_AUTO;
-		cs.proto = PROTO_AUTO;
-		for (p = c->first_point; p < c->first_point + c->npoints; p++, row++) {
-			struct coll_result r;
-			while (row < run->nrows && !(run->rows[row].oop_time_us > 0))
-				row++;
-			cs.bytes = (double)run->rows[row].size;
-			if ((rc = coll_time(c->scn, &o, &cs, &r, err)) < 0)
-				return rc;
-			v->points[p].predicted = r.seconds * 1e6;
-		}
-		return 0;
-	} else {
-		struct p2pt_result *r = malloc(sizeof(*r));
-		const struct meas_p2p_run *run = &c->p2p->runs[c->run - 1];
-		size_t k;
-		int a, b;
-		if (!r)
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		if ((rc = p2pt_run(c->scn, r, err)) < 0) {
-			free(r);
-			return rc;
-		}
-		p = c->first_point;
-		for (k = 0; k < NP2PMAP; k++)
-			for (a = 0; a < run->n; a++)
-				for (b = 0; b < run->n; b++) {
-					double m = meas_p2p_at(run, p2p_map[k].meas, a, b);
-					if (a == b)
-						continue;
-					if (!(m > 0) || !isfinite(m))
-						continue;
-					v->points[p++].predicted = r->m[p2p_map[k].pred][c->gpus[a]][c->gpus[b]];
+		case VAL_P2P:
+			if (!r) {
+				r = malloc(sizeof(*r));
+				if (!r) {
+					rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+					goto out;
 				}
-		free(r);
-		return 0;
+				if ((rc = p2pt_run(c->scn, r, err)) < 0)
+					goto out;
+			}
+			pt->predicted = r->m[p2p_map[pt->row].pred][c->gpus[pt->a]][c->gpus[pt->b]];
+			break;
+		case VAL_DECODE: {
+			const struct meas_csv_row *row = &c->serving->rows[pt->row];
+			struct pred_cfg pc;
+			double sec;
+			if ((rc = case_cfg(c, row->layout, &pc, err)) < 0)
+				goto out;
+			pc.topo = o;
+			if ((rc = pred_step(&pc, SERVE_DECODE, row->batch, row->context, 1, &sec,
+					    NULL, err)) < 0)
+				goto out;
+			pt->predicted = sec * 1e3;
+			break;
+		}
+		case VAL_SERVING: {
+			const struct meas_csv_row *row = &c->serving->rows[pt->row];
+			struct serve_result sr;
+			if ((rc = serve_point(c->scn, c->model, c->weights, c->kv, row->layout,
+					      row->concurrency,
+					      row->input_len > 0 ? row->input_len : c->input,
+					      row->output_len > 0 ? row->output_len : c->output,
+					      row->context, &sr, err)) < 0)
+				goto out;
+			pt->predicted = pt->group ? sr.tpot_ms : sr.tok_s_total;
+			break;
+		}
+		}
 	}
+out:
+	free(r);
+	return rc;
+}
+
+int val_predict_train(struct val_set *v, struct plumb_err *err)
+{
+	int i, rc;
+	for (i = 0; i < v->ncases; i++)
+		if ((rc = predict_case(v, i, 1, err)) < 0)
+			return rc;
+	return 0;
 }
 
 int val_predict(struct val_set *v, int c, struct plumb_err *err)
 {
 	int i, rc, a, b, k;
 	for (i = 0; i < v->ncases; i++)
-		if ((c < 0 || i == c) && (rc = predict_case(v, i, err)) < 0)
+		if ((c < 0 || i == c) && (rc = predict_case(v, i, 0, err)) < 0)
 			return rc;
 	if (c >= 0)
 		return 0;

@@ -16,7 +16,7 @@
 #include "scn.h"
 #include "topo.h"
 
-enum val_kind { VAL_NCCL, VAL_P2P, VAL_SERVING };
+enum val_kind { VAL_NCCL, VAL_P2P, VAL_SERVING, VAL_COLLCSV, VAL_DECODE };
 
 struct val_case {
 	char name[64];
@@ -32,7 +32,7 @@ struct val_case {
 	struct scenario *scn;       /* owned */
 	struct meas_nccl_file *nccl;/* owned, kind nccl */
 	struct meas_p2p_file *p2p;  /* owned, kind p2p */
-	struct meas_csv *serving;   /* owned, kind serving */
+	struct meas_csv *serving;   /* owned, kinds serving, collectives, decode */
 	char model[48], weights[16], kv[16];  /* serving: what was served */
 	long input, output;         /* serving: request lengths */
 	char note[1024];            /* shown under the case's table */
@@ -41,6 +41,9 @@ struct val_case {
 
 struct val_point {
 	int c;                      /* case index */
+	int row;                    /* source row (nccl run row, CSV row) */
+	int a, b;                   /* p2p: matrix cell */
+	int train;                  /* 1: used by a fit, 0: held out (calibration) */
 	char label[64];             /* "size 1048576", "uni_disabled 0->1" */
 	int group;                  /* nccl: 0; p2p: the matrix kind */
 	double measured, predicted; /* us or GB/s, as measured */
@@ -66,6 +69,7 @@ struct val_set {
 	struct val_whatif *whatif;
 	int npoints;
 	struct val_point *points;
+	int oom;                    /* a point could not be stored */
 };
 
 /*
@@ -74,13 +78,36 @@ struct val_set {
  * predictions are not made yet. Errors name the file, line and column.
  */
 int val_load(const char *path, struct val_set **out, struct plumb_err *err);
+/*
+ * Same from len bytes of text in memory (need not be NUL-terminated); `file`
+ * names it in messages. The scenario and data files it names are still read
+ * from disk.
+ */
+int val_parse(const char *file, const char *text, size_t len, struct val_set **out,
+	      struct plumb_err *err);
 void val_free(struct val_set *v);
+
+/*
+ * Build a set programmatically: one case per data file, all on the
+ * scenario at `scenario` (loaded per case, so each case owns its copy).
+ * The kind of each file is found from its content: a CSV header names the
+ * CSV kind (collectives, decode steps, serving), a p2pBandwidthLatencyTest
+ * matrix a p2p case, otherwise an nccl-tests table. `gpus` (NULL: the first
+ * ones) maps ranks/devices to scenario GPUs; model, weights, kv name what
+ * decode and serving data measured.
+ */
+int val_from_files(const char *scenario, const char *const *files, int nfiles,
+		   const char *gpus, const char *model, const char *weights, const char *kv,
+		   struct val_set **out, struct plumb_err *err);
 
 /*
  * Predict every point of case c (all cases when c < 0) with the constants
  * in each case's scenario (the caller may change scn->k before).
  */
 int val_predict(struct val_set *v, int c, struct plumb_err *err);
+
+/* Predict only the points marked train (a fit's residuals). */
+int val_predict_train(struct val_set *v, struct plumb_err *err);
 
 /* Summary of the error of points [first, first+n): |pred/meas - 1|. */
 struct val_stats {
