@@ -25,6 +25,8 @@ const struct plumb_cmd plumb_commands[] = {
 	  cmd_bench_usage },
 	{ "validate", cmd_validate, "predicted vs measured for a list of real runs (docs/validation.md)",
 	  cmd_validate_usage },
+	{ "calibrate", cmd_calibrate, "fit the model's constants to your measurements (--calib FILE)",
+	  cmd_calibrate_usage },
 	{ "constants", cmd_constants, "the model's named constants, their values and sources",
 	  cmd_constants_usage },
 	{ NULL, NULL, NULL, NULL }
@@ -37,6 +39,18 @@ const struct plumb_cmd *plumb_cmd_find(const char *name)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	return NULL;
+}
+
+static const struct calib_file *the_calib;
+
+const struct calib_file *cmd_calib(void)
+{
+	return the_calib;
+}
+
+void cmd_set_calib(const struct calib_file *c)
+{
+	the_calib = c;
 }
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)

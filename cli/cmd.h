@@ -25,6 +25,20 @@ const struct plumb_cmd *plumb_cmd_find(const char *name);
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+struct calib_file;
+/*
+ * The calibration given with --calib FILE (any command; main.c takes the
+ * option out of argv and puts its constants over every scenario loaded),
+ * or NULL. Commands that predict use its covariance for intervals.
+ */
+const struct calib_file *cmd_calib(void);
+void cmd_set_calib(const struct calib_file *c);
+
+/* Monte Carlo draws for intervals from a calibration: --draws N, default
+ * 32; a fixed seed so the same inputs give the same interval. */
+#define CMD_CALIB_DRAWS 32
+#define CMD_CALIB_SEED 20261130UL
+
 /* True when argv has -h or --help. */
 int cmd_wants_help(int argc, char **argv);
 
@@ -39,6 +53,7 @@ int cmd_compare(int argc, char **argv);
 /* Bare `plumb`: the seed comparison. */
 int cmd_default(void);
 int cmd_bench(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 extern const char cmd_topo_usage[];
 extern const char cmd_import_usage[];
@@ -49,5 +64,6 @@ extern const char cmd_constants_usage[];
 extern const char cmd_predict_usage[];
 extern const char cmd_compare_usage[];
 extern const char cmd_bench_usage[];
+extern const char cmd_calibrate_usage[];
 
 #endif

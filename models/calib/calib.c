@@ -1,0 +1,658 @@
+/*
+ * calib.c - the constants fit and the calibration file (calib.h).
+ */
+#include "calib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_randist.h>
+
+#include "p2ptest.h"
+#include "ytree.h"
+
+/* ---- bounds and the map u -> value --------------------------------- */
+
+/* Fit bounds: within the constant's own range, and within two decades of
+ * its default either way so a fit stays in physical territory. */
+static void bounds(int k, double start, double *lo, double *hi)
+{
+	const struct plumb_const_def *d = &plumb_const_defs[k];
+	double ref = start > 0 ? start : d->def > 0 ? d->def : 1.0;
+	*lo = d->lo > ref / 100 ? d->lo : ref / 100;
+	*hi = d->hi < ref * 100 ? d->hi : ref * 100;
+	if (*lo <= 0)
+		*lo = ref / 100;
+	if (*hi <= *lo)
+		*hi = *lo * 10;
+}
+
+static double logistic(double u)
+{
+	return 1.0 / (1.0 + exp(-u));
+}
+
+/* value = exp(log lo + (log hi - log lo) logistic(u)) */
+static double to_value(double u, double lo, double hi)
+{
+	return exp(log(lo) + (log(hi) - log(lo)) * logistic(u));
+}
+
+static double to_u(double value, double lo, double hi)
+{
+	double t = (log(value) - log(lo)) / (log(hi) - log(lo));
+	if (t < 1e-6)
+		t = 1e-6;
+	if (t > 1 - 1e-6)
+		t = 1 - 1e-6;
+	return log(t / (1 - t));
+}
+
+/* d value / d u */
+static double dvalue(double u, double lo, double hi)
+{
+	double s = logistic(u);
+	return to_value(u, lo, hi) * (log(hi) - log(lo)) * s * (1 - s);
+}
+
+/* ---- default free constants ---------------------------------------- */
+
+static void add_free(int *idx, int *n, int max, int k)
+{
+	int i;
+	for (i = 0; i < *n; i++)
+		if (idx[i] == k)
+			return;
+	if (*n < max)
+		idx[(*n)++] = k;
+}
+
+/* The constants case c's data informs, added to idx. */
+static void case_free(const struct val_set *v, int ci, int *idx, int *n, int max)
+{
+	const struct val_case *c = &v->cases[ci];
+	switch (c->kind) {
+	case VAL_NCCL:
+	case VAL_COLLCSV: {
+		struct topo_opts o;
+		struct topo_view *view = NULL;
+		int shm = 0, nvl = 0;
+		topo_opts_init(&o);
+		o.nccl_p2p_level = c->p2p_disable ? NP_LOC : c->nccl_level;
+		if (c->ngpus >= 2 &&
+		    topo_build(c->scn, c->scn->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST,
+			       &o, &view, NULL) == 0) {
+			shm = view->xport[c->gpus[0]][c->gpus[1]] != XP_P2P;
+			nvl = view->cls[c->gpus[0]][c->gpus[1]] == TC_NV;
+			topo_free(view);
+		}
+		if (shm) {
+			add_free(idx, n, max, K_NCCL_SHM_STEP_US);
+			add_free(idx, n, max, K_NCCL_SHM_GBS);
+		} else {
+			add_free(idx, n, max, nvl ? K_NCCL_NVL_LL_US : K_NCCL_PCI_LL_US);
+			add_free(idx, n, max, K_NCCL_BW_EFF);
+		}
+		break;
+	}
+	case VAL_P2P:
+		add_free(idx, n, max, K_P2P_LAT_US);
+		add_free(idx, n, max, K_PCIE_EFF);
+		add_free(idx, n, max, K_BOUNCE_FLOOR_US);
+		add_free(idx, n, max, K_BOUNCE_CHUNK_KIB);
+		break;
+	case VAL_DECODE:
+		add_free(idx, n, max, K_MEM_EFF);
+		add_free(idx, n, max, K_KERNEL_LAUNCH_US);
+		break;
+	case VAL_SERVING:
+		add_free(idx, n, max, K_KERNEL_FLOOR_US);
+		add_free(idx, n, max, K_MEM_EFF);
+		break;
+	}
+}
+
+int calib_default_free(const struct val_set *v, int *idx, int max)
+{
+	int n = 0, i;
+	for (i = 0; i < v->ncases; i++)
+		case_free(v, i, idx, &n, max);
+	return n;
+}
+
+/* ---- the fit ---------------------------------------------------------- */
+
+struct fctx {
+	struct val_set *v;
+	struct calib_result *r;
+	int *train;                 /* point indices */
+	int n;
+	int failed;
+	struct plumb_err err;
+};
+
+static void set_all(struct val_set *v, const struct calib_result *r, const double *value)
+{
+	int c, j;
+	for (c = 0; c < v->ncases; c++)
+		for (j = 0; j < r->nfree; j++) {
+			v->cases[c].scn->k.v[r->idx[j]] = value[j];
+			v->cases[c].scn->k.set[r->idx[j]] = 1;
+		}
+}
+
+static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
+{
+	struct fctx *fc = params;
+	double value[CALIB_MAX_FREE];
+	int j, i;
+	for (j = 0; j < fc->r->nfree; j++)
+		value[j] = to_value(gsl_vector_get(x, (size_t)j), fc->r->lo[j], fc->r->hi[j]);
+	set_all(fc->v, fc->r, value);
+	if (val_predict_train(fc->v, &fc->err) < 0) {
+		fc->failed = 1;
+		return GSL_EBADFUNC;
+	}
+	fc->r->evaluations++;
+	for (i = 0; i < fc->n; i++) {
+		const struct val_point *p = &fc->v->points[fc->train[i]];
+		double res = p->predicted > 0 ? log(p->predicted / p->measured) : 50;
+		gsl_vector_set(f, (size_t)i, isfinite(res) ? res : 50);
+	}
+	return GSL_SUCCESS;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void err_summary(const struct val_set *v, const int *train, int n, const double *pred,
+			double *median, double *max)
+{
+	double *e = malloc((size_t)(n > 0 ? n : 1) * sizeof(*e));
+	int i;
+	*median = *max = 0;
+	if (!e)
+		return;
+	for (i = 0; i < n; i++)
+		e[i] = fabs(pred[i] / v->points[train[i]].measured - 1);
+	qsort(e, (size_t)n, sizeof(*e), cmp_double);
+	if (n) {
+		*median = n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+		*max = e[n - 1];
+	}
+	free(e);
+}
+
+void calib_result_release(struct calib_result *r)
+{
+	free(r->before);
+	r->before = NULL;
+}
+
+int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
+	      struct plumb_err *err)
+{
+	const gsl_multifit_nlinear_type *T = gsl_multifit_nlinear_trust;
+	gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_workspace *w = NULL;
+	gsl_multifit_nlinear_fdf fdf;
+	gsl_vector *x0 = NULL;
+	gsl_matrix *cov = NULL;
+	struct fctx fc;
+	double value[CALIB_MAX_FREE], *pred = NULL, mean = 0, sstot = 0;
+	int i, j, rc = 0, info = 0, status;
+
+	memset(r, 0, sizeof(*r));
+	memset(&fc, 0, sizeof(fc));
+	if (n < 1 || n > CALIB_MAX_FREE)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "free 1 to %d constants, not %d", CALIB_MAX_FREE, n);
+	if (v->ncases < 1)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "no data to fit");
+	r->nfree = n;
+	for (j = 0; j < n; j++) {
+		for (i = 0; i < j; i++)
+			if (idx[i] == idx[j])
+				return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+						     "constant '%s' is freed twice",
+						     plumb_const_defs[idx[j]].name);
+		r->idx[j] = idx[j];
+		r->start[j] = v->cases[0].scn->k.v[idx[j]];
+		bounds(idx[j], r->start[j], &r->lo[j], &r->hi[j]);
+	}
+	fc.v = v;
+	fc.r = r;
+	fc.train = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof(int));
+	if (!fc.train)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	for (i = 0; i < v->npoints; i++)
+		if (v->points[i].train)
+			fc.train[fc.n++] = i;
+	r->npoints = fc.n;
+	if (fc.n < n + 1) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				   "%d measured point%s cannot fit %d constant%s: give at least %d points or free fewer constants",
+				   fc.n, fc.n == 1 ? "" : "s", n, n == 1 ? "" : "s", n + 1);
+		goto out;
+	}
+	/* Error before: the starting constants. */
+	if ((rc = val_predict_train(v, err)) < 0)
+		goto out;
+	r->before = malloc((size_t)fc.n * sizeof(double));
+	pred = malloc((size_t)fc.n * sizeof(double));
+	if (!r->before || !pred) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < fc.n; i++)
+		r->before[i] = v->points[fc.train[i]].predicted;
+	err_summary(v, fc.train, fc.n, r->before, &r->before_median, &r->before_max);
+
+	fp.h_df = 1e-3;   /* steps in u; simulated times are piecewise smooth */
+	w = gsl_multifit_nlinear_alloc(T, &fp, (size_t)fc.n, (size_t)n);
+	x0 = gsl_vector_alloc((size_t)n);
+	cov = gsl_matrix_alloc((size_t)n, (size_t)n);
+	if (!w || !x0 || !cov) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	for (j = 0; j < n; j++)
+		gsl_vector_set(x0, (size_t)j, to_u(r->start[j] > 0 ? r->start[j] : r->lo[j], r->lo[j], r->hi[j]));
+	memset(&fdf, 0, sizeof(fdf));
+	fdf.f = residuals;
+	fdf.df = NULL;
+	fdf.fvv = NULL;
+	fdf.n = (size_t)fc.n;
+	fdf.p = (size_t)n;
+	fdf.params = &fc;
+	if ((status = gsl_multifit_nlinear_init(x0, &fdf, w)) != GSL_SUCCESS) {
+		if (fc.failed) {
+			*err = fc.err;
+			rc = -plumb_err_status(&fc.err);
+		} else {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "fit could not start: %s",
+					   gsl_strerror(status));
+		}
+		goto out;
+	}
+	status = gsl_multifit_nlinear_driver(100, 1e-6, 1e-6, 1e-10, NULL, NULL, &info, w);
+	if (fc.failed) {
+		*err = fc.err;
+		rc = -plumb_err_status(&fc.err);
+		goto out;
+	}
+	r->iterations = (int)gsl_multifit_nlinear_niter(w);
+	if (status == GSL_SUCCESS) {
+		r->converged = 1;
+		snprintf(r->status, sizeof(r->status), "converged after %d iterations (%s)",
+			 r->iterations, info == 1 ? "step small" : info == 2 ? "gradient small" : "residual small");
+	} else if (status == GSL_EMAXITER) {
+		snprintf(r->status, sizeof(r->status),
+			 "did not converge: stopped after %d iterations still moving; the data may not inform every free constant (pin some with --pin)",
+			 r->iterations);
+	} else {
+		snprintf(r->status, sizeof(r->status), "did not converge: %s after %d iterations",
+			 gsl_strerror(status), r->iterations);
+	}
+	/* Final values, residuals, covariance. */
+	{
+		gsl_vector *x = gsl_multifit_nlinear_position(w);
+		gsl_vector *f = gsl_multifit_nlinear_residual(w);
+		gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+		double s2, chi2 = 0;
+		int dof = fc.n - n;
+		for (j = 0; j < n; j++)
+			value[j] = to_value(gsl_vector_get(x, (size_t)j), r->lo[j], r->hi[j]);
+		gsl_blas_ddot(f, f, &chi2);
+		r->chi2 = chi2;
+		s2 = dof > 0 ? chi2 / dof : 0;
+		gsl_multifit_nlinear_covar(J, 0.0, cov);
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++) {
+				double di = dvalue(gsl_vector_get(x, (size_t)i), r->lo[i], r->hi[i]);
+				double dj = dvalue(gsl_vector_get(x, (size_t)j), r->lo[j], r->hi[j]);
+				r->cov[i * n + j] = s2 * gsl_matrix_get(cov, (size_t)i, (size_t)j) * di * dj;
+			}
+		for (j = 0; j < n; j++) {
+			r->value[j] = value[j];
+			r->se[j] = sqrt(fmax(0, r->cov[j * n + j]));
+		}
+	}
+	/* Leave the fitted values in every scenario and predict with them. */
+	set_all(v, r, r->value);
+	if ((rc = val_predict_train(v, err)) < 0)
+		goto out;
+	for (i = 0; i < fc.n; i++) {
+		double lm = log(v->points[fc.train[i]].measured);
+		pred[i] = v->points[fc.train[i]].predicted;
+		mean += lm / fc.n;
+	}
+	for (i = 0; i < fc.n; i++) {
+		double d = log(v->points[fc.train[i]].measured) - mean;
+		sstot += d * d;
+	}
+	r->r2 = sstot > 0 ? 1 - r->chi2 / sstot : 1;
+	err_summary(v, fc.train, fc.n, pred, &r->after_median, &r->after_max);
+out:
+	free(pred);
+	free(fc.train);
+	if (w)
+		gsl_multifit_nlinear_free(w);
+	if (x0)
+		gsl_vector_free(x0);
+	if (cov)
+		gsl_matrix_free(cov);
+	return rc;
+}
+
+/* ---- report and file -------------------------------------------------- */
+
+void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r)
+{
+	int i, j, t = 0;
+	fprintf(f, "plumb calibrate: %d points, %d free constant%s, %s\n", r->npoints, r->nfree,
+		r->nfree == 1 ? "" : "s", r->status);
+	fprintf(f, "\n%-26s %14s %14s %14s   %s\n", "constant", "start", "fitted", "std. error", "bounds");
+	for (j = 0; j < r->nfree; j++)
+		fprintf(f, "%-26s %14.6g %14.6g %14.3g   [%g, %g] %s\n", plumb_const_defs[r->idx[j]].name,
+			r->start[j], r->value[j], r->se[j], r->lo[j], r->hi[j],
+			plumb_const_defs[r->idx[j]].unit);
+	if (r->nfree > 1) {
+		fputs("\ncorrelations:\n", f);
+		for (i = 0; i < r->nfree; i++) {
+			fprintf(f, "  %-24s", plumb_const_defs[r->idx[i]].name);
+			for (j = 0; j < r->nfree; j++) {
+				double d = sqrt(r->cov[i * r->nfree + i] * r->cov[j * r->nfree + j]);
+				fprintf(f, " %6.3f", d > 0 ? r->cov[i * r->nfree + j] / d : (i == j ? 1.0 : 0.0));
+			}
+			fputc('\n', f);
+		}
+	}
+	fprintf(f, "\nR^2 (log measured) %.4f, sum of squared log residuals %.4g\n", r->r2, r->chi2);
+	fprintf(f, "error |pred/meas - 1|: before median %.1f%% max %.1f%%, after median %.1f%% max %.1f%%\n",
+		100 * r->before_median, 100 * r->before_max, 100 * r->after_median, 100 * r->after_max);
+	fprintf(f, "\n%-28s %-24s %12s %12s %12s %8s\n", "data", "point", "measured", "before", "after", "error");
+	for (i = 0; i < v->npoints; i++) {
+		const struct val_point *p = &v->points[i];
+		if (!p->train)
+			continue;
+		fprintf(f, "%-28s %-24s %12.4g %12.4g %12.4g %7.1f%%\n", v->cases[p->c].name, p->label,
+			p->measured, r->before ? r->before[t] : NAN, p->predicted,
+			100 * (p->predicted / p->measured - 1));
+		t++;
+	}
+}
+
+void calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
+		 const char *const *files, int nfiles)
+{
+	int i, j;
+	fprintf(f, "# plumb calibration: fitted constants and their covariance.\n"
+		   "# Use with --calib FILE on any plumb command.\n");
+	fputs("plumb_calibration: 1\n", f);
+	fprintf(f, "scenario: \"%s\"\n", v->ncases ? v->cases[0].scenario : "");
+	fputs("data:\n", f);
+	for (i = 0; i < nfiles; i++)
+		fprintf(f, "  - \"%s\"\n", files[i]);
+	fprintf(f, "points: %d\nconverged: %s\nstatus: \"%s\"\nr2: %.6f\n", r->npoints,
+		r->converged ? "true" : "false", r->status, r->r2);
+	fputs("constants:\n", f);
+	for (j = 0; j < r->nfree; j++)
+		fprintf(f, "  %s: %.9g    # +- %.3g %s\n", plumb_const_defs[r->idx[j]].name, r->value[j],
+			r->se[j], plumb_const_defs[r->idx[j]].unit);
+	fputs("covariance:\n  names: [", f);
+	for (j = 0; j < r->nfree; j++)
+		fprintf(f, "%s%s", j ? ", " : "", plumb_const_defs[r->idx[j]].name);
+	fputs("]\n  matrix:\n", f);
+	for (i = 0; i < r->nfree; i++) {
+		fputs("    - [", f);
+		for (j = 0; j < r->nfree; j++)
+			fprintf(f, "%s%.9g", j ? ", " : "", r->cov[i * r->nfree + j]);
+		fputs("]\n", f);
+	}
+}
+
+int calib_load(const char *path, struct calib_file *c, struct plumb_err *err)
+{
+	static const char *const keys[] = {
+		"plumb_calibration", "scenario", "data", "points", "converged", "status", "r2",
+		"constants", "covariance", NULL
+	};
+	struct ytree *t = NULL;
+	struct ynode *x, *m;
+	size_t i, j;
+	long l;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	if ((rc = ytree_load(path, &t, err)) < 0)
+		return rc;
+	if (!t->root || t->root->type != Y_MAP) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, path, 1, 1,
+				   "not a calibration file (expected 'plumb_calibration: 1')");
+		goto out;
+	}
+	if ((rc = ymap_check_keys(t, t->root, "calibration", keys, err)) < 0)
+		goto out;
+	if (!(x = ymap_get(t->root, "plumb_calibration"))) {
+		rc = yerr(t, t->root, PLUMB_EINPUT, err, "missing 'plumb_calibration: 1'");
+		goto out;
+	}
+	if ((rc = yget_int(t, x, "plumb_calibration", 1, 1, &l, err)) < 0)
+		goto out;
+	if (!(m = ymap_get(t->root, "constants"))) {
+		rc = yerr(t, t->root, PLUMB_EINPUT, err, "missing 'constants'");
+		goto out;
+	}
+	if ((rc = yexpect(t, m, Y_MAP, "constants", err)) < 0)
+		goto out;
+	for (i = 0; i < m->n; i++) {
+		int k = consts_find(m->keys[i]->str);
+		if (k < 0) {
+			rc = yerr(t, m->keys[i], PLUMB_EINPUT, err, "unknown constant '%s'", m->keys[i]->str);
+			goto out;
+		}
+		if ((rc = yget_double(t, m->vals[i], m->keys[i]->str, plumb_const_defs[k].lo,
+				      plumb_const_defs[k].hi, &c->value[c->n], err)) < 0)
+			goto out;
+		c->idx[c->n++] = k;
+	}
+	if ((m = ymap_get(t->root, "covariance"))) {
+		struct ynode *names = ymap_get(m, "names"), *mat = ymap_get(m, "matrix");
+		if (m->type != Y_MAP || !names || !mat || names->type != Y_SEQ || mat->type != Y_SEQ ||
+		    names->n != mat->n || names->n > CALIB_MAX_FREE) {
+			rc = yerr(t, m, PLUMB_EINPUT, err,
+				  "'covariance' needs 'names' and a square 'matrix' of the same size (at most %d)",
+				  CALIB_MAX_FREE);
+			goto out;
+		}
+		c->ncov = (int)names->n;
+		for (i = 0; i < names->n; i++) {
+			int k;
+			if (names->vals[i]->type != Y_SCALAR || (k = consts_find(names->vals[i]->str)) < 0) {
+				rc = yerr(t, names->vals[i], PLUMB_EINPUT, err, "unknown constant in 'names'");
+				goto out;
+			}
+			c->cov_idx[i] = k;
+			if (mat->vals[i]->type != Y_SEQ || mat->vals[i]->n != names->n) {
+				rc = yerr(t, mat->vals[i], PLUMB_EINPUT, err,
+					  "covariance row %zu needs %zu numbers", i + 1, names->n);
+				goto out;
+			}
+			for (j = 0; j < names->n; j++)
+				if ((rc = yget_double(t, mat->vals[i]->vals[j], "covariance", -1e300, 1e300,
+						      &c->cov[i * names->n + j], err)) < 0)
+					goto out;
+		}
+		/* Cholesky factor for sampling; a matrix that is not positive
+		 * definite gives no intervals rather than an error. */
+		{
+			int n = c->ncov, ok = 1, a, b, k;
+			memset(c->chol, 0, sizeof(c->chol));
+			for (a = 0; a < n && ok; a++)
+				for (b = 0; b <= a; b++) {
+					double sum = c->cov[a * n + b];
+					for (k = 0; k < b; k++)
+						sum -= c->chol[a * n + k] * c->chol[b * n + k];
+					if (a == b) {
+						if (sum <= 0) {
+							ok = 0;
+							break;
+						}
+						c->chol[a * n + a] = sqrt(sum);
+					} else {
+						c->chol[a * n + b] = sum / c->chol[b * n + b];
+					}
+				}
+			c->has_chol = ok && n > 0;
+		}
+	}
+out:
+	ytree_free(t);
+	return rc;
+}
+
+void calib_apply(const struct calib_file *c, struct plumb_consts *k)
+{
+	int i;
+	for (i = 0; i < c->n; i++) {
+		k->v[c->idx[i]] = c->value[i];
+		k->set[c->idx[i]] = 1;
+	}
+}
+
+int calib_apply_file(const char *path, struct plumb_consts *k, struct plumb_err *err)
+{
+	struct calib_file c;
+	int rc = calib_load(path, &c, err);
+	if (rc < 0)
+		return rc;
+	calib_apply(&c, k);
+	return 0;
+}
+
+void calib_sample(const struct calib_file *c, gsl_rng *rng, struct plumb_consts *k)
+{
+	double z[CALIB_MAX_FREE];
+	int a, b, n = c->ncov;
+	if (!c->has_chol)
+		return;
+	for (a = 0; a < n; a++)
+		z[a] = gsl_ran_ugaussian(rng);
+	for (a = 0; a < n; a++) {
+		int idx = c->cov_idx[a], i;
+		double mean = k->v[idx], d = 0;
+		for (i = 0; i < c->n; i++)
+			if (c->idx[i] == idx)
+				mean = c->value[i];
+		for (b = 0; b <= a; b++)
+			d += c->chol[a * n + b] * z[b];
+		mean += d;
+		if (mean < plumb_const_defs[idx].lo)
+			mean = plumb_const_defs[idx].lo;
+		if (mean > plumb_const_defs[idx].hi)
+			mean = plumb_const_defs[idx].hi;
+		k->v[idx] = mean;
+		k->set[idx] = 1;
+	}
+}
+
+/* ---- cross-validation ------------------------------------------------- */
+
+int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
+		struct plumb_err *err)
+{
+	struct plumb_consts *saved = NULL;
+	double *errs = NULL;
+	int ci, i, half, rc = 0, nall = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	saved = malloc((size_t)(v->ncases > 0 ? v->ncases : 1) * sizeof(*saved));
+	errs = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof(*errs));
+	if (!saved || !errs) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	for (ci = 0; ci < v->ncases; ci++)
+		saved[ci] = v->cases[ci].scn->k;
+	if (f) {
+		fputs("| case | free constants | held-out points | median error | worst error (point) | fits converged |\n"
+		      "|---|---|---:|---:|---:|---:|\n", f);
+	}
+	for (ci = 0; ci < v->ncases; ci++) {
+		struct val_case *c = &v->cases[ci];
+		int idx[CALIB_MAX_FREE], n = 0, first = c->first_point, np = c->npoints;
+		int conv = 0, worst = -1, nerr = 0, j;
+		double *ce, med = 0, mx = 0;
+		if (c->kind != VAL_NCCL || np < 6)
+			continue;
+		case_free(v, ci, idx, &n, CALIB_MAX_FREE);
+		ce = errs + nall;
+		for (half = 0; half < 2; half++) {
+			struct calib_result r;
+			for (i = 0; i < v->npoints; i++)
+				v->points[i].train = i >= first && i < first + np && (i - first) % 2 == half;
+			rc = calib_fit(v, idx, n, &r, err);
+			calib_result_release(&r);
+			if (rc < 0)
+				goto out;
+			conv += r.converged;
+			if ((rc = val_predict(v, ci, err)) < 0)
+				goto out;
+			for (i = first; i < first + np; i++) {
+				const struct val_point *p = &v->points[i];
+				double e;
+				if (p->train)
+					continue;
+				e = fabs(p->predicted / p->measured - 1);
+				ce[nerr++] = e;
+				if (e > mx) {
+					mx = e;
+					worst = i;
+				}
+			}
+			for (j = 0; j < v->ncases; j++)
+				v->cases[j].scn->k = saved[j];
+		}
+		qsort(ce, (size_t)nerr, sizeof(*ce), cmp_double);
+		med = nerr % 2 ? ce[nerr / 2] : 0.5 * (ce[nerr / 2 - 1] + ce[nerr / 2]);
+		nall += nerr;
+		sum->ncases++;
+		if (mx > sum->worst) {
+			sum->worst = mx;
+			snprintf(sum->worst_case, sizeof(sum->worst_case), "%s %s", c->name,
+				 worst >= 0 ? v->points[worst].label : "");
+		}
+		if (med > sum->worst_case_median)
+			sum->worst_case_median = med;
+		if (f) {
+			fprintf(f, "| %s | ", c->name);
+			for (j = 0; j < n; j++)
+				fprintf(f, "%s`%s`", j ? ", " : "", plumb_const_defs[idx[j]].name);
+			fprintf(f, " | %d | %.1f%% | %.1f%% (%s) | %d of 2 |\n", nerr, 100 * med, 100 * mx,
+				worst >= 0 ? v->points[worst].label : "-", conv);
+		}
+	}
+	if (nall) {
+		qsort(errs, (size_t)nall, sizeof(*errs), cmp_double);
+		sum->median = nall % 2 ? errs[nall / 2] : 0.5 * (errs[nall / 2 - 1] + errs[nall / 2]);
+	}
+	sum->npoints = nall;
+out:
+	for (i = 0; i < v->npoints; i++)
+		v->points[i].train = 1;
+	if (saved && rc < 0)
+		for (ci = 0; ci < v->ncases; ci++)
+			v->cases[ci].scn->k = saved[ci];
+	free(saved);
+	free(errs);
+	return rc;
+}
