@@ -7,6 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "calib.h"
 #include "cmd.h"
 #include "out.h"
 #include "predict.h"
@@ -37,11 +42,16 @@ const char cmd_predict_usage[] =
 	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (default: the scenario's, else NCCL's)\n"
 	"  --format table|csv|json  output format (default table)\n"
 	"  -o FILE                write to FILE (atomically) instead of stdout\n"
+	"  --calib FILE           constants from `plumb calibrate`; tok/s then carries a\n"
+	"                         90% interval (5th-95th percentile of --draws runs with\n"
+	"                         constants drawn from the fit's covariance, fixed seed)\n"
+	"  --draws N              Monte Carlo draws for the interval (default 32, 0: none)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"CSV columns: layout,gpus,concurrency,context,step_ms,tok_s_total,\n"
 	"tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,busy_frac,fits,\n"
-	"diagnosis (busy = compute + communication: what nvidia-smi counts as utilised)\n"
+	"diagnosis (busy = compute + communication: what nvidia-smi counts as utilised),\n"
+	"and with --calib tok_s_total_p5,tok_s_total_p95\n"
 	"(with --batch the third column is batch and ttft_ms is empty).\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario or a model that does not fit,\n"
 	"4 I/O error, 5 runtime error.\n"
@@ -71,6 +81,7 @@ struct popts {
 	int batch[MAXLIST], nbatch;
 	long context, input, output;
 	int micro, mtp, eager, level;
+	int draws;                  /* Monte Carlo draws with --calib */
 	double accept;
 	const char *paths[MAXSCN];
 	int npaths;
@@ -84,6 +95,7 @@ struct row {
 	double step_ms, tok_total, tok_stream, tpot_ms, ttft_ms;
 	double comm, compute, idle;
 	char diag[160];
+	double lo, hi;              /* tok_total 90% interval, NAN: none */
 };
 
 static int parse_ints(const char *s, int *out, int max)
@@ -127,6 +139,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 	o->input = 1024;
 	o->output = 1024;
 	o->level = -1;
+	o->draws = CMD_CALIB_DRAWS;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int takes = !strcmp(a, "--model") || !strcmp(a, "--weights") || !strcmp(a, "--kv") ||
@@ -134,7 +147,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			    !strcmp(a, "--batch") || !strcmp(a, "--context") || !strcmp(a, "--input") ||
 			    !strcmp(a, "--output") || !strcmp(a, "--microbatches") ||
 			    !strcmp(a, "--mtp") || !strcmp(a, "--accept") || !strcmp(a, "--format") ||
-			    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o");
+			    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o") ||
+			    !strcmp(a, "--draws");
 		if (takes && !v)
 			return cmd_usage_error(cmd, "option %s needs a value", a);
 		if (takes)
@@ -197,6 +211,11 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 				return cmd_usage_error(cmd, "unknown NCCL_P2P_LEVEL '%s'", v);
 		} else if (!strcmp(a, "-o")) {
 			o->outpath = v;
+		} else if (!strcmp(a, "--draws")) {
+			long d;
+			if (parse_long(v, 0, &d) < 0 || d > 10000)
+				return cmd_usage_error(cmd, "--draws needs 0-10000, not '%s'", v);
+			o->draws = (int)d;
 		} else if (!strcmp(a, "--eager")) {
 			o->eager = 1;
 		} else if (a[0] == '-' && a[1]) {
@@ -313,6 +332,54 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 	return 0;
 }
 
+/*
+ * With --calib: the 90% interval of r's total tok/s, from o->draws runs
+ * with constants drawn from the calibration's covariance (same seed for
+ * every row, so the same inputs give the same bytes).
+ */
+static int interval(const struct popts *o, struct scenario *s, const char *lay, int x,
+		    struct row *r, struct plumb_err *err)
+{
+	const struct calib_file *cf = cmd_calib();
+	struct plumb_consts keep = s->k;
+	gsl_rng *rng;
+	double *tok;
+	int d, n = 0, rc = 0;
+
+	r->lo = r->hi = NAN;
+	if (!cf || !cf->has_chol || o->draws < 1 || !r->fits)
+		return 0;
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	tok = malloc((size_t)o->draws * sizeof(*tok));
+	if (!rng || !tok) {
+		if (rng)
+			gsl_rng_free(rng);
+		free(tok);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	gsl_rng_set(rng, CMD_CALIB_SEED);
+	for (d = 0; d < o->draws; d++) {
+		struct pred_cfg c;
+		struct row t;
+		s->k = keep;
+		calib_sample(cf, rng, &s->k);
+		memset(&t, 0, sizeof(t));
+		if ((rc = setup(o, s, lay, &c, err)) < 0 || (rc = run_point(o, &c, x, &t, err)) < 0)
+			break;
+		if (t.fits)
+			tok[n++] = t.tok_total;
+	}
+	s->k = keep;
+	if (rc >= 0 && n > 0) {
+		gsl_sort(tok, 1, (size_t)n);
+		r->lo = gsl_stats_quantile_from_sorted_data(tok, 1, (size_t)n, 0.05);
+		r->hi = gsl_stats_quantile_from_sorted_data(tok, 1, (size_t)n, 0.95);
+	}
+	gsl_rng_free(rng);
+	free(tok);
+	return rc < 0 ? rc : 0;
+}
+
 static void json_escape(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -329,11 +396,14 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		       const struct row *rows, int nrows, int compare)
 {
 	const char *xname = o->nbatch ? "batch" : "concurrency";
-	int i, j;
+	int i, j, iv = 0;
+
+	for (i = 0; i < nrows; i++)
+		iv |= rows[i].fits && !isnan(rows[i].lo);
 
 	if (!strcmp(o->format, "csv")) {
-		fprintf(f, "%slayout,gpus,%s,context,step_ms,tok_s_total,tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,busy_frac,fits,diagnosis\n",
-			compare ? "scenario," : "", xname);
+		fprintf(f, "%slayout,gpus,%s,context,step_ms,tok_s_total,tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,busy_frac,fits,diagnosis%s\n",
+			compare ? "scenario," : "", xname, iv ? ",tok_s_total_p5,tok_s_total_p95" : "");
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
 			struct step_layout l;
@@ -343,7 +413,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			fprintf(f, "%s,%d,%d,%ld,", o->layouts[r->li], l.gpus, r->x,
 				o->nbatch ? o->context : o->input + o->output / 2);
 			if (!r->fits) {
-				fprintf(f, ",,,,,,,,,0,\"%s\"\n", r->why);
+				fprintf(f, ",,,,,,,,,0,\"%s\"%s\n", r->why, iv ? ",," : "");
 				continue;
 			}
 			fprintf(f, "%.3f,%.2f,%.3f,%.3f,", r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
@@ -351,8 +421,13 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fputc(',', f);
 			else
 				fprintf(f, "%.2f,", r->ttft_ms);
-			fprintf(f, "%.4f,%.4f,%.4f,%.4f,1,\"%s\"\n", r->comm, r->compute, r->idle,
+			fprintf(f, "%.4f,%.4f,%.4f,%.4f,1,\"%s\"", r->comm, r->compute, r->idle,
 				r->compute + r->comm, r->diag);
+			if (iv && !isnan(r->lo))
+				fprintf(f, ",%.2f,%.2f", r->lo, r->hi);
+			else if (iv)
+				fputs(",,", f);
+			fputc('\n', f);
 		}
 		return;
 	}
@@ -370,6 +445,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 					r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
 				if (!isnan(r->ttft_ms))
 					fprintf(f, ", \"ttft_ms\": %.2f", r->ttft_ms);
+				if (!isnan(r->lo))
+					fprintf(f, ", \"tok_s_total_p5\": %.2f, \"tok_s_total_p95\": %.2f", r->lo, r->hi);
 				fprintf(f, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"busy_frac\": %.4f, \"diagnosis\": ",
 					r->comm, r->compute, r->idle, r->compute + r->comm);
 				json_escape(f, r->diag);
@@ -388,16 +465,25 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		o->eager ? ", eager" : ", CUDA graphs", o->mtp ? ", speculative decoding" : "");
 	if (!compare) {
 		fprintf(f, "# %s\n", s[0]->name[0] ? s[0]->name : s[0]->path);
-		fprintf(f, "%-8s %11s %9s %11s %11s %9s %9s %6s %6s  %s\n", "layout", xname, "step_ms",
-			"tok/s", "tok/s/user", "tpot_ms", "ttft_ms", "comm%", "busy%", "diagnosis");
+		if (iv)
+			fprintf(f, "# tok/s 90%% interval from the calibration's covariance (%d draws)\n", o->draws);
+		fprintf(f, "%-8s %11s %9s %11s ", "layout", xname, "step_ms", "tok/s");
+		if (iv)
+			fprintf(f, "%17s ", "tok/s 90%");
+		fprintf(f, "%11s %9s %9s %6s %6s  %s\n", "tok/s/user", "tpot_ms", "ttft_ms", "comm%", "busy%", "diagnosis");
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
 			if (!r->fits) {
 				fprintf(f, "%-8s %11d  %s\n", o->layouts[r->li], r->x, r->why);
 				continue;
 			}
-			fprintf(f, "%-8s %11d %9.2f %11.1f %11.2f %9.2f ", o->layouts[r->li], r->x,
-				r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
+			fprintf(f, "%-8s %11d %9.2f %11.1f ", o->layouts[r->li], r->x, r->step_ms, r->tok_total);
+			if (iv) {
+				char cell[48];
+				snprintf(cell, sizeof(cell), "%.1f-%.1f", r->lo, r->hi);
+				fprintf(f, "%17s ", isnan(r->lo) ? "-" : cell);
+			}
+			fprintf(f, "%11.2f %9.2f ", r->tok_stream, r->tpot_ms);
 			if (isnan(r->ttft_ms))
 				fprintf(f, "%9s ", "-");
 			else
@@ -418,12 +504,16 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			const struct row *r = &rows[i + j];
 			if (!r->fits)
 				fprintf(f, " %*s", j ? 30 : 24, "does not fit");
-			else if (j == 0 || !r0->fits)
-				fprintf(f, " %*.1f", j ? 30 : 24, r->tok_total);
 			else {
-				char cell[64];
-				snprintf(cell, sizeof(cell), "%.1f (x%.2f)", r->tok_total, r->tok_total / r0->tok_total);
-				fprintf(f, " %30s", cell);
+				char cell[96], band[48] = "";
+				if (!isnan(r->lo))
+					snprintf(band, sizeof(band), " [%.0f-%.0f]", r->lo, r->hi);
+				if (j == 0 || !r0->fits)
+					snprintf(cell, sizeof(cell), "%.1f%s", r->tok_total, band);
+				else
+					snprintf(cell, sizeof(cell), "%.1f%s (x%.2f)", r->tok_total, band,
+						 r->tok_total / r0->tok_total);
+				fprintf(f, " %*s", j ? 30 : 24, cell);
 			}
 		}
 		fputc('\n', f);
@@ -475,7 +565,9 @@ static int run(const char *cmd, struct popts *o, int compare)
 				r->li = li;
 				if ((rc = setup(o, s[si], o->layouts[li], &c, &err)) < 0)
 					goto fail;
-				if ((rc = run_point(o, &c, o->nbatch ? o->batch[xi] : o->conc[xi], r, &err)) < 0)
+				if ((rc = run_point(o, &c, o->nbatch ? o->batch[xi] : o->conc[xi], r, &err)) < 0 ||
+				    (rc = interval(o, s[si], o->layouts[li],
+						   o->nbatch ? o->batch[xi] : o->conc[xi], r, &err)) < 0)
 					goto fail;
 			}
 	if ((rc = out_open(&out, o->outpath, &err)) < 0)

@@ -7,8 +7,64 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calib.h"
 #include "cmd.h"
 #include "err.h"
+#include "scn.h"
+
+static const char common_help[] =
+	"\nEvery command also takes:\n"
+	"  --calib FILE   constants fitted by `plumb calibrate` override the scenario's;\n"
+	"                 predictions carry a 90% interval from the fit's covariance\n";
+
+/*
+ * Take `--calib FILE` (or --calib=FILE) out of argv, before any `--`; load
+ * it and lay its constants over every scenario. Returns the new argc, or
+ * -status on error.
+ */
+static int take_calib(int argc, char **argv, struct calib_file *c)
+{
+	const char *path = NULL;
+	struct plumb_err err;
+	int i, j;
+
+	for (i = 1; i < argc; i++) {
+		int drop = 0;
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--calib")) {
+			if (i + 1 >= argc)
+				return -cmd_usage_error(argv[1], "option --calib needs a value");
+			path = argv[i + 1];
+			drop = 2;
+		} else if (!strncmp(argv[i], "--calib=", 8)) {
+			path = argv[i] + 8;
+			drop = 1;
+		}
+		if (drop) {
+			for (j = i; j + drop < argc; j++)
+				argv[j] = argv[j + drop];
+			argc -= drop;
+			argv[argc] = NULL;
+			i--;
+		}
+	}
+	if (!path)
+		return argc;
+	plumb_err_clear(&err);
+	if (calib_load(path, c, &err) < 0) {
+		plumb_err_print(&err);
+		return -plumb_err_status(&err);
+	}
+	{
+		struct plumb_consts k;
+		consts_defaults(&k);
+		calib_apply(c, &k);
+		scn_set_overlay(&k);
+	}
+	cmd_set_calib(c);
+	return argc;
+}
 
 static void main_help(FILE *f)
 {
@@ -20,6 +76,7 @@ static void main_help(FILE *f)
 	      "Commands:\n", f);
 	for (c = plumb_commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fputs(common_help, f);
 	fputs("\nRun 'plumb COMMAND --help' for a command's options.\n"
 	      "Exit status: 0 ok, 2 usage error, 3 invalid input, 4 I/O error, 5 runtime error.\n"
 	      "Example: plumb topo scenarios/proxmox-vm-8x-rtxpro6000.yaml\n", f);
@@ -27,6 +84,7 @@ static void main_help(FILE *f)
 
 int main(int argc, char **argv)
 {
+	static struct calib_file calib;
 	const struct plumb_cmd *c;
 
 	setlocale(LC_ALL, "C");
@@ -37,6 +95,7 @@ int main(int argc, char **argv)
 	    strcmp(argv[1], "help") == 0) {
 		if (argc > 2 && (c = plumb_cmd_find(argv[2]))) {
 			fputs(c->usage, stdout);
+			fputs(common_help, stdout);
 			return PLUMB_OK;
 		}
 		main_help(stdout);
@@ -51,7 +110,10 @@ int main(int argc, char **argv)
 		return cmd_usage_error(NULL, "unknown command '%s'", argv[1]);
 	if (cmd_wants_help(argc - 1, argv + 1)) {
 		fputs(c->usage, stdout);
+		fputs(common_help, stdout);
 		return PLUMB_OK;
 	}
+	if ((argc = take_calib(argc, argv, &calib)) < 0)
+		return -argc;
 	return c->run(argc - 1, argv + 1);
 }

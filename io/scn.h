@@ -165,6 +165,13 @@ int scn_parse(const char *file, const char *text, struct scenario **out,
 
 void scn_free(struct scenario *s);
 
+/*
+ * Constants marked set in k override every scenario loaded afterwards (a
+ * calibration file given with --calib); NULL clears the overlay. k is
+ * copied. Process-wide: set it once, before loading.
+ */
+void scn_set_overlay(const struct plumb_consts *k);
+
 const char *scn_kind_name(enum scn_kind k);
 
 /* Sum of a GPU model's BARs, bytes. */

@@ -750,6 +750,16 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	return 0;
 }
 
+static struct plumb_consts overlay;
+static int have_overlay;
+
+void scn_set_overlay(const struct plumb_consts *k)
+{
+	have_overlay = k != NULL;
+	if (k)
+		overlay = *k;
+}
+
 /* Build a scenario from a parsed tree; takes ownership of t. */
 static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 		     struct plumb_err *err)
@@ -770,6 +780,14 @@ static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 	}
 	if ((rc = parse_doc(t, s, err)) < 0)
 		goto fail;
+	if (have_overlay) {
+		int k;
+		for (k = 0; k < K_NCONSTS; k++)
+			if (overlay.set[k]) {
+				s->k.v[k] = overlay.v[k];
+				s->k.set[k] = 1;
+			}
+	}
 	ytree_free(t);
 	*out = s;
 	return 0;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # docs_examples.sh - every ```yaml block in docs/*.md that contains
-# "plumb_scenario:" must load and run: `plumb topo` exits 0 on it.
+# "plumb_scenario:" must load and run: `plumb topo` exits 0 on it; every
+# block with "plumb_calibration:" must load: `plumb constants --calib` on it.
 # Prints "N passed, M failed" and exits 1 on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -17,8 +18,14 @@ for doc in docs/*.md; do
 done
 for f in "$tmp"/*.yaml; do
 	[ -e "$f" ] || continue
-	grep -q '^plumb_scenario:' "$f" || continue
-	if ./plumb topo "$f" > /dev/null 2> "$tmp/err"; then
+	if grep -q '^plumb_calibration:' "$f"; then
+		set -- constants --calib "$f"
+	elif grep -q '^plumb_scenario:' "$f"; then
+		set -- topo "$f"
+	else
+		continue
+	fi
+	if ./plumb "$@" > /dev/null 2> "$tmp/err"; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
