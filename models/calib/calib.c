@@ -167,6 +167,46 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 	return GSL_SUCCESS;
 }
 
+/*
+ * Forward-difference Jacobian with a fixed step in u: the simulator's times
+ * are piecewise smooth (protocol and algorithm choices, clamps), so a step of
+ * a few percent of each constant sees its effect where an infinitesimal one
+ * can land on a flat piece.
+ */
+#define CALIB_DU 0.05
+
+static int jacobian(const gsl_vector *x, void *params, gsl_matrix *J)
+{
+	struct fctx *fc = params;
+	size_t n = x->size, m = J->size1, i, j;
+	gsl_vector *f0 = gsl_vector_alloc(m), *f1 = gsl_vector_alloc(m), *xx = gsl_vector_alloc(n);
+	int rc = GSL_SUCCESS;
+
+	if (!f0 || !f1 || !xx) {
+		rc = GSL_ENOMEM;
+		goto out;
+	}
+	if ((rc = residuals(x, params, f0)) != GSL_SUCCESS)
+		goto out;
+	for (j = 0; j < n; j++) {
+		gsl_vector_memcpy(xx, x);
+		gsl_vector_set(xx, j, gsl_vector_get(x, j) + CALIB_DU);
+		if ((rc = residuals(xx, params, f1)) != GSL_SUCCESS)
+			goto out;
+		for (i = 0; i < m; i++)
+			gsl_matrix_set(J, i, j, (gsl_vector_get(f1, i) - gsl_vector_get(f0, i)) / CALIB_DU);
+	}
+out:
+	(void)fc;
+	if (f0)
+		gsl_vector_free(f0);
+	if (f1)
+		gsl_vector_free(f1);
+	if (xx)
+		gsl_vector_free(xx);
+	return rc;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -189,6 +229,53 @@ static void err_summary(const struct val_set *v, const int *train, int n, const 
 		*max = e[n - 1];
 	}
 	free(e);
+}
+
+/*
+ * Keep in r->idx the constants of idx some training point depends on: each
+ * is moved by 5% (a change well above the simulator's resolution) and the
+ * training points are predicted again. The others go to r->dropped.
+ */
+static int drop_uninformed(struct val_set *v, const int *idx, int n, struct calib_result *r,
+			   struct plumb_err *err)
+{
+	double *base = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof(double));
+	double *keep = malloc((size_t)(v->ncases > 0 ? v->ncases : 1) * sizeof(double));
+	int i, j, c, rc;
+
+	if (!base || !keep) {
+		free(base);
+		free(keep);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	if ((rc = val_predict_train(v, err)) < 0)
+		goto out;
+	for (i = 0; i < v->npoints; i++)
+		base[i] = v->points[i].predicted;
+	for (j = 0; j < n; j++) {
+		int k = idx[j], moved = 0;
+		for (c = 0; c < v->ncases; c++) {
+			keep[c] = v->cases[c].scn->k.v[k];
+			v->cases[c].scn->k.v[k] = keep[c] > 0 ? keep[c] * 1.05 : 1e-3;
+		}
+		rc = val_predict_train(v, err);
+		for (c = 0; c < v->ncases; c++)
+			v->cases[c].scn->k.v[k] = keep[c];
+		if (rc < 0)
+			goto out;
+		for (i = 0; i < v->npoints && !moved; i++)
+			moved = v->points[i].train &&
+				fabs(v->points[i].predicted - base[i]) > 1e-9 * fabs(base[i]);
+		if (moved)
+			r->idx[r->nfree++] = k;
+		else
+			r->dropped[r->ndropped++] = k;
+	}
+	rc = val_predict_train(v, err);
+out:
+	free(base);
+	free(keep);
+	return rc < 0 ? rc : 0;
 }
 
 void calib_result_release(struct calib_result *r)
@@ -217,16 +304,22 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 				     "free 1 to %d constants, not %d", CALIB_MAX_FREE, n);
 	if (v->ncases < 1)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "no data to fit");
-	r->nfree = n;
-	for (j = 0; j < n; j++) {
+	for (j = 0; j < n; j++)
 		for (i = 0; i < j; i++)
 			if (idx[i] == idx[j])
 				return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
 						     "constant '%s' is freed twice",
 						     plumb_const_defs[idx[j]].name);
-		r->idx[j] = idx[j];
-		r->start[j] = v->cases[0].scn->k.v[idx[j]];
-		bounds(idx[j], r->start[j], &r->lo[j], &r->hi[j]);
+	if ((rc = drop_uninformed(v, idx, n, r, err)) < 0)
+		return rc;
+	n = r->nfree;
+	if (n < 1)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "no measured point depends on the constants freed (%s%s)",
+				     plumb_const_defs[r->dropped[0]].name, r->ndropped > 1 ? ", ..." : "");
+	for (j = 0; j < n; j++) {
+		r->start[j] = v->cases[0].scn->k.v[r->idx[j]];
+		bounds(r->idx[j], r->start[j], &r->lo[j], &r->hi[j]);
 	}
 	fc.v = v;
 	fc.r = r;
@@ -256,7 +349,6 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 		r->before[i] = v->points[fc.train[i]].predicted;
 	err_summary(v, fc.train, fc.n, r->before, &r->before_median, &r->before_max);
 
-	fp.h_df = 1e-3;   /* steps in u; simulated times are piecewise smooth */
 	w = gsl_multifit_nlinear_alloc(T, &fp, (size_t)fc.n, (size_t)n);
 	x0 = gsl_vector_alloc((size_t)n);
 	cov = gsl_matrix_alloc((size_t)n, (size_t)n);
@@ -268,7 +360,7 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 		gsl_vector_set(x0, (size_t)j, to_u(r->start[j] > 0 ? r->start[j] : r->lo[j], r->lo[j], r->hi[j]));
 	memset(&fdf, 0, sizeof(fdf));
 	fdf.f = residuals;
-	fdf.df = NULL;
+	fdf.df = jacobian;
 	fdf.fvv = NULL;
 	fdf.n = (size_t)fc.n;
 	fdf.p = (size_t)n;
@@ -360,6 +452,9 @@ void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r
 	int i, j, t = 0;
 	fprintf(f, "plumb calibrate: %d points, %d free constant%s, %s\n", r->npoints, r->nfree,
 		r->nfree == 1 ? "" : "s", r->status);
+	for (j = 0; j < r->ndropped; j++)
+		fprintf(f, "note: no point depends on %s here: kept at %g, not fitted\n",
+			plumb_const_defs[r->dropped[j]].name, v->cases[0].scn->k.v[r->dropped[j]]);
 	fprintf(f, "\n%-26s %14s %14s %14s   %s\n", "constant", "start", "fitted", "std. error", "bounds");
 	for (j = 0; j < r->nfree; j++)
 		fprintf(f, "%-26s %14.6g %14.6g %14.3g   [%g, %g] %s\n", plumb_const_defs[r->idx[j]].name,

@@ -3,7 +3,8 @@
  * calibration file every command accepts (`--calib FILE`).
  *
  * The fit is nonlinear least squares (GSL gsl_multifit_nlinear, trust region,
- * finite-difference Jacobian) on the residuals log(predicted / measured) of
+ * forward-difference Jacobian with a step of a few percent, as simulated
+ * times are piecewise smooth) on the residuals log(predicted / measured) of
  * the training points of a struct val_set (models/valid): every evaluation
  * re-simulates the points with the trial constants. Each free constant is
  * kept inside its bounds by a log-logistic map from an unbounded variable.
@@ -39,6 +40,8 @@ struct calib_result {
 	double before_median, before_max;   /* |pred/meas - 1| over training points */
 	double after_median, after_max;
 	double *before;                     /* predicted with the starting constants, per point */
+	int ndropped;                       /* freed, but no point depends on them: */
+	int dropped[CALIB_MAX_FREE];        /* kept at their start, not fitted */
 };
 
 /*
@@ -54,6 +57,8 @@ int calib_default_free(const struct val_set *v, int *idx, int max);
  * Fit the constants idx[0..n-1] to v's training points. Starts from each
  * case's scenario values; on return every case's scenario holds the fitted
  * values (marked set). r->before is allocated (free with calib_result_release).
+ * A freed constant that no training point depends on (a 5% change moves no
+ * prediction) is left at its value and listed in r->dropped.
  * Errors: EINPUT for too few points or a constant named twice; ERUNTIME for
  * a simulation error. A fit that stops without converging returns 0 with
  * r->converged 0 and the reason in r->status.
