@@ -342,9 +342,13 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	{
 		struct step_span *spans = r->spans;
 		int cap = r->cap;
+		sim_net_hook_fn hook = r->hook;
+		void *hook_ctx = r->hook_ctx;
 		memset(r, 0, sizeof(*r));
 		r->spans = spans;
 		r->cap = cap;
+		r->hook = hook;
+		r->hook_ctx = hook_ctx;
 	}
 	if (l->gpus > s->ngpus)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
@@ -374,6 +378,8 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	    (rc = xfer_ctx_init(&sr->xx, sr->eng, sr->fab, err)) < 0 ||
 	    (rc = sim_register(sr->eng, &compute_ops, sr, &sr->kind_done, err)) < 0)
 		goto out;
+	if (r->hook)
+		sim_net_set_resolve_hook(sr->fab->net, r->hook, r->hook_ctx);
 	for (st = 0; st < l->pp; st++) {
 		sr->cur[st] = -1;
 		for (m = 0; m < micro; m++)

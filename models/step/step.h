@@ -81,6 +81,11 @@ struct step_result {
 	 * nspans counts them (those past cap are dropped, nspans still counts). */
 	struct step_span *spans;
 	int cap, nspans;
+	/* Optional, kept like spans: called after every re-solve of the step's
+	 * flow network (sim_net_set_resolve_hook), e.g. to trace link loads.
+	 * Link ids are those fab_build() gives the scenario. */
+	sim_net_hook_fn hook;
+	void *hook_ctx;
 	double seconds;             /* step time: first start to last finish */
 	int ngpus;
 	double busy[SCN_MAX_GPUS];  /* compute seconds per GPU */
