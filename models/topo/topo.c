@@ -509,8 +509,12 @@ void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t 
 			snprintf(buf, n, "joined by %d NVLinks: direct GPU-to-GPU DMA", v->nvl[i][j]);
 		else if (v->side == TOPO_GUEST)
 			snprintf(buf, n, "%s and the VM exposes a P2P clique: direct DMA over PCIe", where);
-		else
+		else {
+			size_t w = strlen(where);
+			if (w && where[w - 1] == ',')
+				where[w - 1] = 0;   /* "..., on different sockets: direct DMA" */
 			snprintf(buf, n, "%s: direct DMA over PCIe", where);
+		}
 		break;
 	case P2P_GNS:
 		snprintf(buf, n, "%s and the stock driver refuses PCIe P2P on %s: transfers bounce through host memory",
