@@ -10,7 +10,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wvla -Wformat=2 -Wpointer-arith -Wcast-qual -Wwrite-strings \
            -Wundef -Wno-unused-parameter
 OPT     ?= -O2 -g
-INC     := -Iio -Icli -Isim $(addprefix -I,$(wildcard models/*)) -Ibuild
+INC     := -Iio -Icli -Isim -Irender $(addprefix -I,$(wildcard models/*)) -Ibuild
 PKGCFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKGLIBS := $(shell pkg-config --libs gsl yaml-0.1 cairo)
 CUNITLIBS := $(shell pkg-config --libs cunit)

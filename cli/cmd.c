@@ -27,6 +27,10 @@ const struct plumb_cmd plumb_commands[] = {
 	  cmd_validate_usage },
 	{ "calibrate", cmd_calibrate, "fit the model's constants to your measurements (--calib FILE)",
 	  cmd_calibrate_usage },
+	{ "render", cmd_render, "pictures: topology, topo matrix, step timeline, throughput, fit (PNG/SVG/PDF)",
+	  cmd_render_usage },
+	{ "trace", cmd_trace, "one simulated decode step as a Chrome trace (Perfetto, chrome://tracing)",
+	  cmd_trace_usage },
 	{ "constants", cmd_constants, "the model's named constants, their values and sources",
 	  cmd_constants_usage },
 	{ NULL, NULL, NULL, NULL }

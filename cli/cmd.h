@@ -54,6 +54,8 @@ int cmd_compare(int argc, char **argv);
 int cmd_default(void);
 int cmd_bench(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 extern const char cmd_topo_usage[];
 extern const char cmd_import_usage[];
@@ -65,5 +67,7 @@ extern const char cmd_predict_usage[];
 extern const char cmd_compare_usage[];
 extern const char cmd_bench_usage[];
 extern const char cmd_calibrate_usage[];
+extern const char cmd_render_usage[];
+extern const char cmd_trace_usage[];
 
 #endif

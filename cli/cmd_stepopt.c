@@ -1,0 +1,113 @@
+/*
+ * cmd_stepopt.c - options naming one decode step (cmd_stepopt.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cmd_stepopt.h"
+
+void cmd_stepopt_init(struct cmd_stepopt *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->model = "glm-5";
+	o->weights = "nvfp4";
+	o->kv = "bf16";
+	o->batch = 1;
+	o->context = 1024;
+	o->level = -1;
+}
+
+static int num(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cmd_stepopt_parse(const char *cmd, struct cmd_stepopt *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+	long n;
+	if (!strcmp(a, "--eager")) {
+		o->eager = 1;
+		return 1;
+	}
+	if (strcmp(a, "--model") && strcmp(a, "--weights") && strcmp(a, "--kv") &&
+	    strcmp(a, "--layout") && strcmp(a, "--batch") && strcmp(a, "--context") &&
+	    strcmp(a, "--microbatches") && strcmp(a, "--nccl-p2p-level"))
+		return 0;
+	if (*i + 1 >= argc)
+		return cmd_usage_error(cmd, "option %s needs a value", a);
+	v = argv[++*i];
+	if (!strcmp(a, "--model")) {
+		o->model = v;
+	} else if (!strcmp(a, "--weights")) {
+		o->weights = v;
+	} else if (!strcmp(a, "--kv")) {
+		o->kv = v;
+	} else if (!strcmp(a, "--layout")) {
+		struct step_layout l;
+		struct plumb_err e;
+		if (step_layout_parse(v, &l, &e) < 0)
+			return cmd_usage_error(cmd, "%s", e.msg);
+		o->layout = v;
+	} else if (!strcmp(a, "--batch")) {
+		if (num(v, 1, 100000, &n) < 0)
+			return cmd_usage_error(cmd, "--batch needs a number of sequences, not '%s'", v);
+		o->batch = (int)n;
+	} else if (!strcmp(a, "--context")) {
+		if (num(v, 0, 100000000, &n) < 0)
+			return cmd_usage_error(cmd, "--context needs a token count, not '%s'", v);
+		o->context = n;
+	} else if (!strcmp(a, "--microbatches")) {
+		if (num(v, 1, 256, &n) < 0)
+			return cmd_usage_error(cmd, "--microbatches needs 1-256, not '%s'", v);
+		o->micro = (int)n;
+	} else {
+		if ((o->level = topo_nccl_path_parse(v)) < 0)
+			return cmd_usage_error(cmd, "unknown NCCL_P2P_LEVEL '%s'", v);
+	}
+	return 1;
+}
+
+int cmd_stepopt_cfg(const struct cmd_stepopt *o, const struct scenario *s, struct pred_cfg *c,
+		    struct plumb_err *err)
+{
+	const struct llm_catalog *cat = llm_catalog_builtin(err);
+	enum llm_dtype w, kv;
+	char lay[32];
+	int rc;
+	if (!cat)
+		return -PLUMB_ERUNTIME;
+	pred_cfg_init(c);
+	c->s = s;
+	if ((rc = llm_model_lookup(cat, o->model, &c->m, err)) < 0)
+		return rc;
+	if (llm_dtype_parse(o->weights, &w) < 0)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "unknown --weights '%s' (bf16, fp8 or nvfp4)", o->weights);
+	if (llm_dtype_parse(o->kv, &kv) < 0 || kv == LLM_NVFP4)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "unknown --kv '%s' (bf16 or fp8)", o->kv);
+	if ((rc = llm_prec_init(&c->prec, c->m, w, kv, err)) < 0)
+		return rc;
+	if (o->layout)
+		snprintf(lay, sizeof(lay), "%s", o->layout);
+	else
+		snprintf(lay, sizeof(lay), "tp%d", s->ngpus);
+	if ((rc = step_layout_parse(lay, &c->lay, err)) < 0)
+		return rc;
+	if (c->lay.gpus > s->ngpus)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "layout %s needs %d GPUs but %s has %d", lay, c->lay.gpus,
+				     s->name[0] ? s->name : s->path, s->ngpus);
+	c->topo.nccl_p2p_level = o->level;
+	c->cuda_graphs = !o->eager;
+	c->micro = o->micro;
+	return 0;
+}

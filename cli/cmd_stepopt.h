@@ -1,0 +1,42 @@
+/*
+ * cmd_stepopt.h - the options `plumb render --what timeline` and `plumb
+ * trace` share to pick one decode step: model, weights, layout, batch,
+ * context; and the pred_cfg they describe.
+ */
+#ifndef PLUMB_CMD_STEPOPT_H
+#define PLUMB_CMD_STEPOPT_H
+
+#include "predict.h"
+
+struct cmd_stepopt {
+	const char *model, *weights, *kv, *layout;  /* layout NULL: tp<all GPUs> */
+	int batch;
+	long context;
+	int micro, eager, level;
+};
+
+#define CMD_STEPOPT_HELP \
+	"  --model M              catalog model (default glm-5)\n" \
+	"  --weights DTYPE        bf16, fp8 or nvfp4 (default nvfp4); --kv bf16|fp8\n" \
+	"  --layout L             tpN, tpNppM, epN, tpNep (default tp<all GPUs>)\n" \
+	"  --batch B              sequences in the decode step (default 1)\n" \
+	"  --context N            tokens in each sequence's KV cache (default 1024)\n" \
+	"  --microbatches M       pipeline microbatches (default: the stage count)\n" \
+	"  --eager                kernel launches without CUDA graphs\n" \
+	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (default: the scenario's, else NCCL's)\n"
+
+void cmd_stepopt_init(struct cmd_stepopt *o);
+
+/*
+ * If argv[*i] is one of the options above, take it (and its value, moving
+ * *i past it) and return 1; return 0 if it is not; on a bad value print the
+ * usage error and return PLUMB_EUSAGE.
+ */
+int cmd_stepopt_parse(const char *cmd, struct cmd_stepopt *o, int argc, char **argv, int *i);
+
+/* Fill c for scenario s (which must outlive c); whether the model fits is
+ * the caller's check (pred_check_fit). Errors: EUSAGE, EINPUT. */
+int cmd_stepopt_cfg(const struct cmd_stepopt *o, const struct scenario *s, struct pred_cfg *c,
+		    struct plumb_err *err);
+
+#endif

@@ -1,0 +1,178 @@
+/*
+ * render.h - pictures with Cairo: the topology diagram, the topo/P2P matrix,
+ * the Gantt timeline of one decode step, the throughput chart and the
+ * measured-vs-predicted plot.
+ *
+ * Every rdr_* drawing function writes one file whose format comes from the
+ * extension (.png, .svg, .pdf). Files are written atomically (io/out.h): the
+ * picture goes to a temporary name that is renamed over the path only when
+ * it is complete; on failure the temporary file is removed and the old file
+ * stays. Output is deterministic: fixed sizes, the font "DejaVu Sans"
+ * through Cairo's toy text API, fixed PDF metadata dates.
+ *
+ * The topology layout is computed apart from drawing (rdr_topo_layout) so
+ * tests can check its geometry: node boxes never intersect and every edge
+ * starts and ends on the border of its two boxes.
+ *
+ * Errors: PLUMB_EUSAGE (unknown extension, bad option), PLUMB_EINPUT (GPU
+ * out of range), PLUMB_EIO (cannot write), PLUMB_ERUNTIME (Cairo failed or
+ * out of memory). Nothing here keeps state between calls.
+ */
+#ifndef PLUMB_RENDER_H
+#define PLUMB_RENDER_H
+
+#include <stdio.h>
+
+#include "predict.h"
+#include "scn.h"
+#include "step.h"
+#include "topo.h"
+#include "valid.h"
+
+enum rdr_format { RDR_PNG, RDR_SVG, RDR_PDF };
+
+/* Format from the path's extension (case-insensitive); -1 if none fits. */
+int rdr_format_of(const char *path);
+
+/* ---- topology ---------------------------------------------------------- */
+
+enum rdr_view { RDR_VIEW_DEFAULT, RDR_VIEW_HOST, RDR_VIEW_GUEST, RDR_VIEW_BOTH };
+
+struct rdr_topo_opts {
+	enum rdr_view view;     /* default: both for a VM, host otherwise */
+	int path_a, path_b;     /* GPUs of the highlighted transfer; -1 none */
+	struct topo_opts topo;  /* ACS / NCCL options the views are built with */
+};
+
+void rdr_topo_opts_init(struct rdr_topo_opts *o);
+
+enum rdr_box_kind { RB_MEM, RB_CPU, RB_RC, RB_RP, RB_SWITCH, RB_GPU, RB_NIC, RB_NVSWITCH };
+enum rdr_frame_kind { RF_PANEL, RF_SOCKET, RF_NUMA, RF_GROUP };
+enum rdr_edge_kind { RE_PCIE, RE_FABRIC, RE_DRAM, RE_XSOCKET, RE_NVLINK };
+enum rdr_hl { RH_NONE, RH_P2P, RH_BOUNCE };
+
+#define RDR_MAX_BOX 640
+#define RDR_MAX_EDGE 1400
+#define RDR_MAX_FRAME 200
+#define RDR_EDGE_PTS 4
+
+/* A node of the diagram (a box that nothing else may overlap). */
+struct rdr_box {
+	enum rdr_box_kind kind;
+	int panel;              /* 0 host (or the only view), 1 guest */
+	int node;               /* index into the view's nodes; socket for CPU/MEM; -1 */
+	int gpu;                /* GPU index or -1 */
+	double x, y, w, h;
+	char line1[64], line2[96];
+	int hl;                 /* 1: an end of the highlighted path */
+};
+
+/* A container drawn behind the boxes: panel, socket, NUMA node, IOMMU group. */
+struct rdr_frame {
+	enum rdr_frame_kind kind;
+	double x, y, w, h;
+	char label[128];
+};
+
+/* A link: a polyline from box a's border to box b's border. */
+struct rdr_edge {
+	enum rdr_edge_kind kind;
+	int a, b;               /* box indices */
+	int npts;
+	double px[RDR_EDGE_PTS], py[RDR_EDGE_PTS];
+	char label[32];         /* "Gen5 x16", "NV18", "xGMI 192 GB/s" */
+	double lx, ly;          /* label centre */
+	enum rdr_hl hl;
+};
+
+struct rdr_layout {
+	double w, h;
+	char title[256], subtitle[512];
+	char note[640];         /* under the picture: the path's reason */
+	int nbox, nframe, nedge;
+	struct rdr_box box[RDR_MAX_BOX];
+	struct rdr_frame frame[RDR_MAX_FRAME];
+	struct rdr_edge edge[RDR_MAX_EDGE];
+	double legend_y;        /* top of the legend strip */
+};
+
+/*
+ * Lay out the topology diagram of s. *out: new layout (free with free()).
+ * Errors: EUSAGE (guest view of bare metal), EINPUT (path GPU out of
+ * range or a == b), ERUNTIME.
+ */
+int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
+		    struct rdr_layout **out, struct plumb_err *err);
+
+/* Draw the topology diagram of s into path. */
+int rdr_topology(const char *path, const struct scenario *s, const struct rdr_topo_opts *o,
+		 struct plumb_err *err);
+
+/* The topo -m matrix with P2P status and NCCL transport per cell, coloured
+ * by class, with the legend; host, guest or both side by side. */
+int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo_opts *o,
+	       struct plumb_err *err);
+
+/* ---- timeline ---------------------------------------------------------- */
+
+struct rdr_timeline {
+	char title[256], subtitle[256];
+	int ngpus;                      /* rows: GPUs 0 .. ngpus-1 */
+	double seconds;                 /* step time */
+	const struct step_span *spans;  /* borrowed */
+	int nspans;
+};
+
+/* Gantt chart of one step: per GPU compute and communication by tag, idle
+ * as the gaps, a time axis in ms and the legend. */
+int rdr_timeline(const char *path, const struct rdr_timeline *t, struct plumb_err *err);
+
+/* ---- throughput -------------------------------------------------------- */
+
+#define RDR_MAX_PTS 32
+
+/* One line of the chart: a box and a layout over concurrency. */
+struct rdr_series {
+	char label[128];
+	int color;                      /* palette index (the box) */
+	int dash;                       /* style index (the layout) */
+	int n;
+	double x[RDR_MAX_PTS], y[RDR_MAX_PTS];
+};
+
+/* tok/s against concurrency (log2 axis) for several series. xlabel names
+ * the x axis ("concurrent requests" or "batch"). */
+int rdr_throughput(const char *path, const char *title, const char *xlabel,
+		   const struct rdr_series *series, int n, struct plumb_err *err);
+
+/* ---- fit --------------------------------------------------------------- */
+
+/* Measured against predicted for every point of a predicted validation
+ * set, log-log, with y = x and the 2x band; points coloured by quantity. */
+int rdr_fit(const char *path, const char *title, const struct val_set *v,
+	    struct plumb_err *err);
+
+/* ---- Chrome trace ------------------------------------------------------ */
+
+/* What rdr_trace wrote, for reports and tests. */
+struct rdr_trace_info {
+	struct step_result run;         /* the step (spans pointer cleared) */
+	double seconds;                 /* step time with the host's floor */
+	int gpu_events;                 /* "X" events on GPU tracks (= spans) */
+	int link_events;                /* "X" events on link tracks */
+	int links;                      /* link tracks */
+};
+
+/*
+ * One decode step of `batch` sequences with `context` cached tokens under
+ * configuration c, as Chrome trace event JSON (chrome://tracing, Perfetto):
+ * pid 1 holds one track (tid) per GPU with a complete ("X") event per
+ * compute op, collective and stage send, timestamps in microseconds; pid 2
+ * one track per link that carried traffic, an event per interval of
+ * constant load (args: GB/s and utilisation), from the flow network's
+ * re-solves. Writes to f; info may be NULL.
+ */
+int rdr_trace(FILE *f, const struct pred_cfg *c, int batch, long context,
+	      struct rdr_trace_info *info, struct plumb_err *err);
+
+#endif

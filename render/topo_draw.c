@@ -1,0 +1,363 @@
+/*
+ * topo_draw.c - draws the topology diagram laid out by topo_layout.c, and
+ * the topo -m / P2P matrix as a coloured grid.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render_int.h"
+
+#define C_P2P 0x2ca02c
+#define C_BOUNCE 0xe8710a
+
+static unsigned box_fill(enum rdr_box_kind k)
+{
+	switch (k) {
+	case RB_MEM: return 0xfbefc4;
+	case RB_CPU: return 0xd6e2f3;
+	case RB_RC: return 0xe4e4e4;
+	case RB_RP: return 0xf1f1f1;
+	case RB_SWITCH: return 0xdcefdc;
+	case RB_GPU: return 0xd5eaa8;
+	case RB_NIC: return 0xf6d9c6;
+	case RB_NVSWITCH: return 0xbfe3a0;
+	}
+	return 0xffffff;
+}
+
+static void draw_frame(cairo_t *cr, const struct rdr_frame *f)
+{
+	static const double dash[] = { 5, 3 };
+	switch (f->kind) {
+	case RF_PANEL:
+		rdr_rgb(cr, 0xb0b0b0);
+		cairo_set_line_width(cr, 1);
+		rdr_round_rect(cr, f->x, f->y, f->w, f->h, 6);
+		cairo_stroke(cr);
+		rdr_rgb(cr, 0x303030);
+		rdr_text(cr, f->x + 10, f->y + 20, f->label, 14, 1, RA_LEFT, f->w - 20);
+		break;
+	case RF_SOCKET:
+		rdr_rgb(cr, 0xf5f7fb);
+		rdr_round_rect(cr, f->x, f->y, f->w, f->h, 8);
+		cairo_fill_preserve(cr);
+		rdr_rgb(cr, 0x8da2c0);
+		cairo_set_line_width(cr, 1.2);
+		cairo_stroke(cr);
+		rdr_rgb(cr, 0x2c3e5a);
+		rdr_text(cr, f->x + 8, f->y + 17, f->label, 12, 1, RA_LEFT, f->w - 16);
+		break;
+	case RF_NUMA:
+		rdr_rgb(cr, 0x8da2c0);
+		cairo_set_line_width(cr, 1);
+		cairo_set_dash(cr, dash, 2, 0);
+		rdr_round_rect(cr, f->x, f->y, f->w, f->h, 6);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		rdr_rgb(cr, 0x2c3e5a);
+		rdr_text(cr, f->x + 6, f->y + f->h - 7, f->label, 11, 0, RA_LEFT, f->w - 12);
+		break;
+	case RF_GROUP:
+		rdr_rgb(cr, 0x9b59b6);
+		cairo_set_line_width(cr, 1.2);
+		cairo_set_dash(cr, dash, 2, 0);
+		rdr_round_rect(cr, f->x, f->y, f->w, f->h, 5);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		rdr_rgb(cr, 0x6c3483);
+		/* left part only: NVLink lines leave the box near its right edge */
+		rdr_text(cr, f->x + 5, f->y + f->h - 5, f->label, 10, 0, RA_LEFT, f->w - 30);
+		break;
+	}
+}
+
+static void edge_path(cairo_t *cr, const struct rdr_edge *e)
+{
+	int i;
+	cairo_move_to(cr, e->px[0], e->py[0]);
+	for (i = 1; i < e->npts; i++)
+		cairo_line_to(cr, e->px[i], e->py[i]);
+}
+
+static void draw_edge(cairo_t *cr, const struct rdr_edge *e, int hl_pass)
+{
+	static const double dash[] = { 9, 6 };
+	if (!hl_pass) {
+		double w = 1.6;
+		unsigned c = 0x7a7a7a;
+		if (e->kind == RE_FABRIC || e->kind == RE_DRAM)
+			w = 3, c = 0x5b7396;
+		else if (e->kind == RE_XSOCKET)
+			w = 4, c = 0x2c3e5a;
+		else if (e->kind == RE_NVLINK)
+			w = 2.4, c = 0x4d8a00;
+		rdr_rgb(cr, c);
+		cairo_set_line_width(cr, w);
+		edge_path(cr, e);
+		cairo_stroke(cr);
+		return;
+	}
+	if (e->hl == RH_NONE)
+		return;
+	rdr_rgb(cr, e->hl == RH_P2P ? C_P2P : C_BOUNCE);
+	cairo_set_line_width(cr, 5);
+	if (e->hl == RH_BOUNCE)
+		cairo_set_dash(cr, dash, 2, 0);
+	edge_path(cr, e);
+	cairo_stroke(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
+}
+
+static void draw_box(cairo_t *cr, const struct rdr_box *b)
+{
+	double pad = 6;
+	rdr_rgb(cr, box_fill(b->kind));
+	rdr_round_rect(cr, b->x, b->y, b->w, b->h, 5);
+	cairo_fill_preserve(cr);
+	if (b->hl) {
+		rdr_rgb(cr, 0x111111);
+		cairo_set_line_width(cr, 3);
+	} else {
+		rdr_rgb(cr, 0x555555);
+		cairo_set_line_width(cr, 1);
+	}
+	cairo_stroke(cr);
+	rdr_rgb(cr, 0x111111);
+	rdr_text(cr, b->x + b->w / 2, b->y + 19, b->line1, 13, 1, RA_CENTER, b->w - 2 * pad);
+	rdr_rgb(cr, 0x404040);
+	rdr_text(cr, b->x + b->w / 2, b->y + 36, b->line2, 10.5, 0, RA_CENTER, b->w - 2 * pad);
+}
+
+static void legend(cairo_t *cr, const struct rdr_layout *L)
+{
+	static const double dash[] = { 9, 6 }, gdash[] = { 5, 3 };
+	double x = 30, y = L->legend_y + 12;
+	rdr_rgb(cr, C_P2P);
+	cairo_set_line_width(cr, 5);
+	cairo_move_to(cr, x, y);
+	cairo_line_to(cr, x + 36, y);
+	cairo_stroke(cr);
+	rdr_rgb(cr, 0x222222);
+	x += 44 + rdr_text(cr, x + 44, y + 4, "P2P route", 12, 0, RA_LEFT, 0) + 24;
+	rdr_rgb(cr, C_BOUNCE);
+	cairo_set_dash(cr, dash, 2, 0);
+	cairo_move_to(cr, x, y);
+	cairo_line_to(cr, x + 36, y);
+	cairo_stroke(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
+	rdr_rgb(cr, 0x222222);
+	x += 44 + rdr_text(cr, x + 44, y + 4, "host bounce (via host memory)", 12, 0, RA_LEFT, 0) + 24;
+	rdr_rgb(cr, 0x9b59b6);
+	cairo_set_line_width(cr, 1.2);
+	cairo_set_dash(cr, gdash, 2, 0);
+	cairo_rectangle(cr, x, y - 7, 30, 14);
+	cairo_stroke(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
+	rdr_rgb(cr, 0x222222);
+	x += 38 + rdr_text(cr, x + 38, y + 4, "IOMMU group (host)", 12, 0, RA_LEFT, 0) + 24;
+	rdr_rgb(cr, 0x4d8a00);
+	cairo_set_line_width(cr, 2.4);
+	cairo_move_to(cr, x, y);
+	cairo_line_to(cr, x + 36, y);
+	cairo_stroke(cr);
+	rdr_rgb(cr, 0x222222);
+	x += 44 + rdr_text(cr, x + 44, y + 4, "NVLink", 12, 0, RA_LEFT, 0) + 24;
+	rdr_text(cr, x, y + 4, "links: PCIe generation and lanes", 12, 0, RA_LEFT, L->w - x - 20);
+	if (L->note[0]) {
+		rdr_rgb(cr, 0x222222);
+		rdr_text(cr, 30, y + 28, L->note, 12, 0, RA_LEFT, L->w - 60);
+	}
+}
+
+static void draw_layout(cairo_t *cr, const struct rdr_layout *L)
+{
+	int i;
+	rdr_rgb(cr, 0x111111);
+	rdr_text(cr, 24, 30, L->title, 18, 1, RA_LEFT, L->w - 48);
+	rdr_rgb(cr, 0x505050);
+	rdr_text(cr, 24, 52, L->subtitle, 12, 0, RA_LEFT, L->w - 48);
+	for (i = 0; i < L->nframe; i++)
+		if (L->frame[i].kind != RF_GROUP)
+			draw_frame(cr, &L->frame[i]);
+	for (i = 0; i < L->nedge; i++)
+		draw_edge(cr, &L->edge[i], 0);
+	for (i = 0; i < L->nedge; i++)
+		draw_edge(cr, &L->edge[i], 1);
+	for (i = 0; i < L->nframe; i++)
+		if (L->frame[i].kind == RF_GROUP)
+			draw_frame(cr, &L->frame[i]);
+	for (i = 0; i < L->nbox; i++)
+		draw_box(cr, &L->box[i]);
+	rdr_rgb(cr, 0x333333);
+	for (i = 0; i < L->nedge; i++)
+		if (L->edge[i].label[0])
+			rdr_label(cr, L->edge[i].lx, L->edge[i].ly, L->edge[i].label, 10.5);
+	legend(cr, L);
+}
+
+int rdr_topology(const char *path, const struct scenario *s, const struct rdr_topo_opts *o,
+		 struct plumb_err *err)
+{
+	struct rdr_layout *L;
+	struct rdr_canvas c;
+	int rc;
+	if (rdr_format_of(path) < 0)
+		return rdr_canvas_begin(&c, path, 1, 1, err);
+	if ((rc = rdr_topo_layout(s, o, &L, err)) < 0)
+		return rc;
+	if ((rc = rdr_canvas_begin(&c, path, L->w, L->h, err)) < 0) {
+		free(L);
+		return rc;
+	}
+	draw_layout(c.cr, L);
+	free(L);
+	return rdr_canvas_end(&c, err);
+}
+
+/* ---- matrix ------------------------------------------------------------ */
+
+#define CELL_W 78.0
+#define CELL_H 48.0
+#define HEAD 60.0
+
+static unsigned class_color(enum topo_class c)
+{
+	switch (c) {
+	case TC_X: return 0xd9d9d9;
+	case TC_NV: return 0x8fd16a;
+	case TC_PIX: return 0x9fd8cb;
+	case TC_PXB: return 0xa9c8ec;
+	case TC_PHB: return 0xf7df8b;
+	case TC_NODE: return 0xf6b26b;
+	case TC_SYS: return 0xec8f8f;
+	}
+	return 0xffffff;
+}
+
+static double matrix_w(const struct topo_view *v)
+{
+	return HEAD + v->nep * CELL_W;
+}
+
+static void draw_matrix(cairo_t *cr, const struct topo_view *v, double x0, double y0,
+			const char *title)
+{
+	int i, j;
+	rdr_rgb(cr, 0x111111);
+	rdr_text(cr, x0, y0 + 14, title, 14, 1, RA_LEFT, matrix_w(v));
+	y0 += 26;
+	for (i = 0; i < v->nep; i++) {
+		rdr_rgb(cr, 0x222222);
+		rdr_text(cr, x0 + HEAD + i * CELL_W + CELL_W / 2, y0 + HEAD - 10, v->ep[i].label, 12, 1,
+			 RA_CENTER, CELL_W - 4);
+		rdr_text(cr, x0 + HEAD - 8, y0 + HEAD + i * CELL_H + CELL_H / 2 + 4, v->ep[i].label, 12,
+			 1, RA_RIGHT, HEAD - 10);
+	}
+	for (i = 0; i < v->nep; i++)
+		for (j = 0; j < v->nep; j++) {
+			double x = x0 + HEAD + j * CELL_W, y = y0 + HEAD + i * CELL_H;
+			char cls[16], sub[48];
+			rdr_rgb(cr, class_color((enum topo_class)v->cls[i][j]));
+			cairo_rectangle(cr, x, y, CELL_W, CELL_H);
+			cairo_fill_preserve(cr);
+			rdr_rgb(cr, 0xffffff);
+			cairo_set_line_width(cr, 2);
+			cairo_stroke(cr);
+			topo_class_str(v, i, j, cls);
+			rdr_rgb(cr, 0x111111);
+			rdr_text(cr, x + CELL_W / 2, y + 20, cls, 14, 1, RA_CENTER, CELL_W - 6);
+			sub[0] = 0;
+			if (i != j && i < v->ngpu && j < v->ngpu)
+				snprintf(sub, sizeof(sub), "%s \xc2\xb7 %s",
+					 topo_p2p_str((enum topo_p2p)v->p2p[i][j]),
+					 topo_xport_str((enum topo_xport)v->xport[i][j]));
+			rdr_rgb(cr, 0x333333);
+			if (sub[0])
+				rdr_text(cr, x + CELL_W / 2, y + 38, sub, 10.5, 0, RA_CENTER, CELL_W - 6);
+		}
+}
+
+int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo_opts *o,
+	       struct plumb_err *err)
+{
+	static const char *const meaning[] = {
+		"X    = self",
+		"NV#  = connection traversing a bonded set of # NVLinks",
+		"PIX  = at most a single PCIe bridge",
+		"PXB  = multiple PCIe bridges (without the PCIe host bridge)",
+		"PHB  = a PCIe host bridge (typically the CPU)",
+		"NODE = PCIe and the interconnect between host bridges of one NUMA node",
+		"SYS  = PCIe and the SMP interconnect between NUMA nodes (QPI/UPI, xGMI)",
+	};
+	struct topo_view *v[2] = { NULL, NULL };
+	struct rdr_canvas c;
+	enum rdr_view view = o->view;
+	int vm = s->vm.mode == SCN_VM, n = 0, rc, i;
+	double w = 48, h, x;
+	char title[2][160], lvl[160];
+
+	if (rdr_format_of(path) < 0)
+		return rdr_canvas_begin(&c, path, 1, 1, err);
+	if (view == RDR_VIEW_DEFAULT)
+		view = vm ? RDR_VIEW_BOTH : RDR_VIEW_HOST;
+	if (!vm && view != RDR_VIEW_HOST)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "scenario '%s' is bare metal: there is no guest view", s->name);
+	if (view != RDR_VIEW_GUEST) {
+		if ((rc = topo_build(s, TOPO_HOST, &o->topo, &v[n], err)) < 0)
+			goto out;
+		snprintf(title[n++], sizeof(title[0]), "%s", vm ? "host view" : "topo -m");
+	}
+	if (view != RDR_VIEW_HOST) {
+		if ((rc = topo_build(s, TOPO_GUEST, &o->topo, &v[n], err)) < 0)
+			goto out;
+		snprintf(title[n++], sizeof(title[0]), "guest view (where the GPUs are used)");
+	}
+	for (i = 0; i < n; i++)
+		w += matrix_w(v[i]) + (i ? 60 : 0);
+	if (w < 900)
+		w = 900;
+	h = 90 + 26 + HEAD + v[0]->nep * CELL_H + 40 + 7 * 18 + 24;
+	if ((rc = rdr_canvas_begin(&c, path, w, h, err)) < 0)
+		goto out;
+	rdr_rgb(c.cr, 0x111111);
+	{
+		char t[256];
+		snprintf(t, sizeof(t), "%.200s: GPU topology matrix (nvidia-smi topo -m)",
+			 s->name[0] ? s->name : s->path);
+		rdr_text(c.cr, 24, 32, t, 18, 1, RA_LEFT, w - 48);
+	}
+	rdr_rgb(c.cr, 0x505050);
+	rdr_text(c.cr, 24, 54,
+		 "each cell: topo class; below it the P2P status (topo -p2p r) and NCCL's transport",
+		 12, 0, RA_LEFT, w - 48);
+	x = 24;
+	for (i = 0; i < n; i++) {
+		draw_matrix(c.cr, v[i], x, 70, title[i]);
+		x += matrix_w(v[i]) + 60;
+	}
+	{
+		double y = 70 + 26 + HEAD + v[0]->nep * CELL_H + 30, lx = 24;
+		const struct topo_view *nv = v[n - 1];
+		enum topo_class k;
+		for (k = TC_X; k <= TC_SYS; k++) {
+			rdr_rgb(c.cr, class_color(k));
+			cairo_rectangle(c.cr, lx, y + (int)k * 18 - 11, 26, 14);
+			cairo_fill(c.cr);
+			rdr_rgb(c.cr, 0x222222);
+			rdr_text(c.cr, lx + 34, y + (int)k * 18, meaning[k], 12, 0, RA_LEFT, w - 90);
+		}
+		snprintf(lvl, sizeof(lvl),
+			 "P2P: OK, NS not supported, CNS chipset, GNS GPU, TNS topology; "
+			 "transport under NCCL_P2P_LEVEL=%s: P2P, SHM (host memory) or NET",
+			 topo_nccl_path_str(nv->nccl_level));
+		rdr_text(c.cr, lx, y + 7 * 18 + 8, lvl, 12, 0, RA_LEFT, w - 48);
+	}
+	rc = rdr_canvas_end(&c, err);
+out:
+	topo_free(v[0]);
+	topo_free(v[1]);
+	return rc;
+}

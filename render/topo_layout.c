@@ -1,0 +1,779 @@
+/*
+ * topo_layout.c - where every box of the topology diagram goes.
+ *
+ * One panel per view (host; for a VM the guest beside it). Inside a panel,
+ * one frame per CPU socket, side by side, joined by the inter-socket link;
+ * each holds the host-memory box, the CPU box and the PCIe subtrees of its
+ * root complexes. Subtrees are laid out like a tidy tree: every endpoint
+ * (GPU, NIC) gets a slot of SLOT points, all endpoints share the bottom row,
+ * a bridge (root complex, root port, switch) sits in the row of its depth
+ * and spans the slots of its subtree. Subtrees therefore occupy disjoint
+ * column ranges, every PCIe link is a vertical segment from the middle of a
+ * child up into its parent (which spans it), and no two boxes can meet.
+ * NVLink runs below the sockets: to an NVSwitch box, or as U-shaped bonds
+ * on separate levels.
+ *
+ * The highlighted path (--path A:B) comes from the transfer model: the
+ * links of models/xfer/fabric.h's path (P2P, or the host bounce through the
+ * receiver's host memory) are mapped back to the edges drawn for them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "fabric.h"
+#include "render_int.h"
+
+#define SLOT 124.0      /* room per endpoint */
+#define BW 108.0        /* endpoint box width */
+#define BH 46.0
+#define VGAP 62.0       /* between rows of boxes */
+#define ROWH (BH + VGAP)
+#define PAD 16.0        /* inside a socket frame */
+#define SOCK_GAP 132.0  /* between socket frames */
+#define STITLE 26.0     /* socket frame title */
+#define GLABEL 18.0     /* IOMMU group label under an endpoint */
+#define PANEL_GAP 48.0
+#define MARGIN 24.0
+
+struct panel {
+	struct rdr_layout *L;
+	const struct scenario *s;
+	const struct topo_view *v;
+	int idx;                                /* 0 host side, 1 guest side */
+	int host;                               /* 1: a host view (sockets, groups, NVLink) */
+	int nchild[SCN_MAX_NODES];
+	int child[SCN_MAX_NODES][SCN_MAX_NODES > 64 ? 64 : SCN_MAX_NODES];
+	int depth[SCN_MAX_NODES], row[SCN_MAX_NODES];
+	double wsub[SCN_MAX_NODES];
+	int box_of[SCN_MAX_NODES];              /* node -> box */
+	int edge_of[SCN_MAX_NODES];             /* node -> edge to its parent (root: to the CPU) */
+	int cpu_box[SCN_MAX_SOCKETS], mem_box[SCN_MAX_SOCKETS];
+	int mem_edge[SCN_MAX_SOCKETS];
+	int xs_edge[SCN_MAX_SOCKETS];           /* socket s <-> s+1 */
+	int nvs_box;
+	int nvs_edge[SCN_MAX_GPUS];
+	int nsock;
+	double x0, y0, top_row_y, bottom;       /* panel origin, first PCIe row, content bottom */
+	int erow;                               /* endpoints' row */
+};
+
+static int add_box(struct rdr_layout *L, enum rdr_box_kind k, int panel, int node, int gpu,
+		   double x, double y, double w, double h)
+{
+	struct rdr_box *b;
+	if (L->nbox >= RDR_MAX_BOX)
+		return -1;
+	b = &L->box[L->nbox];
+	memset(b, 0, sizeof(*b));
+	b->kind = k;
+	b->panel = panel;
+	b->node = node;
+	b->gpu = gpu;
+	b->x = x;
+	b->y = y;
+	b->w = w;
+	b->h = h;
+	return L->nbox++;
+}
+
+static int add_frame(struct rdr_layout *L, enum rdr_frame_kind k, double x, double y, double w,
+		     double h, const char *label)
+{
+	struct rdr_frame *f;
+	if (L->nframe >= RDR_MAX_FRAME)
+		return -1;
+	f = &L->frame[L->nframe];
+	f->kind = k;
+	f->x = x;
+	f->y = y;
+	f->w = w;
+	f->h = h;
+	snprintf(f->label, sizeof(f->label), "%.127s", label);
+	return L->nframe++;
+}
+
+/* Vertical edge from the top of box lo (below) into the bottom of box hi at x. */
+static int add_vedge(struct rdr_layout *L, enum rdr_edge_kind k, int lo, int hi, double x,
+		     const char *label)
+{
+	struct rdr_edge *e;
+	const struct rdr_box *a = &L->box[lo], *b = &L->box[hi];
+	if (L->nedge >= RDR_MAX_EDGE || lo < 0 || hi < 0)
+		return -1;
+	e = &L->edge[L->nedge];
+	memset(e, 0, sizeof(*e));
+	e->kind = k;
+	e->a = lo;
+	e->b = hi;
+	e->npts = 2;
+	e->px[0] = e->px[1] = x;
+	e->py[0] = a->y;
+	e->py[1] = b->y + b->h;
+	snprintf(e->label, sizeof(e->label), "%s", label);
+	e->lx = x;
+	e->ly = a->y - 15;
+	return L->nedge++;
+}
+
+static double subtree_width(struct panel *p, int n)
+{
+	int i;
+	double w = 0;
+	for (i = 0; i < p->nchild[n]; i++)
+		w += subtree_width(p, p->child[n][i]);
+	if (w < SLOT)
+		w = SLOT;
+	return p->wsub[n] = w;
+}
+
+static int is_endpoint(const struct scn_node *n)
+{
+	return n->kind == SCN_GPU || n->kind == SCN_NIC;
+}
+
+static void gpu_name(const struct scenario *s, const struct scn_node *n, char *buf, size_t sz)
+{
+	const char *name = n->gpu_model >= 0 ? s->catalog->gpus[n->gpu_model].name : n->model;
+	int words = 0;
+	size_t i;
+	if (!strncmp(name, "NVIDIA ", 7))
+		name += 7;
+	snprintf(buf, sz, "%s", name);
+	/* three words say which GPU it is ("RTX PRO 6000", "H100 80GB HBM3") */
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == ' ' && ++words == 3) {
+			buf[i] = 0;
+			break;
+		}
+}
+
+/* Place node n's subtree in [x, x + wsub). */
+static int place(struct panel *p, int n, double x)
+{
+	const struct scn_node *nd = &p->v->nodes[n];
+	double w = is_endpoint(nd) ? BW : p->wsub[n] - (SLOT - BW);
+	double cx = x + p->wsub[n] / 2, y = p->top_row_y + p->row[n] * ROWH, cw = 0;
+	static const enum rdr_box_kind kinds[] = { RB_RC, RB_RP, RB_SWITCH, RB_GPU, RB_NIC };
+	int b, i, gpu = nd->kind == SCN_GPU ? nd->gpu_index : -1;
+	struct rdr_box *bx;
+
+	b = add_box(p->L, kinds[nd->kind], p->idx, n, gpu, cx - w / 2, y, w, BH);
+	if (b < 0)
+		return -1;
+	p->box_of[n] = b;
+	bx = &p->L->box[b];
+	switch (nd->kind) {
+	case SCN_GPU:
+		snprintf(bx->line1, sizeof(bx->line1), "GPU%d", nd->gpu_index);
+		gpu_name(p->s, nd, bx->line2, sizeof(bx->line2));
+		break;
+	case SCN_NIC: {
+		int k, nic = 0;
+		for (k = 0; k < n; k++)
+			nic += p->v->nodes[k].kind == SCN_NIC;
+		snprintf(bx->line1, sizeof(bx->line1), "NIC%d", nic);
+		snprintf(bx->line2, sizeof(bx->line2), "%s", nd->model[0] ? nd->model : nd->id);
+		break;
+	}
+	case SCN_SWITCH:
+		snprintf(bx->line1, sizeof(bx->line1), "PCIe switch %s%s", nd->id,
+			 nd->acs ? "" : " (no ACS)");
+		snprintf(bx->line2, sizeof(bx->line2), "%s", nd->model);
+		break;
+	case SCN_ROOT_PORT:
+		snprintf(bx->line1, sizeof(bx->line1), "root port");
+		snprintf(bx->line2, sizeof(bx->line2), "%s%s%s%s", nd->id, nd->bdf[0] ? " \xc2\xb7 " : "",
+			 nd->bdf, nd->acs ? "" : " \xc2\xb7 no ACS");
+		break;
+	case SCN_ROOT_COMPLEX:
+		if (p->host) {
+			snprintf(bx->line1, sizeof(bx->line1), "root complex");
+			snprintf(bx->line2, sizeof(bx->line2), "%s%s%s \xc2\xb7 NUMA %d", nd->id,
+				 nd->bdf[0] ? " \xc2\xb7 " : "", nd->bdf, nd->numa);
+		} else {
+			snprintf(bx->line1, sizeof(bx->line1), "host bridge %s", nd->id);
+			snprintf(bx->line2, sizeof(bx->line2), "%s",
+				 nd->numa >= 0 ? "pxb-pcie expander" : "q35 root bus");
+		}
+		break;
+	}
+	for (i = 0; i < p->nchild[n]; i++)
+		cw += p->wsub[p->child[n][i]];
+	x += (p->wsub[n] - cw) / 2;
+	for (i = 0; i < p->nchild[n]; i++) {
+		int c = p->child[n][i];
+		if (place(p, c, x) < 0)
+			return -1;
+		x += p->wsub[c];
+	}
+	return 0;
+}
+
+static void link_label(const struct scn_node *n, char *buf, size_t sz)
+{
+	if (n->gen > 0 && n->width > 0)
+		snprintf(buf, sz, "Gen%d x%d", n->gen, n->width);
+	else
+		snprintf(buf, sz, "PCI");
+}
+
+/* Lay out one view from x0, y0; returns the panel's right edge or < 0. */
+static double layout_panel(struct panel *p, double x0, double y0)
+{
+	struct rdr_layout *L = p->L;
+	const struct topo_view *v = p->v;
+	const struct scenario *s = p->s;
+	int n, sk, i, maxdepth = 0, emax = 0;
+	double x = x0 + PAD, sock_top = y0 + 34, bottom = 0;
+	double mem_y = sock_top + STITLE, cpu_y = mem_y + BH + 34;
+
+	p->x0 = x0;
+	p->y0 = y0;
+	for (n = 0; n < SCN_MAX_NODES; n++) {
+		p->box_of[n] = p->edge_of[n] = -1;
+		p->nchild[n] = 0;
+	}
+	for (n = 0; n < v->nnodes; n++) {
+		int par = v->nodes[n].parent;
+		p->depth[n] = par < 0 ? 0 : p->depth[par] + 1;
+		if (par >= 0 && p->nchild[par] < 64)
+			p->child[par][p->nchild[par]++] = n;
+		if (p->depth[n] > maxdepth)
+			maxdepth = p->depth[n];
+		if (is_endpoint(&v->nodes[n]) && p->depth[n] > emax)
+			emax = p->depth[n];
+	}
+	p->erow = emax;
+	for (n = 0; n < v->nnodes; n++)
+		p->row[n] = is_endpoint(&v->nodes[n]) ? emax : p->depth[n];
+	p->top_row_y = cpu_y + BH + VGAP;
+	for (n = 0; n < v->nnodes; n++)
+		if (v->nodes[n].parent < 0)
+			subtree_width(p, n);
+
+	p->nsock = p->host ? s->host.sockets : 1;
+	for (sk = 0; sk < p->nsock; sk++) {
+		double w = 0, sx = x, cpuw, bot;
+		int nroots = 0, numa, b;
+		char lbl[160], cpus[128];
+		for (n = 0; n < v->nnodes; n++)
+			if (v->nodes[n].parent < 0 && (!p->host || v->nodes[n].socket == sk)) {
+				w += p->wsub[n];
+				nroots++;
+			}
+		if (w < SLOT * 1.5)
+			w = SLOT * 1.5;
+		/* roots of this socket, NUMA node by NUMA node */
+		{
+			double rx = sx + PAD + (w - 0) / 2, tot = 0;
+			for (n = 0; n < v->nnodes; n++)
+				if (v->nodes[n].parent < 0 && (!p->host || v->nodes[n].socket == sk))
+					tot += p->wsub[n];
+			rx = sx + PAD + (w - tot) / 2;
+			for (numa = -1; numa < SCN_MAX_SOCKETS * 8; numa++) {
+				double nx0 = rx;
+				int cnt = 0;
+				for (n = 0; n < v->nnodes; n++) {
+					const struct scn_node *r = &v->nodes[n];
+					int rn = r->numa < -1 ? -1 : r->numa;
+					if (r->parent >= 0 || (p->host && r->socket != sk) || rn != numa)
+						continue;
+					if (place(p, n, rx) < 0)
+						return -1;
+					rx += p->wsub[n];
+					cnt++;
+				}
+				if (cnt && p->host && s->host.numa_per_socket > 1) {
+					char nl[32];
+					snprintf(nl, sizeof(nl), "NUMA node %d", numa);
+					add_frame(L, RF_NUMA, nx0 + 3, p->top_row_y - 10, rx - nx0 - 6,
+						  (p->erow + 1) * ROWH - VGAP + 10 + GLABEL + 26, nl);
+				}
+			}
+		}
+		/* CPU and memory boxes */
+		cpuw = w - (SLOT - BW);
+		b = add_box(L, RB_CPU, p->idx, sk, -1, sx + PAD + (w - cpuw) / 2, cpu_y, cpuw, BH);
+		if (b < 0)
+			return -1;
+		p->cpu_box[sk] = b;
+		if (p->host) {
+			snprintf(L->box[b].line1, sizeof(L->box[b].line1), "CPU socket %d", sk);
+			snprintf(L->box[b].line2, sizeof(L->box[b].line2), "%s",
+				 s->host.cpu_model[0] ? s->host.cpu_model : "CPU");
+		} else {
+			snprintf(L->box[b].line1, sizeof(L->box[b].line1), "guest vCPUs");
+			snprintf(L->box[b].line2, sizeof(L->box[b].line2), "%s %s",
+				 s->vm.hypervisor[0] ? s->vm.hypervisor : "VM",
+				 s->vm.chipset == SCN_Q35 ? "q35" : "i440fx");
+		}
+		b = add_box(L, RB_MEM, p->idx, sk, -1, sx + PAD + w / 2 - 80, mem_y, 160, BH);
+		if (b < 0)
+			return -1;
+		p->mem_box[sk] = b;
+		if (p->host) {
+			snprintf(L->box[b].line1, sizeof(L->box[b].line1), "host memory");
+			snprintf(L->box[b].line2, sizeof(L->box[b].line2), "DRAM of socket %d", sk);
+		} else {
+			snprintf(L->box[b].line1, sizeof(L->box[b].line1), "guest memory");
+			snprintf(L->box[b].line2, sizeof(L->box[b].line2), "%.0f GiB RAM",
+				 (double)s->vm.guest_ram / (1024.0 * 1024 * 1024));
+		}
+		p->mem_edge[sk] = add_vedge(L, RE_DRAM, p->cpu_box[sk], b, sx + PAD + w / 2, "");
+		/* root complexes into the CPU */
+		for (n = 0; n < v->nnodes; n++) {
+			const struct rdr_box *rb;
+			if (v->nodes[n].parent >= 0 || p->box_of[n] < 0 ||
+			    (p->host && v->nodes[n].socket != sk))
+				continue;
+			rb = &L->box[p->box_of[n]];
+			p->edge_of[n] = add_vedge(L, RE_FABRIC, p->box_of[n], p->cpu_box[sk],
+						  rb->x + rb->w / 2, "");
+		}
+		bot = p->top_row_y + (p->erow + 1) * ROWH - VGAP + GLABEL + 14;
+		if (p->host && s->host.numa_per_socket > 1)
+			bot += 24;
+		if (bot > bottom)
+			bottom = bot;
+		if (p->host) {
+			topo_cpu_affinity(s, sk * s->host.numa_per_socket, cpus, sizeof(cpus));
+			snprintf(lbl, sizeof(lbl), "socket %d \xc2\xb7 CPUs %s", sk, cpus);
+		} else {
+			snprintf(lbl, sizeof(lbl), "guest (what the VM sees)");
+		}
+		add_frame(L, RF_SOCKET, sx, sock_top, w + 2 * PAD, 0, lbl);
+		x = sx + w + 2 * PAD + SOCK_GAP;
+		(void)nroots;
+	}
+	/* socket frames all reach the lowest content */
+	for (i = 0; i < L->nframe; i++)
+		if (L->frame[i].kind == RF_SOCKET && L->frame[i].h == 0)
+			L->frame[i].h = bottom - sock_top;
+	/* PCIe links */
+	for (n = 0; n < v->nnodes; n++) {
+		int par = v->nodes[n].parent;
+		char lab[32];
+		const struct rdr_box *cb;
+		if (par < 0 || p->box_of[n] < 0 || p->box_of[par] < 0)
+			continue;
+		cb = &L->box[p->box_of[n]];
+		link_label(&v->nodes[n], lab, sizeof(lab));
+		if (v->nodes[n].kind == SCN_ROOT_PORT)
+			lab[0] = 0;     /* a root port is part of its root complex */
+		p->edge_of[n] = add_vedge(L, RE_PCIE, p->box_of[n], p->box_of[par],
+					  cb->x + cb->w / 2, lab);
+	}
+	/* inter-socket links */
+	for (sk = 0; sk + 1 < p->nsock; sk++) {
+		const struct rdr_box *a = &L->box[p->cpu_box[sk]], *b = &L->box[p->cpu_box[sk + 1]];
+		struct rdr_edge *e = &L->edge[L->nedge];
+		char kind[16];
+		int k;
+		if (L->nedge >= RDR_MAX_EDGE)
+			return -1;
+		memset(e, 0, sizeof(*e));
+		e->kind = RE_XSOCKET;
+		e->a = p->cpu_box[sk];
+		e->b = p->cpu_box[sk + 1];
+		e->npts = 2;
+		e->px[0] = a->x + a->w;
+		e->px[1] = b->x;
+		e->py[0] = e->py[1] = a->y + a->h / 2;
+		snprintf(kind, sizeof(kind), "%s", s->host.inter_socket_kind[0] ?
+			 s->host.inter_socket_kind : "inter-socket");
+		for (k = 0; kind[k]; k++)
+			if (kind[k] >= 'a' && kind[k] <= 'z' && strcmp(kind, "inter-socket"))
+				kind[k] = (char)(kind[k] - 'a' + 'A');
+		if (!strcmp(kind, "XGMI"))
+			memcpy(kind, "xGMI", 5);
+		if (s->host.inter_socket_gbs > 0)
+			snprintf(e->label, sizeof(e->label), "%s %.0f GB/s", kind,
+				 s->host.inter_socket_gbs);
+		else
+			snprintf(e->label, sizeof(e->label), "%s", kind);
+		e->lx = (e->px[0] + e->px[1]) / 2;
+		e->ly = e->py[0] - 14;
+		p->xs_edge[sk] = L->nedge++;
+	}
+	p->bottom = bottom;
+	return x - SOCK_GAP;
+}
+
+/* IOMMU group outlines around the host view's endpoints. */
+static void group_frames(struct panel *p)
+{
+	const struct topo_view *v = p->v;
+	struct rdr_layout *L = p->L;
+	int g, i, j;
+	for (g = 0; g < v->ngroups; g++) {
+		double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+		int members = 0, contiguous = 1;
+		char lab[48];
+		for (i = 0; i < v->nep; i++) {
+			const struct rdr_box *b;
+			if (v->group[i] != g || p->box_of[v->ep[i].node] < 0)
+				continue;
+			b = &L->box[p->box_of[v->ep[i].node]];
+			members++;
+			x0 = fmin(x0, b->x);
+			y0 = fmin(y0, b->y);
+			x1 = fmax(x1, b->x + b->w);
+			y1 = fmax(y1, b->y + b->h);
+		}
+		if (!members)
+			continue;
+		/* another endpoint inside the bounding box: outline members one by one */
+		for (j = 0; j < v->nep; j++) {
+			const struct rdr_box *b;
+			if (v->group[j] == g || p->box_of[v->ep[j].node] < 0)
+				continue;
+			b = &L->box[p->box_of[v->ep[j].node]];
+			if (b->x < x1 && b->x + b->w > x0 && b->y < y1 && b->y + b->h > y0)
+				contiguous = 0;
+		}
+		snprintf(lab, sizeof(lab), "IOMMU group %d", g);
+		if (contiguous) {
+			add_frame(L, RF_GROUP, x0 - 5, y0 - 5, x1 - x0 + 10, y1 - y0 + 5 + GLABEL, lab);
+			continue;
+		}
+		for (i = 0; i < v->nep; i++) {
+			const struct rdr_box *b;
+			if (v->group[i] != g || p->box_of[v->ep[i].node] < 0)
+				continue;
+			b = &L->box[p->box_of[v->ep[i].node]];
+			add_frame(L, RF_GROUP, b->x - 5, b->y - 5, b->w + 10, b->h + 5 + GLABEL, lab);
+		}
+	}
+}
+
+/* NVLink below the sockets: an NVSwitch box, or U-shaped bonds. */
+static double nvlink(struct panel *p, const struct fabric *f, double right)
+{
+	const struct topo_view *v = p->v;
+	struct rdr_layout *L = p->L;
+	double y = p->bottom + 36, x0 = 1e18, x1 = -1e18;
+	int i, j, any = 0;
+
+	for (i = 0; i < SCN_MAX_GPUS; i++)
+		p->nvs_edge[i] = -1;
+	p->nvs_box = -1;
+	for (i = 0; i < v->ngpu; i++)
+		if (f->nvl_up[i] >= 0 && p->box_of[v->ep[i].node] >= 0) {
+			const struct rdr_box *b = &L->box[p->box_of[v->ep[i].node]];
+			x0 = fmin(x0, b->x);
+			x1 = fmax(x1, b->x + b->w);
+			any = 1;
+		}
+	if (any) {
+		int nb = add_box(L, RB_NVSWITCH, p->idx, -1, -1, x0, y + 40, x1 - x0, BH);
+		if (nb < 0)
+			return -1;
+		p->nvs_box = nb;
+		snprintf(L->box[nb].line1, sizeof(L->box[nb].line1), "NVSwitch");
+		snprintf(L->box[nb].line2, sizeof(L->box[nb].line2),
+			 "every GPU reaches every other over NVLink");
+		for (i = 0; i < v->ngpu; i++) {
+			const struct rdr_box *b;
+			struct rdr_edge *e;
+			int links = 0;
+			if (f->nvl_up[i] < 0 || p->box_of[v->ep[i].node] < 0 || L->nedge >= RDR_MAX_EDGE)
+				continue;
+			b = &L->box[p->box_of[v->ep[i].node]];
+			for (j = 0; j < v->ngpu; j++)
+				if (v->nvl[i][j] > links)
+					links = v->nvl[i][j];
+			e = &L->edge[L->nedge];
+			memset(e, 0, sizeof(*e));
+			e->kind = RE_NVLINK;
+			e->a = p->box_of[v->ep[i].node];
+			e->b = nb;
+			e->npts = 2;
+			e->px[0] = e->px[1] = b->x + b->w - 16;
+			e->py[0] = b->y + b->h;
+			e->py[1] = L->box[nb].y;
+			snprintf(e->label, sizeof(e->label), "NV%d", links);
+			e->lx = e->px[0];
+			e->ly = L->box[nb].y - 18;
+			p->nvs_edge[i] = L->nedge++;
+		}
+		return L->box[nb].y + BH;
+	}
+	/* point-to-point bonds, one level per overlap */
+	{
+		double lvl_end[32];
+		int nl = 0, k;
+		for (k = 0; k < 32; k++)
+			lvl_end[k] = -1e18;
+		for (i = 0; i < v->ngpu; i++)
+			for (j = i + 1; j < v->ngpu; j++) {
+				const struct rdr_box *a, *b;
+				struct rdr_edge *e;
+				double xa, xb;
+				if (f->nvp[i][j] < 0 || p->box_of[v->ep[i].node] < 0 ||
+				    p->box_of[v->ep[j].node] < 0 || L->nedge >= RDR_MAX_EDGE)
+					continue;
+				a = &L->box[p->box_of[v->ep[i].node]];
+				b = &L->box[p->box_of[v->ep[j].node]];
+				xa = a->x + a->w - 20 - 6 * (j % 4);
+				xb = b->x + b->w - 20 - 6 * (i % 4);
+				for (k = 0; k < 31 && lvl_end[k] > fmin(xa, xb) - 4; k++)
+					;
+				lvl_end[k] = fmax(xa, xb);
+				if (k + 1 > nl)
+					nl = k + 1;
+				e = &L->edge[L->nedge];
+				memset(e, 0, sizeof(*e));
+				e->kind = RE_NVLINK;
+				e->a = p->box_of[v->ep[i].node];
+				e->b = p->box_of[v->ep[j].node];
+				e->npts = 4;
+				e->px[0] = e->px[1] = xa;
+				e->px[2] = e->px[3] = xb;
+				e->py[0] = a->y + a->h;
+				e->py[1] = e->py[2] = y + 22.0 * k;
+				e->py[3] = b->y + b->h;
+				snprintf(e->label, sizeof(e->label), "NV%d", v->nvl[i][j]);
+				e->lx = (xa + xb) / 2;
+				e->ly = e->py[1];
+				p->nvs_edge[i] = L->nedge++;
+			}
+		(void)right;
+		return nl ? y + 22.0 * nl : p->bottom;
+	}
+}
+
+static void mark(struct rdr_layout *L, int e, enum rdr_hl hl)
+{
+	if (e >= 0 && e < L->nedge)
+		L->edge[e].hl = hl;
+}
+
+/* Highlight the host panel's edges on the fabric path of link ids. */
+static void mark_fabric(struct panel *p, const struct fabric *f, const int *path, int n,
+			enum rdr_hl hl)
+{
+	const struct scenario *s = p->s;
+	int i, k, a, b;
+	for (i = 0; i < n; i++) {
+		int id = path[i];
+		for (k = 0; k < s->nnodes; k++)
+			if (f->up[k] == id || f->down[k] == id || f->rc_out[k] == id || f->rc_in[k] == id)
+				mark(p->L, p->edge_of[k], hl);
+		for (k = 0; k < s->host.sockets && k < SCN_MAX_SOCKETS; k++)
+			if (f->dram[k] == id)
+				mark(p->L, p->mem_edge[k], hl);
+		for (a = 0; a < p->nsock; a++)
+			for (b = 0; b < p->nsock; b++)
+				if (a != b && f->xs[a][b] == id) {
+					int lo = a < b ? a : b, hi = a < b ? b : a, t;
+					for (t = lo; t < hi; t++)
+						mark(p->L, p->xs_edge[t], hl);
+				}
+		for (k = 0; k < s->ngpus; k++) {
+			if (f->nvl_up[k] == id || f->nvl_down[k] == id)
+				mark(p->L, p->nvs_edge[k], hl);
+			for (a = 0; a < s->ngpus; a++)
+				if (f->nvp[k][a] == id) {
+					int e;
+					for (e = 0; e < p->L->nedge; e++) {
+						const struct rdr_edge *ed = &p->L->edge[e];
+						if (ed->kind == RE_NVLINK && ed->npts == 4 &&
+						    ((p->L->box[ed->a].gpu == k && p->L->box[ed->b].gpu == a) ||
+						     (p->L->box[ed->a].gpu == a && p->L->box[ed->b].gpu == k)))
+							mark(p->L, e, hl);
+					}
+				}
+		}
+	}
+}
+
+/* Highlight the guest panel: up to the common bridge (P2P) or through guest memory. */
+static void mark_tree(struct panel *p, int na, int nb, enum rdr_hl hl)
+{
+	const struct topo_view *v = p->v;
+	int up[SCN_MAX_NODES] = { 0 }, k;
+	for (k = na; k >= 0; k = v->nodes[k].parent)
+		up[k] = 1;
+	if (hl == RH_P2P) {
+		int lca = nb;
+		while (lca >= 0 && !up[lca])
+			lca = v->nodes[lca].parent;
+		for (k = na; k >= 0 && k != lca; k = v->nodes[k].parent)
+			mark(p->L, p->edge_of[k], hl);
+		for (k = nb; k >= 0 && k != lca; k = v->nodes[k].parent)
+			mark(p->L, p->edge_of[k], hl);
+		return;
+	}
+	for (k = na; k >= 0; k = v->nodes[k].parent)
+		mark(p->L, p->edge_of[k], hl);
+	for (k = nb; k >= 0; k = v->nodes[k].parent)
+		mark(p->L, p->edge_of[k], hl);
+	mark(p->L, p->mem_edge[0], hl);
+}
+
+void rdr_topo_opts_init(struct rdr_topo_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->view = RDR_VIEW_DEFAULT;
+	o->path_a = o->path_b = -1;
+	topo_opts_init(&o->topo);
+}
+
+static void legend_note(struct rdr_layout *L, const struct scenario *s,
+			const struct topo_view *nv, const struct rdr_topo_opts *o, int p2p)
+{
+	char why[400];
+	int a = o->path_a, b = o->path_b;
+	topo_p2p_reason(nv, a, b, why, sizeof(why));
+	snprintf(L->note, sizeof(L->note), "GPU%d \xe2\x86\x92 GPU%d: %s (NCCL %s%s). P2P status %s: %s",
+		 a, b, p2p ? "peer-to-peer DMA" : "a host bounce through host memory",
+		 topo_xport_str((enum topo_xport)nv->xport[a][b]),
+		 s->vm.mode == SCN_VM ? " in the guest" : "",
+		 topo_p2p_str((enum topo_p2p)nv->p2p[a][b]), why);
+}
+
+int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
+		    struct rdr_layout **out, struct plumb_err *err)
+{
+	struct rdr_layout *L = NULL;
+	struct panel *pn[2] = { NULL, NULL };
+	struct topo_view *hv = NULL, *gv = NULL;
+	struct sim_engine *eng = NULL;
+	struct fabric *f = NULL;
+	enum rdr_view view = o->view;
+	int rc, np = 0, i, vm = s->vm.mode == SCN_VM;
+	double x = MARGIN, right = MARGIN, bottom = 0;
+
+	*out = NULL;
+	if (view == RDR_VIEW_DEFAULT)
+		view = vm ? RDR_VIEW_BOTH : RDR_VIEW_HOST;
+	if (!vm && view != RDR_VIEW_HOST)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "scenario '%s' is bare metal: there is no guest view", s->name);
+	if (o->path_a >= 0 || o->path_b >= 0) {
+		if (o->path_a < 0 || o->path_b < 0 || o->path_a >= s->ngpus || o->path_b >= s->ngpus)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "--path needs two GPUs of 0-%d", s->ngpus - 1);
+		if (o->path_a == o->path_b)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "--path needs two different GPUs");
+	}
+	L = calloc(1, sizeof(*L));
+	pn[0] = calloc(1, sizeof(*pn[0]));
+	pn[1] = calloc(1, sizeof(*pn[1]));
+	if (!L || !pn[0] || !pn[1]) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
+	if ((rc = topo_build(s, TOPO_HOST, &o->topo, &hv, err)) < 0)
+		goto fail;
+	if (vm && (rc = topo_build(s, TOPO_GUEST, &o->topo, &gv, err)) < 0)
+		goto fail;
+	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0 || (rc = fab_build(eng, s, &f, err)) < 0)
+		goto fail;
+	snprintf(L->title, sizeof(L->title), "%.200s: PCIe topology%s", s->name[0] ? s->name : s->path,
+		 view == RDR_VIEW_BOTH ? ", host and guest views" :
+		 view == RDR_VIEW_GUEST ? ", guest view" : "");
+	snprintf(L->subtitle, sizeof(L->subtitle), "%s", s->description);
+	if (view != RDR_VIEW_GUEST) {
+		struct panel *p = pn[np++];
+		p->L = L;
+		p->s = s;
+		p->v = hv;
+		p->idx = 0;
+		p->host = 1;
+	}
+	if (view != RDR_VIEW_HOST) {
+		struct panel *p = pn[np++];
+		p->L = L;
+		p->s = s;
+		p->v = gv;
+		p->idx = 1;
+		p->host = 0;
+	}
+	for (i = 0; i < np; i++) {
+		struct panel *p = pn[i];
+		double r = layout_panel(p, x + 12, MARGIN + 56), b;
+		int fr;
+		if (r < 0) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "too many boxes to draw");
+			goto fail;
+		}
+		if (p->host)
+			group_frames(p);
+		b = p->host ? nvlink(p, f, r) : p->bottom;
+		if (b < 0) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "too many boxes to draw");
+			goto fail;
+		}
+		fr = add_frame(L, RF_PANEL, x, MARGIN + 56 - 4, r - x + 12, b - (MARGIN + 52) + 16,
+			       p->host ? (vm ? "host: the physical machine (what the hypervisor sees)" :
+					  "host") : "guest: the tree the hypervisor builds for the VM");
+		(void)fr;
+		if (b + 12 > bottom)
+			bottom = b + 12;
+		x = r + 12 + PANEL_GAP;
+		right = r + 12;
+	}
+	/* all panels as tall as the tallest */
+	for (i = 0; i < L->nframe; i++)
+		if (L->frame[i].kind == RF_PANEL)
+			L->frame[i].h = bottom - L->frame[i].y;
+	if (o->path_a >= 0) {
+		const struct topo_view *nv = vm ? gv : hv;
+		int a = o->path_a, b = o->path_b, p2p = nv->xport[a][b] == XP_P2P, path[FAB_MAX_PATH];
+		enum rdr_hl hl = p2p ? RH_P2P : RH_BOUNCE;
+		for (i = 0; i < np; i++) {
+			struct panel *p = pn[i];
+			const struct topo_view *v = p->v;
+			int k;
+			for (k = 0; k < L->nbox; k++)
+				if (L->box[k].panel == p->idx && (L->box[k].gpu == a || L->box[k].gpu == b))
+					L->box[k].hl = 1;
+			if (p->host) {
+				int n;
+				if (p2p) {
+					n = fab_path_gpu(f, a, b, path);
+					mark_fabric(p, f, path, n, hl);
+				} else {
+					int sock = fab_gpu_socket(f, b);
+					n = fab_path_to_host(f, a, sock, path);
+					mark_fabric(p, f, path, n, hl);
+					n = fab_path_from_host(f, sock, b, path);
+					mark_fabric(p, f, path, n, hl);
+				}
+				/* the root port sits inside its root complex: no link of
+				 * its own in the fabric; draw the route through it */
+				for (k = 0; k < v->nnodes; k++) {
+					int par = v->nodes[k].parent;
+					if (par >= 0 && v->nodes[par].kind == SCN_ROOT_PORT &&
+					    p->edge_of[k] >= 0 && L->edge[p->edge_of[k]].hl != RH_NONE)
+						mark(L, p->edge_of[par], L->edge[p->edge_of[k]].hl);
+				}
+			} else {
+				mark_tree(p, v->ep[a].node, v->ep[b].node, hl);
+			}
+		}
+		legend_note(L, s, nv, o, p2p);
+	}
+	L->legend_y = bottom + 14;
+	L->w = right + MARGIN;
+	L->h = L->legend_y + 30 + (L->note[0] ? 22 : 0) + MARGIN;
+	if (L->w < 1000)
+		L->w = 1000;
+	*out = L;
+	L = NULL;
+	rc = 0;
+fail:
+	free(L);
+	free(pn[0]);
+	free(pn[1]);
+	fab_free(f);
+	sim_engine_free(eng);
+	topo_free(hv);
+	topo_free(gv);
+	return rc;
+}

@@ -1,0 +1,273 @@
+/*
+ * trace.c - one simulated decode step as Chrome trace event JSON
+ * (render.h rdr_trace). GPU tracks come from the step's timeline spans;
+ * link tracks from the flow network: after every rate re-solve the hook
+ * sums the rates of the active flows per link, and each interval of
+ * constant non-zero load becomes one event.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "fabric.h"
+#include "render.h"
+
+struct seg {
+	int link;
+	double t0, t1, bps;
+};
+
+struct linkrec {
+	const struct sim_net *net;
+	int nlinks;
+	double *cur, *since, *load;
+	struct seg *seg;
+	int nseg, cap;
+	int oom;
+};
+
+static void close_seg(struct linkrec *k, int l, double t)
+{
+	if (k->cur[l] > 0 && t > k->since[l]) {
+		if (k->nseg == k->cap) {
+			int nc = k->cap ? 2 * k->cap : 1024;
+			struct seg *ns = realloc(k->seg, (size_t)nc * sizeof(*ns));
+			if (!ns) {
+				k->oom = 1;
+				return;
+			}
+			k->seg = ns;
+			k->cap = nc;
+		}
+		k->seg[k->nseg].link = l;
+		k->seg[k->nseg].t0 = k->since[l];
+		k->seg[k->nseg].t1 = t;
+		k->seg[k->nseg].bps = k->cur[l];
+		k->nseg++;
+	}
+}
+
+static void on_resolve(void *ctx, const struct sim_net *net)
+{
+	struct linkrec *k = ctx;
+	double t = sim_now(sim_net_engine(net));
+	int i, j, l;
+	for (l = 0; l < k->nlinks; l++)
+		k->load[l] = 0;
+	for (i = 0; i < sim_net_nactive(net); i++) {
+		int fl = sim_net_active(net, i);
+		const int *path;
+		int n = sim_flow_path(net, fl, &path);
+		double r = sim_flow_rate(net, fl);
+		for (j = 0; j < n; j++)
+			if (path[j] >= 0 && path[j] < k->nlinks)
+				k->load[path[j]] += r;
+	}
+	for (l = 0; l < k->nlinks; l++)
+		if (fabs(k->load[l] - k->cur[l]) > 1e-6 * sim_net_link_capacity(net, l)) {
+			close_seg(k, l, t);
+			k->cur[l] = k->load[l];
+			k->since[l] = t;
+		}
+}
+
+static void link_name(const struct fabric *f, const struct scenario *s, int id, char *buf,
+		      size_t n)
+{
+	int i, j;
+	snprintf(buf, n, "link %d", id);
+	for (i = 0; i < s->nnodes; i++) {
+		const struct scn_node *nd = &s->nodes[i];
+		const char *par = nd->parent >= 0 ? s->nodes[nd->parent].id : "";
+		if (f->up[i] == id)
+			snprintf(buf, n, "PCIe %s -> %s", nd->id, par);
+		else if (f->down[i] == id)
+			snprintf(buf, n, "PCIe %s -> %s", par, nd->id);
+		else if (f->rc_out[i] == id)
+			snprintf(buf, n, "%s -> socket %d fabric", nd->id, nd->socket);
+		else if (f->rc_in[i] == id)
+			snprintf(buf, n, "socket %d fabric -> %s", nd->socket, nd->id);
+	}
+	for (i = 0; i < s->host.sockets && i < SCN_MAX_SOCKETS; i++) {
+		if (f->dram[i] == id)
+			snprintf(buf, n, "host memory, socket %d", i);
+		for (j = 0; j < s->host.sockets && j < SCN_MAX_SOCKETS; j++)
+			if (i != j && f->xs[i][j] == id)
+				snprintf(buf, n, "%s socket %d -> %d", s->host.inter_socket_kind[0] ?
+					 s->host.inter_socket_kind : "inter-socket", i, j);
+	}
+	for (i = 0; i < s->ngpus; i++) {
+		if (f->nvl_up[i] == id)
+			snprintf(buf, n, "NVLink GPU%d -> NVSwitch", i);
+		if (f->nvl_down[i] == id)
+			snprintf(buf, n, "NVLink NVSwitch -> GPU%d", i);
+		for (j = 0; j < s->ngpus; j++)
+			if (f->nvp[i][j] == id)
+				snprintf(buf, n, "NVLink GPU%d -> GPU%d", i, j);
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static const char *tag_name(int tag)
+{
+	static const char *const n[TAG_NTAGS] = {
+		[TAG_ATTN] = "attention", [TAG_MLP] = "dense MLP", [TAG_EXPERTS] = "experts",
+		[TAG_LMHEAD] = "LM head", [TAG_OTHER] = "other", [TAG_COMM_TP] = "all-reduce (TP)",
+		[TAG_COMM_EP] = "all-to-all (EP)", [TAG_COMM_PP] = "stage send (PP)",
+	};
+	return tag >= 0 && tag < TAG_NTAGS && n[tag] ? n[tag] : "op";
+}
+
+int rdr_trace(FILE *f, const struct pred_cfg *c, int batch, long context,
+	      struct rdr_trace_info *info, struct plumb_err *err)
+{
+	const struct scenario *s = c->s;
+	struct step_prog prog[16];
+	struct step_result r;
+	struct linkrec k;
+	struct step_span *spans = NULL;
+	struct sim_engine *eng = NULL;
+	struct fabric *fab = NULL;
+	int rc, st, micro = 0, cap = 4096, i, l, nlinks, first = 1, ntracks = 0;
+	double sec;
+	char name[160];
+
+	memset(&k, 0, sizeof(k));
+	memset(prog, 0, sizeof(prog));
+	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0 || (rc = fab_build(eng, s, &fab, err)) < 0)
+		goto out;
+	nlinks = sim_net_nlinks(fab->net);
+	k.nlinks = nlinks;
+	k.cur = calloc((size_t)nlinks + 1, sizeof(double));
+	k.since = calloc((size_t)nlinks + 1, sizeof(double));
+	k.load = calloc((size_t)nlinks + 1, sizeof(double));
+	if (!k.cur || !k.since || !k.load) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	if ((rc = pred_programs(c, SERVE_DECODE, batch, context, 1, prog, &micro, err)) < 0)
+		goto out;
+	for (;;) {
+		free(spans);
+		spans = malloc((size_t)cap * sizeof(*spans));
+		if (!spans) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+		memset(&r, 0, sizeof(r));
+		r.spans = spans;
+		r.cap = cap;
+		r.hook = on_resolve;
+		r.hook_ctx = &k;
+		k.nseg = 0;
+		for (l = 0; l < nlinks; l++)
+			k.cur[l] = k.since[l] = 0;
+		if ((rc = step_run(s, &c->topo, &c->lay, prog, micro, &r, err)) < 0)
+			goto out;
+		if (r.nspans <= cap)
+			break;
+		cap = r.nspans;
+	}
+	for (l = 0; l < nlinks; l++)
+		close_seg(&k, l, r.seconds);
+	if (k.oom) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	sec = r.seconds;
+	if (sec < s->k.v[K_STEP_OVERHEAD_US] * 1e-6)
+		sec = s->k.v[K_STEP_OVERHEAD_US] * 1e-6;
+
+	fputs("{\"traceEvents\": [\n", f);
+	fprintf(f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": ");
+	snprintf(name, sizeof(name), "GPUs: %s, %s, batch %d, context %ld", s->name, c->lay.name,
+		 batch, context);
+	json_str(f, name);
+	fputs("}}", f);
+	for (i = 0; i < r.ngpus; i++) {
+		fprintf(f, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
+			   "\"args\": {\"name\": \"GPU%d\"}}", i, i);
+		fprintf(f, ",\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
+			   "\"args\": {\"sort_index\": %d}}", i, i);
+	}
+	for (i = 0; i < r.nspans; i++) {
+		const struct step_span *sp = &spans[i];
+		fprintf(f, ",\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, "
+			   "\"ts\": %.4f, \"dur\": %.4f}",
+			tag_name(sp->tag), sp->comm ? "comm" : "compute", sp->gpu, sp->t0 * 1e6,
+			(sp->t1 - sp->t0) * 1e6);
+	}
+	for (l = 0; l < nlinks; l++) {
+		int used = 0;
+		for (i = 0; i < k.nseg && !used; i++)
+			used = k.seg[i].link == l;
+		if (!used)
+			continue;
+		ntracks++;
+		link_name(fab, s, l, name, sizeof(name));
+		if (first) {
+			fputs(",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 2, \"tid\": 0, "
+			      "\"args\": {\"name\": \"links (load from the flow model)\"}}", f);
+			first = 0;
+		}
+		fprintf(f, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 2, \"tid\": %d, "
+			   "\"args\": {\"name\": ", l);
+		json_str(f, name);
+		fputs("}}", f);
+	}
+	for (i = 0; i < k.nseg; i++) {
+		const struct seg *g = &k.seg[i];
+		double capb = sim_net_link_capacity(fab->net, g->link);
+		fprintf(f, ",\n{\"name\": \"%.1f GB/s\", \"cat\": \"link\", \"ph\": \"X\", \"pid\": 2, "
+			   "\"tid\": %d, \"ts\": %.4f, \"dur\": %.4f, \"args\": {\"GB/s\": %.3f, "
+			   "\"utilisation\": %.4f}}",
+			g->bps / 1e9, g->link, g->t0 * 1e6, (g->t1 - g->t0) * 1e6, g->bps / 1e9,
+			capb > 0 ? g->bps / capb : 0);
+	}
+	fprintf(f, "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"scenario\": ");
+	json_str(f, s->name);
+	fprintf(f, ", \"model\": ");
+	json_str(f, c->m->id);
+	fprintf(f, ", \"layout\": \"%s\", \"batch\": %d, \"context\": %ld, \"step_us\": %.3f, "
+		   "\"simulated_us\": %.3f}\n}\n",
+		c->lay.name, batch, context, sec * 1e6, r.seconds * 1e6);
+	if (info) {
+		memset(info, 0, sizeof(*info));
+		info->run = r;
+		info->run.spans = NULL;
+		info->run.hook = NULL;
+		info->run.hook_ctx = NULL;
+		info->seconds = sec;
+		info->gpu_events = r.nspans;
+		info->link_events = k.nseg;
+		info->links = ntracks;
+	}
+	rc = 0;
+out:
+	for (st = 0; st < 16; st++)
+		step_prog_release(&prog[st]);
+	free(spans);
+	free(k.cur);
+	free(k.since);
+	free(k.load);
+	free(k.seg);
+	fab_free(fab);
+	sim_engine_free(eng);
+	return rc;
+}
