@@ -18,7 +18,7 @@ ifneq ($(SANITIZE),)
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 endif
 CFLAGS  += $(STD) $(WARN) $(OPT) $(INC) $(PKGCFLAGS) $(SANFLAGS) -MMD -MP
-LDLIBS  += $(PKGLIBS) -lm
+LDLIBS  += $(PKGLIBS) -lm -pthread
 LDFLAGS += $(SANFLAGS)
 
 ifeq ($(V),1)

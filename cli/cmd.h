@@ -50,6 +50,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_constants(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 /* Bare `plumb`: the seed comparison. */
 int cmd_default(void);
 int cmd_bench(int argc, char **argv);
@@ -65,6 +66,7 @@ extern const char cmd_validate_usage[];
 extern const char cmd_constants_usage[];
 extern const char cmd_predict_usage[];
 extern const char cmd_compare_usage[];
+extern const char cmd_sweep_usage[];
 extern const char cmd_bench_usage[];
 extern const char cmd_calibrate_usage[];
 extern const char cmd_render_usage[];

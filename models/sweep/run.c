@@ -1,0 +1,598 @@
+/*
+ * run.c - running a sweep: worker threads, the in-order writer, resuming,
+ * progress (sweep.h).
+ *
+ * Workers take point indices in order from a dispenser and put their rows
+ * into a ring of WINDOW slots; the writer (the calling thread) writes the
+ * rows in point order as soon as the next one is ready, so memory holds at
+ * most WINDOW rows whatever the grid's size, and the output is the same for
+ * any number of workers. The dispenser hands out no point beyond the writer's
+ * position + WINDOW.
+ *
+ * Output goes to OUT.partial, flushed at least every second, and is renamed
+ * over OUT at the end: OUT is never half written. Resuming reads OUT and
+ * OUT.partial (an interrupted run's prefix; a torn last line is ignored):
+ * rows whose key matches a point are written as they were and not
+ * evaluated; old rows that match no point are kept, after the grid's rows.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sweep.h"
+#include "sweep_int.h"
+
+#define WINDOW 4096
+
+/* ---- old rows: key -> row, in the order read -------------------------------- */
+
+struct old {
+	char *key, *row;
+	int used;
+};
+
+struct oldmap {
+	struct old *v;          /* in the order read */
+	size_t n, cap;
+	size_t *tab;            /* hash slots: index + 1 into v, 0 empty */
+	size_t tcap;
+};
+
+static uint64_t hstr(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static struct old *old_find(const struct oldmap *m, const char *key)
+{
+	size_t i;
+	if (!m->tcap)
+		return NULL;
+	for (i = (size_t)hstr(key) & (m->tcap - 1); m->tab[i]; i = (i + 1) & (m->tcap - 1))
+		if (!strcmp(m->v[m->tab[i] - 1].key, key))
+			return &m->v[m->tab[i] - 1];
+	return NULL;
+}
+
+static int old_add(struct oldmap *m, char *key, char *row)
+{
+	struct old *o = old_find(m, key);
+	size_t i;
+	if (o) {                /* a newer copy of the same row */
+		free(o->row);
+		free(key);
+		o->row = row;
+		return 0;
+	}
+	if ((m->n + 1) * 2 > m->tcap) {
+		size_t nc = m->tcap ? m->tcap * 2 : 1024, j;
+		size_t *nt = calloc(nc, sizeof(*nt));
+		if (!nt)
+			return -1;
+		free(m->tab);
+		m->tab = nt;
+		m->tcap = nc;
+		for (j = 0; j < m->n; j++) {
+			for (i = (size_t)hstr(m->v[j].key) & (nc - 1); nt[i]; i = (i + 1) & (nc - 1))
+				;
+			nt[i] = j + 1;
+		}
+	}
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 256;
+		struct old *nv = realloc(m->v, nc * sizeof(*nv));
+		if (!nv)
+			return -1;
+		m->v = nv;
+		m->cap = nc;
+	}
+	m->v[m->n].key = key;
+	m->v[m->n].row = row;
+	m->v[m->n].used = 0;
+	for (i = (size_t)hstr(key) & (m->tcap - 1); m->tab[i]; i = (i + 1) & (m->tcap - 1))
+		;
+	m->tab[i] = ++m->n;
+	return 0;
+}
+
+static void old_free(struct oldmap *m)
+{
+	size_t i;
+	for (i = 0; i < m->n; i++) {
+		free(m->v[i].key);
+		free(m->v[i].row);
+	}
+	free(m->v);
+	free(m->tab);
+}
+
+static char *slurp(const char *path, int *missing, struct plumb_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+	*missing = 0;
+	if (!f) {
+		if (errno == ENOENT) {
+			*missing = 1;
+			return NULL;
+		}
+		plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (n + 65536 + 1 > cap) {
+			char *nb = realloc(buf, cap = (cap ? cap * 2 : 131072));
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+				return NULL;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, 65536, f);
+		n += got;
+		if (got < 65536)
+			break;
+	}
+	buf[n] = '\0';
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot read %s", path);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Read the rows of an earlier output at path into m. `partial`: a torn last
+ * line or unreadable row is skipped rather than an error.
+ */
+static int read_old(struct swp_eval *e, const char *path, const char *header, int partial,
+		    struct oldmap *m, struct plumb_err *err)
+{
+	int missing, lineno = 0;
+	char *buf = slurp(path, &missing, err), *p, *nl;
+	size_t hl = strlen(header);
+
+	if (!buf)
+		return missing ? 0 : -plumb_err_status(err);
+	if (strncmp(buf, header, hl)) {
+		free(buf);
+		if (partial)    /* another grid's leftovers: start over */
+			return 0;
+		return plumb_err_set(err, PLUMB_EINPUT, path, 1, 1,
+				     "this file has other columns than the grid's rows: remove it or write elsewhere (-o)");
+	}
+	for (p = buf + hl; *p; p = nl + 1) {
+		char *row, *key, *end;
+		nl = strchr(p, '\n');
+		lineno++;
+		if (!nl)
+			break;  /* torn last line */
+		*nl = '\0';
+		row = p;
+		while (*row == ' ')
+			row++;
+		end = row + strlen(row);
+		if (end > row && end[-1] == ',')
+			*--end = '\0';
+		if (!*row || !strcmp(row, "]") || !strcmp(row, "}"))
+			continue;
+		if (!(key = swp_row_key(e, row))) {
+			if (partial)
+				continue;
+			free(buf);
+			return plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
+					     "a row does not parse: %.60s", row);
+		}
+		if (!(row = strdup(row)) || old_add(m, key, row) < 0) {
+			free(buf);
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* ---- the runner --------------------------------------------------------------- */
+
+struct slot {
+	char *row;
+	int state;              /* 0 empty, 1 a new row, 2 an old row (not ours to free) */
+};
+
+struct swp_runner {
+	const struct swp_grid *g;
+	struct swp_eval *e;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_row, cv_room;
+	uint64_t next_disp, next_write;
+	struct slot ring[WINDOW];
+	struct oldmap old;
+	int stop;
+	struct plumb_err err;
+	int failed;
+	uint64_t computed, reused;
+};
+
+int swp_runner_take(struct swp_runner *r, uint64_t *out, int max, int wait)
+{
+	int n = 0;
+	pthread_mutex_lock(&r->mu);
+	while (n < max && !r->stop && r->next_disp < r->g->npoints) {
+		uint64_t i = r->next_disp;
+		if (i >= r->next_write + WINDOW) {
+			if (n || !wait)
+				break;
+			pthread_cond_wait(&r->cv_room, &r->mu);
+			continue;
+		}
+		if (r->old.n) {
+			char *key = swp_point_key(r->e, i);
+			struct old *o = key ? old_find(&r->old, key) : NULL;
+			free(key);
+			if (o && !o->used) {
+				o->used = 1;
+				r->ring[i % WINDOW].row = o->row;
+				r->ring[i % WINDOW].state = 2;
+				r->reused++;
+				r->next_disp++;
+				pthread_cond_broadcast(&r->cv_row);
+				continue;
+			}
+		}
+		out[n++] = i;
+		r->next_disp++;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return n;
+}
+
+uint64_t swp_runner_left(struct swp_runner *r)
+{
+	uint64_t n;
+	pthread_mutex_lock(&r->mu);
+	n = r->stop ? 0 : r->g->npoints - r->next_disp;
+	pthread_mutex_unlock(&r->mu);
+	return n;
+}
+
+void swp_runner_put(struct swp_runner *r, uint64_t i, char *row)
+{
+	pthread_mutex_lock(&r->mu);
+	r->ring[i % WINDOW].row = row;
+	r->ring[i % WINDOW].state = 1;
+	r->computed++;
+	pthread_cond_broadcast(&r->cv_row);
+	pthread_mutex_unlock(&r->mu);
+}
+
+void swp_runner_fail(struct swp_runner *r, const struct plumb_err *e)
+{
+	pthread_mutex_lock(&r->mu);
+	if (!r->failed) {
+		r->err = *e;
+		r->failed = 1;
+	}
+	r->stop = 1;
+	pthread_cond_broadcast(&r->cv_row);
+	pthread_cond_broadcast(&r->cv_room);
+	pthread_mutex_unlock(&r->mu);
+}
+
+static void *worker(void *arg)
+{
+	struct swp_runner *r = arg;
+	uint64_t i;
+	while (swp_runner_take(r, &i, 1, 1) == 1) {
+		struct plumb_err err;
+		char *row;
+		plumb_err_clear(&err);
+		if (swp_eval_point(r->e, i, &row, &err) < 0) {
+			swp_runner_fail(r, &err);
+			break;
+		}
+		swp_runner_put(r, i, row);
+	}
+	return NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void progress(const struct swp_runner *r, double t0, int last)
+{
+	double el = now_s() - t0, rate = el > 0 ? (double)r->computed / el : 0;
+	uint64_t left = r->g->npoints - r->next_write;
+	int w = 30, i, fill = (int)((double)w * (double)r->next_write / (double)r->g->npoints);
+	char bar[64];
+	for (i = 0; i < w; i++)
+		bar[i] = i < fill ? '=' : ' ';
+	bar[w] = '\0';
+	fprintf(stderr, "\rsweep [%s] %llu/%llu %3.0f%%  %.0f points/s", bar,
+		(unsigned long long)r->next_write, (unsigned long long)r->g->npoints,
+		100.0 * (double)r->next_write / (double)r->g->npoints, rate);
+	if (last)
+		fprintf(stderr, "  %.1f s      \n", el);
+	else if (rate > 0) {
+		long eta = (long)((double)left / rate + 0.5);
+		fprintf(stderr, "  ETA %ld:%02ld   ", eta / 60, eta % 60);
+	} else {
+		fputs("  ETA -      ", stderr);
+	}
+	fflush(stderr);
+}
+
+static int write_all(FILE *f, const char *s, struct plumb_err *err, const char *path)
+{
+	size_t n = strlen(s);
+	if (n && fwrite(s, 1, n, f) != n)
+		return plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write %s: %s", path,
+				     strerror(errno));
+	return 0;
+}
+
+int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp_run_opts *o,
+		 swp_poll_fn poll, void *pctx, int poll_ms, struct swp_run_stats *st,
+		 struct plumb_err *err)
+{
+	struct swp_runner *r = calloc(1, sizeof(*r));
+	pthread_t *th = NULL;
+	char partial[1100], *header = NULL;
+	FILE *f = NULL;
+	int tostd = !strcmp(o->outpath, "-"), nth = 0, rc = 0, first = 1, j;
+	double t0 = now_s(), tflush = t0, tprog = 0;
+	size_t k;
+
+	memset(st, 0, sizeof(*st));
+	if (!r)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	r->g = g;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv_row, NULL);
+	pthread_cond_init(&r->cv_room, NULL);
+	if (!(r->e = swp_eval_new(g, fmt)) || !(header = swp_header(r->e))) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	snprintf(partial, sizeof(partial), "%s.partial", o->outpath);
+	if (!tostd && o->resume &&
+	    ((rc = read_old(r->e, o->outpath, header, 0, &r->old, err)) < 0 ||
+	     (rc = read_old(r->e, partial, header, 1, &r->old, err)) < 0))
+		goto out;
+	f = tostd ? stdout : fopen(partial, "w");
+	if (!f) {
+		rc = plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write %s: %s", partial,
+				   strerror(errno));
+		goto out;
+	}
+	if ((rc = write_all(f, header, err, partial)) < 0)
+		goto out;
+	if (!(th = calloc((size_t)(o->jobs > 0 ? o->jobs : 1), sizeof(*th)))) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	for (nth = 0; nth < o->jobs; nth++)
+		if (pthread_create(&th[nth], NULL, worker, r)) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "cannot start a thread");
+			break;
+		}
+	if (rc < 0) {
+		swp_runner_fail(r, err);
+		goto join;
+	}
+
+	/* The writer. */
+	pthread_mutex_lock(&r->mu);
+	while (r->next_write < g->npoints && !r->stop) {
+		struct slot *s = &r->ring[r->next_write % WINDOW];
+		if (s->state) {
+			char *row = s->row;
+			int own = s->state == 1;
+			s->state = 0;
+			s->row = NULL;
+			r->next_write++;
+			pthread_cond_broadcast(&r->cv_room);
+			pthread_mutex_unlock(&r->mu);
+			rc = write_all(f, swp_row_sep(r->e, first), err, partial);
+			if (rc == 0)
+				rc = write_all(f, row, err, partial);
+			if (rc == 0 && fmt == SWP_CSV)
+				rc = write_all(f, "\n", err, partial);
+			first = 0;
+			if (own)
+				free(row);
+			pthread_mutex_lock(&r->mu);
+			if (rc < 0)
+				break;
+			continue;
+		}
+		{
+			struct timespec ts;
+			double t = now_s();
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += (long)poll_ms * 1000000L;
+			ts.tv_sec += ts.tv_nsec / 1000000000L;
+			ts.tv_nsec %= 1000000000L;
+			pthread_cond_timedwait(&r->cv_row, &r->mu, &ts);
+			if (o->progress && t - tprog >= 0.2) {
+				progress(r, t0, 0);
+				tprog = t;
+			}
+			if (!tostd && t - tflush >= 1.0) {
+				pthread_mutex_unlock(&r->mu);
+				fflush(f);
+				tflush = t;
+				pthread_mutex_lock(&r->mu);
+			}
+			if (poll) {
+				pthread_mutex_unlock(&r->mu);
+				rc = poll(pctx, r, err);
+				pthread_mutex_lock(&r->mu);
+				if (rc < 0)
+					break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (rc < 0)
+		swp_runner_fail(r, err);
+join:
+	pthread_mutex_lock(&r->mu);
+	r->stop = 1;
+	pthread_cond_broadcast(&r->cv_room);
+	pthread_mutex_unlock(&r->mu);
+	for (j = 0; j < nth; j++)
+		pthread_join(th[j], NULL);
+	if (r->failed) {
+		if (rc == 0 || err->code == 0)
+			*err = r->err;
+		rc = -plumb_err_status(err);
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	if (o->progress)
+		progress(r, t0, 1);
+	/* Old rows that match no point are kept, after the grid's. */
+	for (k = 0; k < r->old.n && rc == 0; k++)
+		if (!r->old.v[k].used) {
+			rc = write_all(f, swp_row_sep(r->e, first), err, partial);
+			if (rc == 0)
+				rc = write_all(f, r->old.v[k].row, err, partial);
+			if (rc == 0 && fmt == SWP_CSV)
+				rc = write_all(f, "\n", err, partial);
+			first = 0;
+			st->kept++;
+		}
+	if (rc == 0)
+		rc = write_all(f, swp_footer(r->e), err, partial);
+	if (rc < 0)
+		goto out;
+	if (tostd) {
+		if (fflush(f)) {
+			rc = plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write the output");
+			goto out;
+		}
+	} else {
+		int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+		bad |= fclose(f) != 0;
+		f = NULL;
+		if (bad || rename(partial, o->outpath) != 0) {
+			rc = plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write %s: %s", o->outpath,
+					   strerror(errno));
+			goto out;
+		}
+	}
+	st->points = g->npoints;
+	st->computed = r->computed;
+	st->reused = r->reused;
+	st->wall_s = now_s() - t0;
+	swp_cache_stats(swp_eval_cache(r->e), &st->cache);
+out:
+	if (f && !tostd)
+		fclose(f);      /* a failed run leaves OUT.partial for resuming */
+	for (k = 0; k < WINDOW; k++)
+		if (r->ring[k].state == 1)
+			free(r->ring[k].row);
+	old_free(&r->old);
+	free(th);
+	free(header);
+	swp_eval_free(r->e);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv_row);
+	pthread_cond_destroy(&r->cv_room);
+	free(r);
+	return rc;
+}
+
+int swp_run(const struct swp_grid *g, enum swp_format fmt, const struct swp_run_opts *o,
+	    struct swp_run_stats *st, struct plumb_err *err)
+{
+	return swp_run_with(g, fmt, o, NULL, NULL, 200, st, err);
+}
+
+/* ---- evaluating a batch (remote ranks) ------------------------------------- */
+
+struct batch {
+	struct swp_eval *e;
+	const uint64_t *pts;
+	char **rows;
+	int n, next, failed;
+	pthread_mutex_t mu;
+	struct plumb_err err;
+};
+
+static void *batch_worker(void *arg)
+{
+	struct batch *b = arg;
+	for (;;) {
+		struct plumb_err err;
+		int i;
+		pthread_mutex_lock(&b->mu);
+		i = b->failed ? b->n : b->next++;
+		pthread_mutex_unlock(&b->mu);
+		if (i >= b->n)
+			return NULL;
+		plumb_err_clear(&err);
+		if (swp_eval_point(b->e, b->pts[i], &b->rows[i], &err) < 0) {
+			pthread_mutex_lock(&b->mu);
+			if (!b->failed)
+				b->err = err;
+			b->failed = 1;
+			pthread_mutex_unlock(&b->mu);
+		}
+	}
+}
+
+int swp_eval_many(struct swp_eval *e, const uint64_t *pts, int n, int jobs, char **rows,
+		  struct plumb_err *err)
+{
+	struct batch b;
+	pthread_t th[64];
+	int i, nth = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.e = e;
+	b.pts = pts;
+	b.rows = rows;
+	b.n = n;
+	pthread_mutex_init(&b.mu, NULL);
+	for (i = 0; i < n; i++)
+		rows[i] = NULL;
+	if (jobs > 64)
+		jobs = 64;
+	for (i = 1; i < jobs && i < n; i++)
+		if (!pthread_create(&th[nth], NULL, batch_worker, &b))
+			nth++;
+	batch_worker(&b);
+	for (i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&b.mu);
+	if (b.failed) {
+		for (i = 0; i < n; i++) {
+			free(rows[i]);
+			rows[i] = NULL;
+		}
+		*err = b.err;
+		return -plumb_err_status(err);
+	}
+	return 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * sweep_int.h - internals shared by the files of models/sweep/.
+ */
+#ifndef PLUMB_SWEEP_INT_H
+#define PLUMB_SWEEP_INT_H
+
+#include "sweep.h"
+
+/* Names of the prediction settings, enum swp_kind order, NULL-terminated. */
+extern const char *const swp_setting_names[SWP_NSETTINGS + 1];
+
+/* Fill p from one item index per axis. */
+void swp_grid_point_items(const struct swp_grid *g, const size_t *idx, struct swp_point *p);
+
+/* A value node as one line of text: a scalar's text, other nodes in flow
+ * YAML ({a: 1, b: [x, y]}). Writes at most n bytes, NUL-terminated. */
+void swp_node_text(const struct ynode *v, char *buf, size_t n);
+
+/* ---- the runner, shared with the MPI driver (mpi.c) ---- */
+
+struct swp_runner;
+
+/*
+ * Up to max point indices to evaluate, in order, into out; rows already in
+ * the old output are handed to the writer on the way. Returns the count; 0
+ * when every point has been handed out or the run stopped. With wait 0 it
+ * also returns 0 when the writer's window is full (try again later).
+ */
+int swp_runner_take(struct swp_runner *r, uint64_t *out, int max, int wait);
+
+/* Points not handed out yet (0 also once the run has stopped). */
+uint64_t swp_runner_left(struct swp_runner *r);
+
+/* The row of point i (ownership passes to the runner). */
+void swp_runner_put(struct swp_runner *r, uint64_t i, char *row);
+
+/* Stop the run with this error (the first one is kept). */
+void swp_runner_fail(struct swp_runner *r, const struct plumb_err *e);
+
+/* Called by the writer between rows (every millisecond or so while it
+ * waits); returns 0 or a negative code that stops the run. */
+typedef int (*swp_poll_fn)(void *ctx, struct swp_runner *r, struct plumb_err *err);
+
+/* swp_run, with poll called from the writer thread (the process's main
+ * thread); poll_ms is how long the writer sleeps between polls. */
+int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp_run_opts *o,
+		 swp_poll_fn poll, void *pctx, int poll_ms, struct swp_run_stats *st,
+		 struct plumb_err *err);
+
+/* Evaluate points and send rows: the remote ranks' half of swp_run_mpi.
+ * The evaluator and the worker threads are those of one process. */
+struct swp_eval;
+int swp_eval_many(struct swp_eval *e, const uint64_t *pts, int n, int jobs, char **rows,
+		  struct plumb_err *err);
+
+#endif
