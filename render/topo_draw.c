@@ -173,14 +173,15 @@ static void legend(cairo_t *cr, const struct rdr_layout *L)
 
 static void draw_layout(cairo_t *cr, const struct rdr_layout *L)
 {
-	int i;
+	int i, k;
 	rdr_rgb(cr, 0x111111);
 	rdr_text(cr, 24, 30, L->title, 18, 1, RA_LEFT, L->w - 48);
 	rdr_rgb(cr, 0x505050);
 	rdr_text(cr, 24, 52, L->subtitle, 12, 0, RA_LEFT, L->w - 48);
-	for (i = 0; i < L->nframe; i++)
-		if (L->frame[i].kind != RF_GROUP)
-			draw_frame(cr, &L->frame[i]);
+	for (k = RF_PANEL; k < RF_GROUP; k++)   /* outer frames first */
+		for (i = 0; i < L->nframe; i++)
+			if ((int)L->frame[i].kind == k)
+				draw_frame(cr, &L->frame[i]);
 	for (i = 0; i < L->nedge; i++)
 		draw_edge(cr, &L->edge[i], 0);
 	for (i = 0; i < L->nedge; i++)

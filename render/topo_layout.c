@@ -194,9 +194,10 @@ static int place(struct panel *p, int n, double x)
 			snprintf(bx->line2, sizeof(bx->line2), "%s%s%s \xc2\xb7 NUMA %d", nd->id,
 				 nd->bdf[0] ? " \xc2\xb7 " : "", nd->bdf, nd->numa);
 		} else {
-			snprintf(bx->line1, sizeof(bx->line1), "host bridge %s", nd->id);
-			snprintf(bx->line2, sizeof(bx->line2), "%s",
-				 nd->numa >= 0 ? "pxb-pcie expander" : "q35 root bus");
+			snprintf(bx->line1, sizeof(bx->line1), "host bridge");
+			snprintf(bx->line2, sizeof(bx->line2), "%s \xc2\xb7 %s", nd->id,
+				 nd->numa >= 0 ? "pxb-pcie expander" :
+				 p->s->vm.chipset == SCN_I440FX ? "i440FX flat PCI bus" : "q35 root bus");
 		}
 		break;
 	}
@@ -340,9 +341,12 @@ static double layout_panel(struct panel *p, double x0, double y0)
 			bottom = bot;
 		if (p->host) {
 			topo_cpu_affinity(s, sk * s->host.numa_per_socket, cpus, sizeof(cpus));
-			snprintf(lbl, sizeof(lbl), "socket %d \xc2\xb7 CPUs %s", sk, cpus);
+			if (strcmp(cpus, "N/A"))
+				snprintf(lbl, sizeof(lbl), "socket %d \xc2\xb7 CPUs %s", sk, cpus);
+			else
+				snprintf(lbl, sizeof(lbl), "socket %d", sk);
 		} else {
-			snprintf(lbl, sizeof(lbl), "guest (what the VM sees)");
+			snprintf(lbl, sizeof(lbl), "the tree the hypervisor builds");
 		}
 		add_frame(L, RF_SOCKET, sx, sock_top, w + 2 * PAD, 0, lbl);
 		x = sx + w + 2 * PAD + SOCK_GAP;
@@ -361,6 +365,8 @@ static double layout_panel(struct panel *p, double x0, double y0)
 			continue;
 		cb = &L->box[p->box_of[n]];
 		link_label(&v->nodes[n], lab, sizeof(lab));
+		if (!p->host && s->vm.chipset == SCN_I440FX)
+			snprintf(lab, sizeof(lab), "PCI");   /* no PCIe capabilities */
 		if (v->nodes[n].kind == SCN_ROOT_PORT)
 			lab[0] = 0;     /* a root port is part of its root complex */
 		p->edge_of[n] = add_vedge(L, RE_PCIE, p->box_of[n], p->box_of[par],
@@ -710,8 +716,8 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 			goto fail;
 		}
 		fr = add_frame(L, RF_PANEL, x, MARGIN + 56 - 4, r - x + 12, b - (MARGIN + 52) + 16,
-			       p->host ? (vm ? "host: the physical machine (what the hypervisor sees)" :
-					  "host") : "guest: the tree the hypervisor builds for the VM");
+			       p->host ? (vm ? "host: the physical machine" : "host") :
+			       "guest: what the VM sees");
 		(void)fr;
 		if (b + 12 > bottom)
 			bottom = b + 12;
