@@ -28,6 +28,14 @@ Q := @
 endif
 
 B := build
+# MPI=1: `plumb sweep` across MPI ranks (models/sweep/mpi.c), compiled with
+# mpicc into build-mpi/ and linked as ./plumb-mpi; ./plumb is left alone
+ifeq ($(MPI),1)
+B  := build-mpi
+CC := mpicc
+CFLAGS += -DPLUMB_MPI
+.DEFAULT_GOAL := plumb-mpi
+endif
 LIBSRC  := $(wildcard io/*.c models/*/*.c sim/*.c render/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
 GENSRC  := $(B)/catalog_gpus.c $(B)/catalog_models.c
 LIBOBJ  := $(patsubst %.c,$(B)/%.o,$(LIBSRC)) $(B)/catalog_gpus.o $(B)/catalog_models.o
@@ -92,5 +100,15 @@ docs-constants: plumb
 validate: plumb
 	./plumb validate validation/cases.yaml -o docs/validation.md
 
+# sweeps across MPI ranks: byte-identical to one process (tests/mpi_sweep.sh)
+plumb-mpi: $(LIBOBJ) $(MAINOBJ)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+check-mpi: plumb
+	$(MAKE) MPI=1 plumb-mpi
+	sh tests/mpi_sweep.sh
+
 .PHONY: all check clean golden-update docs-constants validate bench
+.PHONY: plumb-mpi check-mpi
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

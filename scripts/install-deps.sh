@@ -3,8 +3,9 @@
 # Idempotent: installs only what is missing. Needs root (uses sudo if present).
 #   build:  gcc make pkg-config libgsl-dev libyaml-dev libcairo2-dev libcunit1-dev
 #   tests:  python3 (JSON validity checks in the golden runs)
+#   mpi:    libopenmpi-dev openmpi-bin (make MPI=1, make check-mpi)
 set -eu
-PKGS="gcc make pkg-config libgsl-dev libyaml-dev libcairo2-dev libcunit1-dev python3"
+PKGS="gcc make pkg-config libgsl-dev libyaml-dev libcairo2-dev libcunit1-dev python3 libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
