@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "out.h"
 #include "predict.h"
+#include "render.h"
 
 const char cmd_predict_usage[] =
 	"usage: plumb predict SCENARIO [options]\n"
@@ -66,6 +67,8 @@ const char cmd_compare_usage[] =
 	"`plumb` with no arguments runs the seed comparison: GLM-5 NVFP4 on the\n"
 	"Proxmox VM, bare-metal and switch-chassis scenarios, layouts tp8, tp4pp2,\n"
 	"ep8, concurrency 1 to 64.\n"
+	"  --plot FILE            also draw total tok/s against concurrency, a line per\n"
+	"                         box and layout (.png, .svg or .pdf; plumb render)\n"
 	"\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error, 5 runtime error.\n"
 	"Example: plumb compare scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/baremetal-8x-rtxpro6000.yaml\n";
@@ -85,6 +88,7 @@ struct popts {
 	double accept;
 	const char *paths[MAXSCN];
 	int npaths;
+	const char *plot;           /* --plot FILE: the throughput chart */
 };
 
 /* One predicted point. */
@@ -148,7 +152,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			    !strcmp(a, "--output") || !strcmp(a, "--microbatches") ||
 			    !strcmp(a, "--mtp") || !strcmp(a, "--accept") || !strcmp(a, "--format") ||
 			    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o") ||
-			    !strcmp(a, "--draws");
+			    !strcmp(a, "--draws") || !strcmp(a, "--plot");
 		if (takes && !v)
 			return cmd_usage_error(cmd, "option %s needs a value", a);
 		if (takes)
@@ -216,6 +220,10 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			if (parse_long(v, 0, &d) < 0 || d > 10000)
 				return cmd_usage_error(cmd, "--draws needs 0-10000, not '%s'", v);
 			o->draws = (int)d;
+		} else if (!strcmp(a, "--plot")) {
+			if (rdr_format_of(v) < 0)
+				return cmd_usage_error(cmd, "--plot needs a .png, .svg or .pdf file, not '%s'", v);
+			o->plot = v;
 		} else if (!strcmp(a, "--eager")) {
 			o->eager = 1;
 		} else if (a[0] == '-' && a[1]) {
@@ -533,6 +541,36 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		}
 }
 
+/* The rows as the throughput chart: a line per box and layout. */
+static int plot_rows(const struct popts *o, struct scenario **s, const struct row *rows,
+		     int nrows, struct plumb_err *err)
+{
+	struct rdr_series *ser = calloc((size_t)(o->npaths * o->nlayouts), sizeof(*ser));
+	char title[256];
+	int i, rc;
+	if (!ser)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	for (i = 0; i < o->npaths * o->nlayouts; i++) {
+		snprintf(ser[i].label, sizeof(ser[i].label), "%s, %s", s[i / o->nlayouts]->name,
+			 o->layouts[i % o->nlayouts]);
+		ser[i].color = i / o->nlayouts;
+		ser[i].dash = i % o->nlayouts;
+	}
+	for (i = 0; i < nrows; i++) {
+		struct rdr_series *r = &ser[rows[i].si * o->nlayouts + rows[i].li];
+		if (r->n < RDR_MAX_PTS) {
+			r->x[r->n] = rows[i].x;
+			r->y[r->n++] = rows[i].fits ? rows[i].tok_total : NAN;
+		}
+	}
+	snprintf(title, sizeof(title), "%s %s: total tok/s (input %ld, output %ld)", o->model,
+		 o->weights, o->input, o->output);
+	rc = rdr_throughput(o->plot, title, o->nbatch ? "batch (one decode step)" :
+			    "concurrent requests (closed loop)", ser, o->npaths * o->nlayouts, err);
+	free(ser);
+	return rc;
+}
+
 static int run(const char *cmd, struct popts *o, int compare)
 {
 	struct plumb_err err;
@@ -576,6 +614,8 @@ static int run(const char *cmd, struct popts *o, int compare)
 	print_rows(out.f, o, s, o->npaths, rows, nrows, compare);
 	opened = 0;
 	if ((rc = out_commit(&out, &err)) < 0)
+		goto fail;
+	if (o->plot && (rc = plot_rows(o, s, rows, nrows, &err)) < 0)
 		goto fail;
 	free(rows);
 	for (i = 0; i < o->npaths; i++)
