@@ -25,6 +25,8 @@ const char cmd_render_usage[] =
 	"  timeline    one decode step per GPU: compute, communication, idle (Gantt)\n"
 	"  throughput  total tok/s against concurrency for the scenario and every\n"
 	"              --scenario, for each --layout\n"
+	"  bars        a VM's 64-bit MMIO space with every GPU's large BARs, as the\n"
+	"              firmware places them and after pci=realloc\n"
 	"  fit         measured against predicted for a validation case list (--cases;\n"
 	"              SCENARIO is not needed)\n"
 	"\n"
@@ -100,9 +102,9 @@ static int parse(int argc, char **argv, struct ropts *o)
 			i++;
 		if (!strcmp(a, "--what")) {
 			if (strcmp(v, "topology") && strcmp(v, "matrix") && strcmp(v, "timeline") &&
-			    strcmp(v, "throughput") && strcmp(v, "fit"))
+			    strcmp(v, "throughput") && strcmp(v, "fit") && strcmp(v, "bars"))
 				return cmd_usage_error(cmd, "--what must be topology, matrix, timeline, "
-							    "throughput or fit, not '%s'", v);
+							    "throughput, bars or fit, not '%s'", v);
 			o->what = v;
 		} else if (!strcmp(a, "-o")) {
 			o->outpath = v;
@@ -163,7 +165,7 @@ static int parse(int argc, char **argv, struct ropts *o)
 		}
 	}
 	if (!o->what)
-		return cmd_usage_error(cmd, "missing --what (topology, matrix, timeline, throughput or fit)");
+		return cmd_usage_error(cmd, "missing --what (topology, matrix, timeline, throughput, bars or fit)");
 	if (!o->outpath)
 		return cmd_usage_error(cmd, "missing -o FILE (.png, .svg or .pdf)");
 	if (rdr_format_of(o->outpath) < 0)
@@ -329,6 +331,8 @@ int cmd_render(int argc, char **argv)
 		rc = timeline(&o, s[0], &err);
 	else if (!strcmp(o.what, "throughput"))
 		rc = throughput(&o, s, o.npaths, &err);
+	else if (!strcmp(o.what, "bars"))
+		rc = rdr_bars(o.outpath, s[0], &err);
 	else
 		rc = fit(&o, &err);
 out:

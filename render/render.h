@@ -113,6 +113,10 @@ int rdr_topology(const char *path, const struct scenario *s, const struct rdr_to
 int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo_opts *o,
 	       struct plumb_err *err);
 
+/* A VM's 64-bit MMIO space with each GPU's large BARs placed, without and
+ * with pci=realloc (models/topo/bar.h). EUSAGE for bare metal. */
+int rdr_bars(const char *path, const struct scenario *s, struct plumb_err *err);
+
 /* ---- timeline ---------------------------------------------------------- */
 
 struct rdr_timeline {

@@ -250,6 +250,11 @@ static void test_bundled(void)
 		snprintf(out, sizeof(out), "%s/%s.pdf", tmpdir, e->d_name);
 		EXPECT_INT(rdr_topology(out, s, &o, &err), 0);
 		CU_ASSERT(pdf_ok(out));
+		if (s->vm.mode == SCN_VM) {
+			snprintf(out, sizeof(out), "%s/%s-bars.svg", tmpdir, e->d_name);
+			EXPECT_INT(rdr_bars(out, s, &err), 0);
+			CU_ASSERT(svg_ok(out));
+		}
 		snprintf(out, sizeof(out), "%s/%s-matrix.svg", tmpdir, e->d_name);
 		EXPECT_INT(rdr_matrix(out, s, &o, &err), 0);
 		CU_ASSERT(svg_ok(out));

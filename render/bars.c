@@ -1,0 +1,137 @@
+/*
+ * bars.c - the VM's 64-bit MMIO region with every GPU's large BARs placed
+ * in it (models/topo/bar.h), once as the firmware leaves it and once after
+ * the kernel's pci=realloc: what fits, what does not, and why.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bar.h"
+#include "render_int.h"
+
+static void gib(char *buf, size_t n, double bytes)
+{
+	double g = bytes / (1024.0 * 1024 * 1024);
+	if (g >= 1024)
+		snprintf(buf, n, "%.4g TiB", g / 1024);
+	else
+		snprintf(buf, n, "%.4g GiB", g);
+}
+
+static void track(cairo_t *cr, const struct scenario *s, const struct bar_result *r, double x0,
+		  double w, double y, double lo, double hi, const char *title)
+{
+	char buf[256], a[32], b[32];
+	int i, missing = 0;
+	double th = 54, sx = w / (hi - lo);
+	rdr_rgb(cr, 0x111111);
+	rdr_text(cr, x0, y - 10, title, 14, 1, RA_LEFT, w);
+	/* below the region: guest RAM and the 32-bit hole */
+	rdr_rgb(cr, 0xe9e3d0);
+	cairo_rectangle(cr, x0 + (0 - lo) * sx, y + 8, (r->start64 - lo) * sx, th - 16);
+	cairo_fill(cr);
+	rdr_rgb(cr, 0x6b5a2e);
+	rdr_text(cr, x0 + (r->start64 - lo) * sx / 2, y + th / 2 + 4, "guest RAM, 32-bit hole", 11, 0,
+		 RA_CENTER, (r->start64 - lo) * sx - 6);
+	/* the region the pass may use */
+	rdr_rgb(cr, 0xeef2f7);
+	cairo_rectangle(cr, x0 + (r->start64 - lo) * sx, y, (r->limit64 + 1.0 - r->start64) * sx, th);
+	cairo_fill_preserve(cr);
+	rdr_rgb(cr, 0x5b7396);
+	cairo_set_line_width(cr, 1.5);
+	cairo_stroke(cr);
+	for (i = 0; i < r->nplace; i++) {
+		const struct bar_place *p = &r->place[i];
+		double bx, bw;
+		if (!p->window64 || p->size < (1ULL << 30))
+			continue;
+		if (!p->assigned) {
+			missing++;
+			continue;
+		}
+		bx = x0 + (p->addr - lo) * sx;
+		bw = p->size * sx;
+		rdr_rgba(cr, rdr_palette(p->gpu), 0.75);
+		cairo_rectangle(cr, bx + 0.5, y + 6, bw - 1, th - 12);
+		cairo_fill(cr);
+		rdr_rgb(cr, 0xffffff);
+		snprintf(buf, sizeof(buf), "GPU%d", p->gpu);
+		if (bw > 30)
+			rdr_text(cr, bx + bw / 2, y + th / 2 + 2, buf, 11, 1, RA_CENTER, bw - 4);
+		snprintf(buf, sizeof(buf), "BAR%d", p->region);
+		if (bw > 30)
+			rdr_text(cr, bx + bw / 2, y + th / 2 + 15, buf, 9, 0, RA_CENTER, bw - 4);
+	}
+	gib(a, sizeof(a), (double)r->limit64 + 1);
+	snprintf(buf, sizeof(buf), "%s %s", r->realloc ? "window ends at" : "firmware limit", a);
+	rdr_rgb(cr, 0x2c3e5a);
+	rdr_text(cr, x0 + (r->limit64 + 1.0 - lo) * sx, y - 10, buf, 11, 0, RA_RIGHT, 0);
+	gib(a, sizeof(a), (double)r->need64);
+	gib(b, sizeof(b), (double)r->avail64);
+	snprintf(buf, sizeof(buf), "%d of %d GPUs get every BAR: the large BARs need %s, the region "
+		 "offers %s%s", r->ok_gpus, r->ngpus, a, b,
+		 missing ? "; the rest are left unassigned" : "");
+	rdr_rgb(cr, r->ok_gpus == r->ngpus ? 0x1d6b1d : 0xb22222);
+	rdr_text(cr, x0, y + th + 20, buf, 12.5, 1, RA_LEFT, w);
+	rdr_rgb(cr, 0x444444);
+	for (i = 0; i < r->nmsg && i < 2; i++)
+		rdr_text(cr, x0, y + th + 40 + 17 * i, r->msg[i], 11.5, 0, RA_LEFT, w);
+	(void)s;
+}
+
+int rdr_bars(const char *path, const struct scenario *s, struct plumb_err *err)
+{
+	struct bar_result *r = calloc(2, sizeof(*r));
+	struct rdr_canvas c;
+	const double W = 1300, x0 = 40, w = W - 80;
+	double lo, hi, t, step;
+	char buf[256], a[32];
+	int rc;
+
+	if (!r)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	if ((rc = bar_fit(s, 0, &r[0], err)) < 0 || (rc = bar_fit(s, 1, &r[1], err)) < 0)
+		goto out;
+	/* from address 0: guest RAM below the region shows as the gap */
+	lo = 0;
+	hi = fmax((double)r[0].limit64 + 1, (double)r[1].limit64 + 1);
+	if ((rc = rdr_canvas_begin(&c, path, W, 520, err)) < 0)
+		goto out;
+	rdr_rgb(c.cr, 0x111111);
+	snprintf(buf, sizeof(buf), "%.200s: GPU BARs in the VM's 64-bit MMIO space",
+		 s->name[0] ? s->name : s->path);
+	rdr_text(c.cr, 24, 32, buf, 18, 1, RA_LEFT, W - 48);
+	gib(a, sizeof(a), (double)s->vm.mmio64_window);
+	snprintf(buf, sizeof(buf), "firmware %s, guest RAM %.0f GiB (the region starts above it), "
+		 "guest physical address bits %d, 64-bit MMIO window %s",
+		 s->vm.firmware == SCN_OVMF ? "OVMF" : "SeaBIOS",
+		 (double)s->vm.guest_ram / (1024.0 * 1024 * 1024), s->vm.guest_phys_bits, a);
+	rdr_rgb(c.cr, 0x505050);
+	rdr_text(c.cr, 24, 54, buf, 12, 0, RA_LEFT, W - 48);
+	track(c.cr, s, &r[0], x0, w, 110, lo, hi,
+	      "as the firmware assigns them (kernel without pci=realloc)");
+	track(c.cr, s, &r[1], x0, w, 300, lo, hi, "after the kernel re-assigns them (pci=realloc)");
+	/* address axis */
+	/* binary steps: 128 GiB, 256 GiB, ... */
+	step = exp2(ceil(log2((hi - lo) / 8)));
+	rdr_rgb(c.cr, 0x333333);
+	cairo_set_line_width(c.cr, 1);
+	cairo_move_to(c.cr, x0, 470);
+	cairo_line_to(c.cr, x0 + w, 470);
+	cairo_stroke(c.cr);
+	for (t = 0; t <= hi + 1; t += step) {
+		double x = x0 + w * (t - lo) / (hi - lo);
+		cairo_move_to(c.cr, x, 470);
+		cairo_line_to(c.cr, x, 476);
+		cairo_stroke(c.cr);
+		gib(a, sizeof(a), t);
+		rdr_text(c.cr, x, 490, t == 0 ? "0" : a, 11, 0, RA_CENTER, 0);
+	}
+	rdr_text(c.cr, x0 + w / 2, 510, "guest physical address", 12, 0, RA_CENTER, 0);
+	rc = rdr_canvas_end(&c, err);
+out:
+	free(r);
+	return rc;
+}
