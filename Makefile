@@ -111,4 +111,9 @@ check-mpi: plumb
 
 .PHONY: all check clean golden-update docs-constants validate bench
 .PHONY: plumb-mpi check-mpi
+# the pictures in docs/figures (docs/tutorial-pcie-iommu.md); not part of check
+docs: plumb
+	sh scripts/gen-figures.sh
+
+.PHONY: docs
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -175,6 +175,34 @@ double rdr_text(cairo_t *cr, double x, double y, const char *text, double size, 
 	return w;
 }
 
+int rdr_text_wrap(cairo_t *cr, double x, double y, const char *text, double size, double maxw,
+		  double lead, int maxlines)
+{
+	char line[800], word[256];
+	const char *p = text;
+	int n = 0;
+	line[0] = 0;
+	while (*p && n < maxlines) {
+		size_t wl = strcspn(p, " "), ll = strlen(line);
+		char tryb[800];
+		snprintf(word, sizeof(word), "%.*s", (int)(wl < sizeof(word) - 1 ? wl : sizeof(word) - 1), p);
+		snprintf(tryb, sizeof(tryb), "%s%s%s", line, ll ? " " : "", word);
+		if (ll && rdr_text_width(cr, tryb, size, 0) > maxw && n + 1 < maxlines) {
+			rdr_text(cr, x, y + n * lead, line, size, 0, RA_LEFT, maxw);
+			n++;
+			snprintf(line, sizeof(line), "%s", word);
+		} else {
+			snprintf(line, sizeof(line), "%s", tryb);
+		}
+		p += wl;
+		while (*p == ' ')
+			p++;
+	}
+	if (line[0] && n < maxlines)
+		rdr_text(cr, x, y + n++ * lead, line, size, 0, RA_LEFT, maxw);
+	return n;
+}
+
 void rdr_label(cairo_t *cr, double cx, double cy, const char *text, double size)
 {
 	double w = rdr_text_width(cr, text, size, 0);

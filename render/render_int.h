@@ -49,6 +49,11 @@ double rdr_text_width(cairo_t *cr, const char *text, double size, int bold);
 double rdr_text(cairo_t *cr, double x, double y, const char *text, double size, int bold,
 		enum rdr_align align, double maxw);
 
+/* Text broken at spaces into at most maxlines lines of maxw, lead apart,
+ * the last one shrunk or cut (rdr_text). Returns the lines drawn. */
+int rdr_text_wrap(cairo_t *cr, double x, double y, const char *text, double size, double maxw,
+		  double lead, int maxlines);
+
 /* Text on a white rounded patch centred at (cx, cy), for link labels. */
 void rdr_label(cairo_t *cr, double cx, double cy, const char *text, double size);
 

@@ -167,7 +167,7 @@ static void legend(cairo_t *cr, const struct rdr_layout *L)
 	rdr_text(cr, x, y + 4, "links: PCIe generation and lanes", 12, 0, RA_LEFT, L->w - x - 20);
 	if (L->note[0]) {
 		rdr_rgb(cr, 0x222222);
-		rdr_text(cr, 30, y + 28, L->note, 12, 0, RA_LEFT, L->w - 60);
+		rdr_text_wrap(cr, 30, y + 28, L->note, 12, L->w - 60, 17, 2);
 	}
 }
 

@@ -767,7 +767,7 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 	}
 	L->legend_y = bottom + 14;
 	L->w = right + MARGIN;
-	L->h = L->legend_y + 30 + (L->note[0] ? 22 : 0) + MARGIN;
+	L->h = L->legend_y + 30 + (L->note[0] ? 40 : 0) + MARGIN;
 	if (L->w < 1000)
 		L->w = 1000;
 	*out = L;
