@@ -395,8 +395,19 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 	imp_set_names(s, o, "lspci");
 	if ((rc = imp_ls_read(&L, text, len, err)) < 0)
 		goto out;
-	if (L.mode == M_LIST)   /* lspci sorts by address; keep it so for any input */
+	if (L.mode == M_LIST && L.n > 1)   /* lspci sorts by address; keep it so for any input */
 		qsort(L.d, (size_t)L.n, sizeof(L.d[0]), cmp_dev);
+	for (i = 1; L.mode == M_LIST && i < L.n; i++) {
+		const struct imp_pdev *a = &L.d[i - 1], *b = &L.d[i];
+		if (!a->is_root && !b->is_root && a->domain == b->domain && a->bus == b->bus &&
+		    a->dev == b->dev && a->fn == b->fn) {
+			rc = plumb_err_set(err, PLUMB_EINPUT, src, 0, 0,
+					   "device %04x:%02x:%02x.%x is listed twice",
+					   (unsigned)b->domain, (unsigned)b->bus, (unsigned)b->dev,
+					   (unsigned)b->fn);
+			goto out;
+		}
+	}
 	if (L.mode == M_LIST && (rc = link_parents(&L, err)) < 0)
 		goto out;
 	if (L.mode == M_PATH && (rc = link_parents(&L, err)) < 0)
@@ -417,8 +428,18 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 			L.d[p].keep = 1;
 	}
 	if (ngpu == 0) {
+		int nnic = 0;
 		for (i = 0; i < L.n && !L.d[i].keep; i++)
 			;
+		if (i < L.n) {
+			/* NICs alone make no scenario: the loader needs a GPU. */
+			for (i = 0; i < L.n; i++)
+				nnic += L.d[i].type == T_NIC;
+			rc = plumb_err_set(err, PLUMB_EINPUT, src, 0, 0,
+					   "no GPU in the lspci output, only %d NIC(s); a "
+					   "scenario needs at least one GPU", nnic);
+			goto out;
+		}
 		if (i == L.n) {
 			int ndev = 0;
 			for (i = 0; i < L.n; i++)
