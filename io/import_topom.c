@@ -42,6 +42,7 @@ struct tm_ep {
 	char label[32];
 	int is_gpu;
 	int have_row, partial;
+	int line;               /* of the row, once have_row */
 	int numa;               /* declared NUMA Affinity, -1 unknown */
 	char cpus[128];         /* CPU Affinity, "" unknown */
 	char nicname[64];       /* from the NIC Legend */
@@ -292,6 +293,7 @@ static int parse_row(struct tm *t, int r, int lineno, struct plumb_err *err)
 	}
 	e->have_row = 1;
 	e->partial = cut;
+	e->line = lineno;
 	if (cut) {
 		t->truncated = 1;
 		return 0;
@@ -412,8 +414,12 @@ static int read_matrix(struct tm *t, const char *text, size_t len, struct plumb_
 			     (strcmp(t->tok[1], "X") == 0 && t->ntok > 2 && is_p2p_value(t->tok[2]))))
 				is_p2p = 1;
 			nrows++;
-			if (is_p2p || t->ep[r].have_row)
+			if (is_p2p)
 				continue;
+			if (t->ep[r].have_row)
+				return plumb_err_set(err, PLUMB_EINPUT, t->src, l.no, 1,
+						     "row %s appears twice (first at line %d)",
+						     t->ep[r].label, t->ep[r].line);
 			clean_line(t, l.b, l.e);
 			split(t, strchr(t->line, '\t') != NULL);
 			if (t->ntok > 0 && !t->tok[0][0]) {   /* " \tGPU0\t..." */
@@ -453,6 +459,28 @@ static int read_matrix(struct tm *t, const char *text, size_t len, struct plumb_
 	return plumb_err_set(err, PLUMB_EINPUT, t->src, 0, 0,
 			     "no nvidia-smi topo -m matrix found (expected a header line "
 			     "with GPU0, GPU1, ... and one row per GPU)");
+}
+
+/* Every pair given in both rows must agree: topo -m prints a symmetric matrix. */
+static int check_symmetric(const struct tm *t, struct plumb_err *err)
+{
+	int i, j;
+
+	for (j = 0; j < t->n; j++)
+		for (i = 0; i < j; i++) {
+			int a = t->cls[i][j], b = t->cls[j][i];
+			if (a == C_UNK || b == C_UNK ||
+			    (a == b && t->nv[i][j] == t->nv[j][i]))
+				continue;
+			return plumb_err_set(err, PLUMB_EINPUT, t->src, t->ep[j].line, 1,
+					     "row %s, column %s: %s%.0d, but row %s, column %s: "
+					     "%s%.0d (topo -m matrices are symmetric)",
+					     t->ep[j].label, t->ep[i].label,
+					     b == C_NV ? "NV" : cls_names[b], t->nv[j][i],
+					     t->ep[i].label, t->ep[j].label,
+					     a == C_NV ? "NV" : cls_names[a], t->nv[i][j]);
+		}
+	return 0;
 }
 
 /* Fill unknown cells from their mirror; drop endpoints left with unknowns. */
@@ -788,7 +816,8 @@ int imp_topom_parse(const char *text, size_t len, const struct imp_opts *o,
 		return plumb_err_set(err, PLUMB_ERUNTIME, src, 0, 0, "out of memory");
 	t->src = src;
 	imp_set_names(s, o, "topo-m");
-	if ((rc = read_matrix(t, text, len, err)) < 0)
+	if ((rc = read_matrix(t, text, len, err)) < 0 ||
+	    (rc = check_symmetric(t, err)) < 0)
 		goto out;
 	complete(t, s);
 	for (i = 0; i < t->n; i++)
