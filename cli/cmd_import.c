@@ -11,6 +11,8 @@
 #include "err.h"
 #include "import.h"
 #include "out.h"
+#include "scn.h"
+#include "ytree.h"
 
 const char cmd_import_usage[] =
 	"usage: plumb import topo-m FILE [-o OUT] [--gpu-model ID] [--name NAME]\n"
@@ -57,6 +59,31 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
 	return argv[++*i];
 }
 
+/* Print the usage error for a --gpu-model the catalog does not hold; 1 then. */
+static int unknown_gpu_model(const char *id)
+{
+	struct plumb_err err;
+	const struct scn_catalog *cat = scn_catalog_builtin(&err);
+	int i, best = -1, bestd = 4;
+
+	if (!cat || scn_catalog_find(cat, id) >= 0)
+		return 0;
+	for (i = 0; i < cat->n; i++) {
+		int d = str_distance(id, cat->gpus[i].id);
+		if (d < bestd) {
+			bestd = d;
+			best = i;
+		}
+	}
+	if (best >= 0)
+		cmd_usage_error("import", "unknown --gpu-model '%s' (did you mean '%s'?)", id,
+				cat->gpus[best].id);
+	else
+		cmd_usage_error("import", "unknown --gpu-model '%s' (the ids are in "
+				"scenarios/catalog/gpus.yaml)", id);
+	return 1;
+}
+
 static int valid_id(const char *s)
 {
 	if (!*s)
@@ -96,6 +123,8 @@ int cmd_import(int argc, char **argv)
 			if (!v || !valid_id(v))
 				return cmd_usage_error("import", "--gpu-model needs a catalog id "
 						       "like rtx-pro-6000");
+			if (unknown_gpu_model(v))
+				return PLUMB_EUSAGE;
 			o.gpu_model = v;
 		} else if ((v = opt_value(argc, argv, &i, "--name", &match)) || match) {
 			if (!v || !*v)
