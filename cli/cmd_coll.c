@@ -59,8 +59,12 @@ static int parse_gpus(const char *s, int *out, int max)
 			p = end;
 		}
 		for (; a <= b; a++) {
+			int k;
 			if (n >= max)
 				return -1;
+			for (k = 0; k < n; k++)
+				if (out[k] == (int)a)
+					return -1;   /* a GPU listed twice */
 			out[n++] = (int)a;
 		}
 		if (*p == ',')
@@ -164,7 +168,7 @@ int cmd_coll(int argc, char **argv)
 		c.n = parse_gpus(gpus, c.gpus, s->ngpus);
 		if (c.n < 1) {
 			plumb_err_set(&err, PLUMB_EUSAGE, NULL, 0, 0,
-				      "--gpus '%s': give GPU indices or ranges below %d, e.g. 0-%d",
+				      "--gpus '%s': give distinct GPU indices or ranges below %d, e.g. 0-%d",
 				      gpus, s->ngpus, s->ngpus - 1);
 			goto fail;
 		}
