@@ -54,8 +54,12 @@ static int parse_list(const char *s, int *out, int max)
 			p = end;
 		}
 		for (; a <= b; a++) {
+			int k;
 			if (n >= max)
 				return -1;
+			for (k = 0; k < n; k++)
+				if (out[k] == (int)a)
+					return -1;   /* a GPU listed twice */
 			out[n++] = (int)a;
 		}
 		if (*p == ',')
@@ -189,7 +193,7 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 		c->ngpus = parse_list(buf, c->gpus, c->scn->ngpus);
 		if (c->ngpus < 1)
 			return yerr(t, x, PLUMB_EINPUT, err,
-				    "'gpus' must list GPUs of %s (0-%d)", c->scenario, c->scn->ngpus - 1);
+				    "'gpus' must list distinct GPUs of %s (0-%d)", c->scenario, c->scn->ngpus - 1);
 	} else {
 		c->ngpus = c->scn->ngpus;
 		for (i = 0; i < c->ngpus; i++)
@@ -315,6 +319,10 @@ static int case_data(struct val_set *v, int idx, struct plumb_err *err)
 				}
 	}
 	c->npoints = v->npoints - c->first_point;
+	if (c->npoints == 0)   /* every value missing (N/A, nan) or zero */
+		return plumb_err_set(err, PLUMB_EINPUT, c->data, 0, 0,
+				     "no measured value to compare with in case '%s' (every "
+				     "value is missing, NaN or zero)", c->name);
 	return 0;
 }
 
