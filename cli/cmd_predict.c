@@ -11,6 +11,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "bar.h"
 #include "calib.h"
 #include "cmd.h"
 #include "out.h"
@@ -281,6 +282,44 @@ static int setup(const struct popts *o, const struct scenario *s, const char *la
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "layout %s needs %d GPUs but %s has %d", lay, c->lay.gpus,
 				     s->name[0] ? s->name : s->path, s->ngpus);
+	if (s->ngpus % c->lay.gpus != 0) {
+		/* Replicas of the layout would leave GPUs idle: say which fit. */
+		char fit[128];
+		size_t n = 0;
+		int d;
+		fit[0] = '\0';
+		for (d = 1; d <= s->ngpus && n < sizeof(fit); d++)
+			if (s->ngpus % d == 0)
+				n += (size_t)snprintf(fit + n, sizeof(fit) - n, "%s%d",
+						      !n ? "" : d == s->ngpus ? " or " : ", ", d);
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "layout %s uses %d GPUs, which does not divide the %d GPUs "
+				     "of %s; use a layout of %s GPUs", lay, c->lay.gpus, s->ngpus,
+				     s->name[0] ? s->name : s->path, fit);
+	}
+	if (s->vm.mode == SCN_VM) {
+		/* A GPU whose BARs the guest cannot map is not there for the driver. */
+		unsigned long long need, room;
+		struct bar_result *br = malloc(sizeof(*br));
+		int ok;
+		if (!br)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		rc = bar_fit(s, s->vm.pci_realloc, br, err);
+		ok = br->ok_gpus;
+		need = br->need64 >> 30;
+		room = br->avail64 >> 30;
+		free(br);
+		if (rc < 0)
+			return rc;
+		if (ok < c->lay.gpus)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "layout %s needs %d GPUs but only %d of %s's %d get "
+					     "their BARs in the guest (the GPUs need %llu GiB of "
+					     "64-bit MMIO, the window has room for %llu GiB): raise "
+					     "mmio64_window; plumb topo shows the kernel's messages",
+					     lay, c->lay.gpus, ok, s->name[0] ? s->name : s->path,
+					     s->ngpus, need, room);
+	}
 	c->topo.nccl_p2p_level = o->level;
 	c->cuda_graphs = !o->eager;
 	c->micro = o->micro;
@@ -608,6 +647,13 @@ static int run(const char *cmd, struct popts *o, int compare)
 						   o->nbatch ? o->batch[xi] : o->conc[xi], r, &err)) < 0)
 					goto fail;
 			}
+	for (i = 0; i < nrows && !rows[i].fits; i++)
+		;
+	if (i == nrows) {   /* nothing to print but reasons: say the first */
+		rc = plumb_err_set(&err, PLUMB_EINPUT, NULL, 0, 0, "%s%s", rows[0].why,
+				   nrows > 1 ? " (and no other requested point fits either)" : "");
+		goto fail;
+	}
 	if ((rc = out_open(&out, o->outpath, &err)) < 0)
 		goto fail;
 	opened = 1;
