@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,8 +13,11 @@ int out_open(struct outfile *o, const char *path, struct plumb_err *err)
 {
 	memset(o, 0, sizeof(*o));
 	if (strcmp(path, "-") == 0) {
-		o->f = stdout;
 		o->is_stdout = 1;
+		o->f = open_memstream(&o->mem, &o->memlen);
+		if (!o->f)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+					     "out of memory for the output");
 		return 0;
 	}
 	snprintf(o->path, sizeof(o->path), "%s", path);
@@ -31,8 +35,14 @@ int out_commit(struct outfile *o, struct plumb_err *err)
 	if (!o->f)
 		return plumb_err_set(err, PLUMB_EIO, o->path, 0, 0, "not open");
 	if (o->is_stdout) {
-		bad = fflush(stdout) != 0 || ferror(stdout);
+		bad = ferror(o->f) != 0;
+		bad |= fclose(o->f) != 0;   /* sets mem and memlen */
 		o->f = NULL;
+		if (!bad && o->memlen && fwrite(o->mem, 1, o->memlen, stdout) != o->memlen)
+			bad = 1;
+		bad |= fflush(stdout) != 0 || ferror(stdout);
+		free(o->mem);
+		o->mem = NULL;
 		return bad ? plumb_err_set(err, PLUMB_EIO, "<stdout>", 0, 0,
 					   "write error") : 0;
 	}
@@ -52,7 +62,11 @@ int out_commit(struct outfile *o, struct plumb_err *err)
 void out_abort(struct outfile *o)
 {
 	if (o->is_stdout) {
+		if (o->f)
+			fclose(o->f);
 		o->f = NULL;
+		free(o->mem);
+		o->mem = NULL;
 		return;
 	}
 	if (o->f)

@@ -2,7 +2,8 @@
  * out.h - output files written atomically: data goes to "PATH.tmp.PID" and is
  * renamed over PATH only by out_commit(), so an interrupted or failed run
  * leaves the old file or the new one, never half of one. Path "-" means
- * standard output (written directly).
+ * standard output: the text is held in memory and written by out_commit(),
+ * so a run that fails half-way prints nothing but its error.
  */
 #ifndef PLUMB_OUT_H
 #define PLUMB_OUT_H
@@ -16,6 +17,8 @@ struct outfile {
 	char path[512];
 	char tmp[600];
 	int is_stdout;
+	char *mem;             /* stdout: the buffer behind f (open_memstream) */
+	size_t memlen;
 };
 
 /* Open path for writing (see above). Errors: EIO. */
