@@ -24,6 +24,8 @@
 #define SCN_MAX_BARS 6
 #define SCN_MAX_NVLINK 1024
 #define SCN_MAX_CATALOG 64
+/* Events one simulation of the scenario may handle (sim/engine.h's budget). */
+#define SCN_DEFAULT_EVENT_BUDGET 100000000ULL
 
 enum scn_kind { SCN_ROOT_COMPLEX, SCN_ROOT_PORT, SCN_SWITCH, SCN_GPU, SCN_NIC };
 enum scn_vendor { SCN_AMD, SCN_INTEL, SCN_ARM, SCN_OTHER_CPU };
@@ -124,6 +126,7 @@ struct scenario {
 	char name[96];
 	char description[512];
 	unsigned long seed;
+	uint64_t event_budget;          /* `event_budget`: per simulation, see above */
 	struct scn_host host;
 	int nnodes;
 	struct scn_node nodes[SCN_MAX_NODES];

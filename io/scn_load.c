@@ -18,7 +18,7 @@
 #include "ytree.h"
 
 static const char *const top_keys[] = {
-	"plumb_scenario", "name", "description", "seed", "source", "host",
+	"plumb_scenario", "name", "description", "seed", "event_budget", "source", "host",
 	"pcie", "nvlink", "virtualization", "constants", "nccl", NULL
 };
 static const char *const nccl_keys[] = { "p2p_level", "p2p_disable", "shm_disable", NULL };
@@ -660,6 +660,7 @@ static void set_defaults(struct scenario *s)
 	s->nccl_level = -1;
 	consts_defaults(&s->k);
 	s->seed = 1;
+	s->event_budget = SCN_DEFAULT_EVENT_BUDGET;
 	s->host.cpu_vendor = SCN_OTHER_CPU;
 	s->host.sockets = 1;
 	s->host.numa_per_socket = 1;
@@ -708,6 +709,11 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 		if ((rc = yget_int(t, v, "seed", 0, 2147483647L, &l, err)) < 0)
 			return rc;
 		s->seed = (unsigned long)l;
+	}
+	if ((v = ymap_get(r, "event_budget"))) {
+		if ((rc = yget_int(t, v, "event_budget", 1, 1000000000000L, &l, err)) < 0)
+			return rc;
+		s->event_budget = (uint64_t)l;
 	}
 	if ((v = ymap_get(r, "host")) && (rc = parse_host(t, v, s, err)) < 0)
 		return rc;

@@ -182,9 +182,10 @@ int sim_run(struct sim_engine *eng, double t_end, struct plumb_err *err)
 
 		if (eng->budget && eng->stats.events >= eng->budget)
 			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
-				"event budget of %llu events exhausted at "
-				"t=%.9g s (%zu events pending); the model may "
-				"reschedule itself forever, or raise the budget",
+				"simulation exceeded its event budget of %llu "
+				"events (at t=%.9g s, %zu events pending); the "
+				"run is too large or the model reschedules itself "
+				"forever",
 				(unsigned long long)eng->budget, eng->now,
 				sim_queue_size(&eng->q));
 		sim_queue_pop(&eng->q, &ev);

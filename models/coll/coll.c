@@ -478,6 +478,7 @@ static int run_one(const struct scenario *s, const struct topo_view *view,
 	*seconds = -1;
 	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0)
 		return rc;
+	sim_set_budget(eng, s->event_budget);
 	if ((rc = fab_build(eng, s, &fab, err)) < 0)
 		goto out;
 	if ((rc = coll_ctx_init(&x, eng, fab, view, err)) < 0)

@@ -372,8 +372,10 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, o, &view, err)) < 0)
 		goto out;
 	sr->view = view;
-	if ((rc = sim_engine_new(s->seed, &sr->eng, err)) < 0 ||
-	    (rc = fab_build(sr->eng, s, &sr->fab, err)) < 0 ||
+	if ((rc = sim_engine_new(s->seed, &sr->eng, err)) < 0)
+		goto out;
+	sim_set_budget(sr->eng, s->event_budget);
+	if ((rc = fab_build(sr->eng, s, &sr->fab, err)) < 0 ||
 	    (rc = coll_ctx_init(&sr->cx, sr->eng, sr->fab, view, err)) < 0 ||
 	    (rc = xfer_ctx_init(&sr->xx, sr->eng, sr->fab, err)) < 0 ||
 	    (rc = sim_register(sr->eng, &compute_ops, sr, &sr->kind_done, err)) < 0)

@@ -260,6 +260,7 @@ int xfer_time(const struct scenario *s, int src, int dst, double bytes,
 	*seconds = 0;
 	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0)
 		return rc;
+	sim_set_budget(eng, s->event_budget);
 	if ((rc = fab_build(eng, s, &fab, err)) < 0)
 		goto out;
 	if ((rc = xfer_ctx_init(&x, eng, fab, err)) < 0)
