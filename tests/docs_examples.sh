@@ -2,6 +2,9 @@
 # docs_examples.sh - every ```yaml block in docs/*.md that contains
 # "plumb_scenario:" must load and run: `plumb topo` exits 0 on it; every
 # block with "plumb_calibration:" must load: `plumb constants --calib` on it.
+# A block with "plumb_grid:" must run: `plumb sweep` writes one row per point
+# (grid paths are relative to the repository root, where a user keeps the
+# file, so scenarios/ is linked beside the extracted copy).
 # Prints "N passed, M failed" and exits 1 on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -16,9 +19,22 @@ for doc in docs/*.md; do
 		inb { print >> file }
 	' "$doc"
 done
+ln -s "$(pwd)/scenarios" "$tmp/scenarios"
 for f in "$tmp"/*.yaml; do
 	[ -e "$f" ] || continue
-	if grep -q '^plumb_calibration:' "$f"; then
+	if grep -q '^plumb_grid:' "$f"; then
+		# a grid: every point runs and gives one row
+		n=$(./plumb sweep "$f" --check 2> "$tmp/err" | sed -n 's/.*: \([0-9]*\) points.*/\1/p')
+		if [ -n "$n" ] && ./plumb sweep "$f" --fresh -o "$tmp/sweep.csv" 2>> "$tmp/err" &&
+		   [ "$(($(wc -l < "$tmp/sweep.csv") - 1))" -eq "$n" ]; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "docs grid example $(basename "$f") failed:"
+			cat "$tmp/err"
+		fi
+		continue
+	elif grep -q '^plumb_calibration:' "$f"; then
 		set -- constants --calib "$f"
 	elif grep -q '^plumb_scenario:' "$f"; then
 		set -- topo "$f"
