@@ -28,7 +28,8 @@ const char cmd_render_usage[] =
 	"  bars        a VM's 64-bit MMIO space with every GPU's large BARs, as the\n"
 	"              firmware places them and after pci=realloc\n"
 	"  fit         measured against predicted for a validation case list (--cases;\n"
-	"              SCENARIO is not needed)\n"
+	"              SCENARIO is not needed); with --calib FILE, against the fitted\n"
+	"              constants\n"
 	"\n"
 	"Options:\n"
 	"  --what KIND            what to draw (required)\n"
@@ -303,7 +304,8 @@ static int fit(const struct ropts *o, struct plumb_err *err)
 	if ((rc = val_load(o->cases, &v, err)) < 0)
 		return rc;
 	if ((rc = val_predict(v, -1, err)) == 0) {
-		snprintf(title, sizeof(title), "Measured against predicted: %s", o->cases);
+		snprintf(title, sizeof(title), "Measured against %s: %s",
+			 cmd_calib() ? "fitted (constants from --calib)" : "predicted", o->cases);
 		rc = rdr_fit(o->outpath, title, v, err);
 	}
 	val_free(v);
