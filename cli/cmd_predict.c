@@ -606,6 +606,7 @@ static int plot_rows(const struct popts *o, struct scenario **s, const struct ro
 		 o->weights, o->input, o->output);
 	rc = rdr_throughput(o->plot, title, o->nbatch ? "batch (one decode step)" :
 			    "concurrent requests (closed loop)", ser, o->npaths * o->nlayouts, err);
+	rdr_release_fonts();
 	free(ser);
 	return rc;
 }

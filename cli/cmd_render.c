@@ -338,6 +338,7 @@ int cmd_render(int argc, char **argv)
 	else
 		rc = fit(&o, &err);
 out:
+	rdr_release_fonts();
 	for (i = 0; i < o.npaths; i++)
 		scn_free(s[i]);
 	if (rc < 0) {

@@ -4,6 +4,7 @@
  * io/out.h, text fitted to its room, colours.
  */
 #include <cairo-pdf.h>
+#include <fontconfig/fontconfig.h>
 #include <cairo-svg.h>
 #include <math.h>
 #include <stdio.h>
@@ -118,6 +119,12 @@ int rdr_canvas_end(struct rdr_canvas *c, struct plumb_err *err)
 	}
 	c->opened = 0;
 	return out_commit(&c->out, err);
+}
+
+void rdr_release_fonts(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
 }
 
 static void font(cairo_t *cr, double size, int bold)

@@ -34,6 +34,13 @@ enum rdr_format { RDR_PNG, RDR_SVG, RDR_PDF };
 /* Format from the path's extension (case-insensitive); -1 if none fits. */
 int rdr_format_of(const char *path);
 
+/*
+ * Free the font caches Cairo and fontconfig keep between pictures (a leak
+ * checker reports them at exit otherwise). Call after the last picture,
+ * with no Cairo object alive; the next picture loads the fonts again.
+ */
+void rdr_release_fonts(void);
+
 /* ---- topology ---------------------------------------------------------- */
 
 enum rdr_view { RDR_VIEW_DEFAULT, RDR_VIEW_HOST, RDR_VIEW_GUEST, RDR_VIEW_BOTH };

@@ -47,6 +47,7 @@ static int suite_clean(void)
 		closedir(d);
 	}
 	rmdir(tmpdir);
+	rdr_release_fonts();
 	return 0;
 }
 
