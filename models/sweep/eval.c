@@ -341,139 +341,6 @@ static int predict(struct swp_eval *e, const struct swp_point *p, const struct s
 	return 0;
 }
 
-/* ---- rows ------------------------------------------------------------------ */
-
-struct sb {
-	char *s;
-	size_t n, cap;
-	int oom;
-};
-
-static void sb_put(struct sb *b, const char *t, size_t len)
-{
-	if (b->oom)
-		return;
-	if (b->n + len + 1 > b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 512;
-		char *ns;
-		while (nc < b->n + len + 1)
-			nc *= 2;
-		if (!(ns = realloc(b->s, nc))) {
-			b->oom = 1;
-			return;
-		}
-		b->s = ns;
-		b->cap = nc;
-	}
-	memcpy(b->s + b->n, t, len);
-	b->n += len;
-	b->s[b->n] = '\0';
-}
-
-static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-	char tmp[1400];
-	va_list ap;
-	int n;
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		sb_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-static void csv_field(struct sb *b, const char *s, int force)
-{
-	const char *p;
-	size_t n = strlen(s);
-	if (!force && !strpbrk(s, ",\"\n\r") && !(n && (s[0] == ' ' || s[n - 1] == ' '))) {
-		sb_put(b, s, n);
-		return;
-	}
-	sb_put(b, "\"", 1);
-	for (p = s; *p; p++) {
-		if (*p == '"')
-			sb_put(b, "\"", 1);
-		sb_put(b, p, 1);
-	}
-	sb_put(b, "\"", 1);
-}
-
-static void json_str(struct sb *b, const char *s)
-{
-	sb_put(b, "\"", 1);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			sb_put(b, "\\", 1);
-		if ((unsigned char)*s >= 0x20)
-			sb_put(b, s, 1);
-	}
-	sb_put(b, "\"", 1);
-}
-
-/* A JSON number as written: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
-static int json_number(const char *s)
-{
-	const char *p = s;
-	if (*p == '-')
-		p++;
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9')
-		while (*p >= '0' && *p <= '9')
-			p++;
-	else
-		return 0;
-	if (*p == '.') {
-		p++;
-		if (!(*p >= '0' && *p <= '9'))
-			return 0;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!(*p >= '0' && *p <= '9'))
-			return 0;
-		while (*p >= '0' && *p <= '9')
-			p++;
-	}
-	return *p == '\0';
-}
-
-static void json_val(struct sb *b, const char *s)
-{
-	if (json_number(s))
-		sb_put(b, s, strlen(s));
-	else
-		json_str(b, s);
-}
-
-/* Column names: key columns, then metrics, then derived ones. */
-#define NFIXED 7
-static const char *const fixed_cols[NFIXED] = {
-	"scenario", "model", "weights", "kv", "input", "output", "cached_context"
-};
-static const char *const metric_cols[] = {
-	"layout", "gpus", "concurrency", "context", "step_ms", "tok_s_total", "tok_s_per_stream",
-	"tpot_ms", "ttft_ms", "comm_frac", "compute_frac", "idle_frac", "busy_frac", "fits",
-	"diagnosis", NULL
-};
-
-/* Name index of extra column c. */
-static int extra_name(const struct swp_grid *g, int c)
-{
-	int i;
-	for (i = 0; i < g->nnames; i++)
-		if (g->names[i].column == c)
-			return i;
-	return -1;
-}
-
 /* The key columns' texts of a point, in column order (fixed, extra). */
 static void key_texts(const struct swp_eval *e, const struct swp_point *p, const struct settings *st,
 		      char (*t)[1024])
@@ -488,102 +355,84 @@ static void key_texts(const struct swp_eval *e, const struct swp_point *p, const
 	snprintf(t[5], 1024, "%ld", st->output);
 	snprintf(t[6], 1024, "%ld", st->context);
 	for (c = 0; c < g->nextra; c++) {
-		int n = extra_name(g, c);
-		text_or(n >= 0 ? p->val[n] : NULL, "", t[NFIXED + c], 1024);
+		int n = swp_extra_name(g, c);
+		text_or(n >= 0 ? p->val[n] : NULL, "", t[SWP_NFIXED + c], 1024);
 	}
-}
-
-static char *key_join(char (*t)[1024], int n, const char *layout, const char *conc)
-{
-	struct sb b = { 0 };
-	int i;
-	for (i = 0; i < n; i++) {
-		sb_put(&b, t[i], strlen(t[i]));
-		sb_put(&b, "\x1f", 1);
-	}
-	sb_put(&b, layout, strlen(layout));
-	sb_put(&b, "\x1f", 1);
-	sb_put(&b, conc, strlen(conc));
-	if (b.oom) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
 }
 
 static void format_row(const struct swp_eval *e, char (*t)[1024], const struct settings *st,
-		       const struct result *r, struct sb *b)
+		       const struct result *r, struct swp_sb *b)
 {
 	const struct swp_grid *g = e->g;
-	int nk = NFIXED + g->nextra, i;
+	int nk = SWP_NFIXED + g->nextra, i;
 	long ctx = st->input + st->output / 2;
 	double price[SWP_MAX_NAMES];
 
 	for (i = 0; i < g->nprice; i++) {
 		char *end;
 		int c = g->names[g->price[i]].column;
-		price[i] = strtod(t[NFIXED + c], &end);
-		if (end == t[NFIXED + c] || *end || !(price[i] > 0))
+		price[i] = strtod(t[SWP_NFIXED + c], &end);
+		if (end == t[SWP_NFIXED + c] || *end || !(price[i] > 0))
 			price[i] = NAN;
 	}
 	if (e->fmt == SWP_CSV) {
 		for (i = 0; i < nk; i++) {
-			csv_field(b, t[i], 0);
-			sb_put(b, ",", 1);
+			swp_csv_field(b, t[i], 0);
+			swp_sb_put(b, ",", 1);
 		}
-		csv_field(b, st->layout, 0);
-		sb_printf(b, ",%d,%ld,%ld,", r->gpus, st->concurrency, ctx);
+		swp_csv_field(b, st->layout, 0);
+		swp_sb_printf(b, ",%d,%ld,%ld,", r->gpus, st->concurrency, ctx);
 		if (!r->fits) {
-			sb_put(b, ",,,,,,,,,0,", 11);
-			csv_field(b, r->why, 1);
+			swp_sb_put(b, ",,,,,,,,,0,", 11);
+			swp_csv_field(b, r->why, 1);
 		} else {
-			sb_printf(b, "%.3f,%.2f,%.3f,%.3f,", r->step_ms, r->tok_total, r->tok_stream,
+			swp_sb_printf(b, "%.3f,%.2f,%.3f,%.3f,", r->step_ms, r->tok_total, r->tok_stream,
 				  r->tpot_ms);
 			if (isnan(r->ttft_ms))
-				sb_put(b, ",", 1);
+				swp_sb_put(b, ",", 1);
 			else
-				sb_printf(b, "%.2f,", r->ttft_ms);
-			sb_printf(b, "%.4f,%.4f,%.4f,%.4f,1,", r->comm, r->compute, r->idle,
+				swp_sb_printf(b, "%.2f,", r->ttft_ms);
+			swp_sb_printf(b, "%.4f,%.4f,%.4f,%.4f,1,", r->comm, r->compute, r->idle,
 				  r->compute + r->comm);
-			csv_field(b, r->diag, 1);
+			swp_csv_field(b, r->diag, 1);
 		}
 		for (i = 0; i < g->nprice; i++) {
-			sb_put(b, ",", 1);
+			swp_sb_put(b, ",", 1);
 			if (r->fits && !isnan(price[i]))
-				sb_printf(b, "%.4f", r->tok_total / (price[i] / 1000));
+				swp_sb_printf(b, "%.4f", r->tok_total / (price[i] / 1000));
 		}
 		return;
 	}
-	sb_put(b, "{", 1);
+	swp_sb_put(b, "{", 1);
 	for (i = 0; i < nk; i++) {
-		const char *name = i < NFIXED ? fixed_cols[i] : g->names[extra_name(g, i - NFIXED)].name;
+		const char *name = i < SWP_NFIXED ? swp_fixed_cols[i] : g->names[swp_extra_name(g, i - SWP_NFIXED)].name;
 		if (i)
-			sb_put(b, ", ", 2);
-		json_str(b, name);
-		sb_put(b, ": ", 2);
-		json_val(b, t[i]);
+			swp_sb_put(b, ", ", 2);
+		swp_json_str(b, name);
+		swp_sb_put(b, ": ", 2);
+		swp_json_val(b, t[i]);
 	}
-	sb_put(b, ", \"layout\": ", 12);
-	json_str(b, st->layout);
-	sb_printf(b, ", \"gpus\": %d, \"concurrency\": %ld, \"context\": %ld, \"fits\": %s", r->gpus,
+	swp_sb_put(b, ", \"layout\": ", 12);
+	swp_json_str(b, st->layout);
+	swp_sb_printf(b, ", \"gpus\": %d, \"concurrency\": %ld, \"context\": %ld, \"fits\": %s", r->gpus,
 		  st->concurrency, ctx, r->fits ? "true" : "false");
 	if (r->fits) {
-		sb_printf(b, ", \"step_ms\": %.3f, \"tok_s_total\": %.2f, \"tok_s_per_stream\": %.3f, \"tpot_ms\": %.3f",
+		swp_sb_printf(b, ", \"step_ms\": %.3f, \"tok_s_total\": %.2f, \"tok_s_per_stream\": %.3f, \"tpot_ms\": %.3f",
 			  r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
 		if (!isnan(r->ttft_ms))
-			sb_printf(b, ", \"ttft_ms\": %.2f", r->ttft_ms);
-		sb_printf(b, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"busy_frac\": %.4f, \"diagnosis\": ",
+			swp_sb_printf(b, ", \"ttft_ms\": %.2f", r->ttft_ms);
+		swp_sb_printf(b, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"busy_frac\": %.4f, \"diagnosis\": ",
 			  r->comm, r->compute, r->idle, r->compute + r->comm);
-		json_str(b, r->diag);
+		swp_json_str(b, r->diag);
 	} else {
-		sb_put(b, ", \"why\": ", 9);
-		json_str(b, r->why);
+		swp_sb_put(b, ", \"why\": ", 9);
+		swp_json_str(b, r->why);
 	}
 	for (i = 0; i < g->nprice; i++)
 		if (r->fits && !isnan(price[i]))
-			sb_printf(b, ", \"tok_s_per_k%s\": %.4f", g->names[g->price[i]].name + 6,
+			swp_sb_printf(b, ", \"tok_s_per_k%s\": %.4f", g->names[g->price[i]].name + 6,
 				  r->tok_total / (price[i] / 1000));
-	sb_put(b, "}", 1);
+	swp_sb_put(b, "}", 1);
 }
 
 int swp_eval_point(struct swp_eval *e, uint64_t i, char **row, struct plumb_err *err)
@@ -593,7 +442,7 @@ int swp_eval_point(struct swp_eval *e, uint64_t i, char **row, struct plumb_err 
 	struct scenario *s = NULL;
 	struct settings st;
 	struct result r;
-	struct sb b = { 0 };
+	struct swp_sb b = { 0 };
 	int rc, slot;
 
 	*row = NULL;
@@ -605,7 +454,7 @@ int swp_eval_point(struct swp_eval *e, uint64_t i, char **row, struct plumb_err 
 	vput(e, s, slot);
 	if (rc < 0)
 		return rc;
-	if (!(t = calloc((size_t)(NFIXED + e->g->nextra), sizeof(*t))))
+	if (!(t = calloc((size_t)(SWP_NFIXED + e->g->nextra), sizeof(*t))))
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	key_texts(e, &p, &st, t);
 	format_row(e, t, &st, &r, &b);
@@ -642,214 +491,31 @@ char *swp_point_key(struct swp_eval *e, uint64_t i)
 		}
 	}
 	settings(e, &p, ngpus, &st);
-	if (!(t = calloc((size_t)(NFIXED + e->g->nextra), sizeof(*t))))
+	if (!(t = calloc((size_t)(SWP_NFIXED + e->g->nextra), sizeof(*t))))
 		return NULL;
 	key_texts(e, &p, &st, t);
 	snprintf(conc, sizeof(conc), "%ld", st.concurrency);
-	k = key_join(t, NFIXED + e->g->nextra, st.layout, conc);
+	k = swp_key_join(t, SWP_NFIXED + e->g->nextra, st.layout, conc);
 	free(t);
 	return k;
-}
-
-/* ---- reading rows back ----------------------------------------------------- */
-
-/* Split a CSV line into at most max fields (copied into buf); count or -1. */
-static int csv_split(const char *line, char *buf, size_t n, char **f, int max)
-{
-	const char *p = line;
-	size_t o = 0;
-	int nf = 0;
-	for (;;) {
-		if (nf >= max || o >= n)
-			return -1;
-		f[nf++] = buf + o;
-		if (*p == '"') {
-			p++;
-			for (;;) {
-				if (!*p)
-					return -1;
-				if (*p == '"' && p[1] == '"') {
-					buf[o++] = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else {
-					buf[o++] = *p++;
-				}
-				if (o >= n)
-					return -1;
-			}
-		} else {
-			while (*p && *p != ',' && o < n)
-				buf[o++] = *p++;
-		}
-		if (o >= n)
-			return -1;
-		buf[o++] = '\0';
-		if (*p == ',') {
-			p++;
-			continue;
-		}
-		return *p ? -1 : nf;
-	}
-}
-
-/* Parse a flat JSON object {"k": v, ...}: names and raw texts (strings
- * unescaped) into buf; count or -1. */
-static int json_split(const char *line, char *buf, size_t n, char **names, char **vals, int max)
-{
-	const char *p = line;
-	size_t o = 0;
-	int nf = 0;
-	while (*p == ' ')
-		p++;
-	if (*p++ != '{')
-		return -1;
-	for (;;) {
-		int which;
-		while (*p == ' ')
-			p++;
-		if (*p == '}')
-			return nf;
-		if (nf >= max)
-			return -1;
-		for (which = 0; which < 2; which++) {
-			char **dst = which ? vals : names;
-			while (*p == ' ')
-				p++;
-			dst[nf] = buf + o;
-			if (*p == '"') {
-				p++;
-				while (*p && *p != '"') {
-					if (*p == '\\' && p[1])
-						p++;
-					if (o + 1 >= n)
-						return -1;
-					buf[o++] = *p++;
-				}
-				if (*p++ != '"')
-					return -1;
-			} else if (which) {
-				while (*p && *p != ',' && *p != '}' && *p != ' ') {
-					if (o + 1 >= n)
-						return -1;
-					buf[o++] = *p++;
-				}
-			} else {
-				return -1;
-			}
-			if (o + 1 >= n)
-				return -1;
-			buf[o++] = '\0';
-			while (*p == ' ')
-				p++;
-			if (!which && *p++ != ':')
-				return -1;
-		}
-		nf++;
-		if (*p == ',')
-			p++;
-		else if (*p != '}')
-			return -1;
-	}
 }
 
 char *swp_row_key(const struct swp_eval *e, const char *row)
 {
-	int nk = NFIXED + e->g->nextra, i, nf;
-	size_t len = strlen(row) + 1;
-	char *buf = malloc(len), **f = calloc(256, sizeof(*f)), **v = calloc(256, sizeof(*v));
-	char (*t)[1024] = NULL, *k = NULL;
-	const char *layout = NULL, *conc = NULL;
-
-	if (!buf || !f || !v || !(t = calloc((size_t)nk, sizeof(*t))))
-		goto out;
-	if (e->fmt == SWP_CSV) {
-		nf = csv_split(row, buf, len, f, 256);
-		if (nf < nk + 3)
-			goto out;
-		for (i = 0; i < nk; i++)
-			snprintf(t[i], 1024, "%s", f[i]);
-		layout = f[nk];
-		conc = f[nk + 2];
-	} else {
-		nf = json_split(row, buf, len, f, v, 256);
-		if (nf < nk + 3)
-			goto out;
-		for (i = 0; i < nk; i++) {
-			const char *want = i < NFIXED ? fixed_cols[i] :
-				e->g->names[extra_name(e->g, i - NFIXED)].name;
-			if (strcmp(f[i], want))
-				goto out;
-			snprintf(t[i], 1024, "%s", v[i]);
-		}
-		if (strcmp(f[nk], "layout") || strcmp(f[nk + 2], "concurrency"))
-			goto out;
-		layout = v[nk];
-		conc = v[nk + 2];
-	}
-	k = key_join(t, nk, layout, conc);
-out:
-	free(buf);
-	free(f);
-	free(v);
-	free(t);
-	return k;
+	return swp_rows_key(e->g, e->fmt, row);
 }
 
 char *swp_header(const struct swp_eval *e)
 {
-	const struct swp_grid *g = e->g;
-	struct sb b = { 0 };
-	int i, nk = NFIXED + g->nextra;
-
-	if (e->fmt == SWP_JSON) {
-		sb_put(&b, "{\n  \"grid\": ", 12);
-		json_str(&b, g->name[0] ? g->name : g->file);
-		sb_put(&b, ",\n  \"columns\": [", 16);
-	}
-	for (i = 0; i < nk; i++) {
-		const char *name = i < NFIXED ? fixed_cols[i] : g->names[extra_name(g, i - NFIXED)].name;
-		if (e->fmt == SWP_JSON) {
-			if (i)
-				sb_put(&b, ", ", 2);
-			json_str(&b, name);
-		} else {
-			csv_field(&b, name, 0);
-			sb_put(&b, ",", 1);
-		}
-	}
-	for (i = 0; metric_cols[i]; i++) {
-		if (e->fmt == SWP_JSON) {
-			sb_put(&b, ", ", 2);
-			json_str(&b, metric_cols[i]);
-		} else {
-			sb_printf(&b, "%s%s", i ? "," : "", metric_cols[i]);
-		}
-	}
-	for (i = 0; i < g->nprice; i++) {
-		if (e->fmt == SWP_JSON)
-			sb_printf(&b, ", \"tok_s_per_k%s\"", g->names[g->price[i]].name + 6);
-		else
-			sb_printf(&b, ",tok_s_per_k%s", g->names[g->price[i]].name + 6);
-	}
-	sb_put(&b, e->fmt == SWP_JSON ? "],\n  \"rows\": [" : "\n", e->fmt == SWP_JSON ? 14 : 1);
-	if (b.oom) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return swp_rows_header(e->g, e->fmt);
 }
 
 const char *swp_footer(const struct swp_eval *e)
 {
-	return e->fmt == SWP_JSON ? "\n  ]\n}\n" : "";
+	return swp_rows_footer(e->g, e->fmt);
 }
 
 const char *swp_row_sep(const struct swp_eval *e, int first)
 {
-	if (e->fmt == SWP_JSON)
-		return first ? "\n    " : ",\n    ";
-	return "";
+	return swp_rows_sep(e->g, e->fmt, first);
 }

@@ -16,6 +16,37 @@ void swp_grid_point_items(const struct swp_grid *g, const size_t *idx, struct sw
  * YAML ({a: 1, b: [x, y]}). Writes at most n bytes, NUL-terminated. */
 void swp_node_text(const struct ynode *v, char *buf, size_t n);
 
+/* ---- row text (rows.c) ---- */
+
+/* A growing string; oom set (and text kept) when an allocation fails. */
+struct swp_sb {
+	char *s;
+	size_t n, cap;
+	int oom;
+};
+
+void swp_sb_put(struct swp_sb *b, const char *t, size_t len);
+void swp_sb_printf(struct swp_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A CSV field, quoted when needed (always with force). */
+void swp_csv_field(struct swp_sb *b, const char *s, int force);
+/* A JSON string; a value: a number when s is one as written, else a string. */
+void swp_json_str(struct swp_sb *b, const char *s);
+void swp_json_val(struct swp_sb *b, const char *s);
+
+/* The columns every row starts with. */
+#define SWP_NFIXED 7
+extern const char *const swp_fixed_cols[SWP_NFIXED];
+/* Name index of extra column c, or -1. */
+int swp_extra_name(const struct swp_grid *g, int c);
+/* A row key from the key columns' texts (n of them) plus layout and
+ * concurrency; malloc'd, NULL when out of memory. */
+char *swp_key_join(char (*t)[1024], int n, const char *layout, const char *conc);
+
+char *swp_rows_key(const struct swp_grid *g, enum swp_format fmt, const char *row);
+char *swp_rows_header(const struct swp_grid *g, enum swp_format fmt);
+const char *swp_rows_footer(const struct swp_grid *g, enum swp_format fmt);
+const char *swp_rows_sep(const struct swp_grid *g, enum swp_format fmt, int first);
+
 /* ---- the runner, shared with the MPI driver (mpi.c) ---- */
 
 struct swp_runner;
