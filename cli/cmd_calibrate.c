@@ -10,6 +10,7 @@
 #include "calib.h"
 #include "cmd.h"
 #include "out.h"
+#include "render.h"
 #include "valid.h"
 
 const char cmd_calibrate_usage[] =
@@ -34,6 +35,9 @@ const char cmd_calibrate_usage[] =
 	"  --data FILE...     measured data (repeatable; every following non-option\n"
 	"                     argument is a data file)\n"
 	"  -o FILE            write the calibration (YAML) to FILE, atomically\n"
+	"  --plot FILE        draw measured against fitted for every point (.png, .svg\n"
+	"                     or .pdf; `plumb render --what fit` draws the same for a\n"
+	"                     case list)\n"
 	"  --free NAME,...    fit exactly these constants (default: what the data\n"
 	"                     informs: collective latencies and bandwidth efficiency,\n"
 	"                     copy latencies and rates, memory efficiency, kernel costs)\n"
@@ -82,7 +86,7 @@ static int parse_names(const char *opt, const char *s, int *idx, int max)
 
 int cmd_calibrate(int argc, char **argv)
 {
-	const char *scenario = NULL, *outpath = NULL, *gpus = NULL;
+	const char *scenario = NULL, *outpath = NULL, *gpus = NULL, *plot = NULL;
 	const char *model = NULL, *weights = NULL, *kv = NULL;
 	int level = -1;
 	const char *files[MAXDATA];
@@ -97,7 +101,7 @@ int cmd_calibrate(int argc, char **argv)
 	plumb_err_clear(&err);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int needs = !strcmp(a, "-o") || !strcmp(a, "--free") || !strcmp(a, "--pin") ||
+		int needs = !strcmp(a, "-o") || !strcmp(a, "--plot") || !strcmp(a, "--free") || !strcmp(a, "--pin") ||
 			    !strcmp(a, "--gpus") || !strcmp(a, "--model") || !strcmp(a, "--weights") ||
 			    !strcmp(a, "--kv") || !strcmp(a, "--nccl-p2p-level");
 		if (needs && i + 1 >= argc)
@@ -110,6 +114,10 @@ int cmd_calibrate(int argc, char **argv)
 				return cmd_usage_error("calibrate", "option --data needs a file");
 		} else if (!strcmp(a, "-o")) {
 			outpath = argv[++i];
+		} else if (!strcmp(a, "--plot")) {
+			plot = argv[++i];
+			if (rdr_format_of(plot) < 0)
+				return cmd_usage_error("calibrate", "--plot '%s': give a .png, .svg or .pdf file", plot);
 		} else if (!strcmp(a, "--free")) {
 			if ((nfree = parse_names("--free", argv[++i], freeidx, CALIB_MAX_FREE)) < 0)
 				return PLUMB_EUSAGE;
@@ -166,6 +174,13 @@ int cmd_calibrate(int argc, char **argv)
 	if ((rc = calib_fit(v, freeidx, nfree, &r, &err)) < 0)
 		goto fail;
 	calib_report(stdout, v, &r);
+	if (plot) {
+		char title[256];
+		snprintf(title, sizeof(title), "plumb calibrate: %d points, measured vs fitted (R^2 %.3f)",
+			 r.npoints, r.r2);
+		if ((rc = rdr_fit(plot, title, v, &err)) < 0)
+			goto fail;
+	}
 	if (!r.converged) {
 		fprintf(stderr, "plumb calibrate: %s; no calibration written\n", r.status);
 		calib_result_release(&r);

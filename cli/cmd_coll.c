@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "calib.h"
 #include "cmd.h"
 #include "coll.h"
 #include "out.h"
@@ -33,6 +38,9 @@ const char cmd_coll_usage[] =
 	"  --root R               broadcast root rank (default 0)\n"
 	"  --verbose              add the algorithm, protocol and transports to each row\n"
 	"  -o FILE                write to FILE (atomically) instead of stdout\n"
+	"  --calib FILE           constants from `plumb calibrate`; each row ends with\n"
+	"                         '# 90%: LO-HI us', the time's interval over 32 runs with\n"
+	"                         constants drawn from the fit's covariance (fixed seed)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Sizes follow nccl-tests: the total buffer size per rank (8, 64K, 128M, ...);\n"
@@ -73,6 +81,36 @@ static int parse_gpus(const char *s, int *out, int max)
 			return -1;
 	}
 	return n;
+}
+
+/* With --calib: the 90% interval of c's time over CMD_CALIB_DRAWS runs with
+ * constants drawn from the calibration's covariance (fixed seed). */
+static int time_interval(struct scenario *s, const struct topo_opts *o, const struct coll_spec *c,
+			 double *lo, double *hi, struct plumb_err *err)
+{
+	struct plumb_consts keep = s->k;
+	double t[CMD_CALIB_DRAWS];
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int d, rc = 0;
+
+	if (!rng)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	gsl_rng_set(rng, CMD_CALIB_SEED);
+	for (d = 0; d < CMD_CALIB_DRAWS && rc >= 0; d++) {
+		struct coll_result r;
+		s->k = keep;
+		calib_sample(cmd_calib(), rng, &s->k);
+		rc = coll_time(s, o, c, &r, err);
+		t[d] = r.seconds;
+	}
+	s->k = keep;
+	gsl_rng_free(rng);
+	if (rc < 0)
+		return rc;
+	gsl_sort(t, 1, CMD_CALIB_DRAWS);
+	*lo = gsl_stats_quantile_from_sorted_data(t, 1, CMD_CALIB_DRAWS, 0.05);
+	*hi = gsl_stats_quantile_from_sorted_data(t, 1, CMD_CALIB_DRAWS, 0.95);
+	return 0;
 }
 
 int cmd_coll(int argc, char **argv)
@@ -213,6 +251,12 @@ int cmd_coll(int argc, char **argv)
 		if (verbose)
 			fprintf(out.f, "  # %s/%s p2p=%d shm=%d", coll_algo_name(r.algo),
 				coll_proto_name(r.proto), r.p2p_hops, r.shm_hops);
+		if (cmd_calib() && cmd_calib()->has_chol) {
+			double lo = 0, hi = 0;
+			if ((rc = time_interval(s, &o, &c, &lo, &hi, &err)) < 0)
+				goto fail;
+			fprintf(out.f, "  # 90%%: %.2f-%.2f us", lo * 1e6, hi * 1e6);
+		}
 		fputc('\n', out.f);
 		sum_busbw += busbw;
 		rows++;

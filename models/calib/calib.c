@@ -456,10 +456,21 @@ void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r
 		fprintf(f, "note: no point depends on %s here: kept at %g, not fitted\n",
 			plumb_const_defs[r->dropped[j]].name, v->cases[0].scn->k.v[r->dropped[j]]);
 	fprintf(f, "\n%-26s %14s %14s %14s   %s\n", "constant", "start", "fitted", "std. error", "bounds");
-	for (j = 0; j < r->nfree; j++)
-		fprintf(f, "%-26s %14.6g %14.6g %14.3g   [%g, %g] %s\n", plumb_const_defs[r->idx[j]].name,
-			r->start[j], r->value[j], r->se[j], r->lo[j], r->hi[j],
+	for (j = 0; j < r->nfree; j++) {
+		char se[32];
+		if (r->se[j] > 0)
+			snprintf(se, sizeof(se), "%.3g", r->se[j]);
+		else
+			snprintf(se, sizeof(se), "-");
+		fprintf(f, "%-26s %14.6g %14.6g %14s   [%g, %g] %s\n", plumb_const_defs[r->idx[j]].name,
+			r->start[j], r->value[j], se, r->lo[j], r->hi[j],
 			plumb_const_defs[r->idx[j]].unit);
+	}
+	for (j = 0; j < r->nfree; j++)
+		if (!(r->se[j] > 0))
+			fprintf(f, "note: %s has no standard error: at the fitted values no point depends on it\n"
+				"      (it sits on a bound, or another limit sets those times); pin it with --pin\n",
+				plumb_const_defs[r->idx[j]].name);
 	if (r->nfree > 1) {
 		fputs("\ncorrelations:\n", f);
 		for (i = 0; i < r->nfree; i++) {
@@ -595,6 +606,10 @@ int calib_load(const char *path, struct calib_file *c, struct plumb_err *err)
 			for (a = 0; a < n && ok; a++)
 				for (b = 0; b <= a; b++) {
 					double sum = c->cov[a * n + b];
+					/* A constant without variance (no standard
+					 * error) is not drawn: its row stays 0. */
+					if (c->cov[a * n + a] == 0 || c->cov[b * n + b] == 0)
+						continue;
 					for (k = 0; k < b; k++)
 						sum -= c->chol[a * n + k] * c->chol[b * n + k];
 					if (a == b) {

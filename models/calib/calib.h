@@ -59,7 +59,7 @@ int calib_default_free(const struct val_set *v, int *idx, int max);
  * values (marked set). r->before is allocated (free with calib_result_release).
  * A freed constant that no training point depends on (a 5% change moves no
  * prediction) is left at its value and listed in r->dropped.
- * Errors: EINPUT for too few points or a constant named twice; ERUNTIME for
+ * Errors: EINPUT for too few points, EUSAGE for a constant named twice; ERUNTIME for
  * a simulation error. A fit that stops without converging returns 0 with
  * r->converged 0 and the reason in r->status.
  */
