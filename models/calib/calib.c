@@ -702,8 +702,14 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 		int idx[CALIB_MAX_FREE], n = 0, first = c->first_point, np = c->npoints;
 		int conv = 0, worst = -1, nerr = 0, j;
 		double *ce, med = 0, mx = 0;
-		if (c->kind != VAL_NCCL || np < 6)
+		if (c->kind != VAL_NCCL)
 			continue;
+		if (np < 6) {
+			if (f)
+				fprintf(f, "| %s | - | 0 | - | - | not run: %d sizes, too few to fit on half |\n",
+					c->name, np);
+			continue;
+		}
 		case_free(v, ci, idx, &n, CALIB_MAX_FREE);
 		ce = errs + nall;
 		for (half = 0; half < 2; half++) {
