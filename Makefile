@@ -87,12 +87,14 @@ golden-update: plumb
 clean:
 	rm -rf $(B) plumb
 
-# engine speed (docs/performance.md); about two seconds
+# engine, prediction and sweep speed (docs/performance.md); about 40 s,
+# a few with SWEEP_QUICK=1 (no 10,000-point sweep)
 bench: plumb
 	@mkdir -p bench
 	./plumb bench --format csv -o bench/results.csv
 	cat bench/results.csv
 	sh scripts/bench-predict.sh
+	sh scripts/bench-sweep.sh
 
 docs-constants: plumb
 	sh scripts/gen-constants-doc.sh
