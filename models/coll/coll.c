@@ -43,6 +43,8 @@ struct crun {
 	int csent[2][SCN_MAX_GPUS], crecv[2][SCN_MAX_GPUS], cbusy[2][SCN_MAX_GPUS];
 	int nchunks;
 	int recv_total, recv_need;
+	struct crun *prev, *next;   /* the context's runs in flight */
+	struct sendrec *sends;      /* sends in flight */
 };
 
 struct sendrec {
@@ -50,7 +52,19 @@ struct sendrec {
 	int src, dst, phase, idx;
 	double bytes;
 	int remaining;              /* channel flows still in flight */
+	struct sendrec *prev, *next;    /* the run's sends in flight */
 };
+
+/* Take a send off its run's list (it is about to be freed). */
+static void send_unlink(struct sendrec *sr)
+{
+	if (sr->prev)
+		sr->prev->next = sr->next;
+	else
+		sr->r->sends = sr->next;
+	if (sr->next)
+		sr->next->prev = sr->prev;
+}
 
 static int on_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *err);
 static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
@@ -65,6 +79,7 @@ static int flow_done(struct sim_net *net, int flow, void *arg, struct plumb_err 
 	if (--sr->remaining > 0)
 		return 0;
 	copy = *sr;
+	send_unlink(sr);
 	free(sr);
 	return on_recv(copy.r, &copy, err);
 }
@@ -101,6 +116,11 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 	sr->idx = idx;
 	sr->bytes = bytes;
 	sr->remaining = r->nch;
+	sr->prev = NULL;
+	sr->next = r->sends;
+	if (r->sends)
+		r->sends->prev = sr;
+	r->sends = sr;
 	memset(&fs, 0, sizeof(fs));
 	fs.path = path;
 	if (r->shm[(src) * r->n + (dst)]) {
@@ -121,8 +141,10 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 		fs.rate_cap = 1e18;   /* same GPU twice: nothing crosses a link */
 	for (ch = 0; ch < r->nch; ch++)
 		if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0) {
-			if (ch == 0)
+			if (ch == 0) {
+				send_unlink(sr);
 				free(sr);
+			}
 			return rc;
 		}
 	return 0;
@@ -138,6 +160,12 @@ static int finish(struct crun *r, struct plumb_err *err)
 {
 	int rc = 0;
 	r->ctx->active--;
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		r->ctx->runs = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
 	if (r->done)
 		rc = r->done(r->ctx, sim_now(r->eng) - r->t0, r->arg, err);
 	free(r);
@@ -453,7 +481,26 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		return rc;
 	}
 	x->active++;
+	r->next = x->runs;
+	if (x->runs)
+		x->runs->prev = r;
+	x->runs = r;
 	return 0;
+}
+
+void coll_ctx_release(struct coll_ctx *x)
+{
+	while (x->runs) {
+		struct crun *r = x->runs;
+		x->runs = r->next;
+		while (r->sends) {
+			struct sendrec *sr = r->sends;
+			r->sends = sr->next;
+			free(sr);
+		}
+		free(r);
+	}
+	x->active = 0;
 }
 
 static int record_time(struct coll_ctx *x, double seconds, void *arg, struct plumb_err *err)
@@ -476,6 +523,7 @@ static int run_one(const struct scenario *s, const struct topo_view *view,
 	int rc;
 
 	*seconds = -1;
+	memset(&x, 0, sizeof(x));
 	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0)
 		return rc;
 	sim_set_budget(eng, s->event_budget);
@@ -497,6 +545,7 @@ static int run_one(const struct scenario *s, const struct topo_view *view,
 	}
 	*seconds = t;
 out:
+	coll_ctx_release(&x);
 	fab_free(fab);
 	sim_engine_free(eng);
 	return rc;

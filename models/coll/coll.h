@@ -59,6 +59,7 @@ struct coll_result {
  * collective; concurrent collectives share links through the flow network.
  */
 struct coll_ctx;
+struct crun;
 typedef int (*coll_done_fn)(struct coll_ctx *x, double seconds, void *arg,
 			    struct plumb_err *err);
 
@@ -68,11 +69,19 @@ struct coll_ctx {
 	const struct topo_view *view;   /* decides P2P vs SHM per pair */
 	int kind_start;
 	int active;                     /* collectives in flight */
+	struct crun *runs;              /* their state, freed by coll_ctx_release() */
 };
 
 /* Returns 0 or a negative plumb code (registration failed). */
 int coll_ctx_init(struct coll_ctx *x, struct sim_engine *eng, struct fabric *fab,
 		  const struct topo_view *view, struct plumb_err *err);
+
+/*
+ * Free the state of collectives still in flight: a run stopped early (an
+ * error, the event budget) leaves them. Call before freeing the engine and
+ * the fabric; x can be initialised again afterwards.
+ */
+void coll_ctx_release(struct coll_ctx *x);
 
 /*
  * Start collective c with the given algorithm and protocol (not auto) at

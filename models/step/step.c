@@ -401,6 +401,7 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	r->events = (long)sim_stats(sr->eng)->events;
 out:
 	xfer_ctx_release(&sr->xx);
+	coll_ctx_release(&sr->cx);
 	if (sr->fab)
 		fab_free(sr->fab);
 	sim_engine_free(sr->eng);
