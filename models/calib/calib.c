@@ -96,8 +96,9 @@ static void case_free(const struct val_set *v, int ci, int *idx, int *n, int max
 			add_free(idx, n, max, K_NCCL_SHM_GBS);
 		} else {
 			add_free(idx, n, max, nvl ? K_NCCL_NVL_LL_US : K_NCCL_PCI_LL_US);
-			add_free(idx, n, max, K_NCCL_BW_EFF);
 		}
+		add_free(idx, n, max, K_NCCL_BW_EFF);
+		add_free(idx, n, max, nvl ? K_NCCL_NVL_SIMPLE_US : K_NCCL_PCI_SIMPLE_US);
 		break;
 	}
 	case VAL_P2P:
@@ -700,7 +701,7 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 	for (ci = 0; ci < v->ncases; ci++) {
 		struct val_case *c = &v->cases[ci];
 		int idx[CALIB_MAX_FREE], n = 0, first = c->first_point, np = c->npoints;
-		int conv = 0, worst = -1, nerr = 0, j;
+		int conv = 0, worst = -1, nerr = 0, j, nfit = 0, fitted[CALIB_MAX_FREE];
 		double *ce, med = 0, mx = 0;
 		if (c->kind != VAL_NCCL)
 			continue;
@@ -720,6 +721,10 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 			calib_result_release(&r);
 			if (rc < 0)
 				goto out;
+			if (half == 0) {
+				nfit = r.nfree;
+				memcpy(fitted, r.idx, sizeof(fitted));
+			}
 			conv += r.converged;
 			if ((rc = val_predict(v, ci, err)) < 0)
 				goto out;
@@ -751,8 +756,8 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 			sum->worst_case_median = med;
 		if (f) {
 			fprintf(f, "| %s | ", c->name);
-			for (j = 0; j < n; j++)
-				fprintf(f, "%s`%s`", j ? ", " : "", plumb_const_defs[idx[j]].name);
+			for (j = 0; j < nfit; j++)
+				fprintf(f, "%s`%s`", j ? ", " : "", plumb_const_defs[fitted[j]].name);
 			fprintf(f, " | %d | %.1f%% | %.1f%% (%s) | %d of 2 |\n", nerr, 100 * med, 100 * mx,
 				worst >= 0 ? v->points[worst].label : "-", conv);
 		}
