@@ -95,7 +95,7 @@ static int parse_args(int argc, char **argv, struct sopts *o)
 	return 0;
 }
 
-static void print_check(const struct swp_grid *g, enum swp_format fmt)
+static void print_check(const struct swp_grid *g)
 {
 	struct swp_eval *e = swp_eval_new(g, SWP_CSV);
 	char *h = e ? swp_header(e) : NULL;
@@ -104,7 +104,6 @@ static void print_check(const struct swp_grid *g, enum swp_format fmt)
 	for (a = 0; a < g->naxes; a++)
 		printf("%s%s %zu", a ? " x " : " = ", g->names[g->axes[a].name].name, g->axes[a].nitems);
 	printf("\nscenario files: %d\ncolumns: %s", g->nbases, h ? h : "\n");
-	(void)fmt;
 	free(h);
 	swp_eval_free(e);
 }
@@ -141,11 +140,25 @@ int cmd_sweep(int argc, char **argv)
 	}
 #endif
 	plumb_err_clear(&err);
-	if ((rc = swp_grid_load(o.grid, &g, &err)) < 0 || (rc = swp_grid_check(g, &err)) < 0)
+	if ((rc = swp_grid_load(o.grid, &g, &err)) == 0)
+		rc = swp_grid_check(g, &err);
+#ifdef PLUMB_MPI
+	if (size > 1) {
+		/* Every rank reads the grid; all go on only if all could. */
+		int worst;
+		MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (worst < 0 && rc == 0) {
+			rc = worst;
+			plumb_err_set(&err, -worst, NULL, 0, 0,
+				      "another rank could not read the grid or its scenario files (are they on every node?)");
+		}
+	}
+#endif
+	if (rc < 0)
 		goto fail;
 	if (o.check) {
 		if (rank == 0)
-			print_check(g, fmt);
+			print_check(g);
 		goto done;
 	}
 	memset(&ro, 0, sizeof(ro));
