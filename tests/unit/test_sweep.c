@@ -352,6 +352,52 @@ static void test_unfit_rows(void)
 	swp_grid_free(g);
 }
 
+/* A sweep row ends with exactly the columns `plumb predict --format csv`
+ * prints for the same point (the golden predict runs of both 8-GPU seed
+ * boxes and the 2-GPU workstation). */
+static void test_same_as_predict(void)
+{
+	static const char *const cases[][2] = {
+		{ VM, "glm-5" },
+		{ "scenarios/baremetal-8x-rtxpro6000.yaml", "glm-5" },
+		{ WS, "llama-3.1-70b" },
+	};
+	size_t c;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char text[512], golden[256], *want, *line, *save = NULL;
+		struct plumb_err err;
+		struct swp_grid *g;
+		struct swp_eval *e;
+		uint64_t i;
+		const char *base = strrchr(cases[c][0], '/') + 1;
+		snprintf(text, sizeof(text),
+			 "plumb_grid: 1\nset: {scenario: %s, model: %s, output: 128}\naxes: {concurrency: [1, 8]}\n",
+			 cases[c][0], cases[c][1]);
+		snprintf(golden, sizeof(golden), "tests/golden/%.*s.predict.out",
+			 (int)(strlen(base) - 5), base);
+		g = parse(text, &err);
+		want = slurp(golden);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+		e = swp_eval_new(g, SWP_CSV);
+		line = strtok_r(want, "\n", &save);      /* the header */
+		for (i = 0; i < 2; i++) {
+			char *row = NULL, *tail;
+			line = strtok_r(NULL, "\n", &save);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+			CU_ASSERT_EQUAL_FATAL(swp_eval_point(e, i, &row, &err), 0);
+			tail = strstr(row, line);
+			if (!tail || strlen(tail) != strlen(line))
+				printf("\n  %s\n  row  %s\n  want ...%s\n", golden, row, line);
+			CU_ASSERT(tail && strlen(tail) == strlen(line));
+			free(row);
+		}
+		free(want);
+		swp_eval_free(e);
+		swp_grid_free(g);
+	}
+}
+
 void suite_sweep(void)
 {
 	CU_pSuite s = CU_add_suite("sweep", NULL, NULL);
@@ -362,4 +408,5 @@ void suite_sweep(void)
 	CU_add_test(s, "step cache: one simulation per distinct step", test_cache);
 	CU_add_test(s, "runs: -j 1 = -j 2, resume, JSON", test_run_and_resume);
 	CU_add_test(s, "rows for layouts that cannot run", test_unfit_rows);
+	CU_add_test(s, "a row carries plumb predict's columns digit for digit", test_same_as_predict);
 }
