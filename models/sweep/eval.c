@@ -28,7 +28,8 @@
 
 struct vslot {
 	int used;
-	uint64_t id;
+	uint64_t id;            /* variant id (point) */
+	uint64_t content;       /* hash of its scenario text */
 	struct scenario *s;
 	int refs;
 	uint64_t tick;
@@ -90,9 +91,10 @@ struct swp_cache *swp_eval_cache(struct swp_eval *e)
 /* The parsed variant of p; release with vput. *slot is -1 when the
  * scenario is not in the cache (then vput frees it). */
 static int vget(struct swp_eval *e, const struct swp_point *p, struct scenario **s, int *slot,
-		struct plumb_err *err)
+		uint64_t *content, struct plumb_err *err)
 {
 	struct scenario *mine;
+	uint64_t h;
 	int i, rc, victim = -1;
 
 	pthread_mutex_lock(&e->mu);
@@ -102,12 +104,14 @@ static int vget(struct swp_eval *e, const struct swp_point *p, struct scenario *
 			e->v[i].tick = ++e->tick;
 			*s = e->v[i].s;
 			*slot = i;
+			*content = e->v[i].content;
 			pthread_mutex_unlock(&e->mu);
 			return 0;
 		}
 	pthread_mutex_unlock(&e->mu);
-	if ((rc = swp_variant_load(e->g, p, &mine, err)) < 0)
+	if ((rc = swp_variant_load_hash(e->g, p, &mine, &h, err)) < 0)
 		return rc;
+	*content = h;
 	pthread_mutex_lock(&e->mu);
 	for (i = 0; i < VCAP; i++)
 		if (e->v[i].used && e->v[i].id == p->variant) {   /* another thread won */
@@ -128,6 +132,7 @@ static int vget(struct swp_eval *e, const struct swp_point *p, struct scenario *
 		scn_free(e->v[victim].s);
 		e->v[victim].used = 1;
 		e->v[victim].id = p->variant;
+		e->v[victim].content = h;
 		e->v[victim].s = mine;
 		e->v[victim].refs = 1;
 		e->v[victim].tick = ++e->tick;
@@ -262,7 +267,7 @@ static int unfit(struct result *r, const char *fmt, ...)
 	return 0;
 }
 
-static int predict(struct swp_eval *e, const struct swp_point *p, const struct scenario *s,
+static int predict(struct swp_eval *e, uint64_t content, const struct scenario *s,
 		   const struct settings *st, struct result *r, struct plumb_err *err)
 {
 	struct pred_cfg c;
@@ -307,7 +312,7 @@ static int predict(struct swp_eval *e, const struct swp_point *p, const struct s
 	memset(&sc, 0, sizeof(sc));
 	sc.e = e;
 	sc.c = &c;
-	sc.k.variant = p->variant;
+	sc.k.variant = content;
 	sc.k.model = mi;
 	sc.k.weights = (int)w;
 	sc.k.kv = (int)kv;
@@ -443,14 +448,15 @@ int swp_eval_point(struct swp_eval *e, uint64_t i, char **row, struct plumb_err 
 	struct settings st;
 	struct result r;
 	struct swp_sb b = { 0 };
+	uint64_t content;
 	int rc, slot;
 
 	*row = NULL;
 	swp_grid_point(e->g, i, &p);
-	if ((rc = vget(e, &p, &s, &slot, err)) < 0)
+	if ((rc = vget(e, &p, &s, &slot, &content, err)) < 0)
 		return rc;
 	settings(e, &p, s->ngpus, &st);
-	rc = predict(e, &p, s, &st, &r, err);
+	rc = predict(e, content, s, &st, &r, err);
 	vput(e, s, slot);
 	if (rc < 0)
 		return rc;
@@ -484,7 +490,8 @@ char *swp_point_key(struct swp_eval *e, uint64_t i)
 			struct scenario *s;
 			int slot;
 			struct plumb_err err;
-			if (vget(e, &p, &s, &slot, &err) < 0)
+			uint64_t content;
+			if (vget(e, &p, &s, &slot, &content, &err) < 0)
 				return NULL;
 			ngpus = s->ngpus;
 			vput(e, s, slot);

@@ -21,8 +21,9 @@
  * in axes that do not touch the scenario share one variant (same id).
  *
  * Step cache (struct swp_cache): every step a point's serving run asks for
- * is keyed by (variant, model, dtypes, layout, launch mode, microbatches,
- * drafts, kind, batch, context, tokens), so a sweep simulates each distinct
+ * is keyed by (scenario content, model, dtypes, layout, launch mode,
+ * microbatches, drafts, kind, batch, context, tokens), the content being a
+ * hash of the variant's written YAML, so a sweep simulates each distinct
  * step once per process. It is thread-safe; a thread asking for a step
  * another thread is simulating waits for that result.
  *
@@ -166,7 +167,7 @@ int swp_grid_check(const struct swp_grid *g, struct plumb_err *err);
 
 /* Everything that determines one simulated step. Zero it before filling. */
 struct swp_step_key {
-	uint64_t variant;
+	uint64_t variant;       /* hash of the scenario variant's text */
 	int model, weights, kv;
 	char layout[32];
 	int graphs, micro, draft;

@@ -12,6 +12,13 @@ extern const char *const swp_setting_names[SWP_NSETTINGS + 1];
 /* Fill p from one item index per axis. */
 void swp_grid_point_items(const struct swp_grid *g, const size_t *idx, struct swp_point *p);
 
+/* swp_variant_load, also giving a hash of the variant's scenario text:
+ * variants with the same content (keys, values, constants) have the same
+ * hash whatever the points that made them. */
+struct scenario;
+int swp_variant_load_hash(const struct swp_grid *g, const struct swp_point *p,
+			  struct scenario **out, uint64_t *hash, struct plumb_err *err);
+
 /* A value node as one line of text: a scalar's text, other nodes in flow
  * YAML ({a: 1, b: [x, y]}). Writes at most n bytes, NUL-terminated. */
 void swp_node_text(const struct ynode *v, char *buf, size_t n);

@@ -401,6 +401,13 @@ int swp_variant_text(const struct swp_grid *g, const struct swp_point *p, char *
 int swp_variant_load(const struct swp_grid *g, const struct swp_point *p,
 		     struct scenario **out, struct plumb_err *err)
 {
+	uint64_t h;
+	return swp_variant_load_hash(g, p, out, &h, err);
+}
+
+int swp_variant_load_hash(const struct swp_grid *g, const struct swp_point *p,
+			  struct scenario **out, uint64_t *hash, struct plumb_err *err)
+{
 	void *mp = NULL;
 	struct lmap *map;
 	size_t nmap = 0;
@@ -411,9 +418,20 @@ int swp_variant_load(const struct swp_grid *g, const struct swp_point *p,
 	rc = variant_text_map(g, p, &text, &mp, &nmap, err);
 	if (rc < 0)
 		return rc;
+	*hash = 0;
 	if (rc > 0)     /* not a mapping: the loader's own message on the file */
 		return scn_load(g->bases[p->base].path, out, err);
 	map = mp;
+	{
+		/* FNV-1a of the written text: the variant's content */
+		const unsigned char *c = (const unsigned char *)text;
+		uint64_t h = 1469598103934665603ull;
+		for (; *c; c++) {
+			h ^= *c;
+			h *= 1099511628211ull;
+		}
+		*hash = h;
+	}
 	rc = scn_parse(g->bases[p->base].path, text, out, err);
 	if (rc < 0 && err) {
 		if (err->line >= 1 && (size_t)err->line <= nmap) {

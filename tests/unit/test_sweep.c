@@ -290,7 +290,7 @@ static void test_run_and_resume(void)
 	CU_ASSERT_EQUAL(st.points, 12);
 	CU_ASSERT_EQUAL(st.computed, 12);
 	/* the two variants differ in a key that does not change a step, but
-	 * they are distinct variants: steps are shared only within one */
+	 * their content differs: steps are shared only within each */
 	CU_ASSERT(st.cache.hits > 0);
 	CU_ASSERT_EQUAL_FATAL(run(g, b, 2, SWP_CSV, &st), 0);
 	ta = slurp(a);
@@ -331,6 +331,36 @@ static void test_run_and_resume(void)
 	remove(a);
 	remove(b);
 	swp_grid_free(g);
+}
+
+/* Steps are keyed by the scenario's content: the same file twice, or a key
+ * set to the value it has, simulates nothing more. */
+static void test_shared_content(void)
+{
+	static const char *const grids[] = {
+		"plumb_grid: 1\nset: {model: mixtral-8x7b, output: 64}\n"
+		"axes: {scenario: [" WS "], concurrency: [1, 4]}\n",
+		"plumb_grid: 1\nset: {model: mixtral-8x7b, output: 64}\n"
+		"axes: {scenario: [" WS ", " WS "], host.sockets: [1], concurrency: [1, 4]}\n",
+	};
+	uint64_t sims[2] = { 0, 0 };
+	char out[64];
+	int i;
+	snprintf(out, sizeof(out), "/tmp/plumb-test-sweep-%d-c.csv", (int)getpid());
+	for (i = 0; i < 2; i++) {
+		struct plumb_err err;
+		struct swp_run_stats st;
+		struct swp_grid *g = parse(grids[i], &err);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+		remove(out);
+		CU_ASSERT_EQUAL(run(g, out, 2, SWP_CSV, &st), 0);
+		CU_ASSERT_EQUAL(st.points, (uint64_t)(i ? 4 : 2));
+		sims[i] = st.cache.misses;
+		swp_grid_free(g);
+	}
+	CU_ASSERT(sims[0] > 0);
+	CU_ASSERT_EQUAL(sims[1], sims[0]);
+	remove(out);
 }
 
 static void test_unfit_rows(void)
@@ -407,6 +437,7 @@ void suite_sweep(void)
 	CU_add_test(s, "errors: positions, did-you-mean, point limit", test_errors);
 	CU_add_test(s, "step cache: one simulation per distinct step", test_cache);
 	CU_add_test(s, "runs: -j 1 = -j 2, resume, JSON", test_run_and_resume);
+	CU_add_test(s, "steps shared by scenario content", test_shared_content);
 	CU_add_test(s, "rows for layouts that cannot run", test_unfit_rows);
 	CU_add_test(s, "a row carries plumb predict's columns digit for digit", test_same_as_predict);
 }
