@@ -306,10 +306,14 @@ char *swp_rows_header(const struct swp_grid *g, enum swp_format fmt)
 {
 	struct swp_sb b = { 0 };
 	int i, nk = SWP_NFIXED + g->nextra;
+	const char *base = strrchr(g->file, '/');
 
 	if (fmt == SWP_JSON) {
 		swp_sb_put(&b, "{\n  \"grid\": ", 12);
-		swp_json_str(&b, g->name[0] ? g->name : g->file);
+		/* the grid's name, else its file name without the directory, so
+		 * the header (compared when resuming) does not depend on the
+		 * path the grid was given by */
+		swp_json_str(&b, g->name[0] ? g->name : base ? base + 1 : g->file);
 		swp_sb_put(&b, ",\n  \"columns\": [", 16);
 	}
 	for (i = 0; i < nk; i++) {
