@@ -15,7 +15,7 @@ PKGCFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKGLIBS := $(shell pkg-config --libs gsl yaml-0.1 cairo fontconfig)
 CUNITLIBS := $(shell pkg-config --libs cunit)
 ifneq ($(SANITIZE),)
-SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 CFLAGS  += $(STD) $(WARN) $(OPT) $(INC) $(PKGCFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS  += $(PKGLIBS) -lm -pthread
@@ -42,6 +42,14 @@ LIBOBJ  := $(patsubst %.c,$(B)/%.o,$(LIBSRC)) $(B)/catalog_gpus.o $(B)/catalog_m
 MAINOBJ := $(B)/cli/main.o
 TESTSRC := $(wildcard tests/unit/*.c)
 TESTOBJ := $(patsubst %.c,$(B)/%.o,$(TESTSRC))
+# slower tiers: sanitizer and fuzz builds live in their own directories
+ASAN_B  := build-asan
+FUZZ_B  := build-fuzz
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_JOBS ?= 1
+FUZZNAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+REPLAY  := $(addprefix $(B)/replay/,$(FUZZNAMES))
 
 all: plumb
 
@@ -74,18 +82,21 @@ $(B)/unit-tests: $(LIBOBJ) $(TESTOBJ)
 	@echo "  LD    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CUNITLIBS)
 
-check: plumb $(B)/unit-tests
+check: plumb $(B)/unit-tests $(REPLAY)
 	$(B)/unit-tests
 	sh tests/golden/run.sh
 	sh tests/docs_examples.sh
 	sh tests/import_roundtrip.sh
 	sh scripts/gen-constants-doc.sh --check
+	sh tests/bad_inputs.sh
+	sh tests/repeat.sh
+	sh tests/fuzz/replay.sh $(B)
 
 golden-update: plumb
 	sh tests/golden/run.sh --update
 
 clean:
-	rm -rf $(B) plumb
+	rm -rf $(B) $(ASAN_B) $(FUZZ_B) plumb
 
 # engine, prediction and sweep speed (docs/performance.md); about 40 s,
 # a few with SWEEP_QUICK=1 (no 10,000-point sweep)
@@ -102,6 +113,44 @@ docs-constants: plumb
 validate: plumb
 	./plumb validate validation/cases.yaml -o docs/validation.md
 
+# ---- slower tiers (docs/testing.md) --------------------------------------
+# check-asan: an ASan+UBSan build in $(ASAN_B)/ (never mixed with build/)
+# running the unit tests, the CLI suites and the fuzz regressions;
+# check-valgrind: memcheck over the CLI suites; fuzz: each libFuzzer target
+# of tests/fuzz/ for FUZZ_SECONDS seconds, built with clang in $(FUZZ_B)/.
+
+$(B)/plumb: $(LIBOBJ) $(MAINOBJ)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# a fuzz target's input replayed without libFuzzer (tests/fuzz/replay.c)
+$(B)/replay/%: $(B)/tests/fuzz/%.o $(B)/tests/fuzz/replay.o $(LIBOBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/fuzz/%: $(B)/tests/fuzz/%.o $(LIBOBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+.SECONDARY: $(patsubst %,$(B)/tests/fuzz/%.o,$(FUZZNAMES) replay)
+
+check-asan:
+	$(MAKE) B=$(ASAN_B) SANITIZE=address,undefined $(ASAN_B)/plumb \
+		$(ASAN_B)/unit-tests $(addprefix $(ASAN_B)/replay/,$(FUZZNAMES))
+	sh tests/check_asan.sh $(ASAN_B)
+
+check-valgrind: plumb
+	sh tests/check_valgrind.sh ./plumb
+
+fuzz-build:
+	$(MAKE) B=$(FUZZ_B) CC=$(FUZZ_CC) SANITIZE=fuzzer-no-link,address,undefined \
+		$(addprefix $(FUZZ_B)/fuzz/,$(FUZZNAMES))
+
+fuzz: fuzz-build
+	FUZZ_JOBS=$(FUZZ_JOBS) sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_SECONDS)
+
 # sweeps across MPI ranks: byte-identical to one process (tests/mpi_sweep.sh)
 plumb-mpi: $(LIBOBJ) $(MAINOBJ)
 	@echo "  LD    $@"
@@ -113,6 +162,7 @@ check-mpi: plumb
 
 .PHONY: all check clean golden-update docs-constants validate bench
 .PHONY: plumb-mpi check-mpi
+.PHONY: check-asan check-valgrind fuzz fuzz-build
 # the pictures in docs/figures (docs/tutorial-pcie-iommu.md); not part of check
 docs: plumb
 	sh scripts/gen-figures.sh

@@ -1,0 +1,260 @@
+#!/bin/sh
+# tests/bad_inputs.sh - every input plumb reads, given wrong: imported tool
+# output (topo -m, lspci), measured data (nccl-tests, p2pBandwidthLatencyTest,
+# CSV), validation case lists, sweep grids, command-line values and scenarios
+# that break a limit. Each row of the table below is
+#
+#   NAME  EXIT  ARGS...
+#
+# `plumb ARGS...` must exit with EXIT, print nothing on stdout, and print
+# exactly tests/bad_inputs/NAME.err on stderr. Special arguments:
+#   @nccl:FILE @p2p:FILE @serving:FILE   a one-case list (written to TMP/)
+#                                         of that kind with data FILE, on the
+#                                         bare-metal scenario
+#   @big:NAME                            a file of NAME's kind just over the
+#                                         16 MiB input limit, in TMP/
+# Paths under the temporary directory are printed as TMP/ in the .err files.
+# (Malformed scenarios for `plumb topo` live in tests/bad/, run by
+# tests/golden/run.sh.)
+#
+#   sh tests/bad_inputs.sh            compare
+#   sh tests/bad_inputs.sh --update   rewrite the .err files (read them!)
+# PLUMB names the binary (default ./plumb). Ends with "N passed, M failed".
+LC_ALL=C
+export LC_ALL
+unset NCCL_P2P_LEVEL NCCL_P2P_DISABLE NCCL_SHM_DISABLE
+PLUMB=${PLUMB:-./plumb}
+DIR=tests/bad_inputs
+BM=scenarios/baremetal-8x-rtxpro6000.yaml
+VM=scenarios/proxmox-vm-8x-rtxpro6000.yaml
+WS=scenarios/workstation-2x-rtx5090.yaml
+update=0
+[ "${1:-}" = --update ] && update=1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-badin.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+pass=0
+fail=0
+
+# expand ARG: print the argument to pass for a special @ argument.
+expand() {
+	case $1 in
+	@nccl:* | @p2p:* | @serving:*)
+		kind=${1#@}
+		kind=${kind%%:*}
+		f=$tmp/$kind-$(basename "${1#*:}" | tr . -).cases.yaml
+		extra=
+		[ "$kind" = serving ] && extra="    model: glm-5
+    input: 1024
+    output: 1024
+"
+		printf 'cases:\n  - name: bad-%s\n    kind: %s\n    data: %s\n    scenario: %s\n%s' \
+			"$kind" "$kind" "${1#*:}" "$BM" "$extra" >"$f"
+		echo "$f"
+		;;
+	@big:*)
+		f=$tmp/${1#@big:}
+		# 17 MiB of a plausible line, then the file is refused unread.
+		awk 'BEGIN { s = sprintf("%-127s", "# padding line of a file that is too large"); for (i = 0; i < 139264; i++) print s }' >"$f"
+		echo "$f"
+		;;
+	*) echo "$1" ;;
+	esac
+}
+
+check() {
+	name=$1
+	want=$2
+	shift 2
+	args=
+	for a in "$@"; do
+		args="$args $(expand "$a")"
+	done
+	# shellcheck disable=SC2086 # word lists on purpose; no blanks in paths
+	"$PLUMB" $args >"$tmp/out" 2>"$tmp/err.raw"
+	rc=$?
+	sed "s|$tmp/|TMP/|g" "$tmp/err.raw" >"$tmp/err"
+	exp=$DIR/$name.err
+	label="$name: plumb $*"
+	if [ "$rc" -ne "$want" ]; then
+		fail=$((fail + 1))
+		echo "FAIL: $label: exit status $rc, expected $want"
+		sed 's/^/    /' "$tmp/err" | head -n 10
+		return
+	fi
+	if [ -s "$tmp/out" ]; then
+		fail=$((fail + 1))
+		echo "FAIL: $label: wrote to stdout on failure"
+		return
+	fi
+	if [ "$update" -eq 1 ]; then
+		if ! cmp -s "$tmp/err" "$exp"; then
+			[ -f "$exp" ] && echo "updated: $exp" || echo "created: $exp"
+			cp "$tmp/err" "$exp"
+		fi
+		pass=$((pass + 1))
+	elif [ ! -f "$exp" ]; then
+		fail=$((fail + 1))
+		echo "FAIL: $label: missing $exp (run 'sh tests/bad_inputs.sh --update' and read it)"
+	elif cmp -s "$exp" "$tmp/err"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $label: stderr differs from $exp"
+		diff -u "$exp" "$tmp/err" | sed 's/^/    /' | head -n 20
+	fi
+}
+
+while read -r name want rest; do
+	case $name in '' | '#'*) continue ;; esac
+	# shellcheck disable=SC2086
+	check "$name" "$want" $rest
+done <<TABLE
+# ---- nvidia-smi topo -m (plumb import topo-m)
+topom-empty              3 import topo-m $DIR/topom-empty.txt
+topom-blank              3 import topo-m $DIR/topom-blank.txt
+topom-binary             3 import topo-m $DIR/topom-binary.txt
+topom-no-matrix          3 import topo-m $DIR/topom-no-matrix.txt
+topom-truncated          3 import topo-m $DIR/topom-truncated.txt
+topom-bad-cell           3 import topo-m $DIR/topom-bad-cell.txt
+topom-duplicate-gpu      3 import topo-m $DIR/topom-duplicate-gpu.txt
+topom-asymmetric         3 import topo-m $DIR/topom-asymmetric.txt
+topom-no-x-diagonal      3 import topo-m $DIR/topom-no-x-diagonal.txt
+topom-huge               3 import topo-m @big:topom-huge.txt
+topom-missing-file       4 import topo-m $DIR/no-such-file.txt
+topom-unknown-gpu-model  2 import topo-m $DIR/topom-ok.txt --gpu-model rtx-9090
+# ---- lspci (plumb import lspci)
+lspci-empty              3 import lspci $DIR/lspci-empty.txt
+lspci-binary             3 import lspci $DIR/lspci-binary.txt
+lspci-no-devices         3 import lspci $DIR/lspci-no-devices.txt
+lspci-no-gpu             3 import lspci $DIR/lspci-no-gpu.txt
+lspci-truncated          3 import lspci $DIR/lspci-truncated.txt
+lspci-duplicate-device   3 import lspci $DIR/lspci-duplicate-device.txt
+lspci-huge               3 import lspci @big:lspci-huge.txt
+lspci-sockets-zero       2 import lspci $DIR/lspci-ok.txt --sockets 0
+lspci-sockets-word       2 import lspci $DIR/lspci-ok.txt --sockets two
+import-unknown-kind      2 import nvidia-smi $DIR/topom-ok.txt
+# ---- nccl-tests tables (plumb validate, kind nccl)
+nccl-empty               3 validate @nccl:$DIR/nccl-empty.txt
+nccl-no-rows             3 validate @nccl:$DIR/nccl-no-rows.txt
+nccl-bad-number          3 validate @nccl:$DIR/nccl-bad-number.txt
+nccl-short-row           3 validate @nccl:$DIR/nccl-short-row.txt
+nccl-huge-size           3 validate @nccl:$DIR/nccl-huge-size.txt
+nccl-negative-time       3 validate @nccl:$DIR/nccl-negative-time.txt
+nccl-nan-time            3 validate @nccl:$DIR/nccl-nan-time.txt
+nccl-binary              3 validate @nccl:$DIR/nccl-binary.txt
+nccl-truncated           3 validate @nccl:$DIR/nccl-truncated.txt
+# ---- p2pBandwidthLatencyTest (plumb validate, kind p2p)
+p2p-empty                3 validate @p2p:$DIR/p2p-empty.txt
+p2p-no-matrix            3 validate @p2p:$DIR/p2p-no-matrix.txt
+p2p-ragged               3 validate @p2p:$DIR/p2p-ragged.txt
+p2p-nan                  3 validate @p2p:$DIR/p2p-nan.txt
+p2p-negative             3 validate @p2p:$DIR/p2p-negative.txt
+p2p-huge                 3 validate @p2p:$DIR/p2p-huge.txt
+p2p-duplicate-row        3 validate @p2p:$DIR/p2p-duplicate-row.txt
+p2p-binary               3 validate @p2p:$DIR/p2p-binary.txt
+p2p-truncated            3 validate @p2p:$DIR/p2p-truncated.txt
+# ---- CSV (plumb validate, kind serving)
+csv-empty                3 validate @serving:$DIR/csv-empty.csv
+csv-no-header            3 validate @serving:$DIR/csv-no-header.csv
+csv-unknown-column       3 validate @serving:$DIR/csv-unknown-column.csv
+csv-no-rows              3 validate @serving:$DIR/csv-no-rows.csv
+csv-nan                  3 validate @serving:$DIR/csv-nan.csv
+csv-negative             3 validate @serving:$DIR/csv-negative.csv
+csv-huge                 3 validate @serving:$DIR/csv-huge.csv
+csv-duplicate            3 validate @serving:$DIR/csv-duplicate.csv
+csv-unterminated-quote   3 validate @serving:$DIR/csv-unterminated-quote.csv
+csv-short-row            3 validate @serving:$DIR/csv-short-row.csv
+csv-wrong-type           3 validate @serving:$DIR/csv-wrong-type.csv
+csv-bad-layout           3 validate @serving:$DIR/csv-bad-layout.csv
+# ---- validation case lists (plumb validate)
+cases-empty              3 validate $DIR/cases-empty.yaml
+cases-not-a-list         3 validate $DIR/cases-not-a-list.yaml
+cases-unknown-kind       3 validate $DIR/cases-unknown-kind.yaml
+cases-missing-data       4 validate $DIR/cases-missing-data.yaml
+cases-missing-scenario   4 validate $DIR/cases-missing-scenario.yaml
+cases-misspelt-key       3 validate $DIR/cases-misspelt-key.yaml
+cases-gpus-out-of-range  3 validate $DIR/cases-gpus-out-of-range.yaml
+cases-gpus-backwards     3 validate $DIR/cases-gpus-backwards.yaml
+cases-gpus-duplicate     3 validate $DIR/cases-gpus-duplicate.yaml
+cases-duplicate-name     3 validate $DIR/cases-duplicate-name.yaml
+cases-run-out-of-range   3 validate $DIR/cases-run-out-of-range.yaml
+cases-bad-scenario       3 validate $DIR/cases-bad-scenario.yaml
+cases-unknown-op         3 validate $DIR/cases-unknown-op.yaml
+cases-unknown-model      3 validate $DIR/cases-unknown-model.yaml
+cases-bad-p2p-level      3 validate $DIR/cases-bad-p2p-level.yaml
+cases-binary             3 validate $DIR/cases-binary.yaml
+cases-truncated          3 validate $DIR/cases-truncated.yaml
+cases-huge               3 validate @big:cases-huge.yaml
+cases-whatif-layout-tp3  3 validate $DIR/cases-whatif-layout-tp3.yaml
+cases-whatif-conc-zero   3 validate $DIR/cases-whatif-concurrency-0.yaml
+# ---- plumb predict and compare: values
+predict-layout-tp3       3 predict $BM --layout tp3
+predict-layout-tp16      3 predict $BM --layout tp16
+predict-layout-pp3       3 predict $BM --layout tp2pp3
+predict-layout-word      2 predict $BM --layout fast
+predict-concurrency-zero 2 predict $BM --concurrency 0
+predict-concurrency-neg  2 predict $BM --concurrency -4
+predict-concurrency-word 2 predict $BM --concurrency many
+predict-concurrency-huge 2 predict $BM --concurrency 99999999999
+predict-batch-zero       2 predict $BM --batch 0
+predict-context-nan      2 predict $BM --context nan
+predict-input-neg        2 predict $BM --input -1
+predict-output-huge      2 predict $BM --output 1e99
+predict-microbatches-0   2 predict $BM --microbatches 0
+predict-accept-range     2 predict $BM --mtp 3 --accept 1.5
+predict-unknown-model    3 predict $BM --model glm-6
+predict-unknown-weights  2 predict $BM --weights fp2
+predict-unknown-kv       2 predict $BM --kv nvfp4
+predict-no-fit           3 predict $WS --layout tp2 --concurrency 1
+predict-p2p-level        2 predict $BM --nccl-p2p-level PCI
+predict-bad-format       2 predict $BM --format xml
+predict-missing-value    2 predict $BM --layout
+predict-bad-scenario     3 predict tests/bad/zero-gpus.yaml
+predict-missing-file     4 predict $DIR/no-such-file.yaml
+compare-no-scenario      2 compare
+# ---- plumb coll, xfer, topo, bench, constants: values
+coll-gpus-range          2 coll $BM --gpus 0-15
+coll-gpus-backwards      2 coll $BM --gpus 5-2
+coll-gpus-twice          2 coll $BM --gpus 0,0
+coll-op                  2 coll $BM --op allshuffle
+coll-sizes-backwards     2 coll $BM -b 1G -e 1M
+coll-size-zero           2 coll $BM -b 0
+coll-size-unit           2 coll $BM -e 1X
+coll-factor-one          2 coll $BM -f 1
+coll-root-range          2 coll $BM --op broadcast --root 8
+coll-algo                2 coll $BM --algo ring2
+xfer-from-alone          2 xfer $BM --from 0
+xfer-gpu-range           2 xfer $BM --from 0 --to 8
+xfer-bytes-zero          2 xfer $BM --from 0 --to 1 --bytes 0
+xfer-bytes-negative      2 xfer $BM --from 0 --to 1 --bytes -1
+xfer-bytes-huge          2 xfer $BM --from 0 --to 1 --bytes 16E
+xfer-method              2 xfer $BM --from 0 --to 1 --method carrier-pigeon
+topo-p2p-level           2 topo $BM --nccl-p2p-level 9x
+topo-huge                3 topo @big:topo-huge.yaml
+bench-gpus-one           2 bench --workload ring --gpus 1
+bench-steps-zero         2 bench --steps 0
+bench-workload           2 bench --workload spin
+constants-bad-scenario   3 constants tests/bad/nan-number.yaml
+# ---- sweep grids (plumb sweep)
+grid-billions            3 sweep $DIR/grid-billions.yaml
+grid-axis-not-list       3 sweep $DIR/grid-axis-not-list.yaml
+grid-bad-override        3 sweep $DIR/grid-bad-override.yaml
+grid-missing-scenario    4 sweep $DIR/grid-missing-scenario.yaml
+grid-misspelt-name       3 sweep $DIR/grid-misspelt-name.yaml
+grid-huge                3 sweep @big:grid-huge.yaml
+# ---- limits and runtime errors
+budget-coll              5 coll $DIR/budget-tiny.yaml
+budget-predict           5 predict $DIR/budget-tiny.yaml --layout tp8 --concurrency 1
+scenario-65-gpus         3 topo $DIR/scenario-65-gpus.yaml
+scenario-mmio-too-small  3 predict $DIR/scenario-mmio-too-small.yaml --layout tp8 --concurrency 1
+TABLE
+
+# Every .err file belongs to a row of the table.
+for e in "$DIR"/*.err; do
+	[ -f "$e" ] || continue
+	n=$(basename "$e" .err)
+	grep -q "^$n " "$0" || { fail=$((fail + 1)); echo "FAIL: $e: no row '$n' in $0"; }
+done
+echo "bad inputs: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
