@@ -8,13 +8,14 @@
 #      `-o FILE` exits non-zero, leaves an existing FILE unchanged, and
 #      leaves no FILE.tmp.* behind; nothing goes to standard output.
 # Rows: NAME MODE ARGS...; a NAME with an extension is the -o file's name
-# (pictures take their format from it). MODE std (stdout or -o), file (-o required: the
-# picture and trace commands), nodet (-o only checked for atomicity: bench
-# measures wall time, so its bytes differ between runs). Commands that are
-# not in `plumb --help` are skipped, so a row may come before its command.
+# (pictures take their format from it). MODE std (stdout or -o), file (the
+# -o file: pictures, traces, calibration files), nodet (-o checked for
+# atomicity only: bench measures wall time, so its bytes differ between
+# runs). Commands that are not in `plumb --help` are skipped, so a row may
+# come before its command.
 # The failing variant replaces the first bundled scenario with
-# tests/bad/zero-gpus.yaml, a grid with one of 1.6 billion points, an imported
-# file with an empty one and the case list with an empty one.
+# tests/bad/zero-gpus.yaml, a grid with one of 1.6 billion points, measured
+# data, an imported file and the case list with empty ones.
 #   sh tests/repeat.sh        PLUMB names the binary (default ./plumb)
 # Ends with "N passed, M failed".
 LC_ALL=C
@@ -65,8 +66,9 @@ row() {
 		if cmp -s "$out" "$tmp/file1"; then ok; else bad "$name: plumb $* -o FILE: two runs differ"; fi ;;
 	esac
 	# The failing variant must not touch the existing file.
-	fargs=$(echo "$*" | sed -e 's|scenarios/grids/[^ ]*|tests/bad_inputs/grid-billions.yaml|' \
-		-e 's|scenarios/[a-z0-9-]*\.yaml|tests/bad/zero-gpus.yaml|' \
+	fargs=$(echo "$*" | sed -e 's| scenarios/grids/[^ ]*| tests/bad_inputs/grid-billions.yaml|' \
+		-e 's| scenarios/[a-z0-9-]*\.yaml| tests/bad/zero-gpus.yaml|' \
+		-e 's| validation/data/[^ ]*| tests/bad_inputs/nccl-empty.txt|' \
 		-e 's|tests/data/import/[^ ]*|tests/bad_inputs/topom-empty.txt|' \
 		-e "s|$CASES|tests/bad_inputs/cases-empty.yaml|")
 	[ "$name" = bench ] && fargs="bench --steps 0"   # bench reads no file
@@ -109,6 +111,7 @@ import-topom     std   import topo-m tests/data/import/topom-8x-pcie-pix-node-sy
 import-lspci     std   import lspci tests/data/import/lspci-wrx90-2x-rtxpro6000ws.txt
 validate         std   validate $CASES
 bench            nodet bench --workload hold --steps 20k
+calibrated.yaml  file  calibrate validation/scenarios/a40-8x-nv4.yaml --data validation/data/nccl-a40-2gpu-nvlink.txt
 trace.json       file  trace $VM --layout tp4pp2 --batch 2
 sweep            std   sweep scenarios/grids/tiny.yaml --fresh -j 2
 sweep-json       std   sweep scenarios/grids/tiny.yaml --fresh --format json
