@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/bad_inputs.sh - every input plumb reads, given wrong: imported tool
 # output (topo -m, lspci), measured data (nccl-tests, p2pBandwidthLatencyTest,
-# CSV), validation case lists, sweep grids, command-line values and scenarios
-# that break a limit. Each row of the table below is
+# CSV), validation case lists, sweep grids, calibration files, command-line
+# values and scenarios that break a limit. Each row of the table below is
 #
 #   NAME  EXIT  ARGS...
 #
@@ -243,6 +243,12 @@ grid-bad-override        3 sweep $DIR/grid-bad-override.yaml
 grid-missing-scenario    4 sweep $DIR/grid-missing-scenario.yaml
 grid-misspelt-name       3 sweep $DIR/grid-misspelt-name.yaml
 grid-huge                3 sweep @big:grid-huge.yaml
+# ---- calibration files (--calib, every command)
+calib-list               3 predict $BM --calib $DIR/calib-list.yaml
+calib-unknown-constant   3 predict $BM --calib $DIR/calib-unknown-constant.yaml
+calib-nan                3 coll $BM --calib $DIR/calib-nan.yaml
+calib-covariance-ragged  3 topo $BM --calib $DIR/calib-covariance-ragged.yaml
+calib-missing            4 xfer $BM --calib $DIR/no-such-calibration.yaml
 # ---- limits and runtime errors
 budget-coll              5 coll $DIR/budget-tiny.yaml
 budget-predict           5 predict $DIR/budget-tiny.yaml --layout tp8 --concurrency 1
