@@ -185,7 +185,10 @@ static int emit_endpoint(struct emit *E, int i, int parent)
 		return -1;
 	nd = &E->s->nodes[k];
 	d->node = k;
-	nd->order = ((d->domain & 0xffff) << 16) | ((d->bus & 0xff) << 8) | (d->dev << 3) | d->fn;
+	/* Bus order as a non-negative int: domains past 0x7fff (and garbage
+	 * device numbers) only lose ordering, not definedness. */
+	nd->order = (int)(((unsigned)(d->domain & 0x7fff) << 16) | ((unsigned)(d->bus & 0xff) << 8) |
+			  ((unsigned)(d->dev & 0x1f) << 3) | (unsigned)(d->fn & 7));
 	set_bdf(nd->bdf, sizeof(nd->bdf), d, 1);
 	if (d->type == T_NIC) {
 		short_model(nd->model, sizeof(nd->model), d->name);
