@@ -422,6 +422,23 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 	}
 	if (!L.has_names && L.mode == M_TREE)
 		nguess = guess_gpus(&L);
+	for (i = 0; i < L.n; i++) {   /* one GPU or NIC at one address */
+		const struct imp_pdev *a = &L.d[i];
+		int j;
+		if (a->type == T_OTHER || a->is_root || a->bus < 0)
+			continue;
+		for (j = 0; j < i; j++) {
+			const struct imp_pdev *b = &L.d[j];
+			if (b->type != T_OTHER && !b->is_root && a->domain == b->domain &&
+			    a->bus == b->bus && a->dev == b->dev && a->fn == b->fn) {
+				rc = plumb_err_set(err, PLUMB_EINPUT, src, 0, 0,
+						   "device %04x:%02x:%02x.%x is listed twice",
+						   (unsigned)a->domain, (unsigned)a->bus,
+						   (unsigned)a->dev, (unsigned)a->fn);
+				goto out;
+			}
+		}
+	}
 	for (i = 0; i < L.n; i++) {
 		int p;
 		if (L.d[i].type == T_OTHER)
