@@ -111,7 +111,7 @@ docs-constants: plumb
 	sh scripts/gen-constants-doc.sh
 
 validate: plumb
-	./plumb validate validation/cases.yaml -o docs/validation.md
+	./plumb validate validation/cases.yaml --cross -o docs/validation.md
 
 # ---- slower tiers (docs/testing.md) --------------------------------------
 # check-asan: an ASan+UBSan build in $(ASAN_B)/ (never mixed with build/)
