@@ -118,7 +118,7 @@ int bar_fit(const struct scenario *s, int realloc, struct bar_result *r,
 		uint64_t cur = win_base[g];
 		int ok = 1;
 		int order[SCN_MAX_BARS], a, b;
-		snprintf(bdf, sizeof(bdf), "0000:%02x:00.0", g + 1);
+		snprintf(bdf, sizeof(bdf), "0000:%02x:00.0", (unsigned)(g + 1) & 0xffu);
 		/* Largest BAR first, as the kernel sorts by alignment. */
 		for (a = 0; a < m->nbars; a++)
 			order[a] = a;

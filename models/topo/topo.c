@@ -217,7 +217,8 @@ static void build_guest_tree(struct topo_view *v)
 		v->nodes[idx].gpu_model = g->gpu_model;
 		v->nodes[idx].clique = g->clique;
 		snprintf(v->nodes[idx].model, sizeof(v->nodes[idx].model), "%s", g->model);
-		snprintf(v->nodes[idx].bdf, sizeof(v->nodes[idx].bdf), "0000:%02x:00.0", i + 1);
+		snprintf(v->nodes[idx].bdf, sizeof(v->nodes[idx].bdf), "0000:%02x:00.0",
+			 (unsigned)(i + 1) & 0xffu);
 	}
 }
 
