@@ -259,67 +259,10 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 static int setup(const struct popts *o, const struct scenario *s, const char *lay,
 		 struct pred_cfg *c, struct plumb_err *err)
 {
-	const struct llm_catalog *cat = llm_catalog_builtin(err);
-	enum llm_dtype w, kv;
 	int rc;
-	if (!cat)
-		return -PLUMB_ERUNTIME;
 	pred_cfg_init(c);
-	c->s = s;
-	if ((rc = llm_model_lookup(cat, o->model, &c->m, err)) < 0)
+	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, lay, err)) < 0)
 		return rc;
-	if (llm_dtype_parse(o->weights, &w) < 0)
-		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-				     "unknown --weights '%s' (bf16, fp8 or nvfp4)", o->weights);
-	if (llm_dtype_parse(o->kv, &kv) < 0 || kv == LLM_NVFP4)
-		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-				     "unknown --kv '%s' (bf16 or fp8)", o->kv);
-	if ((rc = llm_prec_init(&c->prec, c->m, w, kv, err)) < 0)
-		return rc;
-	if ((rc = step_layout_parse(lay, &c->lay, err)) < 0)
-		return rc;
-	if (c->lay.gpus > s->ngpus)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "layout %s needs %d GPUs but %s has %d", lay, c->lay.gpus,
-				     s->name[0] ? s->name : s->path, s->ngpus);
-	if (s->ngpus % c->lay.gpus != 0) {
-		/* Replicas of the layout would leave GPUs idle: say which fit. */
-		char fit[128];
-		size_t n = 0;
-		int d;
-		fit[0] = '\0';
-		for (d = 1; d <= s->ngpus && n < sizeof(fit); d++)
-			if (s->ngpus % d == 0)
-				n += (size_t)snprintf(fit + n, sizeof(fit) - n, "%s%d",
-						      !n ? "" : d == s->ngpus ? " or " : ", ", d);
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "layout %s uses %d GPUs, which does not divide the %d GPUs "
-				     "of %s; use a layout of %s GPUs", lay, c->lay.gpus, s->ngpus,
-				     s->name[0] ? s->name : s->path, fit);
-	}
-	if (s->vm.mode == SCN_VM) {
-		/* A GPU whose BARs the guest cannot map is not there for the driver. */
-		unsigned long long need, room;
-		struct bar_result *br = malloc(sizeof(*br));
-		int ok;
-		if (!br)
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		rc = bar_fit(s, s->vm.pci_realloc, br, err);
-		ok = br->ok_gpus;
-		need = br->need64 >> 30;
-		room = br->avail64 >> 30;
-		free(br);
-		if (rc < 0)
-			return rc;
-		if (ok < c->lay.gpus)
-			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-					     "layout %s needs %d GPUs but only %d of %s's %d get "
-					     "their BARs in the guest (the GPUs need %llu GiB of "
-					     "64-bit MMIO, the window has room for %llu GiB): raise "
-					     "mmio64_window; plumb topo shows the kernel's messages",
-					     lay, c->lay.gpus, ok, s->name[0] ? s->name : s->path,
-					     s->ngpus, need, room);
-	}
 	c->topo.nccl_p2p_level = o->level;
 	c->cuda_graphs = !o->eager;
 	c->micro = o->micro;

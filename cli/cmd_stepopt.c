@@ -78,34 +78,15 @@ int cmd_stepopt_parse(const char *cmd, struct cmd_stepopt *o, int argc, char **a
 int cmd_stepopt_cfg(const struct cmd_stepopt *o, const struct scenario *s, struct pred_cfg *c,
 		    struct plumb_err *err)
 {
-	const struct llm_catalog *cat = llm_catalog_builtin(err);
-	enum llm_dtype w, kv;
 	char lay[32];
 	int rc;
-	if (!cat)
-		return -PLUMB_ERUNTIME;
-	pred_cfg_init(c);
-	c->s = s;
-	if ((rc = llm_model_lookup(cat, o->model, &c->m, err)) < 0)
-		return rc;
-	if (llm_dtype_parse(o->weights, &w) < 0)
-		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-				     "unknown --weights '%s' (bf16, fp8 or nvfp4)", o->weights);
-	if (llm_dtype_parse(o->kv, &kv) < 0 || kv == LLM_NVFP4)
-		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-				     "unknown --kv '%s' (bf16 or fp8)", o->kv);
-	if ((rc = llm_prec_init(&c->prec, c->m, w, kv, err)) < 0)
-		return rc;
 	if (o->layout)
 		snprintf(lay, sizeof(lay), "%s", o->layout);
 	else
 		snprintf(lay, sizeof(lay), "tp%d", s->ngpus);
-	if ((rc = step_layout_parse(lay, &c->lay, err)) < 0)
+	pred_cfg_init(c);
+	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, lay, err)) < 0)
 		return rc;
-	if (c->lay.gpus > s->ngpus)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "layout %s needs %d GPUs but %s has %d", lay, c->lay.gpus,
-				     s->name[0] ? s->name : s->path, s->ngpus);
 	c->topo.nccl_p2p_level = o->level;
 	c->cuda_graphs = !o->eager;
 	c->micro = o->micro;

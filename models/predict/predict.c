@@ -5,7 +5,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "bar.h"
 
 void pred_cfg_init(struct pred_cfg *c)
 {
@@ -310,4 +313,78 @@ void pred_diagnosis(const struct pred_cfg *c, const struct pred_step_info *i, ch
 	else
 		snprintf(buf, n, "mixed: %.0f%% compute, %.0f%% %s%s, %.0f%% idle", 100 * busy,
 			 100 * comm, what, how, 100 * i->idle_s / (step > 0 ? step : 1));
+}
+
+int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *model,
+		   const char *weights, const char *kv, const char *layout,
+		   struct plumb_err *err)
+{
+	const struct llm_catalog *cat = llm_catalog_builtin(err);
+	enum llm_dtype w, k;
+	int rc;
+	if (!cat)
+		return -PLUMB_ERUNTIME;
+	c->s = s;
+	if ((rc = llm_model_lookup(cat, model, &c->m, err)) < 0)
+		return rc;
+	if (llm_dtype_parse(weights, &w) < 0)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "unknown --weights '%s' (bf16, fp8 or nvfp4)", weights);
+	if (llm_dtype_parse(kv, &k) < 0 || k == LLM_NVFP4)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "unknown --kv '%s' (bf16 or fp8)", kv);
+	if ((rc = llm_prec_init(&c->prec, c->m, w, k, err)) < 0)
+		return rc;
+	if ((rc = step_layout_parse(layout, &c->lay, err)) < 0)
+		return rc;
+	return pred_cfg_check_box(c, layout, err);
+}
+
+int pred_cfg_check_box(const struct pred_cfg *c, const char *lay, struct plumb_err *err)
+{
+	const struct scenario *s = c->s;
+	int rc;
+	if (c->lay.gpus > s->ngpus)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "layout %s needs %d GPUs but %s has %d", lay, c->lay.gpus,
+				     s->name[0] ? s->name : s->path, s->ngpus);
+	if (s->ngpus % c->lay.gpus != 0) {
+		/* Replicas of the layout would leave GPUs idle: say which fit. */
+		char fit[128];
+		size_t n = 0;
+		int d;
+		fit[0] = '\0';
+		for (d = 1; d <= s->ngpus && n < sizeof(fit); d++)
+			if (s->ngpus % d == 0)
+				n += (size_t)snprintf(fit + n, sizeof(fit) - n, "%s%d",
+						      !n ? "" : d == s->ngpus ? " or " : ", ", d);
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "layout %s uses %d GPUs, which does not divide the %d GPUs "
+				     "of %s; use a layout of %s GPUs", lay, c->lay.gpus, s->ngpus,
+				     s->name[0] ? s->name : s->path, fit);
+	}
+	if (s->vm.mode == SCN_VM) {
+		/* A GPU whose BARs the guest cannot map is not there for the driver. */
+		unsigned long long need, room;
+		struct bar_result *br = malloc(sizeof(*br));
+		int ok;
+		if (!br)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		rc = bar_fit(s, s->vm.pci_realloc, br, err);
+		ok = br->ok_gpus;
+		need = br->need64 >> 30;
+		room = br->avail64 >> 30;
+		free(br);
+		if (rc < 0)
+			return rc;
+		if (ok < c->lay.gpus)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "layout %s needs %d GPUs but only %d of %s's %d get "
+					     "their BARs in the guest (the GPUs need %llu GiB of "
+					     "64-bit MMIO, the window has room for %llu GiB): raise "
+					     "mmio64_window; plumb topo shows the kernel's messages",
+					     lay, c->lay.gpus, ok, s->name[0] ? s->name : s->path,
+					     s->ngpus, need, room);
+	}
+	return 0;
 }

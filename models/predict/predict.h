@@ -45,6 +45,23 @@ struct pred_step_info {
 void pred_cfg_init(struct pred_cfg *c);
 
 /*
+ * Fill c (after pred_cfg_init's defaults) for serving catalog model `model`
+ * with weights and KV cache dtypes (bf16, fp8, nvfp4) and `layout` on s,
+ * which must outlive c; then pred_cfg_check_box. Errors: EUSAGE (dtype),
+ * EINPUT (unknown model or layout, a layout the box cannot run).
+ */
+int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *model,
+		   const char *weights, const char *kv, const char *layout,
+		   struct plumb_err *err);
+
+/*
+ * Can c's box run its layout? It needs no more GPUs than the box has, a
+ * GPU count that divides the box's (replicas fill it), and, in a VM, that
+ * many GPUs whose BARs the guest maps. EINPUT with the reason otherwise.
+ */
+int pred_cfg_check_box(const struct pred_cfg *c, const char *layout, struct plumb_err *err);
+
+/*
  * One step of `batch` sequences (decode: 1 token each plus drafts; prefill:
  * `tokens` new tokens each) whose caches hold `context` tokens. Fills
  * *seconds and, when info is not NULL, the breakdown.

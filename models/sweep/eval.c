@@ -290,9 +290,9 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	    (rc = step_layout_parse(st->layout, &c.lay, err)) < 0)
 		return rc;
 	r->gpus = c.lay.gpus;
-	if (c.lay.gpus > s->ngpus)
-		return unfit(r, "layout %s needs %d GPUs but the scenario has %d", st->layout,
-			     c.lay.gpus, s->ngpus);
+	plumb_err_clear(&fe);
+	if (pred_cfg_check_box(&c, st->layout, &fe) < 0)   /* as plumb predict refuses it */
+		return unfit(r, "%s", fe.msg);
 	if (st->context >= st->input)
 		return unfit(r, "cached context (%ld) must be shorter than the input (%ld)",
 			     st->context, st->input);

@@ -572,22 +572,11 @@ static int serve_point(const struct scenario *scn, const char *model, const char
 		       const char *kv, const char *layout, int conc, long input, long output,
 		       long context, struct serve_result *sr, struct plumb_err *err)
 {
-	const struct llm_catalog *cat = llm_catalog_builtin(err);
 	struct pred_cfg c;
 	struct serve_params sp;
-	enum llm_dtype w, k;
 	int rc;
-	if (!cat)
-		return -PLUMB_ERUNTIME;
 	pred_cfg_init(&c);
-	c.s = scn;
-	if ((rc = llm_model_lookup(cat, model, &c.m, err)) < 0)
-		return rc;
-	if (llm_dtype_parse(weights, &w) < 0 || llm_dtype_parse(kv, &k) < 0)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "unknown dtype '%s' or '%s'",
-				     weights, kv);
-	if ((rc = llm_prec_init(&c.prec, c.m, w, k, err)) < 0 ||
-	    (rc = step_layout_parse(layout, &c.lay, err)) < 0)
+	if ((rc = pred_cfg_setup(&c, scn, model, weights, kv, layout, err)) < 0)
 		return rc;
 	serve_params_init(&sp);
 	sp.concurrency = conc;
@@ -601,22 +590,8 @@ static int serve_point(const struct scenario *scn, const char *model, const char
 static int case_cfg(const struct val_case *c, const char *layout, struct pred_cfg *pc,
 		    struct plumb_err *err)
 {
-	const struct llm_catalog *cat = llm_catalog_builtin(err);
-	enum llm_dtype w, k;
-	int rc;
-	if (!cat)
-		return -PLUMB_ERUNTIME;
 	pred_cfg_init(pc);
-	pc->s = c->scn;
-	if ((rc = llm_model_lookup(cat, c->model, &pc->m, err)) < 0)
-		return rc;
-	if (llm_dtype_parse(c->weights, &w) < 0 || llm_dtype_parse(c->kv, &k) < 0)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "unknown dtype '%s' or '%s'",
-				     c->weights, c->kv);
-	if ((rc = llm_prec_init(&pc->prec, pc->m, w, k, err)) < 0 ||
-	    (rc = step_layout_parse(layout, &pc->lay, err)) < 0)
-		return rc;
-	return 0;
+	return pred_cfg_setup(pc, c->scn, c->model, c->weights, c->kv, layout, err);
 }
 
 static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_err *err)

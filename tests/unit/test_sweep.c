@@ -376,7 +376,20 @@ static void test_unfit_rows(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_EQUAL(swp_eval_point(e, 0, &row, &err), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
-	CU_ASSERT_PTR_NOT_NULL(strstr(row, ",,,,,,,,,0,\"layout tp8 needs 8 GPUs but the scenario has 2\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(row, ",,,,,,,,,0,\"layout tp8 needs 8 GPUs but workstation-2x-rtx5090 has 2\""));
+	free(row);
+	row = NULL;
+	swp_eval_free(e);
+	swp_grid_free(g);
+	/* the rule plumb predict applies: the layout divides the box */
+	g = parse("plumb_grid: 1\n"
+		  "set: {scenario: scenarios/baremetal-8x-rtxpro6000.yaml, model: mixtral-8x7b, layout: tp3, concurrency: 1}\n", &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	e = swp_eval_new(g, SWP_CSV);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_EQUAL(swp_eval_point(e, 0, &row, &err), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	CU_ASSERT_PTR_NOT_NULL(strstr(row, ",0,\"layout tp3 uses 3 GPUs, which does not divide the 8 GPUs of baremetal-8x-rtxpro6000"));
 	free(row);
 	swp_eval_free(e);
 	swp_grid_free(g);
