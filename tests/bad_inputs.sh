@@ -248,6 +248,7 @@ calib-list               3 predict $BM --calib $DIR/calib-list.yaml
 calib-unknown-constant   3 predict $BM --calib $DIR/calib-unknown-constant.yaml
 calib-nan                3 coll $BM --calib $DIR/calib-nan.yaml
 calib-covariance-ragged  3 topo $BM --calib $DIR/calib-covariance-ragged.yaml
+calib-covariance-not-pd  3 predict $BM --calib $DIR/calib-covariance-not-pd.yaml
 calib-missing            4 xfer $BM --calib $DIR/no-such-calibration.yaml
 # ---- limits and runtime errors
 budget-coll              5 coll $DIR/budget-tiny.yaml

@@ -624,6 +624,12 @@ int calib_load(const char *path, struct calib_file *c, struct plumb_err *err)
 					}
 				}
 			c->has_chol = ok && n > 0;
+			if (!ok) {
+				rc = yerr(t, m, PLUMB_EINPUT, err,
+					  "'covariance' is not a covariance matrix (not positive definite); "
+					  "write the file again with plumb calibrate");
+				goto out;
+			}
 		}
 	}
 out:

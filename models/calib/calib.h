@@ -87,7 +87,8 @@ struct calib_file {
 	int has_chol;
 };
 
-/* Load a calibration file written by calib_write (errors with line/col). */
+/* Load a calibration file written by calib_write (errors with line/col,
+ * among them a covariance that is not positive definite). */
 int calib_load(const char *path, struct calib_file *c, struct plumb_err *err);
 
 /* Put c's values into k (marked set). */
