@@ -148,15 +148,32 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 	snprintf(c->kv, sizeof(c->kv), "bf16");
 	c->input = 1024;
 	c->output = 1024;
-	if ((x = ymap_get(n, "model")) &&
-	    (rc = yget_str(t, x, "model", c->model, sizeof(c->model), err)) < 0)
-		return rc;
-	if ((x = ymap_get(n, "weights")) &&
-	    (rc = yget_str(t, x, "weights", c->weights, sizeof(c->weights), err)) < 0)
-		return rc;
-	if ((x = ymap_get(n, "kv")) &&
-	    (rc = yget_str(t, x, "kv", c->kv, sizeof(c->kv), err)) < 0)
-		return rc;
+	if ((x = ymap_get(n, "model"))) {
+		const struct llm_catalog *cat = llm_catalog_builtin(err);
+		const struct llm_model *m;
+		struct plumb_err me;
+		if ((rc = yget_str(t, x, "model", c->model, sizeof(c->model), err)) < 0)
+			return rc;
+		if (!cat)
+			return -PLUMB_ERUNTIME;
+		if (llm_model_lookup(cat, c->model, &m, &me) < 0)
+			return yerr(t, x, PLUMB_EINPUT, err, "%s", me.msg);
+	}
+	if ((x = ymap_get(n, "weights"))) {
+		enum llm_dtype d;
+		if ((rc = yget_str(t, x, "weights", c->weights, sizeof(c->weights), err)) < 0)
+			return rc;
+		if (llm_dtype_parse(c->weights, &d) < 0)
+			return yerr(t, x, PLUMB_EINPUT, err, "unknown weights '%s' (bf16, fp8 or nvfp4)",
+				    c->weights);
+	}
+	if ((x = ymap_get(n, "kv"))) {
+		enum llm_dtype d;
+		if ((rc = yget_str(t, x, "kv", c->kv, sizeof(c->kv), err)) < 0)
+			return rc;
+		if (llm_dtype_parse(c->kv, &d) < 0 || d == LLM_NVFP4)
+			return yerr(t, x, PLUMB_EINPUT, err, "unknown kv '%s' (bf16 or fp8)", c->kv);
+	}
 	if ((x = ymap_get(n, "input"))) {
 		if ((rc = yget_int(t, x, "input", 1, 10000000, &l, err)) < 0)
 			return rc;
