@@ -115,6 +115,10 @@ static void old_free(struct oldmap *m)
 	free(m->tab);
 }
 
+/* Largest earlier output a sweep reads back to resume (rows of about 300
+ * bytes: some 3.5 million points). */
+#define SWP_MAX_RESUME (1024u << 20)
+
 static char *slurp(const char *path, int *missing, struct plumb_err *err)
 {
 	FILE *f = fopen(path, "rb");
@@ -130,6 +134,14 @@ static char *slurp(const char *path, int *missing, struct plumb_err *err)
 		return NULL;
 	}
 	for (;;) {
+		if (n > SWP_MAX_RESUME) {
+			free(buf);
+			fclose(f);
+			plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
+				      "larger than %u MiB: too large to resume from; use --fresh or another -o",
+				      SWP_MAX_RESUME >> 20);
+			return NULL;
+		}
 		if (n + 65536 + 1 > cap) {
 			char *nb = realloc(buf, cap = (cap ? cap * 2 : 131072));
 			if (!nb) {
