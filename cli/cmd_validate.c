@@ -68,6 +68,7 @@ int cmd_validate(int argc, char **argv)
 		goto fail;
 	opened = 1;
 	val_report(out.f, v, "Validation: plumb against measured runs");
+	val_stats(v, 0, v->npoints, &st);   /* before --cross replaces predictions */
 	if (cross) {
 		fputs("\n## Calibration: cross-validation on nccl-tests sizes\n\n"
 		      "`plumb calibrate` fits constants to measurements; this checks that a fit\n"
@@ -86,7 +87,6 @@ int cmd_validate(int argc, char **argv)
 	opened = 0;
 	if ((rc = out_commit(&out, &err)) < 0)
 		goto fail;
-	val_stats(v, 0, v->npoints, &st);
 	fprintf(stderr, "plumb validate: %d cases, %d points, median error %.1f%%, %d of %d within 2x\n",
 		v->ncases, st.n, 100 * st.median_err, st.within2x, st.n);
 	if (cross)
