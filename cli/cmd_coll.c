@@ -48,41 +48,6 @@ const char cmd_coll_usage[] =
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error, 5 runtime error.\n"
 	"Example: plumb coll scenarios/proxmox-vm-8x-rtxpro6000.yaml --op allreduce --gpus 0-7 -b 8 -e 256M -f 2\n";
 
-/* "0-3,6,7" -> list; returns count or -1. */
-static int parse_gpus(const char *s, int *out, int max)
-{
-	int n = 0;
-	const char *p = s;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0 || a >= max)
-			return -1;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= max)
-				return -1;
-			p = end;
-		}
-		for (; a <= b; a++) {
-			int k;
-			if (n >= max)
-				return -1;
-			for (k = 0; k < n; k++)
-				if (out[k] == (int)a)
-					return -1;   /* a GPU listed twice */
-			out[n++] = (int)a;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return n;
-}
-
 /* With --calib: the 90% interval of c's time over CMD_CALIB_DRAWS runs with
  * constants drawn from the calibration's covariance (fixed seed). */
 static int time_interval(struct scenario *s, const struct topo_opts *o, const struct coll_spec *c,
@@ -203,7 +168,7 @@ int cmd_coll(int argc, char **argv)
 		goto fail;
 	c.op = (enum coll_op)op;
 	if (gpus) {
-		c.n = parse_gpus(gpus, c.gpus, s->ngpus);
+		c.n = scn_gpu_list_parse(gpus, c.gpus, s->ngpus);
 		if (c.n < 1) {
 			plumb_err_set(&err, PLUMB_EUSAGE, NULL, 0, 0,
 				      "--gpus '%s': give distinct GPU indices or ranges below %d, e.g. 0-%d",

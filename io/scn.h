@@ -169,6 +169,13 @@ int scn_parse(const char *file, const char *text, struct scenario **out,
 void scn_free(struct scenario *s);
 
 /*
+ * Parse a GPU list such as "0-3,6,7" into out (at most max entries, each
+ * below max): the count, or -1 for a malformed list, an index out of range
+ * or a GPU listed twice.
+ */
+int scn_gpu_list_parse(const char *s, int *out, int max);
+
+/*
  * Constants marked set in k override every scenario loaded afterwards (a
  * calibration file given with --calib); NULL clears the overlay. k is
  * copied. Process-wide: set it once, before loading.

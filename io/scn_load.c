@@ -830,3 +830,37 @@ void scn_free(struct scenario *s)
 {
 	free(s);
 }
+
+int scn_gpu_list_parse(const char *s, int *out, int max)
+{
+	int n = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < 0 || a >= max)
+			return -1;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= max)
+				return -1;
+			p = end;
+		}
+		for (; a <= b; a++) {
+			int k;
+			if (n >= max)
+				return -1;
+			for (k = 0; k < n; k++)
+				if (out[k] == (int)a)
+					return -1;   /* a GPU listed twice */
+			out[n++] = (int)a;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return n;
+}

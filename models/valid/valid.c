@@ -36,40 +36,6 @@ static const struct {
 };
 #define NP2PMAP (sizeof(p2p_map) / sizeof(p2p_map[0]))
 
-static int parse_list(const char *s, int *out, int max)
-{
-	int n = 0;
-	const char *p = s;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0 || a >= max)
-			return -1;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= max)
-				return -1;
-			p = end;
-		}
-		for (; a <= b; a++) {
-			int k;
-			if (n >= max)
-				return -1;
-			for (k = 0; k < n; k++)
-				if (out[k] == (int)a)
-					return -1;   /* a GPU listed twice */
-			out[n++] = (int)a;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return n;
-}
-
 /* Append a measured point (NULL when the measurement is missing, or when out
  * of memory: then v->oom is set). */
 static struct val_point *add_point(struct val_set *v, int c, const char *label, int group,
@@ -207,7 +173,7 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 	if ((x = ymap_get(n, "gpus"))) {
 		if ((rc = yget_str(t, x, "gpus", buf, sizeof(buf), err)) < 0)
 			return rc;
-		c->ngpus = parse_list(buf, c->gpus, c->scn->ngpus);
+		c->ngpus = scn_gpu_list_parse(buf, c->gpus, c->scn->ngpus);
 		if (c->ngpus < 1)
 			return yerr(t, x, PLUMB_EINPUT, err,
 				    "'gpus' must list distinct GPUs of %s (0-%d)", c->scenario, c->scn->ngpus - 1);
@@ -540,7 +506,7 @@ int val_from_files(const char *scenario, const char *const *files, int nfiles,
 		    (rc = scn_load(scenario, &c->scn, err)) < 0)
 			goto fail;
 		if (gpus) {
-			c->ngpus = parse_list(gpus, c->gpus, c->scn->ngpus);
+			c->ngpus = scn_gpu_list_parse(gpus, c->gpus, c->scn->ngpus);
 			if (c->ngpus < 1) {
 				rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
 						   "--gpus '%s': give GPUs of %s (0-%d)", gpus, scenario,
