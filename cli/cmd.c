@@ -1,10 +1,17 @@
 /*
  * cmd.c - the subcommand table and the helpers every command uses.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "calib.h"
 #include "cmd.h"
 #include "err.h"
 
@@ -57,6 +64,46 @@ const struct calib_file *cmd_calib(void)
 void cmd_set_calib(const struct calib_file *c)
 {
 	the_calib = c;
+}
+
+int cmd_calib_interval(struct plumb_consts *k, int draws,
+		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+		       double *lo, double *hi, struct plumb_err *err)
+{
+	const struct calib_file *cf = the_calib;
+	struct plumb_consts keep = *k;
+	gsl_rng *rng;
+	double *v;
+	int d, n = 0, rc = 0;
+
+	*lo = *hi = NAN;
+	if (!cf || !cf->has_chol || draws < 1)
+		return 0;
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	v = malloc((size_t)draws * sizeof(*v));
+	if (!rng || !v) {
+		if (rng)
+			gsl_rng_free(rng);
+		free(v);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	gsl_rng_set(rng, CMD_CALIB_SEED);
+	for (d = 0; d < draws; d++) {
+		*k = keep;
+		calib_sample(cf, rng, k);
+		if ((rc = fn(arg, &v[n], err)) < 0)
+			break;
+		n += rc > 0;
+	}
+	*k = keep;
+	if (rc >= 0 && n > 0) {
+		gsl_sort(v, 1, (size_t)n);
+		*lo = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.05);
+		*hi = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.95);
+	}
+	gsl_rng_free(rng);
+	free(v);
+	return rc < 0 ? rc : 0;
 }
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)

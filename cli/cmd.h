@@ -39,6 +39,21 @@ void cmd_set_calib(const struct calib_file *c);
 #define CMD_CALIB_DRAWS 32
 #define CMD_CALIB_SEED 20261130UL
 
+struct plumb_consts;
+struct plumb_err;
+/*
+ * The 90% interval of a prediction under the --calib calibration: `draws`
+ * times, k (the constants the prediction reads) is drawn from the
+ * calibration's covariance and fn(arg, &value, err) is run; fn returns
+ * < 0 on error, 0 for no value (the point does not fit), 1 for a value.
+ * *lo and *hi get the 5th and 95th percentile, NAN without a calibration
+ * with covariance or without values. k is restored. Same inputs, same
+ * interval: the seed is CMD_CALIB_SEED.
+ */
+int cmd_calib_interval(struct plumb_consts *k, int draws,
+		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+		       double *lo, double *hi, struct plumb_err *err);
+
 /* True when argv has -h or --help. */
 int cmd_wants_help(int argc, char **argv);
 

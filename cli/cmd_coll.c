@@ -2,15 +2,11 @@
  * cmd_coll.c - `plumb coll SCENARIO`: an nccl-tests style sweep of one
  * collective, simulated on the scenario.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-
-#include "calib.h"
 #include "cmd.h"
 #include "coll.h"
 #include "out.h"
@@ -48,34 +44,20 @@ const char cmd_coll_usage[] =
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error, 5 runtime error.\n"
 	"Example: plumb coll scenarios/proxmox-vm-8x-rtxpro6000.yaml --op allreduce --gpus 0-7 -b 8 -e 256M -f 2\n";
 
-/* With --calib: the 90% interval of c's time over CMD_CALIB_DRAWS runs with
- * constants drawn from the calibration's covariance (fixed seed). */
-static int time_interval(struct scenario *s, const struct topo_opts *o, const struct coll_spec *c,
-			 double *lo, double *hi, struct plumb_err *err)
-{
-	struct plumb_consts keep = s->k;
-	double t[CMD_CALIB_DRAWS];
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	int d, rc = 0;
+/* One draw of the --calib interval: the collective's time. */
+struct draw {
+	const struct scenario *s;
+	const struct topo_opts *o;
+	const struct coll_spec *c;
+};
 
-	if (!rng)
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	gsl_rng_set(rng, CMD_CALIB_SEED);
-	for (d = 0; d < CMD_CALIB_DRAWS && rc >= 0; d++) {
-		struct coll_result r;
-		s->k = keep;
-		calib_sample(cmd_calib(), rng, &s->k);
-		rc = coll_time(s, o, c, &r, err);
-		t[d] = r.seconds;
-	}
-	s->k = keep;
-	gsl_rng_free(rng);
-	if (rc < 0)
-		return rc;
-	gsl_sort(t, 1, CMD_CALIB_DRAWS);
-	*lo = gsl_stats_quantile_from_sorted_data(t, 1, CMD_CALIB_DRAWS, 0.05);
-	*hi = gsl_stats_quantile_from_sorted_data(t, 1, CMD_CALIB_DRAWS, 0.95);
-	return 0;
+static int draw_time(void *arg, double *value, struct plumb_err *err)
+{
+	const struct draw *d = arg;
+	struct coll_result r;
+	int rc = coll_time(d->s, d->o, d->c, &r, err);
+	*value = r.seconds;
+	return rc < 0 ? rc : 1;
 }
 
 int cmd_coll(int argc, char **argv)
@@ -216,11 +198,14 @@ int cmd_coll(int argc, char **argv)
 		if (verbose)
 			fprintf(out.f, "  # %s/%s p2p=%d shm=%d", coll_algo_name(r.algo),
 				coll_proto_name(r.proto), r.p2p_hops, r.shm_hops);
-		if (cmd_calib() && cmd_calib()->has_chol) {
-			double lo = 0, hi = 0;
-			if ((rc = time_interval(s, &o, &c, &lo, &hi, &err)) < 0)
+		if (cmd_calib()) {
+			struct draw d = { s, &o, &c };
+			double lo, hi;
+			if ((rc = cmd_calib_interval(&s->k, CMD_CALIB_DRAWS, draw_time, &d, &lo, &hi,
+						     &err)) < 0)
 				goto fail;
-			fprintf(out.f, "  # 90%%: %.2f-%.2f us", lo * 1e6, hi * 1e6);
+			if (!isnan(lo))
+				fprintf(out.f, "  # 90%%: %.2f-%.2f us", lo * 1e6, hi * 1e6);
 		}
 		fputc('\n', out.f);
 		sum_busbw += busbw;

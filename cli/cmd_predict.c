@@ -7,12 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-
-#include "bar.h"
-#include "calib.h"
 #include "cmd.h"
 #include "out.h"
 #include "predict.h"
@@ -322,52 +316,36 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 	return 0;
 }
 
-/*
- * With --calib: the 90% interval of r's total tok/s, from o->draws runs
- * with constants drawn from the calibration's covariance (same seed for
- * every row, so the same inputs give the same bytes).
- */
+/* One draw of interval(): r's point again with the constants drawn. */
+struct draw {
+	const struct popts *o;
+	const struct scenario *s;
+	const char *lay;
+	int x;
+};
+
+static int draw_tok(void *arg, double *value, struct plumb_err *err)
+{
+	const struct draw *d = arg;
+	struct pred_cfg c;
+	struct row t;
+	int rc;
+	memset(&t, 0, sizeof(t));
+	if ((rc = setup(d->o, d->s, d->lay, &c, err)) < 0 || (rc = run_point(d->o, &c, d->x, &t, err)) < 0)
+		return rc;
+	*value = t.tok_total;
+	return t.fits;
+}
+
+/* With --calib: the 90% interval of r's total tok/s. */
 static int interval(const struct popts *o, struct scenario *s, const char *lay, int x,
 		    struct row *r, struct plumb_err *err)
 {
-	const struct calib_file *cf = cmd_calib();
-	struct plumb_consts keep = s->k;
-	gsl_rng *rng;
-	double *tok;
-	int d, n = 0, rc = 0;
-
+	struct draw d = { o, s, lay, x };
 	r->lo = r->hi = NAN;
-	if (!cf || !cf->has_chol || o->draws < 1 || !r->fits)
+	if (!r->fits)
 		return 0;
-	rng = gsl_rng_alloc(gsl_rng_mt19937);
-	tok = malloc((size_t)o->draws * sizeof(*tok));
-	if (!rng || !tok) {
-		if (rng)
-			gsl_rng_free(rng);
-		free(tok);
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
-	gsl_rng_set(rng, CMD_CALIB_SEED);
-	for (d = 0; d < o->draws; d++) {
-		struct pred_cfg c;
-		struct row t;
-		s->k = keep;
-		calib_sample(cf, rng, &s->k);
-		memset(&t, 0, sizeof(t));
-		if ((rc = setup(o, s, lay, &c, err)) < 0 || (rc = run_point(o, &c, x, &t, err)) < 0)
-			break;
-		if (t.fits)
-			tok[n++] = t.tok_total;
-	}
-	s->k = keep;
-	if (rc >= 0 && n > 0) {
-		gsl_sort(tok, 1, (size_t)n);
-		r->lo = gsl_stats_quantile_from_sorted_data(tok, 1, (size_t)n, 0.05);
-		r->hi = gsl_stats_quantile_from_sorted_data(tok, 1, (size_t)n, 0.95);
-	}
-	gsl_rng_free(rng);
-	free(tok);
-	return rc < 0 ? rc : 0;
+	return cmd_calib_interval(&s->k, o->draws, draw_tok, &d, &r->lo, &r->hi, err);
 }
 
 static void json_escape(FILE *f, const char *s)
