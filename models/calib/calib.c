@@ -12,6 +12,8 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "p2ptest.h"
 #include "ytree.h"
@@ -208,12 +210,6 @@ out:
 	return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void err_summary(const struct val_set *v, const int *train, int n, const double *pred,
 			double *median, double *max)
 {
@@ -224,9 +220,9 @@ static void err_summary(const struct val_set *v, const int *train, int n, const 
 		return;
 	for (i = 0; i < n; i++)
 		e[i] = fabs(pred[i] / v->points[train[i]].measured - 1);
-	qsort(e, (size_t)n, sizeof(*e), cmp_double);
+	gsl_sort(e, 1, (size_t)n);
 	if (n) {
-		*median = n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+		*median = gsl_stats_median_from_sorted_data(e, 1, (size_t)n);
 		*max = e[n - 1];
 	}
 	free(e);
@@ -749,8 +745,8 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 			for (j = 0; j < v->ncases; j++)
 				v->cases[j].scn->k = saved[j];
 		}
-		qsort(ce, (size_t)nerr, sizeof(*ce), cmp_double);
-		med = nerr % 2 ? ce[nerr / 2] : 0.5 * (ce[nerr / 2 - 1] + ce[nerr / 2]);
+		gsl_sort(ce, 1, (size_t)nerr);
+		med = gsl_stats_median_from_sorted_data(ce, 1, (size_t)nerr);
 		nall += nerr;
 		sum->ncases++;
 		if (mx > sum->worst) {
@@ -769,8 +765,8 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 		}
 	}
 	if (nall) {
-		qsort(errs, (size_t)nall, sizeof(*errs), cmp_double);
-		sum->median = nall % 2 ? errs[nall / 2] : 0.5 * (errs[nall / 2 - 1] + errs[nall / 2]);
+		gsl_sort(errs, 1, (size_t)nall);
+		sum->median = gsl_stats_median_from_sorted_data(errs, 1, (size_t)nall);
 	}
 	sum->npoints = nall;
 out:
