@@ -268,7 +268,8 @@ static int drop_uninformed(struct val_set *v, const int *idx, int n, struct cali
 		else
 			r->dropped[r->ndropped++] = k;
 	}
-	rc = val_predict_train(v, err);
+	/* The points now hold the last trial's predictions: calib_fit
+	 * predicts them again with the starting constants. */
 out:
 	free(base);
 	free(keep);
