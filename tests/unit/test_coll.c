@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "fixtures.h"
 #include "scn.h"
 
 void suite_coll(void);
@@ -19,42 +20,6 @@ void suite_coll(void);
 		       #actual, a_, e_, (double)(rel)); \
 	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
 } while (0)
-
-/* Eight GPUs, one per root complex, two sockets, as the seed box. */
-static const char box[] =
-	"plumb_scenario: 1\n"
-	"host: {cpu_vendor: amd, sockets: 2, inter_socket: {kind: xgmi, bandwidth_gbs: %s}}\n"
-	"pcie:\n"
-	"  - {id: rc0, kind: root_complex, socket: 0}\n  - {id: r0, kind: root_port, parent: rc0}\n"
-	"  - {id: g0, kind: gpu, parent: r0, model: rtx-pro-6000}\n"
-	"  - {id: rc1, kind: root_complex, socket: 0}\n  - {id: r1, kind: root_port, parent: rc1}\n"
-	"  - {id: g1, kind: gpu, parent: r1, model: rtx-pro-6000}\n"
-	"  - {id: rc2, kind: root_complex, socket: 0}\n  - {id: r2, kind: root_port, parent: rc2}\n"
-	"  - {id: g2, kind: gpu, parent: r2, model: rtx-pro-6000}\n"
-	"  - {id: rc3, kind: root_complex, socket: 0}\n  - {id: r3, kind: root_port, parent: rc3}\n"
-	"  - {id: g3, kind: gpu, parent: r3, model: rtx-pro-6000}\n"
-	"  - {id: rc4, kind: root_complex, socket: 1}\n  - {id: r4, kind: root_port, parent: rc4}\n"
-	"  - {id: g4, kind: gpu, parent: r4, model: rtx-pro-6000}\n"
-	"  - {id: rc5, kind: root_complex, socket: 1}\n  - {id: r5, kind: root_port, parent: rc5}\n"
-	"  - {id: g5, kind: gpu, parent: r5, model: rtx-pro-6000}\n"
-	"  - {id: rc6, kind: root_complex, socket: 1}\n  - {id: r6, kind: root_port, parent: rc6}\n"
-	"  - {id: g6, kind: gpu, parent: r6, model: rtx-pro-6000}\n"
-	"  - {id: rc7, kind: root_complex, socket: 1}\n  - {id: r7, kind: root_port, parent: rc7}\n"
-	"  - {id: g7, kind: gpu, parent: r7, model: rtx-pro-6000}\n"
-	"%s";
-
-static struct scenario *load(const char *xsock, const char *extra)
-{
-	char text[4096];
-	struct scenario *s = NULL;
-	struct plumb_err e;
-	snprintf(text, sizeof(text), box, xsock, extra);
-	plumb_err_clear(&e);
-	if (scn_parse("inline.yaml", text, &s, &e) < 0)
-		printf("\n  scenario failed: %d:%d: %s\n", e.line, e.col, e.msg);
-	CU_ASSERT_PTR_NOT_NULL(s);
-	return s;
-}
 
 static double t_us(const struct scenario *s, int level, enum coll_op op, int n,
 		   const int *gpus, double bytes, int algo, int proto)
@@ -79,7 +44,7 @@ static double t_us(const struct scenario *s, int level, enum coll_op op, int n,
 
 static void test_small_latency(void)
 {
-	struct scenario *s = load("192", "");
+	struct scenario *s = fix_seed_box("192", "");
 	double base, pci, shm;
 	if (!s)
 		return;
@@ -102,7 +67,7 @@ static void test_small_latency(void)
 
 static void test_large_bandwidth(void)
 {
-	struct scenario *s = load("192", "");
+	struct scenario *s = fix_seed_box("192", "");
 	double t, link, busbw;
 	if (!s)
 		return;
@@ -120,7 +85,7 @@ static void test_large_bandwidth(void)
 
 static void test_protocols_and_auto(void)
 {
-	struct scenario *s = load("192", "");
+	struct scenario *s = fix_seed_box("192", "");
 	struct topo_opts o;
 	struct coll_spec c;
 	struct coll_result r;
@@ -152,7 +117,7 @@ static void test_protocols_and_auto(void)
 
 static void test_other_ops(void)
 {
-	struct scenario *s = load("192", "");
+	struct scenario *s = fix_seed_box("192", "");
 	double link, t;
 	if (!s)
 		return;
@@ -189,7 +154,7 @@ static int add_time(struct coll_ctx *x, double seconds, void *arg, struct plumb_
 
 static void test_contention(void)
 {
-	struct scenario *s = load("20", "");
+	struct scenario *s = fix_seed_box("20", "");
 	struct sim_engine *eng = NULL;
 	struct fabric *fab = NULL;
 	struct topo_view *v = NULL;

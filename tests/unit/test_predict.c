@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "predict.h"
 
 void suite_predict(void);
@@ -17,42 +18,6 @@ void suite_predict(void);
 		printf("\n  %s:%d: %s = %ld, expected %ld\n", __FILE__, __LINE__, #actual, a_, e_); \
 	CU_ASSERT_EQUAL(a_, e_); \
 } while (0)
-
-/* The seed box's shape: eight RTX PRO 6000, one per root complex, two sockets. */
-static const char box[] =
-	"plumb_scenario: 1\n"
-	"host: {cpu_vendor: amd, sockets: 2, inter_socket: {kind: xgmi, bandwidth_gbs: %s}}\n"
-	"pcie:\n"
-	"  - {id: rc0, kind: root_complex, socket: 0}\n  - {id: r0, kind: root_port, parent: rc0}\n"
-	"  - {id: g0, kind: gpu, parent: r0, model: rtx-pro-6000}\n"
-	"  - {id: rc1, kind: root_complex, socket: 0}\n  - {id: r1, kind: root_port, parent: rc1}\n"
-	"  - {id: g1, kind: gpu, parent: r1, model: rtx-pro-6000}\n"
-	"  - {id: rc2, kind: root_complex, socket: 0}\n  - {id: r2, kind: root_port, parent: rc2}\n"
-	"  - {id: g2, kind: gpu, parent: r2, model: rtx-pro-6000}\n"
-	"  - {id: rc3, kind: root_complex, socket: 0}\n  - {id: r3, kind: root_port, parent: rc3}\n"
-	"  - {id: g3, kind: gpu, parent: r3, model: rtx-pro-6000}\n"
-	"  - {id: rc4, kind: root_complex, socket: 1}\n  - {id: r4, kind: root_port, parent: rc4}\n"
-	"  - {id: g4, kind: gpu, parent: r4, model: rtx-pro-6000}\n"
-	"  - {id: rc5, kind: root_complex, socket: 1}\n  - {id: r5, kind: root_port, parent: rc5}\n"
-	"  - {id: g5, kind: gpu, parent: r5, model: rtx-pro-6000}\n"
-	"  - {id: rc6, kind: root_complex, socket: 1}\n  - {id: r6, kind: root_port, parent: rc6}\n"
-	"  - {id: g6, kind: gpu, parent: r6, model: rtx-pro-6000}\n"
-	"  - {id: rc7, kind: root_complex, socket: 1}\n  - {id: r7, kind: root_port, parent: rc7}\n"
-	"  - {id: g7, kind: gpu, parent: r7, model: rtx-pro-6000}\n"
-	"%s";
-
-static struct scenario *load(const char *xsock, const char *extra)
-{
-	char text[4096];
-	struct scenario *s = NULL;
-	struct plumb_err e;
-	snprintf(text, sizeof(text), box, xsock, extra);
-	plumb_err_clear(&e);
-	if (scn_parse("inline.yaml", text, &s, &e) < 0)
-		printf("\n  scenario failed: %d:%d: %s\n", e.line, e.col, e.msg);
-	CU_ASSERT_PTR_NOT_NULL(s);
-	return s;
-}
 
 static int cfg(struct pred_cfg *c, const struct scenario *s, const char *model,
 	       const char *layout)
@@ -77,7 +42,7 @@ static int count(const struct step_prog *p, enum step_op_kind k)
 
 static void test_tp8_shape(void)
 {
-	struct scenario *s = load("192", "");
+	struct scenario *s = fix_seed_box("192", "");
 	struct pred_cfg c;
 	struct step_prog prog[16];
 	int micro;
@@ -98,7 +63,7 @@ static void test_tp8_shape(void)
 
 static void test_tp4pp2_shape(void)
 {
-	struct scenario *s = load("192", "");
+	struct scenario *s = fix_seed_box("192", "");
 	struct pred_cfg c;
 	struct step_prog prog[16];
 	struct step_result r = { 0 };
@@ -124,7 +89,7 @@ static void test_tp4pp2_shape(void)
 
 static void test_ep8_shape(void)
 {
-	struct scenario *s = load("192", "");
+	struct scenario *s = fix_seed_box("192", "");
 	struct pred_cfg c;
 	struct step_prog prog[16];
 	int micro, moe;
@@ -149,7 +114,7 @@ static void test_ep8_shape(void)
 
 static void test_tp8ep_shape(void)
 {
-	struct scenario *s = load("192", "");
+	struct scenario *s = fix_seed_box("192", "");
 	struct pred_cfg c;
 	struct step_prog prog[16];
 	int micro;
@@ -164,7 +129,7 @@ static void test_tp8ep_shape(void)
 
 static double step_ms(const char *xsock, const char *extra, const char *layout, int batch)
 {
-	struct scenario *s = load(xsock, extra);
+	struct scenario *s = fix_seed_box(xsock, extra);
 	struct pred_cfg c;
 	double t = -1;
 	if (!s || cfg(&c, s, "glm-5", layout) < 0)
@@ -191,7 +156,7 @@ static void test_monotonic(void)
 
 static void test_fit(void)
 {
-	struct scenario *s = load("192", "");
+	struct scenario *s = fix_seed_box("192", "");
 	struct pred_cfg c;
 	struct plumb_err e;
 	if (!s || cfg(&c, s, "glm-5", "tp4") < 0)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "scn.h"
 
 void suite_scn(void);
@@ -48,19 +49,6 @@ void suite_scn(void);
 	"  - {id: rc0, kind: root_complex, socket: 0}\n" \
 	"  - {id: rp0, kind: root_port, parent: rc0}\n" \
 	"  - {id: gpu0, kind: gpu, parent: rp0, model: rtx-pro-6000}\n"
-
-/* Load inline text; prints the error when it unexpectedly fails. */
-static struct scenario *load(const char *text)
-{
-	struct scenario *s = NULL;
-	struct plumb_err e;
-
-	plumb_err_clear(&e);
-	if (scn_parse("inline.yaml", text, &s, &e) < 0)
-		printf("\n  unexpected error: %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
-	CU_ASSERT_PTR_NOT_NULL(s);
-	return s;
-}
 
 /*
  * Expected-failure case: text must fail with code at line:col and a message
@@ -254,7 +242,7 @@ static void test_defaults(void)
 	struct scenario *s;
 
 	/* No host, no virtualization block: one socket, bare metal. */
-	s = load("plumb_scenario: 1\n" MINI_PCIE);
+	s = fix_load("plumb_scenario: 1\n" MINI_PCIE);
 	if (s) {
 		EXPECT_INT(s->vm.mode, SCN_BARE_METAL);
 		EXPECT_INT(s->host.sockets, 1);
@@ -272,28 +260,28 @@ static void test_defaults(void)
 		EXPECT_INT(s->nodes[1].acs, 1);
 		scn_free(s);
 	}
-	s = load("plumb_scenario: 1\nhost: {cpu_vendor: amd, sockets: 2}\n" MINI_PCIE);
+	s = fix_load("plumb_scenario: 1\nhost: {cpu_vendor: amd, sockets: 2}\n" MINI_PCIE);
 	if (s) {
 		EXPECT_INT(s->host.p2p_across_sockets, 1);
 		scn_free(s);
 	}
-	s = load("plumb_scenario: 1\nhost: {cpu_vendor: intel, sockets: 2}\n" MINI_PCIE);
+	s = fix_load("plumb_scenario: 1\nhost: {cpu_vendor: intel, sockets: 2}\n" MINI_PCIE);
 	if (s) {
 		EXPECT_INT(s->host.p2p_across_sockets, 0);
 		scn_free(s);
 	}
-	s = load("plumb_scenario: 1\nhost: {cpu_vendor: amd, p2p_across_sockets: false}\n" MINI_PCIE);
+	s = fix_load("plumb_scenario: 1\nhost: {cpu_vendor: amd, p2p_across_sockets: false}\n" MINI_PCIE);
 	if (s) {
 		EXPECT_INT(s->host.p2p_across_sockets, 0);
 		scn_free(s);
 	}
-	s = load("plumb_scenario: 1\nhost: {cpu_vendor: intel, p2p_across_sockets: true}\n" MINI_PCIE);
+	s = fix_load("plumb_scenario: 1\nhost: {cpu_vendor: intel, p2p_across_sockets: true}\n" MINI_PCIE);
 	if (s) {
 		EXPECT_INT(s->host.p2p_across_sockets, 1);
 		scn_free(s);
 	}
 	/* A VM block with only the mode takes QEMU q35's defaults. */
-	s = load("plumb_scenario: 1\n" MINI_PCIE "virtualization: {mode: vm}\n");
+	s = fix_load("plumb_scenario: 1\n" MINI_PCIE "virtualization: {mode: vm}\n");
 	if (s) {
 		EXPECT_INT(s->vm.mode, SCN_VM);
 		EXPECT_INT(s->vm.chipset, SCN_Q35);
@@ -308,21 +296,21 @@ static void test_defaults(void)
 		scn_free(s);
 	}
 	/* pci=realloc with options still counts; other args do not. */
-	s = load("plumb_scenario: 1\n" MINI_PCIE
+	s = fix_load("plumb_scenario: 1\n" MINI_PCIE
 		 "virtualization: {mode: vm, guest_kernel_args: [quiet, 'pci=realloc,nocrs']}\n");
 	if (s) {
 		EXPECT_INT(s->vm.pci_realloc, 1);
 		EXPECT_STR(s->vm.kernel_args, "quiet pci=realloc,nocrs");
 		scn_free(s);
 	}
-	s = load("plumb_scenario: 1\n" MINI_PCIE
+	s = fix_load("plumb_scenario: 1\n" MINI_PCIE
 		 "virtualization: {mode: vm, guest_kernel_args: [pci=reallocate]}\n");
 	if (s) {
 		EXPECT_INT(s->vm.pci_realloc, 0);
 		scn_free(s);
 	}
 	/* p2p_exposure clique without clique ids puts every GPU in clique 1. */
-	s = load("plumb_scenario: 1\n" MINI_PCIE
+	s = fix_load("plumb_scenario: 1\n" MINI_PCIE
 		 "virtualization: {mode: vm, p2p_exposure: clique}\n");
 	if (s) {
 		EXPECT_INT(s->nodes[s->gpu_node[0]].clique, 1);
@@ -345,7 +333,7 @@ static void test_numbering_and_inheritance(void)
 		"  - {id: rc0, kind: root_complex, socket: 0, numa: 1}\n"
 		"  - {id: rp0, kind: root_port, parent: rc0}\n"
 		"  - {id: beta, kind: gpu, parent: rp0, model: h200}\n";
-	struct scenario *s = load(text);
+	struct scenario *s = fix_load(text);
 	int g;
 
 	if (!s)
@@ -395,7 +383,7 @@ static void test_nvlink(void)
 	struct scenario *s;
 
 	snprintf(text, sizeof(text), "%snvlink: {nvswitch: true}\n", sw);
-	s = load(text);
+	s = fix_load(text);
 	if (s) {
 		EXPECT_INT(s->nvswitch, 1);
 		EXPECT_INT(s->nnvlink, 3);   /* every pair of three GPUs */
@@ -404,7 +392,7 @@ static void test_nvlink(void)
 	}
 	snprintf(text, sizeof(text),
 		 "%snvlink:\n  pairs:\n    - {gpus: [g2, g0], links: 4}\n", sw);
-	s = load(text);
+	s = fix_load(text);
 	if (s) {
 		EXPECT_INT(s->nnvlink, 1);
 		EXPECT_INT(s->nvlink[0].a, 0);   /* stored as (low, high) */

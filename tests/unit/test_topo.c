@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bar.h"
+#include "fixtures.h"
 #include "scn.h"
 #include "topo.h"
 
@@ -43,17 +44,6 @@ static const char seed_vm[] =
 	"virtualization: {mode: vm, chipset: q35, pcie_passthrough: true,\n"
 	"  firmware: seabios, guest_ram: 432G, mmio64_window: 1.5T, guest_phys_bits: 40}\n";
 
-static struct scenario *load(const char *text)
-{
-	struct scenario *s = NULL;
-	struct plumb_err e;
-	plumb_err_clear(&e);
-	if (scn_parse("inline.yaml", text, &s, &e) < 0)
-		printf("\n  scenario failed: %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
-	CU_ASSERT_PTR_NOT_NULL(s);
-	return s;
-}
-
 static struct topo_view *view(const struct scenario *s, enum topo_side side, int acs, int level)
 {
 	struct topo_opts o;
@@ -67,7 +57,7 @@ static struct topo_view *view(const struct scenario *s, enum topo_side side, int
 
 static void test_seed_vm_classes(void)
 {
-	struct scenario *s = load(seed_vm);
+	struct scenario *s = fix_load(seed_vm);
 	struct topo_view *h, *g;
 	char buf[8], why[512];
 	if (!s)
@@ -95,7 +85,7 @@ static void test_seed_vm_classes(void)
 
 static void test_nccl_transport(void)
 {
-	struct scenario *s = load(seed_vm);
+	struct scenario *s = fix_load(seed_vm);
 	struct topo_view *h, *hs, *g;
 	if (!s)
 		return;
@@ -139,7 +129,7 @@ static const char switches[] =
 
 static void test_switch_classes_and_groups(void)
 {
-	struct scenario *s = load(switches);
+	struct scenario *s = fix_load(switches);
 	struct topo_view *h, *off, *on;
 	char buf[8];
 	if (!s)
@@ -175,7 +165,7 @@ static void test_switch_classes_and_groups(void)
 
 static void test_seed_acs_merges_nothing(void)
 {
-	struct scenario *s = load(seed_vm);
+	struct scenario *s = fix_load(seed_vm);
 	struct topo_view *on, *off;
 	if (!s)
 		return;
@@ -190,7 +180,7 @@ static void test_seed_acs_merges_nothing(void)
 
 static void test_nvlink_and_gns(void)
 {
-	struct scenario *s = load(
+	struct scenario *s = fix_load(
 		"plumb_scenario: 1\n"
 		"host: {cpu_vendor: amd}\n"
 		"pcie:\n"
@@ -199,7 +189,7 @@ static void test_nvlink_and_gns(void)
 		"  - {id: gpu0, kind: gpu, parent: rp0, model: rtx-5090}\n"
 		"  - {id: rp1, kind: root_port, parent: rc0}\n"
 		"  - {id: gpu1, kind: gpu, parent: rp1, model: rtx-5090}\n");
-	struct scenario *n = load(
+	struct scenario *n = fix_load(
 		"plumb_scenario: 1\n"
 		"pcie:\n"
 		"  - {id: rc0, kind: root_complex, socket: 0}\n"
@@ -240,7 +230,7 @@ static void test_i440fx_guest(void)
 	/* Replace the virtualization block with an i440fx one. */
 	*strstr(text, "virtualization:") = '\0';
 	strcat(text, "virtualization: {mode: vm, chipset: i440fx}\n");
-	s = load(text);
+	s = fix_load(text);
 	if (!s)
 		return;
 	g = view(s, TOPO_GUEST, -1, -1);
@@ -262,7 +252,7 @@ static void test_guest_numa_and_clique(void)
 	*strstr(text, "virtualization:") = '\0';
 	strcat(text, "virtualization: {mode: vm, chipset: q35, pcie_passthrough: true,\n"
 		     "  guest_numa: host, p2p_exposure: clique}\n");
-	s = load(text);
+	s = fix_load(text);
 	if (!s)
 		return;
 	g = view(s, TOPO_GUEST, -1, -1);
@@ -311,7 +301,7 @@ static struct scenario *seed8(const char *fw, const char *win, int bits)
 {
 	char text[4096];
 	snprintf(text, sizeof(text), seed8_vm, fw, win, bits);
-	return load(text);
+	return fix_load(text);
 }
 
 static void test_bar_seed_story(void)
@@ -385,7 +375,7 @@ static void test_bar_monotonic(void)
 
 static void test_bar_bare_metal(void)
 {
-	struct scenario *s = load(switches);
+	struct scenario *s = fix_load(switches);
 	struct bar_result r;
 	struct plumb_err e;
 	if (!s)
@@ -398,7 +388,7 @@ static void test_bar_bare_metal(void)
 
 static void test_cpu_affinity(void)
 {
-	struct scenario *s = load(seed_vm);
+	struct scenario *s = fix_load(seed_vm);
 	char buf[64];
 	if (!s)
 		return;

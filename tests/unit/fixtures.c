@@ -1,0 +1,47 @@
+/*
+ * fixtures.c - scenarios several unit-test files share (fixtures.h).
+ */
+#include "fixtures.h"
+
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+
+struct scenario *fix_load(const char *text)
+{
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	plumb_err_clear(&e);
+	if (scn_parse("inline.yaml", text, &s, &e) < 0)
+		printf("\n  scenario failed: %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	return s;
+}
+
+static const char box[] =
+	"plumb_scenario: 1\n"
+	"host: {cpu_vendor: amd, sockets: 2, inter_socket: {kind: xgmi, bandwidth_gbs: %s}}\n"
+	"pcie:\n"
+	"  - {id: rc0, kind: root_complex, socket: 0}\n  - {id: r0, kind: root_port, parent: rc0}\n"
+	"  - {id: g0, kind: gpu, parent: r0, model: rtx-pro-6000}\n"
+	"  - {id: rc1, kind: root_complex, socket: 0}\n  - {id: r1, kind: root_port, parent: rc1}\n"
+	"  - {id: g1, kind: gpu, parent: r1, model: rtx-pro-6000}\n"
+	"  - {id: rc2, kind: root_complex, socket: 0}\n  - {id: r2, kind: root_port, parent: rc2}\n"
+	"  - {id: g2, kind: gpu, parent: r2, model: rtx-pro-6000}\n"
+	"  - {id: rc3, kind: root_complex, socket: 0}\n  - {id: r3, kind: root_port, parent: rc3}\n"
+	"  - {id: g3, kind: gpu, parent: r3, model: rtx-pro-6000}\n"
+	"  - {id: rc4, kind: root_complex, socket: 1}\n  - {id: r4, kind: root_port, parent: rc4}\n"
+	"  - {id: g4, kind: gpu, parent: r4, model: rtx-pro-6000}\n"
+	"  - {id: rc5, kind: root_complex, socket: 1}\n  - {id: r5, kind: root_port, parent: rc5}\n"
+	"  - {id: g5, kind: gpu, parent: r5, model: rtx-pro-6000}\n"
+	"  - {id: rc6, kind: root_complex, socket: 1}\n  - {id: r6, kind: root_port, parent: rc6}\n"
+	"  - {id: g6, kind: gpu, parent: r6, model: rtx-pro-6000}\n"
+	"  - {id: rc7, kind: root_complex, socket: 1}\n  - {id: r7, kind: root_port, parent: rc7}\n"
+	"  - {id: g7, kind: gpu, parent: r7, model: rtx-pro-6000}\n"
+	"%s";
+
+struct scenario *fix_seed_box(const char *xsock, const char *extra)
+{
+	char text[4096];
+	snprintf(text, sizeof(text), box, xsock, extra);
+	return fix_load(text);
+}
