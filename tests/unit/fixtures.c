@@ -1,10 +1,12 @@
 /*
- * fixtures.c - scenarios several unit-test files share (fixtures.h).
+ * fixtures.c - what several unit-test files share (fixtures.h).
  */
 #include "fixtures.h"
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>
+
+#include "import.h"
 
 struct scenario *fix_load(const char *text)
 {
@@ -44,4 +46,50 @@ struct scenario *fix_seed_box(const char *xsock, const char *extra)
 	char text[4096];
 	snprintf(text, sizeof(text), box, xsock, extra);
 	return fix_load(text);
+}
+
+/* ---- imported trees (tests of plumb import) ---------------------------- */
+
+char *fix_imp_yaml(const struct imp_scn *s)
+{
+	char *text = NULL;
+	size_t n = 0;
+	struct plumb_err e;
+	FILE *f = open_memstream(&text, &n);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(imp_write_yaml(f, s, "mem", &e), 0);
+	fclose(f);
+	return text;
+}
+
+int fix_imp_count(const struct imp_scn *s, enum imp_kind k)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->nodes[i].kind == k;
+	return n;
+}
+
+int fix_imp_gpu_node(const struct imp_scn *s, int g)
+{
+	int i, j, below;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->nodes[i].kind != IMP_GPU)
+			continue;
+		for (below = 0, j = 0; j < s->n; j++)
+			below += s->nodes[j].kind == IMP_GPU && s->nodes[j].order < s->nodes[i].order;
+		if (below == g)
+			return i;
+	}
+	return -1;
+}
+
+int fix_imp_root(const struct imp_scn *s, int i)
+{
+	while (s->nodes[i].parent >= 0)
+		i = s->nodes[i].parent;
+	return i;
 }

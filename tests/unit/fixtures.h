@@ -1,9 +1,10 @@
 /*
- * fixtures.h - scenarios several unit-test files share.
+ * fixtures.h - what several unit-test files share: scenarios and helpers for imported trees.
  */
 #ifndef PLUMB_TEST_FIXTURES_H
 #define PLUMB_TEST_FIXTURES_H
 
+#include "import.h"
 #include "scn.h"
 
 /* Load inline scenario text as "inline.yaml"; on failure print the error,
@@ -14,5 +15,14 @@ struct scenario *fix_load(const char *text);
  * sockets joined by xGMI of xsock GB/s; extra is appended (more top-level
  * keys, or ""). */
 struct scenario *fix_seed_box(const char *xsock, const char *extra);
+
+/* The YAML text imp_write_yaml writes for s (caller frees). */
+char *fix_imp_yaml(const struct imp_scn *s);
+/* Nodes of kind k in s. */
+int fix_imp_count(const struct imp_scn *s, enum imp_kind k);
+/* Node index of GPU number g (GPUs numbered by their `order`), or -1. */
+int fix_imp_gpu_node(const struct imp_scn *s, int g);
+/* The root (root complex) above node i. */
+int fix_imp_root(const struct imp_scn *s, int i);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "import.h"
 #include "scn.h"
 
@@ -67,51 +68,6 @@ static struct imp_scn *import_file(const char *name, int sockets, struct plumb_e
 	return s;
 }
 
-static char *yaml_of(const struct imp_scn *s)
-{
-	char *text = NULL;
-	size_t n = 0;
-	struct plumb_err e;
-	FILE *f = open_memstream(&text, &n);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	CU_ASSERT_EQUAL(imp_write_yaml(f, s, "mem", &e), 0);
-	fclose(f);
-	return text;
-}
-
-static int count_kind(const struct imp_scn *s, enum imp_kind k)
-{
-	int i, n = 0;
-
-	for (i = 0; i < s->n; i++)
-		n += s->nodes[i].kind == k;
-	return n;
-}
-
-/* Node index of GPU number g (bus order = `order`). */
-static int gpu_node(const struct imp_scn *s, int g)
-{
-	int i, j, below;
-
-	for (i = 0; i < s->n; i++) {
-		if (s->nodes[i].kind != IMP_GPU)
-			continue;
-		for (below = 0, j = 0; j < s->n; j++)
-			below += s->nodes[j].kind == IMP_GPU && s->nodes[j].order < s->nodes[i].order;
-		if (below == g)
-			return i;
-	}
-	return -1;
-}
-
-static int root_of(const struct imp_scn *s, int i)
-{
-	while (s->nodes[i].parent >= 0)
-		i = s->nodes[i].parent;
-	return i;
-}
-
 static int port_of(const struct imp_scn *s, int i)
 {
 	while (i >= 0 && s->nodes[i].kind != IMP_RP)
@@ -122,7 +78,7 @@ static int port_of(const struct imp_scn *s, int i)
 /* nvidia-smi class of two endpoints in the imported tree. */
 static const char *class_of(const struct imp_scn *s, int a, int b)
 {
-	int ra = root_of(s, a), rb = root_of(s, b);
+	int ra = fix_imp_root(s, a), rb = fix_imp_root(s, b);
 
 	if (a == b)
 		return "X";
@@ -165,9 +121,9 @@ static void test_samples(void)
 			CU_FAIL("sample did not import");
 			continue;
 		}
-		EXPECT_INT(count_kind(s, IMP_GPU), samples[i].gpus);
-		EXPECT_INT(count_kind(s, IMP_NIC), samples[i].nics);
-		y = yaml_of(s);
+		EXPECT_INT(fix_imp_count(s, IMP_GPU), samples[i].gpus);
+		EXPECT_INT(fix_imp_count(s, IMP_NIC), samples[i].nics);
+		y = fix_imp_yaml(s);
 		if (scn_parse(samples[i].file, y, &scn, &e) < 0)
 			printf("\n  %s: imported YAML does not load: %d:%d: %s\n", samples[i].file,
 			       e.line, e.col, e.msg);
@@ -203,7 +159,7 @@ static void test_rtx6kpro_matrix(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	for (i = 0; i < 8; i++) {
-		g[i] = gpu_node(s, i);
+		g[i] = fix_imp_gpu_node(s, i);
 		CU_ASSERT_FATAL(g[i] >= 0);
 		EXPECT_STR(s->nodes[g[i]].bdf, bdf[i]);
 		EXPECT_STR(s->nodes[g[i]].model, "rtx-pro-6000");
@@ -220,12 +176,12 @@ static void test_rtx6kpro_matrix(void)
 		int k;
 		if (s->nodes[i].kind != IMP_RC)
 			continue;
-		for (k = 0; k < 8 && root_of(s, g[k]) != i; k++)
+		for (k = 0; k < 8 && fix_imp_root(s, g[k]) != i; k++)
 			;
 		rcs += k < 8;
 	}
-	EXPECT_INT(count_kind(s, IMP_GPU), 8);
-	EXPECT_INT(count_kind(s, IMP_SW), 4);
+	EXPECT_INT(fix_imp_count(s, IMP_GPU), 8);
+	EXPECT_INT(fix_imp_count(s, IMP_SW), 4);
 	EXPECT_INT(rcs, 4);
 	EXPECT_INT(s->sockets, 2);
 	EXPECT_INT(s->numa_per_socket, 1);
@@ -242,8 +198,8 @@ static void test_rtx6kpro_matrix(void)
 		EXPECT_INT(s->nodes[rp].kind, IMP_RP);
 		EXPECT_STR(s->nodes[rp].bdf, "0000:00:01.1");
 		EXPECT_INT(s->nodes[rp].gen, 5);
-		EXPECT_INT(s->nodes[root_of(s, g[2])].socket, 0);
-		EXPECT_STR(s->nodes[root_of(s, g[2])].bdf, "0000:70");
+		EXPECT_INT(s->nodes[fix_imp_root(s, g[2])].socket, 0);
+		EXPECT_STR(s->nodes[fix_imp_root(s, g[2])].bdf, "0000:70");
 	}
 	imp_scn_free(s);
 }
@@ -258,12 +214,12 @@ static void test_tree_sockets(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	EXPECT_INT(s->sockets, 2);
 	EXPECT_INT(s->cpu_vendor, IMP_CPU_AMD);
-	EXPECT_INT(s->nodes[root_of(s, gpu_node(s, 1))].socket, 0);
-	EXPECT_INT(s->nodes[root_of(s, gpu_node(s, 2))].socket, 1);
-	EXPECT_STR(class_of(s, gpu_node(s, 0), gpu_node(s, 1)), "NODE");
-	EXPECT_STR(class_of(s, gpu_node(s, 2), gpu_node(s, 3)), "NODE");
-	EXPECT_STR(class_of(s, gpu_node(s, 0), gpu_node(s, 2)), "SYS");
-	g = gpu_node(s, 0);
+	EXPECT_INT(s->nodes[fix_imp_root(s, fix_imp_gpu_node(s, 1))].socket, 0);
+	EXPECT_INT(s->nodes[fix_imp_root(s, fix_imp_gpu_node(s, 2))].socket, 1);
+	EXPECT_STR(class_of(s, fix_imp_gpu_node(s, 0), fix_imp_gpu_node(s, 1)), "NODE");
+	EXPECT_STR(class_of(s, fix_imp_gpu_node(s, 2), fix_imp_gpu_node(s, 3)), "NODE");
+	EXPECT_STR(class_of(s, fix_imp_gpu_node(s, 0), fix_imp_gpu_node(s, 2)), "SYS");
+	g = fix_imp_gpu_node(s, 0);
 	EXPECT_STR(s->nodes[g].bdf, "0000:01:00.0");
 	/* RTX 6000 Ada is not in the catalog: default model and a comment */
 	EXPECT_STR(s->nodes[g].model, "rtx-pro-6000");
@@ -274,7 +230,7 @@ static void test_tree_sockets(void)
 	s = import_file("lspci-asus-esc8000a-e12-4x-rtx6000ada.txt", 1, &e);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	EXPECT_INT(s->sockets, 1);
-	EXPECT_INT(s->nodes[root_of(s, gpu_node(s, 3))].socket, 0);
+	EXPECT_INT(s->nodes[fix_imp_root(s, fix_imp_gpu_node(s, 3))].socket, 0);
 	imp_scn_free(s);
 }
 
@@ -285,18 +241,18 @@ static void test_tree_guess_and_switch(void)
 	struct imp_scn *s = import_file("lspci-2x5090-single-root-with-chipset-switch.txt", 0, &e);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	EXPECT_STR(s->nodes[gpu_node(s, 0)].bdf, "0000:01:00.0");
-	EXPECT_STR(s->nodes[gpu_node(s, 1)].bdf, "0000:03:00.0");
-	CU_ASSERT_PTR_NOT_NULL(strstr(s->nodes[gpu_node(s, 0)].comment, "guessed"));
-	EXPECT_STR(class_of(s, gpu_node(s, 0), gpu_node(s, 1)), "PHB");
+	EXPECT_STR(s->nodes[fix_imp_gpu_node(s, 0)].bdf, "0000:01:00.0");
+	EXPECT_STR(s->nodes[fix_imp_gpu_node(s, 1)].bdf, "0000:03:00.0");
+	CU_ASSERT_PTR_NOT_NULL(strstr(s->nodes[fix_imp_gpu_node(s, 0)].comment, "guessed"));
+	EXPECT_STR(class_of(s, fix_imp_gpu_node(s, 0), fix_imp_gpu_node(s, 1)), "PHB");
 	imp_scn_free(s);
 
 	/* lspci -tv path with chained switches: B200 behind one folded switch */
 	s = import_file("lspci-pcie-path-b200-behind-2-pex890xx.txt", 0, &e);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	EXPECT_STR(s->nodes[gpu_node(s, 0)].model, "b200");
-	EXPECT_INT(count_kind(s, IMP_SW), 1);
-	EXPECT_INT(s->nodes[s->nodes[gpu_node(s, 0)].parent].kind, IMP_SW);
+	EXPECT_STR(s->nodes[fix_imp_gpu_node(s, 0)].model, "b200");
+	EXPECT_INT(fix_imp_count(s, IMP_SW), 1);
+	EXPECT_INT(s->nodes[s->nodes[fix_imp_gpu_node(s, 0)].parent].kind, IMP_SW);
 	imp_scn_free(s);
 }
 
@@ -329,10 +285,10 @@ static void test_vvv_details(void)
 	int g0, g1, sw;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	EXPECT_INT(count_kind(s, IMP_GPU), 2);
-	EXPECT_INT(count_kind(s, IMP_SW), 1);
-	g0 = gpu_node(s, 0);
-	g1 = gpu_node(s, 1);
+	EXPECT_INT(fix_imp_count(s, IMP_GPU), 2);
+	EXPECT_INT(fix_imp_count(s, IMP_SW), 1);
+	g0 = fix_imp_gpu_node(s, 0);
+	g1 = fix_imp_gpu_node(s, 1);
 	EXPECT_STR(s->nodes[g0].model, "rtx-4090");
 	EXPECT_STR(s->nodes[g1].model, "rtx-5090");
 	sw = s->nodes[g0].parent;

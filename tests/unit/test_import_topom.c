@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "import.h"
 #include "scn.h"
 
@@ -66,52 +67,6 @@ static struct imp_scn *import_file(const char *name, struct plumb_err *e)
 	return s;
 }
 
-/* The YAML text of s (caller frees). */
-static char *yaml_of(const struct imp_scn *s)
-{
-	char *text = NULL;
-	size_t n = 0;
-	struct plumb_err e;
-	FILE *f = open_memstream(&text, &n);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	CU_ASSERT_EQUAL(imp_write_yaml(f, s, "mem", &e), 0);
-	fclose(f);
-	return text;
-}
-
-static int count_kind(const struct imp_scn *s, enum imp_kind k)
-{
-	int i, n = 0;
-
-	for (i = 0; i < s->n; i++)
-		n += s->nodes[i].kind == k;
-	return n;
-}
-
-/* Node index of GPU number g (GPUs numbered by `order`). */
-static int gpu_node(const struct imp_scn *s, int g)
-{
-	int i, j, below;
-
-	for (i = 0; i < s->n; i++) {
-		if (s->nodes[i].kind != IMP_GPU)
-			continue;
-		for (below = 0, j = 0; j < s->n; j++)
-			below += s->nodes[j].kind == IMP_GPU && s->nodes[j].order < s->nodes[i].order;
-		if (below == g)
-			return i;
-	}
-	return -1;
-}
-
-static int root_of(const struct imp_scn *s, int i)
-{
-	while (s->nodes[i].parent >= 0)
-		i = s->nodes[i].parent;
-	return i;
-}
-
 static const struct {
 	const char *file;
 	int gpus, nics;     /* gpus -1: the import must fail (no matrix) */
@@ -165,9 +120,9 @@ static void test_samples(void)
 			CU_FAIL("sample did not import");
 			continue;
 		}
-		EXPECT_INT(count_kind(s, IMP_GPU), samples[i].gpus);
-		EXPECT_INT(count_kind(s, IMP_NIC), samples[i].nics);
-		y = yaml_of(s);
+		EXPECT_INT(fix_imp_count(s, IMP_GPU), samples[i].gpus);
+		EXPECT_INT(fix_imp_count(s, IMP_NIC), samples[i].nics);
+		y = fix_imp_yaml(s);
 		if (scn_parse(samples[i].file, y, &scn, &e) < 0)
 			printf("\n  %s: imported YAML does not load: %d:%d: %s\n", samples[i].file,
 			       e.line, e.col, e.msg);
@@ -189,19 +144,19 @@ static void test_asus_structure(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	for (i = 0; i < 8; i++) {
-		g[i] = gpu_node(s, i);
+		g[i] = fix_imp_gpu_node(s, i);
 		CU_ASSERT_FATAL(g[i] >= 0);
 	}
 	EXPECT_INT(s->nodes[s->nodes[g[0]].parent].kind, IMP_SW);
 	EXPECT_INT(s->nodes[g[0]].parent, s->nodes[g[1]].parent);
 	CU_ASSERT_NOT_EQUAL(s->nodes[g[0]].parent, s->nodes[g[2]].parent);
-	CU_ASSERT_NOT_EQUAL(root_of(s, g[0]), root_of(s, g[2]));
-	EXPECT_INT(s->nodes[root_of(s, g[0])].socket, 0);
-	EXPECT_INT(s->nodes[root_of(s, g[2])].socket, 0);
-	EXPECT_INT(s->nodes[root_of(s, g[4])].socket, 1);
+	CU_ASSERT_NOT_EQUAL(fix_imp_root(s, g[0]), fix_imp_root(s, g[2]));
+	EXPECT_INT(s->nodes[fix_imp_root(s, g[0])].socket, 0);
+	EXPECT_INT(s->nodes[fix_imp_root(s, g[2])].socket, 0);
+	EXPECT_INT(s->nodes[fix_imp_root(s, g[4])].socket, 1);
 	EXPECT_INT(s->sockets, 2);
-	EXPECT_INT(count_kind(s, IMP_SW), 4);
-	EXPECT_INT(count_kind(s, IMP_RC), 4);
+	EXPECT_INT(fix_imp_count(s, IMP_SW), 4);
+	EXPECT_INT(fix_imp_count(s, IMP_RC), 4);
 	EXPECT_INT(s->nsocket_cpus, 2);
 	EXPECT_STR(s->socket_cpus[1], "64-127,192-238");
 	EXPECT_STR(s->nodes[g[0]].model, "rtx-pro-6000");
@@ -219,16 +174,16 @@ static void test_switch_hierarchy(void)
 	int g0, g2, leaf0, leaf2;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	g0 = gpu_node(s, 0);
-	g2 = gpu_node(s, 2);
+	g0 = fix_imp_gpu_node(s, 0);
+	g2 = fix_imp_gpu_node(s, 2);
 	leaf0 = s->nodes[g0].parent;
 	leaf2 = s->nodes[g2].parent;
 	CU_ASSERT_NOT_EQUAL(leaf0, leaf2);
 	EXPECT_INT(s->nodes[leaf0].kind, IMP_SW);
 	EXPECT_INT(s->nodes[s->nodes[leaf0].parent].kind, IMP_SW);
 	EXPECT_INT(s->nodes[leaf0].parent, s->nodes[leaf2].parent);
-	EXPECT_INT(count_kind(s, IMP_SW), 6);
-	EXPECT_INT(count_kind(s, IMP_RC), 2);
+	EXPECT_INT(fix_imp_count(s, IMP_SW), 6);
+	EXPECT_INT(fix_imp_count(s, IMP_RC), 2);
 	EXPECT_INT(s->sockets, 1);
 	imp_scn_free(s);
 }
@@ -246,8 +201,8 @@ static void test_nvswitch_and_fused_cell(void)
 	EXPECT_INT(s->nsocket_cpus, 1);
 	EXPECT_STR(s->socket_cpus[0], "0-115");
 	/* every endpoint PHB to every other: one root complex, a port each */
-	EXPECT_INT(count_kind(s, IMP_RC), 1);
-	EXPECT_INT(count_kind(s, IMP_RP), 16);
+	EXPECT_INT(fix_imp_count(s, IMP_RC), 1);
+	EXPECT_INT(fix_imp_count(s, IMP_RP), 16);
 	imp_scn_free(s);
 
 	s = import_file("topom-hgx-a100-distserve.txt", &e);
@@ -267,8 +222,8 @@ static void test_nvlink_pairs(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	EXPECT_INT(s->nvswitch, 0);
 	EXPECT_INT(s->npairs, 4);
-	EXPECT_INT(s->pairs[1].a, gpu_node(s, 0));
-	EXPECT_INT(s->pairs[1].b, gpu_node(s, 2));
+	EXPECT_INT(s->pairs[1].a, fix_imp_gpu_node(s, 0));
+	EXPECT_INT(s->pairs[1].b, fix_imp_gpu_node(s, 2));
 	EXPECT_INT(s->pairs[1].links, 1);
 	imp_scn_free(s);
 }
@@ -280,8 +235,8 @@ static void test_truncated(void)
 	struct imp_scn *s = import_file("topom-k8s-8gpu-pix-phb-sys.txt", &e);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	EXPECT_INT(count_kind(s, IMP_GPU), 6);
-	EXPECT_INT(s->nodes[gpu_node(s, 4)].parent, s->nodes[gpu_node(s, 5)].parent);
+	EXPECT_INT(fix_imp_count(s, IMP_GPU), 6);
+	EXPECT_INT(s->nodes[fix_imp_gpu_node(s, 4)].parent, s->nodes[fix_imp_gpu_node(s, 5)].parent);
 	CU_ASSERT(s->nnotes >= 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s->notes[0], "GPU6 GPU7 mlx4_0"));
 	imp_scn_free(s);
@@ -300,10 +255,10 @@ static void test_quirks(void)
 	struct imp_scn *s = import_text(esc, sizeof(esc) - 1, "esc.txt", &e);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	EXPECT_INT(count_kind(s, IMP_GPU), 2);
-	EXPECT_INT(count_kind(s, IMP_NIC), 1);
-	EXPECT_INT(count_kind(s, IMP_SW), 1);
-	EXPECT_INT(count_kind(s, IMP_RP), 2);
+	EXPECT_INT(fix_imp_count(s, IMP_GPU), 2);
+	EXPECT_INT(fix_imp_count(s, IMP_NIC), 1);
+	EXPECT_INT(fix_imp_count(s, IMP_SW), 1);
+	EXPECT_INT(fix_imp_count(s, IMP_RP), 2);
 	EXPECT_STR(s->nodes[s->n - 1].model, "mlx5_0");
 	EXPECT_STR(s->name, "imported-esc");
 	EXPECT_STR(s->description, "Imported from esc.txt by plumb import topo-m");
@@ -337,11 +292,11 @@ static void test_yaml_exact(void)
 	char *a, *b;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	a = yaml_of(s);
+	a = fix_imp_yaml(s);
 	EXPECT_STR(a, want);
 	s2 = import_file("topom-2x5070-phb.txt", &e);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s2);
-	b = yaml_of(s2);
+	b = fix_imp_yaml(s2);
 	EXPECT_STR(b, a);
 	free(a);
 	free(b);
