@@ -18,6 +18,7 @@ struct xop {
 	int nchunks;
 	int leg1_started, leg1_done, leg2_done;
 	int leg1_busy;               /* a leg 1 flow is in flight */
+	int serial;                  /* legs share a switch uplink: no overlap */
 	int waiting;                 /* queued for a staging buffer */
 };
 
@@ -112,6 +113,8 @@ static int try_leg1(struct xop *op, struct plumb_err *err)
 	int rc;
 	if (op->leg1_busy || op->leg1_started >= op->nchunks)
 		return 0;
+	if (op->serial && op->leg2_done < op->leg1_started)
+		return 0;    /* the previous chunk's leg 2 is still reading */
 	if (x->free_bufs == 0)
 		return wait_buffer(x, op, err);
 	x->free_bufs--;
@@ -207,6 +210,31 @@ void xfer_ctx_release(struct xfer_ctx *x)
 	x->nwait = x->capwait = 0;
 }
 
+/*
+ * Do the legs of a bounce cross one PCIe link in opposite directions (a
+ * switch uplink both GPUs sit under)? Then leg 2's DMA read requests travel
+ * up that link behind leg 1's posted writes, and PCIe ordering forbids a
+ * read request to pass a posted write (PCIe Base Specification, "Ordering
+ * Rules Summary": a non-posted request must not pass a posted request,
+ * unless ID-based ordering is enabled): the receiving GPU's reads wait for
+ * the writes ahead of them, so the legs do not overlap.
+ */
+static int legs_share_link(const struct fabric *f, const struct xop *op)
+{
+	int k, i, j, n = f->s->nnodes;
+	for (k = 0; k < n; k++) {
+		if (f->up[k] < 0 || f->down[k] < 0)
+			continue;
+		for (i = 0; i < op->nto && op->to_host[i] != f->up[k]; i++)
+			;
+		for (j = 0; j < op->nfrom && op->from_host[j] != f->down[k]; j++)
+			;
+		if (i < op->nto && j < op->nfrom)
+			return 1;
+	}
+	return 0;
+}
+
 int xfer_start(struct xfer_ctx *x, const struct xfer_spec *sp, struct plumb_err *err)
 {
 	const struct scenario *s = x->fab->s;
@@ -236,6 +264,7 @@ int xfer_start(struct xfer_ctx *x, const struct xfer_spec *sp, struct plumb_err 
 	sock = sp->host_socket >= 0 ? sp->host_socket : fab_gpu_socket(x->fab, sp->src);
 	op->nto = fab_path_to_host(x->fab, sp->src, sock, op->to_host);
 	op->nfrom = fab_path_from_host(x->fab, sock, sp->dst, op->from_host);
+	op->serial = legs_share_link(x->fab, op);
 	op->chunk = s->k.v[K_BOUNCE_CHUNK_KIB] * 1024.0;
 	op->nchunks = sp->bytes <= op->chunk ? 1 : (int)ceil(sp->bytes / op->chunk);
 	if (sp->start > sim_now(x->eng)) {

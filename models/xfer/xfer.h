@@ -16,6 +16,9 @@
  *    after leg 1, a host synchronisation of bounce_floor_us - 2 p2p_lat_us
  *    passes before leg 2 (host -> GPU) starts; leg 2 frees the buffer.
  *    A small bounce therefore costs bounce_floor_us.
+ *    When both legs cross one switch uplink (the GPUs share a switch),
+ *    leg 1 of chunk k+1 also waits for leg 2 of chunk k: PCIe ordering
+ *    keeps leg 2's read requests behind leg 1's posted writes.
  * Several transfers in flight share links through the flow network, so
  * contention (a shared root complex, the inter-socket link, host memory)
  * comes out of the simulation.

@@ -104,26 +104,42 @@ static void test_p2p_time(void)
 	scn_free(s);
 }
 
+/* A fourth GPU on its own root complex of socket 0. */
+static const char own_rc[] =
+	"  - {id: rc2, kind: root_complex, socket: 0}\n"
+	"  - {id: rp2, kind: root_port, parent: rc2, gen: 5, width: 16}\n"
+	"  - {id: gpu3, kind: gpu, parent: rp2, model: rtx-pro-6000}\n";
+
 static void test_bounce_floor_and_rate(void)
 {
-	struct scenario *s = load("");
+	struct scenario *s = load(own_rc);
 	double t, r, C, sync, eff, lat;
 	if (!s)
 		return;
 	/* A 4-byte bounce costs the measured floor. */
-	CU_ASSERT_EQUAL(xfer_time(s, 0, 1, 4, XFER_BOUNCE, 0, &t, NULL), 0);
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 3, 4, XFER_BOUNCE, 0, &t, NULL), 0);
 	EXPECT_NEAR(t * 1e6, s->k.v[K_BOUNCE_FLOOR_US], 1e-3);
-	/* Long bounce: two buffers, each cycling leg 1 + sync + leg 2, where a
-	 * leg is the copy latency plus C / r: two chunks per 2 (L + C/r) + s. */
+	/* Long bounce between root complexes: two buffers, each cycling leg 1
+	 * + sync + leg 2, where a leg is the copy latency plus C / r: two
+	 * chunks per 2 (L + C/r) + s. */
 	r = fab_pcie_bytes_per_s(s, s->gpu_node[0]);
 	C = s->k.v[K_BOUNCE_CHUNK_KIB] * 1024;
 	sync = (s->k.v[K_BOUNCE_FLOOR_US] - 2 * s->k.v[K_P2P_LAT_US]) * 1e-6;
 	lat = s->k.v[K_P2P_LAT_US] * 1e-6;
 	eff = (2 * C / r) / (2 * (lat + C / r) + sync);
-	CU_ASSERT_EQUAL(xfer_time(s, 0, 1, 4e9, XFER_BOUNCE, 0, &t, NULL), 0);
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 3, 4e9, XFER_BOUNCE, 0, &t, NULL), 0);
 	EXPECT_NEAR(4e9 / t, r * eff, 0.01);
 	/* About 43 GB/s on Gen5 x16, as measured. */
 	EXPECT_NEAR(4e9 / t / 1e9, 43.0, 0.05);
+	/* Under one switch the legs cross its uplink in opposite directions:
+	 * leg 2's reads may not pass leg 1's posted writes, so a chunk's legs
+	 * run one after the other and the other buffer idles: one chunk per
+	 * 2 (L + C/r) + s, half the rate. */
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 1, 4e9, XFER_BOUNCE, 0, &t, NULL), 0);
+	EXPECT_NEAR(4e9 / t, r * eff / 2, 0.01);
+	/* The floor of a small bounce is the same. */
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 1, 4, XFER_BOUNCE, 0, &t, NULL), 0);
+	EXPECT_NEAR(t * 1e6, s->k.v[K_BOUNCE_FLOOR_US], 1e-3);
 	scn_free(s);
 }
 
