@@ -76,6 +76,8 @@ int cmd_validate(int argc, char **argv)
 		      "constants its data informs (those `plumb calibrate` frees by default for\n"
 		      "it) are fitted on every other message size, starting from the case's\n"
 		      "scenario, and the sizes left out are predicted; then the halves swap.\n"
+		      "A half of k sizes fits at most k - 1 constants: when the data informs more,\n"
+		      "the ones that move its predictions most are fitted and the rest kept.\n"
 		      "Errors are |predicted / measured - 1| of the held-out sizes. Bar: median\n"
 		      "at most 5%, worst point at most 15%.\n\n", out.f);
 		if ((rc = calib_cross(v, out.f, &cs, &err)) < 0)

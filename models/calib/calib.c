@@ -230,11 +230,17 @@ static void err_summary(const struct val_set *v, const int *train, int n, const 
 
 /*
  * Keep in r->idx the constants of idx some training point depends on: each
- * is moved by 5% (a change well above the simulator's resolution) and the
- * training points are predicted again. The others go to r->dropped.
+ * is moved by 5% and the training points are predicted again; a constant
+ * that moves no point by more than CALIB_INFORM (0.1%, well below the
+ * run-to-run spread of a measured time) cannot be told from the data and
+ * goes to r->dropped.
  */
-static int drop_uninformed(struct val_set *v, const int *idx, int n, struct calib_result *r,
-			   struct plumb_err *err)
+#define CALIB_INFORM 1e-3
+
+/* infl[j]: the largest relative change of a training point when idx[j]
+ * moves by 5%. */
+static int influence(struct val_set *v, const int *idx, int n, double *infl,
+		     struct plumb_err *err)
 {
 	double *base = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof(double));
 	double *keep = malloc((size_t)(v->ncases > 0 ? v->ncases : 1) * sizeof(double));
@@ -250,7 +256,7 @@ static int drop_uninformed(struct val_set *v, const int *idx, int n, struct cali
 	for (i = 0; i < v->npoints; i++)
 		base[i] = v->points[i].predicted;
 	for (j = 0; j < n; j++) {
-		int k = idx[j], moved = 0;
+		int k = idx[j];
 		for (c = 0; c < v->ncases; c++) {
 			keep[c] = v->cases[c].scn->k.v[k];
 			v->cases[c].scn->k.v[k] = keep[c] > 0 ? keep[c] * 1.05 : 1e-3;
@@ -260,13 +266,10 @@ static int drop_uninformed(struct val_set *v, const int *idx, int n, struct cali
 			v->cases[c].scn->k.v[k] = keep[c];
 		if (rc < 0)
 			goto out;
-		for (i = 0; i < v->npoints && !moved; i++)
-			moved = v->points[i].train &&
-				fabs(v->points[i].predicted - base[i]) > 1e-9 * fabs(base[i]);
-		if (moved)
-			r->idx[r->nfree++] = k;
-		else
-			r->dropped[r->ndropped++] = k;
+		infl[j] = 0;
+		for (i = 0; i < v->npoints; i++)
+			if (v->points[i].train && base[i] != 0)
+				infl[j] = fmax(infl[j], fabs(v->points[i].predicted / base[i] - 1));
 	}
 	/* The points now hold the last trial's predictions: calib_fit
 	 * predicts them again with the starting constants. */
@@ -274,6 +277,49 @@ out:
 	free(base);
 	free(keep);
 	return rc < 0 ? rc : 0;
+}
+
+static int drop_uninformed(struct val_set *v, const int *idx, int n, struct calib_result *r,
+			   struct plumb_err *err)
+{
+	double infl[CALIB_MAX_FREE];
+	int j, rc = influence(v, idx, n, infl, err);
+	if (rc < 0)
+		return rc;
+	for (j = 0; j < n; j++)
+		if (infl[j] > CALIB_INFORM)
+			r->idx[r->nfree++] = idx[j];
+		else
+			r->dropped[r->ndropped++] = idx[j];
+	return 0;
+}
+
+int calib_informed(struct val_set *v, const int *idx, int n, int max, int *out,
+		   struct plumb_err *err)
+{
+	double infl[CALIB_MAX_FREE];
+	int j, m = 0, rc;
+	if (n > CALIB_MAX_FREE)
+		n = CALIB_MAX_FREE;
+	if ((rc = influence(v, idx, n, infl, err)) < 0)
+		return rc;
+	/* Drop the least informative until at most max are left. */
+	for (;;) {
+		int least = -1, cnt = 0;
+		for (j = 0; j < n; j++)
+			if (infl[j] > CALIB_INFORM) {
+				cnt++;
+				if (least < 0 || infl[j] < infl[least])
+					least = j;
+			}
+		if (cnt <= max || least < 0)
+			break;
+		infl[least] = 0;
+	}
+	for (j = 0; j < n; j++)
+		if (infl[j] > CALIB_INFORM)
+			out[m++] = idx[j];
+	return m;
 }
 
 void calib_result_release(struct calib_result *r)
@@ -313,7 +359,8 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 	n = r->nfree;
 	if (n < 1)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "no measured point depends on the constants freed (%s%s)",
+				     "no measured point depends on the constants freed (%s%s): "
+				     "moving one by 5%% moves no point by 0.1%%",
 				     plumb_const_defs[r->dropped[0]].name, r->ndropped > 1 ? ", ..." : "");
 	for (j = 0; j < n; j++) {
 		r->start[j] = v->cases[0].scn->k.v[r->idx[j]];
@@ -451,7 +498,7 @@ void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r
 	fprintf(f, "plumb calibrate: %d points, %d free constant%s, %s\n", r->npoints, r->nfree,
 		r->nfree == 1 ? "" : "s", r->status);
 	for (j = 0; j < r->ndropped; j++)
-		fprintf(f, "note: no point depends on %s here: kept at %g, not fitted\n",
+		fprintf(f, "note: no point depends on %s here (5%% on it moves none by 0.1%%): kept at %g, not fitted\n",
 			plumb_const_defs[r->dropped[j]].name, v->cases[0].scn->k.v[r->dropped[j]]);
 	fprintf(f, "\n%-26s %14s %14s %14s   %s\n", "constant", "start", "fitted", "std. error", "bounds");
 	for (j = 0; j < r->nfree; j++) {
@@ -708,13 +755,21 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 		double *ce, med = 0, mx = 0;
 		if (c->kind != VAL_NCCL)
 			continue;
-		if (np < 6) {
+		if (np < 4) {
 			if (f)
 				fprintf(f, "| %s | - | 0 | - | - | not run: %d sizes, too few to fit on half |\n",
 					c->name, np);
 			continue;
 		}
 		case_free(v, ci, idx, &n, CALIB_MAX_FREE);
+		/* A half of k sizes fits at most k - 1 constants: the ones the
+		 * training sizes inform most. */
+		for (i = 0; i < v->npoints; i++)
+			v->points[i].train = i >= first && i < first + np && (i - first) % 2 == 1;
+		if ((rc = calib_informed(v, idx, n, np / 2 - 1, idx, err)) < 0)
+			goto out;
+		n = rc;
+		rc = 0;
 		ce = errs + nall;
 		for (half = 0; half < 2; half++) {
 			struct calib_result r;

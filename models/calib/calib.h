@@ -58,7 +58,7 @@ int calib_default_free(const struct val_set *v, int *idx, int max);
  * case's scenario values; on return every case's scenario holds the fitted
  * values (marked set). r->before is allocated (free with calib_result_release).
  * A freed constant that no training point depends on (a 5% change moves no
- * prediction) is left at its value and listed in r->dropped.
+ * prediction by more than 0.1%) is left at its value and listed in r->dropped.
  * Errors: EINPUT for too few points, EUSAGE for a constant named twice; ERUNTIME for
  * a simulation error. A fit that stops without converging returns 0 with
  * r->converged 0 and the reason in r->status.
@@ -66,6 +66,15 @@ int calib_default_free(const struct val_set *v, int *idx, int max);
 int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 	      struct plumb_err *err);
 void calib_result_release(struct calib_result *r);
+
+/*
+ * Of the n constants idx, those some training point of v depends on (a 5%
+ * change moves it by more than 0.1%), at most max of them, the most
+ * influential first kept; written to out (may be idx) in idx's order.
+ * Returns their count or a negative plumb code.
+ */
+int calib_informed(struct val_set *v, const int *idx, int n, int max, int *out,
+		   struct plumb_err *err);
 
 /* Print the report: constants with standard errors, correlations, R^2,
  * residuals per point before and after, the error summary. */

@@ -347,6 +347,7 @@ static void test_errors(void)
 	const char *files[1];
 	int twice[2] = { K_MEM_EFF, K_MEM_EFF };
 	int three[3] = { K_MEM_EFF, K_KERNEL_LAUNCH_US, K_KERNEL_FLOOR_US };
+	int two[2] = { K_MEM_EFF, K_KERNEL_FLOOR_US };
 	FILE *f;
 	int rc;
 
@@ -371,7 +372,7 @@ static void test_errors(void)
 	if (rc >= 0)
 		printf("\n  2 points, 3 constants: rc %d, %d fitted, %s\n", rc, r.nfree, r.status);
 	plumb_err_clear(&e);
-	rc = calib_fit(v, FREE, 2, &r, &e);
+	rc = calib_fit(v, two, 2, &r, &e);
 	calib_result_release(&r);
 	CU_ASSERT_EQUAL(rc, -PLUMB_EINPUT);
 	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
