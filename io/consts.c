@@ -86,6 +86,15 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Hopper" },
 	[K_NCCL_LL128_CH_BLACKWELL] = { "nccl_ll128_ch_blackwell_gbs", "GB/s", 40.0, 0.1, 10000,
 		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Blackwell" },
+	[K_NCCL_LL_FRAC] = { "nccl_ll_frac", "fraction", 0.5, 0.01, 1.0,
+		"LL's payload share of Simple's rate: 8 data bytes in every 16 (NCCL src/include/device.h "
+		"union ncclLLFifoLine: data1, flag1, data2, flag2); NCCL's tuner assumes less, ring LL "
+		"busBw = Simple's x 1.0/4.0 for all-reduce (src/graph/tuning.cc): a free constant of "
+		"nccl-tests calibrations" },
+	[K_NCCL_TESTS_LAUNCH_US] = { "nccl_tests_launch_us", "us", 3.1, 0, 1000,
+		"8x RTX 5090 all_reduce_perf -g 8 (one thread): flat 24.5-25.5 us from 8 B to 2 KiB, "
+		"24.5 / 8 GPUs (realdata/nccl-tests-samples.txt, SAMPLE 8x5090-epyc9575f-P2P); "
+		"the lowest such floor in the samples (8x RTX 4090 -g 8: 38.8 us, 4.9 per GPU)" },
 	[K_MEM_EFF] = { "mem_eff", "fraction", 1600.0 / 1792.0, 0.05, 1.0,
 		"RTX PRO 6000 local copy ~1600 GB/s of 1792 GB/s memory bandwidth (realdata/gpu-specs.md 3): "
 		"decode kernels streaming weights and KV cache are taken to read as fast as a copy" },

@@ -44,6 +44,8 @@ enum plumb_const {
 	K_NCCL_LL128_CH_AMPERE,
 	K_NCCL_LL128_CH_HOPPER,
 	K_NCCL_LL128_CH_BLACKWELL,
+	K_NCCL_LL_FRAC,         /* LL's payload rate / Simple's */
+	K_NCCL_TESTS_LAUNCH_US, /* nccl-tests host time per GPU per iteration (one thread, -g G) */
 	K_MEM_EFF,              /* decode kernels' share of GPU memory bandwidth */
 	K_FLOPS_EFF,            /* share of dense tensor throughput a GEMM reaches */
 	K_KERNEL_LAUNCH_US,     /* per-kernel overhead, CUDA graph replay */

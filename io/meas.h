@@ -80,6 +80,8 @@ struct meas_nccl_run {
 	enum meas_src op_src;
 	int ngpus;              /* ranks in the collective; 0 when unknown */
 	enum meas_src ngpus_src;
+	int gpus_per_thread;    /* G of "# nThread T nGpus G": GPUs one host
+				   thread drives; 0 when the header is absent */
 	int line;               /* first line that belongs to the run */
 	int has_root;           /* the table has a root column */
 	int wrong_is_error;     /* old format: *_wrong hold the max error */

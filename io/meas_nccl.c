@@ -606,8 +606,10 @@ static int do_line(struct ctx *c, const char *line)
 			if ((rc = context_line(c)) < 0)
 				return rc;
 			if (meas_num_int(tok[2].s, (size_t)tok[2].len, &t) == 0 &&
-			    meas_num_int(tok[4].s, (size_t)tok[4].len, &v) == 0 && t > 0 && v > 0)
+			    meas_num_int(tok[4].s, (size_t)tok[4].len, &v) == 0 && t > 0 && v > 0) {
 				c->b.ngpus_hdr = t * v;
+				c->b.r.gpus_per_thread = v;
+			}
 			return 0;
 		}
 		if (n >= 3 && meas_tok_is(&tok[1], "Using") && meas_tok_is(&tok[2], "devices"))

@@ -101,6 +101,11 @@ static void case_free(const struct val_set *v, int ci, int *idx, int *n, int max
 		}
 		add_free(idx, n, max, K_NCCL_BW_EFF);
 		add_free(idx, n, max, nvl ? K_NCCL_NVL_SIMPLE_US : K_NCCL_PCI_SIMPLE_US);
+		/* LL's share of Simple's bandwidth, and with one thread driving
+		 * several GPUs the harness's launch floor (valid.h). */
+		if (c->kind == VAL_NCCL && c->nccl->runs[c->run - 1].gpus_per_thread > 1)
+			add_free(idx, n, max, K_NCCL_TESTS_LAUNCH_US);
+		add_free(idx, n, max, K_NCCL_LL_FRAC);
 		break;
 	}
 	case VAL_P2P:

@@ -442,9 +442,9 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		free(r);
 		return 1;
 	}
-	/* Payload fraction: LL carries 8 of 16 bytes, LL128 120 of 128; Simple
-	 * reaches nccl_bw_eff of the link. */
-	r->eff = proto == PROTO_LL ? 0.5 * s->k.v[K_NCCL_BW_EFF] :
+	/* Payload fraction: Simple reaches nccl_bw_eff of the link, LL128
+	 * 120 of 128 bytes of that, LL nccl_ll_frac of it (8 of 16 bytes). */
+	r->eff = proto == PROTO_LL ? s->k.v[K_NCCL_LL_FRAC] * s->k.v[K_NCCL_BW_EFF] :
 		 proto == PROTO_LL128 ? 120.0 / 128.0 * s->k.v[K_NCCL_BW_EFF] : s->k.v[K_NCCL_BW_EFF];
 	r->nch = (int)s->k.v[K_NCCL_CHANNELS];
 	if (r->nch < 1)

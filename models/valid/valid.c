@@ -577,6 +577,19 @@ static int case_cfg(const struct val_case *c, const char *layout, struct pred_cf
 	return pred_cfg_setup(pc, c->scn, c->model, c->weights, c->kv, layout, err);
 }
 
+/*
+ * nccl-tests with one thread driving G GPUs (-g G) enqueues the G ranks'
+ * collectives one after another every iteration and times back-to-back
+ * iterations, so an iteration lasts at least G x nccl_tests_launch_us
+ * however short the collective.
+ */
+double nccl_tests_floor_us(const struct val_case *c)
+{
+	const struct meas_nccl_run *run = &c->nccl->runs[c->run - 1];
+	int g = run->gpus_per_thread > 0 ? run->gpus_per_thread : 1;
+	return g * c->scn->k.v[K_NCCL_TESTS_LAUNCH_US];
+}
+
 static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_err *err)
 {
 	struct val_case *c = &v->cases[ci];
@@ -612,6 +625,8 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 			if ((rc = coll_time(c->scn, &o, &cs, &cr, err)) < 0)
 				goto out;
 			pt->predicted = cr.seconds * 1e6;
+			if (c->kind == VAL_NCCL)
+				pt->predicted = fmax(pt->predicted, nccl_tests_floor_us(c));
 			break;
 		}
 		case VAL_P2P:

@@ -230,18 +230,21 @@ static int cleanup(void)
 
 /* Decode steps inform the GPU's memory efficiency and launch cost; the
  * collectives run P2P over PCIe here (NCCL_P2P_LEVEL=SYS), so they inform
- * NCCL's PCI LL step latency, bandwidth efficiency and Simple step latency,
- * not the SHM ones. The fit below frees the first four. */
+ * NCCL's PCI LL step latency, bandwidth efficiency, Simple step latency and
+ * LL's share of the bandwidth, not the SHM ones. The fit below frees the
+ * first four. */
 static void test_default_free(void)
 {
 	int idx[CALIB_MAX_FREE], n, j;
 	CU_ASSERT_EQUAL_FATAL(fitted(), 0);
 	n = calib_default_free(F.v, idx, CALIB_MAX_FREE);
-	CU_ASSERT_EQUAL(n, 5);
+	CU_ASSERT_EQUAL(n, 6);
 	for (j = 0; j < 4 && j < n; j++)
 		CU_ASSERT_EQUAL(idx[j], FREE[j]);
-	if (n == 5)
+	if (n == 6) {
 		CU_ASSERT_EQUAL(idx[4], K_NCCL_PCI_SIMPLE_US);
+		CU_ASSERT_EQUAL(idx[5], K_NCCL_LL_FRAC);
+	}
 }
 
 static void test_fit_recovers_truth(void)
@@ -461,7 +464,7 @@ static void test_file_round_trip(void)
 void suite_calib(void)
 {
 	CU_pSuite s = CU_add_suite("calib", NULL, cleanup);
-	CU_add_test(s, "decode and collective data inform five constants", test_default_free);
+	CU_add_test(s, "decode and collective data inform six constants", test_default_free);
 	CU_add_test(s, "fit recovers simulator-generated constants", test_fit_recovers_truth);
 	CU_add_test(s, "fitted constants predict unmeasured tp8 and tp4 steps", test_predicts_unmeasured_step);
 	CU_add_test(s, "too few points, a constant freed twice, none freed", test_errors);
