@@ -27,7 +27,7 @@ const char cmd_coll_usage[] =
 	"  -b, --minbytes SIZE    smallest size (default 8)\n"
 	"  -e, --maxbytes SIZE    largest size (default 128M)\n"
 	"  -f, --stepfactor N     multiply the size by N each row (default 2)\n"
-	"  --algo ring|tree|auto  algorithm (default auto: the fastest, as NCCL's tuner)\n"
+	"  --algo ring|tree|auto  algorithm (default auto: the ring, NCCL's choice in one node)\n"
 	"  --proto LL|LL128|Simple|auto   protocol (default auto)\n"
 	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (LOC NVL NVB PIX PXB PHB SYS, or 0-5)\n"
 	"  --nccl-p2p-disable     NCCL_P2P_DISABLE=1\n"

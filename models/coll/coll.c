@@ -583,7 +583,14 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
 	for (algo = ALGO_RING; algo <= ALGO_TREE; algo++) {
 		if (c->algo != ALGO_AUTO && c->algo != algo)
 			continue;
-		if (algo == ALGO_TREE && c->op != COLL_ALLREDUCE && c->algo == ALGO_AUTO)
+		/* "auto" is NCCL's choice, and inside one node NCCL's tuning
+		 * model (src/graph/tuning.cc) rates its tree below its ring in
+		 * every term: the same 2(n-1) hop latencies with a higher base
+		 * (LL 6.8 vs 6.6 us) or per-hop cost (Simple 28 vs 5.7 us on
+		 * PCI), and at most 0.9 x 0.5 of the bus bandwidth as algorithm
+		 * bandwidth against the ring's n / 2(n-1) >= 0.5. So it runs
+		 * the ring; --algo tree still simulates the chain. */
+		if (algo == ALGO_TREE && c->algo == ALGO_AUTO)
 			continue;
 		for (proto = PROTO_LL; proto < PROTO_N; proto++) {
 			double t;

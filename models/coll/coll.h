@@ -17,8 +17,9 @@
  * Each costs NCCL's base latency once and its per-step hardware latency on
  * every hop (src/graph/tuning.cc); a hop that bounces through host memory
  * (NCCL's SHM transport) adds nccl_shm_step_us and is capped at nccl_shm_gbs.
- * With protocol or algorithm "auto" every candidate is simulated and the
- * fastest kept, as NCCL's tuner picks the fastest by its model.
+ * With protocol "auto" every candidate is simulated and the fastest kept,
+ * as NCCL's tuner picks the fastest by its model; algorithm "auto" is the
+ * ring, which NCCL's model rates above its tree inside one node.
  *
  * Transport per pair comes from the topology view NCCL runs in (the guest
  * for a VM): P2P over the fabric path, else SHM through host memory of the

@@ -112,6 +112,22 @@ static void test_protocols_and_auto(void)
 	CU_ASSERT(tauto <= tll + 1e-9 && tauto <= tsimple + 1e-9);
 	/* Larger messages never finish sooner. */
 	CU_ASSERT(t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 2 << 20, ALGO_AUTO, PROTO_AUTO) >= tauto);
+	/* Algorithm auto is the ring (NCCL's choice inside one node), even
+	 * where the simulated chain would finish first: 4 GPUs through host
+	 * memory, 1 GiB. */
+	{
+		double ttree = t_us(s, NP_LOC, COLL_ALLREDUCE, 4, NULL, 1 << 30, ALGO_TREE, PROTO_SIMPLE);
+		double tring = t_us(s, NP_LOC, COLL_ALLREDUCE, 4, NULL, 1 << 30, ALGO_RING, PROTO_AUTO);
+		c.n = 4;
+		c.bytes = 1 << 30;
+		c.algo = ALGO_AUTO;
+		c.proto = PROTO_AUTO;
+		o.nccl_p2p_level = NP_LOC;
+		CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
+		CU_ASSERT_EQUAL(r.algo, ALGO_RING);
+		EXPECT_NEAR(r.seconds * 1e6, tring, 1e-12);
+		CU_ASSERT(ttree < tring);
+	}
 	scn_free(s);
 }
 
