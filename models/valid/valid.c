@@ -583,7 +583,7 @@ static int case_cfg(const struct val_case *c, const char *layout, struct pred_cf
  * iterations, so an iteration lasts at least G x nccl_tests_launch_us
  * however short the collective.
  */
-double nccl_tests_floor_us(const struct val_case *c)
+static double nccl_tests_floor_us(const struct val_case *c)
 {
 	const struct meas_nccl_run *run = &c->nccl->runs[c->run - 1];
 	int g = run->gpus_per_thread > 0 ? run->gpus_per_thread : 1;

@@ -88,13 +88,6 @@ int val_parse(const char *file, const char *text, size_t len, struct val_set **o
 void val_free(struct val_set *v);
 
 /*
- * The shortest time of an nccl-tests case's iteration, us: the harness
- * launches the kernels of the GPUs one thread drives (nGpus) one after
- * another, nccl_tests_launch_us each (valid.c).
- */
-double nccl_tests_floor_us(const struct val_case *c);
-
-/*
  * Build a set programmatically: one case per data file, all on the
  * scenario at `scenario` (loaded per case, so each case owns its copy).
  * The kind of each file is found from its content: a CSV header names the
