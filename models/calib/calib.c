@@ -284,21 +284,6 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-static int drop_uninformed(struct val_set *v, const int *idx, int n, struct calib_result *r,
-			   struct plumb_err *err)
-{
-	double infl[CALIB_MAX_FREE];
-	int j, rc = influence(v, idx, n, infl, err);
-	if (rc < 0)
-		return rc;
-	for (j = 0; j < n; j++)
-		if (infl[j] > CALIB_INFORM)
-			r->idx[r->nfree++] = idx[j];
-		else
-			r->dropped[r->ndropped++] = idx[j];
-	return 0;
-}
-
 int calib_informed(struct val_set *v, const int *idx, int n, int max, int *out,
 		   struct plumb_err *err)
 {
@@ -325,6 +310,22 @@ int calib_informed(struct val_set *v, const int *idx, int n, int max, int *out,
 		if (infl[j] > CALIB_INFORM)
 			out[m++] = idx[j];
 	return m;
+}
+
+/* calib_informed's constants into r->idx, the others of idx into r->dropped. */
+static int drop_uninformed(struct val_set *v, const int *idx, int n, struct calib_result *r,
+			   struct plumb_err *err)
+{
+	int i, j, rc = calib_informed(v, idx, n, n, r->idx, err);
+	if (rc < 0)
+		return rc;
+	r->nfree = rc;
+	for (j = 0, i = 0; j < n; j++)
+		if (i < r->nfree && r->idx[i] == idx[j])
+			i++;
+		else
+			r->dropped[r->ndropped++] = idx[j];
+	return 0;
 }
 
 void calib_result_release(struct calib_result *r)
