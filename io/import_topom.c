@@ -26,6 +26,7 @@
  * handled by giving such endpoints NUMA nodes of their own).
  */
 #include "import.h"
+#include "scn.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -310,7 +311,7 @@ static int parse_row(struct tm *t, int r, int lineno, struct plumb_err *err)
 				break;
 			}
 		}
-		if (cpus && (isdigit((unsigned char)cpus[0])))
+		if (cpus && scn_cpulist_ok(cpus))
 			snprintf(e->cpus, sizeof(e->cpus), "%s", cpus);
 		if (numa)
 			e->numa = numa_value(numa);

@@ -21,6 +21,7 @@
 #define SCN_MAX_NODES 512
 #define SCN_MAX_GPUS 64
 #define SCN_MAX_SOCKETS 8
+#define SCN_MAX_CPU 1023  /* highest CPU in socket_cpus (NCCL's 1024-bit affinity mask) */
 #define SCN_MAX_BARS 6
 #define SCN_MAX_NVLINK 1024
 #define SCN_MAX_CATALOG 64
@@ -174,6 +175,12 @@ void scn_free(struct scenario *s);
  * or a GPU listed twice.
  */
 int scn_gpu_list_parse(const char *s, int *out, int max);
+
+/*
+ * 1 when s is a Linux CPU list ("0-15,32-47": comma-separated CPUs or
+ * ascending ranges, all within 0..SCN_MAX_CPU), as socket_cpus takes it.
+ */
+int scn_cpulist_ok(const char *s);
 
 /*
  * Constants marked set in k override every scenario loaded afterwards (a

@@ -68,6 +68,31 @@ static int find_node(const struct scenario *s, const char *id)
 	return -1;
 }
 
+/* A Linux CPU list as in /sys/devices/system/node/nodeN/cpulist. */
+int scn_cpulist_ok(const char *p)
+{
+	for (;;) {
+		long a, b;
+		char *end;
+		if (*p < '0' || *p > '9')
+			return 0;
+		a = b = strtol(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			if (p[1] < '0' || p[1] > '9')
+				return 0;
+			b = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		if (a > b || b > SCN_MAX_CPU)
+			return 0;
+		if (*p == '\0')
+			return 1;
+		if (*p++ != ',')
+			return 0;
+	}
+}
+
 /* Optional integer field; leaves *out alone when absent. */
 static int opt_int(const struct ytree *t, const struct ynode *m, const char *key,
 		   long lo, long hi, int *out, struct plumb_err *err)
@@ -145,10 +170,15 @@ static int parse_host(const struct ytree *t, const struct ynode *h,
 				    "socket_cpus has %zu entr%s but the host has %d NUMA node%s (sockets x numa_per_socket)",
 				    v->n, v->n == 1 ? "y" : "ies", H->sockets * H->numa_per_socket,
 				    H->sockets * H->numa_per_socket == 1 ? "" : "s");
-		for (i = 0; i < v->n; i++)
+		for (i = 0; i < v->n; i++) {
 			if ((rc = yget_str(t, v->vals[i], "socket_cpus entry",
 					   H->socket_cpus[i], sizeof(H->socket_cpus[i]), err)) < 0)
 				return rc;
+			if (!scn_cpulist_ok(H->socket_cpus[i]))
+				return yerr(t, v->vals[i], PLUMB_EINPUT, err,
+					    "socket_cpus entry \"%s\" is not a CPU list like \"0-15,32-47\" "
+					    "(ascending ranges of CPUs 0-%d)", H->socket_cpus[i], SCN_MAX_CPU);
+		}
 	}
 	if ((v = ymap_get(h, "inter_socket"))) {
 		struct ynode *w;

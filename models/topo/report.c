@@ -414,7 +414,7 @@ static void cpu_mask(const char *list, char *out, size_t n)
 			b = strtol(p + 1, &end, 10);
 			p = end;
 		}
-		for (; a <= b && a < 1024; a++) {
+		for (a = a < 0 ? 0 : a; a <= b && a < 1024; a++) {
 			w[a / 32] |= 1u << (a % 32);
 			if (a / 32 > top)
 				top = (int)(a / 32);
