@@ -48,6 +48,7 @@ FUZZ_B  := build-fuzz
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_JOBS ?= 1
+FUZZ_SEED ?= 0
 FUZZNAMES := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 REPLAY  := $(addprefix $(B)/replay/,$(FUZZNAMES))
 
@@ -149,7 +150,7 @@ fuzz-build:
 		$(addprefix $(FUZZ_B)/fuzz/,$(FUZZNAMES))
 
 fuzz: fuzz-build
-	FUZZ_JOBS=$(FUZZ_JOBS) sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_SECONDS)
+	FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_SEED=$(FUZZ_SEED) sh tests/fuzz/run.sh $(FUZZ_B) $(FUZZ_SECONDS)
 
 # sweeps across MPI ranks: byte-identical to one process (tests/mpi_sweep.sh)
 plumb-mpi: $(LIBOBJ) $(MAINOBJ)

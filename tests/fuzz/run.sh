@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/fuzz/run.sh - run every libFuzzer target built in DIR/fuzz/ for
 # SECONDS seconds each (docs/testing.md "Fuzzing"), FUZZ_JOBS (default 1)
-# at a time. `make fuzz FUZZ_SECONDS=N` builds the targets and calls this.
+# at a time, from libFuzzer seed FUZZ_SEED (default 0: a new random seed each
+# run; CI sets 1 so its runs mutate the same way). `make fuzz FUZZ_SECONDS=N` builds the targets and calls this.
 #
 #   sh tests/fuzz/run.sh DIR SECONDS [TARGET...]
 #
@@ -22,6 +23,7 @@ targets=$*
 [ -n "$targets" ] || { echo "fuzz: no targets in $dir/fuzz; run 'make fuzz-build'" >&2; exit 2; }
 mkdir -p "$dir/crashes"
 jobs=${FUZZ_JOBS:-1}
+seed=${FUZZ_SEED:-0}
 
 # fuzz_one TARGET: run it; its verdict goes to DIR/crashes/TARGET.result.
 fuzz_one() {
@@ -35,7 +37,7 @@ fuzz_one() {
 	log=$dir/crashes/$t.log
 	# -rss_limit_mb: a 16 MiB input may take a few hundred MiB to refuse;
 	# -timeout: one input taking longer than 10 s is a hang.
-	if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	if "$bin" -seed="$seed" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-max_len=65536 -print_final_stats=1 -close_fd_mask=3 \
 		-artifact_prefix="$dir/crashes/$t-" "$work" "$seeds" $regress \
 		</dev/null >"$log" 2>&1; then
