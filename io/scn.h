@@ -177,9 +177,13 @@ void scn_free(struct scenario *s);
 int scn_gpu_list_parse(const char *s, int *out, int max);
 
 /*
- * 1 when s is a Linux CPU list ("0-15,32-47": comma-separated CPUs or
- * ascending ranges, all within 0..SCN_MAX_CPU), as socket_cpus takes it.
+ * A Linux CPU list: "0-15,32-47", comma-separated CPUs or ascending ranges.
+ * scn_cpulist_next reads one item at *p into [*a, *b] and moves *p past it
+ * and its comma: 1 for an item, 0 at the end, -1 when malformed.
+ * scn_cpulist_ok is 1 when all of s is such a list with every CPU within
+ * 0..SCN_MAX_CPU, as socket_cpus takes it.
  */
+int scn_cpulist_next(const char **p, long *a, long *b);
 int scn_cpulist_ok(const char *s);
 
 /*

@@ -69,28 +69,47 @@ static int find_node(const struct scenario *s, const char *id)
 }
 
 /* A Linux CPU list as in /sys/devices/system/node/nodeN/cpulist. */
-int scn_cpulist_ok(const char *p)
+int scn_cpulist_next(const char **p, long *a, long *b)
 {
-	for (;;) {
-		long a, b;
-		char *end;
-		if (*p < '0' || *p > '9')
-			return 0;
-		a = b = strtol(p, &end, 10);
-		p = end;
-		if (*p == '-') {
-			if (p[1] < '0' || p[1] > '9')
-				return 0;
-			b = strtol(p + 1, &end, 10);
-			p = end;
-		}
-		if (a > b || b > SCN_MAX_CPU)
-			return 0;
-		if (*p == '\0')
-			return 1;
-		if (*p++ != ',')
-			return 0;
+	const char *q = *p;
+	char *end;
+
+	if (*q == '\0')
+		return 0;
+	if (*q < '0' || *q > '9')
+		return -1;
+	*a = *b = strtol(q, &end, 10);
+	q = end;
+	if (*q == '-') {
+		if (q[1] < '0' || q[1] > '9')
+			return -1;
+		*b = strtol(q + 1, &end, 10);
+		q = end;
 	}
+	if (*a > *b)
+		return -1;
+	if (*q == ',') {
+		if (q[1] == '\0')
+			return -1;
+		q++;
+	} else if (*q != '\0') {
+		return -1;
+	}
+	*p = q;
+	return 1;
+}
+
+int scn_cpulist_ok(const char *s)
+{
+	long a, b;
+	int rc;
+
+	if (*s == '\0')
+		return 0;
+	while ((rc = scn_cpulist_next(&s, &a, &b)) > 0)
+		if (b > SCN_MAX_CPU)
+			return 0;
+	return rc == 0;
 }
 
 /* Optional integer field; leaves *out alone when absent. */

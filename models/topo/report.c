@@ -399,31 +399,18 @@ void rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 /* NCCL's affinity mask: comma-separated 32-bit hex words, most significant first. */
 static void cpu_mask(const char *list, char *out, size_t n)
 {
-	uint32_t w[32] = { 0 };
+	uint32_t w[(SCN_MAX_CPU + 1) / 32] = { 0 };
 	int top = 0, i;
-	const char *p = list;
+	long a, b;
 	size_t len = 0;
 
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-		if (end == p)
-			break;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			p = end;
-		}
-		for (a = a < 0 ? 0 : a; a <= b && a < 1024; a++) {
+	/* Lists derived from core counts may run past the mask: cut there. */
+	while (scn_cpulist_next(&list, &a, &b) > 0)
+		for (; a <= b && a <= SCN_MAX_CPU; a++) {
 			w[a / 32] |= 1u << (a % 32);
 			if (a / 32 > top)
 				top = (int)(a / 32);
 		}
-		if (*p == ',')
-			p++;
-		else
-			break;
-	}
 	out[0] = '\0';
 	for (i = top; i >= 0 && len + 10 < n; i--)
 		len += (size_t)snprintf(out + len, n - len, "%s%08x", i == top ? "" : ",", w[i]);

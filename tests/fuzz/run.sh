@@ -2,7 +2,8 @@
 # tests/fuzz/run.sh - run every libFuzzer target built in DIR/fuzz/ for
 # SECONDS seconds each (docs/testing.md "Fuzzing"), FUZZ_JOBS (default 1)
 # at a time, from libFuzzer seed FUZZ_SEED (default 0: a new random seed each
-# run; CI sets 1 so its runs mutate the same way). `make fuzz FUZZ_SECONDS=N` builds the targets and calls this.
+# run; CI sets 1 so its runs mutate the same way). `make fuzz FUZZ_SECONDS=N`
+# builds the targets and calls this.
 #
 #   sh tests/fuzz/run.sh DIR SECONDS [TARGET...]
 #
