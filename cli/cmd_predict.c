@@ -258,7 +258,8 @@ static int setup(const struct popts *o, const struct scenario *s, const char *la
 	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, lay, err)) < 0)
 		return rc;
 	c->topo.nccl_p2p_level = o->level;
-	c->cuda_graphs = !o->eager;
+	if (o->eager)
+		c->cuda_graphs = 0;
 	c->micro = o->micro;
 	c->draft = o->mtp;
 	c->accept = o->accept;

@@ -88,7 +88,8 @@ int cmd_stepopt_cfg(const struct cmd_stepopt *o, const struct scenario *s, struc
 	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, lay, err)) < 0)
 		return rc;
 	c->topo.nccl_p2p_level = o->level;
-	c->cuda_graphs = !o->eager;
+	if (o->eager)
+		c->cuda_graphs = 0;
 	c->micro = o->micro;
 	return 0;
 }

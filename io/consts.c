@@ -10,112 +10,183 @@
 
 const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 	[K_PCIE_EFF] = { "pcie_eff", "fraction", 55.08 / 63.0, 0.3, 1.0,
-		"host->GPU DMA 55.08 GB/s of 63.0 raw on Gen5 x16 (realdata/gpu-specs.md 1c)" },
+		"host->GPU DMA 55.08 GB/s of 63.0 raw on Gen5 x16 (realdata/gpu-specs.md 1c)",
+		SCOPE_BOX, 0.75, 0.95 },
 	[K_HOP_NS] = { "hop_ns", "ns", 360.0 / 4.0, 0, 10000,
 		"derived: RTX PRO 6000 P2P latency 0.36 us same NUMA (realdata/gpu-specs.md 1d) over the "
-		"4 links of a path between two root complexes (GPU link, root complex out and in, GPU link)" },
+		"4 links of a path between two root complexes (GPU link, root complex out and in, GPU link)",
+		SCOPE_BOX, 20, 300 },
 	[K_RC_GBS] = { "rc_gbs", "GB/s", 73.09, 1, 10000,
-		"8 GPUs through one I/O-die quadrant cap at 73.09 GB/s H2D (realdata/gpu-specs.md 1c)" },
+		"8 GPUs through one I/O-die quadrant cap at 73.09 GB/s H2D (realdata/gpu-specs.md 1c)",
+		SCOPE_BOX, 40, 300 },
 	[K_DRAM_GBS] = { "dram_gbs", "GB/s", 614.4, 1, 100000,
-		"AMD EPYC 9005: 12 channels DDR5-6400, 12 x 51.2 GB/s (AMD datasheet)" },
+		"AMD EPYC 9005: 12 channels DDR5-6400, 12 x 51.2 GB/s (AMD datasheet)",
+		SCOPE_BOX, 100, 1500 },
 	[K_XSOCK_GBS] = { "xsock_gbs", "GB/s", 192.0, 1, 100000,
-		"Turin xGMI 192-256 GB/s measured, low end (realdata/gpu-specs.md 1d)" },
+		"Turin xGMI 192-256 GB/s measured, low end (realdata/gpu-specs.md 1d)",
+		SCOPE_BOX, 50, 512 },
 	[K_P2P_LAT_US] = { "p2p_lat_us", "us", 0.40, 0, 1000,
-		"RTX PRO 6000 P2P latency 0.36-0.45 us same NUMA, 0.44 us cross-NUMA (realdata/gpu-specs.md 1d)" },
+		"RTX PRO 6000 P2P latency 0.36-0.45 us same NUMA, 0.44 us cross-NUMA (realdata/gpu-specs.md 1d)",
+		SCOPE_BOX, 0.2, 5 },
 	[K_BOUNCE_FLOOR_US] = { "bounce_floor_us", "us", 13.7, 0, 10000,
-		"seed VM small-transfer floor through host memory 13.7 us; bare metal 2x5090 14.3 us (DESIGN.md)" },
+		"seed VM small-transfer floor through host memory 13.7 us; bare metal 2x5090 14.3 us (DESIGN.md)",
+		SCOPE_BOX, 5, 40 },
 	[K_BOUNCE_CHUNK_KIB] = { "bounce_chunk_kib", "KiB", 1242.0, 4, 1048576,
 		"derived: with double-buffered staging, bandwidth fraction "
 		"2C/r / (2C/r + s) = 43/55 (Gen5 bounce 43 GB/s vs 55 direct, DESIGN.md) "
-		"and sync s = 13.7 - 2 x 0.40 us give C = 1242 KiB at r = 55 GB/s" },
+		"and sync s = 13.7 - 2 x 0.40 us give C = 1242 KiB at r = 55 GB/s",
+		SCOPE_BOX, 64, 8192 },
 	[K_BOUNCE_BUFFERS] = { "bounce_buffers", "count", 2, 1, 64,
 		"double buffering; shared by concurrent bounces: staged copies in both directions at once "
 		"reach 1.07-1.31x one direction (RTX 4090, RTX 5090 in realdata/p2p-latency-samples.txt), "
-		"closer to a shared pair (1x) than to a pair each (2x)" },
+		"closer to a shared pair (1x) than to a pair each (2x)",
+		SCOPE_BOX, 1, 8 },
 	[K_LOCAL_LAT_US] = { "local_lat_us", "us", 1.0, 0, 1000,
 		"p2pBandwidthLatencyTest diagonal 0.92-1.04 us on RTX 5090 / RTX PRO 6000 "
-		"(realdata/p2p-latency-samples.txt sample 4)" },
+		"(realdata/p2p-latency-samples.txt sample 4)",
+		SCOPE_GPU, 0.5, 3 },
 	[K_VM_DMA_US] = { "vm_dma_us", "us", 0.0, 0, 1000,
-		"VM and bare-metal bounce floors agree (13.7 vs 14.3 us, DESIGN.md): no extra by default" },
+		"VM and bare-metal bounce floors agree (13.7 vs 14.3 us, DESIGN.md): no extra by default",
+		SCOPE_VM, 0, 20 },
 	[K_D2D_EFF] = { "d2d_eff", "fraction", 1600.0 / 1792.0, 0.05, 1.0,
-		"RTX PRO 6000 local copy ~1600 GB/s of 1792 GB/s memory bandwidth (realdata/gpu-specs.md 3)" },
+		"RTX PRO 6000 local copy ~1600 GB/s of 1792 GB/s memory bandwidth (realdata/gpu-specs.md 3)",
+		SCOPE_GPU, 0.6, 0.98 },
 	[K_NCCL_BASE_US] = { "nccl_base_ll_us", "us", 6.6, 0, 1000,
-		"NCCL src/graph/tuning.cc baseLat, Ring LL" },
+		"NCCL src/graph/tuning.cc baseLat, Ring LL",
+		SCOPE_NCCL, 3, 20 },
 	[K_NCCL_BASE_LL128_US] = { "nccl_base_ll128_us", "us", 14.0, 0, 1000,
-		"NCCL src/graph/tuning.cc baseLat, Ring LL128" },
+		"NCCL src/graph/tuning.cc baseLat, Ring LL128",
+		SCOPE_NCCL, 5, 40 },
 	[K_NCCL_BASE_SIMPLE_US] = { "nccl_base_simple_us", "us", 8.4, 0, 1000,
-		"NCCL src/graph/tuning.cc baseLat, Ring Simple" },
+		"NCCL src/graph/tuning.cc baseLat, Ring Simple",
+		SCOPE_NCCL, 4, 30 },
 	[K_NCCL_PCI_LL_US] = { "nccl_pci_ll_us", "us", 1.0, 0, 1000,
-		"NCCL src/graph/tuning.cc hwLat PCI, Ring LL" },
+		"NCCL src/graph/tuning.cc hwLat PCI, Ring LL",
+		SCOPE_NCCL, 0.5, 5 },
 	[K_NCCL_PCI_LL128_US] = { "nccl_pci_ll128_us", "us", 2.5, 0, 1000,
-		"NCCL src/graph/tuning.cc hwLat PCI, Ring LL128" },
+		"NCCL src/graph/tuning.cc hwLat PCI, Ring LL128",
+		SCOPE_NCCL, 1, 10 },
 	[K_NCCL_PCI_SIMPLE_US] = { "nccl_pci_simple_us", "us", 5.7, 0, 1000,
-		"NCCL src/graph/tuning.cc hwLat PCI, Ring Simple" },
+		"NCCL src/graph/tuning.cc hwLat PCI, Ring Simple",
+		SCOPE_NCCL, 2, 20 },
 	[K_NCCL_NVL_LL_US] = { "nccl_nvl_ll_us", "us", 0.6, 0, 1000,
-		"NCCL src/graph/tuning.cc hwLat NVLink, Ring LL" },
+		"NCCL src/graph/tuning.cc hwLat NVLink, Ring LL",
+		SCOPE_NCCL, 0.3, 3 },
 	[K_NCCL_NVL_LL128_US] = { "nccl_nvl_ll128_us", "us", 1.9, 0, 1000,
-		"NCCL src/graph/tuning.cc hwLat NVLink, Ring LL128" },
+		"NCCL src/graph/tuning.cc hwLat NVLink, Ring LL128",
+		SCOPE_NCCL, 0.8, 8 },
 	[K_NCCL_NVL_SIMPLE_US] = { "nccl_nvl_simple_us", "us", 3.4, 0, 1000,
-		"NCCL src/graph/tuning.cc hwLat NVLink, Ring Simple" },
+		"NCCL src/graph/tuning.cc hwLat NVLink, Ring Simple",
+		SCOPE_NCCL, 1.5, 15 },
 	[K_NCCL_SHM_STEP_US] = { "nccl_shm_step_us", "us", 1.3, 0, 1000,
 		"derived: 8x RTX 4090 SHM all_reduce 8 B takes 38.8 us vs NCCL's "
-		"6.6 + 14 x 1.0 us for a P2P ring: (38.8 - 20.6) / 14 steps (realdata/nccl-tests-samples.txt)" },
+		"6.6 + 14 x 1.0 us for a P2P ring: (38.8 - 20.6) / 14 steps (realdata/nccl-tests-samples.txt)",
+		SCOPE_BOX, 0.5, 20 },
 	[K_NCCL_SHM_GBS] = { "nccl_shm_gbs", "GB/s", 8.0, 0.1, 1000,
 		"SHM ring rate per GPU: 4.0 GB/s with 2 GPUs (2x2080Ti, A40) and 14.9 GB/s with 8 "
 		"(8x4090: busbw 14.9 = 8 x algbw 8.5 / 14 x 14 / 8) in realdata/nccl-tests-samples.txt; "
-		"8.0 is their geometric middle" },
+		"8.0 is their geometric middle",
+		SCOPE_BOX, 1, 60 },
 	[K_NCCL_BW_EFF] = { "nccl_bw_eff", "fraction", 45.70 / (16 * 3.938 * 55.08 / 63.0), 0.05, 1.0,
 		"8x RTX 5090 Gen5 P2P all_reduce busbw 45.70 GB/s over a 55.08 GB/s link "
-		"(realdata/nccl-tests-samples.txt, gpu-specs.md 1c)" },
+		"(realdata/nccl-tests-samples.txt, gpu-specs.md 1c)",
+		SCOPE_NCCL, 0.5, 0.98 },
 	[K_NCCL_CHANNELS] = { "nccl_channels", "count", 2, 1, 64,
 		"NCCL duplicates the one ring its search finds on a single PCIe node (src/graph/search.cc), "
-		"giving 2 channels" },
+		"giving 2 channels",
+		SCOPE_NCCL, 1, 32 },
 	[K_NCCL_LL_MAX_VOLTA] = { "nccl_ll_max_volta_gbs", "GB/s", 39.0, 0.1, 10000,
-		"NCCL src/graph/tuning.cc llMaxBws, Volta, one node" },
+		"NCCL src/graph/tuning.cc llMaxBws, Volta, one node",
+		SCOPE_NCCL, 1, 10000 },
 	[K_NCCL_LL_MAX_AMPERE] = { "nccl_ll_max_ampere_gbs", "GB/s", 87.7, 0.1, 10000,
-		"NCCL src/graph/tuning.cc llMaxBws, Ampere, one node" },
+		"NCCL src/graph/tuning.cc llMaxBws, Ampere, one node",
+		SCOPE_NCCL, 1, 10000 },
 	[K_NCCL_LL_MAX_HOPPER] = { "nccl_ll_max_hopper_gbs", "GB/s", 141.0, 0.1, 10000,
-		"NCCL src/graph/tuning.cc llMaxBws, Hopper, one node" },
+		"NCCL src/graph/tuning.cc llMaxBws, Hopper, one node",
+		SCOPE_NCCL, 1, 10000 },
 	[K_NCCL_LL_MAX_BLACKWELL] = { "nccl_ll_max_blackwell_gbs", "GB/s", 282.0, 0.1, 10000,
-		"NCCL src/graph/tuning.cc llMaxBws, Blackwell (2 x 141), one node" },
+		"NCCL src/graph/tuning.cc llMaxBws, Blackwell (2 x 141), one node",
+		SCOPE_NCCL, 1, 10000 },
 	[K_NCCL_LL128_CH_VOLTA] = { "nccl_ll128_ch_volta_gbs", "GB/s", 20.0, 0.1, 10000,
-		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Volta" },
+		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Volta",
+		SCOPE_NCCL, 1, 10000 },
 	[K_NCCL_LL128_CH_AMPERE] = { "nccl_ll128_ch_ampere_gbs", "GB/s", 20.0, 0.1, 10000,
-		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Ampere" },
+		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Ampere",
+		SCOPE_NCCL, 1, 10000 },
 	[K_NCCL_LL128_CH_HOPPER] = { "nccl_ll128_ch_hopper_gbs", "GB/s", 36.7, 0.1, 10000,
-		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Hopper" },
+		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Hopper",
+		SCOPE_NCCL, 1, 10000 },
 	[K_NCCL_LL128_CH_BLACKWELL] = { "nccl_ll128_ch_blackwell_gbs", "GB/s", 40.0, 0.1, 10000,
-		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Blackwell" },
+		"NCCL src/graph/tuning.cc perChMaxRingLL128Bws, Blackwell",
+		SCOPE_NCCL, 1, 10000 },
 	[K_NCCL_LL_FRAC] = { "nccl_ll_frac", "fraction", 0.5, 0.01, 1.0,
 		"LL's payload share of Simple's rate: 8 data bytes in every 16 (NCCL src/include/device.h "
 		"union ncclLLFifoLine: data1, flag1, data2, flag2); NCCL's tuner assumes less, ring LL "
 		"busBw = Simple's x 1.0/4.0 for all-reduce (src/graph/tuning.cc): a free constant of "
-		"nccl-tests calibrations" },
+		"nccl-tests calibrations",
+		SCOPE_NCCL, 0.2, 0.6 },
 	[K_NCCL_TESTS_LAUNCH_US] = { "nccl_tests_launch_us", "us", 3.1, 0, 1000,
 		"8x RTX 5090 all_reduce_perf -g 8 (one thread): flat 24.5-25.5 us from 8 B to 2 KiB, "
 		"24.5 / 8 GPUs (realdata/nccl-tests-samples.txt, SAMPLE 8x5090-epyc9575f-P2P); "
-		"the lowest such floor in the samples (8x RTX 4090 -g 8: 38.8 us, 4.9 per GPU)" },
+		"the lowest such floor in the samples (8x RTX 4090 -g 8: 38.8 us, 4.9 per GPU)",
+		SCOPE_BOX, 1, 10 },
+	/* The step model's kernel constants (docs/model.md, "Op time"). Defaults
+	 * are what public kernel measurements give; the bundled RTX PRO 6000
+	 * scenarios carry values fitted jointly to the seed VM and its bare-metal
+	 * twin (scripts/calibrate-seed.sh), each inside its plausible range. */
 	[K_MEM_EFF] = { "mem_eff", "fraction", 1600.0 / 1792.0, 0.05, 1.0,
-		"RTX PRO 6000 local copy ~1600 GB/s of 1792 GB/s memory bandwidth (realdata/gpu-specs.md 3): "
-		"decode kernels streaming weights and KV cache are taken to read as fast as a copy" },
+		"dense GEMMs streaming weights read as fast as a copy: RTX PRO 6000 local copy ~1600 GB/s "
+		"of 1792 GB/s (realdata/gpu-specs.md 3)",
+		SCOPE_GPU, 0.6, 0.95 },
+	[K_ATTN_MEM_EFF] = { "attn_mem_eff", "fraction", 0.7, 0.05, 1.0,
+		"assumed: split-KV decode attention reads the cache at 70% of the memory rate "
+		"(fewer heads per GPU than a copy has threads; a free constant of serving calibrations)",
+		SCOPE_GPU, 0.3, 0.95 },
+	[K_MOE_MEM_EFF] = { "moe_mem_eff", "fraction", 0.7, 0.05, 1.0,
+		"assumed: grouped MoE GEMMs read the touched experts at 70% of the memory rate "
+		"(many small problems; flashinfer issue 4990: SM120 CUTLASS grouped MoE GEMM "
+		"latency-bound at 32-35% memory throughput in prefill); depends on the MoE backend",
+		SCOPE_ENGINE, 0.3, 0.95 },
 	[K_FLOPS_EFF] = { "flops_eff", "fraction", 417.34 / 503.8, 0.05, 1.0,
 		"RTX PRO 6000 torch bf16 matmul 8192: 417.34 TFLOPS measured (realdata/gpu-specs.md 1b) "
-		"of 503.8 dense in NVIDIA's whitepaper (scenarios/catalog/gpus.yaml)" },
+		"of 503.8 dense in NVIDIA's whitepaper (scenarios/catalog/gpus.yaml)",
+		SCOPE_GPU, 0.4, 0.95 },
+	[K_KMIN_GEMM_US] = { "kmin_gemm_us", "us", 4.0, 0, 1000,
+		"assumed: a GEMV-shaped GEMM with few weights still fills the GPU for a few us "
+		"(one wave of CTAs, split-K reduction); a free constant of serving calibrations",
+		SCOPE_GPU, 2, 15 },
+	[K_KMIN_MOE_US] = { "kmin_moe_us", "us", 6.0, 0, 1000,
+		"assumed: a grouped MoE kernel (expert sort, grouped GEMM) runs at least one "
+		"wave with its routing metadata; sglang PR 38884: a fused metadata kernel "
+		"0.008 ms per layer; depends on the MoE backend",
+		SCOPE_ENGINE, 2, 30 },
+	[K_KMIN_ATTN_US] = { "kmin_attn_us", "us", 5.0, 0, 1000,
+		"assumed: split-KV decode attention and its merge kernel; tokenspeed PR 1154: "
+		"a decode-attention core 7.3-9.1 us per layer call at batch 1 (CUDA graph)",
+		SCOPE_GPU, 2, 20 },
+	[K_KMIN_ELEM_US] = { "kmin_elem_us", "us", 2.9, 0, 1000,
+		"Megatron-LM PR 6463: at decode a TransformerEngine rmsnorm_fwd_tuned runs ~2.9 us, "
+		"a residual add ~1.5 us, the two fused 4.11 us; tokenspeed PR 1154: a gated "
+		"RMSNorm 1.90 us at batch 1",
+		SCOPE_GPU, 1, 6 },
 	[K_KERNEL_LAUNCH_US] = { "kernel_launch_us", "us", 1.0, 0, 1000,
 		"assumed: about 1 us between kernels replayed from a CUDA graph, a few times less than "
-		"an eager launch; a free constant for calibration" },
+		"an eager launch",
+		SCOPE_GPU, 0.3, 3 },
 	[K_KERNEL_LAUNCH_EAGER_US] = { "kernel_launch_eager_us", "us", 5.0, 0, 1000,
 		"CPU launch path of a CUDA kernel about 4-6 us (RTX 5070 Ti, driver 580, CUDA 13: "
-		"susun-blog.com pegainfer part 3), middle value" },
+		"susun-blog.com pegainfer part 3), middle value; Python engines add their own",
+		SCOPE_ENGINE, 3, 40 },
 	[K_STEP_OVERHEAD_US] = { "step_overhead_us", "us", 0.0, 0, 1e6,
 		"not modelled by default: the serving engine's host time per step (scheduling, "
 		"sampling, launching), overlapped with the GPUs' previous step, so a step lasts "
-		"max(GPU time, this); it depends on the engine and its version: calibrate it "
-		"(the seed scenarios carry a value fitted to their measured tok/s)" },
-	[K_KERNEL_FLOOR_US] = { "kernel_floor_us", "us", 0.0, 0, 1e5,
-		"0 by default (an op's time is its launch plus its roofline); a kernel's "
-		"shortest run depends on the kernel library and GPU: calibrate it (the seed "
-		"scenarios carry a value fitted to their measured single-stream speed)" },
+		"max(GPU time, this); it depends on the engine and its version",
+		SCOPE_ENGINE, 0, 5000 },
+	[K_VM_SHM_STEP_US] = { "vm_shm_step_us", "us", 0.0, 0, 1000,
+		"0 by default (no VM); in a VM guest each NCCL ring step through host memory pays "
+		"the guest's host path (IOMMU translation, interrupt and doorbell exits) on top of "
+		"nccl_shm_step_us: fitted per VM configuration (the seed VM: scripts/calibrate-seed.sh)",
+		SCOPE_VM, 0, 60 },
 };
 
 void consts_defaults(struct plumb_consts *c)
@@ -134,4 +205,22 @@ int consts_find(const char *name)
 		if (strcmp(plumb_const_defs[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+const char *consts_scope_name(enum plumb_scope s)
+{
+	static const char *const names[SCOPE_N] = { "gpu", "engine", "nccl", "box", "vm" };
+	return (unsigned)s < SCOPE_N ? names[s] : "?";
+}
+
+int consts_plausible(int i, double v)
+{
+	const struct plumb_const_def *d = &plumb_const_defs[i];
+	return v >= d->plo * (1 - 1e-9) && v <= d->phi * (1 + 1e-9);
+}
+
+int consts_shared(int i)
+{
+	enum plumb_scope s = plumb_const_defs[i].scope;
+	return s == SCOPE_GPU || s == SCOPE_ENGINE || s == SCOPE_NCCL;
 }

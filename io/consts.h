@@ -46,20 +46,39 @@ enum plumb_const {
 	K_NCCL_LL128_CH_BLACKWELL,
 	K_NCCL_LL_FRAC,         /* LL's payload rate / Simple's */
 	K_NCCL_TESTS_LAUNCH_US, /* nccl-tests host time per GPU per iteration (one thread, -g G) */
-	K_MEM_EFF,              /* decode kernels' share of GPU memory bandwidth */
+	K_MEM_EFF,              /* dense weight-streaming GEMMs' share of GPU memory bandwidth */
+	K_ATTN_MEM_EFF,         /* attention kernels' share of memory bandwidth reading the KV cache */
+	K_MOE_MEM_EFF,          /* grouped MoE GEMMs' share of memory bandwidth (MoE backend) */
 	K_FLOPS_EFF,            /* share of dense tensor throughput a GEMM reaches */
-	K_KERNEL_LAUNCH_US,     /* per-kernel overhead, CUDA graph replay */
-	K_KERNEL_LAUNCH_EAGER_US,   /* per-kernel overhead, eager launches */
+	K_KMIN_GEMM_US,         /* shortest run of a dense GEMM / GEMV kernel */
+	K_KMIN_MOE_US,          /* shortest run of a grouped MoE kernel (MoE backend) */
+	K_KMIN_ATTN_US,         /* shortest run of an attention kernel */
+	K_KMIN_ELEM_US,         /* shortest run of a norm / element-wise / sampling kernel */
+	K_KERNEL_LAUNCH_US,     /* gap between kernels replayed from a CUDA graph */
+	K_KERNEL_LAUNCH_EAGER_US,   /* per-kernel host launch cost without CUDA graphs */
 	K_STEP_OVERHEAD_US,     /* serving engine's host time per step (scheduler, sampling) */
-	K_KERNEL_FLOOR_US,      /* shortest time a kernel runs, however little it does */
+	K_VM_SHM_STEP_US,       /* extra per NCCL host-memory ring step in a VM guest */
 	K_NCONSTS
+};
+
+/* What a constant belongs to: a calibration shares the first three across
+ * boxes and fits the last two per box (docs/model.md, "Constants"). */
+enum plumb_scope {
+	SCOPE_GPU,              /* the GPU and its kernel library */
+	SCOPE_ENGINE,           /* the serving engine and its settings */
+	SCOPE_NCCL,             /* the NCCL library (its tuning model) */
+	SCOPE_BOX,              /* the machine: PCIe, NUMA, host memory, sockets */
+	SCOPE_VM,               /* a virtual machine's host path; never moves to bare metal */
+	SCOPE_N
 };
 
 struct plumb_const_def {
 	const char *name;
 	const char *unit;
-	double def, lo, hi;
+	double def, lo, hi;     /* default; hard bounds a value must respect */
 	const char *source;
+	enum plumb_scope scope;
+	double plo, phi;        /* plausible range: outside it a value is reported */
 };
 
 struct plumb_consts {
@@ -75,5 +94,15 @@ void consts_defaults(struct plumb_consts *c);
 
 /* Index of name, or -1. */
 int consts_find(const char *name);
+
+/* "gpu", "engine", "nccl", "box", "vm". */
+const char *consts_scope_name(enum plumb_scope s);
+
+/* Is v inside constant i's plausible range? */
+int consts_plausible(int i, double v);
+
+/* Is constant i shared by every box of a joint calibration (gpu, engine,
+ * nccl scope) rather than fitted per box (box, vm)? */
+int consts_shared(int i);
 
 #endif

@@ -107,6 +107,24 @@ struct scn_vm {
 	int guest_numa;             /* 1: the guest sees the host NUMA layout */
 };
 
+/* The serving stack (docs/scenarios.md, `serving:`): what the engine-scope
+ * constants describe. Unset fields keep the defaults below. */
+enum scn_engine { SCN_ENGINE_SGLANG, SCN_ENGINE_VLLM, SCN_ENGINE_TRTLLM, SCN_ENGINE_OTHER };
+enum scn_allreduce { SCN_AR_NCCL, SCN_AR_ONESHOT };
+struct scn_serving {
+	int given;                  /* the scenario has a serving: section */
+	enum scn_engine engine;     /* default sglang */
+	int cuda_graphs;            /* default 1 */
+	enum scn_allreduce allreduce;   /* custom_allreduce: off (NCCL) or oneshot */
+	char moe_backend[32];       /* free text, recorded by calibrations; "" unknown */
+	int dsa_dense;              /* dsa: dense (indexer ignored) or sparse (default) */
+	int mtp_draft;              /* MTP draft tokens, 0 off */
+	double mtp_accept;          /* acceptance per draft token */
+	char note[256];
+};
+
+const char *scn_engine_name(enum scn_engine e);
+
 struct scn_host {
 	char board[96];
 	enum scn_vendor cpu_vendor;
@@ -140,6 +158,7 @@ struct scenario {
 	struct plumb_consts k;          /* model constants: defaults + `constants:` */
 	int nccl_level;                 /* `nccl: p2p_level` (topo.h enum topo_nccl_path), -1 unset */
 	int nccl_shm_disable;           /* `nccl: shm_disable` */
+	struct scn_serving serving;     /* `serving:` the software stack measured or planned */
 	const struct scn_catalog *catalog;  /* borrowed; outlives the scenario */
 };
 

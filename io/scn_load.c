@@ -19,8 +19,15 @@
 
 static const char *const top_keys[] = {
 	"plumb_scenario", "name", "description", "seed", "event_budget", "source", "host",
-	"pcie", "nvlink", "virtualization", "constants", "nccl", NULL
+	"pcie", "nvlink", "virtualization", "constants", "nccl", "serving", NULL
 };
+static const char *const serving_keys[] = {
+	"engine", "cuda_graphs", "custom_allreduce", "moe_backend", "dsa", "mtp", "note", NULL
+};
+static const char *const engine_names[] = { "sglang", "vllm", "trtllm", "other", NULL };
+static const char *const allreduce_names[] = { "off", "oneshot", NULL };
+static const char *const dsa_names[] = { "sparse", "dense", NULL };
+static const char *const mtp_keys[] = { "draft", "accept", NULL };
 static const char *const nccl_keys[] = { "p2p_level", "p2p_disable", "shm_disable", NULL };
 /* NCCL's path names in its order (src/graph/topo.h), as NCCL_P2P_LEVEL takes them. */
 static const char *const nccl_levels[] = { "LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS", NULL };
@@ -704,8 +711,69 @@ static int parse_nccl(const struct ytree *t, const struct ynode *m, struct scena
 	return 0;
 }
 
+const char *scn_engine_name(enum scn_engine e)
+{
+	return (unsigned)e < 4 ? engine_names[e] : "?";
+}
+
+static int parse_serving(const struct ytree *t, const struct ynode *m, struct scenario *s,
+			 struct plumb_err *err)
+{
+	struct scn_serving *sv = &s->serving;
+	struct ynode *v;
+	int rc, e;
+	if ((rc = yexpect(t, m, Y_MAP, "serving", err)) < 0 ||
+	    (rc = ymap_check_keys(t, m, "serving", serving_keys, err)) < 0)
+		return rc;
+	sv->given = 1;
+	if ((v = ymap_get(m, "engine"))) {
+		if ((rc = yget_enum(t, v, "engine", engine_names, &e, err)) < 0)
+			return rc;
+		sv->engine = (enum scn_engine)e;
+	}
+	if ((v = ymap_get(m, "cuda_graphs")) &&
+	    (rc = yget_bool(t, v, "cuda_graphs", &sv->cuda_graphs, err)) < 0)
+		return rc;
+	if ((v = ymap_get(m, "custom_allreduce"))) {
+		if ((rc = yget_enum(t, v, "custom_allreduce", allreduce_names, &e, err)) < 0)
+			return rc;
+		sv->allreduce = (enum scn_allreduce)e;
+	}
+	if ((v = ymap_get(m, "moe_backend")) &&
+	    (rc = yget_str(t, v, "moe_backend", sv->moe_backend, sizeof(sv->moe_backend), err)) < 0)
+		return rc;
+	if ((v = ymap_get(m, "dsa"))) {
+		if ((rc = yget_enum(t, v, "dsa", dsa_names, &e, err)) < 0)
+			return rc;
+		sv->dsa_dense = e;
+	}
+	if ((v = ymap_get(m, "note")) &&
+	    (rc = yget_str(t, v, "note", sv->note, sizeof(sv->note), err)) < 0)
+		return rc;
+	if ((v = ymap_get(m, "mtp"))) {
+		struct ynode *w;
+		long d = 0;
+		if ((rc = yexpect(t, v, Y_MAP, "mtp", err)) < 0 ||
+		    (rc = ymap_check_keys(t, v, "mtp", mtp_keys, err)) < 0)
+			return rc;
+		if ((w = ymap_get(v, "draft")) &&
+		    (rc = yget_int(t, w, "mtp draft", 0, 16, &d, err)) < 0)
+			return rc;
+		sv->mtp_draft = (int)d;
+		if ((w = ymap_get(v, "accept")) &&
+		    (rc = yget_double(t, w, "mtp accept", 0, 1, &sv->mtp_accept, err)) < 0)
+			return rc;
+		if (sv->mtp_draft > 0 && !ymap_get(v, "accept"))
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "mtp with %d draft tokens needs its acceptance (accept: 0..1)",
+				    sv->mtp_draft);
+	}
+	return 0;
+}
+
 static void set_defaults(struct scenario *s)
 {
+	s->serving.cuda_graphs = 1;
 	s->nccl_level = -1;
 	consts_defaults(&s->k);
 	s->seed = 1;
@@ -793,6 +861,8 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	if ((v = ymap_get(r, "constants")) && (rc = parse_consts(t, v, s, err)) < 0)
 		return rc;
 	if ((v = ymap_get(r, "nccl")) && (rc = parse_nccl(t, v, s, err)) < 0)
+		return rc;
+	if ((v = ymap_get(r, "serving")) && (rc = parse_serving(t, v, s, err)) < 0)
 		return rc;
 	if (s->vm.mode == SCN_VM && s->vm.p2p_exposure == SCN_P2P_CLIQUE) {
 		int any = 0;

@@ -115,12 +115,16 @@ static void case_free(const struct val_set *v, int ci, int *idx, int *n, int max
 		add_free(idx, n, max, K_BOUNCE_CHUNK_KIB);
 		break;
 	case VAL_DECODE:
-		add_free(idx, n, max, K_MEM_EFF);
-		add_free(idx, n, max, K_KERNEL_LAUNCH_US);
-		break;
 	case VAL_SERVING:
-		add_free(idx, n, max, K_KERNEL_FLOOR_US);
-		add_free(idx, n, max, K_MEM_EFF);
+		/* The kernel classes' shortest runs set small batches, the
+		 * memory efficiencies large ones and long contexts; a VM's
+		 * host path its collectives. */
+		add_free(idx, n, max, K_KMIN_GEMM_US);
+		add_free(idx, n, max, K_KMIN_ATTN_US);
+		add_free(idx, n, max, K_MOE_MEM_EFF);
+		add_free(idx, n, max, K_ATTN_MEM_EFF);
+		if (c->scn->vm.mode == SCN_VM)
+			add_free(idx, n, max, K_VM_SHM_STEP_US);
 		break;
 	}
 }

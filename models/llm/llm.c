@@ -318,6 +318,7 @@ int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 				     "KV cache dtype must be bf16 or fp8, not %s",
 				     llm_dtype_name(kv));
 	p->kv = kv;
+	p->dsa_dense = 0;
 	p->embed = LLM_BF16;
 	p->experts = weights;
 	p->linear = weights;

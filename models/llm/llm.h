@@ -96,6 +96,9 @@ struct llm_prec {
 	enum llm_dtype linear;      /* attention projections, indexer, dense MLP */
 	enum llm_dtype embed;       /* embeddings, lm_head, router */
 	enum llm_dtype kv;          /* KV cache (the DSA indexer keys are fp8) */
+	int dsa_dense;              /* the engine ignores the DSA indexer and runs
+				       dense MLA over the whole cache (SGLang on
+				       SM120, docs/model.md) */
 };
 int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 		  enum llm_dtype weights, enum llm_dtype kv, struct plumb_err *err);
@@ -146,8 +149,20 @@ enum llm_op_kind {
 	LLM_OP_NKINDS
 };
 
+/* Kernel classes: each has its own shortest run and memory efficiency. */
+enum llm_kclass {
+	LLM_K_GEMM,             /* dense weight-streaming GEMM / GEMV */
+	LLM_K_MOE,              /* grouped MoE GEMM (the MoE backend) */
+	LLM_K_ATTN,             /* attention and indexer over the KV cache */
+	LLM_K_ELEM,             /* norms, element-wise, top-k, sampling */
+	LLM_K_N
+};
+
+const char *llm_kclass_name(enum llm_kclass c);
+
 struct llm_op {
 	enum llm_op_kind kind;
+	enum llm_kclass kclass;
 	int layer;              /* 0-based; layers for the MTP layer; -1 final norm / lm_head */
 	int pass;               /* 0 main model; 1..d the MTP draft passes */
 	const char *what;       /* static label, e.g. "attention core" */
@@ -157,7 +172,11 @@ struct llm_op {
 	double flops;
 	/* filled by llm_ops_time(): */
 	double mem_s, compute_s, launch_s, seconds;
+	double kmin_s;          /* kernels x the class's shortest run */
+	int bound;              /* enum llm_bound: which part decided the time */
 };
+
+enum llm_bound { LLM_BOUND_KMIN, LLM_BOUND_MEM, LLM_BOUND_COMPUTE };
 
 struct llm_ops {
 	int n, cap;
@@ -190,10 +209,13 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d);
 
 /*
- * Roofline time of every op on GPU g:
- *   seconds = kernels x launch + max(bytes / (memory_gbs x mem_eff),
- *                                    flops / (tflops(dtype) x flops_eff))
- * launch = kernel_launch_us with CUDA graphs, kernel_launch_eager_us without.
+ * Time of every op on GPU g, in parts (docs/model.md, "Op time"):
+ *   seconds = kernels x launch
+ *           + max(kernels x kmin(class), bytes / (memory_gbs x eff(class)),
+ *                 flops / (tflops(dtype) x flops_eff))
+ * launch = kernel_launch_us with CUDA graphs, kernel_launch_eager_us without;
+ * kmin and eff are the op's kernel class constants (kmin_gemm_us, mem_eff,
+ * ...). Each op's part that decides the max is recorded (LLM_BOUND_*).
  * Fills each op's mem_s, compute_s, launch_s, seconds; *total (may be NULL)
  * gets their sum. Error (PLUMB_EINPUT) when g has no tensor rate for an op.
  */

@@ -104,8 +104,9 @@ int llm_shard_check(const struct llm_model *m, const struct llm_shard *s,
 
 /* ---- parameter counts per GPU -------------------------------------------- */
 
-/* Attention (and indexer) weights one GPU holds, in parameters. */
-static double attn_params(const struct llm_model *m, int tp)
+/* Attention weights one GPU holds; the DSA indexer's unless the engine runs
+ * the model dense (it then loads no indexer). */
+static double attn_params(const struct llm_model *m, const struct llm_prec *p, int tp)
 {
 	double h = m->hidden, hl = (double)m->heads / tp;
 	if (m->attn == LLM_ATTN_GQA) {
@@ -117,7 +118,7 @@ static double attn_params(const struct llm_model *m, int tp)
 	double shard = qin * hl * (m->qk_nope + m->qk_rope) +
 		       (double)m->kv_lora * hl * (m->qk_nope + m->v_head) +
 		       hl * m->v_head * h;
-	if (m->index_topk)
+	if (m->index_topk && !p->dsa_dense)
 		rep += qin * m->index_heads * m->index_head_dim + h * m->index_head_dim +
 		       h * m->index_heads;
 	return rep + shard;
@@ -151,7 +152,7 @@ static double layer_weight_bytes(const struct llm_model *m, const struct llm_pre
 				 const struct llm_shard *s, int moe)
 {
 	double h = m->hidden, b;
-	b = attn_params(m, s->tp) * wbytes(p->linear) + norm_params(m) * 2.0;
+	b = attn_params(m, p, s->tp) * wbytes(p->linear) + norm_params(m) * 2.0;
 	if (moe) {
 		double per = 3.0 * h * m->moe_intermediate / moe_tp_of(s);
 		b += (double)m->experts * h * wbytes(p->embed);          /* router */
@@ -215,7 +216,7 @@ double llm_kv_bytes_per_token_per_gpu(const struct llm_model *m,
 {
 	double per = kv_layer_bytes(m, p->kv, s->tp);
 	int n = s->last - s->first + (s->mtp ? m->mtp_layers : 0);
-	if (m->index_topk)
+	if (m->index_topk && !p->dsa_dense)
 		per += m->index_head_dim;
 	return per * n;
 }
@@ -289,6 +290,22 @@ struct emit {
 	int oom;
 };
 
+const char *llm_kclass_name(enum llm_kclass c)
+{
+	static const char *const names[LLM_K_N] = { "gemm", "moe", "attention", "elementwise" };
+	return (unsigned)c < LLM_K_N ? names[c] : "?";
+}
+
+static enum llm_kclass kclass_of(enum llm_op_kind k)
+{
+	switch (k) {
+	case LLM_OP_EXPERTS: return LLM_K_MOE;
+	case LLM_OP_KV: return LLM_K_ATTN;
+	case LLM_OP_NORM: return LLM_K_ELEM;
+	default: return LLM_K_GEMM;
+	}
+}
+
 static void add(struct emit *e, enum llm_op_kind kind, const char *what,
 		enum llm_dtype dt, int kernels, double bytes, double flops)
 {
@@ -308,6 +325,7 @@ static void add(struct emit *e, enum llm_op_kind kind, const char *what,
 	op = &e->o->op[e->o->n++];
 	memset(op, 0, sizeof(*op));
 	op->kind = kind;
+	op->kclass = kclass_of(kind);
 	op->layer = e->layer;
 	op->pass = e->pass;
 	op->what = what;
@@ -335,14 +353,14 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 	const struct llm_prec *p = e->p;
 	const struct llm_shard *s = e->s;
 	double h = m->hidden, hl = (double)m->heads / s->tp;
-	double ap = attn_params(m, s->tp), att, per;
+	double ap = attn_params(m, p, s->tp), att, per;
 
 	add_norm(e, "input norm", T);
 	add(e, LLM_OP_ATTN, "attention projections", p->linear,
 	    m->attn == LLM_ATTN_MLA ? KERN_ATTN_MLA : KERN_ATTN_GQA,
 	    ap * wbytes(p->linear), 2.0 * ap * T);
 	att = context;
-	if (m->index_topk) {
+	if (m->index_topk && !p->dsa_dense) {
 		/* the indexer scores every cached token with its fp8 keys */
 		add(e, LLM_OP_KV, "indexer", LLM_FP8, KERN_INDEXER,
 		    batch * context * m->index_head_dim,
@@ -463,8 +481,10 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		 struct plumb_err *err)
 {
 	double launch = 1e-6 * k->v[cuda_graphs ? K_KERNEL_LAUNCH_US : K_KERNEL_LAUNCH_EAGER_US];
-	double floor_s = 1e-6 * k->v[K_KERNEL_FLOOR_US];
-	double bw = g->memory_gbs * 1e9 * k->v[K_MEM_EFF], sum = 0;
+	static const int kmin_of[LLM_K_N] = { K_KMIN_GEMM_US, K_KMIN_MOE_US, K_KMIN_ATTN_US,
+					      K_KMIN_ELEM_US };
+	static const int eff_of[LLM_K_N] = { K_MEM_EFF, K_MOE_MEM_EFF, K_ATTN_MEM_EFF, K_MEM_EFF };
+	double sum = 0;
 	int i;
 
 	for (i = 0; i < o->n; i++) {
@@ -475,12 +495,16 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 					     "GPU '%s' has no tensor throughput for %s "
 					     "(no tflops in scenarios/catalog/gpus.yaml)",
 					     g->id, llm_dtype_name(op->dtype));
-		op->mem_s = op->bytes / bw;
+		op->mem_s = op->bytes / (g->memory_gbs * 1e9 * k->v[eff_of[op->kclass]]);
 		op->compute_s = op->flops > 0 ? op->flops / (tf * 1e12 * k->v[K_FLOPS_EFF]) : 0;
 		op->launch_s = op->kernels * launch;
-		/* A kernel never finishes faster than its floor: small ops are
-		 * latency-bound, large ones memory- or compute-bound. */
-		op->seconds = op->launch_s + fmax(op->kernels * floor_s, fmax(op->mem_s, op->compute_s));
+		op->kmin_s = op->kernels * 1e-6 * k->v[kmin_of[op->kclass]];
+		/* A kernel never finishes faster than its class's shortest run:
+		 * small ops are kernel-latency-bound, large ones memory- or
+		 * compute-bound. */
+		op->bound = op->kmin_s >= op->mem_s && op->kmin_s >= op->compute_s ? LLM_BOUND_KMIN
+			    : op->mem_s >= op->compute_s ? LLM_BOUND_MEM : LLM_BOUND_COMPUTE;
+		op->seconds = op->launch_s + fmax(op->kmin_s, fmax(op->mem_s, op->compute_s));
 		sum += op->seconds;
 	}
 	if (total)

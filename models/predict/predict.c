@@ -335,6 +335,10 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 				     "unknown --kv '%s' (bf16 or fp8)", kv);
 	if ((rc = llm_prec_init(&c->prec, c->m, w, k, err)) < 0)
 		return rc;
+	/* The serving stack the scenario describes: CUDA graphs, and whether
+	 * the engine runs a DSA model's sparse attention or dense MLA. */
+	c->cuda_graphs = s->serving.cuda_graphs;
+	c->prec.dsa_dense = s->serving.dsa_dense;
 	if ((rc = step_layout_parse(layout, &c->lay, err)) < 0)
 		return rc;
 	return pred_cfg_check_box(c, layout, err);

@@ -299,7 +299,8 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	if (st->mtp && !(st->accept > 0))
 		return unfit(r, "mtp %ld needs accept > 0 (the draft acceptance rate)", st->mtp);
 	c.topo.nccl_p2p_level = -1;
-	c.cuda_graphs = !st->eager;
+	if (st->eager)
+		c.cuda_graphs = 0;
 	c.micro = (int)st->micro;
 	c.draft = (int)st->mtp;
 	c.accept = st->accept;

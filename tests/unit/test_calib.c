@@ -349,8 +349,8 @@ static void test_errors(void)
 	struct plumb_err e;
 	const char *files[1];
 	int twice[2] = { K_MEM_EFF, K_MEM_EFF };
-	int three[3] = { K_MEM_EFF, K_KERNEL_LAUNCH_US, K_KERNEL_FLOOR_US };
-	int two[2] = { K_MEM_EFF, K_KERNEL_FLOOR_US };
+	int three[3] = { K_MEM_EFF, K_KERNEL_LAUNCH_US, K_KMIN_GEMM_US };
+	int two[2] = { K_MEM_EFF, K_KMIN_GEMM_US };
 	FILE *f;
 	int rc;
 
