@@ -35,6 +35,10 @@ const char cmd_predict_usage[] =
 	"  --microbatches M       pipeline microbatches (default: the stage count)\n"
 	"  --mtp D --accept A     speculative decoding: D draft tokens, acceptance A\n"
 	"  --eager                kernel launches without CUDA graphs\n"
+	"  --breakdown            also the step's parts in ms per GPU: launch,\n"
+	"                         kernel_min, weights, kv_cache, compute, allreduce,\n"
+	"                         expert_comm, stage_send, idle (table, CSV columns\n"
+	"                         <part>_ms, JSON breakdown_ms)\n"
 	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (default: the scenario's, else NCCL's)\n"
 	"  --format table|csv|json  output format (default table)\n"
 	"  -o FILE                write to FILE (atomically) instead of stdout\n"
@@ -79,6 +83,7 @@ struct popts {
 	int batch[MAXLIST], nbatch;
 	long context, input, output;
 	int micro, mtp, eager, level;
+	int breakdown;              /* --breakdown: the step's parts */
 	int draws;                  /* Monte Carlo draws with --calib */
 	double accept;
 	const char *paths[MAXSCN];
@@ -93,7 +98,8 @@ struct row {
 	char why[1024];
 	double step_ms, tok_total, tok_stream, tpot_ms, ttft_ms;
 	double comm, compute, idle;
-	char diag[160];
+	double part[PART_N];        /* the representative step's parts, ms */
+	char diag[320];
 	double lo, hi;              /* tok_total 90% interval, NAN: none */
 };
 
@@ -221,6 +227,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			o->plot = v;
 		} else if (!strcmp(a, "--eager")) {
 			o->eager = 1;
+		} else if (!strcmp(a, "--breakdown")) {
+			o->breakdown = 1;
 		} else if (a[0] == '-' && a[1]) {
 			return cmd_usage_error(cmd, "unknown option '%s'", a);
 		} else {
@@ -288,6 +296,9 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 	r->comm = sec > 0 ? info.comm_s / sec : 0;
 	r->compute = sec > 0 ? info.compute_s / sec : 0;
 	r->idle = sec > 0 ? info.idle_s / sec : 0;
+	for (rc = 0; rc < PART_N; rc++)
+		r->part[rc] = info.part[rc] * 1e3;
+	rc = 0;
 	pred_diagnosis(c, &info, r->diag, sizeof(r->diag));
 	if (o->nbatch) {
 		double per = c->draft ? llm_spec_tokens_per_step(c->draft, c->accept) : 1;
@@ -361,6 +372,28 @@ static void json_escape(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* --breakdown in a table: each representative step's parts, ms per GPU. */
+static void print_breakdown(FILE *f, const struct popts *o, const struct row *rows, int nrows)
+{
+	int i, j;
+	fprintf(f, "\nStep parts, ms per GPU (%s; launch and kernel_min are kernel latency, "
+		   "weights and kv_cache memory):\n%-8s %11s", o->nbatch ? "each batch" :
+		   "the decode step at each concurrency, context input + output/2", "layout",
+		   o->nbatch ? "batch" : "concurrency");
+	for (j = 0; j < PART_N; j++)
+		fprintf(f, " %11s", pred_part_name((enum pred_part)j));
+	fputc('\n', f);
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		if (!r->fits)
+			continue;
+		fprintf(f, "%-8s %11d", o->layouts[r->li], r->x);
+		for (j = 0; j < PART_N; j++)
+			fprintf(f, " %11.3f", r->part[j]);
+		fputc('\n', f);
+	}
+}
+
 static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,
 		       const struct row *rows, int nrows, int compare)
 {
@@ -371,8 +404,11 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		iv |= rows[i].fits && !isnan(rows[i].lo);
 
 	if (!strcmp(o->format, "csv")) {
-		fprintf(f, "%slayout,gpus,%s,context,step_ms,tok_s_total,tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,busy_frac,fits,diagnosis%s\n",
+		fprintf(f, "%slayout,gpus,%s,context,step_ms,tok_s_total,tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,busy_frac,fits,diagnosis%s",
 			compare ? "scenario," : "", xname, iv ? ",tok_s_total_p5,tok_s_total_p95" : "");
+		for (j = 0; o->breakdown && j < PART_N; j++)
+			fprintf(f, ",%s_ms", pred_part_name((enum pred_part)j));
+		fputc('\n', f);
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
 			struct step_layout l;
@@ -382,7 +418,10 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			fprintf(f, "%s,%d,%d,%ld,", o->layouts[r->li], l.gpus, r->x,
 				o->nbatch ? o->context : o->input + o->output / 2);
 			if (!r->fits) {
-				fprintf(f, ",,,,,,,,,0,\"%s\"%s\n", r->why, iv ? ",," : "");
+				fprintf(f, ",,,,,,,,,0,\"%s\"%s", r->why, iv ? ",," : "");
+				for (j = 0; o->breakdown && j < PART_N; j++)
+					fputc(',', f);
+				fputc('\n', f);
 				continue;
 			}
 			fprintf(f, "%.3f,%.2f,%.3f,%.3f,", r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
@@ -396,6 +435,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fprintf(f, ",%.2f,%.2f", r->lo, r->hi);
 			else if (iv)
 				fputs(",,", f);
+			for (j = 0; o->breakdown && j < PART_N; j++)
+				fprintf(f, ",%.3f", r->part[j]);
 			fputc('\n', f);
 		}
 		return;
@@ -419,6 +460,13 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fprintf(f, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"busy_frac\": %.4f, \"diagnosis\": ",
 					r->comm, r->compute, r->idle, r->compute + r->comm);
 				json_escape(f, r->diag);
+				if (o->breakdown) {
+					fputs(", \"breakdown_ms\": {", f);
+					for (j = 0; j < PART_N; j++)
+						fprintf(f, "%s\"%s\": %.3f", j ? ", " : "",
+							pred_part_name((enum pred_part)j), r->part[j]);
+					fputc('}', f);
+				}
 			} else {
 				fputs(", \"why\": ", f);
 				json_escape(f, r->why);
@@ -459,6 +507,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fprintf(f, "%9.1f ", r->ttft_ms);
 			fprintf(f, "%5.0f%% %5.0f%%  %s\n", 100 * r->comm, 100 * (r->compute + r->comm), r->diag);
 		}
+		if (o->breakdown)
+			print_breakdown(f, o, rows, nrows);
 		return;
 	}
 	fprintf(f, "# total tok/s per box; x = speed-up over %s\n", s[0]->name);

@@ -196,6 +196,65 @@ int pred_programs(const struct pred_cfg *c, enum serve_step kind, int batch, lon
 	return 0;
 }
 
+const char *pred_part_name(enum pred_part p)
+{
+	static const char *const names[PART_N] = {
+		"launch", "kernel_min", "weights", "kv_cache", "compute", "allreduce",
+		"expert_comm", "stage_send", "idle"
+	};
+	return (unsigned)p < PART_N ? names[p] : "?";
+}
+
+/*
+ * Split the simulated compute time of a step into launch, kernel minimum,
+ * weights, KV and compute by its ops' parts (summed over the stages' op
+ * lists, scaled to the simulated busy time so microbatching is counted).
+ */
+static int op_parts(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+		    long tokens, double busy_s, double *part, struct plumb_err *err)
+{
+	double sum[PART_N] = { 0 }, tot = 0;
+	int st, rc = 0, micro = c->micro > 0 ? c->micro : c->lay.pp, i;
+	if (micro > batch)
+		micro = batch;
+	for (st = 0; st < c->lay.pp; st++) {
+		const struct scn_gpu_model *g =
+			&c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
+		struct llm_shard sh;
+		struct llm_step step;
+		struct llm_ops ops;
+		int bm = (batch + micro - 1) / micro;
+		stage_shard(c, st, &sh);
+		memset(&step, 0, sizeof(step));
+		step.batch = c->lay.kind == LAY_EP ? (bm + c->lay.ep - 1) / c->lay.ep : bm;
+		step.context = (int)context;
+		step.q_len = kind == SERVE_PREFILL ? (int)tokens : 0;
+		step.draft = kind == SERVE_DECODE ? c->draft : 0;
+		llm_ops_init(&ops);
+		if ((rc = llm_step_ops(c->m, &c->prec, &sh, &step, &ops, err)) < 0 ||
+		    (rc = llm_ops_time(&ops, g, &c->s->k, c->cuda_graphs, NULL, err)) < 0) {
+			llm_ops_release(&ops);
+			return rc;
+		}
+		for (i = 0; i < ops.n; i++) {
+			const struct llm_op *op = &ops.op[i];
+			double rest = op->seconds - op->launch_s;
+			sum[PART_LAUNCH] += op->launch_s;
+			if (op->bound == LLM_BOUND_KMIN)
+				sum[PART_KMIN] += rest;
+			else if (op->bound == LLM_BOUND_COMPUTE)
+				sum[PART_COMPUTE] += rest;
+			else
+				sum[op->kclass == LLM_K_ATTN ? PART_KV : PART_WEIGHTS] += rest;
+			tot += op->seconds;
+		}
+		llm_ops_release(&ops);
+	}
+	for (i = PART_LAUNCH; i <= PART_COMPUTE; i++)
+		part[i] = tot > 0 ? sum[i] / tot * busy_s : 0;
+	return 0;
+}
+
 static int step_impl(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
 		     long tokens, double *seconds, struct step_span *spans, int cap, int *nspans,
 		     struct pred_step_info *info, struct plumb_err *err)
@@ -232,6 +291,20 @@ static int step_impl(const struct pred_cfg *c, enum serve_step kind, int batch, 
 		if (info->idle_s < 0)
 			info->idle_s = 0;
 		info->busy_frac = r.seconds > 0 ? info->compute_s / r.seconds : 0;
+		if ((rc = op_parts(c, kind, batch, context, tokens, info->compute_s, info->part,
+				   err)) < 0)
+			goto out;
+		{
+			/* Communication by kind (by_tag sums one GPU per stage). */
+			double tp = r.by_tag[TAG_COMM_TP], ep = r.by_tag[TAG_COMM_EP],
+			       pp = r.by_tag[TAG_COMM_PP], all = tp + ep + pp;
+			if (all > 0) {
+				info->part[PART_ALLREDUCE] = info->comm_s * tp / all;
+				info->part[PART_EXPERT_COMM] = info->comm_s * ep / all;
+				info->part[PART_STAGE_SEND] = info->comm_s * pp / all;
+			}
+			info->part[PART_IDLE] = info->idle_s;
+		}
 		{
 			/* Do the layout's collectives bounce through host memory? */
 			struct topo_view *v = NULL;
@@ -298,21 +371,43 @@ int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plu
 void pred_diagnosis(const struct pred_cfg *c, const struct pred_step_info *i, char *buf,
 		    size_t n)
 {
-	double step = i->run.seconds, comm = step > 0 ? i->comm_s / step : 0;
-	double busy = i->busy_frac;
+	const double *p = i->part;
+	double step = 0, lat, mem, comp, comm, idle, best;
 	const char *how = i->comm_host_frac > 0 ? " over host memory" : "";
 	const char *what = c->lay.kind == LAY_EP ? "all-to-all" : "all-reduce";
-	if (c->lay.pp > 1 && i->idle_s > 0.25 * step)
-		snprintf(buf, n, "pipeline-bound: GPUs idle %.0f%% of the step waiting for the other stage",
-			 100 * i->idle_s / step);
-	else if (comm >= 0.4)
-		snprintf(buf, n, "latency-bound: %.0f%% of the step waits on %s%s", 100 * comm, what, how);
-	else if (busy >= 0.6)
-		snprintf(buf, n, "memory-bound: GPUs compute %.0f%% of the step, reading weights and KV cache",
-			 100 * busy);
+	int k;
+	for (k = 0; k < PART_N; k++)
+		step += p[k];
+	if (step <= 0) {
+		snprintf(buf, n, "empty step");
+		return;
+	}
+	lat = (p[PART_LAUNCH] + p[PART_KMIN]) / step;
+	mem = (p[PART_WEIGHTS] + p[PART_KV]) / step;
+	comp = p[PART_COMPUTE] / step;
+	comm = (p[PART_ALLREDUCE] + p[PART_EXPERT_COMM] + p[PART_STAGE_SEND]) / step;
+	idle = p[PART_IDLE] / step;
+	best = fmax(fmax(lat, mem), fmax(comp, fmax(comm, idle)));
+	if (best == idle && c->lay.pp > 1)
+		snprintf(buf, n, "pipeline-bound: GPUs idle %.0f%% of the step waiting for the other "
+			 "stage (kernel latency %.0f%%, memory %.0f%%, communication %.0f%%)",
+			 100 * idle, 100 * lat, 100 * mem, 100 * comm);
+	else if (best == comm)
+		snprintf(buf, n, "communication-bound: %.0f%% of the step waits on %s%s "
+			 "(kernel latency %.0f%%, memory %.0f%%)", 100 * comm, what, how,
+			 100 * lat, 100 * mem);
+	else if (best == lat)
+		snprintf(buf, n, "kernel-latency-bound: %.0f%% of the step is kernel launches and "
+			 "minimum kernel durations (memory %.0f%%, %s %.0f%%%s)", 100 * lat,
+			 100 * mem, what, 100 * comm, how);
+	else if (best == comp)
+		snprintf(buf, n, "compute-bound: %.0f%% of the step is tensor-core math "
+			 "(memory %.0f%%, %s %.0f%%)", 100 * comp, 100 * mem, what, 100 * comm);
 	else
-		snprintf(buf, n, "mixed: %.0f%% compute, %.0f%% %s%s, %.0f%% idle", 100 * busy,
-			 100 * comm, what, how, 100 * i->idle_s / (step > 0 ? step : 1));
+		snprintf(buf, n, "memory-bound: %.0f%% of the step reads weights (%.0f%%) and KV "
+			 "cache (%.0f%%) (kernel latency %.0f%%, %s %.0f%%%s)", 100 * mem,
+			 100 * p[PART_WEIGHTS] / step, 100 * p[PART_KV] / step, 100 * lat, what,
+			 100 * comm, how);
 }
 
 int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *model,

@@ -32,8 +32,30 @@ struct pred_cfg {
 	double accept;          /* draft acceptance probability */
 };
 
+/*
+ * The step's time in physical parts, seconds per GPU (averaged over the
+ * stages): each op's time is launch + the largest of its kernels' shortest
+ * runs, its memory traffic (weights, or the KV cache for attention) and its
+ * math, so every op second lands in exactly one of the first five parts;
+ * communication splits by what it is; idle is the rest of the step.
+ */
+enum pred_part {
+	PART_LAUNCH,            /* gaps between kernels (graph replay or eager launches) */
+	PART_KMIN,              /* kernels running at their class's shortest run */
+	PART_WEIGHTS,           /* streaming weights */
+	PART_KV,                /* reading the KV cache */
+	PART_COMPUTE,           /* tensor-core math */
+	PART_ALLREDUCE,         /* tensor-parallel all-reduce (and logits all-gather) */
+	PART_EXPERT_COMM,       /* expert-parallel all-to-all or all-reduce */
+	PART_STAGE_SEND,        /* pipeline stage sends */
+	PART_IDLE,              /* waiting for another stage, or the host */
+	PART_N
+};
+const char *pred_part_name(enum pred_part p);
+
 /* What one step cost, for reports. */
 struct pred_step_info {
+	double part[PART_N];                /* seconds per GPU, sum = step */
 	struct step_result run;
 	double compute_s, comm_s, idle_s;   /* per GPU, averaged */
 	double busy_frac;                   /* compute / step, averaged over GPUs */
@@ -90,8 +112,11 @@ int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, lo
 /* Does the model fit for this layout, batch and context? EINPUT with numbers. */
 int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err);
 
-/* A sentence on where the step's time goes, e.g. "latency-bound: 60% of the
- * step waits on all-reduce over host memory". */
+/* A sentence on where the step's time goes, from its parts: the largest of
+ * kernel latency (launch + shortest runs), memory, compute, communication and
+ * pipeline idle, with its share, e.g. "kernel-latency-bound: 48% of the step
+ * is kernel launches and minimum kernel durations (memory 31%, all-reduce
+ * 19%)". */
 void pred_diagnosis(const struct pred_cfg *c, const struct pred_step_info *i, char *buf,
 		    size_t n);
 

@@ -252,7 +252,7 @@ struct result {
 	int fits, gpus;
 	char why[1024];
 	double step_ms, tok_total, tok_stream, tpot_ms, ttft_ms, comm, compute, idle;
-	char diag[160];
+	char diag[320];
 };
 
 static int unfit(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

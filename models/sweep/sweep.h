@@ -180,7 +180,7 @@ struct swp_step_key {
 struct swp_step_val {
 	double seconds;
 	double comm_s, compute_s, idle_s;
-	char diag[160];
+	char diag[320];
 };
 
 struct swp_cache_stats {

@@ -780,7 +780,9 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 		struct val_stats st;
 		val_stats(v, c->first_point, c->npoints, &st);
 		fprintf(f, "| %s | %s | %d | %.1f%% | x%.2f | %d/%d |\n", c->name,
-			c->kind == VAL_NCCL ? c->op : c->kind == VAL_P2P ? "p2p" : "serving", st.n, 100 * st.median_err,
+			c->kind == VAL_NCCL ? c->op : c->kind == VAL_P2P ? "p2p" :
+			c->kind == VAL_DECODE ? "decode" : c->kind == VAL_COLLCSV ? "collectives" : "serving",
+			st.n, 100 * st.median_err,
 			st.worst_ratio, st.within2x, st.n);
 	}
 	for (i = 0; i < v->ncases; i++) {
@@ -800,9 +802,16 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 			fprintf(f, " %s over %d GPUs%s%s.\n\n| size | measured (us) | predicted (us) | ratio |\n|---|---|---|---|\n",
 				c->op, c->ngpus, c->p2p_disable ? ", NCCL_P2P_DISABLE=1" : "",
 				c->nccl_level >= 0 ? ", NCCL_P2P_LEVEL set" : "");
+		else if (c->kind == VAL_DECODE)
+			fprintf(f, " %s %s weights, %s KV cache; one decode step of `batch` sequences "
+				   "holding `ctx` tokens each.\n\n| point | measured step (ms) | "
+				   "predicted step (ms) | ratio |\n|---|---|---|---|\n",
+				c->model, c->weights, c->kv);
+		else if (c->kind == VAL_COLLCSV)
+			fputs("\n\n| point | measured (us) | predicted (us) | ratio |\n|---|---|---|---|\n", f);
 		else
 			fputs("\n\n| matrix | cells | median error | worst cell: measured -> predicted |\n|---|---|---|---|\n", f);
-		if (c->kind == VAL_NCCL || c->kind == VAL_SERVING) {
+		if (c->kind != VAL_P2P) {
 			for (p = c->first_point; p < c->first_point + c->npoints; p++)
 				fprintf(f, "| %s | %.2f | %.2f | %.2f |\n", v->points[p].label,
 					v->points[p].measured, v->points[p].predicted,
