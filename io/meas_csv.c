@@ -337,8 +337,9 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 	int rc = 0, i;
 
 	if (f->len == 0) {
-		if (k == K_TPOT_MS || k == K_TTFT_MS || k == K_INPUT_LEN || k == K_OUTPUT_LEN)
-			return 0;       /* optional: stays unset */
+		if (k == K_TPOT_MS || k == K_TTFT_MS || k == K_INPUT_LEN || k == K_OUTPUT_LEN ||
+		    k == K_TOK_S)
+			return 0;       /* optional: stays unset (tok_s: see data_row) */
 		return fail(c, f->col, "empty value for '%s'", col_names[k]);
 	}
 	switch (k) {
@@ -431,6 +432,8 @@ static int data_row(struct cctx *c, const struct fld *f, int n)
 	for (i = 0; i < n; i++)
 		if ((rc = value(c, &r, c->hdr[i], &f[i])) < 0)
 			return rc;
+	if (c->kind == MEAS_CSV_SERVING && isnan(r.tok_s) && isnan(r.tpot_ms))
+		return fail(c, 1, "a serving row needs tok_s or tpot_ms (both are empty)");
 	if (c->kind == MEAS_CSV_COLLECTIVES && strcmp(r.op, "sendrecv") == 0 && r.gpus != 2) {
 		for (i = 0; i < n && c->hdr[i] != K_GPUS; i++)
 			;

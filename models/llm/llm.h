@@ -172,7 +172,7 @@ struct llm_op {
 	double flops;
 	/* filled by llm_ops_time(): */
 	double mem_s, compute_s, launch_s, seconds;
-	double kmin_s;          /* kernels x the class's shortest run */
+	double kmin_s;          /* kernels x the class's minimum duration */
 	int bound;              /* enum llm_bound: which part decided the time */
 };
 
@@ -210,12 +210,11 @@ double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d);
 
 /*
  * Time of every op on GPU g, in parts (docs/model.md, "Op time"):
- *   seconds = kernels x launch
- *           + max(kernels x kmin(class), bytes / (memory_gbs x eff(class)),
- *                 flops / (tflops(dtype) x flops_eff))
+ *   seconds = kernels x launch + kernels x kmin(class)
+ *           + max(bytes / (memory_gbs x eff(class)), flops / (tflops(dtype) x flops_eff))
  * launch = kernel_launch_us with CUDA graphs, kernel_launch_eager_us without;
  * kmin and eff are the op's kernel class constants (kmin_gemm_us, mem_eff,
- * ...). Each op's part that decides the max is recorded (LLM_BOUND_*).
+ * ...). Each op's largest part is recorded (LLM_BOUND_*).
  * Fills each op's mem_s, compute_s, launch_s, seconds; *total (may be NULL)
  * gets their sum. Error (PLUMB_EINPUT) when g has no tensor rate for an op.
  */

@@ -499,12 +499,14 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		op->compute_s = op->flops > 0 ? op->flops / (tf * 1e12 * k->v[K_FLOPS_EFF]) : 0;
 		op->launch_s = op->kernels * launch;
 		op->kmin_s = op->kernels * 1e-6 * k->v[kmin_of[op->kclass]];
-		/* A kernel never finishes faster than its class's shortest run:
+		/* Every kernel pays its class's fixed minimum (ramp-up, tail,
+		 * synchronisation) on top of moving its bytes or doing its math:
 		 * small ops are kernel-latency-bound, large ones memory- or
 		 * compute-bound. */
-		op->bound = op->kmin_s >= op->mem_s && op->kmin_s >= op->compute_s ? LLM_BOUND_KMIN
-			    : op->mem_s >= op->compute_s ? LLM_BOUND_MEM : LLM_BOUND_COMPUTE;
-		op->seconds = op->launch_s + fmax(op->kmin_s, fmax(op->mem_s, op->compute_s));
+		op->bound = op->mem_s >= op->compute_s ? LLM_BOUND_MEM : LLM_BOUND_COMPUTE;
+		if (op->kmin_s >= fmax(op->mem_s, op->compute_s))
+			op->bound = LLM_BOUND_KMIN;
+		op->seconds = op->launch_s + op->kmin_s + fmax(op->mem_s, op->compute_s);
 		sum += op->seconds;
 	}
 	if (total)
