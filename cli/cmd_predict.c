@@ -552,6 +552,52 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		}
 }
 
+/*
+ * What a box's speed-up over the first depends on: for every bare-metal box
+ * whose scenario sets NCCL_P2P_LEVEL, the first layout at the lowest and
+ * highest load again with NCCL's default level (PXB), which turns the P2P
+ * paths across host bridges into host-memory (SHM) ones.
+ */
+static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
+			 const struct row *rows, int nrows, struct plumb_err *err)
+{
+	int j, i, rc, head = 0;
+	for (j = 1; j < o->npaths; j++) {
+		const struct row *lo = NULL, *hi = NULL;
+		struct row t[2];
+		if (s[j]->vm.mode == SCN_VM || s[j]->nccl_level != NP_SYS)
+			continue;
+		for (i = 0; i < nrows; i++)
+			if (rows[i].si == j && rows[i].li == 0 && rows[i].fits) {
+				if (!lo)
+					lo = &rows[i];
+				hi = &rows[i];
+			}
+		if (!lo)
+			continue;
+		for (i = 0; i < 2; i++) {
+			struct pred_cfg c;
+			memset(&t[i], 0, sizeof(t[i]));
+			if ((rc = setup(o, s[j], o->layouts[0], &c, err)) < 0)
+				return rc;
+			c.topo.nccl_p2p_level = NP_PXB;
+			if ((rc = run_point(o, &c, (i ? hi : lo)->x, &t[i], err)) < 0)
+				return rc;
+		}
+		if (!head++)
+			fputs("\nWhat the speed-up depends on:\n", f);
+		fprintf(f, "  %s runs P2P between GPUs on different host bridges only with "
+			   "NCCL_P2P_LEVEL=SYS (its scenario sets it); with NCCL's default (PXB) "
+			   "its all-reduces go through host memory and %s gives %.1f tok/s at %d "
+			   "(x%.2f over %s) and %.1f at %d (x%.2f), against %.1f and %.1f.\n",
+			   s[j]->name, o->layouts[0], t[0].tok_total, lo->x,
+			   t[0].tok_total / rows[lo - rows - j].tok_total, s[0]->name,
+			   t[1].tok_total, hi->x, t[1].tok_total / rows[hi - rows - j].tok_total,
+			   lo->tok_total, hi->tok_total);
+	}
+	return 0;
+}
+
 /* The rows as the throughput chart: a line per box and layout. */
 static int plot_rows(const struct popts *o, struct scenario **s, const struct row *rows,
 		     int nrows, struct plumb_err *err)
@@ -631,6 +677,8 @@ static int run(const char *cmd, struct popts *o, int compare)
 		goto fail;
 	opened = 1;
 	print_rows(out.f, o, s, o->npaths, rows, nrows, compare);
+	if (compare && !strcmp(o->format, "table") && (rc = print_depends(out.f, o, s, rows, nrows, &err)) < 0)
+		goto fail;
 	opened = 0;
 	if ((rc = out_commit(&out, &err)) < 0)
 		goto fail;
