@@ -228,11 +228,16 @@ static void test_roofline_by_hand(void)
 	k.v[K_KERNEL_LAUNCH_US] = 2.0;
 	k.v[K_KERNEL_LAUNCH_EAGER_US] = 10.0;
 	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 1, &t, &e), 0);
-	/* attention projections: 3 kernels x 2 us + 12288 B / (1792e9 x 0.5) */
-	EXPECT_NEAR(o.op[1].seconds, 3 * 2e-6 + 12288.0 / (1792e9 * 0.5), 1e-12);
+	/* attention projections: 3 kernels x (2 us gap + the GEMM class's
+	 * minimum) + 12288 B / (1792e9 x 0.5) */
+	EXPECT_NEAR(o.op[1].seconds, 3 * (2e-6 + k.v[K_KMIN_GEMM_US] * 1e-6) +
+		    12288.0 / (1792e9 * 0.5), 1e-12);
+	CU_ASSERT_EQUAL(o.op[1].kclass, LLM_K_GEMM);
+	CU_ASSERT_EQUAL(o.op[1].bound, LLM_BOUND_KMIN);
 	EXPECT_NEAR(o.op[1].compute_s, 2.0 * 6144 / (503.8e12 * 417.34 / 503.8), 1e-9);
 	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &t, &e), 0);
-	EXPECT_NEAR(o.op[1].seconds, 3 * 10e-6 + 12288.0 / (1792e9 * 0.5), 1e-12);
+	EXPECT_NEAR(o.op[1].seconds, 3 * (10e-6 + k.v[K_KMIN_GEMM_US] * 1e-6) +
+		    12288.0 / (1792e9 * 0.5), 1e-12);
 	llm_ops_release(&o);
 	free(c);
 }

@@ -153,13 +153,14 @@ static void test_seed_scenario_values(void)
 	EXPECT_INT(s->host.sockets, 2);
 	EXPECT_INT(s->host.p2p_across_sockets, 1);
 	EXPECT_INT(s->vm.mode, SCN_VM);
-	EXPECT_INT(s->vm.chipset, SCN_Q35);
-	EXPECT_INT(s->vm.pcie_passthrough, 1);
+	/* As benchmarked: i440FX, no pcie=1, the host IOMMU translating. */
+	EXPECT_INT(s->vm.chipset, SCN_I440FX);
+	EXPECT_INT(s->vm.pcie_passthrough, 0);
 	EXPECT_INT(s->vm.firmware, SCN_SEABIOS);
 	EXPECT_INT(s->vm.guest_phys_bits, 40);
 	EXPECT_U64(s->vm.mmio64_window, 3ull << 39);   /* 1.5T */
 	EXPECT_U64(s->vm.guest_ram, 432ull << 30);
-	EXPECT_INT(s->vm.host_iommu, SCN_IOMMU_PT);
+	EXPECT_INT(s->vm.host_iommu, SCN_IOMMU_TRANSLATE);
 	EXPECT_INT(s->vm.pci_realloc, 1);
 	EXPECT_STR(s->vm.kernel_args, "pci=realloc");
 	EXPECT_INT(s->vm.p2p_exposure, SCN_P2P_NONE);
