@@ -207,7 +207,7 @@ const char *pred_part_name(enum pred_part p)
 
 /*
  * Split the simulated compute time of a step into launch, kernel minimum,
- * weights, KV and compute by its ops' parts (summed over the stages' op
+ * weights, KV and compute by its ops' additive parts (summed over the stages' op
  * lists, scaled to the simulated busy time so microbatching is counted).
  */
 static int op_parts(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
@@ -238,11 +238,10 @@ static int op_parts(const struct pred_cfg *c, enum serve_step kind, int batch, l
 		}
 		for (i = 0; i < ops.n; i++) {
 			const struct llm_op *op = &ops.op[i];
-			double rest = op->seconds - op->launch_s;
+			double rest = op->seconds - op->launch_s - op->kmin_s;
 			sum[PART_LAUNCH] += op->launch_s;
-			if (op->bound == LLM_BOUND_KMIN)
-				sum[PART_KMIN] += rest;
-			else if (op->bound == LLM_BOUND_COMPUTE)
+			sum[PART_KMIN] += op->kmin_s;
+			if (op->compute_s > op->mem_s)
 				sum[PART_COMPUTE] += rest;
 			else
 				sum[op->kclass == LLM_K_ATTN ? PART_KV : PART_WEIGHTS] += rest;
@@ -410,6 +409,12 @@ void pred_diagnosis(const struct pred_cfg *c, const struct pred_step_info *i, ch
 			 100 * comm, how);
 }
 
+void pred_cfg_serving(struct pred_cfg *c)
+{
+	c->cuda_graphs = c->s->serving.cuda_graphs;
+	c->prec.dsa_dense = c->s->serving.dsa_dense;
+}
+
 int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *model,
 		   const char *weights, const char *kv, const char *layout,
 		   struct plumb_err *err)
@@ -430,10 +435,7 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 				     "unknown --kv '%s' (bf16 or fp8)", kv);
 	if ((rc = llm_prec_init(&c->prec, c->m, w, k, err)) < 0)
 		return rc;
-	/* The serving stack the scenario describes: CUDA graphs, and whether
-	 * the engine runs a DSA model's sparse attention or dense MLA. */
-	c->cuda_graphs = s->serving.cuda_graphs;
-	c->prec.dsa_dense = s->serving.dsa_dense;
+	pred_cfg_serving(c);
 	if ((rc = step_layout_parse(layout, &c->lay, err)) < 0)
 		return rc;
 	return pred_cfg_check_box(c, layout, err);

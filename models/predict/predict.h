@@ -76,6 +76,12 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 		   const char *weights, const char *kv, const char *layout,
 		   struct plumb_err *err);
 
+/* Take the serving stack of c's scenario (`serving:`): CUDA graphs, and
+ * whether the engine runs a DSA model's sparse attention or dense MLA.
+ * pred_cfg_setup calls it; callers filling a pred_cfg by hand call it after
+ * llm_prec_init. */
+void pred_cfg_serving(struct pred_cfg *c);
+
 /*
  * Can c's box run its layout? It needs no more GPUs than the box has, a
  * GPU count that divides the box's (replicas fill it), and, in a VM, that

@@ -289,6 +289,7 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	if ((rc = llm_prec_init(&c.prec, c.m, w, kv, err)) < 0 ||
 	    (rc = step_layout_parse(st->layout, &c.lay, err)) < 0)
 		return rc;
+	pred_cfg_serving(&c);
 	r->gpus = c.lay.gpus;
 	plumb_err_clear(&fe);
 	if (pred_cfg_check_box(&c, st->layout, &fe) < 0)   /* as plumb predict refuses it */
