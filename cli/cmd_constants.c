@@ -13,9 +13,12 @@
 const char cmd_constants_usage[] =
 	"usage: plumb constants [SCENARIO] [--format table|markdown|yaml] [-o FILE]\n"
 	"\n"
-	"List every named constant of the transfer and collective models with its\n"
-	"value, unit, bounds and the source of its default. With a SCENARIO, the\n"
-	"values it sets in its 'constants:' block replace the defaults (marked *).\n"
+	"List every named constant of the model with its scope (gpu: the GPU and its\n"
+	"kernel library; engine: the serving engine; nccl: NCCL's tuning model; box:\n"
+	"the machine; vm: a virtual machine's host path), value, unit, plausible\n"
+	"range, hard bounds and the source of its default. With a SCENARIO, the\n"
+	"values it sets in its 'constants:' block replace the defaults (marked *);\n"
+	"a value outside its plausible range is flagged.\n"
 	"--format yaml prints a 'constants:' block to paste into a scenario.\n"
 	"\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error.\n";
@@ -57,20 +60,26 @@ int cmd_constants(int argc, char **argv)
 	if ((rc = out_open(&out, outpath, &err)) < 0)
 		goto fail;
 	if (!strcmp(fmt, "markdown"))
-		fputs("| constant | value | unit | range | source of the default |\n|---|---|---|---|---|\n", out.f);
+		fputs("| constant | scope | value | unit | plausible | bounds | source of the default |\n"
+		      "|---|---|---|---|---|---|---|\n", out.f);
 	else if (!strcmp(fmt, "yaml"))
 		fputs("constants:\n", out.f);
 	for (i = 0; i < K_NCONSTS; i++) {
 		const struct plumb_const_def *d = &plumb_const_defs[i];
+		int odd = !consts_plausible(i, k.v[i]);
 		if (!strcmp(fmt, "markdown"))
-			fprintf(out.f, "| `%s` | %.6g%s | %s | %g - %g | %s |\n", d->name, k.v[i],
-				k.set[i] ? " *" : "", d->unit, d->lo, d->hi, d->source);
+			fprintf(out.f, "| `%s` | %s | %.6g%s%s | %s | %g - %g | %g - %g | %s |\n", d->name,
+				consts_scope_name(d->scope), k.v[i], k.set[i] ? " *" : "",
+				odd ? " (implausible)" : "", d->unit, d->plo, d->phi, d->lo, d->hi,
+				d->source);
 		else if (!strcmp(fmt, "yaml"))
-			fprintf(out.f, "  %s: %.6g%s\n", d->name, k.v[i],
-				k.set[i] ? "" : "    # default");
+			fprintf(out.f, "  %s: %.6g%s%s\n", d->name, k.v[i],
+				k.set[i] ? "" : "    # default",
+				odd ? "    # outside its plausible range" : "");
 		else
-			fprintf(out.f, "%-22s %12.6g%s %-9s %s\n", d->name, k.v[i], k.set[i] ? "*" : " ",
-				d->unit, d->source);
+			fprintf(out.f, "%-24s %-6s %12.6g%s %-9s %-13s%s%s\n", d->name,
+				consts_scope_name(d->scope), k.v[i], k.set[i] ? "*" : " ", d->unit,
+				"", odd ? "OUTSIDE ITS PLAUSIBLE RANGE; " : "", d->source);
 	}
 	if ((rc = out_commit(&out, &err)) < 0)
 		goto fail;

@@ -144,7 +144,7 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		SCOPE_GPU, 0.3, 0.95 },
 	[K_MOE_MEM_EFF] = { "moe_mem_eff", "fraction", 0.7, 0.05, 1.0,
 		"assumed: grouped MoE GEMMs read the touched experts at 70% of the memory rate "
-		"(many small problems; flashinfer issue 4990: SM120 CUTLASS grouped MoE GEMM "
+		"(many small problems; flashinfer-ai/flashinfer issue 4990: SM120 CUTLASS grouped MoE GEMM "
 		"latency-bound at 32-35% memory throughput in prefill); depends on the MoE backend",
 		SCOPE_ENGINE, 0.3, 0.95 },
 	[K_FLOPS_EFF] = { "flops_eff", "fraction", 417.34 / 503.8, 0.05, 1.0,
@@ -157,17 +157,18 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		SCOPE_GPU, 2, 15 },
 	[K_KMIN_MOE_US] = { "kmin_moe_us", "us", 6.0, 0, 1000,
 		"assumed: a grouped MoE kernel (expert sort, grouped GEMM) runs at least one "
-		"wave with its routing metadata; sglang PR 38884: a fused metadata kernel "
+		"wave with its routing metadata; sgl-project/sglang PR 38884: a fused metadata kernel "
 		"0.008 ms per layer; depends on the MoE backend",
 		SCOPE_ENGINE, 2, 30 },
 	[K_KMIN_ATTN_US] = { "kmin_attn_us", "us", 5.0, 0, 1000,
-		"assumed: split-KV decode attention and its merge kernel; tokenspeed PR 1154: "
-		"a decode-attention core 7.3-9.1 us per layer call at batch 1 (CUDA graph)",
+		"assumed: split-KV decode attention and its merge kernel; lightseekorg/tokenspeed "
+		"PR 1154: a linear-attention (KDA) decode kernel 7.30-9.09 us per layer call at "
+		"batch 1 (CUDA-graph microbenchmark)",
 		SCOPE_GPU, 2, 20 },
 	[K_KMIN_ELEM_US] = { "kmin_elem_us", "us", 2.9, 0, 1000,
-		"Megatron-LM PR 6463: at decode a TransformerEngine rmsnorm_fwd_tuned runs ~2.9 us, "
-		"a residual add ~1.5 us, the two fused 4.11 us; tokenspeed PR 1154: a gated "
-		"RMSNorm 1.90 us at batch 1",
+		"NVIDIA/Megatron-LM PR 6463: at decode a TransformerEngine rmsnorm_fwd_tuned runs ~2.9 us, "
+		"a residual add ~1.5 us, the two fused 4.11 us; lightseekorg/tokenspeed PR "
+		"1154: a gated RMSNorm 1.90 us at batch 1",
 		SCOPE_GPU, 1, 6 },
 	[K_KERNEL_LAUNCH_US] = { "kernel_launch_us", "us", 1.0, 0, 1000,
 		"assumed: about 1 us between kernels replayed from a CUDA graph, a few times less than "
