@@ -75,3 +75,15 @@ void out_abort(struct outfile *o)
 	if (o->tmp[0])
 		remove(o->tmp);
 }
+
+void out_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s >= 0x20)
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}

@@ -30,4 +30,8 @@ int out_commit(struct outfile *o, struct plumb_err *err);
 /* Close and remove the temporary file; safe after a failed open or commit. */
 void out_abort(struct outfile *o);
 
+/* s as a double-quoted string, valid JSON and YAML: '"' and '\\' escaped,
+ * control characters dropped. */
+void out_quoted(FILE *f, const char *s);
+
 #endif

@@ -212,6 +212,13 @@ int scn_cpulist_ok(const char *s);
  */
 void scn_set_overlay(const struct plumb_consts *k);
 
+/*
+ * fn(s, arg) runs on every scenario loaded afterwards, after the overlay
+ * (a calibration's per-scenario constants and its warnings); NULL clears
+ * it. Process-wide, like the overlay.
+ */
+void scn_set_load_hook(void (*fn)(struct scenario *s, void *arg), void *arg);
+
 const char *scn_kind_name(enum scn_kind k);
 
 /* Sum of a GPU model's BARs, bytes. */

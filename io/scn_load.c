@@ -877,12 +877,20 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 
 static struct plumb_consts overlay;
 static int have_overlay;
+static void (*load_hook)(struct scenario *s, void *arg);
+static void *load_hook_arg;
 
 void scn_set_overlay(const struct plumb_consts *k)
 {
 	have_overlay = k != NULL;
 	if (k)
 		overlay = *k;
+}
+
+void scn_set_load_hook(void (*fn)(struct scenario *s, void *arg), void *arg)
+{
+	load_hook = fn;
+	load_hook_arg = arg;
 }
 
 /* Build a scenario from a parsed tree; takes ownership of t. */
@@ -913,6 +921,8 @@ static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 				s->k.set[k] = 1;
 			}
 	}
+	if (load_hook)
+		load_hook(s, load_hook_arg);
 	ytree_free(t);
 	*out = s;
 	return 0;

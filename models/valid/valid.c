@@ -472,60 +472,140 @@ static int sniff_kind(const char *path, enum val_kind *k, struct plumb_err *err)
 	return 0;
 }
 
+/* How many runs the nccl-tests or p2p file of case c holds (1 for CSVs or
+ * a file that does not parse: case_data then reports why). */
+static int file_runs(const struct val_case *c)
+{
+	struct plumb_err e;
+	int n = 1;
+	if (c->kind == VAL_NCCL) {
+		struct meas_nccl_file *f = NULL;
+		struct meas_nccl_hint h;
+		memset(&h, 0, sizeof(h));
+		h.ngpus = c->ngpus;
+		if (meas_nccl_parse_file(c->data, &h, &f, &e) == 0)
+			n = f->nruns;
+		meas_nccl_free(f);
+	} else if (c->kind == VAL_P2P) {
+		struct meas_p2p_file *f = NULL;
+		if (meas_p2p_parse_file(c->data, &f, &e) == 0)
+			n = f->nruns;
+		meas_p2p_free(f);
+	}
+	return n > 1 ? n : 1;
+}
+
+/* Give back what case c owns and its points (the last ones of v). */
+static void drop_case(struct val_set *v, struct val_case *c)
+{
+	scn_free(c->scn);
+	meas_nccl_free(c->nccl);
+	meas_p2p_free(c->p2p);
+	meas_csv_free(c->serving);
+	v->npoints = c->first_point;
+	memset(c, 0, sizeof(*c));
+}
+
+int val_add_files(struct val_set *v, const char *scenario, const char *const *files, int nfiles,
+		  const char *gpus, const char *model, const char *weights, const char *kv,
+		  struct plumb_err *err)
+{
+	int i, rc;
+
+	for (i = 0; i < nfiles; i++) {
+		const char *base = strrchr(files[i], '/');
+		enum val_kind kind = VAL_NCCL;
+		int run, nruns = 1, used = 0;
+		struct plumb_err first;
+
+		plumb_err_clear(&first);
+		if ((rc = sniff_kind(files[i], &kind, err)) < 0)
+			return rc;
+		for (run = 1; run <= nruns; run++) {
+			struct val_case *c, *nc;
+			int k;
+			nc = realloc(v->cases, (size_t)(v->ncases + 1) * sizeof(*nc));
+			if (!nc)
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			v->cases = nc;
+			c = &v->cases[v->ncases++];
+			memset(c, 0, sizeof(*c));
+			c->kind = kind;
+			snprintf(c->data, sizeof(c->data), "%s", files[i]);
+			snprintf(c->scenario, sizeof(c->scenario), "%s", scenario);
+			snprintf(c->model, sizeof(c->model), "%s", model ? model : "glm-5");
+			snprintf(c->weights, sizeof(c->weights), "%s", weights ? weights : "nvfp4");
+			snprintf(c->kv, sizeof(c->kv), "%s", kv ? kv : "bf16");
+			c->run = run;
+			c->nccl_level = -1;
+			c->input = 1024;
+			c->output = 1024;
+			if ((rc = scn_load(scenario, &c->scn, err)) < 0)
+				return rc;
+			if (gpus) {
+				c->ngpus = scn_gpu_list_parse(gpus, c->gpus, c->scn->ngpus);
+				if (c->ngpus < 1)
+					return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+							     "--gpus '%s': give GPUs of %s (0-%d)", gpus,
+							     scenario, c->scn->ngpus - 1);
+			} else {
+				c->ngpus = c->scn->ngpus;
+				for (k = 0; k < c->ngpus; k++)
+					c->gpus[k] = k;
+			}
+			if (run == 1)
+				nruns = file_runs(c);
+			/* One case per run: "file" alone, "file#2" for a file's
+			 * second run. */
+			if (nruns > 1)
+				snprintf(c->name, sizeof(c->name), "%.52s#%d", base ? base + 1 : files[i], run);
+			else
+				snprintf(c->name, sizeof(c->name), "%s", base ? base + 1 : files[i]);
+			c->first_point = v->npoints;
+			if ((rc = case_data(v, v->ncases - 1, err)) == 0) {
+				used++;
+				continue;
+			}
+			/* A run that cannot be used is skipped and named when the
+			 * file has others; the file's only run is an error. */
+			if (nruns == 1 || v->oom)
+				return rc;
+			if (!first.code)
+				first = *err;
+			if (v->nskipped < VAL_MAX_SKIPPED)
+				snprintf(v->skipped[v->nskipped], sizeof(v->skipped[0]), "%.80s run %d: %.150s",
+					 files[i], run, err->msg);
+			v->nskipped++;
+			drop_case(v, c);
+			v->ncases--;
+			plumb_err_clear(err);
+		}
+		if (!used) {
+			*err = first;
+			return -plumb_err_status(err);
+		}
+	}
+	return 0;
+}
+
 int val_from_files(const char *scenario, const char *const *files, int nfiles,
 		   const char *gpus, const char *model, const char *weights, const char *kv,
 		   struct val_set **out, struct plumb_err *err)
 {
 	struct val_set *v;
-	int i, rc;
+	int rc;
 
 	*out = NULL;
 	v = calloc(1, sizeof(*v));
-	if (!v || !(v->cases = calloc((size_t)(nfiles > 0 ? nfiles : 1), sizeof(*v->cases)))) {
-		free(v);
+	if (!v)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
 	snprintf(v->file, sizeof(v->file), "%s", scenario);
-	for (i = 0; i < nfiles; i++) {
-		struct val_case *c = &v->cases[i];
-		const char *base = strrchr(files[i], '/');
-		int k;
-		v->ncases = i + 1;
-		memset(c, 0, sizeof(*c));
-		snprintf(c->name, sizeof(c->name), "%s", base ? base + 1 : files[i]);
-		snprintf(c->data, sizeof(c->data), "%s", files[i]);
-		snprintf(c->scenario, sizeof(c->scenario), "%s", scenario);
-		snprintf(c->model, sizeof(c->model), "%s", model ? model : "glm-5");
-		snprintf(c->weights, sizeof(c->weights), "%s", weights ? weights : "nvfp4");
-		snprintf(c->kv, sizeof(c->kv), "%s", kv ? kv : "bf16");
-		c->run = 1;
-		c->nccl_level = -1;
-		c->input = 1024;
-		c->output = 1024;
-		if ((rc = sniff_kind(files[i], &c->kind, err)) < 0 ||
-		    (rc = scn_load(scenario, &c->scn, err)) < 0)
-			goto fail;
-		if (gpus) {
-			c->ngpus = scn_gpu_list_parse(gpus, c->gpus, c->scn->ngpus);
-			if (c->ngpus < 1) {
-				rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-						   "--gpus '%s': give GPUs of %s (0-%d)", gpus, scenario,
-						   c->scn->ngpus - 1);
-				goto fail;
-			}
-		} else {
-			c->ngpus = c->scn->ngpus;
-			for (k = 0; k < c->ngpus; k++)
-				c->gpus[k] = k;
-		}
-		if ((rc = case_data(v, i, err)) < 0)
-			goto fail;
+	if ((rc = val_add_files(v, scenario, files, nfiles, gpus, model, weights, kv, err)) < 0) {
+		val_free(v);
+		return rc;
 	}
 	*out = v;
 	return 0;
-fail:
-	val_free(v);
-	return rc;
 }
 
 void val_free(struct val_set *v)

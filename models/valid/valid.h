@@ -61,6 +61,8 @@ struct val_whatif {
 	double tok[8][8][16];       /* [scenario][layout][concurrency], predicted */
 };
 
+#define VAL_MAX_SKIPPED 8
+
 struct val_set {
 	char file[512];
 	int ncases;
@@ -70,6 +72,8 @@ struct val_set {
 	int npoints;
 	struct val_point *points;
 	int oom;                    /* a point could not be stored */
+	int nskipped;               /* runs of multi-run files val_add_files could not use */
+	char skipped[VAL_MAX_SKIPPED][256];   /* the first ones: "file run N: why" */
 };
 
 /*
@@ -99,6 +103,19 @@ void val_free(struct val_set *v);
 int val_from_files(const char *scenario, const char *const *files, int nfiles,
 		   const char *gpus, const char *model, const char *weights, const char *kv,
 		   struct val_set **out, struct plumb_err *err);
+
+/*
+ * Add to v the cases of files measured on `scenario`, as val_from_files
+ * builds them (a joint calibration adds one scenario's files after
+ * another). A multi-run nccl-tests or p2pBandwidthLatencyTest file gives
+ * one case per run, named "file#N"; a run that cannot be used (more GPUs
+ * than mapped, an op not simulated, no value) is left out and listed in
+ * v->skipped, unless it is the file's only usable one (then the error).
+ * On error v keeps the cases added so far (val_free releases them).
+ */
+int val_add_files(struct val_set *v, const char *scenario, const char *const *files, int nfiles,
+		  const char *gpus, const char *model, const char *weights, const char *kv,
+		  struct plumb_err *err);
 
 /*
  * Predict every point of case c (all cases when c < 0) with the constants
