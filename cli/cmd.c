@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -73,11 +74,11 @@ int cmd_calib_interval(struct plumb_consts *k, int draws,
 	const struct calib_file *cf = the_calib;
 	struct plumb_consts keep = *k;
 	gsl_rng *rng;
-	double *v;
+	double *v, e;
 	int d, n = 0, rc = 0;
 
 	*lo = *hi = NAN;
-	if (!cf || !cf->has_chol || draws < 1)
+	if (!cf || !(cf->has_chol || cf->sd > 0) || draws < 1)
 		return 0;
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
 	v = malloc((size_t)draws * sizeof(*v));
@@ -91,9 +92,12 @@ int cmd_calib_interval(struct plumb_consts *k, int draws,
 	for (d = 0; d < draws; d++) {
 		*k = keep;
 		calib_sample(cf, rng, k);
+		/* the model error the fit left: one multiplicative draw */
+		e = cf->sd > 0 ? exp(cf->sd * gsl_ran_ugaussian(rng)) : 1;
 		if ((rc = fn(arg, &v[n], err)) < 0)
 			break;
-		n += rc > 0;
+		if (rc > 0)
+			v[n++] *= e;
 	}
 	*k = keep;
 	if (rc >= 0 && n > 0) {

@@ -46,8 +46,11 @@ struct plumb_err;
  * times, k (the constants the prediction reads) is drawn from the
  * calibration's covariance and fn(arg, &value, err) is run; fn returns
  * < 0 on error, 0 for no value (the point does not fit), 1 for a value.
+ * Each value is multiplied by exp(sd z), z a standard normal draw and sd
+ * the calibration's residual spread (residual_sd: the fit's model error,
+ * so few points and constants do not give a needle-thin interval).
  * *lo and *hi get the 5th and 95th percentile, NAN without a calibration
- * with covariance or without values. k is restored. Same inputs, same
+ * with covariance or spread, or without values. k is restored. Same inputs, same
  * interval: the seed is CMD_CALIB_SEED.
  */
 int cmd_calib_interval(struct plumb_consts *k, int draws,

@@ -14,14 +14,23 @@
 #include "valid.h"
 
 const char cmd_calibrate_usage[] =
-	"usage: plumb calibrate SCENARIO --data FILE... [-o calibrated.yaml] [options]\n"
+	"usage: plumb calibrate SCENARIO --data FILE... [--and SCENARIO --data FILE...]...\n"
+	"                       [-o calibrated.yaml] [options]\n"
 	"\n"
 	"Fit the model's named constants (`plumb constants`) to measurements made on\n"
 	"the scenario's box: nonlinear least squares (GSL, trust region) on the\n"
 	"log of predicted / measured, every evaluation a full simulation of the\n"
 	"measured runs. Prints each fitted constant with its standard error, their\n"
-	"correlations, R^2, the residual of every point and the error before and\n"
-	"after; writes the fitted constants and their covariance to -o.\n"
+	"correlations, R^2, the residual spread, the residual of every point and the\n"
+	"error before and after; writes the fitted constants, their covariance,\n"
+	"the residual spread and what they were fitted on to -o.\n"
+	"\n"
+	"Joint fit: `--and SCENARIO --data FILE...` adds another box's measurements.\n"
+	"Constants of gpu, engine and nccl scope are fitted once across all of them;\n"
+	"box- and vm-scope constants once per scenario (reported as name@scenario,\n"
+	"written under `scenarios:` and applied by --calib only to a scenario of\n"
+	"that name). --data, --gpus and --nccl-p2p-level belong to the scenario\n"
+	"they follow; the other options to the whole fit.\n"
 	"\n"
 	"Data files (the kind is found from the content; docs/data-formats.md):\n"
 	"  nccl-tests output        all_reduce_perf, all_gather_perf, reduce_scatter_perf,\n"
@@ -30,10 +39,13 @@ const char cmd_calibrate_usage[] =
 	"  CSV collectives          op,gpus,bytes,time_us\n"
 	"  CSV decode steps         layout,batch,context,step_ms\n"
 	"  CSV serving              layout,concurrency,context,tok_s[,tpot_ms,ttft_ms,...]\n"
+	"Every run of a multi-run nccl-tests or p2p file is used (cases FILE#1,\n"
+	"FILE#2, ...); a run that cannot be used is skipped and named in the report.\n"
 	"\n"
 	"Options:\n"
 	"  --data FILE...     measured data (repeatable; every following non-option\n"
 	"                     argument is a data file)\n"
+	"  --and SCENARIO     start the next (scenario, data) pair of a joint fit\n"
 	"  -o FILE            write the calibration (YAML) to FILE, atomically\n"
 	"  --plot FILE        draw measured against fitted for every point (.png, .svg\n"
 	"                     or .pdf; `plumb render --what fit` draws the same for a\n"
@@ -41,21 +53,28 @@ const char cmd_calibrate_usage[] =
 	"  --free NAME,...    fit exactly these constants (default: what the data\n"
 	"                     informs: collective step latencies (LL and Simple, or\n"
 	"                     SHM) and bandwidth efficiency,\n"
-	"                     copy latencies and rates, memory efficiency, kernel costs)\n"
+	"                     copy latencies and rates, memory efficiency, kernel costs);\n"
+	"                     one whose value is 0 starts inside its plausible range\n"
 	"  --pin NAME,...     keep these at the scenario's value (remove from the fit)\n"
+	"  --accept-poor-fit  write the calibration even when R^2 < 0 or a fitted\n"
+	"                     constant ends on a bound of its fit range\n"
 	"  --gpus LIST        scenario GPUs the ranks/devices ran on (default 0,1,...)\n"
 	"  --model M          what decode and serving data measured (default glm-5)\n"
 	"  --weights DTYPE    bf16, fp8 or nvfp4 (default nvfp4)\n"
 	"  --kv DTYPE         bf16 or fp8 (default bf16)\n"
 	"  --nccl-p2p-level L NCCL_P2P_LEVEL the collectives ran with (default: the\n"
-	"                     scenario's, else NCCL's)\n"
+	"                     scenario's, else NCCL's; the report says which it used\n"
+	"                     and whether the ring's hops were P2P or SHM)\n"
 	"  -h, --help         this help\n"
 	"\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario or data (file:line:col), or too\n"
-	"few points for the constants freed, 4 I/O error, 5 the fit did not converge\n"
-	"(the report says why; nothing is written).\n"
+	"few points for the constants freed, 4 I/O error, 5 the fit did not converge,\n"
+	"or is poor (R^2 < 0, a constant on a bound) without --accept-poor-fit (the\n"
+	"report says why; stderr the reason; nothing is written).\n"
 	"Example: plumb calibrate scenarios/proxmox-vm-8x-rtxpro6000.yaml \\\n"
-	"           --data my-allreduce.txt my-p2p.txt -o calibrated.yaml\n";
+	"           --data my-allreduce.txt my-p2p.txt -o calibrated.yaml\n"
+	"         plumb calibrate scenarios/baremetal-8x-rtxpro6000.yaml --data bm.csv \\\n"
+	"           --and scenarios/proxmox-vm-8x-rtxpro6000.yaml --data vm.csv -o joint.yaml\n";
 
 #define MAXDATA 64
 
@@ -85,26 +104,37 @@ static int parse_names(const char *opt, const char *s, int *idx, int max)
 	return n;
 }
 
+/* One (scenario, data) pair of the command line. */
+struct pair {
+	const char *scenario, *gpus;
+	int level;
+	int first, nfiles;          /* its slice of files[] */
+};
+
 int cmd_calibrate(int argc, char **argv)
 {
-	const char *scenario = NULL, *outpath = NULL, *gpus = NULL, *plot = NULL;
+	const char *outpath = NULL, *plot = NULL;
 	const char *model = NULL, *weights = NULL, *kv = NULL;
-	int level = -1;
 	const char *files[MAXDATA];
-	int nfiles = 0, i, j, rc, in_data = 0;
+	struct pair pairs[CALIB_MAX_SCN];
+	int npairs = 1, nfiles = 0, i, j, rc, in_data = 0, accept = 0;
 	int freeidx[CALIB_MAX_FREE], nfree = -1, pin[K_NCONSTS], npin = 0;
 	struct val_set *v = NULL;
 	struct calib_result r;
 	struct plumb_err err;
 	struct outfile out;
+	char why[1024];
 
 	memset(&r, 0, sizeof(r));
+	memset(pairs, 0, sizeof(pairs));
+	pairs[0].level = -1;
 	plumb_err_clear(&err);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		struct pair *p = &pairs[npairs - 1];
 		int needs = !strcmp(a, "-o") || !strcmp(a, "--plot") || !strcmp(a, "--free") || !strcmp(a, "--pin") ||
 			    !strcmp(a, "--gpus") || !strcmp(a, "--model") || !strcmp(a, "--weights") ||
-			    !strcmp(a, "--kv") || !strcmp(a, "--nccl-p2p-level");
+			    !strcmp(a, "--kv") || !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "--and");
 		if (needs && i + 1 >= argc)
 			return cmd_usage_error("calibrate", "option %s needs a value", a);
 		if (a[0] == '-' && a[1])
@@ -113,6 +143,16 @@ int cmd_calibrate(int argc, char **argv)
 			in_data = 1;
 			if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1]))
 				return cmd_usage_error("calibrate", "option --data needs a file");
+		} else if (!strcmp(a, "--and")) {
+			if (!p->scenario || !p->nfiles)
+				return cmd_usage_error("calibrate", "--and: the scenario before it needs its "
+						       "data first (SCENARIO --data FILE... --and SCENARIO --data FILE...)");
+			if (npairs >= CALIB_MAX_SCN)
+				return cmd_usage_error("calibrate", "at most %d scenarios", CALIB_MAX_SCN);
+			p = &pairs[npairs++];
+			p->scenario = argv[++i];
+			p->level = -1;
+			p->first = nfiles;
 		} else if (!strcmp(a, "-o")) {
 			outpath = argv[++i];
 		} else if (!strcmp(a, "--plot")) {
@@ -127,8 +167,10 @@ int cmd_calibrate(int argc, char **argv)
 			if (n < 0)
 				return PLUMB_EUSAGE;
 			npin += n;
+		} else if (!strcmp(a, "--accept-poor-fit")) {
+			accept = 1;
 		} else if (!strcmp(a, "--gpus")) {
-			gpus = argv[++i];
+			p->gpus = argv[++i];
 		} else if (!strcmp(a, "--model")) {
 			model = argv[++i];
 		} else if (!strcmp(a, "--weights")) {
@@ -136,7 +178,7 @@ int cmd_calibrate(int argc, char **argv)
 		} else if (!strcmp(a, "--kv")) {
 			kv = argv[++i];
 		} else if (!strcmp(a, "--nccl-p2p-level")) {
-			if ((level = topo_nccl_path_parse(argv[++i])) < 0)
+			if ((p->level = topo_nccl_path_parse(argv[++i])) < 0)
 				return cmd_usage_error("calibrate", "unknown NCCL_P2P_LEVEL '%s'", argv[i]);
 		} else if (a[0] == '-' && a[1]) {
 			return cmd_usage_error("calibrate", "unknown option '%s'", a);
@@ -144,21 +186,32 @@ int cmd_calibrate(int argc, char **argv)
 			if (nfiles >= MAXDATA)
 				return cmd_usage_error("calibrate", "at most %d data files", MAXDATA);
 			files[nfiles++] = a;
-		} else if (!scenario) {
-			scenario = a;
+			p->nfiles++;
+		} else if (!p->scenario) {
+			p->scenario = a;
 		} else {
 			return cmd_usage_error("calibrate", "unexpected argument '%s' (data files follow --data)", a);
 		}
 	}
-	if (!scenario)
+	if (!pairs[0].scenario)
 		return cmd_usage_error("calibrate", "missing SCENARIO");
-	if (!nfiles)
-		return cmd_usage_error("calibrate", "give measured data with --data FILE...");
+	for (i = 0; i < npairs; i++)
+		if (!pairs[i].nfiles)
+			return cmd_usage_error("calibrate", "give measured data for %s with --data FILE...",
+					       pairs[i].scenario);
 
-	if ((rc = val_from_files(scenario, files, nfiles, gpus, model, weights, kv, &v, &err)) < 0)
-		goto fail;
-	for (i = 0; i < v->ncases; i++)
-		v->cases[i].nccl_level = level;
+	for (i = 0; i < npairs; i++) {
+		const struct pair *p = &pairs[i];
+		int before = v ? v->ncases : 0;
+		rc = i == 0 ? val_from_files(p->scenario, files + p->first, p->nfiles, p->gpus, model,
+					     weights, kv, &v, &err)
+			    : val_add_files(v, p->scenario, files + p->first, p->nfiles, p->gpus, model,
+					    weights, kv, &err);
+		if (rc < 0)
+			goto fail;
+		for (j = before; j < v->ncases; j++)
+			v->cases[j].nccl_level = p->level;
+	}
 	if (nfree < 0)
 		nfree = calib_default_free(v, freeidx, CALIB_MAX_FREE);
 	for (i = 0; i < npin; i++)
@@ -187,6 +240,16 @@ int cmd_calibrate(int argc, char **argv)
 		calib_result_release(&r);
 		val_free(v);
 		return PLUMB_ERUNTIME;
+	}
+	if (calib_poor(&r, why, sizeof(why))) {
+		if (!accept) {
+			fprintf(stderr, "plumb calibrate: refusing a poor fit: %s; no calibration written "
+					"(pin or free other constants, or give --accept-poor-fit)\n", why);
+			calib_result_release(&r);
+			val_free(v);
+			return PLUMB_ERUNTIME;
+		}
+		fprintf(stderr, "plumb calibrate: warning: poor fit accepted (--accept-poor-fit): %s\n", why);
 	}
 	if (outpath) {
 		if ((rc = out_open(&out, outpath, &err)) < 0)

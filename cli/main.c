@@ -15,7 +15,8 @@
 static const char common_help[] =
 	"\nEvery command also takes:\n"
 	"  --calib FILE   constants fitted by `plumb calibrate` override the scenario's;\n"
-	"                 predictions carry a 90% interval from the fit's covariance\n";
+	"                 predictions carry a 90% interval from the fit's covariance and\n"
+	"                 its residual spread (model error)\n";
 
 /*
  * Take `--calib FILE` (or --calib=FILE) out of argv, before any `--`; load
@@ -62,6 +63,7 @@ static int take_calib(int argc, char **argv, struct calib_file *c)
 		calib_apply(c, &k);
 		scn_set_overlay(&k);
 	}
+	scn_set_load_hook(calib_on_load, c);
 	cmd_set_calib(c);
 	return argc;
 }

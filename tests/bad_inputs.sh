@@ -250,6 +250,11 @@ calib-nan                3 coll $BM --calib $DIR/calib-nan.yaml
 calib-covariance-ragged  3 topo $BM --calib $DIR/calib-covariance-ragged.yaml
 calib-covariance-not-pd  3 predict $BM --calib $DIR/calib-covariance-not-pd.yaml
 calib-missing            4 xfer $BM --calib $DIR/no-such-calibration.yaml
+calib-fitted-on-key      3 predict $BM --calib $DIR/calib-fitted-on-key.yaml
+# ---- plumb calibrate: joint fits
+calibrate-and-first      2 calibrate $BM --and $VM --data $DIR/csv-nan.csv
+calibrate-and-no-data    2 calibrate $BM --data $DIR/csv-nan.csv --and $VM
+calibrate-and-no-value   2 calibrate $BM --data $DIR/csv-nan.csv --and
 # ---- limits and runtime errors
 budget-coll              5 coll $DIR/budget-tiny.yaml
 budget-predict           5 predict $DIR/budget-tiny.yaml --layout tp8 --concurrency 1

@@ -34,6 +34,20 @@ static void bounds(int k, double start, double *lo, double *hi)
 		*hi = *lo * 10;
 }
 
+double calib_start(int k, double v)
+{
+	const struct plumb_const_def *d = &plumb_const_defs[k];
+	if (v > 0)
+		return v;
+	return d->plo > 0 ? sqrt(d->plo * d->phi) : d->phi > 0 ? d->phi / 10 : 1.0;
+}
+
+/* Where value sits in [lo, hi] on the map's log scale, 0 to 1. */
+static double map_pos(double value, double lo, double hi)
+{
+	return (log(value) - log(lo)) / (log(hi) - log(lo));
+}
+
 static double logistic(double u)
 {
 	return 1.0 / (1.0 + exp(-u));
@@ -142,20 +156,54 @@ int calib_default_free(const struct val_set *v, int *idx, int max)
 struct fctx {
 	struct val_set *v;
 	struct calib_result *r;
+	const int *cg;              /* case -> fit group (fit_groups) */
 	int *train;                 /* point indices */
 	int n;
 	int failed;
 	struct plumb_err err;
 };
 
-static void set_all(struct val_set *v, const struct calib_result *r, const double *value)
+/*
+ * The fit's scenario groups: cases on one scenario file form one, counted
+ * only when some of their points are training points. cg[c] gets case c's
+ * group or -1; returns the count.
+ */
+static int fit_groups(const struct val_set *v, int *cg)
+{
+	int c, d, i, n = 0;
+	for (c = 0; c < v->ncases; c++) {
+		const struct val_case *vc = &v->cases[c];
+		int train = 0;
+		cg[c] = -1;
+		for (i = vc->first_point; i < vc->first_point + vc->npoints; i++)
+			train |= v->points[i].train;
+		if (!train)
+			continue;
+		for (d = 0; d < c && cg[c] < 0; d++)
+			if (cg[d] >= 0 && !strcmp(v->cases[d].scenario, vc->scenario))
+				cg[c] = cg[d];
+		if (cg[c] < 0)
+			cg[c] = n++;
+	}
+	return n;
+}
+
+/* Does parameter group g (-1: every case) reach case c? */
+static int reaches(int g, const int *cg, int c)
+{
+	return g < 0 || (cg && cg[c] == g);
+}
+
+static void set_all(struct val_set *v, const struct calib_result *r, const int *cg,
+		    const double *value)
 {
 	int c, j;
 	for (c = 0; c < v->ncases; c++)
-		for (j = 0; j < r->nfree; j++) {
-			v->cases[c].scn->k.v[r->idx[j]] = value[j];
-			v->cases[c].scn->k.set[r->idx[j]] = 1;
-		}
+		for (j = 0; j < r->nfree; j++)
+			if (reaches(r->grp[j], cg, c)) {
+				v->cases[c].scn->k.v[r->idx[j]] = value[j];
+				v->cases[c].scn->k.set[r->idx[j]] = 1;
+			}
 }
 
 static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
@@ -165,7 +213,7 @@ static int residuals(const gsl_vector *x, void *params, gsl_vector *f)
 	int j, i;
 	for (j = 0; j < fc->r->nfree; j++)
 		value[j] = to_value(gsl_vector_get(x, (size_t)j), fc->r->lo[j], fc->r->hi[j]);
-	set_all(fc->v, fc->r, value);
+	set_all(fc->v, fc->r, fc->cg, value);
 	if (val_predict_train(fc->v, &fc->err) < 0) {
 		fc->failed = 1;
 		return GSL_EBADFUNC;
@@ -247,9 +295,10 @@ static void err_summary(const struct val_set *v, const int *train, int n, const 
 #define CALIB_INFORM 1e-3
 
 /* infl[j]: the largest relative change of a training point when idx[j]
- * moves by 5%. */
-static int influence(struct val_set *v, const int *idx, int n, double *infl,
-		     struct plumb_err *err)
+ * moves by 5% in the cases of group grp[j] (grp NULL: every case; cg maps
+ * cases to groups). A constant at 0 moves to 5% of its calib_start. */
+static int influence(struct val_set *v, const int *idx, const int *grp, const int *cg, int n,
+		     double *infl, struct plumb_err *err)
 {
 	double *base = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof(double));
 	double *keep = malloc((size_t)(v->ncases > 0 ? v->ncases : 1) * sizeof(double));
@@ -268,7 +317,9 @@ static int influence(struct val_set *v, const int *idx, int n, double *infl,
 		int k = idx[j];
 		for (c = 0; c < v->ncases; c++) {
 			keep[c] = v->cases[c].scn->k.v[k];
-			v->cases[c].scn->k.v[k] = keep[c] > 0 ? keep[c] * 1.05 : 1e-3;
+			if (reaches(grp ? grp[j] : -1, cg, c))
+				v->cases[c].scn->k.v[k] = keep[c] > 0 ? keep[c] * 1.05 :
+							  0.05 * calib_start(k, 0);
 		}
 		rc = val_predict_train(v, err);
 		for (c = 0; c < v->ncases; c++)
@@ -295,7 +346,7 @@ int calib_informed(struct val_set *v, const int *idx, int n, int max, int *out,
 	int j, m = 0, rc;
 	if (n > CALIB_MAX_FREE)
 		n = CALIB_MAX_FREE;
-	if ((rc = influence(v, idx, n, infl, err)) < 0)
+	if ((rc = influence(v, idx, NULL, NULL, n, infl, err)) < 0)
 		return rc;
 	/* Drop the least informative until at most max are left. */
 	for (;;) {
@@ -316,20 +367,110 @@ int calib_informed(struct val_set *v, const int *idx, int n, int max, int *out,
 	return m;
 }
 
-/* calib_informed's constants into r->idx, the others of idx into r->dropped. */
-static int drop_uninformed(struct val_set *v, const int *idx, int n, struct calib_result *r,
-			   struct plumb_err *err)
+/* The parameters (idx[j], grp[j]) some training point depends on into
+ * r->idx and r->grp, the others into r->dropped. */
+static int drop_uninformed(struct val_set *v, const int *idx, const int *grp, const int *cg,
+			   int n, struct calib_result *r, struct plumb_err *err)
 {
-	int i, j, rc = calib_informed(v, idx, n, n, r->idx, err);
+	double infl[CALIB_MAX_FREE];
+	int j, rc = influence(v, idx, grp, cg, n, infl, err);
 	if (rc < 0)
 		return rc;
-	r->nfree = rc;
-	for (j = 0, i = 0; j < n; j++)
-		if (i < r->nfree && r->idx[i] == idx[j])
-			i++;
-		else
-			r->dropped[r->ndropped++] = idx[j];
+	for (j = 0; j < n; j++)
+		if (infl[j] > CALIB_INFORM) {
+			r->idx[r->nfree] = idx[j];
+			r->grp[r->nfree++] = grp[j];
+		} else {
+			int c;
+			for (c = v->ncases - 1; c >= 0; c--)
+				if (cg[c] >= 0 && reaches(grp[j], cg, c))
+					r->dropped_at[r->ndropped] = v->cases[c].scn->k.v[idx[j]];
+			r->dropped[r->ndropped] = idx[j];
+			r->dropped_grp[r->ndropped++] = grp[j];
+		}
 	return 0;
+}
+
+/*
+ * The NCCL_P2P_LEVEL collective case ci assumed, in words into level (size
+ * n), and how the ring over its mapped GPUs hops: *p2p hops by P2P, *shm
+ * through host memory (NCCL's SHM transport). Returns -1 when the topology
+ * cannot be built.
+ */
+static int case_hops(const struct val_set *v, int ci, int *p2p, int *shm, char *level, size_t n)
+{
+	const struct val_case *c = &v->cases[ci];
+	struct topo_opts o;
+	struct topo_view *view = NULL;
+	int i;
+
+	*p2p = *shm = 0;
+	snprintf(level, n, "-");
+	topo_opts_init(&o);
+	o.nccl_p2p_level = c->p2p_disable ? NP_LOC : c->nccl_level;
+	if (topo_build(c->scn, c->scn->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, &o, &view, NULL) < 0)
+		return -1;
+	if (c->p2p_disable)
+		snprintf(level, n, "LOC (NCCL_P2P_DISABLE=1)");
+	else
+		snprintf(level, n, "%s (%s)", topo_nccl_path_str(view->nccl_level),
+			 view->nccl_level_default ? "NCCL's default for this box" :
+			 view->nccl_level_scenario ? "the scenario's nccl: p2p_level" : "--nccl-p2p-level");
+	for (i = 0; c->ngpus >= 2 && i < c->ngpus; i++) {
+		int a = c->gpus[i], b = c->gpus[(i + 1) % c->ngpus];
+		if (view->xport[a][b] == XP_P2P)
+			(*p2p)++;
+		else
+			(*shm)++;
+	}
+	topo_free(view);
+	return 0;
+}
+
+/* Record what scenario group g's first case ran on into d. */
+static void describe(const struct val_set *v, const int *cg, int g, struct calib_scn *d)
+{
+	static const char *const chipset[] = { "q35", "i440fx" };
+	static const char *const iommu[] = { "off", "translate", "pt" };
+	const struct scenario *s = NULL;
+	const char *base;
+	int c, i, j;
+
+	memset(d, 0, sizeof(*d));
+	for (c = 0; c < v->ncases && !s; c++)
+		if (cg[c] == g)
+			s = v->cases[c].scn;
+	if (!s)
+		return;
+	base = strrchr(s->path, '/');
+	snprintf(d->name, sizeof(d->name), "%.95s", s->name[0] ? s->name : base ? base + 1 : s->path);
+	snprintf(d->file, sizeof(d->file), "%s", v->cases[c - 1].scenario);
+	for (i = 0; i < s->ngpus; i++) {
+		const char *m = s->nodes[s->gpu_node[i]].model;
+		int seen = 0;
+		for (j = 0; j < i; j++)
+			seen |= !strcmp(s->nodes[s->gpu_node[j]].model, m);
+		if (!seen && strlen(d->gpus) + strlen(m) + 2 < sizeof(d->gpus))
+			snprintf(d->gpus + strlen(d->gpus), sizeof(d->gpus) - strlen(d->gpus), "%s%s",
+				 d->gpus[0] ? "," : "", m);
+	}
+	d->vm = s->vm.mode == SCN_VM;
+	if (d->vm) {
+		snprintf(d->chipset, sizeof(d->chipset), "%s", chipset[s->vm.chipset == SCN_I440FX]);
+		snprintf(d->iommu, sizeof(d->iommu), "%s", iommu[s->vm.host_iommu]);
+	}
+	snprintf(d->engine, sizeof(d->engine), "%s", scn_engine_name(s->serving.engine));
+	d->cuda_graphs = s->serving.cuda_graphs;
+	snprintf(d->allreduce, sizeof(d->allreduce), "%s",
+		 s->serving.allreduce == SCN_AR_ONESHOT ? "oneshot" : "off");
+	snprintf(d->moe_backend, sizeof(d->moe_backend), "%s", s->serving.moe_backend);
+	snprintf(d->dsa, sizeof(d->dsa), "%s", s->serving.dsa_dense ? "dense" : "sparse");
+	for (c = 0; c < v->ncases; c++)
+		if (cg[c] == g && (v->cases[c].kind == VAL_NCCL || v->cases[c].kind == VAL_COLLCSV)) {
+			int p2p, shm;
+			case_hops(v, c, &p2p, &shm, d->nccl_level, sizeof(d->nccl_level));
+			break;
+		}
 }
 
 void calib_result_release(struct calib_result *r)
@@ -349,6 +490,7 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 	gsl_matrix *cov = NULL;
 	struct fctx fc;
 	double value[CALIB_MAX_FREE], *pred = NULL, mean = 0, sstot = 0;
+	int pidx[CALIB_MAX_FREE], pgrp[CALIB_MAX_FREE], np = 0, *cg = NULL, ng, g;
 	int i, j, rc = 0, info = 0, status;
 
 	memset(r, 0, sizeof(*r));
@@ -364,23 +506,67 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 				return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
 						     "constant '%s' is freed twice",
 						     plumb_const_defs[idx[j]].name);
-	if ((rc = drop_uninformed(v, idx, n, r, err)) < 0)
-		return rc;
+	cg = malloc((size_t)v->ncases * sizeof(*cg));
+	if (!cg)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	ng = fit_groups(v, cg);
+	if (ng > CALIB_MAX_SCN) {
+		rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				   "a joint calibration takes at most %d scenarios, not %d", CALIB_MAX_SCN, ng);
+		goto out;
+	}
+	r->nscn = ng;
+	for (g = 0; g < ng; g++) {
+		describe(v, cg, g, &r->scn[g]);
+		for (j = 0; j < g; j++)
+			if (!strcmp(r->scn[j].name, r->scn[g].name)) {
+				rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+						   "%s and %s are both named '%s': a joint calibration keeps "
+						   "per-scenario constants by name", r->scn[j].file,
+						   r->scn[g].file, r->scn[g].name);
+				goto out;
+			}
+	}
+	/* One parameter per shared constant; one per scenario for box- and
+	 * vm-scope ones in a joint fit. */
+	for (j = 0; j < n; j++)
+		for (g = consts_shared(idx[j]) || ng < 2 ? -1 : 0; g < (consts_shared(idx[j]) || ng < 2 ? 0 : ng); g++) {
+			if (np >= CALIB_MAX_FREE) {
+				rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+						   "%d scenarios make more than %d parameters of these constants: "
+						   "free fewer", ng, CALIB_MAX_FREE);
+				goto out;
+			}
+			pidx[np] = idx[j];
+			pgrp[np++] = g;
+		}
+	if ((rc = drop_uninformed(v, pidx, pgrp, cg, np, r, err)) < 0)
+		goto out;
 	n = r->nfree;
-	if (n < 1)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "no measured point depends on the constants freed (%s%s): "
-				     "moving one by 5%% moves no point by 0.1%%",
-				     plumb_const_defs[r->dropped[0]].name, r->ndropped > 1 ? ", ..." : "");
+	if (n < 1) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				   "no measured point depends on the constants freed (%s%s): "
+				   "moving one by 5%% moves no point by 0.1%%",
+				   plumb_const_defs[r->dropped[0]].name, r->ndropped > 1 ? ", ..." : "");
+		goto out;
+	}
 	for (j = 0; j < n; j++) {
-		r->start[j] = v->cases[0].scn->k.v[r->idx[j]];
+		double sv = v->cases[0].scn->k.v[r->idx[j]];
+		for (i = v->ncases - 1; i >= 0; i--)
+			if (cg[i] >= 0 && reaches(r->grp[j], cg, i))
+				sv = v->cases[i].scn->k.v[r->idx[j]];
+		r->start[j] = calib_start(r->idx[j], sv);
+		r->moved[j] = !(sv > 0);
 		bounds(r->idx[j], r->start[j], &r->lo[j], &r->hi[j]);
 	}
 	fc.v = v;
 	fc.r = r;
+	fc.cg = cg;
 	fc.train = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof(int));
-	if (!fc.train)
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	if (!fc.train) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < v->npoints; i++)
 		if (v->points[i].train)
 			fc.train[fc.n++] = i;
@@ -412,7 +598,7 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 		goto out;
 	}
 	for (j = 0; j < n; j++)
-		gsl_vector_set(x0, (size_t)j, to_u(r->start[j] > 0 ? r->start[j] : r->lo[j], r->lo[j], r->hi[j]));
+		gsl_vector_set(x0, (size_t)j, to_u(r->start[j], r->lo[j], r->hi[j]));
 	memset(&fdf, 0, sizeof(fdf));
 	fdf.f = residuals;
 	fdf.df = jacobian;
@@ -461,6 +647,9 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 		gsl_blas_ddot(f, f, &chi2);
 		r->chi2 = chi2;
 		s2 = dof > 0 ? chi2 / dof : 0;
+		r->dof = dof;
+		r->rms = sqrt(chi2 / fc.n);
+		r->sd = sqrt(s2);
 		gsl_multifit_nlinear_covar(J, 0.0, cov);
 		for (i = 0; i < n; i++)
 			for (j = 0; j < n; j++) {
@@ -474,7 +663,7 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 		}
 	}
 	/* Leave the fitted values in every scenario and predict with them. */
-	set_all(v, r, r->value);
+	set_all(v, r, cg, r->value);
 	if ((rc = val_predict_train(v, err)) < 0)
 		goto out;
 	for (i = 0; i < fc.n; i++) {
@@ -489,6 +678,7 @@ int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 	r->r2 = sstot > 0 ? 1 - r->chi2 / sstot : 1;
 	err_summary(v, fc.train, fc.n, pred, &r->after_median, &r->after_max);
 out:
+	free(cg);
 	free(pred);
 	free(fc.train);
 	if (w)
@@ -500,36 +690,118 @@ out:
 	return rc;
 }
 
-/* ---- report and file -------------------------------------------------- */
+/* ---- report ------------------------------------------------------------ */
+
+int calib_poor(const struct calib_result *r, char *why, size_t n)
+{
+	size_t len = 0;
+	int j, poor = 0;
+	why[0] = '\0';
+	if (r->r2 < 0) {
+		len += (size_t)snprintf(why, n, "R^2 is %.3f: the fitted model explains log(measured) "
+				    "worse than their mean", r->r2);
+		poor = 1;
+	}
+	for (j = 0; j < r->nfree && len < n; j++) {
+		double t = map_pos(r->value[j], r->lo[j], r->hi[j]);
+		if (t > CALIB_BOUND_EDGE && t < 1 - CALIB_BOUND_EDGE)
+			continue;
+		len += (size_t)snprintf(why + len, n - len, "%s%s%s%s ends on the %s bound of its fit range (%g)",
+					poor ? "; " : "", plumb_const_defs[r->idx[j]].name,
+					r->grp[j] >= 0 ? "@" : "", r->grp[j] >= 0 ? r->scn[r->grp[j]].name : "",
+					t <= CALIB_BOUND_EDGE ? "lower" : "upper",
+					t <= CALIB_BOUND_EDGE ? r->lo[j] : r->hi[j]);
+		poor = 1;
+	}
+	return poor;
+}
+
+/* "name" or, for a joint fit's per-scenario parameter, "name@scenario". */
+static const char *param_name(const struct calib_result *r, int idx, int grp, char *buf, size_t n)
+{
+	if (grp < 0)
+		return plumb_const_defs[idx].name;
+	snprintf(buf, n, "%s@%s", plumb_const_defs[idx].name, r->scn[grp].name);
+	return buf;
+}
+
+/* What the collectives assumed: NCCL_P2P_LEVEL and the ring's hops. */
+static void report_hops(FILE *f, const struct val_set *v)
+{
+	int c, i;
+	for (c = 0; c < v->ncases; c++) {
+		char level[64];
+		int p2p, shm;
+		if (v->cases[c].kind != VAL_NCCL && v->cases[c].kind != VAL_COLLCSV)
+			continue;
+		if (case_hops(v, c, &p2p, &shm, level, sizeof(level)) < 0)
+			continue;
+		fprintf(f, "collectives %s: NCCL_P2P_LEVEL=%s; ring over GPUs ", v->cases[c].name, level);
+		for (i = 0; i < v->cases[c].ngpus; i++)
+			fprintf(f, "%s%d", i ? "," : "", v->cases[c].gpus[i]);
+		fprintf(f, ": %d hop%s P2P, %d SHM (host memory)\n", p2p, p2p == 1 ? "" : "s", shm);
+		if (shm)
+			fprintf(f, "  the SHM hops fit nccl_shm_step_us and nccl_shm_gbs; if the run set "
+				   "NCCL_P2P_LEVEL (e.g. SYS) give it with --nccl-p2p-level\n");
+	}
+}
 
 void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r)
 {
-	int i, j, t = 0;
+	char nb[160], nb2[160];
+	int i, j, t = 0, w = 26;
+	for (j = 0; j < r->nfree; j++) {
+		int l = (int)strlen(param_name(r, r->idx[j], r->grp[j], nb, sizeof(nb)));
+		w = l > w ? l : w;
+	}
 	fprintf(f, "plumb calibrate: %d points, %d free constant%s, %s\n", r->npoints, r->nfree,
 		r->nfree == 1 ? "" : "s", r->status);
+	if (r->nscn > 1) {
+		fprintf(f, "joint fit on %d scenarios:", r->nscn);
+		for (i = 0; i < r->nscn; i++)
+			fprintf(f, "%s %s (%s)", i ? "," : "", r->scn[i].name, r->scn[i].gpus);
+		fputs("; gpu, engine and nccl constants shared, box and vm ones per scenario (name@scenario)\n", f);
+	}
+	for (j = 0; j < v->nskipped; j++)
+		fprintf(f, "note: skipped %s\n", j < VAL_MAX_SKIPPED ? v->skipped[j] : "...");
+	if (v->nskipped > VAL_MAX_SKIPPED)
+		fprintf(f, "note: %d runs skipped in all\n", v->nskipped);
 	for (j = 0; j < r->ndropped; j++)
 		fprintf(f, "note: no point depends on %s here (5%% on it moves none by 0.1%%): kept at %g, not fitted\n",
-			plumb_const_defs[r->dropped[j]].name, v->cases[0].scn->k.v[r->dropped[j]]);
-	fprintf(f, "\n%-26s %14s %14s %14s   %s\n", "constant", "start", "fitted", "std. error", "bounds");
+			param_name(r, r->dropped[j], r->dropped_grp[j], nb, sizeof(nb)), r->dropped_at[j]);
+	for (j = 0; j < r->nfree; j++)
+		if (r->moved[j])
+			fprintf(f, "note: %s starts at %g, not the scenario's 0 (the fit cannot move off 0): "
+				   "the geometric middle of %s %g-%g\n",
+				   param_name(r, r->idx[j], r->grp[j], nb, sizeof(nb)), r->start[j],
+				   plumb_const_defs[r->idx[j]].plo > 0 ? "its plausible range" :
+				   "a hundredth of its plausible maximum to that maximum,",
+				   plumb_const_defs[r->idx[j]].plo > 0 ? plumb_const_defs[r->idx[j]].plo :
+				   plumb_const_defs[r->idx[j]].phi / 100, plumb_const_defs[r->idx[j]].phi);
+	report_hops(f, v);
+	fprintf(f, "\n%-*s %14s %14s %14s   %s\n", w, "constant", "start", "fitted", "std. error", "bounds");
 	for (j = 0; j < r->nfree; j++) {
+		const struct plumb_const_def *d = &plumb_const_defs[r->idx[j]];
 		char se[32];
 		if (r->se[j] > 0)
 			snprintf(se, sizeof(se), "%.3g", r->se[j]);
 		else
 			snprintf(se, sizeof(se), "-");
-		fprintf(f, "%-26s %14.6g %14.6g %14s   [%g, %g] %s\n", plumb_const_defs[r->idx[j]].name,
-			r->start[j], r->value[j], se, r->lo[j], r->hi[j],
-			plumb_const_defs[r->idx[j]].unit);
+		fprintf(f, "%-*s %14.6g %14.6g %14s   [%g, %g] %s", w, param_name(r, r->idx[j], r->grp[j], nb, sizeof(nb)),
+			r->start[j], r->value[j], se, r->lo[j], r->hi[j], d->unit);
+		if (!consts_plausible(r->idx[j], r->value[j]))
+			fprintf(f, "  outside its plausible range %g-%g", d->plo, d->phi);
+		fputc('\n', f);
 	}
 	for (j = 0; j < r->nfree; j++)
 		if (!(r->se[j] > 0))
 			fprintf(f, "note: %s has no standard error: at the fitted values no point depends on it\n"
 				"      (it sits on a bound, or another limit sets those times); pin it with --pin\n",
-				plumb_const_defs[r->idx[j]].name);
+				param_name(r, r->idx[j], r->grp[j], nb, sizeof(nb)));
 	if (r->nfree > 1) {
 		fputs("\ncorrelations:\n", f);
 		for (i = 0; i < r->nfree; i++) {
-			fprintf(f, "  %-24s", plumb_const_defs[r->idx[i]].name);
+			fprintf(f, "  %-*s", w - 2, param_name(r, r->idx[i], r->grp[i], nb2, sizeof(nb2)));
 			for (j = 0; j < r->nfree; j++) {
 				double d = sqrt(r->cov[i * r->nfree + i] * r->cov[j * r->nfree + j]);
 				fprintf(f, " %6.3f", d > 0 ? r->cov[i * r->nfree + j] / d : (i == j ? 1.0 : 0.0));
@@ -538,6 +810,8 @@ void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r
 		}
 	}
 	fprintf(f, "\nR^2 (log measured) %.4f, sum of squared log residuals %.4g\n", r->r2, r->chi2);
+	fprintf(f, "residual spread: RMS of log residuals %.4f over %d points; %.4f per degree of freedom "
+		   "(%d), the model error --calib intervals add\n", r->rms, r->npoints, r->sd, r->dof);
 	fprintf(f, "error |pred/meas - 1|: before median %.1f%% max %.1f%%, after median %.1f%% max %.1f%%\n",
 		100 * r->before_median, 100 * r->before_max, 100 * r->after_median, 100 * r->after_max);
 	fprintf(f, "\n%-28s %-24s %12s %12s %12s %8s\n", "data", "point", "measured", "before", "after", "error");
@@ -549,190 +823,6 @@ void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r
 			p->measured, r->before ? r->before[t] : NAN, p->predicted,
 			100 * (p->predicted / p->measured - 1));
 		t++;
-	}
-}
-
-void calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
-		 const char *const *files, int nfiles)
-{
-	int i, j;
-	fprintf(f, "# plumb calibration: fitted constants and their covariance.\n"
-		   "# Use with --calib FILE on any plumb command.\n");
-	fputs("plumb_calibration: 1\n", f);
-	fprintf(f, "scenario: \"%s\"\n", v->ncases ? v->cases[0].scenario : "");
-	fputs("data:\n", f);
-	for (i = 0; i < nfiles; i++)
-		fprintf(f, "  - \"%s\"\n", files[i]);
-	fprintf(f, "points: %d\nconverged: %s\nstatus: \"%s\"\nr2: %.6f\n", r->npoints,
-		r->converged ? "true" : "false", r->status, r->r2);
-	fputs("constants:\n", f);
-	for (j = 0; j < r->nfree; j++)
-		fprintf(f, "  %s: %.9g    # +- %.3g %s\n", plumb_const_defs[r->idx[j]].name, r->value[j],
-			r->se[j], plumb_const_defs[r->idx[j]].unit);
-	fputs("covariance:\n  names: [", f);
-	for (j = 0; j < r->nfree; j++)
-		fprintf(f, "%s%s", j ? ", " : "", plumb_const_defs[r->idx[j]].name);
-	fputs("]\n  matrix:\n", f);
-	for (i = 0; i < r->nfree; i++) {
-		fputs("    - [", f);
-		for (j = 0; j < r->nfree; j++)
-			fprintf(f, "%s%.9g", j ? ", " : "", r->cov[i * r->nfree + j]);
-		fputs("]\n", f);
-	}
-}
-
-int calib_load(const char *path, struct calib_file *c, struct plumb_err *err)
-{
-	static const char *const keys[] = {
-		"plumb_calibration", "scenario", "data", "points", "converged", "status", "r2",
-		"constants", "covariance", NULL
-	};
-	struct ytree *t = NULL;
-	struct ynode *x, *m;
-	size_t i, j;
-	long l;
-	int rc;
-
-	memset(c, 0, sizeof(*c));
-	if ((rc = ytree_load(path, &t, err)) < 0)
-		return rc;
-	if (!t->root || t->root->type != Y_MAP) {
-		rc = plumb_err_set(err, PLUMB_EINPUT, path, 1, 1,
-				   "not a calibration file (expected 'plumb_calibration: 1')");
-		goto out;
-	}
-	if ((rc = ymap_check_keys(t, t->root, "calibration", keys, err)) < 0)
-		goto out;
-	if (!(x = ymap_get(t->root, "plumb_calibration"))) {
-		rc = yerr(t, t->root, PLUMB_EINPUT, err, "missing 'plumb_calibration: 1'");
-		goto out;
-	}
-	if ((rc = yget_int(t, x, "plumb_calibration", 1, 1, &l, err)) < 0)
-		goto out;
-	if (!(m = ymap_get(t->root, "constants"))) {
-		rc = yerr(t, t->root, PLUMB_EINPUT, err, "missing 'constants'");
-		goto out;
-	}
-	if ((rc = yexpect(t, m, Y_MAP, "constants", err)) < 0)
-		goto out;
-	for (i = 0; i < m->n; i++) {
-		int k = consts_find(m->keys[i]->str);
-		if (k < 0) {
-			rc = yerr(t, m->keys[i], PLUMB_EINPUT, err, "unknown constant '%s'", m->keys[i]->str);
-			goto out;
-		}
-		if ((rc = yget_double(t, m->vals[i], m->keys[i]->str, plumb_const_defs[k].lo,
-				      plumb_const_defs[k].hi, &c->value[c->n], err)) < 0)
-			goto out;
-		c->idx[c->n++] = k;
-	}
-	if ((m = ymap_get(t->root, "covariance"))) {
-		struct ynode *names = ymap_get(m, "names"), *mat = ymap_get(m, "matrix");
-		if (m->type != Y_MAP || !names || !mat || names->type != Y_SEQ || mat->type != Y_SEQ ||
-		    names->n != mat->n || names->n > CALIB_MAX_FREE) {
-			rc = yerr(t, m, PLUMB_EINPUT, err,
-				  "'covariance' needs 'names' and a square 'matrix' of the same size (at most %d)",
-				  CALIB_MAX_FREE);
-			goto out;
-		}
-		c->ncov = (int)names->n;
-		for (i = 0; i < names->n; i++) {
-			int k;
-			if (names->vals[i]->type != Y_SCALAR || (k = consts_find(names->vals[i]->str)) < 0) {
-				rc = yerr(t, names->vals[i], PLUMB_EINPUT, err, "unknown constant in 'names'");
-				goto out;
-			}
-			c->cov_idx[i] = k;
-			if (mat->vals[i]->type != Y_SEQ || mat->vals[i]->n != names->n) {
-				rc = yerr(t, mat->vals[i], PLUMB_EINPUT, err,
-					  "covariance row %zu needs %zu numbers", i + 1, names->n);
-				goto out;
-			}
-			for (j = 0; j < names->n; j++)
-				if ((rc = yget_double(t, mat->vals[i]->vals[j], "covariance", -1e300, 1e300,
-						      &c->cov[i * names->n + j], err)) < 0)
-					goto out;
-		}
-		/* Cholesky factor for sampling; a matrix that is not positive
-		 * definite gives no intervals rather than an error. */
-		{
-			int n = c->ncov, ok = 1, a, b, k;
-			memset(c->chol, 0, sizeof(c->chol));
-			for (a = 0; a < n && ok; a++)
-				for (b = 0; b <= a; b++) {
-					double sum = c->cov[a * n + b];
-					/* A constant without variance (no standard
-					 * error) is not drawn: its row stays 0. */
-					if (c->cov[a * n + a] == 0 || c->cov[b * n + b] == 0)
-						continue;
-					for (k = 0; k < b; k++)
-						sum -= c->chol[a * n + k] * c->chol[b * n + k];
-					if (a == b) {
-						if (sum <= 0) {
-							ok = 0;
-							break;
-						}
-						c->chol[a * n + a] = sqrt(sum);
-					} else {
-						c->chol[a * n + b] = sum / c->chol[b * n + b];
-					}
-				}
-			c->has_chol = ok && n > 0;
-			if (!ok) {
-				rc = yerr(t, m, PLUMB_EINPUT, err,
-					  "'covariance' is not a covariance matrix (not positive definite); "
-					  "write the file again with plumb calibrate");
-				goto out;
-			}
-		}
-	}
-out:
-	ytree_free(t);
-	return rc;
-}
-
-void calib_apply(const struct calib_file *c, struct plumb_consts *k)
-{
-	int i;
-	for (i = 0; i < c->n; i++) {
-		k->v[c->idx[i]] = c->value[i];
-		k->set[c->idx[i]] = 1;
-	}
-}
-
-int calib_apply_file(const char *path, struct plumb_consts *k, struct plumb_err *err)
-{
-	struct calib_file c;
-	int rc = calib_load(path, &c, err);
-	if (rc < 0)
-		return rc;
-	calib_apply(&c, k);
-	return 0;
-}
-
-void calib_sample(const struct calib_file *c, gsl_rng *rng, struct plumb_consts *k)
-{
-	double z[CALIB_MAX_FREE];
-	int a, b, n = c->ncov;
-	if (!c->has_chol)
-		return;
-	for (a = 0; a < n; a++)
-		z[a] = gsl_ran_ugaussian(rng);
-	for (a = 0; a < n; a++) {
-		int idx = c->cov_idx[a], i;
-		double mean = k->v[idx], d = 0;
-		for (i = 0; i < c->n; i++)
-			if (c->idx[i] == idx)
-				mean = c->value[i];
-		for (b = 0; b <= a; b++)
-			d += c->chol[a * n + b] * z[b];
-		mean += d;
-		if (mean < plumb_const_defs[idx].lo)
-			mean = plumb_const_defs[idx].lo;
-		if (mean > plumb_const_defs[idx].hi)
-			mean = plumb_const_defs[idx].hi;
-		k->v[idx] = mean;
-		k->set[idx] = 1;
 	}
 }
 

@@ -11,6 +11,12 @@
  * Standard errors come from the covariance (J^T J)^-1 scaled by the residual
  * variance, carried to the constants by the map's derivative; correlations
  * from the same matrix.
+ *
+ * A joint fit (cases on several scenarios) has one parameter per constant
+ * of shared scope (consts_shared: gpu, engine, nccl) and one per scenario
+ * for box- and vm-scope constants, for each scenario whose training points
+ * depend on it. calib.c holds the fit and the report, calib_file.c the
+ * calibration file and how --calib applies it.
  */
 #ifndef PLUMB_CALIB_H
 #define PLUMB_CALIB_H
@@ -22,11 +28,29 @@
 #include "consts.h"
 #include "valid.h"
 
-#define CALIB_MAX_FREE 16
+#define CALIB_MAX_FREE 32             /* fitted parameters */
+#define CALIB_MAX_SCN 8               /* scenarios of a joint calibration */
+#define CALIB_BOUND_EDGE 0.005        /* "on a bound": this close in the map's [0, 1] */
+
+/* What one scenario of a calibration was: recorded in the file, compared
+ * with the scenario a calibration is applied to. */
+struct calib_scn {
+	char name[96];                      /* the scenario's name */
+	char file[512];
+	char gpus[128];                     /* GPU model ids, "a,b" */
+	int vm;                             /* 1: a VM guest */
+	char chipset[16], iommu[16];        /* VM only */
+	char engine[16];                    /* serving: */
+	int cuda_graphs;
+	char allreduce[16], moe_backend[32], dsa[16];
+	char nccl_level[64];                /* NCCL_P2P_LEVEL its collectives assumed, "" none */
+};
 
 struct calib_result {
 	int nfree;
 	int idx[CALIB_MAX_FREE];            /* enum plumb_const of each free constant */
+	int grp[CALIB_MAX_FREE];            /* -1 every case, else scn[] it is fitted for */
+	int moved[CALIB_MAX_FREE];          /* started inside its plausible range, not at 0 */
 	double value[CALIB_MAX_FREE];       /* fitted */
 	double start[CALIB_MAX_FREE];       /* before the fit */
 	double lo[CALIB_MAX_FREE], hi[CALIB_MAX_FREE];   /* fit bounds */
@@ -42,6 +66,13 @@ struct calib_result {
 	double *before;                     /* predicted with the starting constants, per point */
 	int ndropped;                       /* freed, but no point depends on them: */
 	int dropped[CALIB_MAX_FREE];        /* kept at their start, not fitted */
+	int dropped_grp[CALIB_MAX_FREE];    /* as grp */
+	double dropped_at[CALIB_MAX_FREE];  /* the value they keep */
+	int dof;                            /* npoints - nfree */
+	double rms;                         /* RMS of the log residuals */
+	double sd;                          /* sqrt(chi2 / dof): the model error intervals use */
+	int nscn;                           /* the scenarios the cases ran on */
+	struct calib_scn scn[CALIB_MAX_SCN];
 };
 
 /*
@@ -59,8 +90,12 @@ int calib_default_free(const struct val_set *v, int *idx, int max);
  * values (marked set). r->before is allocated (free with calib_result_release).
  * A freed constant that no training point depends on (a 5% change moves no
  * prediction by more than 0.1%) is left at its value and listed in r->dropped.
- * Errors: EINPUT for too few points, EUSAGE for a constant named twice; ERUNTIME for
- * a simulation error. A fit that stops without converging returns 0 with
+ * A constant whose start is 0 starts inside its plausible range instead
+ * (calib_start), r->moved says so. Cases on several scenarios make a joint
+ * fit (calib.h, top). Errors: EINPUT for too few points, EUSAGE for a
+ * constant named twice, more than CALIB_MAX_SCN scenarios, two scenarios
+ * with one name or more than CALIB_MAX_FREE parameters; ERUNTIME for a
+ * simulation error. A fit that stops without converging returns 0 with
  * r->converged 0 and the reason in r->status.
  */
 int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
@@ -76,38 +111,84 @@ void calib_result_release(struct calib_result *r);
 int calib_informed(struct val_set *v, const int *idx, int n, int max, int *out,
 		   struct plumb_err *err);
 
+/*
+ * Where the fit starts constant k whose scenario value is v: v itself when
+ * it is above 0; otherwise (the log-logistic map cannot leave 0) the
+ * geometric middle of its plausible range, sqrt(plo * phi), or phi / 10
+ * (the geometric middle of [phi / 100, phi]) when plo is 0.
+ */
+double calib_start(int k, double v);
+
+/*
+ * Is the fit too poor to write? 1 with the reasons in why (size n) when
+ * R^2 < 0 or a fitted constant ends within CALIB_BOUND_EDGE of a bound of
+ * its fit range (in the map's variable, log value scaled to [0, 1]).
+ */
+int calib_poor(const struct calib_result *r, char *why, size_t n);
+
 /* Print the report: constants with standard errors, correlations, R^2,
- * residuals per point before and after, the error summary. */
+ * residuals per point before and after, the error summary; values outside
+ * their plausible range, starts moved off 0, skipped runs of multi-run
+ * files, and the NCCL_P2P_LEVEL and hop transports collectives assumed. */
 void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r);
 
-/* Write the calibration file (YAML): fitted constants and their covariance. */
+/* Write the calibration file (YAML): what it was fitted on, fitted
+ * constants (shared ones at top level, a joint fit's per-scenario ones
+ * under `scenarios:`), their covariance and the residual spread.
+ * files[0..nfiles) are every data file. */
 void calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
 		 const char *const *files, int nfiles);
 
+#define CALIB_MAX_ENTRIES (K_NCONSTS + CALIB_MAX_FREE)
+
 /* A loaded calibration file. */
 struct calib_file {
+	char path[512];
 	int n;
-	int idx[K_NCONSTS];
-	double value[K_NCONSTS];
+	int idx[CALIB_MAX_ENTRIES];
+	int grp[CALIB_MAX_ENTRIES];         /* -1 top level, else scn[]: only for that scenario */
+	double value[CALIB_MAX_ENTRIES];
 	int ncov;                           /* constants with a covariance */
 	int cov_idx[CALIB_MAX_FREE];
+	int cov_grp[CALIB_MAX_FREE];        /* as grp */
 	double cov[CALIB_MAX_FREE * CALIB_MAX_FREE];
 	double chol[CALIB_MAX_FREE * CALIB_MAX_FREE];   /* lower Cholesky factor */
 	int has_chol;
+	int npoints, dof;                   /* 0: not recorded (older file) */
+	double sd;                          /* residual spread, 0: not recorded */
+	int nscn;                           /* `fitted_on:`, 0 in older files */
+	struct calib_scn scn[CALIB_MAX_SCN];
+	int nwarned;                        /* scenario files already warned about */
+	char warned[16][512];
 };
 
 /* Load a calibration file written by calib_write (errors with line/col,
- * among them a covariance that is not positive definite). */
+ * among them a covariance that is not positive definite). Files without
+ * `fitted_on:`, `scenarios:` or the residual spread still load. */
 int calib_load(const char *path, struct calib_file *c, struct plumb_err *err);
 
-/* Put c's values into k (marked set). */
+/* Put c's top-level values into k (marked set). */
 void calib_apply(const struct calib_file *c, struct plumb_consts *k);
 
 /* Load path and apply it to k. */
 int calib_apply_file(const char *path, struct plumb_consts *k, struct plumb_err *err);
 
+/*
+ * A scenario was loaded with c in force (scn_set_load_hook, arg = c):
+ * put the per-scenario constants c has for a scenario of s's name into s,
+ * and print to f what differs from what c was fitted on: GPU model (for
+ * gpu-scope constants), serving engine (engine scope), box (box and vm
+ * scope, applied from a single-box fit to another box) and whether
+ * per-scenario constants were applied; each scenario file once.
+ * calib_on_load is the hook form, writing to stderr.
+ */
+void calib_apply_scn(struct calib_file *c, struct scenario *s, FILE *f);
+void calib_on_load(struct scenario *s, void *arg);
+
 /* Draw one set of constants from c's covariance (normal, clamped to the
- * constants' bounds) into k; k keeps its other values. */
+ * constants' bounds) into k; k keeps its other values. A per-scenario
+ * entry moves k only where k holds that entry's value (k belongs to the
+ * scenario it was fitted for). */
 void calib_sample(const struct calib_file *c, gsl_rng *rng, struct plumb_consts *k);
 
 /*

@@ -17,6 +17,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "calib.h"
+#include "cmd.h"
 #include "predict.h"
 #include "valid.h"
 
@@ -28,7 +29,7 @@ void suite_calib(void);
 #define SEED 20240611UL
 
 /* The fitted constants and where their truth lies from the scenario's values. */
-static const int FREE[4] = { K_MEM_EFF, K_KERNEL_LAUNCH_US, K_NCCL_PCI_LL_US, K_NCCL_BW_EFF };
+static const int FREE[4] = { K_MOE_MEM_EFF, K_KMIN_GEMM_US, K_NCCL_PCI_LL_US, K_NCCL_BW_EFF };
 static const double TRUTH_FACTOR[4] = { 0.82, 1.20, 1.30, 0.85 };
 
 /*
@@ -228,23 +229,32 @@ static int cleanup(void)
 
 /* ---- tests ----------------------------------------------------------------- */
 
-/* Decode steps inform the GPU's memory efficiency and launch cost; the
- * collectives run P2P over PCIe here (NCCL_P2P_LEVEL=SYS), so they inform
- * NCCL's PCI LL step latency, bandwidth efficiency, Simple step latency and
- * LL's share of the bandwidth, not the SHM ones. The fit below frees the
- * first four. */
+/* Decode steps inform the kernel classes' shortest runs and memory
+ * efficiencies; the collectives run P2P over PCIe here
+ * (NCCL_P2P_LEVEL=SYS), so they inform NCCL's PCI LL step latency,
+ * bandwidth efficiency, Simple step latency and LL's share of the
+ * bandwidth, not the SHM ones. The fit below frees four of them. */
+static int has(const int *idx, int n, int k)
+{
+	int j;
+	for (j = 0; j < n; j++)
+		if (idx[j] == k)
+			return 1;
+	return 0;
+}
+
 static void test_default_free(void)
 {
 	int idx[CALIB_MAX_FREE], n, j;
 	CU_ASSERT_EQUAL_FATAL(fitted(), 0);
 	n = calib_default_free(F.v, idx, CALIB_MAX_FREE);
-	CU_ASSERT_EQUAL(n, 6);
-	for (j = 0; j < 4 && j < n; j++)
-		CU_ASSERT_EQUAL(idx[j], FREE[j]);
-	if (n == 6) {
-		CU_ASSERT_EQUAL(idx[4], K_NCCL_PCI_SIMPLE_US);
-		CU_ASSERT_EQUAL(idx[5], K_NCCL_LL_FRAC);
-	}
+	CU_ASSERT_EQUAL(n, 8);
+	for (j = 0; j < 4; j++)
+		CU_ASSERT(has(idx, n, FREE[j]));
+	CU_ASSERT(has(idx, n, K_NCCL_PCI_SIMPLE_US));
+	CU_ASSERT(has(idx, n, K_NCCL_LL_FRAC));
+	CU_ASSERT(!has(idx, n, K_NCCL_SHM_STEP_US));
+	CU_ASSERT(!has(idx, n, K_NCCL_SHM_GBS));
 }
 
 static void test_fit_recovers_truth(void)
@@ -348,9 +358,9 @@ static void test_errors(void)
 	struct calib_result r;
 	struct plumb_err e;
 	const char *files[1];
-	int twice[2] = { K_MEM_EFF, K_MEM_EFF };
-	int three[3] = { K_MEM_EFF, K_KERNEL_LAUNCH_US, K_KMIN_GEMM_US };
-	int two[2] = { K_MEM_EFF, K_KMIN_GEMM_US };
+	int twice[2] = { K_MOE_MEM_EFF, K_MOE_MEM_EFF };
+	int three[3] = { K_MOE_MEM_EFF, K_ATTN_MEM_EFF, K_KMIN_GEMM_US };
+	int two[2] = { K_MOE_MEM_EFF, K_KMIN_GEMM_US };
 	FILE *f;
 	int rc;
 
@@ -387,7 +397,7 @@ static void test_errors(void)
 	CU_ASSERT(rc < 0);
 	CU_ASSERT(e.code == PLUMB_EUSAGE || e.code == PLUMB_EINPUT);
 	CU_ASSERT_EQUAL(rc, -e.code);
-	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "mem_eff"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "moe_mem_eff"));
 	/* No constant at all. */
 	plumb_err_clear(&e);
 	rc = calib_fit(v, FREE, 0, &r, &e);
@@ -395,6 +405,122 @@ static void test_errors(void)
 	CU_ASSERT(rc < 0);
 	CU_ASSERT(e.msg[0] != '\0');
 	val_free(v);
+}
+
+/* ---- poor fits, starts at 0, multi-run files ------------------------------- */
+
+static void test_poor_fit(void)
+{
+	struct calib_result r;
+	char why[512];
+	CU_ASSERT_EQUAL_FATAL(fitted(), 0);
+	CU_ASSERT_EQUAL(calib_poor(&F.r, why, sizeof(why)), 0);
+	memset(&r, 0, sizeof(r));
+	r.nfree = 1;
+	r.idx[0] = K_MOE_MEM_EFF;
+	r.grp[0] = -1;
+	r.lo[0] = 0.05;
+	r.hi[0] = 1.0;
+	r.value[0] = 0.5;
+	r.r2 = 0.5;
+	CU_ASSERT_EQUAL(calib_poor(&r, why, sizeof(why)), 0);
+	r.r2 = -0.2;
+	CU_ASSERT_EQUAL(calib_poor(&r, why, sizeof(why)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "R^2"));
+	r.r2 = 0.9;
+	r.value[0] = 0.999;   /* 0.03% of the log range from the top */
+	CU_ASSERT_EQUAL(calib_poor(&r, why, sizeof(why)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "moe_mem_eff ends on the upper bound"));
+	r.value[0] = 0.0505;
+	CU_ASSERT_EQUAL(calib_poor(&r, why, sizeof(why)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "lower"));
+	r.value[0] = 0.96;    /* 1.4% from the top: not on it */
+	CU_ASSERT_EQUAL(calib_poor(&r, why, sizeof(why)), 0);
+}
+
+/* vm_shm_step_us at 0 in the VM scenario (the default): the fit starts it at a tenth of
+ * its plausible maximum and finds the truth, 8 us, from all-reduces whose
+ * ring steps bounce through the guest's host memory. */
+#define VM_SCENARIO "scenarios/proxmox-vm-8x-rtxpro6000.yaml"
+
+static void test_zero_start(void)
+{
+	char path[160];
+	struct val_set *v = NULL;
+	struct calib_result r;
+	struct plumb_err e;
+	const char *files[1];
+	int fr[1] = { K_VM_SHM_STEP_US }, i;
+	FILE *f;
+
+	CU_ASSERT_EQUAL_FATAL(fitted(), 0);
+	CU_ASSERT(fabs(calib_start(K_VM_SHM_STEP_US, 0) - 6) < 1e-9);
+	CU_ASSERT(fabs(calib_start(K_KMIN_GEMM_US, 0) - sqrt(2.0 * 15)) < 1e-9);
+	CU_ASSERT_EQUAL(calib_start(K_MOE_MEM_EFF, 0.8), 0.8);
+	snprintf(path, sizeof(path), "%s/vm-coll.csv", F.dir);
+	files[0] = path;
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("op,gpus,bytes,time_us\n", f);
+	for (i = 0; i < 8; i++)
+		fprintf(f, "allreduce,%d,%d,1.0\n", i < 4 ? 2 : 8, 256 << (2 * (i % 4)));
+	fclose(f);
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL_FATAL(val_from_files(VM_SCENARIO, files, 1, NULL, MODEL, "nvfp4", "bf16", &v, &e), 0);
+	v->cases[0].scn->k.v[K_VM_SHM_STEP_US] = 8;
+	CU_ASSERT_EQUAL_FATAL(val_predict(v, -1, &e), 0);
+	for (i = 0; i < v->npoints; i++)
+		v->points[i].measured = v->points[i].predicted;
+	v->cases[0].scn->k.v[K_VM_SHM_STEP_US] = 0;
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL_FATAL(calib_fit(v, fr, 1, &r, &e), 0);
+	CU_ASSERT_EQUAL(r.nfree, 1);
+	CU_ASSERT(r.moved[0]);
+	CU_ASSERT(fabs(r.start[0] - 6) < 1e-9);
+	CU_ASSERT(fabs(r.value[0] / 8 - 1) < 0.01);
+	if (!(fabs(r.value[0] / 8 - 1) < 0.01))
+		printf("\n  vm_shm_step_us: fitted %g (%s), want 8\n", r.value[0], r.status);
+	calib_result_release(&r);
+	val_free(v);
+	remove(path);
+}
+
+/* Three runs of all_reduce_perf in one file on 2 mapped GPUs: two usable
+ * runs make two cases; the third ran on 4 GPUs and is skipped by name. */
+static void test_multi_run(void)
+{
+	static const char *const run2 =
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"  1073741824     268435456     float     sum      -1    22661   47.38   47.38      0    22658   47.39   47.39      0\n"
+		"  2147483648     536870912     float     sum      -1    45244   47.46   47.46      0    45276   47.43   47.43      0\n";
+	char path[160];
+	struct val_set *v = NULL;
+	struct plumb_err e;
+	const char *files[1];
+	FILE *f;
+	int g;
+
+	CU_ASSERT_EQUAL_FATAL(fitted(), 0);
+	snprintf(path, sizeof(path), "%s/runs.txt", F.dir);
+	files[0] = path;
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	for (g = 0; g < 3; g++)
+		fprintf(f, "./build/all_reduce_perf -b 1G -e 2G -f 2 -g %d\n%s", g == 2 ? 4 : 2, run2);
+	fclose(f);
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL_FATAL(val_from_files(SCENARIO, files, 1, "0,1", MODEL, "nvfp4", "bf16", &v, &e), 0);
+	CU_ASSERT_EQUAL(v->ncases, 2);
+	CU_ASSERT_EQUAL(v->npoints, 4);
+	CU_ASSERT_EQUAL(v->nskipped, 1);
+	if (v->ncases == 2) {
+		CU_ASSERT_STRING_EQUAL(v->cases[0].name, "runs.txt#1");
+		CU_ASSERT_STRING_EQUAL(v->cases[1].name, "runs.txt#2");
+		CU_ASSERT_EQUAL(v->cases[1].run, 2);
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(v->skipped[0], "run 3"));
+	val_free(v);
+	remove(path);
 }
 
 static void test_file_round_trip(void)
@@ -461,12 +587,251 @@ static void test_file_round_trip(void)
 		CU_ASSERT(fabs(mean[j] - F.r.value[j]) < 5 * F.r.se[j] / sqrt(draws));
 }
 
+/* ---- joint fit, the file's record, warnings, intervals --------------------- */
+
+/* A copy of the VM scenario under another name, in the test directory. */
+static int scn_copy(const char *to, const char *name)
+{
+	FILE *in = fopen(VM_SCENARIO, "r"), *out = fopen(to, "w");
+	char line[4096];
+	int rc = in && out ? 0 : -1;
+	while (in && out && fgets(line, sizeof(line), in))
+		if (!strncmp(line, "name:", 5))
+			fprintf(out, "name: %s\n", name);
+		else
+			fputs(line, out);
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		rc = -1;
+	return rc;
+}
+
+/*
+ * Two boxes measured with the same collectives: the shared nccl_base_ll_us
+ * (nccl scope) is one parameter, the box-scope nccl_shm_gbs one per box;
+ * each box's rate is found (0.7 and 1.3 times the scenario's), the file
+ * keeps them apart and --calib gives each box its own.
+ */
+static void test_joint(void)
+{
+	char sa[160], sb[160], da[160], db[160], cal[160], out[4096];
+	const char *fa[1], *fb[1];
+	struct val_set *v = NULL;
+	struct calib_result r;
+	struct calib_file *c = malloc(sizeof(*c));
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	int fr[2] = { K_NCCL_BASE_US, K_NCCL_SHM_GBS }, i, j, ng = 0;
+	double gbs = 0, truth[2] = { 0.7, 1.3 };
+	FILE *f;
+
+	CU_ASSERT_EQUAL_FATAL(fitted(), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	snprintf(sa, sizeof(sa), "%s/box-a.yaml", F.dir);
+	snprintf(sb, sizeof(sb), "%s/box-b.yaml", F.dir);
+	snprintf(da, sizeof(da), "%s/a.csv", F.dir);
+	snprintf(db, sizeof(db), "%s/b.csv", F.dir);
+	snprintf(cal, sizeof(cal), "%s/joint.yaml", F.dir);
+	CU_ASSERT_EQUAL_FATAL(scn_copy(sa, "box-a"), 0);
+	CU_ASSERT_EQUAL_FATAL(scn_copy(sb, "box-b"), 0);
+	CU_ASSERT_EQUAL_FATAL(write_coll(da, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(write_coll(db, NULL), 0);
+	fa[0] = da;
+	fb[0] = db;
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL_FATAL(val_from_files(sa, fa, 1, NULL, MODEL, "nvfp4", "bf16", &v, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(val_add_files(v, sb, fb, 1, NULL, MODEL, "nvfp4", "bf16", &e), 0);
+	CU_ASSERT_EQUAL_FATAL(v->ncases, 2);
+	/* the truth: each box its own SHM rate */
+	gbs = v->cases[0].scn->k.v[K_NCCL_SHM_GBS];
+	for (i = 0; i < 2; i++)
+		v->cases[i].scn->k.v[K_NCCL_SHM_GBS] = gbs * truth[i];
+	CU_ASSERT_EQUAL_FATAL(val_predict(v, -1, &e), 0);
+	for (i = 0; i < v->npoints; i++)
+		v->points[i].measured = v->points[i].predicted;
+	for (i = 0; i < 2; i++)
+		v->cases[i].scn->k.v[K_NCCL_SHM_GBS] = gbs;
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL_FATAL(calib_fit(v, fr, 2, &r, &e), 0);
+	CU_ASSERT_EQUAL(r.nscn, 2);
+	CU_ASSERT_EQUAL(r.nfree, 3);
+	for (j = 0; j < r.nfree; j++) {
+		if (r.idx[j] == K_NCCL_BASE_US) {
+			CU_ASSERT_EQUAL(r.grp[j], -1);
+			continue;
+		}
+		CU_ASSERT_EQUAL(r.idx[j], K_NCCL_SHM_GBS);
+		CU_ASSERT(r.grp[j] == 0 || r.grp[j] == 1);
+		if (r.grp[j] < 0)
+			continue;
+		ng++;
+		CU_ASSERT(fabs(r.value[j] / (gbs * truth[r.grp[j]]) - 1) < 0.02);
+		if (!(fabs(r.value[j] / (gbs * truth[r.grp[j]]) - 1) < 0.02))
+			printf("\n  nccl_shm_gbs@%s: %g, want %g (%s)\n", r.scn[r.grp[j]].name, r.value[j],
+			       gbs * truth[r.grp[j]], r.status);
+	}
+	CU_ASSERT_EQUAL(ng, 2);
+	CU_ASSERT_STRING_EQUAL(r.scn[0].name, "box-a");
+	CU_ASSERT_STRING_EQUAL(r.scn[1].name, "box-b");
+	CU_ASSERT(r.scn[0].vm);
+	/* the file: per-box rates under scenarios:, read back */
+	f = fopen(cal, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	calib_write(f, v, &r, fa, 1);
+	fclose(f);
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL_FATAL(calib_load(cal, c, &e), 0);
+	CU_ASSERT_EQUAL(c->nscn, 2);
+	CU_ASSERT_EQUAL(c->n, 3);
+	CU_ASSERT_EQUAL(c->ncov, 3);
+	CU_ASSERT(c->has_chol);
+	CU_ASSERT_EQUAL(c->dof, r.npoints - 3);
+	CU_ASSERT(fabs(c->sd / r.sd - 1) < 1e-5 || (r.sd < 1e-12 && c->sd < 1e-9));
+	for (i = 0; i < 2; i++) {
+		const char *path = i ? sb : sa;
+		memset(out, 0, sizeof(out));
+		f = fmemopen(out, sizeof(out) - 1, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		plumb_err_clear(&e);
+		CU_ASSERT_EQUAL_FATAL(scn_load(path, &s, &e), 0);
+		calib_apply_scn(c, s, f);
+		fclose(f);
+		CU_ASSERT(fabs(s->k.v[K_NCCL_SHM_GBS] / (gbs * truth[i]) - 1) < 0.02);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, "applied the constants fitted for scenario"));
+		CU_ASSERT_PTR_NULL(strstr(out, "warning"));
+		scn_free(s);
+		s = NULL;
+	}
+	/* a third box keeps its own rate, and is told so */
+	memset(out, 0, sizeof(out));
+	f = fmemopen(out, sizeof(out) - 1, "w");
+	CU_ASSERT_EQUAL_FATAL(scn_load(VM_SCENARIO, &s, &e), 0);
+	calib_apply_scn(c, s, f);
+	fclose(f);
+	CU_ASSERT_EQUAL(s->k.v[K_NCCL_SHM_GBS], gbs);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "per-scenario constants for box-a, box-b only"));
+	scn_free(s);
+	calib_result_release(&r);
+	val_free(v);
+	free(c);
+	remove(sa);
+	remove(sb);
+	remove(da);
+	remove(db);
+	remove(cal);
+}
+
+/* The single-box fit's file records the box; applied to an H200 box it
+ * warns about the gpu-scope constants, to its own box it says nothing. */
+static void test_fitted_on_and_warnings(void)
+{
+	struct calib_file *c = malloc(sizeof(*c));
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	char old[160], out[4096];
+	const char *files[2];
+	FILE *f;
+
+	CU_ASSERT_EQUAL_FATAL(fitted(), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	files[0] = F.decode;
+	files[1] = F.coll;
+	f = fopen(F.calfile, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	calib_write(f, F.v, &F.r, files, 2);
+	fclose(f);
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL_FATAL(calib_load(F.calfile, c, &e), 0);
+	CU_ASSERT_EQUAL(c->nscn, 1);
+	CU_ASSERT_STRING_EQUAL(c->scn[0].name, "baremetal-8x-rtxpro6000");
+	CU_ASSERT_STRING_EQUAL(c->scn[0].gpus, "rtx-pro-6000");
+	CU_ASSERT_EQUAL(c->scn[0].vm, 0);
+	CU_ASSERT_STRING_EQUAL(c->scn[0].engine, F.v->cases[0].scn->serving.engine == SCN_ENGINE_SGLANG ?
+			       "sglang" : c->scn[0].engine);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c->scn[0].nccl_level, "SYS"));
+	CU_ASSERT_EQUAL(c->npoints, F.r.npoints);
+	CU_ASSERT(c->sd > 0);
+	/* its own box: silent */
+	memset(out, 0, sizeof(out));
+	f = fmemopen(out, sizeof(out) - 1, "w");
+	CU_ASSERT_EQUAL_FATAL(scn_load(SCENARIO, &s, &e), 0);
+	calib_apply_scn(c, s, f);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	scn_free(s);
+	/* an H200 box: the gpu-scope kmin_gemm_us was fitted on another GPU */
+	memset(out, 0, sizeof(out));
+	f = fmemopen(out, sizeof(out) - 1, "w");
+	CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/hgx-8x-h200.yaml", &s, &e), 0);
+	calib_apply_scn(c, s, f);
+	calib_apply_scn(c, s, f);   /* once per scenario file */
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "gpu-scope constants (kmin_gemm_us) were fitted on rtx-pro-6000"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "has h200"));
+	CU_ASSERT_PTR_NULL(strstr(strstr(out, "gpu-scope") + 1, "gpu-scope"));
+	scn_free(s);
+	/* an older file, without the record, loads and applies */
+	snprintf(old, sizeof(old), "%s/old.yaml", F.dir);
+	f = fopen(old, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("plumb_calibration: 1\nscenario: \"x.yaml\"\npoints: 3\nconverged: true\n"
+	      "r2: 0.9\nconstants:\n  moe_mem_eff: 0.8\ncovariance:\n  names: [moe_mem_eff]\n"
+	      "  matrix:\n    - [0.0001]\n", f);
+	fclose(f);
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL(calib_load(old, c, &e), 0);
+	CU_ASSERT_EQUAL(c->nscn, 0);
+	CU_ASSERT_EQUAL(c->sd, 0);
+	CU_ASSERT_EQUAL(c->n, 1);
+	remove(old);
+	free(c);
+}
+
+static int constant_100(void *arg, double *value, struct plumb_err *err)
+{
+	(void)arg;
+	(void)err;
+	*value = 100;
+	return 1;
+}
+
+/* With a residual spread of 10%, a prediction the constants do not move
+ * still gets an interval about exp(+-1.645 * 0.1) wide; without one, none. */
+static void test_interval_model_error(void)
+{
+	struct calib_file *c = calloc(1, sizeof(*c));
+	struct plumb_consts k;
+	struct plumb_err e;
+	double lo, hi;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	consts_defaults(&k);
+	c->sd = 0.1;
+	cmd_set_calib(c);
+	CU_ASSERT_EQUAL(cmd_calib_interval(&k, 200, constant_100, NULL, &lo, &hi, &e), 0);
+	CU_ASSERT(lo < 95 && lo > 80);
+	CU_ASSERT(hi > 105 && hi < 125);
+	c->sd = 0;
+	CU_ASSERT_EQUAL(cmd_calib_interval(&k, 200, constant_100, NULL, &lo, &hi, &e), 0);
+	CU_ASSERT(isnan(lo) && isnan(hi));
+	cmd_set_calib(NULL);
+	free(c);
+}
+
 void suite_calib(void)
 {
 	CU_pSuite s = CU_add_suite("calib", NULL, cleanup);
-	CU_add_test(s, "decode and collective data inform six constants", test_default_free);
+	CU_add_test(s, "decode and collective data inform eight constants", test_default_free);
 	CU_add_test(s, "fit recovers simulator-generated constants", test_fit_recovers_truth);
 	CU_add_test(s, "fitted constants predict unmeasured tp8 and tp4 steps", test_predicts_unmeasured_step);
 	CU_add_test(s, "too few points, a constant freed twice, none freed", test_errors);
 	CU_add_test(s, "calibration file round trip and sampling", test_file_round_trip);
+	CU_add_test(s, "R^2 < 0 and constants on a bound are poor fits", test_poor_fit);
+	CU_add_test(s, "a constant at 0 starts in its plausible range and is fitted", test_zero_start);
+	CU_add_test(s, "every run of a multi-run file, unusable ones named", test_multi_run);
+	CU_add_test(s, "joint fit: shared constants once, box constants per scenario", test_joint);
+	CU_add_test(s, "the file records what it was fitted on; --calib warns on another GPU",
+		    test_fitted_on_and_warnings);
+	CU_add_test(s, "intervals include the fit's residual spread", test_interval_model_error);
 }
