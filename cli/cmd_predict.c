@@ -553,10 +553,11 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 }
 
 /*
- * What a box's speed-up over the first depends on: for every bare-metal box
- * whose scenario sets NCCL_P2P_LEVEL, the first layout at the lowest and
- * highest load again with NCCL's default level (PXB), which turns the P2P
- * paths across host bridges into host-memory (SHM) ones.
+ * What a box's speed-up over the first depends on, for every bare-metal box:
+ * the first layout at the lowest and highest load again with NCCL's default
+ * level (PXB) when the scenario sets NCCL_P2P_LEVEL=SYS (P2P across host
+ * bridges becomes host-memory SHM), and with both boxes' engines on eager
+ * launches.
  */
 static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
 			 const struct row *rows, int nrows, struct plumb_err *err)
@@ -564,8 +565,8 @@ static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
 	int j, i, rc, head = 0;
 	for (j = 1; j < o->npaths; j++) {
 		const struct row *lo = NULL, *hi = NULL;
-		struct row t[2];
-		if (s[j]->vm.mode == SCN_VM || s[j]->nccl_level != NP_SYS)
+		struct row t[2], v[2], b[2];
+		if (s[j]->vm.mode == SCN_VM)
 			continue;
 		for (i = 0; i < nrows; i++)
 			if (rows[i].si == j && rows[i].li == 0 && rows[i].fits) {
@@ -573,28 +574,58 @@ static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
 					lo = &rows[i];
 				hi = &rows[i];
 			}
-		if (!lo)
+		if (!lo || !rows[lo - rows - j].fits || !rows[hi - rows - j].fits)
 			continue;
 		for (i = 0; i < 2; i++) {
 			struct pred_cfg c;
+			int x = (i ? hi : lo)->x;
 			memset(&t[i], 0, sizeof(t[i]));
+			memset(&v[i], 0, sizeof(v[i]));
+			memset(&b[i], 0, sizeof(b[i]));
+			/* NCCL's default level: P2P across host bridges becomes SHM. */
+			if (s[j]->nccl_level == NP_SYS) {
+				if ((rc = setup(o, s[j], o->layouts[0], &c, err)) < 0)
+					return rc;
+				c.topo.nccl_p2p_level = NP_PXB;
+				if ((rc = run_point(o, &c, x, &t[i], err)) < 0)
+					return rc;
+			}
+			/* Both boxes without CUDA graphs. */
+			if ((rc = setup(o, s[0], o->layouts[0], &c, err)) < 0)
+				return rc;
+			c.cuda_graphs = 0;
+			if ((rc = run_point(o, &c, x, &v[i], err)) < 0)
+				return rc;
 			if ((rc = setup(o, s[j], o->layouts[0], &c, err)) < 0)
 				return rc;
-			c.topo.nccl_p2p_level = NP_PXB;
-			if ((rc = run_point(o, &c, (i ? hi : lo)->x, &t[i], err)) < 0)
+			c.cuda_graphs = 0;
+			if ((rc = run_point(o, &c, x, &b[i], err)) < 0)
 				return rc;
 		}
 		if (!head++)
-			fputs("\nWhat the speed-up depends on:\n", f);
-		fprintf(f, "  %s runs P2P between GPUs on different host bridges only with "
-			   "NCCL_P2P_LEVEL=SYS (its scenario sets it); with NCCL's default (PXB) "
-			   "its all-reduces go through host memory and %s gives %.1f tok/s at %d "
-			   "(x%.2f over %s) and %.1f at %d (x%.2f), against %.1f and %.1f.\n",
-			   s[j]->name, o->layouts[0], t[0].tok_total, lo->x,
-			   t[0].tok_total / rows[lo - rows - j].tok_total, s[0]->name,
-			   t[1].tok_total, hi->x, t[1].tok_total / rows[hi - rows - j].tok_total,
-			   lo->tok_total, hi->tok_total);
+			fprintf(f, "\nWhat the speed-up over %s depends on (%s, %d and %d requests):\n",
+				s[0]->name, o->layouts[0], lo->x, hi->x);
+		fprintf(f, "  %s: x%.2f and x%.2f as predicted above.\n", s[j]->name,
+			lo->tok_total / rows[lo - rows - j].tok_total,
+			hi->tok_total / rows[hi - rows - j].tok_total);
+		if (s[j]->nccl_level == NP_SYS)
+			fprintf(f, "    It runs P2P between GPUs on different host bridges only with "
+				   "NCCL_P2P_LEVEL=SYS (its scenario sets it); with NCCL's default (PXB) "
+				   "its all-reduces go through host memory: %.1f and %.1f tok/s, "
+				   "x%.2f and x%.2f.\n", t[0].tok_total, t[1].tok_total,
+				t[0].tok_total / rows[lo - rows - j].tok_total,
+				t[1].tok_total / rows[hi - rows - j].tok_total);
+		if (v[0].fits && v[1].fits && b[0].fits && b[1].fits)
+			fprintf(f, "    With both engines on eager launches (no CUDA graphs): %.1f and "
+				   "%.1f tok/s against %.1f and %.1f, x%.2f and x%.2f.\n",
+				b[0].tok_total, b[1].tok_total, v[0].tok_total, v[1].tok_total,
+				b[0].tok_total / v[0].tok_total, b[1].tok_total / v[1].tok_total);
 	}
+	if (head && s[0]->vm.mode == SCN_VM && s[0]->serving.given)
+		fprintf(f, "  %s's host-path constant (vm_shm_step_us) is fitted to its measured "
+			   "tok/s with CUDA graphs on; if its engine ran without them, the same data "
+			   "gives a smaller one (scripts/calibrate-seed.sh prints both and the "
+			   "speed-up each implies).\n", s[0]->name);
 	return 0;
 }
 

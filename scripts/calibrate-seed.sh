@@ -1,41 +1,42 @@
 #!/bin/sh
-# calibrate-seed.sh: fit the seed scenarios' constants, each to the data that
-# can tell it, and print the constants blocks the scenarios carry.
+# calibrate-seed.sh: fit the seed scenarios' constants jointly and print the
+# values the scenarios carry.
 #
-# 1. GPU and engine constants (shared by the three RTX PRO 6000 scenarios),
-#    fitted on the bare-metal twin's decode table (realdata/serving-samples.md
-#    section 1, validation/data/baremetal-glm5-cutlass-decode.csv: 17 points,
-#    batch 1-64, context 0-128k):
-#      kmin_gemm_us  the dense GEMM class's minimum kernel duration,
-#      attn_mem_eff  how fast attention reads the KV cache,
-#      moe_mem_eff   how fast the cutlass MoE runner reads the touched experts.
-# 2. The VM's own constant, with those held: the seed VM's 11 tok/s at one
-#    stream and 485 tok/s at 64 (validation/data/seed-vm-serving.csv):
-#      vm_shm_step_us  the guest's host path per NCCL ring step (vm scope).
-#    NCCL's host-memory transport rate (nccl_shm_gbs, box scope) keeps its
-#    cited default: fitted too, it leaves the VM no degree of freedom and
-#    lands above a Gen5 x16 link's rate, a constant stretched to fit.
-# 3. The same VM fit assuming the VM's engine ran without CUDA graphs (the
-#    seed does not say): the data cannot tell the two apart, so the script
-#    prints both and the VM -> bare metal speed-up each implies.
+# One `plumb calibrate` over two boxes (docs/cli.md, joint calibration):
+#   the bare-metal twin's decode table (realdata/serving-samples.md section 1,
+#   validation/data/baremetal-glm5-cutlass-decode.csv: 17 points, batch 1-64,
+#   context 0-128k) on scenarios/baremetal-8x-rtxpro6000.yaml, and
+#   the seed VM's 11 tok/s at one stream and 485 tok/s at 64
+#   (validation/data/seed-vm-serving.csv) on scenarios/proxmox-vm-8x-rtxpro6000.yaml.
+# Shared by both (gpu and engine scope), fitted once:
+#   kmin_gemm_us  the dense GEMM class's minimum kernel duration,
+#   attn_mem_eff  how fast attention reads the KV cache,
+#   moe_mem_eff   how fast the cutlass MoE runner reads the touched experts;
+# the VM's own (vm scope), fitted for the VM only:
+#   vm_shm_step_us  the guest's host path per NCCL ring step through host memory.
+# Everything else keeps the scenarios' values (nccl_shm_gbs, box scope, is the
+# 8-GPU SHM sample's rate, cited in the scenarios).
+# The fit is run twice: with the VM's engine on CUDA graphs (the scenarios'
+# assumption) and without (the seed does not say). The data cannot tell the
+# two apart; the script prints both and the speed-up each implies.
 #
 # Usage: sh scripts/calibrate-seed.sh   (from the repository root, after make)
 set -eu
 PLUMB=${PLUMB:-./plumb}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+FREE=kmin_gemm_us,attn_mem_eff,moe_mem_eff,vm_shm_step_us
 
-# strip SCENARIO OUT [CONSTANTS] [EAGER]: the scenario without its constants
-# block, with CONSTANTS (a YAML flow map body) instead, and CUDA graphs off
-# when EAGER is 1.
+# strip SCENARIO OUT [EAGER]: the scenario without the fitted constants (so the
+# fit starts from their defaults), CUDA graphs off when EAGER is 1.
 strip() {
-	awk -v c="${3:-}" -v e="${4:-0}" '
-		/^constants:/ { skip = 1; next }
-		skip && /^  / { next }
-		{ skip = 0 }
+	awk -v e="${3:-0}" -v free="$FREE" '
+		BEGIN { n = split(free, f, ","); for (i = 1; i <= n; i++) drop[f[i] ":"] = 1 }
+		/^constants:/ { inb = 1; print; next }
+		inb && /^  / { if ($1 in drop) next; print; next }
+		{ inb = 0 }
 		e == 1 && /^  cuda_graphs:/ { print "  cuda_graphs: false"; next }
-		{ print }
-		/^seed:/ && c != "" { print "constants: {" c "}" }' "$1" > "$2"
+		{ print }' "$1" > "$2"
 }
 
 # fitted FILE NAME: a constant's fitted value from a calibration file
@@ -43,26 +44,40 @@ fitted() {
 	awk -v n="$2" '$1 == n ":" { print $2; exit }' "$1"
 }
 
-strip scenarios/baremetal-8x-rtxpro6000.yaml "$tmp/bm.yaml"
-"$PLUMB" calibrate "$tmp/bm.yaml" --data validation/data/baremetal-glm5-cutlass-decode.csv \
-	--free kmin_gemm_us,attn_mem_eff,moe_mem_eff -o "$tmp/gpu.yaml" >&2
-G=$(fitted "$tmp/gpu.yaml" kmin_gemm_us)
-A=$(fitted "$tmp/gpu.yaml" attn_mem_eff)
-M=$(fitted "$tmp/gpu.yaml" moe_mem_eff)
-SHARED="kmin_gemm_us: $G, attn_mem_eff: $A, moe_mem_eff: $M"
-
-vmfit() {   # vmfit EAGER OUT
-	strip scenarios/proxmox-vm-8x-rtxpro6000.yaml "$tmp/vm.yaml" "$SHARED" "$1"
-	"$PLUMB" calibrate "$tmp/vm.yaml" --data validation/data/seed-vm-serving.csv \
-		--free vm_shm_step_us -o "$2" >&2
+joint() {   # joint EAGER OUT
+	strip scenarios/baremetal-8x-rtxpro6000.yaml "$tmp/bm.yaml"
+	strip scenarios/proxmox-vm-8x-rtxpro6000.yaml "$tmp/vm-$1.yaml" "$1"
+	"$PLUMB" calibrate "$tmp/bm.yaml" --data validation/data/baremetal-glm5-cutlass-decode.csv \
+		--and "$tmp/vm-$1.yaml" --data validation/data/seed-vm-serving.csv \
+		--free "$FREE" -o "$2" >&2
 }
-vmfit 0 "$tmp/vm-graphs.yaml"
-vmfit 1 "$tmp/vm-eager.yaml"
+joint 0 "$tmp/graphs.yaml"
+joint 1 "$tmp/eager.yaml"
+G=$(fitted "$tmp/graphs.yaml" kmin_gemm_us)
+A=$(fitted "$tmp/graphs.yaml" attn_mem_eff)
+M=$(fitted "$tmp/graphs.yaml" moe_mem_eff)
 
 printf '# shared by the three RTX PRO 6000 scenarios (gpu and engine scope)\n'
 printf 'constants:\n  kmin_gemm_us: %.3g\n  attn_mem_eff: %.3g\n  moe_mem_eff: %.3g\n' "$G" "$A" "$M"
 for v in graphs eager; do
-	printf '# the seed VM, CUDA graphs %s (vm and box scope)\n' \
-		"$([ $v = graphs ] && echo on || echo off)"
-	printf '  vm_shm_step_us: %.3g\n' "$(fitted "$tmp/vm-$v.yaml" vm_shm_step_us)"
+	printf '# the seed VM, CUDA graphs %s (vm scope)%s\n' \
+		"$([ $v = graphs ] && echo on || echo off)" \
+		"$([ $v = eager ] && echo '; shared constants then' \
+			"$(fitted "$tmp/eager.yaml" kmin_gemm_us) $(fitted "$tmp/eager.yaml" attn_mem_eff)" \
+			"$(fitted "$tmp/eager.yaml" moe_mem_eff)" || true)"
+	printf '  vm_shm_step_us: %.3g\n' "$(fitted "$tmp/$v.yaml" vm_shm_step_us)"
+done
+
+# The VM -> bare metal speed-up (tp8) each explanation implies, both boxes
+# running the same engine settings.
+tps() {   # tps CALIB SCENARIO [--eager]: total tok/s at 1 and 64 requests
+	"$PLUMB" predict "$2" --calib "$1" --draws 0 --layout tp8 --concurrency 1,64 \
+		--format csv ${3:-} 2>/dev/null | awk -F, 'NR > 1 { printf "%s ", $6 }'
+}
+for v in graphs eager; do
+	flag=; e=0; [ $v = eager ] && flag=--eager && e=1
+	set -- $(tps "$tmp/$v.yaml" "$tmp/vm-$e.yaml") $(tps "$tmp/$v.yaml" "$tmp/bm.yaml" $flag)
+	awk -v v="$v" -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN {
+		printf "# CUDA graphs %s: VM %.1f / %.1f tok/s, bare metal %.1f / %.1f at 1 / 64 requests: x%.2f / x%.2f\n",
+			v == "graphs" ? "on" : "off", a, b, c, d, c / a, d / b }'
 done
