@@ -355,6 +355,23 @@ static int uses_pair(const struct coll_spec *c, int algo, int i, int j)
 	return j == (i + 1) % n;
 }
 
+void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
+		unsigned char *used)
+{
+	int i, j, k, np, path[FAB_MAX_PATH];
+	for (i = 0; i < c->n; i++)
+		for (j = 0; j < c->n; j++) {
+			int a = c->gpus[i], b = c->gpus[j];
+			if (i == j || a == b || !uses_pair(c, algo, i, j))
+				continue;
+			/* the path send_now() takes for this pair */
+			np = x->view->xport[a][b] != XP_P2P ? shm_path(x->fab, a, b, path)
+							    : fab_path_gpu(x->fab, a, b, path);
+			for (k = 0; k < np; k++)
+				used[path[k]] = 1;
+		}
+}
+
 int coll_ctx_init(struct coll_ctx *x, struct sim_engine *eng, struct fabric *fab,
 		  const struct topo_view *view, struct plumb_err *err)
 {

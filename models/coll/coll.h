@@ -95,6 +95,17 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	       double start, coll_done_fn done, void *arg, struct coll_result *res,
 	       struct plumb_err *err);
 
+/*
+ * The links collective c uses when run with algorithm `algo`: sets used[l]
+ * to 1 for every link on the path of every rank pair its schedule sends
+ * over (a superset for broadcast: the ring's pairs). used has room for the
+ * fabric's sim_net_nlinks() entries and is not cleared first. A collective
+ * whose links carry nothing else while it runs takes the same time wherever
+ * it starts, which is what a replay cache relies on (models/step).
+ */
+void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
+		unsigned char *used);
+
 /* nccl-tests names: "allreduce" or "all_reduce"; -1 when unknown. */
 int coll_op_parse(const char *s);
 const char *coll_op_name(enum coll_op op);      /* "all_reduce" ... */
