@@ -8,6 +8,19 @@
  * shares links with whatever else runs; at the end of a microbatch each GPU
  * of the stage sends its activations to the same-rank GPU of the next stage
  * (P2P or through host memory, as the view allows) and the stage moves on.
+ *
+ * Replay. Every fabric user in flight (a collective, simulated or replayed,
+ * and a stage send) holds a claim on the links it uses. A collective
+ * starting with no other claim on its links, whose key (operation, bytes,
+ * GPUs, algorithm, protocol) matches one simulated earlier in this call
+ * that kept its links to itself from start to end (an untainted claim), is
+ * replayed: one timer of the recorded duration instead of its flows.
+ * Anything starting on the links of a replay in flight breaks that promise:
+ * the run stops, the collective instance (stage, microbatch, op) goes on a
+ * deny list and the step runs again from the start, the recorded durations
+ * kept. A claim is conservative (whole links, whole intervals), so a doubt
+ * always ends in simulation. With pp = 1 nothing ever overlaps: a stage
+ * runs one collective at a time and there are no sends.
  */
 #include "step.h"
 
@@ -22,6 +35,7 @@
 #define STEP_MAX_STAGES 16
 #define STEP_MAX_MICRO 256
 #define STEP_MEMO 64
+#define STEP_MAX_DENY 64        /* replays denied before replay is given up */
 
 int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *err)
 {
@@ -102,6 +116,37 @@ struct memo {
 	int algo, proto;
 };
 
+/* A collective seen in this step_run: key, links, and its duration alone. */
+struct rentry {
+	int op, n, algo, proto;
+	int gpus[SCN_MAX_GPUS];
+	double bytes;
+	unsigned char *links;       /* nlinks flags */
+	double seconds;
+	int have;                   /* seconds recorded from an untainted run */
+};
+
+/* Collectives of one step_run, kept across its re-runs. */
+struct rcache {
+	int nlinks;
+	int n, cap;
+	struct rentry *e;
+	int deny[STEP_MAX_DENY][3]; /* (stage, microbatch, op) always simulated */
+	int ndeny;
+	unsigned char *scratch;     /* nlinks flags */
+};
+
+enum { CL_FREE, CL_SIM, CL_REPLAY, CL_SEND };
+
+/* A fabric user in flight and the links it holds. */
+struct claim {
+	int kind;
+	int taint;                  /* shared its links with another claim */
+	int st, m, pc;              /* collectives: the instance */
+	int entry;                  /* collectives: index in the cache */
+	unsigned char *links;       /* nlinks flags, owned */
+};
+
 struct srun {
 	const struct scenario *s;
 	const struct step_layout *l;
@@ -124,6 +169,13 @@ struct srun {
 	int nmemo;
 	int finished;                       /* stage x microbatch units done */
 	struct step_result *r;
+	/* replay */
+	struct rcache *rc;                  /* NULL: simulate everything */
+	int kind_replay;
+	struct claim *cl;
+	int ncl;
+	int ccl[STEP_MAX_STAGES];           /* claim of the stage's collective, -1 */
+	int breach;                         /* a replay met traffic: stop, re-run */
 };
 
 static int advance(struct srun *sr, int st, struct plumb_err *err);
@@ -131,6 +183,146 @@ static int advance(struct srun *sr, int st, struct plumb_err *err);
 static int stage_gpu(const struct srun *sr, int st, int i)
 {
 	return st * sr->per_stage + i;
+}
+
+/* ---- replay ------------------------------------------------------------ */
+
+static int denied(const struct rcache *c, int st, int m, int pc)
+{
+	int i;
+	for (i = 0; i < c->ndeny && i < STEP_MAX_DENY; i++)
+		if (c->deny[i][0] == st && c->deny[i][1] == m && c->deny[i][2] == pc)
+			return 1;
+	return 0;
+}
+
+/* The cache entry for collective c run with (algo, proto), added (with its
+ * links, no duration yet) when new. Returns its index or a negative code. */
+static int rentry_get(struct srun *sr, const struct coll_spec *c, int algo, int proto,
+		      struct plumb_err *err)
+{
+	struct rcache *rc = sr->rc;
+	struct rentry *e;
+	int i;
+	for (i = 0; i < rc->n; i++) {
+		e = &rc->e[i];
+		if (e->op == (int)c->op && e->n == c->n && e->algo == algo && e->proto == proto &&
+		    e->bytes == c->bytes && !memcmp(e->gpus, c->gpus, (size_t)c->n * sizeof(int)))
+			return i;
+	}
+	if (rc->n == rc->cap) {
+		int cap = rc->cap ? 2 * rc->cap : 16;
+		struct rentry *n = realloc(rc->e, (size_t)cap * sizeof(*n));
+		if (!n)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		rc->e = n;
+		rc->cap = cap;
+	}
+	e = &rc->e[rc->n];
+	memset(e, 0, sizeof(*e));
+	e->links = calloc((size_t)rc->nlinks + 1, 1);
+	if (!e->links)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	e->op = c->op;
+	e->n = c->n;
+	e->algo = algo;
+	e->proto = proto;
+	e->bytes = c->bytes;
+	memcpy(e->gpus, c->gpus, (size_t)c->n * sizeof(int));
+	coll_links(&sr->cx, c, algo, e->links);
+	return rc->n++;
+}
+
+static void rcache_free(struct rcache *rc)
+{
+	int i;
+	if (!rc)
+		return;
+	for (i = 0; i < rc->n; i++)
+		free(rc->e[i].links);
+	free(rc->e);
+	free(rc->scratch);
+	free(rc);
+}
+
+/* A new claim of `kind` on a copy of links. Returns its index or a negative
+ * code. The claim array may move: hold indices, not pointers. */
+static int claim_new(struct srun *sr, int kind, const unsigned char *links,
+		     struct plumb_err *err)
+{
+	int i, nl = sr->rc->nlinks;
+	for (i = 0; i < sr->ncl && sr->cl[i].kind != CL_FREE; i++)
+		;
+	if (i == sr->ncl) {
+		struct claim *n = realloc(sr->cl, (size_t)(sr->ncl + 1) * sizeof(*n));
+		if (!n)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		sr->cl = n;
+		memset(&n[i], 0, sizeof(n[i]));
+		n[i].links = malloc((size_t)nl + 1);
+		if (!n[i].links)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		sr->ncl++;
+	}
+	sr->cl[i].kind = kind;
+	sr->cl[i].taint = 0;
+	sr->cl[i].st = sr->cl[i].m = sr->cl[i].pc = sr->cl[i].entry = -1;
+	memcpy(sr->cl[i].links, links, (size_t)nl);
+	return i;
+}
+
+/*
+ * Claim k is about to start: compare its links with every other claim in
+ * flight. Replays it meets are denied and the run breached (it drains and
+ * runs again); simulated collectives it meets are tainted, and so is k.
+ * Returns 1 when the run is breached.
+ */
+static int claim_meet(struct srun *sr, int k)
+{
+	struct rcache *rc = sr->rc;
+	int i, l;
+	for (i = 0; i < sr->ncl; i++) {
+		struct claim *c = &sr->cl[i];
+		if (i == k || c->kind == CL_FREE)
+			continue;
+		for (l = 0; l < rc->nlinks && !(c->links[l] && sr->cl[k].links[l]); l++)
+			;
+		if (l == rc->nlinks)
+			continue;
+		sr->cl[k].taint = 1;
+		if (c->kind == CL_SIM)
+			c->taint = 1;
+		if (c->kind == CL_REPLAY) {
+			if (rc->ndeny < STEP_MAX_DENY) {
+				rc->deny[rc->ndeny][0] = c->st;
+				rc->deny[rc->ndeny][1] = c->m;
+				rc->deny[rc->ndeny][2] = c->pc;
+			}
+			rc->ndeny++;
+			sr->breach = 1;
+		}
+	}
+	return sr->breach;
+}
+
+/* Links of the stage send from GPU a to GPU b (as xfer_start routes it). */
+static void send_links(const struct srun *sr, int a, int b, unsigned char *used)
+{
+	int path[FAB_MAX_PATH], n, k, sock;
+	memset(used, 0, (size_t)sr->rc->nlinks);
+	if (sr->view->xport[a][b] == XP_P2P) {
+		n = fab_path_gpu(sr->fab, a, b, path);
+		for (k = 0; k < n; k++)
+			used[path[k]] = 1;
+		return;
+	}
+	sock = fab_gpu_socket(sr->fab, a);
+	n = fab_path_to_host(sr->fab, a, sock, path);
+	for (k = 0; k < n; k++)
+		used[path[k]] = 1;
+	n = fab_path_from_host(sr->fab, sock, b, path);
+	for (k = 0; k < n; k++)
+		used[path[k]] = 1;
 }
 
 /* The fastest algorithm/protocol for a collective alone, remembered. */
@@ -194,6 +386,17 @@ static int coll_done(struct coll_ctx *x, double seconds, void *arg, struct plumb
 {
 	struct srun *sr = (struct srun *)((char *)x - offsetof(struct srun, cx));
 	int st = (int)(intptr_t)arg;
+	if (sr->rc && sr->ccl[st] >= 0) {
+		struct claim *c = &sr->cl[sr->ccl[st]];
+		struct rentry *e = &sr->rc->e[c->entry];
+		/* its links were its own from start to end: a time to replay */
+		if (!c->taint && !e->have) {
+			e->seconds = seconds;
+			e->have = 1;
+		}
+		c->kind = CL_FREE;
+		sr->ccl[st] = -1;
+	}
 	account(sr, st, &sr->prog[st].ops[sr->pc[st]], seconds);
 	sr->pc[st]++;
 	return advance(sr, st, err);
@@ -212,9 +415,27 @@ static int on_compute(struct sim_engine *eng, void *ctx, const struct sim_event 
 
 static const struct sim_ops compute_ops = { "step_compute", on_compute };
 
+/* A replayed collective of stage ev->pl.i0 ends. */
+static int on_replay(struct sim_engine *eng, void *ctx, const struct sim_event *ev,
+		     struct plumb_err *err)
+{
+	struct srun *sr = ctx;
+	int st = (int)ev->pl.i0;
+	struct claim *c = &sr->cl[sr->ccl[st]];
+	(void)eng;
+	c->kind = CL_FREE;
+	sr->ccl[st] = -1;
+	account(sr, st, &sr->prog[st].ops[sr->pc[st]], sr->rc->e[c->entry].seconds);
+	sr->pc[st]++;
+	return advance(sr, st, err);
+}
+
+static const struct sim_ops replay_ops = { "step_replay", on_replay };
+
 struct sendarg {
 	struct srun *sr;
 	int stage, micro;
+	int claim;                  /* -1: none */
 	double t0;
 };
 
@@ -224,6 +445,8 @@ static int send_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 	struct srun *sr = sa->sr;
 	int st = sa->stage, m = sa->micro, i, rc = 0;
 	(void)x;
+	if (sa->claim >= 0)
+		sr->cl[sa->claim].kind = CL_FREE;
 	if (--sr->sends_left[st][m] == 0) {
 		double dt = sim_now(sr->eng) - sa->t0;
 		for (i = 0; i < sr->per_stage; i++) {
@@ -252,10 +475,21 @@ static int finish_micro(struct srun *sr, int st, struct plumb_err *err)
 	sr->sends_left[st][m] = sr->per_stage;
 	for (i = 0; i < sr->per_stage; i++) {
 		struct xfer_spec xs;
-		struct sendarg *sa = malloc(sizeof(*sa));
-		int a = stage_gpu(sr, st, i), b = stage_gpu(sr, st + 1, i);
+		struct sendarg *sa;
+		int a = stage_gpu(sr, st, i), b = stage_gpu(sr, st + 1, i), k = -1;
+		if (sr->rc) {
+			send_links(sr, a, b, sr->rc->scratch);
+			if ((k = claim_new(sr, CL_SEND, sr->rc->scratch, err)) < 0)
+				return k;
+			if (claim_meet(sr, k)) {
+				sr->cl[k].kind = CL_FREE;
+				return 0;       /* the run drains and runs again */
+			}
+		}
+		sa = malloc(sizeof(*sa));
 		if (!sa)
 			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		sa->claim = k;
 		sa->sr = sr;
 		sa->stage = st;
 		sa->micro = m;
@@ -283,6 +517,8 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 	int rc;
 
 	for (;;) {
+		if (sr->breach)
+			return 0;       /* draining: start nothing new */
 		if (sr->cur[st] < 0) {
 			int m = sr->next[st];
 			if (m >= sr->micro || !sr->ready[st][m])
@@ -323,6 +559,34 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 			c.proto = PROTO_AUTO;
 			if ((rc = pick(sr, st, &c, &algo, &proto, err)) < 0)
 				return rc;
+			if (sr->rc) {
+				int e, k;
+				struct claim *cl;
+				if ((e = rentry_get(sr, &c, algo, proto, err)) < 0)
+					return e;
+				if ((k = claim_new(sr, CL_SIM, sr->rc->e[e].links, err)) < 0)
+					return k;
+				cl = &sr->cl[k];
+				cl->st = st;
+				cl->m = sr->cur[st];
+				cl->pc = sr->pc[st];
+				cl->entry = e;
+				sr->ccl[st] = k;
+				if (claim_meet(sr, k)) {
+					cl->kind = CL_FREE;
+					sr->ccl[st] = -1;
+					return 0;       /* the run drains and runs again */
+				}
+				if (!cl->taint && sr->rc->e[e].have && !denied(sr->rc, st, cl->m, cl->pc)) {
+					cl->kind = CL_REPLAY;
+					sr->r->replayed++;
+					memset(&pl, 0, sizeof(pl));
+					pl.i0 = st;
+					return sim_after(sr->eng, sr->rc->e[e].seconds, SIM_PRIO_DEFAULT,
+							 sr->kind_replay, &pl, NULL, err);
+				}
+			}
+			sr->r->simulated++;
 			rc = coll_start(&sr->cx, &c, algo, proto, sim_now(sr->eng), coll_done,
 					(void *)(intptr_t)st, NULL, err);
 			return rc > 0 ? plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
@@ -331,33 +595,35 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 	}
 }
 
-int step_run(const struct scenario *s, const struct topo_opts *o, const struct step_layout *l,
-	     const struct step_prog *prog, int micro, struct step_result *r,
-	     struct plumb_err *err)
+/* Zero r's results, keeping what the caller set. */
+static void result_reset(struct step_result *r)
+{
+	struct step_span *spans = r->spans;
+	int cap = r->cap, no_replay = r->no_replay, reruns = r->reruns;
+	sim_net_hook_fn hook = r->hook;
+	void *hook_ctx = r->hook_ctx;
+	memset(r, 0, sizeof(*r));
+	r->spans = spans;
+	r->cap = cap;
+	r->hook = hook;
+	r->hook_ctx = hook_ctx;
+	r->no_replay = no_replay;
+	r->reruns = reruns;
+}
+
+/* One run of the step; *breach = 1 when a replay met traffic (r is then
+ * meaningless and the caller runs again). rc NULL: simulate everything. */
+static int run_once(const struct scenario *s, const struct topo_opts *o,
+		    const struct step_layout *l, const struct step_prog *prog, int micro,
+		    struct step_result *r, struct rcache *rcache, int *breach,
+		    struct plumb_err *err)
 {
 	struct srun *sr;
 	struct topo_view *view = NULL;
-	int rc, st, m;
+	int rc, st, m, i;
 
-	{
-		struct step_span *spans = r->spans;
-		int cap = r->cap;
-		sim_net_hook_fn hook = r->hook;
-		void *hook_ctx = r->hook_ctx;
-		memset(r, 0, sizeof(*r));
-		r->spans = spans;
-		r->cap = cap;
-		r->hook = hook;
-		r->hook_ctx = hook_ctx;
-	}
-	if (l->gpus > s->ngpus)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "layout %s needs %d GPUs but %s has %d", l->name, l->gpus,
-				     s->name[0] ? s->name : s->path, s->ngpus);
-	if (l->pp > STEP_MAX_STAGES || micro < 1 || micro > STEP_MAX_MICRO)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "at most %d stages and 1-%d microbatches", STEP_MAX_STAGES,
-				     STEP_MAX_MICRO);
+	*breach = 0;
+	result_reset(r);
 	sr = calloc(1, sizeof(*sr));
 	if (!sr)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
@@ -368,6 +634,7 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	sr->r = r;
 	sr->micro = micro;
 	sr->per_stage = l->gpus / l->pp;
+	sr->rc = rcache;
 	r->ngpus = l->gpus;
 	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, o, &view, err)) < 0)
 		goto out;
@@ -378,12 +645,22 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	if ((rc = fab_build(sr->eng, s, &sr->fab, err)) < 0 ||
 	    (rc = coll_ctx_init(&sr->cx, sr->eng, sr->fab, view, err)) < 0 ||
 	    (rc = xfer_ctx_init(&sr->xx, sr->eng, sr->fab, err)) < 0 ||
-	    (rc = sim_register(sr->eng, &compute_ops, sr, &sr->kind_done, err)) < 0)
+	    (rc = sim_register(sr->eng, &compute_ops, sr, &sr->kind_done, err)) < 0 ||
+	    (rc = sim_register(sr->eng, &replay_ops, sr, &sr->kind_replay, err)) < 0)
 		goto out;
+	if (rcache && !rcache->scratch) {
+		rcache->nlinks = sim_net_nlinks(sr->fab->net);
+		rcache->scratch = calloc((size_t)rcache->nlinks + 1, 1);
+		if (!rcache->scratch) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+	}
 	if (r->hook)
 		sim_net_set_resolve_hook(sr->fab->net, r->hook, r->hook_ctx);
 	for (st = 0; st < l->pp; st++) {
 		sr->cur[st] = -1;
+		sr->ccl[st] = -1;
 		for (m = 0; m < micro; m++)
 			sr->ready[st][m] = st == 0;
 	}
@@ -391,6 +668,10 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 		goto out;
 	if ((rc = sim_run(sr->eng, INFINITY, err)) < 0)
 		goto out;
+	if (sr->breach) {
+		*breach = 1;
+		goto out;
+	}
 	if (sr->finished != l->pp * micro) {
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
 				   "step stopped with %d of %d stage-microbatches done",
@@ -406,6 +687,52 @@ out:
 		fab_free(sr->fab);
 	sim_engine_free(sr->eng);
 	topo_free(view);
+	for (i = 0; i < sr->ncl; i++)
+		free(sr->cl[i].links);
+	free(sr->cl);
 	free(sr);
+	return rc;
+}
+
+/* PLUMB_NO_REPLAY set to anything but "" or "0". */
+static int replay_off_env(void)
+{
+	const char *v = getenv("PLUMB_NO_REPLAY");
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+int step_run(const struct scenario *s, const struct topo_opts *o, const struct step_layout *l,
+	     const struct step_prog *prog, int micro, struct step_result *r,
+	     struct plumb_err *err)
+{
+	struct rcache *rcache = NULL;
+	int rc, breach;
+
+	r->reruns = 0;
+	result_reset(r);
+	if (l->gpus > s->ngpus)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "layout %s needs %d GPUs but %s has %d", l->name, l->gpus,
+				     s->name[0] ? s->name : s->path, s->ngpus);
+	if (l->pp > STEP_MAX_STAGES || micro < 1 || micro > STEP_MAX_MICRO)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "at most %d stages and 1-%d microbatches", STEP_MAX_STAGES,
+				     STEP_MAX_MICRO);
+	if (!r->no_replay && !r->hook && !replay_off_env()) {
+		rcache = calloc(1, sizeof(*rcache));
+		if (!rcache)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	for (;;) {
+		/* After STEP_MAX_DENY denials replay is not worth it: simulate. */
+		if (rcache && rcache->ndeny >= STEP_MAX_DENY) {
+			rcache_free(rcache);
+			rcache = NULL;
+		}
+		if ((rc = run_once(s, o, l, prog, micro, r, rcache, &breach, err)) < 0 || !breach)
+			break;
+		r->reruns++;
+	}
+	rcache_free(rcache);
 	return rc;
 }

@@ -86,6 +86,10 @@ struct step_result {
 	 * Link ids are those fab_build() gives the scenario. */
 	sim_net_hook_fn hook;
 	void *hook_ctx;
+	/* Optional, kept like spans: 1 simulates every collective (no replay;
+	 * the environment variable PLUMB_NO_REPLAY=1 does the same). A hook
+	 * turns replay off too: replayed collectives have no flows to trace. */
+	int no_replay;
 	double seconds;             /* step time: first start to last finish */
 	int ngpus;
 	double busy[SCN_MAX_GPUS];  /* compute seconds per GPU */
@@ -94,6 +98,9 @@ struct step_result {
 	long events;
 	long flows;
 	int sends;                  /* stage-boundary transfers (GPU pairs x microbatches) */
+	int simulated;              /* collectives run as flows (the last run) */
+	int replayed;               /* collectives replayed from an earlier one */
+	int reruns;                 /* runs thrown away because a replay met traffic */
 };
 
 /*
@@ -101,6 +108,14 @@ struct step_result {
  * every microbatch of a stage), `micro` microbatches, on GPUs stage s ->
  * gpus[s*per_stage .. (s+1)*per_stage-1] of scenario s. Transports come from
  * the view NCCL runs in (options o). Fills r. Deterministic.
+ *
+ * Replay (docs/engine.md "Collective replay"): a collective identical to an
+ * earlier one of the same call (operation, bytes, GPUs, algorithm and
+ * protocol) that finds no other traffic on its links is not simulated
+ * again: it takes the earlier one's duration, which was measured while it
+ * too had its links to itself. Should traffic reach a replayed collective's
+ * links before it ends, the run is thrown away and done again with that
+ * collective simulated. r->no_replay or PLUMB_NO_REPLAY=1 turns it off.
  */
 int step_run(const struct scenario *s, const struct topo_opts *o, const struct step_layout *l,
 	     const struct step_prog *prog, int micro, struct step_result *r,
