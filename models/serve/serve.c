@@ -4,12 +4,19 @@
 #include "serve.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SERVE_MEMO 256
+/* Step-time memo: open addressing over a power-of-two table, kept at most
+ * half full, doubled when it would fill further; no cap on entries. The key
+ * is every argument of the step callback (the callback's ctx is fixed for a
+ * run), so two steps share an entry only when the callback would be asked
+ * the same question. */
+#define SERVE_MEMO_MIN 64
 
 struct memo {
+	int used;
 	int kind, batch;
 	long context, tokens;
 	double seconds;
@@ -26,8 +33,8 @@ struct client {
 struct loop {
 	serve_step_fn fn;
 	void *ctx;
-	struct memo memo[SERVE_MEMO];
-	int nmemo;
+	struct memo *memo;      /* nslots entries, NULL until the first step */
+	size_t nslots, nmemo;
 	int misses;
 };
 
@@ -53,27 +60,75 @@ static long out_len(const struct serve_params *p, long j)
 	return l < 1 ? 1 : l;
 }
 
+static size_t memo_hash(int kind, int batch, long context, long tokens)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+	h = (h ^ (uint64_t)(unsigned)kind) * 0xff51afd7ed558ccdu;
+	h = (h ^ (uint64_t)(unsigned)batch) * 0xff51afd7ed558ccdu;
+	h = (h ^ (uint64_t)context) * 0xc4ceb9fe1a85ec53u;
+	h = (h ^ (uint64_t)tokens) * 0xc4ceb9fe1a85ec53u;
+	return (size_t)(h ^ (h >> 33));
+}
+
+/* The slot holding the key, or the empty slot where it would go. */
+static struct memo *memo_slot(struct memo *t, size_t nslots, int kind, int batch,
+			      long context, long tokens)
+{
+	size_t i = memo_hash(kind, batch, context, tokens) & (nslots - 1);
+	for (;; i = (i + 1) & (nslots - 1)) {
+		struct memo *m = &t[i];
+		if (!m->used || (m->kind == kind && m->batch == batch && m->context == context &&
+				 m->tokens == tokens))
+			return m;
+	}
+}
+
+/* Room for one more entry, keeping the table at most half full. */
+static int memo_grow(struct loop *lp, struct plumb_err *err)
+{
+	size_t n = lp->nslots ? 2 * lp->nslots : SERVE_MEMO_MIN, i;
+	struct memo *t;
+	if (2 * (lp->nmemo + 1) <= lp->nslots)
+		return 0;
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	for (i = 0; i < lp->nslots; i++)
+		if (lp->memo[i].used) {
+			const struct memo *o = &lp->memo[i];
+			*memo_slot(t, n, o->kind, o->batch, o->context, o->tokens) = *o;
+		}
+	free(lp->memo);
+	lp->memo = t;
+	lp->nslots = n;
+	return 0;
+}
+
 static int step_time(struct loop *lp, enum serve_step kind, int batch, long context,
 		     long tokens, double *s, struct plumb_err *err)
 {
-	int i, rc;
-	for (i = 0; i < lp->nmemo; i++)
-		if (lp->memo[i].kind == (int)kind && lp->memo[i].batch == batch &&
-		    lp->memo[i].context == context && lp->memo[i].tokens == tokens) {
-			*s = lp->memo[i].seconds;
+	struct memo *m;
+	int rc;
+	if (lp->nslots) {
+		m = memo_slot(lp->memo, lp->nslots, (int)kind, batch, context, tokens);
+		if (m->used) {
+			*s = m->seconds;
 			return 0;
 		}
+	}
 	if ((rc = lp->fn(lp->ctx, kind, batch, context, tokens, s, err)) < 0)
 		return rc;
 	lp->misses++;
-	if (lp->nmemo < SERVE_MEMO) {
-		struct memo *m = &lp->memo[lp->nmemo++];
-		m->kind = kind;
-		m->batch = batch;
-		m->context = context;
-		m->tokens = tokens;
-		m->seconds = *s;
-	}
+	if ((rc = memo_grow(lp, err)) < 0)
+		return rc;
+	m = memo_slot(lp->memo, lp->nslots, (int)kind, batch, context, tokens);
+	m->used = 1;
+	m->kind = (int)kind;
+	m->batch = batch;
+	m->context = context;
+	m->tokens = tokens;
+	m->seconds = *s;
+	lp->nmemo++;
 	return 0;
 }
 
@@ -197,6 +252,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	r->steps = steps;
 	r->distinct_steps = lp.misses;
 out:
+	free(lp.memo);
 	free(cl);
 	return rc;
 }

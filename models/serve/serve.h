@@ -9,8 +9,9 @@
  * for prefill, one prefill step takes all of them; otherwise one decode step
  * advances every active request by one token (plus accepted draft tokens
  * with speculative decoding). Step times come from a callback (the engine
- * simulation of the layout) and are memoised by (kind, batch, context
- * bucket), so a run costs a handful of step simulations.
+ * simulation of the layout) and are memoised by everything the callback is
+ * asked (kind, batch, context bucket, new tokens) in a table that grows as
+ * needed, so a run costs a handful of step simulations.
  *
  * Output lengths vary from request to request over [1 - spread, 1 + spread]
  * x output_len (mean output_len) in a fixed low-discrepancy sequence, as a
@@ -51,7 +52,7 @@ struct serve_result {
 	double decode_step_ms;  /* mean decode step */
 	double mean_batch;      /* mean decode batch */
 	int steps;              /* steps simulated in the measured window */
-	int distinct_steps;     /* step simulations run (memo misses) */
+	int distinct_steps;     /* step simulations run (memo misses: distinct keys) */
 };
 
 void serve_params_init(struct serve_params *p);

@@ -108,6 +108,53 @@ static void test_bad_params(void)
 	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
 }
 
+/* Counts the callback's calls and the keys it was asked more than once. */
+struct asked {
+	int n, dups;
+	struct { int kind, batch; long context, tokens; } k[4096];
+};
+
+static int counting(void *ctx, enum serve_step kind, int batch, long context, long tokens,
+		    double *s, struct plumb_err *err)
+{
+	struct asked *a = ctx;
+	int i;
+	for (i = 0; i < a->n; i++)
+		if (a->k[i].kind == (int)kind && a->k[i].batch == batch &&
+		    a->k[i].context == context && a->k[i].tokens == tokens)
+			a->dups++;
+	if (a->n < 4096) {
+		a->k[a->n].kind = (int)kind;
+		a->k[a->n].batch = batch;
+		a->k[a->n].context = context;
+		a->k[a->n].tokens = tokens;
+		a->n++;
+	}
+	return steps(NULL, kind, batch, context, tokens, s, err);
+}
+
+static void test_memo_grows(void)
+{
+	static struct asked a, b;
+	struct serve_params p;
+	struct serve_result r, r2;
+	serve_params_init(&p);
+	p.concurrency = 4;
+	p.output_len = 600;
+	p.bucket = 1;           /* every step its own context: many keys */
+	a.n = a.dups = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, counting, &a, &r, NULL), 0);
+	/* More distinct steps than the old fixed memo held, each asked once. */
+	CU_ASSERT(r.distinct_steps > 256);
+	CU_ASSERT_EQUAL(a.n, r.distinct_steps);
+	CU_ASSERT_EQUAL(a.dups, 0);
+	/* A second run asks the same keys and gives the same figures. */
+	b.n = b.dups = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, counting, &b, &r2, NULL), 0);
+	CU_ASSERT(r.tok_s_total == r2.tok_s_total && r.tpot_ms == r2.tpot_ms &&
+		  r.ttft_ms == r2.ttft_ms && r.steps == r2.steps);
+}
+
 void suite_serve(void)
 {
 	CU_pSuite s = CU_add_suite("serve", NULL, NULL);
@@ -116,4 +163,5 @@ void suite_serve(void)
 	CU_add_test(s, "speculative decoding", test_speculative);
 	CU_add_test(s, "output lengths spread the prefills", test_spread);
 	CU_add_test(s, "bad parameters", test_bad_params);
+	CU_add_test(s, "the step memo grows past 256 keys", test_memo_grows);
 }
