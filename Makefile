@@ -91,6 +91,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh scripts/gen-constants-doc.sh --check
 	sh tests/bad_inputs.sh
 	sh tests/repeat.sh
+	sh tests/replay.sh
 	sh tests/fuzz/replay.sh $(B)
 
 golden-update: plumb
@@ -113,6 +114,7 @@ docs-constants: plumb
 
 validate: plumb
 	./plumb validate validation/cases.yaml --cross -o docs/validation.md
+	sh validation/loo-serving.sh > $(B)/loo.md && cat $(B)/loo.md >> docs/validation.md
 
 # ---- slower tiers (docs/testing.md) --------------------------------------
 # check-asan: an ASan+UBSan build in $(ASAN_B)/ (never mixed with build/)
