@@ -6,6 +6,11 @@
 #                output tokens per request: more decode steps per request
 #   requests=C   the same with concurrency C (and so about 2C requests)
 #   batch=B      one decode step of B sequences (plumb predict --batch B)
+#   layout=L     plumb predict on the seed VM with layout L, concurrencies 1-64
+# Every case runs twice: with collective replay (the default) and with
+# PLUMB_NO_REPLAY=1 (every collective simulated as flows; docs/engine.md
+# "Collective replay"); the outputs must be the same bytes, the script stops
+# if they are not. Columns: seconds (replay), seconds_no_replay, speedup.
 # Run from the repository root after `make`. Times are wall-clock seconds on
 # this machine; they vary with its load.
 set -eu
@@ -14,7 +19,7 @@ scn=scenarios/proxmox-vm-8x-rtxpro6000.yaml
 out=bench/predict.csv
 mkdir -p bench
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.r" "$tmp.s"' EXIT
 
 # best of 3 wall-clock runs of the command
 best() {
@@ -29,16 +34,35 @@ best() {
 	echo "$b"
 }
 
-echo "case,value,seconds" > "$tmp"
-echo "default,seed comparison,$(best "$PLUMB")" >> "$tmp"
+# row CASE VALUE ARGS...: both timings, after checking the outputs agree
+row() {
+	c=$1
+	v=$2
+	shift 2
+	"$PLUMB" "$@" > "$tmp.r"
+	PLUMB_NO_REPLAY=1 "$PLUMB" "$@" > "$tmp.s"
+	if ! cmp -s "$tmp.r" "$tmp.s"; then
+		echo "bench-predict: $c $v: replay and simulation differ" >&2
+		exit 1
+	fi
+	r=$(best "$PLUMB" "$@")
+	s=$(export PLUMB_NO_REPLAY=1; best "$PLUMB" "$@")
+	echo "$c,$v,$r,$s,$(awk -v r="$r" -v s="$s" 'BEGIN { printf "%.1f", (r > 0 ? s / r : 0) }')" >> "$tmp"
+}
+
+echo "case,value,seconds,seconds_no_replay,speedup" > "$tmp"
+row default "seed comparison"
 for n in 256 1024 4096; do
-	echo "output,$n,$(best "$PLUMB" predict "$scn" --layout tp8 --concurrency 64 --output "$n")" >> "$tmp"
+	row output "$n" predict "$scn" --layout tp8 --concurrency 64 --output "$n"
 done
 for c in 1 8 64 128; do
-	echo "requests,$c,$(best "$PLUMB" predict "$scn" --layout tp8 --concurrency "$c")" >> "$tmp"
+	row requests "$c" predict "$scn" --layout tp8 --concurrency "$c"
 done
 for b in 1 64; do
-	echo "batch,$b,$(best "$PLUMB" predict "$scn" --layout tp8 --batch "$b")" >> "$tmp"
+	row batch "$b" predict "$scn" --layout tp8 --batch "$b"
+done
+for l in tp4pp2 ep8; do
+	row layout "$l" predict "$scn" --layout "$l"
 done
 mv "$tmp" "$out"
 cat "$out"
