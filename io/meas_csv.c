@@ -32,6 +32,7 @@ enum ccol {
 	K_OP, K_GPUS, K_BYTES, K_TIME_US,
 	K_LAYOUT, K_BATCH, K_CONTEXT, K_STEP_MS,
 	K_CONCURRENCY, K_TOK_S, K_TPOT_MS, K_TTFT_MS, K_INPUT_LEN, K_OUTPUT_LEN,
+	K_PROMPTS,
 	K_NCOLS
 };
 
@@ -39,6 +40,7 @@ static const char *const col_names[K_NCOLS] = {
 	"op", "gpus", "bytes", "time_us",
 	"layout", "batch", "context", "step_ms",
 	"concurrency", "tok_s", "tpot_ms", "ttft_ms", "input_len", "output_len",
+	"prompts",
 };
 
 /* Per kind: allowed columns, required columns, columns that identify it. */
@@ -64,11 +66,12 @@ static const struct {
 	[MEAS_CSV_SERVING] = {
 		"serving",
 		1u << K_LAYOUT | 1u << K_CONCURRENCY | 1u << K_CONTEXT | 1u << K_TOK_S |
-		1u << K_TPOT_MS | 1u << K_TTFT_MS | 1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN,
+		1u << K_TPOT_MS | 1u << K_TTFT_MS | 1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN |
+		1u << K_PROMPTS,
 		1u << K_LAYOUT | 1u << K_CONCURRENCY | 1u << K_CONTEXT | 1u << K_TOK_S,
 		1u << K_CONCURRENCY | 1u << K_TOK_S | 1u << K_TPOT_MS | 1u << K_TTFT_MS |
 		1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN,
-		"layout, concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len",
+		"layout, concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts",
 	},
 };
 
@@ -338,7 +341,7 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 
 	if (f->len == 0) {
 		if (k == K_TPOT_MS || k == K_TTFT_MS || k == K_INPUT_LEN || k == K_OUTPUT_LEN ||
-		    k == K_TOK_S)
+		    k == K_TOK_S || k == K_PROMPTS)
 			return 0;       /* optional: stays unset (tok_s: see data_row) */
 		return fail(c, f->col, "empty value for '%s'", col_names[k]);
 	}
@@ -397,6 +400,10 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 	case K_OUTPUT_LEN:
 		rc = num_int(c, f, k, 1, &v);
 		r->output_len = v;
+		return rc;
+	case K_PROMPTS:
+		rc = num_int(c, f, k, 1, &v);
+		r->prompts = v;
 		return rc;
 	case K_TIME_US:
 		return num_pos(c, f, k, &r->time_us);

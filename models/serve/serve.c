@@ -28,6 +28,7 @@ struct client {
 	double generated;       /* tokens so far (fractional with drafts) */
 	long target;            /* this request's output length */
 	int measured;           /* issued inside the measured window */
+	int idle;               /* benchmark run: no request left to issue */
 };
 
 struct loop {
@@ -166,12 +167,24 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	memset(&lp, 0, sizeof(lp));
 	lp.fn = fn;
 	lp.ctx = ctx;
-	if (p->spread < 0 || p->spread >= 1) {
-		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "output spread must be in [0, 1)");
+	if (p->spread < 0 || p->spread > 1 || p->prompts < 0) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				   "output spread must be in [0, 1] and prompts at least 0");
 		goto out;
 	}
-	for (i = 0; i < C; i++)
+	if (p->prompts > 0) {
+		/* A benchmark run: everything is measured from time 0. */
+		want = p->prompts;
+		win0 = 0;
+	}
+	for (i = 0; i < C; i++) {
+		if (p->prompts > 0 && issued >= p->prompts) {
+			cl[i].idle = 1;
+			continue;
+		}
+		cl[i].measured = p->prompts > 0;
 		cl[i].target = out_len(p, issued++);
+	}
 
 	/* All clients issue at time 0; the window opens when the first round
 	 * of requests has completed (warm-up) and closes after `want` more. */
@@ -179,7 +192,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		int waiting = 0, active = 0;
 		double dt;
 		for (i = 0; i < C; i++) {
-			waiting += !cl[i].decoding;
+			waiting += !cl[i].decoding && !cl[i].idle;
 			active += cl[i].decoding;
 		}
 		if (waiting) {
@@ -187,7 +200,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				goto out;
 			t += dt;
 			for (i = 0; i < C; i++)
-				if (!cl[i].decoding) {
+				if (!cl[i].decoding && !cl[i].idle) {
 					cl[i].decoding = 1;
 					cl[i].first = t;
 					cl[i].generated = 1;
@@ -202,7 +215,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			double ctxsum = 0;
 			long cx;
 			for (i = 0; i < C; i++)
-				ctxsum += p->input_len + cl[i].generated;
+				if (cl[i].decoding)
+					ctxsum += p->input_len + cl[i].generated;
 			cx = bucketed((long)(ctxsum / active), p->bucket);
 			if ((rc = step_time(&lp, SERVE_DECODE, active, cx, 1, &dt, err)) < 0)
 				goto out;
@@ -214,6 +228,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			}
 			for (i = 0; i < C; i++) {
 				double add = p->accept_per_step;
+				if (!cl[i].decoding)
+					continue;
 				if (cl[i].generated + add > (double)cl[i].target)
 					add = (double)cl[i].target - cl[i].generated;
 				cl[i].generated += add;
@@ -232,6 +248,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					cl[i].issued = t;
 					cl[i].generated = 0;
 					cl[i].measured = win0 >= 0;
+					if (p->prompts > 0 && issued >= p->prompts) {
+						cl[i].idle = 1;     /* the benchmark has issued all */
+						continue;
+					}
 					cl[i].target = out_len(p, issued++);
 				}
 			}

@@ -18,6 +18,13 @@
  * benchmark's random dataset does, so requests finish at different times
  * and prefills spread out instead of arriving in lockstep.
  *
+ * With prompts > 0 the run is what a benchmark client measures: exactly that
+ * many requests, the clients stop issuing when they are all out, and total
+ * tok/s is every output token over the time from the first request to the
+ * last completion, so the prefill of the first wave and the drain of the
+ * last requests count. Without, the window is the steady state after the
+ * first C requests complete.
+ *
  * Deterministic: no randomness; identical inputs give identical numbers.
  */
 #ifndef PLUMB_SERVE_H
@@ -41,7 +48,11 @@ struct serve_params {
 	int requests;           /* requests measured (after the warm-up ones) */
 	double accept_per_step; /* tokens a decode step yields per sequence (>= 1) */
 	long bucket;            /* context bucket for memoisation, tokens */
-	double spread;          /* output lengths spread over [1-spread, 1+spread] x output_len */
+	double spread;          /* output lengths spread over [1-spread, 1+spread] x output_len (0-1) */
+	int prompts;            /* > 0: a benchmark run of exactly this many requests
+				   (bench_serving --num-prompts), measured from the
+				   first request to the last completion, ramp-up and
+				   drain included; 0: the steady state (default) */
 };
 
 struct serve_result {

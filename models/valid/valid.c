@@ -15,7 +15,7 @@
 
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
-	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", NULL
+	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", NULL
 };
 static const char *const whatif_keys[] = {
 	"name", "scenarios", "layouts", "concurrency", "note", NULL
@@ -150,6 +150,12 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 			return rc;
 		c->output = l;
 	}
+	if ((x = ymap_get(n, "output_spread")) &&
+	    (rc = yget_double(t, x, "output_spread", 0.001, 1, &c->output_spread, err)) < 0)
+		return rc;
+	if ((x = ymap_get(n, "group")) &&
+	    (rc = yget_str(t, x, "group", c->group, sizeof(c->group), err)) < 0)
+		return rc;
 	if ((x = ymap_get(n, "note")) &&
 	    (rc = yget_str(t, x, "note", c->note, sizeof(c->note), err)) < 0)
 		return rc;
@@ -633,7 +639,8 @@ void val_free(struct val_set *v)
 /* Serve `model` with `layout` at concurrency conc on scenario scn. */
 static int serve_point(const struct scenario *scn, const char *model, const char *weights,
 		       const char *kv, const char *layout, int conc, long input, long output,
-		       long context, struct serve_result *sr, struct plumb_err *err)
+		       long context, long prompts, double spread, struct serve_result *sr,
+		       struct plumb_err *err)
 {
 	struct pred_cfg c;
 	struct serve_params sp;
@@ -646,6 +653,9 @@ static int serve_point(const struct scenario *scn, const char *model, const char
 	sp.input_len = input;
 	sp.output_len = output;
 	sp.context = context;
+	sp.prompts = (int)prompts;
+	if (spread > 0)
+		sp.spread = spread;
 	return serve_run(&sp, pred_serve_step, &c, sr, err);
 }
 
@@ -741,7 +751,8 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 					      row->concurrency,
 					      row->input_len > 0 ? row->input_len : c->input,
 					      row->output_len > 0 ? row->output_len : c->output,
-					      row->context, &sr, err)) < 0)
+					      row->context, row->prompts, c->output_spread, &sr,
+					      err)) < 0)
 				goto out;
 			pt->predicted = pt->group ? sr.tpot_ms : sr.tok_s_total;
 			break;
@@ -778,7 +789,7 @@ int val_predict(struct val_set *v, int c, struct plumb_err *err)
 					struct serve_result sr;
 					if ((rc = serve_point(w->scn[a], "glm-5", "nvfp4", "bf16",
 							      w->layouts[b], w->conc[k], 1024, 1024, 0,
-							      &sr, err)) < 0)
+							      0, 0, &sr, err)) < 0)
 						return rc;
 					w->tok[a][b][k] = sr.tok_s_total;
 				}
@@ -833,6 +844,61 @@ static const char *unit_of(const struct val_point *p, const struct val_case *c)
 	return p->group >= MEAS_P2P_LAT_DISABLED_GPU ? "us" : "GB/s";
 }
 
+/*
+ * Cases that share a `group:` summarised together: their points' median and
+ * worst error, the GPUs (scenario GPU models) they cover.
+ */
+static void group_table(FILE *f, const struct val_set *v)
+{
+	int i, j, p, head = 0;
+	for (i = 0; i < v->ncases; i++) {
+		const char *g = v->cases[i].group;
+		double *e;
+		char gpus[256] = "";
+		int n = 0, ncase = 0, k;
+		if (!g[0])
+			continue;
+		for (j = 0; j < i && strcmp(v->cases[j].group, g); j++)
+			;
+		if (j < i)
+			continue;       /* summarised at its first case */
+		e = malloc((size_t)(v->npoints + 1) * sizeof(*e));
+		if (!e)
+			return;
+		for (j = i; j < v->ncases; j++) {
+			const struct val_case *c = &v->cases[j];
+			const struct scn_catalog *cat = c->scn->catalog;
+			const char *id;
+			if (strcmp(c->group, g))
+				continue;
+			ncase++;
+			for (p = c->first_point; p < c->first_point + c->npoints; p++) {
+				double r = v->points[p].predicted / v->points[p].measured;
+				if (isfinite(r) && r > 0)
+					e[n++] = fabs(r - 1);
+			}
+			id = c->scn->ngpus ? cat->gpus[c->scn->nodes[c->scn->gpu_node[0]].gpu_model].id : "";
+			if (!strstr(gpus, id) && strlen(gpus) + strlen(id) + 3 < sizeof(gpus))
+				snprintf(gpus + strlen(gpus), sizeof(gpus) - strlen(gpus), "%s%s",
+					 gpus[0] ? ", " : "", id);
+		}
+		for (j = 1; j < n; j++)         /* insertion sort: n is small */
+			for (k = j; k > 0 && e[k - 1] > e[k]; k--) {
+				double t = e[k];
+				e[k] = e[k - 1];
+				e[k - 1] = t;
+			}
+		if (!head++)
+			fputs("\n| group | cases | points | GPUs | median error | worst error |\n"
+			      "|---|---|---|---|---|---|\n", f);
+		if (n)
+			fprintf(f, "| %s | %d | %d | %s | %.1f%% | %.1f%% |\n", g, ncase, n, gpus,
+				100 * (n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2])),
+				100 * e[n - 1]);
+		free(e);
+	}
+}
+
 void val_report(FILE *f, const struct val_set *v, const char *title)
 {
 	struct val_stats all;
@@ -865,6 +931,7 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 			st.n, 100 * st.median_err,
 			st.worst_ratio, st.within2x, st.n);
 	}
+	group_table(f, v);
 	for (i = 0; i < v->ncases; i++) {
 		const struct val_case *c = &v->cases[i];
 		fprintf(f, "\n## %s\n\n", c->name);

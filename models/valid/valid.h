@@ -36,6 +36,8 @@ struct val_case {
 	char model[48], weights[16], kv[16];  /* serving: what was served */
 	long input, output;         /* serving: request lengths */
 	char note[1024];            /* shown under the case's table */
+	char group[48];             /* cases summarised together ("" none) */
+	double output_spread;       /* serving: output lengths over [1 -+ this] x mean; 0 default */
 	int first_point, npoints;   /* slice of the point array */
 };
 

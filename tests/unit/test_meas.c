@@ -761,6 +761,17 @@ static void test_csv_good(void)
 	EXPECT_DBL(t->rows[0].tpot_ms, 89.3);
 	EXPECT_INT(t->rows[2].input_len, 2048);
 	EXPECT_INT(t->rows[2].output_len, 1024);
+	EXPECT_INT(t->rows[2].prompts, 0);
+	meas_csv_free(t);
+
+	/* A row may give only its TPOT; prompts is the benchmark's request count. */
+	t = csv_ok("layout,concurrency,context,tok_s,tpot_ms,prompts\n"
+		   "tp8,1,0,,9.15,10\ntp8,16,0,795.3,,80\n", 85);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	EXPECT_NAN(t->rows[0].tok_s);
+	EXPECT_DBL(t->rows[0].tpot_ms, 9.15);
+	EXPECT_INT(t->rows[0].prompts, 10);
+	EXPECT_INT(t->rows[1].prompts, 80);
 	meas_csv_free(t);
 }
 
@@ -783,7 +794,9 @@ static void test_csv_bad(void)
 		  "bytes, time_us)");
 	FAIL_CASE(CSV, "layout,concurrency,context,tok_s,step_ms\n", PLUMB_EINPUT, 1, 34,
 		  "unknown column 'step_ms' for a serving CSV (allowed: layout, "
-		  "concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len)");
+		  "concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts)");
+	FAIL_CASE(CSV, "layout,concurrency,context,tok_s,tpot_ms\ntp8,1,0,,\n", PLUMB_EINPUT, 2, 1,
+		  "a serving row needs tok_s or tpot_ms (both are empty)");
 	FAIL_CASE(CSV, "op,gpus,bytes,time_us,Bytes\n", PLUMB_EINPUT, 1, 23,
 		  "column 'Bytes' appears twice (first at column 9)");
 	FAIL_CASE(CSV, "op,gpus,bytes,time_us,\n", PLUMB_EINPUT, 1, 23,

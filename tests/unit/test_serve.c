@@ -155,6 +155,42 @@ static void test_memo_grows(void)
 		  r.ttft_ms == r2.ttft_ms && r.steps == r2.steps);
 }
 
+/*
+ * A benchmark run (prompts > 0): 3 requests of 11 tokens on 2 clients, equal
+ * lengths. Both prefill together (100 ms), decode 10 steps of batch 2 (10.2
+ * ms each); the third request is prefilled alone (50 ms) and decoded alone
+ * (10 x 10.1 ms) while the other client sits idle. Every token counts,
+ * from time 0 to the last completion.
+ */
+static void test_benchmark_run(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	double t_end = 0.100 + 10 * 0.0102 + 0.050 + 10 * 0.0101;
+	serve_params_init(&p);
+	p.concurrency = 2;
+	p.output_len = 11;
+	p.spread = 0;
+	p.prompts = 3;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	EXPECT_NEAR(r.tok_s_total, 33 / t_end, 1e-9);
+	/* TTFT: 100, 100 and (from its issue at 202 ms) 50 ms. */
+	EXPECT_NEAR(r.ttft_ms, (100 + 100 + 50) / 3.0, 1e-9);
+	/* The steady state of the same load is faster: no drain. */
+	p.prompts = 0;
+	{
+		struct serve_result s;
+		CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &s, NULL), 0);
+		CU_ASSERT(s.tok_s_total > r.tok_s_total);
+	}
+	/* Output lengths may spread over the whole [0, 2] x mean. */
+	p.spread = 1;
+	p.prompts = 5;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	p.prompts = -1;
+	CU_ASSERT(serve_run(&p, steps, NULL, &r, NULL) < 0);
+}
+
 void suite_serve(void)
 {
 	CU_pSuite s = CU_add_suite("serve", NULL, NULL);
@@ -164,4 +200,5 @@ void suite_serve(void)
 	CU_add_test(s, "output lengths spread the prefills", test_spread);
 	CU_add_test(s, "bad parameters", test_bad_params);
 	CU_add_test(s, "the step memo grows past 256 keys", test_memo_grows);
+	CU_add_test(s, "a benchmark run counts ramp-up and drain", test_benchmark_run);
 }
