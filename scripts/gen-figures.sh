@@ -23,8 +23,8 @@ fig baremetal-topology.png $S/baremetal-8x-rtxpro6000.yaml --what topology
 fig switch-topology.png $S/switch-8x-rtxpro6000.yaml --what topology
 fig switch-matrix.png $S/switch-8x-rtxpro6000.yaml --what matrix
 fig switch-acs-on.png $S/switch-8x-rtxpro6000.yaml --what topology --acs on
-fig vm-topology.png $S/proxmox-vm-8x-rtxpro6000.yaml --what topology
-fig vm-bars.png $S/proxmox-vm-8x-rtxpro6000.yaml --what bars
+fig vm-topology.png $S/proxmox-vm-q35-8x-rtxpro6000.yaml --what topology
+fig vm-bars.png $S/proxmox-vm-q35-8x-rtxpro6000.yaml --what bars
 fig baremetal-path-1-6.png $S/baremetal-8x-rtxpro6000.yaml --what topology --path 1:6
 fig vm-path-0-5.png $S/proxmox-vm-8x-rtxpro6000.yaml --what topology --path 0:5
 fig workstation-path-0-1.png $S/workstation-2x-rtx5090.yaml --what topology --path 0:1
