@@ -188,6 +188,20 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"the guest's host path (IOMMU translation, interrupt and doorbell exits) on top of "
 		"nccl_shm_step_us: fitted per VM configuration (the seed VM: scripts/calibrate-seed.sh)",
 		SCOPE_VM, 0, 60 },
+	/* The serving engine's own all-reduce (`serving: custom_allreduce:
+	 * oneshot`), from the measured kernel on 4 RTX PRO 6000 behind one
+	 * PEX890xx switch (realdata/serving-samples.md section 3). */
+	[K_ONESHOT_US] = { "oneshot_ar_us", "us", 5.45, 0, 1000,
+		"derived: the one-shot PCIe all-reduce of 4 RTX PRO 6000 on one PEX890xx switch "
+		"takes 6.1 us at 1 KB and 95.6 us at 1 MB (realdata/serving-samples.md section 3); "
+		"simulated on validation/scenarios/esc8000a-e13p-8xpro6000.yaml GPUs 0-3, those two "
+		"sizes give this fixed time and oneshot_bw_eff (the other four sizes are the "
+		"validation case oneshot-e13p-4gpu)",
+		SCOPE_ENGINE, 2, 20 },
+	[K_ONESHOT_BW_EFF] = { "oneshot_bw_eff", "fraction", 0.852, 0.05, 1.0,
+		"derived with oneshot_ar_us (see there) from the same kernel's 1 KB and 1 MB "
+		"all-reduces: its peer reads reach this share of a Gen5 x16 link",
+		SCOPE_ENGINE, 0.3, 1 },
 };
 
 void consts_defaults(struct plumb_consts *c)

@@ -58,6 +58,8 @@ enum plumb_const {
 	K_KERNEL_LAUNCH_EAGER_US,   /* per-kernel host launch cost without CUDA graphs */
 	K_STEP_OVERHEAD_US,     /* serving engine's host time per step (scheduler, sampling) */
 	K_VM_SHM_STEP_US,       /* extra per NCCL host-memory ring step in a VM guest */
+	K_ONESHOT_US,           /* fixed time of the engine's one-shot P2P all-reduce */
+	K_ONESHOT_BW_EFF,       /* share of link rate its peer reads reach */
 	K_NCONSTS
 };
 

@@ -278,6 +278,15 @@ static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *e
 		r->recv_need = 2 * (n - 1) * r->nchunks;
 		return chain_try(r, 0, n - 1, err);
 	}
+	if (r->algo == ALGO_ONESHOT) {
+		/* Every rank reads every peer's whole buffer at once. */
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				if (i != j && (rc = send_now(r, j, i, PH_DIRECT, 0, c->bytes, err)) < 0)
+					return rc;
+		r->recv_need = n * (n - 1);
+		return 0;
+	}
 	for (i = 0; i < n; i++)
 		if ((rc = send_now(r, i, (i + 1) % n, PH_RING, 0, r->chunk, err)) < 0)
 			return rc;
@@ -309,7 +318,7 @@ const char *coll_op_name(enum coll_op op)
 
 const char *coll_algo_name(int a)
 {
-	return a == ALGO_TREE ? "tree" : a == ALGO_RING ? "ring" : "auto";
+	return a == ALGO_TREE ? "tree" : a == ALGO_RING ? "ring" : a == ALGO_ONESHOT ? "oneshot" : "auto";
 }
 
 const char *coll_proto_name(int p)
@@ -348,7 +357,7 @@ static int uses_pair(const struct coll_spec *c, int algo, int i, int j)
 	int n = c->n;
 	if (i == j)
 		return 0;
-	if (c->op == COLL_ALLTOALL)
+	if (c->op == COLL_ALLTOALL || algo == ALGO_ONESHOT)
 		return 1;
 	if (algo == ALGO_TREE && c->op == COLL_ALLREDUCE)
 		return j == i - 1 || j == i + 1;
@@ -398,9 +407,10 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	if (c->n < 2 || c->n > SCN_MAX_GPUS)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "a simulated collective needs 2 to %d ranks", SCN_MAX_GPUS);
-	if (algo == ALGO_TREE && c->op != COLL_ALLREDUCE)
+	if ((algo == ALGO_TREE || algo == ALGO_ONESHOT) && c->op != COLL_ALLREDUCE)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "the tree algorithm is modelled for all-reduce only");
+				     "the %s algorithm is modelled for all-reduce only",
+				     coll_algo_name(algo));
 	/* One block: the run, then its n x n latency and transport tables. */
 	r = calloc(1, sizeof(*r) + (size_t)c->n * c->n * (sizeof(double) + 1));
 	if (!r)
@@ -463,6 +473,39 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		free(r);
 		return 1;
 	}
+	if (algo == ALGO_ONESHOT) {
+		/* The engine's kernel reads its peers' buffers with CUDA P2P
+		 * (not NCCL, so NCCL_P2P_LEVEL does not matter): without P2P
+		 * status OK on every pair it is not there. Its own fixed time
+		 * replaces NCCL's latencies; its reads reach oneshot_bw_eff of a
+		 * link, on the GPU-to-GPU paths. */
+		for (i = 0; i < r->n; i++)
+			for (j = 0; j < r->n; j++) {
+				int a = c->gpus[i], b = c->gpus[j];
+				if (i == j || a == b)
+					continue;
+				if (view->p2p[a][b] != P2P_OK) {
+					free(r);
+					return 1;
+				}
+				r->shm[(i) * r->n + (j)] = 0;
+			}
+		for (i = 0; i < r->n * r->n; i++)
+			r->step_lat[i] = 0;
+		r->eff = s->k.v[K_ONESHOT_BW_EFF];
+		r->nch = 1;
+		r->nsteps = 1;
+		r->chunk = c->bytes;
+		r->nchunks = 1;
+		memset(&pl, 0, sizeof(pl));
+		pl.p = r;
+		if ((rc = sim_at(x->eng, start + s->k.v[K_ONESHOT_US] * 1e-6, SIM_PRIO_DEFAULT,
+				 x->kind_start, &pl, NULL, err)) < 0) {
+			free(r);
+			return rc;
+		}
+		goto started;
+	}
 	/* Payload fraction: Simple reaches nccl_bw_eff of the link, LL128
 	 * 120 of 128 bytes of that, LL nccl_ll_frac of it (8 of 16 bytes). */
 	r->eff = proto == PROTO_LL ? s->k.v[K_NCCL_LL_FRAC] * s->k.v[K_NCCL_BW_EFF] :
@@ -501,6 +544,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		free(r);
 		return rc;
 	}
+started:
 	x->active++;
 	r->next = x->runs;
 	if (x->runs)
@@ -601,8 +645,14 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
 	}
 	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, o, &view, err)) < 0)
 		return rc;
-	for (algo = ALGO_RING; algo <= ALGO_TREE; algo++) {
+	for (algo = ALGO_RING; algo <= ALGO_ONESHOT; algo++) {
 		if (c->algo != ALGO_AUTO && c->algo != algo)
+			continue;
+		/* The engine's one-shot kernel: asked for, or a candidate of
+		 * "auto" when the scenario's engine has it (the engine runs it
+		 * where it is faster than NCCL). */
+		if (algo == ALGO_ONESHOT && c->algo == ALGO_AUTO &&
+		    !(c->oneshot && c->op == COLL_ALLREDUCE))
 			continue;
 		/* "auto" is NCCL's choice, and inside one node NCCL's tuning
 		 * model (src/graph/tuning.cc) rates its tree below its ring in
@@ -617,6 +667,8 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
 			double t;
 			if (c->proto != PROTO_AUTO && c->proto != proto)
 				continue;
+			if (algo == ALGO_ONESHOT && proto != PROTO_LL && c->proto == PROTO_AUTO)
+				continue;   /* no NCCL protocol: simulated once */
 			memset(&tmp, 0, sizeof(tmp));
 			if ((rc = run_one(s, view, c, algo, proto, &t, &tmp, err)) < 0) {
 				topo_free(view);

@@ -33,7 +33,9 @@
 
 enum coll_op { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER, COLL_BROADCAST,
 	       COLL_ALLTOALL, COLL_SENDRECV, COLL_NOPS };
-enum coll_algo { ALGO_AUTO = -1, ALGO_RING, ALGO_TREE };
+/* ALGO_ONESHOT: a serving engine's one-shot all-reduce over P2P (every rank
+ * reads every peer's whole buffer and reduces locally), not NCCL's. */
+enum coll_algo { ALGO_AUTO = -1, ALGO_RING, ALGO_TREE, ALGO_ONESHOT };
 enum coll_proto { PROTO_AUTO = -1, PROTO_LL, PROTO_LL128, PROTO_SIMPLE, PROTO_N };
 
 /* A collective's description. */
@@ -45,6 +47,9 @@ struct coll_spec {
 	int algo;                   /* enum coll_algo */
 	int proto;                  /* enum coll_proto */
 	int root;                   /* broadcast root rank */
+	int oneshot;                /* all-reduce: with algorithm auto, the engine's
+				       one-shot kernel is a candidate too (the
+				       scenario's serving: custom_allreduce: oneshot) */
 };
 
 struct coll_result {

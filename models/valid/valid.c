@@ -15,7 +15,7 @@
 
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
-	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", NULL
+	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo", NULL
 };
 static const char *const whatif_keys[] = {
 	"name", "scenarios", "layouts", "concurrency", "note", NULL
@@ -149,6 +149,14 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 		if ((rc = yget_int(t, x, "output", 1, 10000000, &l, err)) < 0)
 			return rc;
 		c->output = l;
+	}
+	c->algo = ALGO_AUTO;
+	if ((x = ymap_get(n, "algo"))) {
+		static const char *const algos[] = { "ring", "tree", "oneshot", NULL };
+		int a;
+		if ((rc = yget_enum(t, x, "algo", algos, &a, err)) < 0)
+			return rc;
+		c->algo = a;    /* enum coll_algo order */
 	}
 	if ((x = ymap_get(n, "output_spread")) &&
 	    (rc = yget_double(t, x, "output_spread", 0.001, 1, &c->output_spread, err)) < 0)
@@ -544,6 +552,7 @@ int val_add_files(struct val_set *v, const char *scenario, const char *const *fi
 			snprintf(c->kv, sizeof(c->kv), "%s", kv ? kv : "bf16");
 			c->run = run;
 			c->nccl_level = -1;
+			c->algo = ALGO_AUTO;
 			c->input = 1024;
 			c->output = 1024;
 			if ((rc = scn_load(scenario, &c->scn, err)) < 0)
@@ -710,7 +719,8 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 				cs.bytes = (double)row->bytes;
 			}
 			memcpy(cs.gpus, c->gpus, sizeof(cs.gpus));
-			cs.algo = ALGO_AUTO;
+			cs.algo = c->algo;
+			cs.oneshot = c->scn->serving.allreduce == SCN_AR_ONESHOT;
 			cs.proto = PROTO_AUTO;
 			if ((rc = coll_time(c->scn, &o, &cs, &cr, err)) < 0)
 				goto out;

@@ -37,6 +37,7 @@ struct val_case {
 	long input, output;         /* serving: request lengths */
 	char note[1024];            /* shown under the case's table */
 	char group[48];             /* cases summarised together ("" none) */
+	int algo;                   /* collectives: enum coll_algo (ALGO_AUTO unless given) */
 	double output_spread;       /* serving: output lengths over [1 -+ this] x mean; 0 default */
 	int first_point, npoints;   /* slice of the point array */
 };

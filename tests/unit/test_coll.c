@@ -209,6 +209,53 @@ static void test_contention(void)
 	scn_free(s);
 }
 
+/*
+ * The engine's one-shot all-reduce: a fixed time, then every rank pulls each
+ * peer's whole buffer over P2P; it ignores NCCL_P2P_LEVEL, needs P2P status
+ * OK, and joins "auto" only when the scenario's engine has it.
+ */
+static void test_oneshot(void)
+{
+	struct scenario *s = fix_seed_box("192", "");
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r;
+	double big = 64e6, fixed, rate, t;
+	if (!s)
+		return;
+	fixed = s->k.v[K_ONESHOT_US];
+	/* 2 GPUs: each rank reads 64 MB over its own Gen5 x16 link. */
+	rate = 16 * 3.938 * s->k.v[K_PCIE_EFF] * s->k.v[K_ONESHOT_BW_EFF] * 1e3;   /* bytes/us */
+	t = t_us(s, -1, COLL_ALLREDUCE, 2, NULL, big, ALGO_ONESHOT, PROTO_AUTO);
+	EXPECT_NEAR(t, fixed + big / rate, 0.01);
+	/* Small: the fixed time (plus a path latency), whatever NCCL's level. */
+	t = t_us(s, NP_LOC, COLL_ALLREDUCE, 8, NULL, 8, ALGO_ONESHOT, PROTO_AUTO);
+	CU_ASSERT(t >= fixed && t < fixed + 1.0);
+	/* auto: NCCL only, unless the engine has the kernel; then the faster. */
+	CU_ASSERT(t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 8, ALGO_AUTO, PROTO_AUTO) > t);
+	topo_opts_init(&o);
+	o.nccl_p2p_level = NP_SYS;
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = 8;
+	for (int i = 0; i < 8; i++)
+		c.gpus[i] = i;
+	c.bytes = 8;
+	c.algo = ALGO_AUTO;
+	c.proto = PROTO_AUTO;
+	c.oneshot = 1;
+	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.algo, ALGO_ONESHOT);
+	c.bytes = 256e6;        /* large: NCCL's ring moves fewer bytes per link */
+	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.algo, ALGO_RING);
+	/* Only all-reduce. */
+	c.op = COLL_ALLGATHER;
+	c.algo = ALGO_ONESHOT;
+	CU_ASSERT(coll_time(s, &o, &c, &r, NULL) < 0);
+	scn_free(s);
+}
+
 void suite_coll(void)
 {
 	CU_pSuite s = CU_add_suite("coll", NULL, NULL);
@@ -217,4 +264,5 @@ void suite_coll(void)
 	CU_add_test(s, "protocols: LL128 rule, auto is the fastest", test_protocols_and_auto);
 	CU_add_test(s, "send/recv, broadcast, tree, all-to-all", test_other_ops);
 	CU_add_test(s, "concurrent collectives share links", test_contention);
+	CU_add_test(s, "the engine's one-shot all-reduce", test_oneshot);
 }
