@@ -110,6 +110,62 @@ int cmd_calib_interval(struct plumb_consts *k, int draws,
 	return rc < 0 ? rc : 0;
 }
 
+int cmd_defaults_interval(struct plumb_consts *k, int draws,
+			  int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+			  double *lo, double *hi, struct plumb_err *err)
+{
+	static const int step_k[] = {
+		K_MEM_EFF, K_ATTN_MEM_EFF, K_MOE_MEM_EFF, K_FLOPS_EFF, K_KMIN_GEMM_US,
+		K_KMIN_MOE_US, K_KMIN_ATTN_US, K_KMIN_ELEM_US, K_KERNEL_LAUNCH_US
+	};
+	const int nk = (int)(sizeof(step_k) / sizeof(step_k[0]));
+	struct plumb_consts keep = *k;
+	gsl_rng *rng;
+	double *v;
+	int d, i, n = 0, rc = 0, open_k = 0;
+
+	*lo = *hi = NAN;
+	for (i = 0; i < nk; i++)
+		open_k += !k->set[step_k[i]];
+	if (!open_k || draws < 1)
+		return 0;
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	v = malloc((size_t)draws * sizeof(*v));
+	if (!rng || !v) {
+		if (rng)
+			gsl_rng_free(rng);
+		free(v);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	gsl_rng_set(rng, CMD_CALIB_SEED);
+	for (d = 0; d < draws; d++) {
+		*k = keep;
+		for (i = 0; i < nk; i++) {
+			const struct plumb_const_def *c = &plumb_const_defs[step_k[i]];
+			double u = gsl_rng_uniform(rng);
+			double t = 2 * u - 1, def = k->v[step_k[i]];
+			/* two-piece log-uniform: half the draws between the
+			 * default and each end of the range, median the default */
+			if (!k->set[step_k[i]] && c->plo > 0 && def > 0)
+				k->v[step_k[i]] = def * (t < 0 ? pow(c->plo / def, -t)
+							       : pow(c->phi / def, t));
+		}
+		if ((rc = fn(arg, &v[n], err)) < 0)
+			break;
+		if (rc > 0)
+			n++;
+	}
+	*k = keep;
+	if (rc >= 0 && n > 0) {
+		gsl_sort(v, 1, (size_t)n);
+		*lo = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.05);
+		*hi = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.95);
+	}
+	gsl_rng_free(rng);
+	free(v);
+	return rc < 0 ? rc : 0;
+}
+
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -57,6 +57,20 @@ int cmd_calib_interval(struct plumb_consts *k, int draws,
 		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 		       double *lo, double *hi, struct plumb_err *err);
 
+/*
+ * Without a calibration: the interval the documented defaults give. Each
+ * constant of the step model (kernel classes' minimum durations and memory
+ * efficiencies, flops_eff, the graph launch gap) that k leaves at its
+ * default is drawn over its plausible range, log-uniformly between the
+ * default and each end with half the draws on each side (so the default
+ * is the median; a default near one end gives a lopsided interval); constants a
+ * scenario sets stay. *lo, *hi as cmd_calib_interval (NAN when nothing is
+ * left at its default). Same inputs, same interval.
+ */
+int cmd_defaults_interval(struct plumb_consts *k, int draws,
+			  int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+			  double *lo, double *hi, struct plumb_err *err);
+
 /* True when argv has -h or --help. */
 int cmd_wants_help(int argc, char **argv);
 

@@ -45,7 +45,10 @@ const char cmd_predict_usage[] =
 	"  --calib FILE           constants from `plumb calibrate`; tok/s then carries a\n"
 	"                         90% interval (5th-95th percentile of --draws runs with\n"
 	"                         constants drawn from the fit's covariance, fixed seed)\n"
-	"  --draws N              Monte Carlo draws for the interval (default 32, 0: none)\n"
+	"  --draws N              Monte Carlo draws for the interval (default 32, 0: none);\n"
+	"                         without --calib the interval is that of the defaults:\n"
+	"                         the step constants the scenario does not set drawn over\n"
+	"                         their plausible ranges (compare: only with --draws)\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"CSV columns: layout,gpus,concurrency,context,step_ms,tok_s_total,\n"
@@ -84,7 +87,8 @@ struct popts {
 	long context, input, output;
 	int micro, mtp, eager, level;
 	int breakdown;              /* --breakdown: the step's parts */
-	int draws;                  /* Monte Carlo draws with --calib */
+	int draws;                  /* Monte Carlo draws for the interval */
+	int draws_given, compare;
 	double accept;
 	const char *paths[MAXSCN];
 	int npaths;
@@ -145,6 +149,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 	o->output = 1024;
 	o->level = -1;
 	o->draws = CMD_CALIB_DRAWS;
+	o->compare = !strcmp(cmd, "compare");
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int takes = !strcmp(a, "--model") || !strcmp(a, "--weights") || !strcmp(a, "--kv") ||
@@ -221,6 +226,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			if (parse_long(v, 0, &d) < 0 || d > 10000)
 				return cmd_usage_error(cmd, "--draws needs 0-10000, not '%s'", v);
 			o->draws = (int)d;
+			o->draws_given = 1;
 		} else if (!strcmp(a, "--plot")) {
 			if (rdr_format_of(v) < 0)
 				return cmd_usage_error(cmd, "--plot needs a .png, .svg or .pdf file, not '%s'", v);
@@ -357,7 +363,13 @@ static int interval(const struct popts *o, struct scenario *s, const char *lay, 
 	r->lo = r->hi = NAN;
 	if (!r->fits)
 		return 0;
-	return cmd_calib_interval(&s->k, o->draws, draw_tok, &d, &r->lo, &r->hi, err);
+	if (cmd_calib())
+		return cmd_calib_interval(&s->k, o->draws, draw_tok, &d, &r->lo, &r->hi, err);
+	/* Uncalibrated: the interval of the defaults, for predict, and for
+	 * compare when --draws is given (it runs many boxes). */
+	if (o->compare && !o->draws_given)
+		return 0;
+	return cmd_defaults_interval(&s->k, o->draws, draw_tok, &d, &r->lo, &r->hi, err);
 }
 
 static void json_escape(FILE *f, const char *s)
@@ -483,7 +495,11 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 	if (!compare) {
 		fprintf(f, "# %s\n", s[0]->name[0] ? s[0]->name : s[0]->path);
 		if (iv)
-			fprintf(f, "# tok/s 90%% interval from the calibration's covariance (%d draws)\n", o->draws);
+			fprintf(f, cmd_calib() ? "# tok/s 90%% interval from the calibration's covariance "
+				   "and residual spread (%d draws)\n"
+				   : "# tok/s 90%% interval from the plausible ranges of the step constants "
+				   "the scenario leaves at their defaults (%d draws; plumb constants)\n",
+				o->draws);
 		fprintf(f, "%-8s %11s %9s %11s ", "layout", xname, "step_ms", "tok/s");
 		if (iv)
 			fprintf(f, "%17s ", "tok/s 90%");

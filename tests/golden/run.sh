@@ -11,7 +11,8 @@
 #      tests/bad/<name>.expected (first line "exit: N", then the stderr text);
 #   3. every command listed by `plumb --help` answers --help and is
 #      documented in docs/cli.md; usage and I/O errors give exit 2 and 4;
-#   4. determinism (two runs agree) and atomic -o output.
+#   4. determinism (two runs agree) and atomic -o output;
+#   5. predict without --calib brackets every point with the defaults' interval.
 # tests/bad/pending/ holds bad inputs whose message should read better; their
 # .expected file has the proposed text. Only their exit status counts; when
 # the text matches too, the script says the case can move to tests/bad/.
@@ -98,7 +99,7 @@ for scn in scenarios/*.yaml; do
 		view-host) args="--view host" ;;
 		xfer) cmd=xfer args= ;;
 		coll) cmd=coll args="-b 8 -e 64M -f 8 --verbose" ;;
-		predict) cmd=predict args="--concurrency 1,8 --output 128 --format csv"
+		predict) cmd=predict args="--concurrency 1,8 --output 128 --format csv --draws 0"
 			# GLM-5 does not fit on two GPUs (that is a bad input now).
 			case $name in *-2x-*) args="$args --model llama-3.1-70b" ;; esac ;;
 		esac
@@ -298,6 +299,26 @@ if [ -n "$first" ]; then
 	else
 		bad "temporary files left behind by -o: $left"
 	fi
+fi
+
+# ---- 5. intervals of uncalibrated predictions ------------------------------
+# Without --calib, predict gives the interval of the defaults: a 5th and 95th
+# percentile around every point (the defaults are the medians of the draws),
+# and none when the scenario sets every step constant.
+"$PLUMB" predict scenarios/hgx-8x-h200.yaml --concurrency 1,64 --output 128 --format csv \
+	> "$tmp/iv.csv" 2> "$tmp/iv.err"
+if awk -F, 'NR == 1 { if ($(NF - 1) != "tok_s_total_p5" || $NF != "tok_s_total_p95") exit 1; next }
+	{ if (!($(NF - 1) < $6 && $6 <= $NF)) exit 1 }
+	END { if (NR != 3) exit 1 }' "$tmp/iv.csv"; then
+	ok
+else
+	bad "plumb predict without --calib: no interval around each point (see $tmp/iv.csv)"
+fi
+if "$PLUMB" predict scenarios/hgx-8x-h200.yaml --concurrency 1 --output 128 --format csv --draws 0 |
+	head -1 | grep -q p95; then
+	bad "plumb predict --draws 0 still prints an interval"
+else
+	ok
 fi
 
 echo "$pass passed, $fail failed"
