@@ -101,6 +101,18 @@ static int flush_mlp(struct builder *b)
 	return 0;
 }
 
+/*
+ * Does this step replay CUDA graphs? Decode does when the engine uses them;
+ * SGLang captures decode batches only and runs prefill (extend) eagerly, so
+ * its prefill steps pay eager launches (vLLM captures both).
+ */
+static int step_graphs(const struct pred_cfg *c, enum serve_step kind)
+{
+	if (kind == SERVE_PREFILL && c->s->serving.engine == SCN_ENGINE_SGLANG)
+		return 0;
+	return c->cuda_graphs;
+}
+
 /* Turn stage st's op list into its program. */
 static int build_stage(const struct pred_cfg *c, int st, enum serve_step kind, int batch,
 		       long context, long tokens, struct step_prog *p, struct plumb_err *err)
@@ -130,7 +142,7 @@ static int build_stage(const struct pred_cfg *c, int st, enum serve_step kind, i
 	if ((rc = llm_step_ops(m, &c->prec, &sh, &step, &ops, err)) < 0)
 		goto out;
 	g = &c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
-	if ((rc = llm_ops_time(&ops, g, &c->s->k, c->cuda_graphs, &total, err)) < 0)
+	if ((rc = llm_ops_time(&ops, g, &c->s->k, step_graphs(c, kind), &total, err)) < 0)
 		goto out;
 	memset(&b, 0, sizeof(b));
 	b.p = p;
@@ -232,7 +244,7 @@ static int op_parts(const struct pred_cfg *c, enum serve_step kind, int batch, l
 		step.draft = kind == SERVE_DECODE ? c->draft : 0;
 		llm_ops_init(&ops);
 		if ((rc = llm_step_ops(c->m, &c->prec, &sh, &step, &ops, err)) < 0 ||
-		    (rc = llm_ops_time(&ops, g, &c->s->k, c->cuda_graphs, NULL, err)) < 0) {
+		    (rc = llm_ops_time(&ops, g, &c->s->k, step_graphs(c, kind), NULL, err)) < 0) {
 			llm_ops_release(&ops);
 			return rc;
 		}
