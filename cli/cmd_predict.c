@@ -34,6 +34,8 @@ const char cmd_predict_usage[] =
 	"  --output N             generated tokens per request (default 1024)\n"
 	"  --microbatches M       pipeline microbatches (default: the stage count)\n"
 	"  --mtp D --accept A     speculative decoding: D draft tokens, acceptance A\n"
+	"                         (default: the scenario's serving: mtp, else off;\n"
+	"                         --mtp 0 turns it off)\n"
 	"  --eager                kernel launches without CUDA graphs\n"
 	"  --breakdown            also the step's parts in ms per GPU: launch,\n"
 	"                         kernel_min, weights, kv_cache, compute, allreduce,\n"
@@ -89,6 +91,7 @@ struct popts {
 	int breakdown;              /* --breakdown: the step's parts */
 	int draws;                  /* Monte Carlo draws for the interval */
 	int draws_given, compare;
+	int mtp_given;              /* --mtp given (else the scenario's serving: mtp) */
 	double accept;
 	const char *paths[MAXSCN];
 	int npaths;
@@ -207,6 +210,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			if (parse_long(v, 0, &m) < 0 || m > 16)
 				return cmd_usage_error(cmd, "--mtp needs 0-16 draft tokens, not '%s'", v);
 			o->mtp = (int)m;
+			o->mtp_given = 1;
 		} else if (!strcmp(a, "--accept")) {
 			char *end;
 			o->accept = strtod(v, &end);
@@ -277,6 +281,12 @@ static int setup(const struct popts *o, const struct scenario *s, const char *la
 	c->micro = o->micro;
 	c->draft = o->mtp;
 	c->accept = o->accept;
+	/* The scenario's engine drafts with the model's MTP layer unless
+	 * --mtp says otherwise. */
+	if (!o->mtp_given && s->serving.mtp_draft > 0 && c->m->mtp_layers > 0) {
+		c->draft = s->serving.mtp_draft;
+		c->accept = s->serving.mtp_accept;
+	}
 	return 0;
 }
 
