@@ -102,9 +102,9 @@ xfer-vm          std   xfer $VM
 xfer-pair        std   xfer $BM --from 0 --to 5 --bytes 1G --bidir
 coll-hgx         std   coll $HGX -b 8 -e 16M -f 8 --verbose
 coll-bm-a2a      std   coll $BM --op alltoall -b 1K -e 1M -f 32
-predict-vm       std   predict $VM --layout tp8,tp4pp2,ep8 --concurrency 1,16 --output 64
-predict-ws-json  std   predict $WS --model llama-3.1-70b --concurrency 1,4 --output 64 --format json
-predict-batch    std   predict $HGX --batch 1,32 --format csv
+predict-vm       std   predict $VM --layout tp8,tp4pp2,ep8 --concurrency 1,16 --output 64 --draws 4
+predict-ws-json  std   predict $WS --model llama-3.1-70b --concurrency 1,4 --output 64 --format json --draws 4
+predict-batch    std   predict $HGX --batch 1,32 --format csv --draws 4
 compare          std   compare $VM $BM --layout tp8 --concurrency 1,8 --output 64
 constants        std   constants $VM --format yaml
 import-topom     std   import topo-m tests/data/import/topom-8x-pcie-pix-node-sys.txt --gpu-model rtx-4090

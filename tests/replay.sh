@@ -3,7 +3,8 @@
 # "Collective replay"). For every bundled scenario and each of the layouts
 # tp8, tp4pp2 (also with 4 microbatches), ep8 and tp2, `plumb predict` (CSV
 # with the breakdown, concurrencies 1 to 64) runs twice, once with
-# PLUMB_NO_REPLAY=1: stdout, stderr and exit status must be identical. A
+# PLUMB_NO_REPLAY=1: stdout, stderr and exit status must be identical (the
+# interval's Monte Carlo draws are compared on one scenario, not all). A
 # layout the box cannot run fails the same way both times; each scenario must
 # run at least one. The bare `plumb` seed comparison is compared too.
 #   sh tests/replay.sh        PLUMB names the binary (default ./plumb)
@@ -40,15 +41,19 @@ same() {
 }
 
 same seed-comparison
+# the interval's draws (other constants, other steps) replay alike too
+same interval-draws predict scenarios/hgx-8x-h200.yaml --concurrency 1,64 --format csv --draws 4
 for scn in scenarios/*.yaml; do
 	name=$(basename "$scn" .yaml)
 	ran=0
 	for lay in tp8 tp4pp2 ep8 tp2; do
 		model=glm-5
 		[ $lay = tp2 ] && model=llama-3.1-70b
-		same "$name/$lay" predict "$scn" --model $model --layout $lay --format csv --breakdown && ran=$((ran + 1))
+		same "$name/$lay" predict "$scn" --model $model --layout $lay --format csv --breakdown \
+			--draws 0 && ran=$((ran + 1))
 	done
-	same "$name/tp4pp2-m4" predict "$scn" --layout tp4pp2 --microbatches 4 --format csv --breakdown && ran=$((ran + 1))
+	same "$name/tp4pp2-m4" predict "$scn" --layout tp4pp2 --microbatches 4 --format csv --breakdown \
+		--draws 0 && ran=$((ran + 1))
 	if [ $ran -eq 0 ]; then
 		fail=$((fail + 1))
 		echo "FAIL: $name: no layout ran"
