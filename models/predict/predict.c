@@ -113,36 +113,51 @@ static int step_graphs(const struct pred_cfg *c, enum serve_step kind)
 	return c->cuda_graphs;
 }
 
+/*
+ * The timed op list of one GPU of stage st for a step of `batch` sequences
+ * (one microbatch's share; EP attention splits it over the ranks). o must be
+ * initialised; the caller releases it.
+ */
+static int stage_ops(const struct pred_cfg *c, int st, enum serve_step kind, int batch,
+		     long context, long tokens, struct llm_ops *o, struct plumb_err *err)
+{
+	const struct scn_gpu_model *g =
+		&c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
+	int micro = c->micro > 0 ? c->micro : c->lay.pp, bm, rc;
+	struct llm_shard sh;
+	struct llm_step step;
+
+	if (micro > batch)
+		micro = batch;
+	stage_shard(c, st, &sh);
+	if ((rc = llm_shard_check(c->m, &sh, err)) < 0)
+		return rc;
+	bm = (batch + micro - 1) / micro;
+	memset(&step, 0, sizeof(step));
+	step.batch = c->lay.kind == LAY_EP ? (bm + c->lay.ep - 1) / c->lay.ep : bm;
+	step.context = (int)context;
+	step.q_len = kind == SERVE_PREFILL ? (int)tokens : 0;
+	step.draft = kind == SERVE_DECODE ? c->draft : 0;
+	if ((rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err)) < 0)
+		return rc;
+	return llm_ops_time(o, g, &c->s->k, step_graphs(c, kind), NULL, err);
+}
+
 /* Turn stage st's op list into its program. */
 static int build_stage(const struct pred_cfg *c, int st, enum serve_step kind, int batch,
 		       long context, long tokens, struct step_prog *p, struct plumb_err *err)
 {
 	const struct llm_model *m = c->m;
-	const struct scn_gpu_model *g;
-	struct llm_shard sh;
-	struct llm_step step;
 	struct llm_ops ops;
 	struct builder b;
 	int micro = c->micro > 0 ? c->micro : c->lay.pp, bm, battn, q, i, rc;
 	int cur_layer = -2, cur_pass = -1;
-	double total;
 
-	stage_shard(c, st, &sh);
-	if ((rc = llm_shard_check(m, &sh, err)) < 0)
-		return rc;
 	bm = (batch + micro - 1) / micro;
 	battn = c->lay.kind == LAY_EP ? (bm + c->lay.ep - 1) / c->lay.ep : bm;
 	q = kind == SERVE_PREFILL ? (int)tokens : 1 + c->draft;
-	memset(&step, 0, sizeof(step));
-	step.batch = battn;
-	step.context = (int)context;
-	step.q_len = kind == SERVE_PREFILL ? (int)tokens : 0;
-	step.draft = kind == SERVE_DECODE ? c->draft : 0;
 	llm_ops_init(&ops);
-	if ((rc = llm_step_ops(m, &c->prec, &sh, &step, &ops, err)) < 0)
-		goto out;
-	g = &c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
-	if ((rc = llm_ops_time(&ops, g, &c->s->k, step_graphs(c, kind), &total, err)) < 0)
+	if ((rc = stage_ops(c, st, kind, batch, context, tokens, &ops, err)) < 0)
 		goto out;
 	memset(&b, 0, sizeof(b));
 	b.p = p;
@@ -226,25 +241,11 @@ static int op_parts(const struct pred_cfg *c, enum serve_step kind, int batch, l
 		    long tokens, double busy_s, double *part, struct plumb_err *err)
 {
 	double sum[PART_N] = { 0 }, tot = 0;
-	int st, rc = 0, micro = c->micro > 0 ? c->micro : c->lay.pp, i;
-	if (micro > batch)
-		micro = batch;
+	int st, rc, i;
 	for (st = 0; st < c->lay.pp; st++) {
-		const struct scn_gpu_model *g =
-			&c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
-		struct llm_shard sh;
-		struct llm_step step;
 		struct llm_ops ops;
-		int bm = (batch + micro - 1) / micro;
-		stage_shard(c, st, &sh);
-		memset(&step, 0, sizeof(step));
-		step.batch = c->lay.kind == LAY_EP ? (bm + c->lay.ep - 1) / c->lay.ep : bm;
-		step.context = (int)context;
-		step.q_len = kind == SERVE_PREFILL ? (int)tokens : 0;
-		step.draft = kind == SERVE_DECODE ? c->draft : 0;
 		llm_ops_init(&ops);
-		if ((rc = llm_step_ops(c->m, &c->prec, &sh, &step, &ops, err)) < 0 ||
-		    (rc = llm_ops_time(&ops, g, &c->s->k, step_graphs(c, kind), NULL, err)) < 0) {
+		if ((rc = stage_ops(c, st, kind, batch, context, tokens, &ops, err)) < 0) {
 			llm_ops_release(&ops);
 			return rc;
 		}
