@@ -67,21 +67,22 @@ void cmd_set_calib(const struct calib_file *c)
 	the_calib = c;
 }
 
-int cmd_calib_interval(struct plumb_consts *k, int draws,
+/*
+ * The Monte Carlo loop of both intervals: draws times, perturb the constants
+ * k (and give a multiplicative model error), evaluate fn, and take the 5th
+ * and 95th percentile of the values; k is restored. Fixed seed.
+ */
+typedef double (*perturb_fn)(const void *pctx, gsl_rng *rng, struct plumb_consts *k);
+
+static int mc_interval(struct plumb_consts *k, int draws, perturb_fn perturb, const void *pctx,
 		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 		       double *lo, double *hi, struct plumb_err *err)
 {
-	const struct calib_file *cf = the_calib;
 	struct plumb_consts keep = *k;
-	gsl_rng *rng;
-	double *v, e;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double *v = malloc((size_t)draws * sizeof(*v)), e;
 	int d, n = 0, rc = 0;
 
-	*lo = *hi = NAN;
-	if (!cf || !(cf->has_chol || cf->sd > 0) || draws < 1)
-		return 0;
-	rng = gsl_rng_alloc(gsl_rng_mt19937);
-	v = malloc((size_t)draws * sizeof(*v));
 	if (!rng || !v) {
 		if (rng)
 			gsl_rng_free(rng);
@@ -91,9 +92,7 @@ int cmd_calib_interval(struct plumb_consts *k, int draws,
 	gsl_rng_set(rng, CMD_CALIB_SEED);
 	for (d = 0; d < draws; d++) {
 		*k = keep;
-		calib_sample(cf, rng, k);
-		/* the model error the fit left: one multiplicative draw */
-		e = cf->sd > 0 ? exp(cf->sd * gsl_ran_ugaussian(rng)) : 1;
+		e = perturb(pctx, rng, k);
 		if ((rc = fn(arg, &v[n], err)) < 0)
 			break;
 		if (rc > 0)
@@ -110,60 +109,60 @@ int cmd_calib_interval(struct plumb_consts *k, int draws,
 	return rc < 0 ? rc : 0;
 }
 
+/* A draw from the calibration's covariance, and the model error the fit
+ * left as one multiplicative draw. */
+static double perturb_calib(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
+{
+	const struct calib_file *cf = pctx;
+	calib_sample(cf, rng, k);
+	return cf->sd > 0 ? exp(cf->sd * gsl_ran_ugaussian(rng)) : 1;
+}
+
+int cmd_calib_interval(struct plumb_consts *k, int draws,
+		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+		       double *lo, double *hi, struct plumb_err *err)
+{
+	const struct calib_file *cf = the_calib;
+	*lo = *hi = NAN;
+	if (!cf || !(cf->has_chol || cf->sd > 0) || draws < 1)
+		return 0;
+	return mc_interval(k, draws, perturb_calib, cf, fn, arg, lo, hi, err);
+}
+
+/* The step model's constants the defaults' interval draws. */
+static const int step_k[] = {
+	K_MEM_EFF, K_ATTN_MEM_EFF, K_MOE_MEM_EFF, K_FLOPS_EFF, K_KMIN_GEMM_US,
+	K_KMIN_MOE_US, K_KMIN_ATTN_US, K_KMIN_ELEM_US, K_KERNEL_LAUNCH_US
+};
+#define NSTEP_K ((int)(sizeof(step_k) / sizeof(step_k[0])))
+
+/* Each step constant left at its default: two-piece log-uniform over its
+ * plausible range, half the draws between the default and each end (the
+ * default is the median). No model error of its own. */
+static double perturb_defaults(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
+{
+	int i;
+	(void)pctx;
+	for (i = 0; i < NSTEP_K; i++) {
+		const struct plumb_const_def *c = &plumb_const_defs[step_k[i]];
+		double t = 2 * gsl_rng_uniform(rng) - 1, def = k->v[step_k[i]];
+		if (!k->set[step_k[i]] && c->plo > 0 && def > 0)
+			k->v[step_k[i]] = def * (t < 0 ? pow(c->plo / def, -t) : pow(c->phi / def, t));
+	}
+	return 1;
+}
+
 int cmd_defaults_interval(struct plumb_consts *k, int draws,
 			  int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 			  double *lo, double *hi, struct plumb_err *err)
 {
-	static const int step_k[] = {
-		K_MEM_EFF, K_ATTN_MEM_EFF, K_MOE_MEM_EFF, K_FLOPS_EFF, K_KMIN_GEMM_US,
-		K_KMIN_MOE_US, K_KMIN_ATTN_US, K_KMIN_ELEM_US, K_KERNEL_LAUNCH_US
-	};
-	const int nk = (int)(sizeof(step_k) / sizeof(step_k[0]));
-	struct plumb_consts keep = *k;
-	gsl_rng *rng;
-	double *v;
-	int d, i, n = 0, rc = 0, open_k = 0;
-
+	int i, open_k = 0;
 	*lo = *hi = NAN;
-	for (i = 0; i < nk; i++)
+	for (i = 0; i < NSTEP_K; i++)
 		open_k += !k->set[step_k[i]];
 	if (!open_k || draws < 1)
 		return 0;
-	rng = gsl_rng_alloc(gsl_rng_mt19937);
-	v = malloc((size_t)draws * sizeof(*v));
-	if (!rng || !v) {
-		if (rng)
-			gsl_rng_free(rng);
-		free(v);
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
-	gsl_rng_set(rng, CMD_CALIB_SEED);
-	for (d = 0; d < draws; d++) {
-		*k = keep;
-		for (i = 0; i < nk; i++) {
-			const struct plumb_const_def *c = &plumb_const_defs[step_k[i]];
-			double u = gsl_rng_uniform(rng);
-			double t = 2 * u - 1, def = k->v[step_k[i]];
-			/* two-piece log-uniform: half the draws between the
-			 * default and each end of the range, median the default */
-			if (!k->set[step_k[i]] && c->plo > 0 && def > 0)
-				k->v[step_k[i]] = def * (t < 0 ? pow(c->plo / def, -t)
-							       : pow(c->phi / def, t));
-		}
-		if ((rc = fn(arg, &v[n], err)) < 0)
-			break;
-		if (rc > 0)
-			n++;
-	}
-	*k = keep;
-	if (rc >= 0 && n > 0) {
-		gsl_sort(v, 1, (size_t)n);
-		*lo = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.05);
-		*hi = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.95);
-	}
-	gsl_rng_free(rng);
-	free(v);
-	return rc < 0 ? rc : 0;
+	return mc_interval(k, draws, perturb_defaults, NULL, fn, arg, lo, hi, err);
 }
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
