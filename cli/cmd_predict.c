@@ -382,18 +382,6 @@ static int interval(const struct popts *o, struct scenario *s, const char *lay, 
 	return cmd_defaults_interval(&s->k, o->draws, draw_tok, &d, &r->lo, &r->hi, err);
 }
 
-static void json_escape(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s >= 0x20)
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* --breakdown in a table: each representative step's parts, ms per GPU. */
 static void print_breakdown(FILE *f, const struct popts *o, const struct row *rows, int nrows)
 {
@@ -469,7 +457,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
 			fprintf(f, "%s\n    {\"scenario\": ", i ? "," : "");
-			json_escape(f, s[r->si]->name);
+			out_quoted(f, s[r->si]->name);
 			fprintf(f, ", \"layout\": \"%s\", \"%s\": %d, \"fits\": %s", o->layouts[r->li],
 				xname, r->x, r->fits ? "true" : "false");
 			if (r->fits) {
@@ -481,7 +469,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 					fprintf(f, ", \"tok_s_total_p5\": %.2f, \"tok_s_total_p95\": %.2f", r->lo, r->hi);
 				fprintf(f, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"busy_frac\": %.4f, \"diagnosis\": ",
 					r->comm, r->compute, r->idle, r->compute + r->comm);
-				json_escape(f, r->diag);
+				out_quoted(f, r->diag);
 				if (o->breakdown) {
 					fputs(", \"breakdown_ms\": {", f);
 					for (j = 0; j < PART_N; j++)
@@ -491,7 +479,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				}
 			} else {
 				fputs(", \"why\": ", f);
-				json_escape(f, r->why);
+				out_quoted(f, r->why);
 			}
 			fputc('}', f);
 		}
