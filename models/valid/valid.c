@@ -865,7 +865,7 @@ static void group_table(FILE *f, const struct val_set *v)
 		const char *g = v->cases[i].group;
 		double *e;
 		char gpus[256] = "";
-		int n = 0, ncase = 0, k;
+		int n = 0, ncase = 0;
 		if (!g[0])
 			continue;
 		for (j = 0; j < i && strcmp(v->cases[j].group, g); j++)
@@ -892,12 +892,7 @@ static void group_table(FILE *f, const struct val_set *v)
 				snprintf(gpus + strlen(gpus), sizeof(gpus) - strlen(gpus), "%s%s",
 					 gpus[0] ? ", " : "", id);
 		}
-		for (j = 1; j < n; j++)         /* insertion sort: n is small */
-			for (k = j; k > 0 && e[k - 1] > e[k]; k--) {
-				double t = e[k];
-				e[k] = e[k - 1];
-				e[k - 1] = t;
-			}
+		qsort(e, (size_t)n, sizeof(*e), cmp_double);
 		if (!head++)
 			fputs("\n| group | cases | points | GPUs | median error | worst error |\n"
 			      "|---|---|---|---|---|---|\n", f);
