@@ -91,6 +91,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh scripts/gen-constants-doc.sh --check
 	sh tests/bad_inputs.sh
 	sh tests/repeat.sh
+	sh tests/output_safety.sh
 	sh tests/replay.sh
 	sh tests/fuzz/replay.sh $(B)
 

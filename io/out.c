@@ -1,79 +1,254 @@
 /*
- * out.c - atomic output files (see out.h).
+ * out.c - the safe output path (see out.h).
+ *
+ * Nothing here follows a name it did not just create: the temporary file is
+ * created exclusively and without following links, a symbolic link given as
+ * FILE is resolved once (realpath) and its target replaced by rename, and a
+ * device or FIFO is opened without O_CREAT or O_TRUNC.
  */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "out.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+static char *dupstr(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static int oom(struct plumb_err *err)
+{
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory for the output");
+}
+
+int out_resolve(const char *path, enum out_kind *kind, char **target, mode_t *mode,
+		struct plumb_err *err)
+{
+	struct stat ls, st;
+
+	*target = NULL;
+	*mode = 0;
+	if (!strcmp(path, "-")) {
+		*kind = OUT_STDOUT;
+		return (*target = dupstr(path)) ? 0 : oom(err);
+	}
+	if (!*path)
+		return plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write: empty file name");
+	if (lstat(path, &ls) != 0) {
+		if (errno != ENOENT)
+			return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot write: %s",
+					     strerror(errno));
+		*kind = OUT_REPLACE;
+		return (*target = dupstr(path)) ? 0 : oom(err);
+	}
+	if (stat(path, &st) != 0)
+		return plumb_err_set(err, PLUMB_EIO, path, 0, 0,
+				     "cannot write: a symbolic link to a missing file (%s)",
+				     strerror(errno));
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+		*kind = OUT_DIRECT;
+		return (*target = dupstr(path)) ? 0 : oom(err);
+	}
+	if (S_ISDIR(st.st_mode))
+		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot write: is a directory");
+	if (!S_ISREG(st.st_mode))
+		return plumb_err_set(err, PLUMB_EIO, path, 0, 0,
+				     "cannot write: not a regular file, character device or FIFO");
+	*kind = OUT_REPLACE;
+	*mode = st.st_mode & 07777;
+	if (!S_ISLNK(ls.st_mode))
+		return (*target = dupstr(path)) ? 0 : oom(err);
+	if (!(*target = realpath(path, NULL)))
+		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot write: %s",
+				     strerror(errno));
+	return 0;
+}
+
+int out_mkexcl(const char *base, const char *suffix, mode_t mode, char **name,
+	       struct plumb_err *err)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	size_t bl = strlen(base), sl = strlen(suffix);
+	char *s = malloc(bl + sl + 7);
+	struct timespec ts;
+	uint64_t x;
+	int attempt, fd = -1, e = EEXIST;
+
+	*name = NULL;
+	if (!s)
+		return oom(err);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+	    ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)s;
+	memcpy(s, base, bl);
+	memcpy(s + bl, suffix, sl);
+	for (attempt = 0; attempt < 100 && fd < 0 && e == EEXIST; attempt++) {
+		uint64_t z;
+		int i;
+		/* splitmix64: a fresh, hard to guess name per attempt */
+		x += 0x9e3779b97f4a7c15ull;
+		z = x;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+		for (i = 0; i < 6; i++, z /= 36)
+			s[bl + sl + (size_t)i] = digits[z % 36];
+		s[bl + sl + 6] = '\0';
+		fd = open(s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			  mode ? mode : 0666);
+		if (fd < 0)
+			e = errno;
+	}
+	if (fd < 0) {
+		free(s);
+		return plumb_err_set(err, PLUMB_EIO, base, 0, 0, "cannot write: %s", strerror(e));
+	}
+	/* the umask applies to open's mode; a replaced file keeps its own bits */
+	if (mode)
+		(void)fchmod(fd, mode);
+	*name = s;
+	return fd;
+}
 
 int out_open(struct outfile *o, const char *path, struct plumb_err *err)
 {
+	mode_t mode;
+	int rc, fd;
+
 	memset(o, 0, sizeof(*o));
-	if (strcmp(path, "-") == 0) {
-		o->is_stdout = 1;
-		o->f = open_memstream(&o->mem, &o->memlen);
-		if (!o->f)
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
-					     "out of memory for the output");
+	o->fd = -1;
+	if ((rc = out_resolve(path, &o->kind, &o->target, &mode, err)) < 0)
+		return rc;
+	if (!(o->path = dupstr(path))) {
+		rc = oom(err);
+		goto fail;
+	}
+	o->is_stdout = o->kind == OUT_STDOUT;
+	if (o->kind == OUT_DIRECT &&
+	    (o->fd = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0) {
+		rc = plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot write: %s",
+				   strerror(errno));
+		goto fail;
+	}
+	if (o->kind != OUT_REPLACE) {
+		if (!(o->f = open_memstream(&o->mem, &o->memlen))) {
+			rc = oom(err);
+			goto fail;
+		}
 		return 0;
 	}
-	snprintf(o->path, sizeof(o->path), "%s", path);
-	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%ld", path, (long)getpid());
-	o->f = fopen(o->tmp, "w");
-	if (!o->f)
-		return plumb_err_set(err, PLUMB_EIO, path, 0, 0,
-				     "cannot write: %s", strerror(errno));
+	if ((fd = out_mkexcl(o->target, ".tmp.", mode, &o->tmp, err)) < 0) {
+		rc = fd;
+		goto fail;
+	}
+	if (!(o->f = fdopen(fd, "w"))) {
+		close(fd);
+		rc = oom(err);
+		goto fail;
+	}
 	return 0;
+fail:
+	out_abort(o);
+	return rc;
+}
+
+int out_write_fd(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void release(struct outfile *o)
+{
+	if (o->f)
+		fclose(o->f);
+	o->f = NULL;
+	if (o->kind == OUT_DIRECT && o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	free(o->mem);
+	free(o->path);
+	free(o->target);
+	free(o->tmp);
+	o->mem = o->path = o->target = o->tmp = NULL;
 }
 
 int out_commit(struct outfile *o, struct plumb_err *err)
 {
-	int bad;
+	int bad, e = 0, rc = 0;
+
 	if (!o->f)
 		return plumb_err_set(err, PLUMB_EIO, o->path, 0, 0, "not open");
-	if (o->is_stdout) {
+	if (o->kind != OUT_REPLACE) {
 		bad = ferror(o->f) != 0;
 		bad |= fclose(o->f) != 0;   /* sets mem and memlen */
 		o->f = NULL;
-		if (!bad && o->memlen && fwrite(o->mem, 1, o->memlen, stdout) != o->memlen)
-			bad = 1;
-		bad |= fflush(stdout) != 0 || ferror(stdout);
-		free(o->mem);
-		o->mem = NULL;
-		return bad ? plumb_err_set(err, PLUMB_EIO, "<stdout>", 0, 0,
-					   "write error") : 0;
+		if (o->kind == OUT_STDOUT) {
+			if (!bad && o->memlen && fwrite(o->mem, 1, o->memlen, stdout) != o->memlen)
+				e = errno;
+			if (fflush(stdout) != 0 || ferror(stdout))
+				e = e ? e : errno;
+		} else if (!bad && out_write_fd(o->fd, o->mem, o->memlen) < 0) {
+			e = errno;
+		}
+		if (bad || e)
+			rc = plumb_err_set(err, PLUMB_EIO, o->kind == OUT_STDOUT ? "<stdout>" : o->path,
+					   0, 0, "write error%s%s", e ? ": " : "",
+					   e ? strerror(e) : "");
+		release(o);
+		return rc;
 	}
 	bad = fflush(o->f) != 0 || ferror(o->f);
-	if (fclose(o->f) != 0)
+	e = errno;
+	if (fclose(o->f) != 0 && !bad) {
 		bad = 1;
-	o->f = NULL;
-	if (bad || rename(o->tmp, o->path) != 0) {
-		int e = errno;
-		remove(o->tmp);
-		return plumb_err_set(err, PLUMB_EIO, o->path, 0, 0, "cannot write: %s",
-				     strerror(e));
+		e = errno;
 	}
-	return 0;
+	o->f = NULL;
+	if (!bad && rename(o->tmp, o->target) != 0) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad) {
+		remove(o->tmp);
+		rc = plumb_err_set(err, PLUMB_EIO, o->path, 0, 0, "cannot write: %s",
+				   strerror(e ? e : EIO));
+	}
+	release(o);
+	return rc;
 }
 
 void out_abort(struct outfile *o)
 {
-	if (o->is_stdout) {
-		if (o->f)
-			fclose(o->f);
-		o->f = NULL;
-		free(o->mem);
-		o->mem = NULL;
-		return;
-	}
 	if (o->f)
 		fclose(o->f);
 	o->f = NULL;
-	if (o->tmp[0])
+	if (o->tmp)
 		remove(o->tmp);
+	release(o);
 }
 
 void out_quoted(FILE *f, const char *s)
@@ -86,4 +261,21 @@ void out_quoted(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+void out_xml(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if ((c >= 0x20 && c != 0x7f) || c == '\t')
+				fputc(c, f);
+		}
+	}
 }

@@ -1,37 +1,90 @@
 /*
- * out.h - output files written atomically: data goes to "PATH.tmp.PID" and is
- * renamed over PATH only by out_commit(), so an interrupted or failed run
- * leaves the old file or the new one, never half of one. Path "-" means
- * standard output: the text is held in memory and written by out_commit(),
- * so a run that fails half-way prints nothing but its error.
+ * out.h - the one safe output path (-o FILE) of every command.
+ *
+ * What happens depends on what FILE is (out_resolve):
+ *   - "-": standard output. The text is held in memory and written by
+ *     out_commit(), so a run that fails half-way prints nothing but its
+ *     error; a write error (a full disk, a closed pipe) is an EIO error.
+ *   - a regular file, or no file yet: replaced atomically. The data goes to
+ *     a fresh temporary file beside it ("FILE.tmp.XXXXXX", created with
+ *     O_CREAT|O_EXCL|O_NOFOLLOW, so a planted name or symlink is never
+ *     followed) and is renamed over FILE only by out_commit(): an
+ *     interrupted or failed run leaves the old file or the new one, never
+ *     half of one. A replaced file keeps its permission bits.
+ *   - a symbolic link: written through to its target the same way (the
+ *     temporary file sits beside the target); the link itself is kept.
+ *   - a character device or a FIFO (/dev/null, /dev/stdout, a named pipe):
+ *     opened for writing, never replaced; the text is held in memory and
+ *     written by out_commit() as for "-".
+ *   - anything else (a directory, a socket, a block device, a dangling
+ *     link): refused with EIO, nothing touched.
+ * No path length limit other than the system's.
  */
 #ifndef PLUMB_OUT_H
 #define PLUMB_OUT_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "err.h"
 
+enum out_kind {
+	OUT_STDOUT,     /* "-" */
+	OUT_REPLACE,    /* a regular file or a new one: temporary + rename */
+	OUT_DIRECT      /* a character device or FIFO: written in place */
+};
+
 struct outfile {
 	FILE *f;               /* write here */
-	char path[512];
-	char tmp[600];
-	int is_stdout;
-	char *mem;             /* stdout: the buffer behind f (open_memstream) */
+	char *path;            /* as given, for messages (owned) */
+	char *target;          /* the file written: path or a link's target (owned) */
+	char *tmp;             /* OUT_REPLACE: the temporary file (owned) */
+	enum out_kind kind;
+	int fd;                /* OUT_DIRECT: the open device or FIFO, else -1 */
+	int is_stdout;         /* kind == OUT_STDOUT */
+	char *mem;             /* STDOUT, DIRECT: the buffer behind f (open_memstream) */
 	size_t memlen;
 };
 
-/* Open path for writing (see above). Errors: EIO. */
+/*
+ * Classify path as above. On success *target is a new string (caller frees:
+ * path itself, or the file a symbolic link leads to) and *mode the existing
+ * file's permission bits (0 for a new file). Errors: EIO for a directory,
+ * socket, block device, dangling link, or a failed lookup.
+ */
+int out_resolve(const char *path, enum out_kind *kind, char **target, mode_t *mode,
+		struct plumb_err *err);
+
+/*
+ * Create a new file named "<base><suffix>XXXXXX" (XXXXXX random) with
+ * O_CREAT|O_EXCL|O_NOFOLLOW and permission bits `mode` (0: 0666 less the
+ * umask). On success *name is the new name (caller frees) and the return
+ * value an open descriptor. Errors: EIO, naming `base`.
+ */
+int out_mkexcl(const char *base, const char *suffix, mode_t mode, char **name,
+	       struct plumb_err *err);
+
+/* Open path for writing (see above). Errors: EIO. On failure nothing needs
+ * releasing and no file was created. */
 int out_open(struct outfile *o, const char *path, struct plumb_err *err);
 
-/* Flush, close and rename into place. Errors: EIO (temporary file removed). */
+/* Flush, close and put into place (rename, or write the held text). Errors:
+ * EIO (temporary file removed). Releases everything either way. */
 int out_commit(struct outfile *o, struct plumb_err *err);
 
 /* Close and remove the temporary file; safe after a failed open or commit. */
 void out_abort(struct outfile *o);
 
+/* Write all n bytes of buf to fd, retrying short writes and EINTR; 0 or -1
+ * (errno set). */
+int out_write_fd(int fd, const char *buf, size_t n);
+
 /* s as a double-quoted string, valid JSON and YAML: '"' and '\\' escaped,
  * control characters dropped. */
 void out_quoted(FILE *f, const char *s);
+
+/* s as XML attribute text: & < > " ' as entities, control characters
+ * (other than tab) and DEL dropped. */
+void out_xml(FILE *f, const char *s);
 
 #endif

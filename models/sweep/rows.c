@@ -65,13 +65,22 @@ void swp_csv_field(struct swp_sb *b, const char *s, int force)
 	swp_sb_put(b, "\"", 1);
 }
 
+/* Control characters are escaped, not dropped: a row read back when
+ * resuming must give the same key as the point it was written for. */
 void swp_json_str(struct swp_sb *b, const char *s)
 {
 	swp_sb_put(b, "\"", 1);
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
 			swp_sb_put(b, "\\", 1);
-		if ((unsigned char)*s >= 0x20)
+		if (c == '\n')
+			swp_sb_put(b, "\\n", 2);
+		else if (c == '\t')
+			swp_sb_put(b, "\\t", 2);
+		else if (c < 0x20)
+			swp_sb_printf(b, "\\u%04x", c);
+		else
 			swp_sb_put(b, s, 1);
 	}
 	swp_sb_put(b, "\"", 1);
@@ -226,11 +235,25 @@ static int json_split(const char *line, char *buf, size_t n, char **names, char 
 			if (*p == '"') {
 				p++;
 				while (*p && *p != '"') {
-					if (*p == '\\' && p[1])
-						p++;
+					char c = *p++;
+					if (c == '\\') {
+						unsigned u;
+						c = *p++;
+						if (c == 'n')
+							c = '\n';
+						else if (c == 't')
+							c = '\t';
+						else if (c == 'u') {
+							if (sscanf(p, "%4x", &u) != 1 || u < 1 || u >= 0x20)
+								return -1;
+							c = (char)u;
+							p += 4;
+						} else if (!c)
+							return -1;
+					}
 					if (o + 1 >= n)
 						return -1;
-					buf[o++] = *p++;
+					buf[o++] = c;
 				}
 				if (*p++ != '"')
 					return -1;

@@ -10,19 +10,27 @@
  * position + WINDOW.
  *
  * Output goes to OUT.partial, flushed at least every second, and is renamed
- * over OUT at the end: OUT is never half written. Resuming reads OUT and
+ * over OUT at the end: OUT is never half written (OUT as io/out.h resolves
+ * it: a link's target; "-", a device or a FIFO is written as it goes).
+ * OUT.partial is opened without following links and held under flock for
+ * the whole run, so two sweeps never mix rows in one file. Resuming reads OUT and
  * OUT.partial (an interrupted run's prefix; a torn last line is ignored):
  * rows whose key matches a point are written as they were and not
  * evaluated; old rows that match no point are kept, after the grid's rows.
  */
+#define _DEFAULT_SOURCE     /* flock */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "out.h"
 #include "sweep.h"
 #include "sweep_int.h"
 
@@ -119,24 +127,15 @@ static void old_free(struct oldmap *m)
  * bytes: some 3.5 million points). */
 #define SWP_MAX_RESUME (1024u << 20)
 
-static char *slurp(const char *path, int *missing, struct plumb_err *err)
+/* The whole of fd (NUL-terminated; *len bytes), or NULL with err set. */
+static char *slurp_fd(int fd, const char *path, size_t *len, struct plumb_err *err)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
-	size_t n = 0, cap = 0, got;
-	*missing = 0;
-	if (!f) {
-		if (errno == ENOENT) {
-			*missing = 1;
-			return NULL;
-		}
-		plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
+	size_t n = 0, cap = 0;
+	ssize_t got;
 	for (;;) {
 		if (n > SWP_MAX_RESUME) {
 			free(buf);
-			fclose(f);
 			plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
 				      "larger than %u MiB: too large to resume from; use --fresh or another -o",
 				      SWP_MAX_RESUME >> 20);
@@ -146,43 +145,59 @@ static char *slurp(const char *path, int *missing, struct plumb_err *err)
 			char *nb = realloc(buf, cap = (cap ? cap * 2 : 131072));
 			if (!nb) {
 				free(buf);
-				fclose(f);
 				plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 				return NULL;
 			}
 			buf = nb;
 		}
-		got = fread(buf + n, 1, 65536, f);
-		n += got;
-		if (got < 65536)
+		got = read(fd, buf + n, 65536);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			free(buf);
+			plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s", strerror(errno));
+			return NULL;
+		}
+		if (got == 0)
 			break;
+		n += (size_t)got;
 	}
 	buf[n] = '\0';
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot read %s", path);
-		return NULL;
-	}
-	fclose(f);
+	*len = n;
 	return buf;
 }
 
-/*
- * Read the rows of an earlier output at path into m. `partial`: a torn last
- * line or unreadable row is skipped rather than an error.
- */
-static int read_old(struct swp_eval *e, const char *path, const char *header, int partial,
-		    struct oldmap *m, struct plumb_err *err)
+/* Where the record starting at p ends: the next line break outside a CSV
+ * quoted field (csv) or the next line break; NULL when there is none. */
+static char *record_end(char *p, int csv)
 {
-	int missing, lineno = 0;
-	char *buf = slurp(path, &missing, err), *p, *nl;
-	size_t hl = strlen(header);
+	int q = 0;
+	if (!csv)
+		return strchr(p, '\n');
+	for (; *p; p++) {
+		if (*p == '"')
+			q = !q;
+		else if (*p == '\n' && !q)
+			return p;
+	}
+	return NULL;
+}
 
-	if (!buf)
-		return missing ? 0 : -plumb_err_status(err);
+/*
+ * Read the rows of an earlier output (buf, NUL-terminated, named path) into
+ * m. An empty buffer holds no rows. `partial`: a torn last line or
+ * unreadable row is skipped rather than an error.
+ */
+static int read_old(struct swp_eval *e, const char *path, char *buf, const char *header,
+		    int partial, struct oldmap *m, struct plumb_err *err)
+{
+	char *p, *nl;
+	size_t hl = strlen(header);
+	int json = header[0] == '{';
+
+	if (!*buf)
+		return 0;
 	if (strncmp(buf, header, hl)) {
-		free(buf);
 		if (partial)    /* another grid's leftovers: start over */
 			return 0;
 		return plumb_err_set(err, PLUMB_EINPUT, path, 1, 1,
@@ -190,33 +205,111 @@ static int read_old(struct swp_eval *e, const char *path, const char *header, in
 	}
 	for (p = buf + hl; *p; p = nl + 1) {
 		char *row, *key, *end;
-		nl = strchr(p, '\n');
-		lineno++;
-		if (!nl)
+		if (!(nl = record_end(p, !json)))
 			break;  /* torn last line */
 		*nl = '\0';
 		row = p;
 		while (*row == ' ')
 			row++;
 		end = row + strlen(row);
-		if (end > row && end[-1] == ',')
+		/* JSON rows end in ',' but the last; a CSV row's last field may be empty */
+		if (json && end > row && end[-1] == ',')
 			*--end = '\0';
 		if (!*row || !strcmp(row, "]") || !strcmp(row, "}"))
 			continue;
 		if (!(key = swp_row_key(e, row))) {
 			if (partial)
 				continue;
-			free(buf);
 			return plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
 					     "a row does not parse: %.60s", row);
 		}
-		if (!(row = strdup(row)) || old_add(m, key, row) < 0) {
-			free(buf);
+		if (!(row = strdup(row)) || old_add(m, key, row) < 0)
 			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		}
 	}
-	free(buf);
 	return 0;
+}
+
+/* Read the earlier output at path (a missing file holds no rows). */
+static int read_old_path(struct swp_eval *e, const char *path, const char *header,
+			 struct oldmap *m, struct plumb_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	char *buf;
+	size_t len;
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s", strerror(errno));
+	}
+	buf = slurp_fd(fd, path, &len, err);
+	close(fd);
+	if (!buf)
+		return -plumb_err_status(err);
+	rc = read_old(e, path, buf, header, 0, m, err);
+	free(buf);
+	return rc;
+}
+
+/*
+ * Open OUT.partial for writing, exclusively: never through a symbolic link,
+ * only a regular file, locked (flock) so that a second sweep on the same
+ * output stops with an error instead of mixing its rows in. When `m`, the
+ * rows already in it are read first. Returns the descriptor, truncated.
+ */
+static int open_partial(struct swp_eval *e, const char *partial, const char *outpath,
+			const char *header, struct oldmap *m, struct plumb_err *err)
+{
+	int attempt;
+	for (attempt = 0; attempt < 10; attempt++) {
+		struct stat fs, ps;
+		int fd = open(partial, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
+		if (fd < 0) {
+			if (errno == ELOOP)
+				return plumb_err_set(err, PLUMB_EIO, partial, 0, 0,
+						     "cannot write: a symbolic link (remove it)");
+			return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot write: %s",
+					     strerror(errno));
+		}
+		if (fstat(fd, &fs) != 0 || !S_ISREG(fs.st_mode)) {
+			close(fd);
+			return plumb_err_set(err, PLUMB_EIO, partial, 0, 0,
+					     "cannot write: not a regular file (remove it)");
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			int en = errno;
+			close(fd);
+			if (en == EWOULDBLOCK)
+				return plumb_err_set(err, PLUMB_EIO, outpath, 0, 0,
+						     "another plumb sweep is writing this output "
+						     "(it holds the lock on %s); wait for it or write elsewhere (-o)",
+						     partial);
+			return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot lock: %s",
+					     strerror(en));
+		}
+		/* the holder we waited for may have renamed it over OUT meanwhile */
+		if (lstat(partial, &ps) != 0 || ps.st_ino != fs.st_ino || ps.st_dev != fs.st_dev) {
+			close(fd);
+			continue;
+		}
+		if (m) {
+			size_t len;
+			char *buf = slurp_fd(fd, partial, &len, err);
+			int rc = buf ? read_old(e, partial, buf, header, 1, m, err)
+				     : -plumb_err_status(err);
+			free(buf);
+			if (rc < 0) {
+				close(fd);
+				return rc;
+			}
+		}
+		if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+			close(fd);
+			return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot write: %s",
+					     strerror(errno));
+		}
+		return fd;
+	}
+	return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot write: replaced while opening");
 }
 
 /* ---- the runner --------------------------------------------------------------- */
@@ -367,9 +460,12 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 {
 	struct swp_runner *r = calloc(1, sizeof(*r));
 	pthread_t *th = NULL;
-	char partial[1100], *header = NULL;
+	char *partial = NULL, *target = NULL, *header = NULL;
 	FILE *f = NULL;
-	int tostd = !strcmp(o->outpath, "-"), nth = 0, rc = 0, first = 1, j;
+	enum out_kind kind;
+	mode_t mode;
+	const char *wname = o->outpath;    /* the file written, for messages */
+	int tostd, nth = 0, rc = 0, first = 1, j, fd = -1;
 	double t0 = now_s(), tflush = t0, tprog = 0;
 	size_t k;
 
@@ -384,18 +480,39 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		goto out;
 	}
-	snprintf(partial, sizeof(partial), "%s.partial", o->outpath);
-	if (!tostd && o->resume &&
-	    ((rc = read_old(r->e, o->outpath, header, 0, &r->old, err)) < 0 ||
-	     (rc = read_old(r->e, partial, header, 1, &r->old, err)) < 0))
+	/* -o as io/out.h: "-", a device or a FIFO is written as it goes (no
+	 * resuming); a file, or a link's target, through TARGET.partial */
+	if ((rc = out_resolve(o->outpath, &kind, &target, &mode, err)) < 0)
 		goto out;
-	f = tostd ? stdout : fopen(partial, "w");
-	if (!f) {
-		rc = plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write %s: %s", partial,
+	tostd = kind != OUT_REPLACE;
+	if (kind == OUT_DIRECT &&
+	    (fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0) {
+		rc = plumb_err_set(err, PLUMB_EIO, o->outpath, 0, 0, "cannot write: %s",
 				   strerror(errno));
 		goto out;
 	}
-	if ((rc = write_all(f, header, err, partial)) < 0)
+	if (kind == OUT_REPLACE) {
+		if (!(partial = malloc(strlen(target) + 9))) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+		sprintf(partial, "%s.partial", target);
+		wname = partial;
+		if ((o->resume && (rc = read_old_path(r->e, target, header, &r->old, err)) < 0) ||
+		    (rc = fd = open_partial(r->e, partial, o->outpath, header,
+					    o->resume ? &r->old : NULL, err)) < 0)
+			goto out;
+		if (mode)
+			(void)fchmod(fd, mode);
+	}
+	f = kind == OUT_STDOUT ? stdout : fdopen(fd, "w");
+	if (!f) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	fd = -1;    /* f owns it */
+	rc = 0;
+	if ((rc = write_all(f, header, err, wname)) < 0)
 		goto out;
 	if (!(th = calloc((size_t)(o->jobs > 0 ? o->jobs : 1), sizeof(*th)))) {
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
@@ -423,11 +540,11 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 			r->next_write++;
 			pthread_cond_broadcast(&r->cv_room);
 			pthread_mutex_unlock(&r->mu);
-			rc = write_all(f, swp_row_sep(r->e, first), err, partial);
+			rc = write_all(f, swp_row_sep(r->e, first), err, wname);
 			if (rc == 0)
-				rc = write_all(f, row, err, partial);
+				rc = write_all(f, row, err, wname);
 			if (rc == 0 && fmt == SWP_CSV)
-				rc = write_all(f, "\n", err, partial);
+				rc = write_all(f, "\n", err, wname);
 			first = 0;
 			if (own)
 				free(row);
@@ -486,29 +603,37 @@ join:
 	/* Old rows that match no point are kept, after the grid's. */
 	for (k = 0; k < r->old.n && rc == 0; k++)
 		if (!r->old.v[k].used) {
-			rc = write_all(f, swp_row_sep(r->e, first), err, partial);
+			rc = write_all(f, swp_row_sep(r->e, first), err, wname);
 			if (rc == 0)
-				rc = write_all(f, r->old.v[k].row, err, partial);
+				rc = write_all(f, r->old.v[k].row, err, wname);
 			if (rc == 0 && fmt == SWP_CSV)
-				rc = write_all(f, "\n", err, partial);
+				rc = write_all(f, "\n", err, wname);
 			first = 0;
 			st->kept++;
 		}
 	if (rc == 0)
-		rc = write_all(f, swp_footer(r->e), err, partial);
+		rc = write_all(f, swp_footer(r->e), err, wname);
 	if (rc < 0)
 		goto out;
 	if (tostd) {
-		if (fflush(f)) {
-			rc = plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write the output");
+		int bad = fflush(f) != 0 || ferror(f);
+		if (f != stdout) {
+			bad |= fclose(f) != 0;
+			f = NULL;
+		}
+		if (bad) {
+			rc = plumb_err_set(err, PLUMB_EIO, kind == OUT_STDOUT ? "<stdout>" : o->outpath,
+					   0, 0, "write error: %s", strerror(errno));
 			goto out;
 		}
 	} else {
 		int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
-		bad |= fclose(f) != 0;
+		if (!bad && rename(partial, target) != 0)
+			bad = 1;
+		bad |= fclose(f) != 0;   /* after the rename: the lock is held until then */
 		f = NULL;
-		if (bad || rename(partial, o->outpath) != 0) {
-			rc = plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write %s: %s", o->outpath,
+		if (bad) {
+			rc = plumb_err_set(err, PLUMB_EIO, o->outpath, 0, 0, "cannot write: %s",
 					   strerror(errno));
 			goto out;
 		}
@@ -519,8 +644,12 @@ join:
 	st->wall_s = now_s() - t0;
 	swp_cache_stats(swp_eval_cache(r->e), &st->cache);
 out:
-	if (f && !tostd)
+	if (f && f != stdout)
 		fclose(f);      /* a failed run leaves OUT.partial for resuming */
+	if (fd >= 0)
+		close(fd);
+	free(partial);
+	free(target);
 	for (k = 0; k < WINDOW; k++)
 		if (r->ring[k].state == 1)
 			free(r->ring[k].row);

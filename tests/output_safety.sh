@@ -1,0 +1,162 @@
+#!/bin/sh
+# tests/output_safety.sh - what -o does to what is already there (io/out.h),
+# and resuming sweeps (models/sweep/run.c). Each check names the defect it
+# guards against:
+#   - a FIFO, a character device and /dev/stdout are written, never replaced;
+#     a write error there or on standard output is exit 4;
+#   - a symbolic link is written through to its target and stays a link;
+#   - a regular file is replaced by rename (a hard link to the old file keeps
+#     the old bytes) and keeps its permission bits;
+#   - a symbolic link planted at the old predictable temporary name
+#     (FILE.tmp.PID) or at FILE.partial is never followed;
+#   - a path longer than 511 characters is written whole;
+#   - a sweep resumes its own finished output to the same bytes (rows that
+#     do not fit, price columns, quoted fields with commas and line breaks,
+#     JSON), resumes from an empty existing file, and stops with a clear
+#     error while another sweep holds FILE.partial.
+#   sh tests/output_safety.sh     PLUMB names the binary (default ./plumb)
+# Ends with "output safety: N passed, M failed".
+LC_ALL=C
+export LC_ALL
+PLUMB=${PLUMB:-./plumb}
+case $PLUMB in /*) ;; *) PLUMB=$(pwd)/$PLUMB ;; esac
+BM=$(pwd)/scenarios/baremetal-8x-rtxpro6000.yaml
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-out.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+cd "$tmp" || exit 2
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# check DESCRIPTION COMMAND...: the command must succeed
+check() { d=$1; shift; if "$@"; then ok; else bad "$d"; fi; }
+
+"$PLUMB" topo "$BM" >expected 2>/dev/null || bad "plumb topo $BM"
+
+# ---- devices, FIFOs, standard output --------------------------------------
+mkfifo fifo
+cat fifo >fifo.got &
+reader=$!
+"$PLUMB" topo "$BM" -o fifo 2>err; rc=$?
+wait $reader
+check "-o FIFO: exit $rc" [ $rc -eq 0 ]
+check "-o FIFO: still a FIFO" [ -p fifo ]
+check "-o FIFO: the reader got the output" cmp -s fifo.got expected
+if [ -p fifo ]; then
+	# only once FIFOs are known to be written in place: a plumb that
+	# replaced them would replace the devices too
+	"$PLUMB" topo "$BM" -o /dev/full 2>err; rc=$?
+	check "-o /dev/full: exit $rc, expected 4" [ $rc -eq 4 ]
+	check "-o /dev/full: still a character device" [ -c /dev/full ]
+	check "-o /dev/full: the message" grep -q 'plumb: error: /dev/full: write error' err
+	"$PLUMB" topo "$BM" -o /dev/null 2>err; rc=$?
+	check "-o /dev/null: exit $rc" [ $rc -eq 0 ]
+	check "-o /dev/null: still a character device" [ -c /dev/null ]
+	"$PLUMB" topo "$BM" -o /dev/stdout 2>err | cat >stdout.got
+	check "-o /dev/stdout into a pipe: the output" cmp -s stdout.got expected
+	"$PLUMB" sweep "$OLDPWD/scenarios/grids/tiny.yaml" --no-progress -o /dev/null 2>err; rc=$?
+	check "sweep -o /dev/null: exit $rc" [ $rc -eq 0 ]
+	check "sweep -o /dev/null: still a character device" [ -c /dev/null ]
+fi
+if [ -w /dev/full ]; then
+	"$PLUMB" topo "$BM" >/dev/full 2>err; rc=$?
+	check "stdout on a full disk: exit $rc, expected 4" [ $rc -eq 4 ]
+	check "stdout on a full disk: the message" grep -q 'plumb: error: <stdout>: write error' err
+fi
+
+# ---- links, replacement, temporary names ----------------------------------
+echo old >real
+ln -s real link
+"$PLUMB" topo "$BM" -o link 2>err; rc=$?
+check "-o symlink: exit $rc" [ $rc -eq 0 ]
+check "-o symlink: still a link" [ -L link ]
+check "-o symlink: written through to the target" cmp -s real expected
+ln -s nowhere dangling
+"$PLUMB" topo "$BM" -o dangling 2>err; rc=$?
+check "-o dangling symlink: exit $rc, expected 4" [ $rc -eq 4 ]
+check "-o dangling symlink: nothing created" [ ! -e nowhere ]
+
+echo old >file
+chmod 640 file
+ln file hardlink
+"$PLUMB" topo "$BM" -o file 2>err; rc=$?
+check "-o FILE: exit $rc" [ $rc -eq 0 ]
+check "-o FILE: the output" cmp -s file expected
+check "-o FILE: replaced by rename (a hard link keeps the old bytes)" grep -qx old hardlink
+check "-o FILE: keeps its permission bits" [ "$(ls -l file | cut -c1-10)" = "-rw-r-----" ]
+check "-o FILE: no temporary file left" [ -z "$(ls | grep '\.tmp\.')" ]
+
+echo victim >victim
+# exec keeps the shell's process id: the link sits at FILE.tmp.<plumb's pid>
+sh -c 'ln -s victim planted.tmp.$$; exec "$0" topo "$1" -o planted' "$PLUMB" "$BM" 2>err; rc=$?
+check "planted FILE.tmp.PID link: exit $rc" [ $rc -eq 0 ]
+check "planted FILE.tmp.PID link: not followed" grep -qx victim victim
+check "planted FILE.tmp.PID link: the output" cmp -s planted expected
+rm -f planted*
+
+long=$tmp
+for i in 1 2 3 4 5 6; do
+	long=$long/$(printf '%0100d' $i)
+done
+mkdir -p "$long"
+"$PLUMB" topo "$BM" -o "$long/out.txt" 2>err; rc=$?
+check "-o a ${#long}-character path: exit $rc" [ $rc -eq 0 ]
+check "-o a ${#long}-character path: written whole" cmp -s "$long/out.txt" expected
+"$PLUMB" topo "$BM" -o "$tmp" 2>err; rc=$?
+check "-o a directory: exit $rc, expected 4" [ $rc -eq 4 ]
+
+# ---- sweeps ------------------------------------------------------------------
+cat >grid.yaml <<EOF
+plumb_grid: 1
+name: resume
+set: {input: 512, output: 128}
+axes:
+  scenario:
+    - {value: $BM, price_usd: 100000, label: "two\\nlines, \\"quoted\\""}
+  model: [glm-5, llama-3.1-70b]
+  layout: [tp2, tp8]
+  concurrency: [1]
+EOF
+sweep() { "$PLUMB" sweep grid.yaml --no-progress "$@"; }
+for fmt in csv json; do
+	sweep --format $fmt -o first.$fmt 2>err || bad "sweep $fmt: exit $?"
+	cp first.$fmt again.$fmt
+	sweep --format $fmt -o again.$fmt --stats 2>err; rc=$?
+	check "sweep $fmt: resuming a finished run: exit $rc" [ $rc -eq 0 ]
+	check "sweep $fmt: resuming a finished run computes nothing" grep -q '(0 computed' err
+	check "sweep $fmt: resuming a finished run gives the same bytes" cmp -s first.$fmt again.$fmt
+	head -c 900 first.$fmt >torn.$fmt.partial
+	sweep --format $fmt -o torn.$fmt 2>err; rc=$?
+	check "sweep $fmt: resuming a torn partial: exit $rc" [ $rc -eq 0 ]
+	check "sweep $fmt: resuming a torn partial gives the same bytes" cmp -s first.$fmt torn.$fmt
+	: >empty.$fmt
+	sweep --format $fmt -o empty.$fmt 2>err; rc=$?
+	check "sweep $fmt: an empty existing file: exit $rc" [ $rc -eq 0 ]
+	check "sweep $fmt: an empty existing file: the output" cmp -s first.$fmt empty.$fmt
+done
+grep -q 'lines, ""quoted""' first.csv || bad "sweep csv: the grid has no quoted line break"
+grep -q '0,"model does not fit' first.csv || bad "sweep csv: the grid has no row that does not fit"
+grep -q 'tok_s_per_kusd' first.csv || bad "sweep csv: the grid has no price column"
+
+ln -s victim planted.csv.partial
+sweep -o planted.csv 2>err; rc=$?
+check "sweep: planted FILE.partial link: exit $rc, expected 4" [ $rc -eq 4 ]
+check "sweep: planted FILE.partial link: not followed" grep -qx victim victim
+check "sweep: planted FILE.partial link: no output" [ ! -e planted.csv ]
+ln -s first.csv sweeplink.csv
+cp first.csv keep.csv
+sweep -o sweeplink.csv 2>err; rc=$?
+check "sweep -o symlink: exit $rc" [ $rc -eq 0 ]
+check "sweep -o symlink: still a link, target intact" [ -L sweeplink.csv ] && cmp -s first.csv keep.csv
+if command -v flock >/dev/null 2>&1; then
+	: >locked.csv.partial
+	flock locked.csv.partial "$PLUMB" sweep grid.yaml --no-progress -o locked.csv 2>err; rc=$?
+	check "sweep: FILE.partial locked by another sweep: exit $rc, expected 4" [ $rc -eq 4 ]
+	check "sweep: FILE.partial locked: the message names the other writer" \
+		grep -q 'another plumb sweep is writing this output' err
+	check "sweep: FILE.partial locked: no output" [ ! -e locked.csv ]
+fi
+
+echo "output safety: $pass passed, $fail failed"
+[ $fail -eq 0 ]
