@@ -76,7 +76,11 @@ struct scn_node {
 	int socket;             /* root complex: as given; others: inherited */
 	int numa;               /* root complex: as given or = socket; others inherited */
 	int gen, width;         /* link to the parent (root complex: 0) */
-	int acs;                /* root port / switch: ACS enforced on downstream ports */
+	int acs;                /* root port / switch: ACS enforced on downstream ports,
+				   P2P Request Redirect included */
+	int acs_dt;             /* switch: ACS Direct Translated P2P (ATS-translated
+				   peer requests skip the redirect) */
+	int ats;                /* gpu: uses Address Translation Services */
 	char model[96];         /* catalog id (gpu), free text (switch, nic) */
 	char bdf[16];           /* optional PCI address "0000:01:00.0" or bus "0000:00" */
 	int gpu_model;          /* gpu: index into the catalog */

@@ -680,6 +680,7 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		goto fail;
 	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0 || (rc = fab_build(eng, s, &f, err)) < 0)
 		goto fail;
+	fab_set_acs(f, o->topo.acs_override);
 	snprintf(L->title, sizeof(L->title), "%.200s: PCIe topology%s", s->name[0] ? s->name : s->path,
 		 view == RDR_VIEW_BOTH ? ", host and guest views" :
 		 view == RDR_VIEW_GUEST ? ", guest view" : "");

@@ -102,7 +102,7 @@ void rep_p2p_reasons(FILE *f, const struct topo_view *v)
 	char why[512];
 	for (i = 0; i < v->ngpu; i++)
 		for (j = i + 1; j < v->ngpu; j++) {
-			if (v->p2p[i][j] == P2P_OK)
+			if (v->p2p[i][j] == P2P_OK && v->acs_via[i][j] < 0 && !v->acs_dt[i][j])
 				continue;
 			topo_p2p_reason(v, i, j, why, sizeof(why));
 			fprintf(f, "%s-%s: %s, %s\n", v->ep[i].label, v->ep[j].label,
@@ -111,6 +111,7 @@ void rep_p2p_reasons(FILE *f, const struct topo_view *v)
 		}
 	if (!any)
 		fputs("every GPU pair has P2P status OK\n", f);
+
 }
 
 static void print_groups(FILE *f, const struct topo_view *v)
@@ -239,6 +240,31 @@ void rep_findings(FILE *f, const struct topo_view *host, const struct topo_view 
 	if (pairs && p2p < pairs)
 		fprintf(f, "- %d of %d pairs use NCCL's %s transport: every such transfer is a DMA into host memory and a second DMA out.\n",
 			pairs - p2p, pairs, run->nccl_level >= 0 && run->xport[0][1] == XP_NET ? "NET" : "SHM");
+	{
+		int red = 0, dt = 0, nsw = 0, k;
+		char sw[160] = "";
+		for (i = 0; i < host->ngpu; i++)
+			for (j = i + 1; j < host->ngpu; j++) {
+				int x = host->acs_via[i][j];
+				red += x >= 0;
+				dt += host->acs_dt[i][j];
+				if (x < 0 || strstr(sw, s->nodes[x].id))
+					continue;
+				k = (int)strlen(sw);
+				if (nsw++ < 4)
+					snprintf(sw + k, sizeof(sw) - (size_t)k, "%s%s", k ? ", " : "", s->nodes[x].id);
+			}
+		if (red)
+			fprintf(f, "- ACS P2P Request Redirect on %s%s sends the P2P traffic of %d GPU pair%s "
+				"up to the root complex and back: both directions cross the switch's uplink, "
+				"so such a pair moves one link's worth in total instead of one per direction. "
+				"acs: false on the switch, or ACS Direct Translated P2P (acs_dt) with GPUs "
+				"using ATS, keeps it inside the switch.\n",
+				sw, nsw > 4 ? ", ..." : "", red, red == 1 ? "" : "s");
+		if (dt)
+			fprintf(f, "- ACS Direct Translated P2P lets %d GPU pair%s under an ACS switch go "
+				"straight across with ATS-translated requests.\n", dt, dt == 1 ? "" : "s");
+	}
 	if (guest) {
 		int phb = 1;
 		for (i = 0; i < guest->ngpu; i++)
@@ -353,7 +379,7 @@ void rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 	first = 1;
 	for (i = 0; i < v->ngpu; i++)
 		for (j = i + 1; j < v->ngpu; j++) {
-			if (v->p2p[i][j] == P2P_OK)
+			if (v->p2p[i][j] == P2P_OK && v->acs_via[i][j] < 0 && !v->acs_dt[i][j])
 				continue;
 			topo_p2p_reason(v, i, j, why, sizeof(why));
 			fprintf(f, "%s\n    {\"a\": %d, \"b\": %d, \"status\": \"%s\", \"reason\": ",

@@ -73,6 +73,30 @@ int topo_rc_endpoints(const struct scenario *s, int node)
 	return n;
 }
 
+int topo_acs_redirect(const struct scenario *s, int acs_override, int na, int nb, int *dt)
+{
+	const struct scn_node *n = s->nodes;
+	int x, y, lca = -1;
+
+	if (dt)
+		*dt = 0;
+	for (x = n[na].parent; x >= 0 && lca < 0; x = n[x].parent)
+		for (y = n[nb].parent; y >= 0; y = n[y].parent)
+			if (x == y) {
+				lca = x;
+				break;
+			}
+	if (lca < 0 || n[lca].kind != SCN_SWITCH ||
+	    !(acs_override >= 0 ? acs_override : n[lca].acs))
+		return -1;
+	if (n[lca].acs_dt && n[na].ats && n[nb].ats && s->vm.host_iommu != SCN_IOMMU_OFF) {
+		if (dt)
+			*dt = 1;
+		return -1;
+	}
+	return lca;
+}
+
 static int vroot(const struct topo_view *v, int node)
 {
 	while (v->nodes[node].parent >= 0)
@@ -439,6 +463,19 @@ int topo_build(const struct scenario *s, enum topo_side side,
 				p = (enum topo_p2p)host->p2p[i][j];
 			v->p2p[i][j] = (unsigned char)p;
 		}
+	for (i = 0; i < TOPO_MAX_EP; i++)
+		for (j = 0; j < TOPO_MAX_EP; j++)
+			v->acs_via[i][j] = -1;
+	if (side == TOPO_HOST)
+		for (i = 0; i < v->ngpu; i++)
+			for (j = 0; j < v->ngpu; j++) {
+				int dt = 0;
+				if (i == j || v->nvl[i][j])
+					continue;
+				v->acs_via[i][j] = (short)topo_acs_redirect(s, o->acs_override,
+									    s->gpu_node[i], s->gpu_node[j], &dt);
+				v->acs_dt[i][j] = (unsigned char)dt;
+			}
 	if (side == TOPO_HOST) {
 		fill_groups(v);
 	} else {
@@ -510,6 +547,13 @@ void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t 
 			snprintf(buf, n, "joined by %d NVLinks: direct GPU-to-GPU DMA", v->nvl[i][j]);
 		else if (v->side == TOPO_GUEST)
 			snprintf(buf, n, "%s and the VM exposes a P2P clique: direct DMA over PCIe", where);
+		else if (v->acs_via[i][j] >= 0)
+			snprintf(buf, n, "%s, whose downstream ports enforce ACS P2P Request Redirect: "
+				 "DMA over PCIe up to root complex %s and back down",
+				 where, s->nodes[topo_root_of(s, s->gpu_node[i])].id);
+		else if (v->acs_dt[i][j])
+			snprintf(buf, n, "%s; its ACS Direct Translated P2P lets the GPUs' "
+				 "ATS-translated requests across: direct DMA over PCIe", where);
 		else {
 			size_t w = strlen(where);
 			if (w && where[w - 1] == ',')

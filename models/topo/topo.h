@@ -60,6 +60,11 @@ struct topo_view {
 	unsigned char nvl[TOPO_MAX_EP][TOPO_MAX_EP];    /* bonded NVLinks */
 	unsigned char p2p[TOPO_MAX_EP][TOPO_MAX_EP];    /* enum topo_p2p (GPUs only) */
 	unsigned char xport[TOPO_MAX_EP][TOPO_MAX_EP];  /* enum topo_xport (GPUs only) */
+	short acs_via[TOPO_MAX_EP][TOPO_MAX_EP];        /* host: switch whose ACS redirect sends
+							   the pair's P2P up to the root complex
+							   (index into nodes), -1 none (GPUs only) */
+	unsigned char acs_dt[TOPO_MAX_EP][TOPO_MAX_EP]; /* host: 1 when ACS Direct Translated P2P
+							   lets the pair's ATS requests skip it */
 	int nccl_level;                         /* effective NCCL_P2P_LEVEL */
 	int nccl_level_default;                 /* 1 when it is NCCL's default */
 	int nccl_level_scenario;                /* 1 when the scenario's `nccl:` set it */
@@ -103,5 +108,22 @@ int topo_rc_endpoints(const struct scenario *s, int node);
 
 /* Root complex index (host nodes) above host node `node`. */
 int topo_root_of(const struct scenario *s, int node);
+
+/*
+ * Where the P2P traffic between host nodes na and nb turns. A peer request
+ * arriving at a switch downstream port that enforces ACS P2P Request
+ * Redirect is sent upstream instead of across (PCIe Base Specification,
+ * "ACS P2P Request Redirect"); it climbs to the root complex, which routes
+ * it back down as it routes any peer request between its ports. Only the
+ * switch where the two paths meet matters: below it the requests travel
+ * upstream anyway. Returns that switch (index into s->nodes) when it
+ * redirects, else -1. acs_override as in struct topo_opts (-1: each
+ * switch's `acs`).
+ * ACS Direct Translated P2P (`acs_dt` on the switch) forwards requests
+ * whose address is already translated straight across: when both GPUs use
+ * ATS (`ats`) and the host IOMMU is on (it answers their translation
+ * requests), the pair is not redirected; *dt (may be NULL) is then 1.
+ */
+int topo_acs_redirect(const struct scenario *s, int acs_override, int na, int nb, int *dt);
 
 #endif

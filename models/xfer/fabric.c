@@ -2,6 +2,7 @@
  * fabric.c - scenario -> flow-network links and paths (see fabric.h).
  */
 #include "fabric.h"
+#include "topo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 	if (!f)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	f->s = s;
+	f->acs_override = -1;
 	if ((rc = sim_net_new(eng, &f->net, err)) < 0) {
 		free(f);
 		return rc;
@@ -122,6 +124,11 @@ void fab_free(struct fabric *f)
 	free(f);
 }
 
+void fab_set_acs(struct fabric *f, int acs_override)
+{
+	f->acs_override = acs_override;
+}
+
 static int root_of(const struct scenario *s, int n)
 {
 	while (s->nodes[n].parent >= 0)
@@ -177,6 +184,8 @@ int fab_path_gpu(const struct fabric *f, int a, int b, int *path)
 				lca = x;
 				break;
 			}
+	if (lca >= 0 && topo_acs_redirect(s, f->acs_override, na, nb, NULL) >= 0)
+		lca = root_of(s, na);   /* up to the root complex and back */
 	if (lca >= 0) {
 		len = climb(f, na, lca, path, 0);
 		return descend(f, lca, nb, path, len);

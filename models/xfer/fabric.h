@@ -13,6 +13,10 @@
  *    or one link per direction of each point-to-point bond.
  * Every link has latency hop_ns. Paths never repeat a link.
  *
+ * P2P between GPUs under one switch turns in the switch, unless the switch
+ * enforces ACS P2P Request Redirect (topo_acs_redirect): then it climbs to
+ * the root complex and back down, over the switch's uplink both ways.
+ *
  * The fabric is the physical one: a VM's transfers run over the host's
  * tree; the guest view only decides which method (P2P or host bounce) is
  * allowed.
@@ -34,6 +38,7 @@ struct fabric {
 	int xs[SCN_MAX_SOCKETS][SCN_MAX_SOCKETS];        /* socket s -> t */
 	int nvl_up[SCN_MAX_GPUS], nvl_down[SCN_MAX_GPUS];/* NVSwitch ports, -1 if none */
 	int nvp[SCN_MAX_GPUS][SCN_MAX_GPUS];             /* point-to-point NVLink a -> b, -1 if none */
+	int acs_override;                                /* -1 each switch's acs, 0 off, 1 on */
 };
 
 /* Per-lane payload rate of PCIe generation gen before efficiency, GB/s. */
@@ -51,10 +56,15 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 	      struct plumb_err *err);
 void fab_free(struct fabric *f);
 
+/* Route P2P as if every switch had ACS on (1) or off (0), or as the
+ * scenario says (-1, the default): `--acs` of topo and render. */
+void fab_set_acs(struct fabric *f, int acs_override);
+
 /*
  * Path of a direct GPU-to-GPU transfer from GPU a to GPU b (GPU indices):
  * over NVLink when the GPUs share one, else PCIe up to the lowest common
- * ancestor (or through the root complexes, sockets' fabric and the
+ * ancestor (the root complex when that is a switch redirecting peer
+ * requests under ACS), or through the root complexes, sockets' fabric and the
  * inter-socket link) and down. Writes link ids to path (room FAB_MAX_PATH);
  * returns the length.
  */

@@ -9,6 +9,7 @@
 #include "fabric.h"
 #include "p2ptest.h"
 #include "scn.h"
+#include "topo.h"
 #include "xfer.h"
 
 void suite_xfer(void);
@@ -27,7 +28,7 @@ static const char two_rc[] =
 	"pcie:\n"
 	"  - {id: rc0, kind: root_complex, socket: 0}\n"
 	"  - {id: rp0, kind: root_port, parent: rc0, gen: 5, width: 16}\n"
-	"  - {id: sw0, kind: switch, parent: rp0, gen: 5, width: 16}\n"
+	"  - {id: sw0, kind: switch, parent: rp0, gen: 5, width: 16, acs: false}\n"
 	"  - {id: gpu0, kind: gpu, parent: sw0, model: rtx-pro-6000}\n"
 	"  - {id: gpu1, kind: gpu, parent: sw0, model: rtx-pro-6000}\n"
 	"  - {id: rc1, kind: root_complex, socket: 1}\n"
@@ -275,10 +276,102 @@ static void test_p2ptest_matrices(void)
 	scn_free(s);
 }
 
+/* Two GPUs under one switch; switch keys, each GPU's keys, host IOMMU. */
+static const char acs_sw[] =
+	"plumb_scenario: 1\n"
+	"host: {cpu_vendor: amd}\n"
+	"pcie:\n"
+	"  - {id: rc0, kind: root_complex, socket: 0}\n"
+	"  - {id: rp0, kind: root_port, parent: rc0, gen: 5, width: 16}\n"
+	"  - {id: sw0, kind: switch, parent: rp0, gen: 5, width: 16%s}\n"
+	"  - {id: gpu0, kind: gpu, parent: sw0, model: rtx-pro-6000%s}\n"
+	"  - {id: gpu1, kind: gpu, parent: sw0, model: rtx-pro-6000%s}\n"
+	"virtualization: {mode: bare_metal, host_iommu: %s}\n";
+
+/* Links of GPU0 -> GPU1 with the switch's ACS as given (override -1) or forced. */
+static int acs_path(const char *sw, const char *gpu, const char *iommu, int override,
+		    int *via, int *dt)
+{
+	char text[2048];
+	struct scenario *s = NULL;
+	struct sim_engine *eng = NULL;
+	struct fabric *f = NULL;
+	struct topo_view *v = NULL;
+	struct topo_opts o;
+	int p[FAB_MAX_PATH], n = -1;
+
+	snprintf(text, sizeof(text), acs_sw, sw, gpu, gpu, iommu);
+	if (scn_parse("acs.yaml", text, &s, NULL) < 0)
+		return -1;
+	topo_opts_init(&o);
+	o.acs_override = override;
+	if (sim_engine_new(1, &eng, NULL) == 0 && fab_build(eng, s, &f, NULL) == 0 &&
+	    topo_build(s, TOPO_HOST, &o, &v, NULL) == 0) {
+		fab_set_acs(f, override);
+		n = fab_path_gpu(f, 0, 1, p);
+		/* the P2P route and the view agree */
+		*via = v->acs_via[0][1];
+		*dt = v->acs_dt[0][1];
+		if (n == 4) {
+			int sw0 = s->gpu_node[0] - 1;
+			CU_ASSERT_EQUAL(p[1], f->up[sw0]);
+			CU_ASSERT_EQUAL(p[2], f->down[sw0]);
+			CU_ASSERT_EQUAL(*via, sw0);
+		}
+	}
+	topo_free(v);
+	fab_free(f);
+	sim_engine_free(eng);
+	scn_free(s);
+	return n;
+}
+
+static void test_acs_redirect(void)
+{
+	int via, dt;
+	char text[2048];
+	struct scenario *s = NULL;
+	double t1, t2;
+
+	/* ACS enforced (the default): up the uplink to the root complex and back. */
+	CU_ASSERT_EQUAL(acs_path("", "", "translate", -1, &via, &dt), 4);
+	CU_ASSERT(via >= 0);
+	CU_ASSERT_EQUAL(dt, 0);
+	/* acs: false, or --acs off: the switch turns it. */
+	CU_ASSERT_EQUAL(acs_path(", acs: false", "", "translate", -1, &via, &dt), 2);
+	CU_ASSERT_EQUAL(via, -1);
+	CU_ASSERT_EQUAL(acs_path("", "", "translate", 0, &via, &dt), 2);
+	CU_ASSERT_EQUAL(acs_path(", acs: false", "", "translate", 1, &via, &dt), 4);
+	/* Direct Translated P2P: only with ATS on both GPUs and an IOMMU to answer. */
+	CU_ASSERT_EQUAL(acs_path(", acs_dt: true", ", ats: true", "translate", -1, &via, &dt), 2);
+	CU_ASSERT_EQUAL(dt, 1);
+	CU_ASSERT_EQUAL(acs_path(", acs_dt: true", ", ats: true", "off", -1, &via, &dt), 4);
+	CU_ASSERT_EQUAL(acs_path(", acs_dt: true", "", "translate", -1, &via, &dt), 4);
+	/* Redirected, both directions share the uplink: a bidirectional copy
+	 * takes twice as long as one way; without ACS as long. */
+	snprintf(text, sizeof(text), acs_sw, "", "", "", "translate");
+	CU_ASSERT_EQUAL(scn_parse("acs.yaml", text, &s, NULL), 0);
+	if (s) {
+		xfer_time(s, 0, 1, 1e9, XFER_P2P, 0, &t1, NULL);
+		xfer_time(s, 0, 1, 1e9, XFER_P2P, 1, &t2, NULL);
+		EXPECT_NEAR(t2, 2 * t1, 1e-3);
+		scn_free(s);
+	}
+	snprintf(text, sizeof(text), acs_sw, ", acs: false", "", "", "translate");
+	CU_ASSERT_EQUAL(scn_parse("acs.yaml", text, &s, NULL), 0);
+	if (s) {
+		xfer_time(s, 0, 1, 1e9, XFER_P2P, 0, &t1, NULL);
+		xfer_time(s, 0, 1, 1e9, XFER_P2P, 1, &t2, NULL);
+		EXPECT_NEAR(t2, t1, 1e-9);
+		scn_free(s);
+	}
+}
+
 void suite_xfer(void)
 {
 	CU_pSuite s = CU_add_suite("xfer", NULL, NULL);
 	CU_add_test(s, "fabric paths", test_paths);
+	CU_add_test(s, "ACS redirect: P2P through the root complex", test_acs_redirect);
 	CU_add_test(s, "P2P: latency then bandwidth; inter-socket bottleneck", test_p2p_time);
 	CU_add_test(s, "bounce: floor and pipelined rate", test_bounce_floor_and_rate);
 	CU_add_test(s, "P2P never slower than bounce", test_bounce_never_faster_than_p2p);
