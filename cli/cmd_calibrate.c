@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "calib.h"
 #include "cmd.h"
+#include "input.h"
 #include "out.h"
 #include "render.h"
 #include "valid.h"
@@ -102,6 +104,14 @@ static int parse_names(const char *opt, const char *s, int *idx, int max)
 		return -1;
 	}
 	return n;
+}
+
+/* Whether paths a and b name the same file (after input_check). */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }
 
 /* One (scenario, data) pair of the command line. */
@@ -200,6 +210,17 @@ int cmd_calibrate(int argc, char **argv)
 			return cmd_usage_error("calibrate", "give measured data for %s with --data FILE...",
 					       pairs[i].scenario);
 
+	/* every data file is read more than once (its kind, then its rows):
+	 * a regular file within the input limit, each given once */
+	for (i = 0; i < nfiles; i++) {
+		if (input_check(files[i], &err) < 0)
+			goto fail;
+		for (j = 0; j < i; j++)
+			if (same_file(files[i], files[j]))
+				return cmd_usage_error("calibrate", "--data: %s is given twice%s%s",
+						       files[i], strcmp(files[i], files[j]) ? " as " : "",
+						       strcmp(files[i], files[j]) ? files[j] : "");
+	}
 	for (i = 0; i < npairs; i++) {
 		const struct pair *p = &pairs[i];
 		int before = v ? v->ncases : 0;

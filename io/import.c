@@ -9,6 +9,7 @@
  * it in `order`; parents still precede children either way.
  */
 #include "import.h"
+#include "input.h"
 #include "import_int.h"
 
 #include <ctype.h>
@@ -94,62 +95,7 @@ void imp_set_names(struct imp_scn *s, const struct imp_opts *o, const char *impo
 
 int imp_read_input(const char *path, char **buf, size_t *len, struct plumb_err *err)
 {
-	FILE *f;
-	char *b = NULL;
-	size_t cap = 0, n = 0, got;
-	int is_stdin = strcmp(path, "-") == 0;
-
-	*buf = NULL;
-	*len = 0;
-	f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f)
-		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s",
-				     strerror(errno));
-	for (;;) {
-		if (n + 1 >= cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			char *nb;
-			if (ncap > IMP_MAX_INPUT + 2)
-				ncap = IMP_MAX_INPUT + 2;
-			nb = realloc(b, ncap);
-			if (!nb) {
-				free(b);
-				if (!is_stdin)
-					fclose(f);
-				return plumb_err_set(err, PLUMB_ERUNTIME, path, 0, 0,
-						     "out of memory reading the input");
-			}
-			b = nb;
-			cap = ncap;
-		}
-		got = fread(b + n, 1, cap - 1 - n, f);
-		n += got;
-		if (n > IMP_MAX_INPUT) {
-			free(b);
-			if (!is_stdin)
-				fclose(f);
-			return plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
-					     "input is larger than %u MiB; import takes one "
-					     "command's output, not a whole log archive",
-					     IMP_MAX_INPUT >> 20);
-		}
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		int e = errno;
-		free(b);
-		if (!is_stdin)
-			fclose(f);
-		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s",
-				     strerror(e));
-	}
-	if (!is_stdin)
-		fclose(f);
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
+	return input_read(path, buf, len, err);
 }
 
 int imp_check_text(const char *text, size_t len, const char *src, const char *what,

@@ -4,6 +4,7 @@
  * a UTF-8 BOM and ANSI colour codes, blank splitting and strict numbers.
  */
 #include "meas_int.h"
+#include "input.h"
 #include "meas.h"
 
 #include <ctype.h>
@@ -17,61 +18,7 @@
 int meas_read_file(const char *path, char **buf, size_t *len,
 		   struct plumb_err *err)
 {
-	FILE *f;
-	char *b = NULL;
-	size_t cap = 0, n = 0, got;
-	int is_stdin = strcmp(path, "-") == 0;
-	int rc = 0;
-
-	*buf = NULL;
-	*len = 0;
-	f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f)
-		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s",
-				     strerror(errno));
-	for (;;) {
-		if (n + 1 >= cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			char *nb;
-			if (ncap > MEAS_MAX_INPUT + 2)
-				ncap = MEAS_MAX_INPUT + 2;
-			nb = realloc(b, ncap);
-			if (!nb) {
-				rc = plumb_err_set(err, PLUMB_ERUNTIME, path, 0, 0,
-						   "out of memory reading the input");
-				goto fail;
-			}
-			b = nb;
-			cap = ncap;
-		}
-		got = fread(b + n, 1, cap - 1 - n, f);
-		n += got;
-		if (n > MEAS_MAX_INPUT) {
-			rc = plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
-					   "input is larger than %u MiB; give one "
-					   "tool's output, not a whole log archive",
-					   MEAS_MAX_INPUT >> 20);
-			goto fail;
-		}
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		rc = plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s",
-				   strerror(errno));
-		goto fail;
-	}
-	if (!is_stdin)
-		fclose(f);
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
-fail:
-	free(b);
-	if (!is_stdin)
-		fclose(f);
-	return rc;
+	return input_read(path, buf, len, err);
 }
 
 int meas_check_text(const char *buf, size_t len, const char *fname,

@@ -6,6 +6,7 @@
  * itself through an alias is rejected, so walks always terminate.
  */
 #include "ytree.h"
+#include "input.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -249,60 +250,13 @@ int ytree_parse(const char *file, const char *buf, size_t len,
 
 int ytree_load(const char *path, struct ytree **out, struct plumb_err *err)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf;
-	size_t len = 0, cap = 65536;
+	size_t len;
 	int rc;
 
 	*out = NULL;
-	if (!f)
-		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot open: %s",
-				     strerror(errno));
-	buf = malloc(cap);
-	if (!buf) {
-		fclose(f);
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
-	for (;;) {
-		size_t got;
-		if (len == cap) {
-			char *nb;
-			if (cap >= PLUMB_MAX_INPUT) {
-				int c = fgetc(f);
-				if (c == EOF)
-					break;    /* exactly at the limit */
-				free(buf);
-				fclose(f);
-				return plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
-					"file is larger than the %u MiB input limit",
-					PLUMB_MAX_INPUT >> 20);
-			}
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-			}
-			buf = nb;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "read error");
-	}
-	fclose(f);
-	if (len > PLUMB_MAX_INPUT) {
-		free(buf);
-		return plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
-				     "file is larger than the %u MiB input limit",
-				     PLUMB_MAX_INPUT >> 20);
-	}
+	if ((rc = input_read(path, &buf, &len, err)) < 0)
+		return rc;
 	rc = ytree_parse(path, buf, len, out, err);
 	free(buf);
 	return rc;

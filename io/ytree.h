@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "input.h"
 
 enum ynode_type { Y_SCALAR, Y_MAP, Y_SEQ };
 
@@ -45,8 +46,6 @@ int ytree_parse(const char *file, const char *buf, size_t len,
 /* Read the file at path (at most PLUMB_MAX_INPUT bytes) and parse it. */
 int ytree_load(const char *path, struct ytree **out, struct plumb_err *err);
 
-/* Largest input file plumb reads, in bytes (docs/cli.md "Limits"). */
-#define PLUMB_MAX_INPUT (16u * 1024u * 1024u)
 
 void ytree_free(struct ytree *t);
 

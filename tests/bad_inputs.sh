@@ -35,6 +35,8 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 pass=0
 fail=0
+TIMEOUT=
+command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 20"
 
 # expand ARG: print the argument to pass for a special @ argument.
 expand() {
@@ -58,6 +60,12 @@ expand() {
 		awk 'BEGIN { s = sprintf("%-127s", "# padding line of a file that is too large"); for (i = 0; i < 139264; i++) print s }' >"$f"
 		echo "$f"
 		;;
+	@sparse:*)
+		# a 4 GiB file of no data blocks: refused by its size, unread
+		f=$tmp/${1#@sparse:}
+		truncate -s 4G "$f"
+		echo "$f"
+		;;
 	*) echo "$1" ;;
 	esac
 }
@@ -71,7 +79,8 @@ check() {
 		args="$args $(expand "$a")"
 	done
 	# shellcheck disable=SC2086 # word lists on purpose; no blanks in paths
-	"$PLUMB" $args >"$tmp/out" 2>"$tmp/err.raw"
+	# a reader that does not stop (/dev/zero) fails the row instead of the run
+	$TIMEOUT "$PLUMB" $args >"$tmp/out" 2>"$tmp/err.raw"
 	rc=$?
 	sed "s|$tmp/|TMP/|g" "$tmp/err.raw" >"$tmp/err"
 	exp=$DIR/$name.err
@@ -255,6 +264,19 @@ calib-fitted-on-key      3 predict $BM --calib $DIR/calib-fitted-on-key.yaml
 calibrate-and-first      2 calibrate $BM --and $VM --data $DIR/csv-nan.csv
 calibrate-and-no-data    2 calibrate $BM --data $DIR/csv-nan.csv --and $VM
 calibrate-and-no-value   2 calibrate $BM --data $DIR/csv-nan.csv --and
+calibrate-data-twice     2 calibrate $BM --data $DIR/csv-nan.csv ./$DIR/csv-nan.csv
+calibrate-data-dev-zero  3 calibrate $BM --data /dev/zero
+calibrate-data-sparse    3 calibrate $BM --data @sparse:sparse-4g.txt
+calibrate-data-directory 4 calibrate $BM --data tests
+# ---- unreadable inputs: one wording for every command
+input-dev-zero-topo      3 topo /dev/zero
+input-dev-zero-import    3 import topo-m /dev/zero
+input-sparse-import      3 import lspci @sparse:sparse-4g.txt
+input-directory-topo     4 topo tests
+input-directory-import   4 import topo-m tests
+input-directory-validate 4 validate tests
+input-directory-sweep    4 sweep tests
+input-directory-calib    4 predict $BM --calib tests
 # ---- limits and runtime errors
 budget-coll              5 coll $DIR/budget-tiny.yaml
 budget-predict           5 predict $DIR/budget-tiny.yaml --layout tp8 --concurrency 1

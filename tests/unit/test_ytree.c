@@ -379,7 +379,7 @@ static void test_input_limit(void)
 	rc = ytree_load("/nonexistent/plumb/x.yaml", &t, &e);
 	EXPECT_INT(rc, -PLUMB_EIO);
 	EXPECT_INT(e.code, PLUMB_EIO);
-	EXPECT_STR(e.msg, "cannot open: No such file or directory");
+	EXPECT_STR(e.msg, "cannot read: No such file or directory");
 }
 
 void suite_ytree(void)
