@@ -110,12 +110,17 @@ static int mc_interval(struct plumb_consts *k, int draws, perturb_fn perturb, co
 }
 
 /* A draw from the calibration's covariance, and the model error the fit
- * left as one multiplicative draw. */
+ * left as one multiplicative draw. The spread sd is itself estimated from
+ * the fit's dof residual degrees of freedom, so the error is Student's t
+ * with dof degrees of freedom scaled by sd (a prediction interval's
+ * t quantile), normal when the file does not record dof. */
 static double perturb_calib(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
 {
 	const struct calib_file *cf = pctx;
 	calib_sample(cf, rng, k);
-	return cf->sd > 0 ? exp(cf->sd * gsl_ran_ugaussian(rng)) : 1;
+	if (!(cf->sd > 0))
+		return 1;
+	return exp(cf->sd * (cf->dof > 0 ? gsl_ran_tdist(rng, cf->dof) : gsl_ran_ugaussian(rng)));
 }
 
 int cmd_calib_interval(struct plumb_consts *k, int draws,
