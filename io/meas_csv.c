@@ -4,7 +4,8 @@
  *   collectives   op,gpus,bytes,time_us
  *   decode steps  layout,batch,context,step_ms
  *   serving       layout,concurrency,context,tok_s
- *                 [,tpot_ms][,ttft_ms][,input_len][,output_len]
+ *                 [,tpot_ms][,ttft_ms][,input_len][,output_len][,prompts]
+ *                 [,peak_tok_s]
  *
  * The kind follows from the header's columns (any order, any case). Lines
  * whose first non-blank character is '#' and blank lines are skipped;
@@ -32,7 +33,7 @@ enum ccol {
 	K_OP, K_GPUS, K_BYTES, K_TIME_US,
 	K_LAYOUT, K_BATCH, K_CONTEXT, K_STEP_MS,
 	K_CONCURRENCY, K_TOK_S, K_TPOT_MS, K_TTFT_MS, K_INPUT_LEN, K_OUTPUT_LEN,
-	K_PROMPTS,
+	K_PROMPTS, K_PEAK_TOK_S,
 	K_NCOLS
 };
 
@@ -40,7 +41,7 @@ static const char *const col_names[K_NCOLS] = {
 	"op", "gpus", "bytes", "time_us",
 	"layout", "batch", "context", "step_ms",
 	"concurrency", "tok_s", "tpot_ms", "ttft_ms", "input_len", "output_len",
-	"prompts",
+	"prompts", "peak_tok_s",
 };
 
 /* Per kind: allowed columns, required columns, columns that identify it. */
@@ -67,11 +68,12 @@ static const struct {
 		"serving",
 		1u << K_LAYOUT | 1u << K_CONCURRENCY | 1u << K_CONTEXT | 1u << K_TOK_S |
 		1u << K_TPOT_MS | 1u << K_TTFT_MS | 1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN |
-		1u << K_PROMPTS,
+		1u << K_PROMPTS | 1u << K_PEAK_TOK_S,
 		1u << K_LAYOUT | 1u << K_CONCURRENCY | 1u << K_CONTEXT | 1u << K_TOK_S,
 		1u << K_CONCURRENCY | 1u << K_TOK_S | 1u << K_TPOT_MS | 1u << K_TTFT_MS |
 		1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN,
-		"layout, concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts",
+		"layout, concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts, "
+		"peak_tok_s",
 	},
 };
 
@@ -341,7 +343,7 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 
 	if (f->len == 0) {
 		if (k == K_TPOT_MS || k == K_TTFT_MS || k == K_INPUT_LEN || k == K_OUTPUT_LEN ||
-		    k == K_TOK_S || k == K_PROMPTS)
+		    k == K_TOK_S || k == K_PROMPTS || k == K_PEAK_TOK_S)
 			return 0;       /* optional: stays unset (tok_s: see data_row) */
 		return fail(c, f->col, "empty value for '%s'", col_names[k]);
 	}
@@ -415,6 +417,8 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 		return num_pos(c, f, k, &r->tpot_ms);
 	case K_TTFT_MS:
 		return num_pos(c, f, k, &r->ttft_ms);
+	case K_PEAK_TOK_S:
+		return num_pos(c, f, k, &r->peak_tok_s);
 	case K_NCOLS:
 		break;
 	}
@@ -435,12 +439,13 @@ static int data_row(struct cctx *c, const struct fld *f, int n)
 	r.line = c->line;
 	r.context = -1;
 	r.input_len = r.output_len = -1;
-	r.time_us = r.step_ms = r.tok_s = r.tpot_ms = r.ttft_ms = NAN;
+	r.time_us = r.step_ms = r.tok_s = r.tpot_ms = r.ttft_ms = r.peak_tok_s = NAN;
 	for (i = 0; i < n; i++)
 		if ((rc = value(c, &r, c->hdr[i], &f[i])) < 0)
 			return rc;
-	if (c->kind == MEAS_CSV_SERVING && isnan(r.tok_s) && isnan(r.tpot_ms))
-		return fail(c, 1, "a serving row needs tok_s or tpot_ms (both are empty)");
+	if (c->kind == MEAS_CSV_SERVING && isnan(r.tok_s) && isnan(r.tpot_ms) &&
+	    isnan(r.peak_tok_s))
+		return fail(c, 1, "a serving row needs tok_s, tpot_ms or peak_tok_s (all are empty)");
 	if (c->kind == MEAS_CSV_COLLECTIVES && strcmp(r.op, "sendrecv") == 0 && r.gpus != 2) {
 		for (i = 0; i < n && c->hdr[i] != K_GPUS; i++)
 			;

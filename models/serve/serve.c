@@ -141,9 +141,38 @@ static long bucketed(long ctx, long bucket)
 	return (ctx / bucket) * bucket + bucket / 2;
 }
 
+/* Output tokens per second of run time, for the peak: one-second buckets
+ * from the first request, as bench_serving counts them. */
+struct seconds {
+	double *tok;
+	long n, cap;
+	double peak;
+};
+
+static int seconds_add(struct seconds *s, double t, double tokens)
+{
+	long b = (long)t;
+	if (b >= s->cap) {
+		long ncap = s->cap ? s->cap : 64;
+		double *nt;
+		while (ncap <= b)
+			ncap *= 2;
+		if (!(nt = realloc(s->tok, (size_t)ncap * sizeof(*nt))))
+			return -1;
+		memset(nt + s->cap, 0, (size_t)(ncap - s->cap) * sizeof(*nt));
+		s->tok = nt;
+		s->cap = ncap;
+	}
+	s->tok[b] += tokens;
+	if (s->tok[b] > s->peak)
+		s->peak = s->tok[b];
+	return 0;
+}
+
 int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	      struct serve_result *r, struct plumb_err *err)
 {
+	struct seconds sec = { NULL, 0, 0, 0 };
 	struct loop lp;
 	struct client *cl;
 	int C = p->concurrency, i, rc = 0, done_measured = 0, want, steps = 0;
@@ -210,6 +239,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					}
 					if (win0 >= 0)
 						tokens_win += 1;
+					if (seconds_add(&sec, t, 1) < 0)
+						goto oom;
 				}
 		} else {
 			double ctxsum = 0;
@@ -235,6 +266,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				cl[i].generated += add;
 				if (win0 >= 0)
 					tokens_win += add;
+				if (seconds_add(&sec, t, add) < 0)
+					goto oom;
 				if (cl[i].generated >= (double)cl[i].target - 1e-9) {
 					if (cl[i].measured) {
 						done_measured++;
@@ -264,6 +297,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		}
 	}
 	r->tok_s_total = tokens_win / (t - win0);
+	/* A run shorter than a second has no full bucket: its rate is the peak. */
+	r->peak_tok_s = t >= 1 ? sec.peak : sec.peak / t;
 	r->tpot_ms = tpot_sum / done_measured * 1e3;
 	r->ttft_ms = ttft_n ? ttft_sum / ttft_n * 1e3 : 0;
 	r->tok_s_stream = r->tpot_ms > 0 ? 1e3 / r->tpot_ms : 0;
@@ -271,7 +306,11 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	r->mean_batch = dsteps ? batch_sum / dsteps : 0;
 	r->steps = steps;
 	r->distinct_steps = lp.misses;
+	goto out;
+oom:
+	rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 out:
+	free(sec.tok);
 	free(lp.memo);
 	free(cl);
 	return rc;

@@ -57,6 +57,9 @@ struct serve_params {
 
 struct serve_result {
 	double tok_s_total;     /* output tokens per second, all clients */
+	double peak_tok_s;      /* most output tokens in one second of the run
+				   (1 s buckets from the first request, as
+				   bench_serving's "Peak output token throughput") */
 	double tok_s_stream;    /* output tokens per second seen by one client */
 	double tpot_ms;         /* time per output token after the first */
 	double ttft_ms;         /* time to first token */

@@ -228,10 +228,14 @@ static int case_data(struct val_set *v, int idx, struct plumb_err *err)
 			char label[64];
 			if (c->kind == VAL_SERVING) {
 				snprintf(label, sizeof(label), "%s x%d tok/s", row->layout, row->concurrency);
-				if ((p = add_point(v, idx, label, 0, row->tok_s)))
+				if ((p = add_point(v, idx, label, VAL_SRV_TOK, row->tok_s)))
 					p->row = i;
 				snprintf(label, sizeof(label), "%s x%d tpot_ms", row->layout, row->concurrency);
-				if ((p = add_point(v, idx, label, 1, row->tpot_ms)))
+				if ((p = add_point(v, idx, label, VAL_SRV_TPOT, row->tpot_ms)))
+					p->row = i;
+				snprintf(label, sizeof(label), "%s x%d peak tok/s", row->layout,
+					 row->concurrency);
+				if ((p = add_point(v, idx, label, VAL_SRV_PEAK, row->peak_tok_s)))
 					p->row = i;
 			} else if (c->kind == VAL_COLLCSV) {
 				if (row->gpus > c->ngpus)
@@ -764,7 +768,8 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 					      row->context, row->prompts, c->output_spread, &sr,
 					      err)) < 0)
 				goto out;
-			pt->predicted = pt->group ? sr.tpot_ms : sr.tok_s_total;
+			pt->predicted = pt->group == VAL_SRV_TPOT ? sr.tpot_ms :
+					pt->group == VAL_SRV_PEAK ? sr.peak_tok_s : sr.tok_s_total;
 			break;
 		}
 		}
@@ -848,7 +853,7 @@ void val_stats(const struct val_set *v, int first, int n, struct val_stats *st)
 static const char *unit_of(const struct val_point *p, const struct val_case *c)
 {
 	if (c->kind == VAL_SERVING)
-		return p->group ? "ms" : "tok/s";
+		return p->group == VAL_SRV_TPOT ? "ms" : "tok/s";
 	if (c->kind == VAL_NCCL)
 		return "us";
 	return p->group >= MEAS_P2P_LAT_DISABLED_GPU ? "us" : "GB/s";

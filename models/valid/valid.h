@@ -42,13 +42,21 @@ struct val_case {
 	int first_point, npoints;   /* slice of the point array */
 };
 
+/* What a serving point measures. */
+enum val_srv_metric {
+	VAL_SRV_TOK,            /* mean output tok/s of the run */
+	VAL_SRV_TPOT,           /* time per output token, ms */
+	VAL_SRV_PEAK            /* peak output tok/s (most tokens in one second) */
+};
+
 struct val_point {
 	int c;                      /* case index */
 	int row;                    /* source row (nccl run row, CSV row) */
 	int a, b;                   /* p2p: matrix cell */
 	int train;                  /* 1: used by a fit, 0: held out (calibration) */
 	char label[64];             /* "size 1048576", "uni_disabled 0->1" */
-	int group;                  /* nccl: 0; p2p: the matrix kind */
+	int group;                  /* nccl: 0; p2p: the matrix kind; serving:
+				       enum val_srv_metric */
 	double measured, predicted; /* us or GB/s, as measured */
 };
 

@@ -47,6 +47,27 @@ static void test_single_stream(void)
 	EXPECT_NEAR(r.tok_s_total, 101 / (0.050 + 100 * 0.0101), 1e-6);
 }
 
+/* The peak counts tokens by the second they arrive in, as bench_serving's
+ * "Peak output token throughput" does. */
+static void test_peak(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.spread = 0;
+	p.prompts = 1;
+	p.output_len = 101;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	/* Tokens at 0.05 + k x 0.0101 s, k = 0..100: k = 0..94 fall in the
+	 * first second, the other 6 in the next. */
+	EXPECT_NEAR(r.peak_tok_s, 95, 1e-12);
+	/* A run shorter than a second: its tokens over its length. */
+	p.output_len = 11;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	EXPECT_NEAR(r.peak_tok_s, 11 / (0.050 + 10 * 0.0101), 1e-9);
+}
+
 static void test_concurrency(void)
 {
 	struct serve_params p;
@@ -201,4 +222,5 @@ void suite_serve(void)
 	CU_add_test(s, "bad parameters", test_bad_params);
 	CU_add_test(s, "the step memo grows past 256 keys", test_memo_grows);
 	CU_add_test(s, "a benchmark run counts ramp-up and drain", test_benchmark_run);
+	CU_add_test(s, "peak tok/s: the most tokens in one second", test_peak);
 }
