@@ -1,9 +1,15 @@
 /*
- * ytree.c - libyaml document -> struct ytree, and the typed getters.
+ * ytree.c - libyaml events -> struct ytree, and the typed getters.
  *
- * Each libyaml node becomes exactly one struct ynode (aliases share it), so a
- * document with many aliases stays linear in size. A node that refers to
- * itself through an alias is rejected, so walks always terminate.
+ * The tree is built from libyaml's event stream, one event at a time, with
+ * an explicit stack of the open collections: nesting deeper than YMAX_DEPTH
+ * is refused at the event that opens the 65th level, before the rest of the
+ * document is read, so the work is linear in the input whatever its shape
+ * (a million nested '[' is refused after about a thousand bytes). Nothing
+ * recurses. An alias shares the node of its anchor, so a document with many
+ * aliases stays linear in size; an alias to a node that is still open (the
+ * node that contains it) is refused, so walks always terminate. A file holds
+ * one document.
  */
 #include "ytree.h"
 #include "input.h"
@@ -12,234 +18,349 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
 #define YMAX_KEYS 10000   /* keys per mapping (duplicate check is quadratic) */
-#define YMAX_DEPTH 64     /* nesting levels; conversion recurses once per level */
+#define YMAX_DEPTH 64     /* nesting levels */
+#define YCHUNK 256        /* nodes per allocation block */
 
-struct conv {
-	struct ytree *t;
-	yaml_document_t *doc;
-	unsigned char *state;   /* per libyaml node: 0 new, 1 in progress, 2 done */
-	int depth;              /* nesting level of the node being converted */
-	struct plumb_err *err;
+/* Nodes are allocated in blocks that never move (nodes point at nodes). */
+struct ychunk {
+	struct ychunk *next;
+	size_t used;
+	struct ynode n[YCHUNK];
 };
 
-static int conv_node(struct conv *c, int idx, struct ynode **out);
-
-static int conv_fail(struct conv *c, const yaml_node_t *yn, const char *msg)
-{
-	return plumb_err_set(c->err, PLUMB_EINPUT, c->t->file,
-			     (int)yn->start_mark.line + 1,
-			     (int)yn->start_mark.column + 1, "%s", msg);
-}
-
-static int conv_body(struct conv *c, int idx, struct ynode **out);
-
-/* Convert node idx, refusing documents nested deeper than YMAX_DEPTH (the
- * recursion would otherwise exhaust the stack on "[[[[...]]]]"). */
-static int conv_node(struct conv *c, int idx, struct ynode **out)
-{
-	yaml_node_t *yn = yaml_document_get_node(c->doc, idx);
-	int rc;
-
-	if (yn && c->depth >= YMAX_DEPTH)
-		return conv_fail(c, yn, "nesting deeper than 64 levels");
-	c->depth++;
-	rc = conv_body(c, idx, out);
-	c->depth--;
-	return rc;
-}
-
-static int conv_body(struct conv *c, int idx, struct ynode **out)
-{
-	yaml_node_t *yn = yaml_document_get_node(c->doc, idx);
+/* An open collection. */
+struct frame {
 	struct ynode *n;
-	size_t i, cnt;
+	size_t cap;             /* room in n->keys / n->vals */
+	struct ynode *key;      /* Y_MAP: the key waiting for its value */
+	const char *anchor;     /* its anchor's name (the table's copy), or NULL */
+};
 
-	if (!yn || idx < 1 || (size_t)idx > c->t->npool)
-		return plumb_err_set(c->err, PLUMB_EINPUT, c->t->file, 0, 0,
-				     "malformed YAML document");
-	n = &c->t->pool[idx - 1];
-	if (c->state[idx - 1] == 2) {
-		*out = n;
+/* Anchor name -> node; open addressing, size a power of two. */
+struct anchor {
+	char *name;
+	struct ynode *n;
+	int open;               /* the node is a collection still being read */
+};
+
+struct build {
+	struct ytree *t;
+	struct plumb_err *err;
+	struct frame st[YMAX_DEPTH];
+	int depth;              /* open collections */
+	struct anchor *anc;
+	size_t nanc, canc;
+	int docs;               /* documents started */
+};
+
+static int oom(struct plumb_err *err)
+{
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+}
+
+static int at(struct build *b, const yaml_mark_t *m, const char *msg)
+{
+	return plumb_err_set(b->err, PLUMB_EINPUT, b->t->file, (int)m->line + 1,
+			     (int)m->column + 1, "%s", msg);
+}
+
+static struct ynode *new_node(struct build *b, enum ynode_type ty, const yaml_mark_t *m)
+{
+	struct ychunk *c = b->t->chunks;
+	struct ynode *n;
+	if (!c || c->used == YCHUNK) {
+		if (!(c = calloc(1, sizeof(*c))))
+			return NULL;
+		c->next = b->t->chunks;
+		b->t->chunks = c;
+	}
+	n = &c->n[c->used++];
+	n->type = ty;
+	n->line = (int)m->line + 1;
+	n->col = (int)m->column + 1;
+	return n;
+}
+
+static uint64_t hname(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static struct anchor *anchor_find(const struct build *b, const char *name)
+{
+	size_t i;
+	if (!b->canc)
+		return NULL;
+	for (i = (size_t)hname(name) & (b->canc - 1); b->anc[i].name; i = (i + 1) & (b->canc - 1))
+		if (!strcmp(b->anc[i].name, name))
+			return &b->anc[i];
+	return NULL;
+}
+
+/* Record (or redefine: YAML allows it, later aliases see the new node) an
+ * anchor; its entry, or NULL when out of memory. */
+static struct anchor *anchor_add(struct build *b, const char *name, struct ynode *n, int open)
+{
+	struct anchor *a = anchor_find(b, name);
+	size_t i;
+	if (!a && (b->nanc + 1) * 2 > b->canc) {
+		size_t nc = b->canc ? b->canc * 2 : 64, j;
+		struct anchor *na = calloc(nc, sizeof(*na));
+		if (!na)
+			return NULL;
+		for (j = 0; j < b->canc; j++) {
+			if (!b->anc[j].name)
+				continue;
+			for (i = (size_t)hname(b->anc[j].name) & (nc - 1); na[i].name; i = (i + 1) & (nc - 1))
+				;
+			na[i] = b->anc[j];
+		}
+		free(b->anc);
+		b->anc = na;
+		b->canc = nc;
+	}
+	if (!a) {
+		char *d = malloc(strlen(name) + 1);
+		if (!d)
+			return NULL;
+		strcpy(d, name);
+		for (i = (size_t)hname(name) & (b->canc - 1); b->anc[i].name; i = (i + 1) & (b->canc - 1))
+			;
+		a = &b->anc[i];
+		a->name = d;
+		b->nanc++;
+	}
+	a->n = n;
+	a->open = open;
+	return a;
+}
+
+/* Add node n (starting at m) to the open collection, or make it the root. */
+static int attach(struct build *b, struct ynode *n)
+{
+	struct frame *f;
+	struct ynode *c;
+	size_t i;
+
+	if (!b->depth) {
+		b->t->root = n;
 		return 0;
 	}
-	if (c->state[idx - 1] == 1)
-		return conv_fail(c, yn, "alias refers to the node that contains it");
-	c->state[idx - 1] = 1;
-	n->line = (int)yn->start_mark.line + 1;
-	n->col = (int)yn->start_mark.column + 1;
+	f = &b->st[b->depth - 1];
+	c = f->n;
+	if (c->type == Y_MAP && !f->key) {
+		if (n->type != Y_SCALAR)
+			return plumb_err_set(b->err, PLUMB_EINPUT, b->t->file, n->line, n->col,
+					     "mapping keys must be plain scalars");
+		if (!n->quoted && strcmp(n->str, "<<") == 0)
+			return plumb_err_set(b->err, PLUMB_EINPUT, b->t->file, n->line, n->col,
+					     "YAML merge keys ('<<') are not supported; write the keys out");
+		for (i = 0; i < c->n; i++)
+			if (strcmp(c->keys[i]->str, n->str) == 0)
+				return plumb_err_set(b->err, PLUMB_EINPUT, b->t->file, n->line, n->col,
+						     "duplicate key '%s' (first at line %d)",
+						     n->str, c->keys[i]->line);
+		if (c->n >= YMAX_KEYS)
+			return plumb_err_set(b->err, PLUMB_EINPUT, b->t->file, c->line, c->col,
+					     "mapping has more than 10000 keys");
+		f->key = n;
+		return 0;
+	}
+	if (c->n == f->cap) {
+		size_t nc = f->cap ? f->cap * 2 : 4;
+		struct ynode **nv = realloc(c->vals, nc * sizeof(*nv)), **nk;
+		if (!nv)
+			return oom(b->err);
+		c->vals = nv;
+		if (c->type == Y_MAP) {
+			if (!(nk = realloc(c->keys, nc * sizeof(*nk))))
+				return oom(b->err);
+			c->keys = nk;
+		}
+		f->cap = nc;
+	}
+	if (c->type == Y_MAP) {
+		c->keys[c->n] = f->key;
+		f->key = NULL;
+	}
+	c->vals[c->n++] = n;
+	return 0;
+}
 
-	switch (yn->type) {
-	case YAML_SCALAR_NODE:
-		n->type = Y_SCALAR;
-		n->str = malloc(yn->data.scalar.length + 1);
-		if (!n->str)
-			return plumb_err_set(c->err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		memcpy(n->str, yn->data.scalar.value, yn->data.scalar.length);
-		n->str[yn->data.scalar.length] = '\0';
-		if (strlen(n->str) != yn->data.scalar.length)
-			return conv_fail(c, yn, "NUL byte inside a scalar");
-		n->quoted = yn->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-			    yn->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
-		break;
-	case YAML_SEQUENCE_NODE:
-		n->type = Y_SEQ;
-		cnt = (size_t)(yn->data.sequence.items.top - yn->data.sequence.items.start);
-		n->vals = calloc(cnt ? cnt : 1, sizeof(*n->vals));
-		if (!n->vals)
-			return plumb_err_set(c->err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		for (i = 0; i < cnt; i++) {
-			int rc = conv_node(c, yn->data.sequence.items.start[i], &n->vals[i]);
-			if (rc < 0)
-				return rc;
-			n->n = i + 1;
+/* One event; 0, or a negative plumb_rc. */
+static int on_event(struct build *b, const yaml_event_t *ev)
+{
+	const yaml_mark_t *m = &ev->start_mark;
+	const yaml_char_t *anchor = NULL;
+	struct anchor *a = NULL;
+	struct ynode *n;
+	int rc;
+
+	switch (ev->type) {
+	case YAML_DOCUMENT_START_EVENT:
+		if (b->docs++)
+			return at(b, m, "a second YAML document ('---'); a file holds one document");
+		return 0;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		if (b->depth > 0) {
+			struct frame *f = &b->st[--b->depth];
+			/* the anchor of a closed collection may now be aliased */
+			struct anchor *fa = f->anchor ? anchor_find(b, f->anchor) : NULL;
+			if (fa && fa->n == f->n)
+				fa->open = 0;
 		}
-		break;
-	case YAML_MAPPING_NODE:
-		n->type = Y_MAP;
-		cnt = (size_t)(yn->data.mapping.pairs.top - yn->data.mapping.pairs.start);
-		if (cnt > YMAX_KEYS)
-			return conv_fail(c, yn, "mapping has more than 10000 keys");
-		n->keys = calloc(cnt ? cnt : 1, sizeof(*n->keys));
-		n->vals = calloc(cnt ? cnt : 1, sizeof(*n->vals));
-		if (!n->keys || !n->vals)
-			return plumb_err_set(c->err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		for (i = 0; i < cnt; i++) {
-			yaml_node_pair_t *p = &yn->data.mapping.pairs.start[i];
-			struct ynode *k, *v;
-			size_t j;
-			int rc = conv_node(c, p->key, &k);
-			if (rc < 0)
-				return rc;
-			if (k->type != Y_SCALAR)
-				return plumb_err_set(c->err, PLUMB_EINPUT, c->t->file,
-						     k->line, k->col,
-						     "mapping keys must be plain scalars");
-			if (!k->quoted && strcmp(k->str, "<<") == 0)
-				return plumb_err_set(c->err, PLUMB_EINPUT, c->t->file,
-						     k->line, k->col,
-						     "YAML merge keys ('<<') are not supported; write the keys out");
-			for (j = 0; j < i; j++)
-				if (strcmp(n->keys[j]->str, k->str) == 0)
-					return plumb_err_set(c->err, PLUMB_EINPUT,
-						c->t->file, k->line, k->col,
-						"duplicate key '%s' (first at line %d)",
-						k->str, n->keys[j]->line);
-			rc = conv_node(c, p->value, &v);
-			if (rc < 0)
-				return rc;
-			n->keys[i] = k;
-			n->vals[i] = v;
-			n->n = i + 1;
-		}
+		return 0;
+	case YAML_SCALAR_EVENT:
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+	case YAML_ALIAS_EVENT:
 		break;
 	default:
-		return conv_fail(c, yn, "unsupported YAML node");
+		return 0;
 	}
-	c->state[idx - 1] = 2;
-	*out = n;
+	if (b->depth >= YMAX_DEPTH)
+		return at(b, m, "nesting deeper than 64 levels");
+	if (ev->type == YAML_ALIAS_EVENT) {
+		a = anchor_find(b, (const char *)ev->data.alias.anchor);
+		if (!a)
+			return at(b, m, "YAML syntax: found undefined alias");
+		if (a->open)
+			return at(b, m, "alias refers to the node that contains it");
+		return attach(b, a->n);
+	}
+	if (ev->type == YAML_SCALAR_EVENT) {
+		size_t len = ev->data.scalar.length;
+		if (!(n = new_node(b, Y_SCALAR, m)) || !(n->str = malloc(len + 1)))
+			return oom(b->err);
+		memcpy(n->str, ev->data.scalar.value, len);
+		n->str[len] = '\0';
+		if (strlen(n->str) != len)
+			return at(b, m, "NUL byte inside a scalar");
+		n->quoted = ev->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+			    ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+		anchor = ev->data.scalar.anchor;
+	} else {
+		int map = ev->type == YAML_MAPPING_START_EVENT;
+		if (!(n = new_node(b, map ? Y_MAP : Y_SEQ, m)))
+			return oom(b->err);
+		anchor = map ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
+	}
+	/* anchors before attaching: a key that is an anchored collection is
+	 * refused either way, a scalar one is usable at once */
+	if (anchor && !(a = anchor_add(b, (const char *)anchor, n, n->type != Y_SCALAR)))
+		return oom(b->err);
+	if ((rc = attach(b, n)) < 0)
+		return rc;
+	if (n->type != Y_SCALAR) {
+		struct frame *f = &b->st[b->depth++];
+		f->n = n;
+		f->cap = 0;
+		f->key = NULL;
+		f->anchor = a ? a->name : NULL;
+	}
 	return 0;
+}
+
+/* The error for libyaml's parser failure. */
+static int parser_error(const yaml_parser_t *parser, const char *file, const char *buf,
+			size_t len, struct plumb_err *err)
+{
+	const char *prob = parser->problem ? parser->problem : "YAML syntax error";
+	if (parser->error == YAML_MEMORY_ERROR)
+		return oom(err);
+	if (parser->error == YAML_READER_ERROR) {
+		/* libyaml gives a byte offset for encoding errors. */
+		size_t off = parser->problem_offset, i, lstart = 0;
+		int line = 1, bad = parser->problem_value;
+		if (strstr(prob, "trailing") && off > 0 && off <= len) {
+			/* Point at the lead byte of the broken sequence. */
+			while (off > 0 && ((unsigned char)buf[off - 1] & 0xc0) == 0x80)
+				off--;
+			if (off > 0 && ((unsigned char)buf[off - 1] & 0xc0) == 0xc0)
+				off--;
+			bad = (unsigned char)buf[off];
+		}
+		for (i = 0; i < off && i < len; i++)
+			if (buf[i] == '\n') {
+				line++;
+				lstart = i + 1;
+			}
+		if (bad >= 0 && strstr(prob, "UTF-8"))
+			return plumb_err_set(err, PLUMB_EINPUT, file, line, (int)(off - lstart) + 1,
+					     "invalid UTF-8 (byte 0x%02x); save the file as UTF-8",
+					     (unsigned)bad & 0xffu);
+		return plumb_err_set(err, PLUMB_EINPUT, file, line, (int)(off - lstart) + 1,
+				     "cannot read the file as text: %s", prob);
+	}
+	if (parser->problem_mark.index < len && buf[parser->problem_mark.index] == '\t')
+		return plumb_err_set(err, PLUMB_EINPUT, file, (int)parser->problem_mark.line + 1,
+				     (int)parser->problem_mark.column + 1,
+				     "tab character in indentation (YAML indents with spaces only)");
+	return plumb_err_set(err, PLUMB_EINPUT, file, (int)parser->problem_mark.line + 1,
+			     (int)parser->problem_mark.column + 1, "YAML syntax: %s%s%s", prob,
+			     parser->context ? " " : "", parser->context ? parser->context : "");
 }
 
 int ytree_parse(const char *file, const char *buf, size_t len,
 		struct ytree **out, struct plumb_err *err)
 {
 	yaml_parser_t parser;
-	yaml_document_t doc;
+	struct build b;
 	struct ytree *t;
-	yaml_node_t *root;
-	int rc = 0;
+	const char *nul;
+	size_t i;
+	int rc = 0, done = 0;
 
 	*out = NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	snprintf(t->file, sizeof(t->file), "%s", file);
-	if (memchr(buf, '\0', len)) {
-		size_t off = (size_t)((const char *)memchr(buf, '\0', len) - buf);
+	if ((nul = memchr(buf, '\0', len))) {
+		size_t off = (size_t)(nul - buf), lstart = 0;
 		int line = 1;
-		size_t i, lstart = 0;
 		for (i = 0; i < off; i++)
 			if (buf[i] == '\n') {
 				line++;
 				lstart = i + 1;
 			}
-		free(t);
 		return plumb_err_set(err, PLUMB_EINPUT, file, line, (int)(off - lstart) + 1,
 				     "binary data (NUL byte) in a YAML file");
 	}
+	if (!(t = calloc(1, sizeof(*t))))
+		return oom(err);
+	snprintf(t->file, sizeof(t->file), "%s", file);
 	if (!yaml_parser_initialize(&parser)) {
 		free(t);
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		return oom(err);
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		const char *prob = parser.problem ? parser.problem : "YAML syntax error";
-		if (parser.error == YAML_READER_ERROR) {
-			/* libyaml gives a byte offset for encoding errors. */
-			size_t off = parser.problem_offset, i, lstart = 0;
-			int line = 1, bad = parser.problem_value;
-			if (strstr(prob, "trailing") && off > 0 && off <= len) {
-				/* Point at the lead byte of the broken sequence. */
-				while (off > 0 && ((unsigned char)buf[off - 1] & 0xc0) == 0x80)
-					off--;
-				if (off > 0 && ((unsigned char)buf[off - 1] & 0xc0) == 0xc0)
-					off--;
-				bad = (unsigned char)buf[off];
-			}
-			for (i = 0; i < off && i < len; i++)
-				if (buf[i] == '\n') {
-					line++;
-					lstart = i + 1;
-				}
-			if (bad >= 0 && strstr(prob, "UTF-8"))
-				rc = plumb_err_set(err, PLUMB_EINPUT, file, line, (int)(off - lstart) + 1,
-						   "invalid UTF-8 (byte 0x%02x); save the file as UTF-8",
-						   (unsigned)bad & 0xffu);
-			else
-				rc = plumb_err_set(err, PLUMB_EINPUT, file, line, (int)(off - lstart) + 1,
-						   "cannot read the file as text: %s", prob);
-		} else if (parser.problem_mark.index < len &&
-			   buf[parser.problem_mark.index] == '\t') {
-			rc = plumb_err_set(err, PLUMB_EINPUT, file,
-					   (int)parser.problem_mark.line + 1,
-					   (int)parser.problem_mark.column + 1,
-					   "tab character in indentation (YAML indents with spaces only)");
-		} else {
-			rc = plumb_err_set(err, PLUMB_EINPUT, file,
-					   (int)parser.problem_mark.line + 1,
-					   (int)parser.problem_mark.column + 1,
-					   "YAML syntax: %s%s%s", prob,
-					   parser.context ? " " : "",
-					   parser.context ? parser.context : "");
+	memset(&b, 0, sizeof(b));
+	b.t = t;
+	b.err = err;
+	while (!done && rc == 0) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rc = parser_error(&parser, file, buf, len, err);
+			break;
 		}
-		yaml_parser_delete(&parser);
-		free(t);
-		return rc;
+		done = ev.type == YAML_STREAM_END_EVENT;
+		rc = on_event(&b, &ev);
+		yaml_event_delete(&ev);
 	}
-	root = yaml_document_get_root_node(&doc);
-	if (root) {
-		struct conv c;
-		t->npool = (size_t)(doc.nodes.top - doc.nodes.start);
-		t->pool = calloc(t->npool, sizeof(*t->pool));
-		c.t = t;
-		c.doc = &doc;
-		c.err = err;
-		c.depth = 0;
-		c.state = calloc(t->npool, 1);
-		if (!t->pool || !c.state)
-			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		else
-			rc = conv_node(&c, 1, &t->root);
-		free(c.state);
-	}
-	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
+	for (i = 0; i < b.canc; i++)
+		free(b.anc[i].name);
+	free(b.anc);
 	if (rc < 0) {
 		ytree_free(t);
 		return rc;
@@ -264,15 +385,19 @@ int ytree_load(const char *path, struct ytree **out, struct plumb_err *err)
 
 void ytree_free(struct ytree *t)
 {
+	struct ychunk *c, *next;
 	size_t i;
 	if (!t)
 		return;
-	for (i = 0; i < t->npool; i++) {
-		free(t->pool[i].str);
-		free(t->pool[i].keys);
-		free(t->pool[i].vals);
+	for (c = t->chunks; c; c = next) {
+		next = c->next;
+		for (i = 0; i < c->used; i++) {
+			free(c->n[i].str);
+			free(c->n[i].keys);
+			free(c->n[i].vals);
+		}
+		free(c);
 	}
-	free(t->pool);
 	free(t);
 }
 

@@ -2,8 +2,10 @@
  * ytree.h - a YAML document as a small tree that remembers where each node
  * came from, plus typed getters that report errors with file, line, column.
  *
- * Loading uses libyaml's document API; the tree owns copies of every scalar.
- * Anchors and aliases are resolved by libyaml; merge keys are not supported.
+ * Loading walks libyaml's event stream, refusing nesting deeper than 64
+ * levels as it goes (linear in the input); the tree owns copies of every
+ * scalar. Aliases share their anchor's node; merge keys are not supported;
+ * a file holds one document.
  * Every getter below takes the tree (for the file name) and fills a
  * struct plumb_err on failure, returning a negative plumb_rc.
  */
@@ -28,11 +30,12 @@ struct ynode {
 	struct ynode **vals;    /* Y_MAP: values; Y_SEQ: items */
 };
 
+struct ychunk;
+
 struct ytree {
 	char file[512];
 	struct ynode *root;     /* NULL for an empty document */
-	struct ynode *pool;     /* all nodes, one allocation */
-	size_t npool;
+	struct ychunk *chunks;  /* all nodes, in blocks (ytree.c) */
 };
 
 /*

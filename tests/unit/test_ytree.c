@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ytree.h"
@@ -201,8 +202,30 @@ static void test_syntax_and_aliases(void)
 	EXPECT_INT(strncmp(e.msg, "YAML syntax: ", 13), 0);
 	EXPECT_INT(e.line >= 1, 1);
 
+	/* the caret is on the alias */
 	CU_ASSERT_PTR_NULL(parse("a: &x [1, *x]\n", &e));
-	EXPECT_ERR(e, PLUMB_EINPUT, 1, 4, "alias refers to the node that contains it");
+	EXPECT_ERR(e, PLUMB_EINPUT, 1, 11, "alias refers to the node that contains it");
+	CU_ASSERT_PTR_NULL(parse("a: *nowhere\n", &e));
+	EXPECT_ERR(e, PLUMB_EINPUT, 1, 4, "YAML syntax: found undefined alias");
+
+	/* an anchor may be redefined; an alias takes the latest */
+	t = parse("a: &x 1\nb: &x 2\nc: *x\n", &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	EXPECT_STR(ymap_get(t->root, "c")->str, "2");
+	ytree_free(t);
+	/* a scalar anchor used as a key */
+	t = parse("- &k name\n- {*k : v}\n", &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	EXPECT_STR(ymap_get(t->root->vals[1], "name")->str, "v");
+	ytree_free(t);
+
+	/* one document per file */
+	CU_ASSERT_PTR_NULL(parse("a: 1\n---\nb: 2\n", &e));
+	EXPECT_ERR(e, PLUMB_EINPUT, 2, 1,
+		   "a second YAML document ('---'); a file holds one document");
+	t = parse("---\na: 1\n...\n", &e);
+	CU_ASSERT_PTR_NOT_NULL(t);
+	ytree_free(t);
 
 	/* A shared alias is one node, visited as often as it is used. */
 	t = parse("a: &x {k: v}\nb: *x\nc: *x\n", &e);
@@ -382,6 +405,65 @@ static void test_input_limit(void)
 	EXPECT_STR(e.msg, "cannot read: No such file or directory");
 }
 
+/* Nesting is refused at the 65th level, as the text is read: a million
+ * levels cost what a hundred do (the whole document used to be built
+ * before the check: 100,000 levels took over a minute). */
+static void test_depth(void)
+{
+	size_t n = 1000000, i;
+	char *buf = malloc(2 * n + 8);
+	struct ytree *t = (struct ytree *)1;
+	struct plumb_err e;
+	struct timespec t0, t1;
+	double dt;
+	int rc;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	memcpy(buf, "x: ", 3);
+	for (i = 0; i < n; i++) {
+		buf[3 + i] = '[';
+		buf[3 + n + i] = ']';
+	}
+	buf[3 + 2 * n] = '\n';
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	plumb_err_clear(&e);
+	rc = ytree_parse("deep.yaml", buf, 2 * n + 4, &t, &e);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	dt = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	EXPECT_INT(rc, -PLUMB_EINPUT);
+	CU_ASSERT_PTR_NULL(t);
+	/* the root map is level 1, the first '[' level 2 */
+	EXPECT_ERR(e, PLUMB_EINPUT, 1, 4 + 63, "nesting deeper than 64 levels");
+	if (dt >= 1.0)
+		printf("\n  10^6 nested levels took %.2f s, expected under 1 s\n", dt);
+	CU_ASSERT(dt < 1.0);
+
+	/* exactly 64 levels load, block or flow */
+	{
+		char deep[64 * 70 + 16];
+		size_t o = 0;
+		int lv;
+		for (lv = 0; lv < 63; lv++) {   /* 63 maps and a scalar */
+			memset(deep + o, ' ', (size_t)lv * 2);
+			o += (size_t)lv * 2;
+			o += (size_t)sprintf(deep + o, "k:\n");
+		}
+		deep[o - 1] = ' ';
+		o += (size_t)sprintf(deep + o, "v\n");
+		t = parse(deep, &e);
+		CU_ASSERT_PTR_NOT_NULL(t);
+		ytree_free(t);
+		t = parse("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+			  "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n", &e);
+		CU_ASSERT_PTR_NOT_NULL(t);
+		ytree_free(t);
+		CU_ASSERT_PTR_NULL(parse("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1"
+					 "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n", &e));
+		EXPECT_ERR(e, PLUMB_EINPUT, 1, 65, "nesting deeper than 64 levels");
+	}
+	free(buf);
+}
+
 void suite_ytree(void)
 {
 	CU_pSuite s = CU_add_suite("ytree", NULL, NULL);
@@ -394,4 +476,5 @@ void suite_ytree(void)
 	CU_add_test(s, "typed getters: messages and positions", test_getters);
 	CU_add_test(s, "ymap_check_keys suggestion", test_check_keys);
 	CU_add_test(s, "16 MiB input limit, missing file", test_input_limit);
+	CU_add_test(s, "nesting refused while parsing, in linear time", test_depth);
 }
