@@ -169,6 +169,10 @@ static int title_kind(const char *s)
 		s++;
 	if (starts(s, "P2P Connectivity Matrix"))
 		return MEAS_P2P_CONNECTIVITY;
+	/* "Full 8x8 Unidirectional Bandwidth Matrix (GB/s)": a summary's P2P
+	 * write matrix, the test's unidirectional P2P=Enabled one */
+	if (strstr(s, "Unidirectional Bandwidth Matrix") && !strstr(s, "P2P="))
+		return MEAS_P2P_UNI_WRITES;
 	uni = starts(s, "Unidirectional P2P=");
 	bi = starts(s, "Bidirectional P2P=");
 	if (!uni && !bi && !starts(s, "P2P="))
@@ -189,17 +193,34 @@ static int title_kind(const char *s)
 	return dis ? MEAS_P2P_BI_DISABLED : MEAS_P2P_BI_ENABLED;
 }
 
-/* Columns of a header "D\D 0 1 2" / "GPU 0 1" / "CPU 0 1", else 0. */
+/* "GPU3" or "GPU3:" names device 3 in a summary table: the digits of t
+ * (the token itself when it has no such prefix or suffix). */
+static struct meas_tok gpu_label(const struct meas_tok *t)
+{
+	struct meas_tok d = *t;
+	if (d.len > 3 && strncmp(d.s, "GPU", 3) == 0) {
+		d.s += 3;
+		d.len -= 3;
+	}
+	if (d.len > 1 && d.s[d.len - 1] == ':')
+		d.len--;
+	return d;
+}
+
+/* Columns of a header "D\D 0 1 2" / "GPU 0 1" / "CPU 0 1" / "Dst→ GPU0
+ * GPU1", else 0. */
 static int header_cols(const struct meas_tok *tok, int n)
 {
 	int i, v;
 
 	if (n < 2 || !(meas_tok_is(&tok[0], "D\\D") || meas_tok_is(&tok[0], "GPU") ||
-		       meas_tok_is(&tok[0], "CPU")))
+		       meas_tok_is(&tok[0], "CPU") || meas_tok_is(&tok[0], "Dst\xE2\x86\x92")))
 		return 0;
-	for (i = 1; i < n; i++)
-		if (meas_num_int(tok[i].s, (size_t)tok[i].len, &v) != 0 || v != i - 1)
+	for (i = 1; i < n; i++) {
+		struct meas_tok d = gpu_label(&tok[i]);
+		if (meas_num_int(d.s, (size_t)d.len, &v) != 0 || v != i - 1)
 			return 0;
+	}
 	return n - 1;
 }
 
@@ -402,6 +423,8 @@ static int do_line(struct pctx *c, char *line)
 			return 0;
 		if ((ncols = header_cols(tok, n)) > 0)
 			return open_matrix(c, tok, ncols);
+		if (c->mat >= 0 && n > 0)
+			tok[0] = gpu_label(&tok[0]);   /* "GPU0:" rows of a summary */
 		if (c->mat >= 0 && looks_like_row(tok, n))
 			return matrix_row(c, line, tok, n);
 		c->sec = -1;

@@ -9,14 +9,17 @@
 #include <string.h>
 
 #include "coll.h"
+#include "input.h"
 #include "p2ptest.h"
 #include "predict.h"
 #include "ytree.h"
 
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
-	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo", NULL
+	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo",
+	"acs", "points", NULL
 };
+static const char *const qpoint_keys[] = { "matrix", "pairs", "value", "quote", NULL };
 static const char *const whatif_keys[] = {
 	"name", "scenarios", "layouts", "concurrency", "note", NULL
 };
@@ -64,6 +67,8 @@ static struct val_point *add_point(struct val_set *v, int c, const char *label, 
 }
 
 static int case_data(struct val_set *v, int idx, struct plumb_err *err);
+static int quoted_points(struct val_set *v, int idx, const struct ytree *t,
+			 const struct ynode *list, struct plumb_err *err);
 
 static int load_case(struct val_set *v, const struct ytree *t, const struct ynode *n,
 		     int idx, struct plumb_err *err)
@@ -184,6 +189,22 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 		return rc;
 	if ((rc = scn_load(c->scenario, &c->scn, err)) < 0)
 		return rc;
+	c->acs = -1;
+	if ((x = ymap_get(n, "acs"))) {
+		static const char *const onoff[] = { "off", "on", NULL };
+		if (c->kind != VAL_P2P)
+			return yerr(t, x, PLUMB_EINPUT, err, "'acs' applies to p2p cases only");
+		if ((rc = yget_enum(t, x, "acs", onoff, &c->acs, err)) < 0)
+			return rc;
+		for (i = 0; i < c->scn->nnodes; i++)
+			if (c->scn->nodes[i].kind == SCN_SWITCH || c->scn->nodes[i].kind == SCN_ROOT_PORT)
+				c->scn->nodes[i].acs = c->acs;
+	}
+	if ((x = ymap_get(n, "points"))) {
+		if (c->kind != VAL_P2P)
+			return yerr(t, x, PLUMB_EINPUT, err, "'points' applies to p2p cases only");
+		c->quoted = 1;
+	}
 	if ((x = ymap_get(n, "gpus"))) {
 		if ((rc = yget_str(t, x, "gpus", buf, sizeof(buf), err)) < 0)
 			return rc;
@@ -196,7 +217,112 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 		for (i = 0; i < c->ngpus; i++)
 			c->gpus[i] = i;
 	}
+	if (c->quoted)
+		return quoted_points(v, idx, t, ymap_get(n, "points"), err);
 	return case_data(v, idx, err);
+}
+
+/*
+ * A p2p case whose numbers are quoted in prose (a summary table, "ACS ON
+ * ~50 GB/s") rather than printed as matrices: `points:` lists each number
+ * with the matrix it belongs to, the device pairs it stands for ("0:1
+ * 0:2") and `quote`, text of the data file it was read from (checked: the
+ * data file must contain it verbatim). Points are stored in matrix order.
+ */
+static int quoted_points(struct val_set *v, int idx, const struct ytree *t,
+			 const struct ynode *list, struct plumb_err *err)
+{
+	struct val_case *c = &v->cases[idx];
+	char *text = NULL;
+	int rc, kind;
+	size_t i, len;
+
+	c->first_point = v->npoints;
+	if ((rc = yexpect(t, list, Y_SEQ, "points", err)) < 0)
+		return rc;
+	if ((rc = input_read(c->data, &text, &len, err)) < 0)
+		return rc;
+	for (i = 0; i < list->n; i++) {
+		const struct ynode *e = list->vals[i];
+		if ((rc = yexpect(t, e, Y_MAP, "point", err)) < 0 ||
+		    (rc = ymap_check_keys(t, e, "point", qpoint_keys, err)) < 0)
+			goto out;
+		if (!ymap_get(e, "matrix") || !ymap_get(e, "pairs") || !ymap_get(e, "value") ||
+		    !ymap_get(e, "quote")) {
+			rc = yerr(t, e, PLUMB_EINPUT, err, "a point needs matrix, pairs, value and quote");
+			goto out;
+		}
+	}
+	/* one pass per matrix kind keeps each matrix's points together */
+	for (kind = 0; kind < MEAS_P2P_NKINDS; kind++)
+		for (i = 0; i < list->n; i++) {
+			const struct ynode *e = list->vals[i];
+			char name[32], quote[256], pairs[256];
+			const char *q;
+			double val;
+			size_t k;
+			if ((rc = yget_str(t, ymap_get(e, "matrix"), "matrix", name, sizeof(name), err)) < 0)
+				goto out;
+			for (k = 0; k < NP2PMAP; k++)
+				if (!strcmp(name, meas_p2p_kind_name(p2p_map[k].meas)))
+					break;
+			if (k == NP2PMAP) {
+				rc = yerr(t, ymap_get(e, "matrix"), PLUMB_EINPUT, err,
+					  "matrix '%s' is not one plumb predicts (uni_disabled, uni_writes, "
+					  "bi_disabled, bi_enabled, lat_disabled_gpu, lat_writes_gpu)", name);
+				goto out;
+			}
+			if ((int)p2p_map[k].meas != kind)
+				continue;
+			if ((rc = yget_double(t, ymap_get(e, "value"), "value", 1e-9, 1e9, &val, err)) < 0 ||
+			    (rc = yget_str(t, ymap_get(e, "quote"), "quote", quote, sizeof(quote), err)) < 0 ||
+			    (rc = yget_str(t, ymap_get(e, "pairs"), "pairs", pairs, sizeof(pairs), err)) < 0)
+				goto out;
+			if (!strstr(text, quote)) {
+				rc = yerr(t, ymap_get(e, "quote"), PLUMB_EINPUT, err,
+					  "quote '%s' is not in %s", quote, c->data);
+				goto out;
+			}
+			for (q = pairs; *q;) {
+				char label[64], *end;
+				long a, b;
+				struct val_point *p;
+				while (*q == ' ' || *q == ',')
+					q++;
+				if (!*q)
+					break;
+				a = strtol(q, &end, 10);
+				b = -1;
+				if (end != q && *end == ':') {
+					q = end + 1;
+					b = strtol(q, &end, 10);
+					if (end == q)
+						b = -1;
+				}
+				if (a < 0 || b < 0 || a == b || a >= c->ngpus || b >= c->ngpus) {
+					rc = yerr(t, ymap_get(e, "pairs"), PLUMB_EINPUT, err,
+						  "pairs must be 'A:B A:B ...' of distinct devices 0-%d",
+						  c->ngpus - 1);
+					goto out;
+				}
+				q = end;
+				snprintf(label, sizeof(label), "%s %ld->%ld", name, a, b);
+				if ((p = add_point(v, idx, label, kind, val))) {
+					p->row = (int)k;
+					p->a = (int)a;
+					p->b = (int)b;
+				}
+				if (v->oom) {
+					rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+					goto out;
+				}
+			}
+		}
+	c->npoints = v->npoints - c->first_point;
+	rc = c->npoints ? 0 : yerr(t, list, PLUMB_EINPUT, err, "case '%s' lists no point", c->name);
+out:
+	free(text);
+	return rc;
 }
 
 /* Read case idx's data file and list its measured points. */
@@ -284,6 +410,19 @@ static int case_data(struct val_set *v, int idx, struct plumb_err *err)
 			snprintf(label, sizeof(label), "%llu B", (unsigned long long)run->rows[i].size);
 			if ((p = add_point(v, idx, label, 0, run->rows[i].oop_time_us)))
 				p->row = i;
+			if (v->oom)
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		}
+		/* The in-place column times the same collective on one buffer:
+		 * scored too, after the out-of-place rows, but left out of fits
+		 * (the same point twice would weigh nccl-tests double). */
+		for (i = 0; i < run->nrows; i++) {
+			char label[64];
+			snprintf(label, sizeof(label), "%llu B in-place", (unsigned long long)run->rows[i].size);
+			if ((p = add_point(v, idx, label, 1, run->rows[i].ip_time_us))) {
+				p->row = i;
+				p->train = 0;
+			}
 			if (v->oom)
 				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		}
@@ -909,6 +1048,72 @@ static void group_table(FILE *f, const struct val_set *v)
 	}
 }
 
+/* Error of the points of case c in nccl column g (0 out-of-place, 1 in-place). */
+static void nccl_column_stats(const struct val_set *v, const struct val_case *c, int g,
+			      struct val_stats *st)
+{
+	int p, first = -1, cnt = 0;
+	for (p = c->first_point; p < c->first_point + c->npoints; p++)
+		if (v->points[p].group == g) {
+			if (first < 0)
+				first = p;
+			cnt++;
+		}
+	memset(st, 0, sizeof(*st));
+	st->worst = -1;
+	if (cnt)
+		val_stats(v, first, cnt, st);
+}
+
+/* One error row per timed column of an nccl-tests table. */
+static void nccl_columns(FILE *f, const struct val_set *v, const struct val_case *c)
+{
+	static const char *const name[] = { "out-of-place time", "in-place time" };
+	int g;
+	fputs("| column | points | median error | worst | within 2x |\n|---|---|---|---|---|\n", f);
+	for (g = 0; g < 2; g++) {
+		struct val_stats st;
+		nccl_column_stats(v, c, g, &st);
+		if (st.n)
+			fprintf(f, "| %s | %d | %.1f%% | x%.2f | %d/%d |\n", name[g], st.n,
+				100 * st.median_err, st.worst_ratio, st.within2x, st.n);
+	}
+}
+
+/*
+ * The CPU-side latency matrices: p2pBandwidthLatencyTest blocks the stream
+ * with a spinning kernel while the host enqueues the copies, so its CPU
+ * timer measures the driver's enqueue cost, never a transfer. plumb models
+ * no host API cost: listed with their median, not scored.
+ */
+static void p2p_unscored(FILE *f, const struct val_case *c)
+{
+	static const enum meas_p2p_kind cpu[] = { MEAS_P2P_LAT_DISABLED_CPU, MEAS_P2P_LAT_WRITES_CPU,
+						  MEAS_P2P_LAT_READS_CPU };
+	const struct meas_p2p_run *run;
+	size_t k;
+	if (!c->p2p || c->run > c->p2p->nruns)
+		return;
+	run = &c->p2p->runs[c->run - 1];
+	for (k = 0; k < sizeof(cpu) / sizeof(cpu[0]); k++) {
+		double vals[MEAS_P2P_MAX_GPUS * MEAS_P2P_MAX_GPUS];
+		int a, b, n = 0;
+		for (a = 0; a < run->n; a++)
+			for (b = 0; b < run->n; b++) {
+				double x = meas_p2p_at(run, cpu[k], a, b);
+				if (a != b && x > 0)
+					vals[n++] = x;
+			}
+		if (!n)
+			continue;
+		qsort(vals, (size_t)n, sizeof(vals[0]), cmp_double);
+		fprintf(f, "| %s | %d | not scored | median %.2f us: the host's time to enqueue a copy "
+			"while the stream is blocked, not a transfer |\n",
+			meas_p2p_kind_name(cpu[k]), n,
+			n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2);
+	}
+}
+
 void val_report(FILE *f, const struct val_set *v, const char *title)
 {
 	struct val_stats all;
@@ -955,10 +1160,14 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 			fprintf(f, " %s %s weights, %s KV cache, input %ld and output %ld tokens.\n\n"
 				   "| point | measured | predicted | ratio |\n|---|---|---|---|\n",
 				c->model, c->weights, c->kv, c->input, c->output);
-		else if (c->kind == VAL_NCCL)
-			fprintf(f, " %s over %d GPUs%s%s.\n\n| size | measured (us) | predicted (us) | ratio |\n|---|---|---|---|\n",
-				c->op, c->ngpus, c->p2p_disable ? ", NCCL_P2P_DISABLE=1" : "",
+		else if (c->kind == VAL_NCCL) {
+			fprintf(f, " %s over %d GPUs%s%s.\n\n", c->op, c->ngpus,
+				c->p2p_disable ? ", NCCL_P2P_DISABLE=1" : "",
 				c->nccl_level >= 0 ? ", NCCL_P2P_LEVEL set" : "");
+			nccl_columns(f, v, c);
+			fputs("\n| size | measured (us) | predicted (us) | ratio | measured in-place (us) | ratio |\n"
+			      "|---|---|---|---|---|---|\n", f);
+		}
 		else if (c->kind == VAL_DECODE)
 			fprintf(f, " %s %s weights, %s KV cache; one decode step of `batch` sequences "
 				   "holding `ctx` tokens each.\n\n| point | measured step (ms) | "
@@ -968,7 +1177,23 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 			fputs("\n\n| point | measured (us) | predicted (us) | ratio |\n|---|---|---|---|\n", f);
 		else
 			fputs("\n\n| matrix | cells | median error | worst cell: measured -> predicted |\n|---|---|---|---|\n", f);
-		if (c->kind != VAL_P2P) {
+		if (c->kind == VAL_NCCL) {
+			for (p = c->first_point; p < c->first_point + c->npoints; p++) {
+				const struct val_point *o = &v->points[p], *ip = NULL;
+				int q;
+				if (o->group != 0)
+					continue;
+				for (q = c->first_point; q < c->first_point + c->npoints; q++)
+					if (v->points[q].group == 1 && v->points[q].row == o->row)
+						ip = &v->points[q];
+				fprintf(f, "| %s | %.2f | %.2f | %.2f |", o->label, o->measured,
+					o->predicted, o->predicted / o->measured);
+				if (ip)
+					fprintf(f, " %.2f | %.2f |\n", ip->measured, ip->predicted / ip->measured);
+				else
+					fputs(" - | - |\n", f);
+			}
+		} else if (c->kind != VAL_P2P) {
 			for (p = c->first_point; p < c->first_point + c->npoints; p++)
 				fprintf(f, "| %s | %.2f | %.2f | %.2f |\n", v->points[p].label,
 					v->points[p].measured, v->points[p].predicted,
@@ -994,6 +1219,7 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 					st.worst >= 0 ? v->points[st.worst].predicted : 0,
 					st.worst >= 0 ? unit_of(&v->points[st.worst], c) : "");
 			}
+			p2p_unscored(f, c);
 		}
 		if (c->note[0])
 			fprintf(f, "\n%s\n", c->note);

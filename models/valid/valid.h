@@ -40,6 +40,9 @@ struct val_case {
 	int algo;                   /* collectives: enum coll_algo (ALGO_AUTO unless given) */
 	double output_spread;       /* serving: output lengths over [1 -+ this] x mean; 0 default */
 	int first_point, npoints;   /* slice of the point array */
+	int acs;                    /* p2p: -1 as the scenario, 0/1 ACS forced off/on */
+	int quoted;                 /* p2p: points listed in the case (`points:`), each
+				       with the text it was read from, not matrices */
 };
 
 /* What a serving point measures. */

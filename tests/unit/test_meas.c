@@ -482,8 +482,8 @@ static void test_p2p_samples(void)
 		{ 0, { 0 }, { 0 }, 0 },
 		/* 10: partial as published */
 		{ 1, { 6 }, { B(UNI_WRITES) | B(BI_ENABLED) | B(LAT_WRITES_GPU) }, 0 },
-		/* 11: diagonal removed, rounded */
-		{ 1, { 8 }, { B(BI_ENABLED) }, 0 },
+		/* 11: diagonal removed, rounded; the "Full 8x8" summary is the write matrix */
+		{ 1, { 8 }, { B(UNI_WRITES) | B(BI_ENABLED) }, 0 },
 		{ 1, { 8 }, { B(BI_ENABLED) | B(LAT_WRITES_GPU) }, 0 },
 		/* 13: six excerpts of different sizes */
 		{ 6, { 6, 8, 3, 2, 8, 4 },
