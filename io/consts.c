@@ -174,10 +174,16 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"assumed: about 1 us between kernels replayed from a CUDA graph, a few times less than "
 		"an eager launch",
 		SCOPE_GPU, 0.3, 3 },
-	[K_KERNEL_LAUNCH_EAGER_US] = { "kernel_launch_eager_us", "us", 5.0, 0, 1000,
-		"CPU launch path of a CUDA kernel about 4-6 us (RTX 5070 Ti, driver 580, CUDA 13: "
-		"susun-blog.com pegainfer part 3), middle value; Python engines add their own",
-		SCOPE_ENGINE, 3, 40 },
+	/* A Python engine running eagerly dispatches every elementary PyTorch
+	 * op from the host; plumb's ops are the fused kernels of a captured
+	 * decode step (10-21 per layer), each standing for several eager ops. */
+	[K_KERNEL_LAUNCH_EAGER_US] = { "kernel_launch_eager_us", "us", 38.0, 0, 1000,
+		"derived: an eager transformer block dispatches ~50 elementary ops "
+		"(mlhero.books.neutronlabs.ai ch. 21, PyTorch dispatch stack), each ~5-25 us of host "
+		"work before its kernel (jiahuanglin.xyz gpu_kernel_serving lesson 18); over plumb's "
+		"10-21 fused kernels per layer that is 12-125 us per kernel, 38 at the geometric middles "
+		"(50 x 11 / 14.5); overlapped with the GPU's work, only the excess shows",
+		SCOPE_ENGINE, 12, 125 },
 	[K_STEP_OVERHEAD_US] = { "step_overhead_us", "us", 0.0, 0, 1e6,
 		"not modelled by default: the serving engine's host time per step (scheduling, "
 		"sampling, launching), overlapped with the GPUs' previous step, so a step lasts "

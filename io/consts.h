@@ -55,7 +55,7 @@ enum plumb_const {
 	K_KMIN_ATTN_US,         /* shortest run of an attention kernel */
 	K_KMIN_ELEM_US,         /* shortest run of a norm / element-wise / sampling kernel */
 	K_KERNEL_LAUNCH_US,     /* gap between kernels replayed from a CUDA graph */
-	K_KERNEL_LAUNCH_EAGER_US,   /* per-kernel host launch cost without CUDA graphs */
+	K_KERNEL_LAUNCH_EAGER_US,   /* host time per kernel launched eagerly (no CUDA graphs) */
 	K_STEP_OVERHEAD_US,     /* serving engine's host time per step (scheduler, sampling) */
 	K_VM_SHM_STEP_US,       /* extra per NCCL host-memory ring step in a VM guest */
 	K_ONESHOT_US,           /* fixed time of the engine's one-shot P2P all-reduce */

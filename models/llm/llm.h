@@ -213,6 +213,8 @@ double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d);
  *   seconds = kernels x launch + kernels x kmin(class)
  *           + max(bytes / (memory_gbs x eff(class)), flops / (tflops(dtype) x flops_eff))
  * launch = kernel_launch_us with CUDA graphs, kernel_launch_eager_us without;
+ * eager launches overlap the GPU's work, so only host time beyond the op's
+ * GPU time (kmin + max(...)) is added and kept in launch_s;
  * kmin and eff are the op's kernel class constants (kmin_gemm_us, mem_eff,
  * ...). Each op's largest part is recorded (LLM_BOUND_*).
  * Fills each op's mem_s, compute_s, launch_s, seconds; *total (may be NULL)

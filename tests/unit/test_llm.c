@@ -235,9 +235,21 @@ static void test_roofline_by_hand(void)
 	CU_ASSERT_EQUAL(o.op[1].kclass, LLM_K_GEMM);
 	CU_ASSERT_EQUAL(o.op[1].bound, LLM_BOUND_KMIN);
 	EXPECT_NEAR(o.op[1].compute_s, 2.0 * 6144 / (503.8e12 * 417.34 / 503.8), 1e-9);
+	/* Eager: the host's launches overlap the GPU's work, so the op takes
+	 * the longer of 3 x 10 us of host time and its GPU time, and launch_s
+	 * keeps the host time beyond the GPU's. */
 	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &t, &e), 0);
-	EXPECT_NEAR(o.op[1].seconds, 3 * (10e-6 + k.v[K_KMIN_GEMM_US] * 1e-6) +
-		    12288.0 / (1792e9 * 0.5), 1e-12);
+	{
+		double gpu_s = 3 * k.v[K_KMIN_GEMM_US] * 1e-6 + 12288.0 / (1792e9 * 0.5);
+		CU_ASSERT(gpu_s < 3 * 10e-6);
+		EXPECT_NEAR(o.op[1].seconds, 3 * 10e-6, 1e-12);
+		EXPECT_NEAR(o.op[1].launch_s, 3 * 10e-6 - gpu_s, 1e-9);
+		/* A host faster than the GPU is hidden entirely. */
+		k.v[K_KERNEL_LAUNCH_EAGER_US] = 0.1;
+		CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &t, &e), 0);
+		EXPECT_NEAR(o.op[1].seconds, gpu_s, 1e-12);
+		CU_ASSERT_EQUAL(o.op[1].launch_s, 0);
+	}
 	llm_ops_release(&o);
 	free(c);
 }
