@@ -10,6 +10,7 @@
 #include "out.h"
 #include "p2ptest.h"
 #include "scn.h"
+#include "topo.h"
 #include "xfer.h"
 #include "ytree.h"
 
@@ -115,7 +116,12 @@ int cmd_xfer(int argc, char **argv)
 				goto fail;
 			m = r->can[from][to] ? XFER_P2P : XFER_BOUNCE;
 		} else {
+			char why[640];
 			m = (enum xfer_method)method;
+			if (m == XFER_P2P && topo_p2p_forbidden(s, from, to, why, sizeof(why)) > 0)
+				fprintf(stderr, "plumb xfer: warning: GPU%d -> GPU%d is %s; the driver "
+					"would stage this copy through host memory (--method bounce), so this "
+					"P2P figure is a what-if\n", from, to, why);
 		}
 		if ((rc = xfer_time(s, from, to, (double)bytes, m, bidir, &t, &err)) < 0)
 			goto fail;

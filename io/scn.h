@@ -109,6 +109,7 @@ struct scn_vm {
 	int pci_realloc;            /* derived: kernel_args has pci=realloc */
 	enum scn_p2p_exposure p2p_exposure;
 	int guest_numa;             /* 1: the guest sees the host NUMA layout */
+	int vcpus;                  /* the guest's CPUs (numbered 0..vcpus-1); 0 unknown */
 };
 
 /* The serving stack (docs/scenarios.md, `serving:`): what the engine-scope

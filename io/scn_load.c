@@ -47,7 +47,7 @@ static const char *const pair_keys[] = { "gpus", "links", NULL };
 static const char *const vm_keys[] = {
 	"mode", "hypervisor", "chipset", "pcie_passthrough", "firmware",
 	"guest_phys_bits", "mmio64_window", "mmio32_window", "guest_ram",
-	"host_iommu", "guest_kernel_args", "p2p_exposure", "guest_numa", NULL
+	"host_iommu", "guest_kernel_args", "p2p_exposure", "guest_numa", "vcpus", NULL
 };
 
 static const char *const kind_names[] = {
@@ -659,6 +659,8 @@ static int parse_vm(const struct ytree *t, const struct ynode *m, struct scenari
 	if ((rc = opt_enum(t, m, "guest_numa", "guest_numa", guest_numa_names, &e, err)) < 0)
 		return rc;
 	V->guest_numa = e;
+	if ((rc = opt_int(t, m, "vcpus", 1, SCN_MAX_CPU + 1, &V->vcpus, err)) < 0)
+		return rc;
 	if (V->mode == SCN_VM && V->guest_numa && !(V->chipset == SCN_Q35 && V->pcie_passthrough))
 		return yerr(t, ymap_get(m, "guest_numa"), PLUMB_EINPUT, err,
 			    "guest_numa: host needs chipset q35 with pcie_passthrough (pxb-pcie expander buses)");

@@ -2,6 +2,7 @@
  * bar.c - the VM BAR/MMIO placement model (see bar.h for the rules).
  */
 #include "bar.h"
+#include "topo.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -118,7 +119,7 @@ int bar_fit(const struct scenario *s, int realloc, struct bar_result *r,
 		uint64_t cur = win_base[g];
 		int ok = 1;
 		int order[SCN_MAX_BARS], a, b;
-		snprintf(bdf, sizeof(bdf), "0000:%02x:00.0", (unsigned)(g + 1) & 0xffu);
+		topo_guest_bdf(s, g, bdf);
 		/* Largest BAR first, as the kernel sorts by alignment. */
 		for (a = 0; a < m->nbars; a++)
 			order[a] = a;
@@ -164,18 +165,20 @@ int bar_fit(const struct scenario *s, int realloc, struct bar_result *r,
 			 "pci_bus 0000:00: Some PCI device resources are unassigned, try booting with pci=realloc");
 	for (g = 0; g < s->ngpus && r->nmsg < BAR_MAX_MSG; g++) {
 		int bad = 0;
+		char bdf[16];
+		topo_guest_bdf(s, g, bdf);
 		for (k = 0; k < r->nplace; k++)
 			if (r->place[k].gpu == g && !r->place[k].assigned) {
 				if (r->nmsg + 2 >= BAR_MAX_MSG)
 					break;
 				snprintf(r->msg[r->nmsg++], sizeof(r->msg[0]),
-					 "NVRM: BAR%d is 0M @ 0x0 (PCI:0000:%02x:00.0)",
-					 r->place[k].region, g + 1);
+					 "NVRM: BAR%d is 0M @ 0x0 (PCI:%s)",
+					 r->place[k].region, bdf);
 				bad = 1;
 			}
 		if (bad && r->nmsg < BAR_MAX_MSG)
 			snprintf(r->msg[r->nmsg++], sizeof(r->msg[0]),
-				 "nvidia: probe of 0000:%02x:00.0 failed with error -1", g + 1);
+				 "nvidia: probe of %s failed with error -1", bdf);
 	}
 	return 0;
 }

@@ -2,6 +2,7 @@
  * report.c - text, JSON and XML renderings of topology views (report.h).
  */
 #include "report.h"
+#include "out.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,8 +51,8 @@ void rep_topo_matrix(FILE *f, const struct topo_view *v, int legend)
 			cell(f, topo_class_str(v, i, j, buf));
 		}
 		if (v->ep[i].gpu >= 0) {
-			if (v->side == TOPO_GUEST && !v->scn->vm.guest_numa)
-				snprintf(aff, sizeof(aff), "N/A");
+			if (v->side == TOPO_GUEST)
+				topo_guest_cpus(v->scn, v->ep[i].numa, aff, sizeof(aff));
 			else
 				topo_cpu_affinity(v->scn, v->ep[i].numa, aff, sizeof(aff));
 			if (v->ep[i].numa >= 0)
@@ -271,6 +272,18 @@ void rep_findings(FILE *f, const struct topo_view *host, const struct topo_view 
 			for (j = 0; j < guest->ngpu; j++)
 				if (i != j && guest->cls[i][j] != TC_PHB)
 					phb = 0;
+		for (i = 0; i < guest->ngpu && guest->ep[i].dev == i; i++)
+			;
+		if (i < guest->ngpu) {
+			fputs("- Inside the VM nvidia-smi and CUDA number the GPUs by guest bus id, not in "
+			      "passthrough order:", f);
+			for (j = 0; j < guest->ngpu; j++)
+				for (i = 0; i < guest->ngpu; i++)
+					if (guest->ep[i].dev == j)
+						fprintf(f, "%s guest GPU%d = host GPU%d (%s)", j ? "," : "", j, i,
+							guest->ep[i].bdf);
+			fputs(".\n", f);
+		}
 		if (phb && guest->ngpu > 1 && !s->vm.guest_numa)
 			fputs("- Inside the VM every pair is PHB and NUMA is not exposed: NCCL cannot tell "
 			      "same-socket from cross-socket pairs. An NCCL topology file with the host's NUMA "
@@ -485,8 +498,10 @@ static void xml_node(struct xml_ctx *c, int k, int depth)
 			snprintf(bus, sizeof(bus), "%s", d->bdf);
 		else
 			snprintf(bus, sizeof(bus), "0000:%02x:00.0", c->next_bus++ & 0xff);
-		fprintf(f, "<pci busid=\"%s\" class=\"0x060400\" link_speed=\"%s\" link_width=\"%d\">\n",
-			bus, speed_str(d->gen), d->width);
+		fputs("<pci busid=\"", f);
+		out_xml(f, bus);
+		fprintf(f, "\" class=\"0x060400\" link_speed=\"%s\" link_width=\"%d\">\n",
+			speed_str(d->gen), d->width);
 		for (j = 0; j < v->nnodes; j++)
 			if (v->nodes[j].parent == k)
 				xml_node(c, j, depth + 1);
@@ -507,24 +522,29 @@ static void xml_node(struct xml_ctx *c, int k, int depth)
 			snprintf(bus, sizeof(bus), "%s", v->ep[j].bdf);
 		else
 			snprintf(bus, sizeof(bus), "0000:%02x:00.0", (j + 1) & 0xff);
-		fprintf(f, "<pci busid=\"%s\" class=\"0x030200\" vendor=\"0x10de\" link_speed=\"%s\" link_width=\"%d\">\n",
-			bus, speed_str(d->gen), d->width);
+		fputs("<pci busid=\"", f);
+		out_xml(f, bus);
+		fprintf(f, "\" class=\"0x030200\" vendor=\"0x10de\" link_speed=\"%s\" link_width=\"%d\">\n",
+			speed_str(d->gen), d->width);
 		xml_indent(f, depth + 1);
 		fprintf(f, "<gpu dev=\"%d\" sm=\"%d\" rank=\"%d\" gdr=\"%d\"/>\n",
-			v->ep[j].gpu, sm, v->ep[j].gpu, c->gdr);
+			v->ep[j].dev, sm, v->ep[j].dev, c->gdr);
 	} else {
 		char bus[16];
 		if (d->bdf[0])
 			snprintf(bus, sizeof(bus), "%s", d->bdf);
 		else
 			snprintf(bus, sizeof(bus), "0000:%02x:00.0", c->next_bus++ & 0xff);
-		fprintf(f, "<pci busid=\"%s\" class=\"0x020700\" link_speed=\"%s\" link_width=\"%d\">\n",
-			bus, speed_str(d->gen), d->width);
+		fputs("<pci busid=\"", f);
+		out_xml(f, bus);
+		fprintf(f, "\" class=\"0x020700\" link_speed=\"%s\" link_width=\"%d\">\n",
+			speed_str(d->gen), d->width);
 		xml_indent(f, depth + 1);
 		fprintf(f, "<nic>\n");
 		xml_indent(f, depth + 2);
-		fprintf(f, "<net name=\"%s\" dev=\"%d\" gdr=\"%d\"/>\n", v->ep[j].label,
-			j - v->ngpu, c->gdr);
+		fputs("<net name=\"", f);
+		out_xml(f, v->ep[j].label);
+		fprintf(f, "\" dev=\"%d\" gdr=\"%d\"/>\n", j - v->ngpu, c->gdr);
 		xml_indent(f, depth + 1);
 		fprintf(f, "</nic>\n");
 	}
@@ -547,10 +567,20 @@ void rep_nccl_xml(FILE *f, const struct topo_view *v, const struct topo_view *ho
 		for (j = 0; j < v->ngpu; j++)
 			if (i != j && v->p2p[i][j] == P2P_OK)
 				c.gdr = 1;
-	fprintf(f, "<!-- NCCL topology for %s (%s view) with the host's NUMA placement; "
+	fputs("<!-- NCCL topology for ", f);
+	out_xml_comment(f, s->name);   /* the scenario's text: escaped */
+	fprintf(f, " (%s view) with the host's NUMA placement; "
 		   "bus ids of bridges without one in the scenario are made up. "
-		   "Use with NCCL_TOPO_FILE=FILE. -->\n", s->name,
+		   "Use with NCCL_TOPO_FILE=FILE. -->\n",
 		v->side == TOPO_HOST ? "host" : "guest");
+	if (v->side == TOPO_GUEST)
+		fprintf(f, "<!-- Guest bus ids and GPU numbers (%s), guest CPU numbers (%s). -->\n",
+			s->vm.chipset == SCN_Q35 && s->vm.pcie_passthrough ?
+			"one root port per GPU" : "GPUs on the flat root bus",
+			s->vm.vcpus > 0 ? (s->vm.guest_numa ? "the vCPUs split over the host's NUMA nodes" :
+					   "every vCPU: the guest sees one NUMA node") :
+			"unknown: set vcpus in the scenario; without it NCCL reads each node's cpumap "
+			"from the guest's sysfs");
 	fputs("<system version=\"1\">\n", f);
 	for (numa = 0; numa < nn; numa++) {
 		int has = 0;
@@ -558,13 +588,16 @@ void rep_nccl_xml(FILE *f, const struct topo_view *v, const struct topo_view *ho
 			has |= host->ep[i].numa == numa;
 		if (!has)
 			continue;
-		topo_cpu_affinity(s, numa, aff, sizeof(aff));
+		if (v->side == TOPO_GUEST)
+			topo_guest_cpus(s, numa, aff, sizeof(aff));
+		else
+			topo_cpu_affinity(s, numa, aff, sizeof(aff));
 		if (strcmp(aff, "N/A") == 0)
-			snprintf(mask, sizeof(mask), "ffffffff");
+			snprintf(mask, sizeof(mask), "%s", v->side == TOPO_GUEST ? "" : "ffffffff");
 		else
 			cpu_mask(aff, mask, sizeof(mask));
-		fprintf(f, "  <cpu numaid=\"%d\" affinity=\"%s\" arch=\"x86_64\" vendor=\"%s\">\n",
-			numa, mask,
+		fprintf(f, "  <cpu numaid=\"%d\"%s%s%s arch=\"x86_64\" vendor=\"%s\">\n",
+			numa, mask[0] ? " affinity=\"" : "", mask, mask[0] ? "\"" : "",
 			s->host.cpu_vendor == SCN_AMD ? "AuthenticAMD" :
 			s->host.cpu_vendor == SCN_INTEL ? "GenuineIntel" : "");
 		if (v->side == TOPO_HOST) {
@@ -577,9 +610,15 @@ void rep_nccl_xml(FILE *f, const struct topo_view *v, const struct topo_view *ho
 		} else {
 			/* The guest's own tree hides the host's: place each GPU
 			 * under the NUMA node it really sits on. */
-			for (i = 0; i < v->ngpu; i++)
-				if (host->ep[i].numa == numa)
-					xml_node(&c, v->ep[i].node, 2);
+			int d;
+			for (d = 0; d < v->ngpu; d++)       /* in guest bus order */
+				for (i = 0; i < v->ngpu; i++)
+					if (v->ep[i].dev == d && host->ep[i].numa == numa) {
+						xml_indent(f, 2);
+						fprintf(f, "<!-- guest GPU%d is host GPU%d%s%s -->\n", d, i,
+							host->ep[i].bdf[0] ? " at " : "", host->ep[i].bdf);
+						xml_node(&c, v->ep[i].node, 2);
+					}
 		}
 		fputs("  </cpu>\n", f);
 	}

@@ -173,6 +173,63 @@ void topo_cpu_affinity(const struct scenario *s, int numa, char *buf, size_t n)
 		snprintf(buf, n, "%d-%d", numa * cpn, numa * cpn + cpn - 1);
 }
 
+void topo_guest_cpus(const struct scenario *s, int numa, char *buf, size_t n)
+{
+	int nn = s->host.sockets * s->host.numa_per_socket, v = s->vm.vcpus, a, b;
+
+	if (v <= 0 || nn <= 0) {
+		snprintf(buf, n, "N/A");
+		return;
+	}
+	if (!s->vm.guest_numa || numa < 0 || numa >= nn || v < nn) {
+		snprintf(buf, n, "0-%d", v - 1);
+		return;
+	}
+	a = numa * v / nn;
+	b = (numa + 1) * v / nn - 1;
+	snprintf(buf, n, "%d-%d", a, b);
+}
+
+static int is_proxmox(const struct scenario *s)
+{
+	const char *h = s->vm.hypervisor;
+	return (h[0] == 'p' || h[0] == 'P') && strncmp(h + 1, "roxmox", 6) == 0;
+}
+
+/* Proxmox q35 root port of hostpci i as slot * 8 + function. */
+static int pve_port_addr(int i)
+{
+	if (i < 4)
+		return 0x1c * 8 + i;            /* ich9-pcie-port-1..4 (pve-q35 config) */
+	if (i < 12)
+		return 0x10 * 8 + (i - 4);      /* print_pcie_root_port: 10.0-10.7 */
+	return 0x11 * 8 + (i - 12);             /* 11.0-11.3 */
+}
+
+void topo_guest_bdf(const struct scenario *s, int i, char *buf)
+{
+	int bus = i + 1, slot = 0;
+
+	if (is_proxmox(s) && s->vm.chipset == SCN_Q35 && s->vm.pcie_passthrough) {
+		/* Ports 1-4 always exist; the others only for the devices that
+		 * need them. Buses follow the ports' addresses. */
+		int nports = s->ngpus > 4 ? s->ngpus : 4, k, mine = pve_port_addr(i);
+		bus = 1;
+		for (k = 0; k < nports; k++)
+			bus += pve_port_addr(k) < mine;
+	} else if (is_proxmox(s) && s->vm.chipset == SCN_I440FX) {
+		static const int slot0[] = { 0x10, 0x11, 0x1b, 0x1c };
+		if (i < 4) {
+			bus = 0;
+			slot = slot0[i];
+		} else {
+			bus = 1;                        /* pci.2 at 00:1f.0, the only bridge */
+			slot = 0x0d + (i - 4);
+		}
+	}
+	snprintf(buf, 16, "0000:%02x:%02x.0", (unsigned)bus & 0xffu, (unsigned)slot & 0x1fu);
+}
+
 /* Copy the host tree, applying the ACS override. */
 static void build_host_tree(struct topo_view *v, const struct topo_opts *o)
 {
@@ -241,8 +298,7 @@ static void build_guest_tree(struct topo_view *v)
 		v->nodes[idx].gpu_model = g->gpu_model;
 		v->nodes[idx].clique = g->clique;
 		snprintf(v->nodes[idx].model, sizeof(v->nodes[idx].model), "%s", g->model);
-		snprintf(v->nodes[idx].bdf, sizeof(v->nodes[idx].bdf), "0000:%02x:00.0",
-			 (unsigned)(i + 1) & 0xffu);
+		topo_guest_bdf(s, i, v->nodes[idx].bdf);
 	}
 }
 
@@ -267,6 +323,14 @@ static void collect_endpoints(struct topo_view *v)
 		v->nep++;
 	}
 	v->ngpu = v->nep;
+	/* nvidia-smi numbers GPUs in bus order: the host's file order, the
+	 * guest's own bus ids */
+	for (i = 0; i < v->ngpu; i++) {
+		v->ep[i].dev = i;
+		if (v->side == TOPO_GUEST)
+			for (k = 0, v->ep[i].dev = 0; k < v->ngpu; k++)
+				v->ep[i].dev += strcmp(v->ep[k].bdf, v->ep[i].bdf) < 0;
+	}
 	for (k = 0; k < v->nnodes && v->nep < TOPO_MAX_EP; k++) {
 		struct topo_ep *e;
 		if (v->nodes[k].kind != SCN_NIC)
@@ -491,6 +555,26 @@ int topo_build(const struct scenario *s, enum topo_side side,
 void topo_free(struct topo_view *v)
 {
 	free(v);
+}
+
+int topo_p2p_forbidden(const struct scenario *s, int a, int b, char *why, size_t n)
+{
+	struct topo_opts o;
+	struct topo_view *v = NULL;
+	int rc, bad;
+	char reason[512];
+
+	topo_opts_init(&o);
+	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, &o, &v, NULL)) < 0)
+		return rc;
+	bad = a != b && v->p2p[a][b] != P2P_OK;
+	if (bad && why) {
+		topo_p2p_reason(v, a, b, reason, sizeof(reason));
+		snprintf(why, n, "%s %s: %s", topo_p2p_str((enum topo_p2p)v->p2p[a][b]),
+			 v->side == TOPO_GUEST ? "in the guest" : "on the host", reason);
+	}
+	topo_free(v);
+	return bad;
 }
 
 /* Phrase for where the two GPUs sit on the host. */

@@ -47,6 +47,8 @@ struct topo_ep {
 	int gpu;                /* GPU index or -1 for a NIC */
 	int numa;               /* -1: not exposed (printed N/A) */
 	char bdf[16];
+	int dev;                /* GPU: its index on this side (nvidia-smi and CUDA with
+				   PCI bus order); in a guest, by guest bus id */
 };
 
 struct topo_view {
@@ -103,11 +105,41 @@ void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t 
 /* CPU affinity list of NUMA node `numa` ("0-31,64-95"), or "N/A". */
 void topo_cpu_affinity(const struct scenario *s, int numa, char *buf, size_t n);
 
+/*
+ * The guest's CPUs near host NUMA node `numa`, in guest numbering: with
+ * `vcpus` set, all of them ("0-63") when the guest sees no NUMA, else the
+ * share QEMU gives that node (vCPUs split evenly over the host's nodes,
+ * in order). "N/A" when the scenario does not give vcpus.
+ */
+void topo_guest_cpus(const struct scenario *s, int numa, char *buf, size_t n);
+
+/*
+ * PCI address the guest gives the GPU passed through as the i-th device
+ * (scenario GPU i = hostpci i), into buf (16 bytes). Proxmox follows its
+ * address map (qemu-server PVE/QemuServer/PCI.pm): q35 with pcie=1 puts
+ * hostpci0-3 behind root ports 00:1c.0-1c.3 and hostpci4-11 behind
+ * 00:10.0-10.7 (12-15: 00:11.0-11.3), and the guest numbers the root
+ * ports' buses in address order, so 8 GPUs get buses 05-08 (hostpci0-3)
+ * and 01-04 (hostpci4-7); i440fx puts hostpci0-3 on the root bus at slots
+ * 10, 11, 1b, 1c and hostpci4-15 behind the pci.2 bridge (bus 01) from
+ * slot 0d. Other hypervisors: one root port per device in order, GPU i on
+ * bus i+1.
+ */
+void topo_guest_bdf(const struct scenario *s, int i, char *buf);
+
 /* Number of endpoints below the root complex of host node `node`. */
 int topo_rc_endpoints(const struct scenario *s, int node);
 
 /* Root complex index (host nodes) above host node `node`. */
 int topo_root_of(const struct scenario *s, int node);
+
+/*
+ * Does the P2P status of GPUs a and b forbid a direct copy on the side the
+ * work runs on (the guest in a VM, else the host)? 1 when it is not OK;
+ * `why` (size n, may be NULL) then gets "NS in the guest: <reason>".
+ * 0 when P2P is allowed, a negative plumb code when the view cannot be built.
+ */
+int topo_p2p_forbidden(const struct scenario *s, int a, int b, char *why, size_t n);
 
 /*
  * Where the P2P traffic between host nodes na and nb turns. A peer request
