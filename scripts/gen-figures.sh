@@ -22,7 +22,7 @@ fig() {
 fig baremetal-topology.png $S/baremetal-8x-rtxpro6000.yaml --what topology
 fig switch-topology.png $S/switch-8x-rtxpro6000.yaml --what topology
 fig switch-matrix.png $S/switch-8x-rtxpro6000.yaml --what matrix
-fig switch-acs-on.png $S/switch-8x-rtxpro6000.yaml --what topology --acs on
+fig switch-acs-on.png $S/switch-8x-rtxpro6000.yaml --what topology --acs on --path 0:1
 fig vm-topology.png $S/proxmox-vm-q35-8x-rtxpro6000.yaml --what topology
 fig vm-bars.png $S/proxmox-vm-q35-8x-rtxpro6000.yaml --what bars
 fig baremetal-path-1-6.png $S/baremetal-8x-rtxpro6000.yaml --what topology --path 1:6
