@@ -142,16 +142,19 @@ static long bucketed(long ctx, long bucket)
 }
 
 /* Output tokens per second of run time, for the peak: one-second buckets
- * from the first request, as bench_serving counts them. */
+ * from the first request, as bench_serving counts them. A decode step's
+ * tokens are spread over the buckets its duration covers (bench_serving
+ * counts each token in the second it arrives; spreading them keeps the
+ * peak a continuous function of step times, which a fit needs, and is the
+ * same count on average); a prefill's first tokens land at its end. */
 struct seconds {
 	double *tok;
-	long n, cap;
+	long cap;
 	double peak;
 };
 
-static int seconds_add(struct seconds *s, double t, double tokens)
+static int seconds_add(struct seconds *s, long b, double tokens)
 {
-	long b = (long)t;
 	if (b >= s->cap) {
 		long ncap = s->cap ? s->cap : 64;
 		double *nt;
@@ -169,10 +172,24 @@ static int seconds_add(struct seconds *s, double t, double tokens)
 	return 0;
 }
 
+/* tokens produced evenly over [t0, t1] (a point at t1 when t1 <= t0) */
+static int seconds_span(struct seconds *s, double t0, double t1, double tokens)
+{
+	long b;
+	if (!(t1 > t0))
+		return seconds_add(s, (long)t1, tokens);
+	for (b = (long)t0; b <= (long)t1; b++) {
+		double lo = fmax(t0, (double)b), hi = fmin(t1, (double)b + 1);
+		if (hi > lo && seconds_add(s, b, tokens * (hi - lo) / (t1 - t0)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	      struct serve_result *r, struct plumb_err *err)
 {
-	struct seconds sec = { NULL, 0, 0, 0 };
+	struct seconds sec = { NULL, 0, 0 };
 	struct loop lp;
 	struct client *cl;
 	int C = p->concurrency, i, rc = 0, done_measured = 0, want, steps = 0;
@@ -219,7 +236,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * of requests has completed (warm-up) and closes after `want` more. */
 	while (done_measured < want) {
 		int waiting = 0, active = 0;
-		double dt;
+		double dt, firsts = 0, step_tokens = 0;
 		for (i = 0; i < C; i++) {
 			waiting += !cl[i].decoding && !cl[i].idle;
 			active += cl[i].decoding;
@@ -239,9 +256,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					}
 					if (win0 >= 0)
 						tokens_win += 1;
-					if (seconds_add(&sec, t, 1) < 0)
-						goto oom;
+					firsts++;
 				}
+			if (seconds_span(&sec, t, t, firsts) < 0)
+				goto oom;
 		} else {
 			double ctxsum = 0;
 			long cx;
@@ -266,8 +284,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				cl[i].generated += add;
 				if (win0 >= 0)
 					tokens_win += add;
-				if (seconds_add(&sec, t, add) < 0)
-					goto oom;
+				step_tokens += add;
 				if (cl[i].generated >= (double)cl[i].target - 1e-9) {
 					if (cl[i].measured) {
 						done_measured++;
@@ -288,6 +305,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					cl[i].target = out_len(p, issued++);
 				}
 			}
+			if (seconds_span(&sec, t - dt, t, step_tokens) < 0)
+				goto oom;
 		}
 		steps++;
 		if (steps > 10000000) {

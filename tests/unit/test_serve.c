@@ -59,9 +59,10 @@ static void test_peak(void)
 	p.prompts = 1;
 	p.output_len = 101;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
-	/* Tokens at 0.05 + k x 0.0101 s, k = 0..100: k = 0..94 fall in the
-	 * first second, the other 6 in the next. */
-	EXPECT_NEAR(r.peak_tok_s, 95, 1e-12);
+	/* The first token at 0.05 s, then one per 10.1 ms decode step, spread
+	 * over the step: the first second holds the first token and 0.95 s of
+	 * steps, the next the other 100 - 0.95 / 0.0101. */
+	EXPECT_NEAR(r.peak_tok_s, 1 + 0.95 / 0.0101, 1e-9);
 	/* A run shorter than a second: its tokens over its length. */
 	p.output_len = 11;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
