@@ -17,7 +17,8 @@ const char cmd_constants_usage[] =
 	"kernel library; engine: the serving engine; nccl: NCCL's tuning model; box:\n"
 	"the machine; vm: a virtual machine's host path), value, unit, plausible\n"
 	"range, hard bounds and the source of its default. With a SCENARIO, the\n"
-	"values it sets in its 'constants:' block replace the defaults (marked *);\n"
+	"values it sets in its 'constants:' block replace the defaults (marked *),\n"
+	"and the GPU catalog's for its GPU model replace the rest (marked c);\n"
 	"a value outside its plausible range is flagged.\n"
 	"--format yaml prints a 'constants:' block to paste into a scenario.\n"
 	"\n"
@@ -28,6 +29,7 @@ int cmd_constants(int argc, char **argv)
 	struct plumb_err err;
 	struct scenario *s = NULL;
 	struct plumb_consts k;
+	unsigned char cat[K_NCONSTS];
 	struct outfile out;
 	const char *path = NULL, *outpath = "-", *fmt = "table";
 	int i, rc;
@@ -52,10 +54,12 @@ int cmd_constants(int argc, char **argv)
 	if (strcmp(fmt, "table") && strcmp(fmt, "markdown") && strcmp(fmt, "yaml"))
 		return cmd_usage_error("constants", "--format must be table, markdown or yaml, not '%s'", fmt);
 	consts_defaults(&k);
+	memset(cat, 0, sizeof(cat));
 	if (path) {
 		if ((rc = scn_load(path, &s, &err)) < 0)
 			goto fail;
 		k = s->k;
+		memcpy(cat, s->k_catalog, sizeof(cat));
 	}
 	if ((rc = out_open(&out, outpath, &err)) < 0)
 		goto fail;
@@ -67,18 +71,19 @@ int cmd_constants(int argc, char **argv)
 	for (i = 0; i < K_NCONSTS; i++) {
 		const struct plumb_const_def *d = &plumb_const_defs[i];
 		int odd = !consts_plausible(i, k.v[i]);
+		const char *mark = k.set[i] ? "*" : cat[i] ? "c" : " ";
 		if (!strcmp(fmt, "markdown"))
 			fprintf(out.f, "| `%s` | %s | %.6g%s%s | %s | %g - %g | %g - %g | %s |\n", d->name,
-				consts_scope_name(d->scope), k.v[i], k.set[i] ? " *" : "",
+				consts_scope_name(d->scope), k.v[i], k.set[i] ? " *" : cat[i] ? " c" : "",
 				odd ? " (implausible)" : "", d->unit, d->plo, d->phi, d->lo, d->hi,
 				d->source);
 		else if (!strcmp(fmt, "yaml"))
 			fprintf(out.f, "  %s: %.6g%s%s\n", d->name, k.v[i],
-				k.set[i] ? "" : "    # default",
+				k.set[i] ? "" : cat[i] ? "    # the GPU catalog's" : "    # default",
 				odd ? "    # outside its plausible range" : "");
 		else
 			fprintf(out.f, "%-24s %-6s %12.6g%s %-9s %-13s%s%s\n", d->name,
-				consts_scope_name(d->scope), k.v[i], k.set[i] ? "*" : " ", d->unit,
+				consts_scope_name(d->scope), k.v[i], mark, d->unit,
 				"", odd ? "OUTSIDE ITS PLAUSIBLE RANGE; " : "", d->source);
 	}
 	if ((rc = out_commit(&out, &err)) < 0)

@@ -61,6 +61,8 @@ struct scn_gpu_model {
 	double tflops_bf16;           /* dense tensor TFLOPS per dtype; 0 = not supported */
 	double tflops_fp8;
 	double tflops_fp4;
+	struct plumb_consts k;        /* `constants:` gpu-scope defaults of this
+					 model (set[] marks the ones given) */
 	char source[256];
 };
 
@@ -160,7 +162,9 @@ struct scenario {
 	struct scn_nvlink nvlink[SCN_MAX_NVLINK];
 	int nvswitch;                   /* 1: GPUs listed in nvswitch share NVSwitches */
 	struct scn_vm vm;
-	struct plumb_consts k;          /* model constants: defaults + `constants:` */
+	struct plumb_consts k;          /* model constants: defaults, the GPU
+					   catalog's, then `constants:` */
+	unsigned char k_catalog[K_NCONSTS]; /* 1: the value is the GPU catalog's */
 	int nccl_level;                 /* `nccl: p2p_level` (topo.h enum topo_nccl_path), -1 unset */
 	int nccl_shm_disable;           /* `nccl: shm_disable` */
 	struct scn_serving serving;     /* `serving:` the software stack measured or planned */

@@ -908,6 +908,32 @@ void scn_set_load_hook(void (*fn)(struct scenario *s, void *arg), void *arg)
 	load_hook_arg = arg;
 }
 
+/*
+ * The GPU catalog's constants for the scenario's GPU model, where the
+ * scenario's `constants:` does not set them. Only when every GPU is the
+ * same model: a mixed box keeps the global defaults (docs/model.md).
+ */
+static void catalog_consts(struct scenario *s)
+{
+	const struct scn_gpu_model *g;
+	int i, m;
+
+	if (s->ngpus < 1)
+		return;
+	m = s->nodes[s->gpu_node[0]].gpu_model;
+	for (i = 1; i < s->ngpus; i++)
+		if (s->nodes[s->gpu_node[i]].gpu_model != m)
+			return;
+	if (m < 0)
+		return;
+	g = &s->catalog->gpus[m];
+	for (i = 0; i < K_NCONSTS; i++)
+		if (g->k.set[i] && !s->k.set[i]) {
+			s->k.v[i] = g->k.v[i];
+			s->k_catalog[i] = 1;
+		}
+}
+
 /* Build a scenario from a parsed tree; takes ownership of t. */
 static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 		     struct plumb_err *err)
@@ -928,12 +954,14 @@ static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 	}
 	if ((rc = parse_doc(t, s, err)) < 0)
 		goto fail;
+	catalog_consts(s);
 	if (have_overlay) {
 		int k;
 		for (k = 0; k < K_NCONSTS; k++)
 			if (overlay.set[k]) {
 				s->k.v[k] = overlay.v[k];
 				s->k.set[k] = 1;
+				s->k_catalog[k] = 0;
 			}
 	}
 	if (load_hook)

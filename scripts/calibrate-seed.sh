@@ -1,6 +1,6 @@
 #!/bin/sh
 # calibrate-seed.sh: fit the seed scenarios' constants jointly and print the
-# values the scenarios carry.
+# values the GPU catalog (rtx-pro-6000: the gpu-scope ones) and the scenarios carry.
 #
 # One `plumb calibrate` over two boxes (docs/cli.md, joint calibration):
 #   the bare-metal twin's decode table (realdata/serving-samples.md section 1,
@@ -57,8 +57,10 @@ G=$(fitted "$tmp/graphs.yaml" kmin_gemm_us)
 A=$(fitted "$tmp/graphs.yaml" attn_mem_eff)
 M=$(fitted "$tmp/graphs.yaml" moe_mem_eff)
 
-printf '# shared by the three RTX PRO 6000 scenarios (gpu and engine scope)\n'
-printf 'constants:\n  kmin_gemm_us: %.3g\n  attn_mem_eff: %.3g\n  moe_mem_eff: %.3g\n' "$G" "$A" "$M"
+printf '# gpu scope: scenarios/catalog/gpus.yaml, entry rtx-pro-6000\n'
+printf 'constants:\n  kmin_gemm_us: %.3g\n  attn_mem_eff: %.3g\n' "$G" "$A"
+printf '# engine scope (the MoE runner): the RTX PRO 6000 scenarios\n'
+printf '  moe_mem_eff: %.3g\n' "$M"
 for v in graphs eager; do
 	printf '# the seed VM, CUDA graphs %s (vm scope)%s\n' \
 		"$([ $v = graphs ] && echo on || echo off)" \

@@ -238,6 +238,57 @@ static void test_catalog(void)
 	}
 }
 
+/* A GPU entry's `constants:` are the defaults of scenarios built of that
+ * model; the scenario's own `constants:` win; only gpu-scope ones fit. */
+static void test_catalog_consts(void)
+{
+	static const char cat_ok[] =
+		"catalog: gpus\ngpus:\n"
+		"  - {id: x, name: X, memory_gib: 8, memory_gbs: 100, tflops: {bf16: 1},\n"
+		"     constants: {mem_eff: 0.5, kmin_gemm_us: 3}}\n";
+	static const char cat_engine[] =
+		"catalog: gpus\ngpus:\n"
+		"  - {id: x, name: X, memory_gib: 8, memory_gbs: 100,\n"
+		"     constants: {moe_mem_eff: 0.5}}\n";
+	struct scn_catalog *c = NULL;
+	struct plumb_err e;
+	struct scenario *s;
+	int k = consts_find("mem_eff"), g = consts_find("kmin_gemm_us");
+
+	EXPECT_INT(scn_catalog_parse("cat.yaml", cat_ok, &c, &e), 0);
+	if (c) {
+		EXPECT_INT(c->gpus[0].k.set[k], 1);
+		CU_ASSERT_DOUBLE_EQUAL(c->gpus[0].k.v[k], 0.5, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(c->gpus[0].k.v[g], 3, 1e-12);
+		EXPECT_INT(c->gpus[0].k.set[consts_find("attn_mem_eff")], 0);
+		free(c);
+	}
+	c = NULL;
+	plumb_err_clear(&e);
+	EXPECT_INT(scn_catalog_parse("cat.yaml", cat_engine, &c, &e), -PLUMB_EINPUT);
+	EXPECT_INT(e.line, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'moe_mem_eff' has engine scope"));
+	free(c);
+
+	/* The bundled rtx-pro-6000 entry: its values unless the scenario sets one. */
+	s = fix_load("plumb_scenario: 1\n" MINI_PCIE);
+	if (s) {
+		const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[0]].gpu_model];
+		CU_ASSERT(m->k.set[g]);
+		CU_ASSERT_DOUBLE_EQUAL(s->k.v[g], m->k.v[g], 1e-12);
+		EXPECT_INT(s->k_catalog[g], 1);
+		EXPECT_INT(s->k.set[g], 0);
+		EXPECT_INT(s->k_catalog[k], 0);
+		scn_free(s);
+	}
+	s = fix_load("plumb_scenario: 1\nconstants: {kmin_gemm_us: 4.5}\n" MINI_PCIE);
+	if (s) {
+		CU_ASSERT_DOUBLE_EQUAL(s->k.v[g], 4.5, 1e-12);
+		EXPECT_INT(s->k_catalog[g], 0);
+		scn_free(s);
+	}
+}
+
 static void test_defaults(void)
 {
 	struct scenario *s;
@@ -468,6 +519,7 @@ void suite_scn(void)
 	CU_add_test(s, "every bundled scenario loads", test_bundled_scenarios);
 	CU_add_test(s, "seed scenario values", test_seed_scenario_values);
 	CU_add_test(s, "GPU catalog", test_catalog);
+	CU_add_test(s, "GPU catalog constants", test_catalog_consts);
 	CU_add_test(s, "defaults", test_defaults);
 	CU_add_test(s, "GPU numbering, NUMA and link inheritance", test_numbering_and_inheritance);
 	CU_add_test(s, "NVLink: nvswitch and pairs", test_nvlink);
