@@ -27,10 +27,11 @@ const char cmd_coll_usage[] =
 	"  -b, --minbytes SIZE    smallest size (default 8)\n"
 	"  -e, --maxbytes SIZE    largest size (default 128M)\n"
 	"  -f, --stepfactor N     multiply the size by N each row (default 2)\n"
-	"  --algo ring|tree|oneshot|auto  algorithm (default auto: the ring, NCCL's choice\n"
-	"                         in one node, or the engine's one-shot all-reduce where the\n"
-	"                         scenario's serving section has custom_allreduce: oneshot\n"
-	"                         and it is faster; oneshot: that kernel alone)\n"
+	"  --algo ring|tree|oneshot|twoshot|auto  algorithm (default auto: the ring,\n"
+	"                         NCCL's choice in one node, or the engine's one-shot or\n"
+	"                         two-shot all-reduce where the scenario's serving section\n"
+	"                         has custom_allreduce: oneshot, twoshot or auto and it is\n"
+	"                         faster; oneshot, twoshot: that kernel alone)\n"
 	"  --proto LL|LL128|Simple|auto   protocol (default auto)\n"
 	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (LOC NVL NVB PIX PXB PHB SYS, or 0-5)\n"
 	"  --nccl-p2p-disable     NCCL_P2P_DISABLE=1\n"
@@ -114,9 +115,10 @@ int cmd_coll(int argc, char **argv)
 			if (!strcmp(val, "ring")) c.algo = ALGO_RING;
 			else if (!strcmp(val, "tree")) c.algo = ALGO_TREE;
 			else if (!strcmp(val, "oneshot")) c.algo = ALGO_ONESHOT;
+			else if (!strcmp(val, "twoshot")) c.algo = ALGO_TWOSHOT;
 			else if (!strcmp(val, "auto")) c.algo = ALGO_AUTO;
 			else
-				return cmd_usage_error("coll", "--algo must be ring, tree, oneshot or auto, not '%s'", val);
+				return cmd_usage_error("coll", "--algo must be ring, tree, oneshot, twoshot or auto, not '%s'", val);
 		} else if (!strcmp(a, "--proto")) {
 			if (!strcmp(val, "LL")) c.proto = PROTO_LL;
 			else if (!strcmp(val, "LL128")) c.proto = PROTO_LL128;
@@ -153,7 +155,7 @@ int cmd_coll(int argc, char **argv)
 	if ((rc = scn_load(path, &s, &err)) < 0)
 		goto fail;
 	c.op = (enum coll_op)op;
-	c.oneshot = s->serving.allreduce == SCN_AR_ONESHOT;
+	c.custom = coll_custom_of(s);
 	if (gpus) {
 		c.n = scn_gpu_list_parse(gpus, c.gpus, s->ngpus);
 		if (c.n < 1) {

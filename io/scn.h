@@ -117,12 +117,14 @@ struct scn_vm {
 /* The serving stack (docs/scenarios.md, `serving:`): what the engine-scope
  * constants describe. Unset fields keep the defaults below. */
 enum scn_engine { SCN_ENGINE_SGLANG, SCN_ENGINE_VLLM, SCN_ENGINE_TRTLLM, SCN_ENGINE_OTHER };
-enum scn_allreduce { SCN_AR_NCCL, SCN_AR_ONESHOT };
+/* custom_allreduce: off (NCCL), the engine's one-shot or two-shot kernel,
+ * or auto (the engine's choice by size: both kernels are candidates). */
+enum scn_allreduce { SCN_AR_NCCL, SCN_AR_ONESHOT, SCN_AR_TWOSHOT, SCN_AR_AUTO };
 struct scn_serving {
 	int given;                  /* the scenario has a serving: section */
 	enum scn_engine engine;     /* default sglang */
 	int cuda_graphs;            /* default 1 */
-	enum scn_allreduce allreduce;   /* custom_allreduce: off (NCCL) or oneshot */
+	enum scn_allreduce allreduce;   /* custom_allreduce */
 	char moe_backend[32];       /* free text, recorded by calibrations; "" unknown */
 	int dsa_dense;              /* dsa: dense (indexer ignored) or sparse (default) */
 	int mtp_draft;              /* MTP draft tokens, 0 off */
@@ -131,6 +133,7 @@ struct scn_serving {
 };
 
 const char *scn_engine_name(enum scn_engine e);
+const char *scn_allreduce_name(enum scn_allreduce a);
 
 struct scn_host {
 	char board[96];

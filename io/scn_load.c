@@ -25,7 +25,7 @@ static const char *const serving_keys[] = {
 	"engine", "cuda_graphs", "custom_allreduce", "moe_backend", "dsa", "mtp", "note", NULL
 };
 static const char *const engine_names[] = { "sglang", "vllm", "trtllm", "other", NULL };
-static const char *const allreduce_names[] = { "off", "oneshot", NULL };
+static const char *const allreduce_names[] = { "off", "oneshot", "twoshot", "auto", NULL };
 static const char *const dsa_names[] = { "sparse", "dense", NULL };
 static const char *const mtp_keys[] = { "draft", "accept", NULL };
 static const char *const nccl_keys[] = { "p2p_level", "p2p_disable", "shm_disable", NULL };
@@ -729,6 +729,11 @@ static int parse_nccl(const struct ytree *t, const struct ynode *m, struct scena
 const char *scn_engine_name(enum scn_engine e)
 {
 	return (unsigned)e < 4 ? engine_names[e] : "?";
+}
+
+const char *scn_allreduce_name(enum scn_allreduce a)
+{
+	return allreduce_names[a];
 }
 
 static int parse_serving(const struct ytree *t, const struct ynode *m, struct scenario *s,

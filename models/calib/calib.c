@@ -462,7 +462,7 @@ static void describe(const struct val_set *v, const int *cg, int g, struct calib
 	snprintf(d->engine, sizeof(d->engine), "%s", scn_engine_name(s->serving.engine));
 	d->cuda_graphs = s->serving.cuda_graphs;
 	snprintf(d->allreduce, sizeof(d->allreduce), "%s",
-		 s->serving.allreduce == SCN_AR_ONESHOT ? "oneshot" : "off");
+		 scn_allreduce_name(s->serving.allreduce));
 	snprintf(d->moe_backend, sizeof(d->moe_backend), "%s", s->serving.moe_backend);
 	snprintf(d->dsa, sizeof(d->dsa), "%s", s->serving.dsa_dense ? "dense" : "sparse");
 	for (c = 0; c < v->ncases; c++)

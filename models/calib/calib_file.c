@@ -450,7 +450,7 @@ void calib_apply_scn(struct calib_file *c, struct scenario *s, FILE *f)
 		eng_ok |= !d->engine[0] ||
 			  (!strcmp(d->engine, scn_engine_name(s->serving.engine)) &&
 			   d->cuda_graphs == s->serving.cuda_graphs &&
-			   !strcmp(d->allreduce, s->serving.allreduce == SCN_AR_ONESHOT ? "oneshot" : "off"));
+			   !strcmp(d->allreduce, scn_allreduce_name(s->serving.allreduce)));
 		if (strlen(fitted) + strlen(d->name) + 3 < sizeof(fitted))
 			snprintf(fitted + strlen(fitted), sizeof(fitted) - strlen(fitted), "%s%s",
 				 g ? ", " : "", d->name);
@@ -464,7 +464,7 @@ void calib_apply_scn(struct calib_file *c, struct scenario *s, FILE *f)
 			   "(cuda_graphs %s, custom_allreduce %s)\n", c->path, names, c->scn[0].engine,
 			c->scn[0].cuda_graphs ? "on" : "off", c->scn[0].allreduce, sname,
 			scn_engine_name(s->serving.engine), s->serving.cuda_graphs ? "on" : "off",
-			s->serving.allreduce == SCN_AR_ONESHOT ? "oneshot" : "off");
+			scn_allreduce_name(s->serving.allreduce));
 	if (mine < 0) {
 		int nb = scope_names(c, SCOPE_BOX, -1, names, sizeof(names));
 		if (nb)

@@ -12,7 +12,7 @@
 #define COLL_CHUNK (512.0 * 1024)
 #define COLL_MAX_CHUNKS 64
 
-enum { PH_RING, PH_REDUCE, PH_BCAST, PH_DIRECT };
+enum { PH_RING, PH_REDUCE, PH_BCAST, PH_DIRECT, PH_SHOT1, PH_SHOT2 };
 
 struct crun {
 	const struct scenario *s;
@@ -43,6 +43,7 @@ struct crun {
 	int csent[2][SCN_MAX_GPUS], crecv[2][SCN_MAX_GPUS], cbusy[2][SCN_MAX_GPUS];
 	int nchunks;
 	int recv_total, recv_need;
+	int shot2;                  /* two-shot: the second phase has started */
 	struct crun *prev, *next;   /* the context's runs in flight */
 	struct sendrec *sends;      /* sends in flight */
 };
@@ -230,6 +231,18 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 		if (r->got[j] < r->nsteps)
 			return send_now(r, j, (j + 1) % n, PH_RING, r->got[j], r->chunk, err);
 		return 0;
+	case PH_SHOT1:
+		/* Two-shot: when every rank holds its reduced shard, the
+		 * kernel's second barrier, then the all-gather of the shards. */
+		if (r->recv_total == n * (n - 1)) {
+			struct sim_payload pl;
+			memset(&pl, 0, sizeof(pl));
+			pl.p = r;
+			r->shot2 = 1;
+			return sim_after(r->eng, r->s->k.v[K_ONESHOT_US] * 1e-6, SIM_PRIO_DEFAULT,
+					 r->ctx->kind_start, &pl, NULL, err);
+		}
+		return 0;
 	case PH_REDUCE:
 	case PH_BCAST:
 		ph = sr->phase == PH_REDUCE ? 0 : 1;
@@ -278,6 +291,17 @@ static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *e
 		r->recv_need = 2 * (n - 1) * r->nchunks;
 		return chain_try(r, 0, n - 1, err);
 	}
+	if (r->algo == ALGO_TWOSHOT) {
+		/* Each rank reads its shard from every peer (reduce-scatter),
+		 * then, after a barrier, every reduced shard (all-gather). */
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				if (i != j && (rc = send_now(r, j, i, r->shot2 ? PH_SHOT2 : PH_SHOT1, 0,
+							     c->bytes / n, err)) < 0)
+					return rc;
+		r->recv_need = 2 * n * (n - 1);
+		return 0;
+	}
 	if (r->algo == ALGO_ONESHOT) {
 		/* Every rank reads every peer's whole buffer at once. */
 		for (i = 0; i < n; i++)
@@ -318,7 +342,22 @@ const char *coll_op_name(enum coll_op op)
 
 const char *coll_algo_name(int a)
 {
-	return a == ALGO_TREE ? "tree" : a == ALGO_RING ? "ring" : a == ALGO_ONESHOT ? "oneshot" : "auto";
+	return a == ALGO_TREE ? "tree" : a == ALGO_RING ? "ring" : a == ALGO_ONESHOT ? "oneshot" :
+	       a == ALGO_TWOSHOT ? "twoshot" : "auto";
+}
+
+int coll_custom_of(const struct scenario *s)
+{
+	switch (s->serving.allreduce) {
+	case SCN_AR_ONESHOT:
+		return COLL_CUSTOM_ONESHOT;
+	case SCN_AR_TWOSHOT:
+		return COLL_CUSTOM_TWOSHOT;
+	case SCN_AR_AUTO:
+		return COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT;
+	default:
+		return 0;
+	}
 }
 
 const char *coll_proto_name(int p)
@@ -357,7 +396,7 @@ static int uses_pair(const struct coll_spec *c, int algo, int i, int j)
 	int n = c->n;
 	if (i == j)
 		return 0;
-	if (c->op == COLL_ALLTOALL || algo == ALGO_ONESHOT)
+	if (c->op == COLL_ALLTOALL || algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT)
 		return 1;
 	if (algo == ALGO_TREE && c->op == COLL_ALLREDUCE)
 		return j == i - 1 || j == i + 1;
@@ -407,7 +446,8 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	if (c->n < 2 || c->n > SCN_MAX_GPUS)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "a simulated collective needs 2 to %d ranks", SCN_MAX_GPUS);
-	if ((algo == ALGO_TREE || algo == ALGO_ONESHOT) && c->op != COLL_ALLREDUCE)
+	if ((algo == ALGO_TREE || algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) &&
+	    c->op != COLL_ALLREDUCE)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "the %s algorithm is modelled for all-reduce only",
 				     coll_algo_name(algo));
@@ -473,12 +513,13 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		free(r);
 		return 1;
 	}
-	if (algo == ALGO_ONESHOT) {
+	if (algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) {
 		/* The engine's kernel reads its peers' buffers with CUDA P2P
 		 * (not NCCL, so NCCL_P2P_LEVEL does not matter): without P2P
 		 * status OK on every pair it is not there. Its own fixed time
-		 * replaces NCCL's latencies; its reads reach oneshot_bw_eff of a
-		 * link, on the GPU-to-GPU paths. */
+		 * (launch and barrier; two-shot pays a second barrier between
+		 * its phases) replaces NCCL's latencies; its reads reach
+		 * oneshot_bw_eff of a link, on the GPU-to-GPU paths. */
 		for (i = 0; i < r->n; i++)
 			for (j = 0; j < r->n; j++) {
 				int a = c->gpus[i], b = c->gpus[j];
@@ -645,14 +686,17 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
 	}
 	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, o, &view, err)) < 0)
 		return rc;
-	for (algo = ALGO_RING; algo <= ALGO_ONESHOT; algo++) {
+	for (algo = ALGO_RING; algo <= ALGO_TWOSHOT; algo++) {
 		if (c->algo != ALGO_AUTO && c->algo != algo)
 			continue;
 		/* The engine's one-shot kernel: asked for, or a candidate of
 		 * "auto" when the scenario's engine has it (the engine runs it
 		 * where it is faster than NCCL). */
 		if (algo == ALGO_ONESHOT && c->algo == ALGO_AUTO &&
-		    !(c->oneshot && c->op == COLL_ALLREDUCE))
+		    !((c->custom & COLL_CUSTOM_ONESHOT) && c->op == COLL_ALLREDUCE))
+			continue;
+		if (algo == ALGO_TWOSHOT && c->algo == ALGO_AUTO &&
+		    !((c->custom & COLL_CUSTOM_TWOSHOT) && c->op == COLL_ALLREDUCE))
 			continue;
 		/* "auto" is NCCL's choice, and inside one node NCCL's tuning
 		 * model (src/graph/tuning.cc) rates its tree below its ring in
@@ -667,7 +711,8 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
 			double t;
 			if (c->proto != PROTO_AUTO && c->proto != proto)
 				continue;
-			if (algo == ALGO_ONESHOT && proto != PROTO_LL && c->proto == PROTO_AUTO)
+			if ((algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) && proto != PROTO_LL &&
+			    c->proto == PROTO_AUTO)
 				continue;   /* no NCCL protocol: simulated once */
 			memset(&tmp, 0, sizeof(tmp));
 			if ((rc = run_one(s, view, c, algo, proto, &t, &tmp, err)) < 0) {

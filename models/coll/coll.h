@@ -34,8 +34,12 @@
 enum coll_op { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER, COLL_BROADCAST,
 	       COLL_ALLTOALL, COLL_SENDRECV, COLL_NOPS };
 /* ALGO_ONESHOT: a serving engine's one-shot all-reduce over P2P (every rank
- * reads every peer's whole buffer and reduces locally), not NCCL's. */
-enum coll_algo { ALGO_AUTO = -1, ALGO_RING, ALGO_TREE, ALGO_ONESHOT };
+ * reads every peer's whole buffer and reduces locally), not NCCL's.
+ * ALGO_TWOSHOT: its two-shot kernel (each rank reads its 1/n shard from
+ * every peer and reduces it, then every rank reads every reduced shard). */
+enum coll_algo { ALGO_AUTO = -1, ALGO_RING, ALGO_TREE, ALGO_ONESHOT, ALGO_TWOSHOT };
+/* coll_spec.custom: the engine's kernels algorithm auto may pick */
+enum { COLL_CUSTOM_ONESHOT = 1, COLL_CUSTOM_TWOSHOT = 2 };
 enum coll_proto { PROTO_AUTO = -1, PROTO_LL, PROTO_LL128, PROTO_SIMPLE, PROTO_N };
 
 /* A collective's description. */
@@ -47,9 +51,9 @@ struct coll_spec {
 	int algo;                   /* enum coll_algo */
 	int proto;                  /* enum coll_proto */
 	int root;                   /* broadcast root rank */
-	int oneshot;                /* all-reduce: with algorithm auto, the engine's
-				       one-shot kernel is a candidate too (the
-				       scenario's serving: custom_allreduce: oneshot) */
+	int custom;                 /* all-reduce: with algorithm auto, the engine's
+				       kernels that are candidates too
+				       (COLL_CUSTOM_*, coll_custom_of()) */
 };
 
 struct coll_result {
@@ -115,6 +119,8 @@ void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
 int coll_op_parse(const char *s);
 const char *coll_op_name(enum coll_op op);      /* "all_reduce" ... */
 const char *coll_algo_name(int a);
+/* The engine kernels (COLL_CUSTOM_*) a scenario's custom_allreduce allows. */
+int coll_custom_of(const struct scenario *s);
 const char *coll_proto_name(int p);
 
 /* nccl-tests bus bandwidth factor: busbw = algbw x factor. */

@@ -557,7 +557,7 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 			c.bytes = op->bytes;
 			c.algo = ALGO_AUTO;
 			/* The engine's own all-reduce, where the scenario's has one. */
-			c.oneshot = sr->s->serving.allreduce == SCN_AR_ONESHOT;
+			c.custom = coll_custom_of(sr->s);
 			c.proto = PROTO_AUTO;
 			if ((rc = pick(sr, st, &c, &algo, &proto, err)) < 0)
 				return rc;

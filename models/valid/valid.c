@@ -863,7 +863,7 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 			}
 			memcpy(cs.gpus, c->gpus, sizeof(cs.gpus));
 			cs.algo = c->algo;
-			cs.oneshot = c->scn->serving.allreduce == SCN_AR_ONESHOT;
+			cs.custom = coll_custom_of(c->scn);
 			cs.proto = PROTO_AUTO;
 			if ((rc = coll_time(c->scn, &o, &cs, &cr, err)) < 0)
 				goto out;

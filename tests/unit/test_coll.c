@@ -243,7 +243,7 @@ static void test_oneshot(void)
 	c.bytes = 8;
 	c.algo = ALGO_AUTO;
 	c.proto = PROTO_AUTO;
-	c.oneshot = 1;
+	c.custom = COLL_CUSTOM_ONESHOT;
 	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &r, NULL), 0);
 	CU_ASSERT_EQUAL(r.algo, ALGO_ONESHOT);
 	c.bytes = 256e6;        /* large: NCCL's ring moves fewer bytes per link */
@@ -252,6 +252,55 @@ static void test_oneshot(void)
 	/* Only all-reduce. */
 	c.op = COLL_ALLGATHER;
 	c.algo = ALGO_ONESHOT;
+	CU_ASSERT(coll_time(s, &o, &c, &r, NULL) < 0);
+	scn_free(s);
+}
+
+/* Two-shot: a reduce-scatter of 1/n shards, a barrier, an all-gather. */
+static void test_twoshot(void)
+{
+	struct scenario *s = fix_seed_box("192", "");
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r;
+	double big = 64e6, fixed, rate, t1, t2;
+	if (!s)
+		return;
+	fixed = s->k.v[K_ONESHOT_US];
+	rate = 16 * 3.938 * s->k.v[K_PCIE_EFF] * s->k.v[K_ONESHOT_BW_EFF] * 1e3;   /* bytes/us */
+	/* 2 GPUs: two phases, each a fixed time and half the buffer read over
+	 * the rank's own link. */
+	t2 = t_us(s, -1, COLL_ALLREDUCE, 2, NULL, big, ALGO_TWOSHOT, PROTO_AUTO);
+	EXPECT_NEAR(t2, 2 * fixed + big / rate, 0.01);
+	/* 8 GPUs: one-shot reads 7 whole buffers per rank, two-shot 2 x 7/8
+	 * of one, so two-shot wins at sizes where bytes dominate, one-shot
+	 * (one barrier) at small ones. */
+	t1 = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 4e6, ALGO_ONESHOT, PROTO_AUTO);
+	t2 = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 4e6, ALGO_TWOSHOT, PROTO_AUTO);
+	CU_ASSERT(t2 < t1);
+	topo_opts_init(&o);
+	o.nccl_p2p_level = NP_SYS;
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = 8;
+	for (int i = 0; i < 8; i++)
+		c.gpus[i] = i;
+	c.algo = ALGO_AUTO;
+	c.proto = PROTO_AUTO;
+	c.custom = COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT;
+	c.bytes = 8;
+	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.algo, ALGO_ONESHOT);
+	c.bytes = 4e6;
+	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.algo, ALGO_TWOSHOT);
+	EXPECT_NEAR(r.seconds * 1e6, t2, 1e-6);
+	/* Not a candidate unless the engine has it. */
+	c.custom = COLL_CUSTOM_ONESHOT;
+	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &r, NULL), 0);
+	CU_ASSERT(r.algo != ALGO_TWOSHOT);
+	c.op = COLL_ALLGATHER;
+	c.algo = ALGO_TWOSHOT;
 	CU_ASSERT(coll_time(s, &o, &c, &r, NULL) < 0);
 	scn_free(s);
 }
@@ -265,4 +314,5 @@ void suite_coll(void)
 	CU_add_test(s, "send/recv, broadcast, tree, all-to-all", test_other_ops);
 	CU_add_test(s, "concurrent collectives share links", test_contention);
 	CU_add_test(s, "the engine's one-shot all-reduce", test_oneshot);
+	CU_add_test(s, "the engine's two-shot all-reduce", test_twoshot);
 }
