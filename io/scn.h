@@ -83,6 +83,8 @@ struct scn_node {
 	int acs_dt;             /* switch: ACS Direct Translated P2P (ATS-translated
 				   peer requests skip the redirect) */
 	int ats;                /* gpu: uses Address Translation Services */
+	char chip[48];          /* switch: the physical chip this partition is part of
+				   ("" none); partitions of one chip pass P2P inside it */
 	char model[96];         /* catalog id (gpu), free text (switch, nic) */
 	char bdf[16];           /* optional PCI address "0000:01:00.0" or bus "0000:00" */
 	int gpu_model;          /* gpu: index into the catalog */

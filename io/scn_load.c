@@ -40,7 +40,7 @@ static const char *const driver_names[] = { "stock", "patched", NULL };
 static const char *const inter_keys[] = { "kind", "bandwidth_gbs", "latency_ns", NULL };
 static const char *const node_keys[] = {
 	"id", "kind", "parent", "socket", "numa", "gen", "width", "acs",
-	"acs_dt", "ats", "model", "bdf", "clique", NULL
+	"acs_dt", "ats", "chip", "model", "bdf", "clique", NULL
 };
 static const char *const nvlink_keys[] = { "nvswitch", "links_per_gpu", "gpus", "pairs", NULL };
 static const char *const pair_keys[] = { "gpus", "links", NULL };
@@ -407,6 +407,12 @@ static int parse_node(const struct ytree *t, const struct ynode *list, size_t id
 			return yerr(t, v, PLUMB_EINPUT, err,
 				    "'acs_dt' belongs on a switch, not a %s", kind_names[d->kind]);
 		if ((rc = yget_bool(t, v, "acs_dt", &d->acs_dt, err)) < 0)
+			return rc;
+	}
+	if ((v = ymap_get(n, "chip"))) {
+		if (d->kind != SCN_SWITCH)
+			return yerr(t, v, PLUMB_EINPUT, err, "only a switch takes 'chip'");
+		if ((rc = yget_str(t, v, "chip", d->chip, sizeof(d->chip), err)) < 0)
 			return rc;
 	}
 	if ((v = ymap_get(n, "ats"))) {

@@ -97,6 +97,30 @@ int topo_acs_redirect(const struct scenario *s, int acs_override, int na, int nb
 	return lca;
 }
 
+/* Topmost switch above host node n that belongs to a chip, or -1. */
+static int chip_top(const struct scenario *s, int n)
+{
+	int x, top = -1;
+	for (x = s->nodes[n].parent; x >= 0; x = s->nodes[x].parent)
+		if (s->nodes[x].kind == SCN_SWITCH && s->nodes[x].chip[0])
+			top = x;
+	return top;
+}
+
+int topo_chip_cross(const struct scenario *s, int acs_override, int na, int nb, int *pa, int *pb)
+{
+	int a = chip_top(s, na), b = chip_top(s, nb);
+	if (a < 0 || b < 0 || a == b || strcmp(s->nodes[a].chip, s->nodes[b].chip) != 0)
+		return 0;
+	if (acs_override > 0 || (acs_override < 0 && (s->nodes[a].acs || s->nodes[b].acs)))
+		return 0;
+	if (pa)
+		*pa = a;
+	if (pb)
+		*pb = b;
+	return 1;
+}
+
 static int vroot(const struct topo_view *v, int node)
 {
 	while (v->nodes[node].parent >= 0)
@@ -635,6 +659,11 @@ void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t 
 			snprintf(buf, n, "%s, whose downstream ports enforce ACS P2P Request Redirect: "
 				 "DMA over PCIe up to root complex %s and back down",
 				 where, s->nodes[topo_root_of(s, s->gpu_node[i])].id);
+		else if (v->side == TOPO_HOST &&
+			 topo_chip_cross(s, v->acs_override, s->gpu_node[i], s->gpu_node[j], NULL, NULL))
+			snprintf(buf, n, "%s, under two partitions of switch chip %s: direct DMA across "
+				 "the chip, not through the root complexes",
+				 where, s->nodes[chip_top(s, s->gpu_node[i])].chip);
 		else if (v->acs_dt[i][j])
 			snprintf(buf, n, "%s; its ACS Direct Translated P2P lets the GPUs' "
 				 "ATS-translated requests across: direct DMA over PCIe", where);

@@ -158,4 +158,17 @@ int topo_p2p_forbidden(const struct scenario *s, int a, int b, char *why, size_t
  */
 int topo_acs_redirect(const struct scenario *s, int acs_override, int na, int nb, int *dt);
 
+/*
+ * P2P between partitions of one switch chip. A switch chip split into
+ * partitions (virtual switches), each with its own uplink, is one node per
+ * partition; partitions that name the same `chip` forward peer traffic
+ * between them inside the chip (the vendors' cross-partition fabric), so a
+ * NODE pair under two such partitions never reaches the root complexes.
+ * Returns 1 and the two partitions (indices into s->nodes: the topmost
+ * switch of that chip above each host node) when na and nb sit under
+ * different partitions of one chip, neither enforcing ACS (a redirect
+ * sends the requests upstream); else 0.
+ */
+int topo_chip_cross(const struct scenario *s, int acs_override, int na, int nb, int *pa, int *pb);
+
 #endif

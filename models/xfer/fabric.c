@@ -186,6 +186,14 @@ int fab_path_gpu(const struct fabric *f, int a, int b, int *path)
 			}
 	if (lca >= 0 && topo_acs_redirect(s, f->acs_override, na, nb, NULL) >= 0)
 		lca = root_of(s, na);   /* up to the root complex and back */
+	{
+		int pa, pb;
+		if (topo_chip_cross(s, f->acs_override, na, nb, &pa, &pb)) {
+			/* across the chip's partitions, inside the chip */
+			len = climb(f, na, pa, path, 0);
+			return descend(f, pb, nb, path, len);
+		}
+	}
 	if (lca >= 0) {
 		len = climb(f, na, lca, path, 0);
 		return descend(f, lca, nb, path, len);

@@ -16,6 +16,8 @@
  * P2P between GPUs under one switch turns in the switch, unless the switch
  * enforces ACS P2P Request Redirect (topo_acs_redirect): then it climbs to
  * the root complex and back down, over the switch's uplink both ways.
+ * Between partitions of one switch chip (`chip`, topo_chip_cross) it
+ * crosses inside the chip.
  *
  * The fabric is the physical one: a VM's transfers run over the host's
  * tree; the guest view only decides which method (P2P or host bounce) is

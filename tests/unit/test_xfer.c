@@ -367,11 +367,61 @@ static void test_acs_redirect(void)
 	}
 }
 
+/* Two partitions of one switch chip on two root complexes, a GPU under each. */
+static const char two_parts[] =
+	"plumb_scenario: 1\n"
+	"host: {cpu_vendor: amd}\n"
+	"pcie:\n"
+	"  - {id: rc0, kind: root_complex, socket: 0}\n"
+	"  - {id: rp0, kind: root_port, parent: rc0, gen: 5, width: 16}\n"
+	"  - {id: p0, kind: switch, parent: rp0, gen: 5, width: 16, acs: false%s}\n"
+	"  - {id: gpu0, kind: gpu, parent: p0, model: rtx-pro-6000}\n"
+	"  - {id: rc1, kind: root_complex, socket: 0}\n"
+	"  - {id: rp1, kind: root_port, parent: rc1, gen: 5, width: 16}\n"
+	"  - {id: p1, kind: switch, parent: rp1, gen: 5, width: 16, acs: false%s}\n"
+	"  - {id: gpu1, kind: gpu, parent: p1, model: rtx-pro-6000}\n";
+
+static int parts_path(const char *c0, const char *c1, int override)
+{
+	char text[2048];
+	struct scenario *s = NULL;
+	struct sim_engine *eng = NULL;
+	struct fabric *f = NULL;
+	int p[FAB_MAX_PATH], n = -1;
+	snprintf(text, sizeof(text), two_parts, c0, c1);
+	if (scn_parse("parts.yaml", text, &s, NULL) < 0)
+		return -1;
+	if (sim_engine_new(1, &eng, NULL) == 0 && fab_build(eng, s, &f, NULL) == 0) {
+		fab_set_acs(f, override);
+		n = fab_path_gpu(f, 0, 1, p);
+		if (n == 2) {
+			CU_ASSERT_EQUAL(p[0], f->up[s->gpu_node[0]]);
+			CU_ASSERT_EQUAL(p[1], f->down[s->gpu_node[1]]);
+		}
+	}
+	fab_free(f);
+	sim_engine_free(eng);
+	scn_free(s);
+	return n;
+}
+
+static void test_chip_partitions(void)
+{
+	/* one chip: across it, not up the uplinks and through the root complexes */
+	CU_ASSERT_EQUAL(parts_path(", chip: a", ", chip: a", -1), 2);
+	/* two chips, or no chip: GPU up, partition up, rc0 out, rc1 in, partition down, GPU down */
+	CU_ASSERT_EQUAL(parts_path(", chip: a", ", chip: b", -1), 6);
+	CU_ASSERT_EQUAL(parts_path("", "", -1), 6);
+	/* ACS enforced: the requests go upstream */
+	CU_ASSERT_EQUAL(parts_path(", chip: a", ", chip: a", 1), 6);
+}
+
 void suite_xfer(void)
 {
 	CU_pSuite s = CU_add_suite("xfer", NULL, NULL);
 	CU_add_test(s, "fabric paths", test_paths);
 	CU_add_test(s, "ACS redirect: P2P through the root complex", test_acs_redirect);
+	CU_add_test(s, "partitions of one switch chip: P2P inside the chip", test_chip_partitions);
 	CU_add_test(s, "P2P: latency then bandwidth; inter-socket bottleneck", test_p2p_time);
 	CU_add_test(s, "bounce: floor and pipelined rate", test_bounce_floor_and_rate);
 	CU_add_test(s, "P2P never slower than bounce", test_bounce_never_faster_than_p2p);
