@@ -76,6 +76,14 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 	for (i = 0; i < nsock; i++)
 		if ((rc = add(f, SIM_LINK_HOST_DRAM, s->k.v[K_DRAM_GBS] * 1e9, &f->dram[i], err)) < 0)
 			goto fail;
+	for (i = 0; i < FAB_MAX_NUMA; i++)
+		f->mem[i] = -1;
+	if (s->host.numa_per_socket > 1)
+		for (i = 0; i < nsock * s->host.numa_per_socket && i < FAB_MAX_NUMA; i++)
+			if ((rc = add(f, SIM_LINK_HOST_DRAM,
+				      s->k.v[K_DRAM_GBS] / s->host.numa_per_socket * 1e9,
+				      &f->mem[i], err)) < 0)
+				goto fail;
 	for (i = 0; i < nsock; i++)
 		for (j = 0; j < nsock; j++) {
 			f->xs[i][j] = -1;
@@ -230,6 +238,37 @@ int fab_path_from_host(const struct fabric *f, int sock, int b, int *path)
 		path[len++] = f->xs[sock][sb];
 	path[len++] = f->rc_in[rb];
 	return descend(f, rb, nb, path, len);
+}
+
+int fab_gpu_numa(const struct fabric *f, int a)
+{
+	return f->s->nodes[root_of(f->s, f->s->gpu_node[a])].numa;
+}
+
+/* Socket of NUMA node `node`. */
+static int node_socket(const struct scenario *s, int node)
+{
+	int nps = s->host.numa_per_socket > 0 ? s->host.numa_per_socket : 1;
+	return node / nps;
+}
+
+int fab_path_to_node(const struct fabric *f, int a, int node, int *path)
+{
+	int len = fab_path_to_host(f, a, node_socket(f->s, node), path);
+	if (node >= 0 && node < FAB_MAX_NUMA && f->mem[node] >= 0)
+		path[len++] = f->mem[node];
+	return len;
+}
+
+int fab_path_from_node(const struct fabric *f, int node, int b, int *path)
+{
+	int tmp[FAB_MAX_PATH], n, len = 0, i;
+	if (node >= 0 && node < FAB_MAX_NUMA && f->mem[node] >= 0)
+		path[len++] = f->mem[node];
+	n = fab_path_from_host(f, node_socket(f->s, node), b, tmp);
+	for (i = 0; i < n; i++)
+		path[len++] = tmp[i];
+	return len;
 }
 
 double fab_path_latency(const struct fabric *f, const int *path, int n)

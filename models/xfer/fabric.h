@@ -7,6 +7,9 @@
  *  - every root complex toward the socket's data fabric: rc_gbs, in and out
  *    (an I/O-die quadrant's cap);
  *  - host memory per socket: dram_gbs, one resource for reads and writes;
+ *    with several NUMA nodes per socket (NPS2, NPS4) also each node's own
+ *    channels, dram_gbs / numa_per_socket: memory allocated on a node is
+ *    interleaved over that node's channels only;
  *  - inter-socket link per ordered socket pair: the scenario's bandwidth_gbs
  *    (or xsock_gbs);
  *  - NVLink: per GPU an NVSwitch port (links x per-link rate) up and down,
@@ -30,6 +33,7 @@
 #include "scn.h"
 
 #define FAB_MAX_PATH 64
+#define FAB_MAX_NUMA (SCN_MAX_SOCKETS * 8)
 
 struct fabric {
 	const struct scenario *s;     /* borrowed */
@@ -37,6 +41,7 @@ struct fabric {
 	int up[SCN_MAX_NODES], down[SCN_MAX_NODES];      /* node <-> parent; -1 for a root complex */
 	int rc_out[SCN_MAX_NODES], rc_in[SCN_MAX_NODES]; /* root complex <-> socket fabric */
 	int dram[SCN_MAX_SOCKETS];
+	int mem[FAB_MAX_NUMA];                           /* a NUMA node's channels, -1 if one node per socket */
 	int xs[SCN_MAX_SOCKETS][SCN_MAX_SOCKETS];        /* socket s -> t */
 	int nvl_up[SCN_MAX_GPUS], nvl_down[SCN_MAX_GPUS];/* NVSwitch ports, -1 if none */
 	int nvp[SCN_MAX_GPUS][SCN_MAX_GPUS];             /* point-to-point NVLink a -> b, -1 if none */
@@ -75,6 +80,14 @@ int fab_path_gpu(const struct fabric *f, int a, int b, int *path);
 /* Path from GPU a into host memory of socket `sock`, and back out to GPU b. */
 int fab_path_to_host(const struct fabric *f, int a, int sock, int *path);
 int fab_path_from_host(const struct fabric *f, int sock, int b, int *path);
+
+/* The same for a buffer on NUMA node `node` (its socket's memory and, with
+ * several nodes per socket, the node's own channels). */
+int fab_path_to_node(const struct fabric *f, int a, int node, int *path);
+int fab_path_from_node(const struct fabric *f, int node, int b, int *path);
+
+/* NUMA node of GPU a (its root complex's). */
+int fab_gpu_numa(const struct fabric *f, int a);
 
 /* Socket of GPU a (its root complex's). */
 int fab_gpu_socket(const struct fabric *f, int a);

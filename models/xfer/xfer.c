@@ -261,9 +261,16 @@ int xfer_start(struct xfer_ctx *x, const struct xfer_spec *sp, struct plumb_err 
 		}
 		return start_flow(op, op->p2p_path, op->np2p, sp->bytes, sp->start, p2p_done, err);
 	}
-	sock = sp->host_socket >= 0 ? sp->host_socket : fab_gpu_socket(x->fab, sp->src);
-	op->nto = fab_path_to_host(x->fab, sp->src, sock, op->to_host);
-	op->nfrom = fab_path_from_host(x->fab, sock, sp->dst, op->from_host);
+	if (sp->host_socket >= 0) {
+		sock = sp->host_socket;
+		op->nto = fab_path_to_host(x->fab, sp->src, sock, op->to_host);
+		op->nfrom = fab_path_from_host(x->fab, sock, sp->dst, op->from_host);
+	} else {
+		/* the staging buffers sit on the sender's NUMA node */
+		int node = fab_gpu_numa(x->fab, sp->src);
+		op->nto = fab_path_to_node(x->fab, sp->src, node, op->to_host);
+		op->nfrom = fab_path_from_node(x->fab, node, sp->dst, op->from_host);
+	}
 	op->serial = legs_share_link(x->fab, op);
 	op->chunk = s->k.v[K_BOUNCE_CHUNK_KIB] * 1024.0;
 	op->nchunks = sp->bytes <= op->chunk ? 1 : (int)ceil(sp->bytes / op->chunk);

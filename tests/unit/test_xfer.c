@@ -416,12 +416,52 @@ static void test_chip_partitions(void)
 	CU_ASSERT_EQUAL(parts_path(", chip: a", ", chip: a", 1), 6);
 }
 
+/* NPS2: a bounce's staging buffer sits on the sender's node, behind that
+ * node's share of the socket's memory channels. */
+static void test_numa_node_memory(void)
+{
+	static const char nps2[] =
+		"plumb_scenario: 1\n"
+		"host: {cpu_vendor: amd, sockets: 1, numa_per_socket: 2}\n"
+		"constants: {dram_gbs: 40}\n"
+		"pcie:\n"
+		"  - {id: rc0, kind: root_complex, socket: 0, numa: 1}\n"
+		"  - {id: rp0, kind: root_port, parent: rc0, gen: 5, width: 16}\n"
+		"  - {id: gpu0, kind: gpu, parent: rp0, model: rtx-pro-6000}\n"
+		"  - {id: rc1, kind: root_complex, socket: 0, numa: 0}\n"
+		"  - {id: rp1, kind: root_port, parent: rc1, gen: 5, width: 16}\n"
+		"  - {id: gpu1, kind: gpu, parent: rp1, model: rtx-pro-6000}\n";
+	struct scenario *s = NULL;
+	struct sim_engine *eng = NULL;
+	struct fabric *f = NULL;
+	int p[FAB_MAX_PATH], n;
+	CU_ASSERT_EQUAL_FATAL(scn_parse("nps2.yaml", nps2, &s, NULL), 0);
+	CU_ASSERT_EQUAL(sim_engine_new(1, &eng, NULL), 0);
+	CU_ASSERT_EQUAL(fab_build(eng, s, &f, NULL), 0);
+	if (f) {
+		CU_ASSERT_EQUAL(fab_gpu_numa(f, 0), 1);
+		CU_ASSERT(f->mem[0] >= 0 && f->mem[1] >= 0);
+		/* GPU0 up, rc0 out, socket memory, node 1's channels */
+		n = fab_path_to_node(f, 0, 1, p);
+		CU_ASSERT_EQUAL(n, 4);
+		CU_ASSERT_EQUAL(p[n - 1], f->mem[1]);
+		n = fab_path_from_node(f, 1, 1, p);
+		CU_ASSERT_EQUAL(p[0], f->mem[1]);
+		/* the socket-level paths (NCCL's SHM) keep no node link */
+		CU_ASSERT_EQUAL(fab_path_to_host(f, 0, 0, p), 3);
+	}
+	fab_free(f);
+	sim_engine_free(eng);
+	scn_free(s);
+}
+
 void suite_xfer(void)
 {
 	CU_pSuite s = CU_add_suite("xfer", NULL, NULL);
 	CU_add_test(s, "fabric paths", test_paths);
 	CU_add_test(s, "ACS redirect: P2P through the root complex", test_acs_redirect);
 	CU_add_test(s, "partitions of one switch chip: P2P inside the chip", test_chip_partitions);
+	CU_add_test(s, "NPS: staging memory on the sender's node", test_numa_node_memory);
 	CU_add_test(s, "P2P: latency then bandwidth; inter-socket bottleneck", test_p2p_time);
 	CU_add_test(s, "bounce: floor and pipelined rate", test_bounce_floor_and_rate);
 	CU_add_test(s, "P2P never slower than bounce", test_bounce_never_faster_than_p2p);
