@@ -59,6 +59,8 @@ struct tm {
 	unsigned char nv[TM_MAX_EP][TM_MAX_EP];
 	int truncated;
 	int p2p_only;           /* endpoints come from a topo -p2p matrix */
+	int over_col;           /* header: column of the first label past a limit, 0 none */
+	int over_gpus;          /* ... the limit was SCN_MAX_GPUS (else TM_MAX_EP) */
 	/* scratch */
 	char line[TM_MAX_LINE];
 	char *tok[TM_MAX_TOK];
@@ -210,7 +212,7 @@ static int find_label(const struct tm *t, const char *s)
  */
 static int header_labels(struct tm *t)
 {
-	int k, i, n = 0;
+	int k, i, n = 0, ngpu = 0;
 	int nv;
 
 	for (k = 0; k < t->ntok; k++)
@@ -222,7 +224,8 @@ static int header_labels(struct tm *t)
 		return 0;
 	if (k > 0 && strncmp(t->tok[0], "GPU", 3) == 0 && isdigit((unsigned char)t->tok[0][3]))
 		return 0;   /* a row whose first cell happens to be read as GPU0 */
-	for (i = k; i < t->ntok && n < TM_MAX_EP; i++) {
+	t->over_col = 0;
+	for (i = k; i < t->ntok; i++) {
 		const char *s = t->tok[i];
 		if (!s[0])
 			continue;
@@ -231,6 +234,14 @@ static int header_labels(struct tm *t)
 			break;
 		if (strncmp(s, "GPU", 3) == 0 && !isdigit((unsigned char)s[3]))
 			break;  /* "GPU NUMA ID" */
+		/* the loader's limits: a matrix it would refuse is refused here,
+		 * never cut short */
+		t->over_gpus = strncmp(s, "GPU", 3) == 0 && ngpu == SCN_MAX_GPUS;
+		if (t->over_gpus || n == TM_MAX_EP) {
+			t->over_col = t->tokcol[i];
+			break;
+		}
+		ngpu += strncmp(s, "GPU", 3) == 0;
 		snprintf(t->ep[n].label, sizeof(t->ep[n].label), "%s", s);
 		t->ep[n].is_gpu = strncmp(s, "GPU", 3) == 0;
 		t->ep[n].numa = -1;
@@ -390,6 +401,14 @@ static int read_matrix(struct tm *t, const char *text, size_t len, struct plumb_
 		split(t, 0);
 		if (!(ncol = header_labels(t)))
 			continue;
+		if (t->over_col && t->over_gpus)
+			return plumb_err_set(err, PLUMB_EINPUT, t->src, l.no, t->over_col,
+					     "more than %d GPUs: a scenario holds at most %d",
+					     SCN_MAX_GPUS, SCN_MAX_GPUS);
+		if (t->over_col)
+			return plumb_err_set(err, PLUMB_EINPUT, t->src, l.no, t->over_col,
+					     "more than %d devices (GPUs and NICs) in one matrix",
+					     TM_MAX_EP);
 		t->n = ncol;
 		for (i = 0; i < ncol; i++)
 			for (j = 0; j < ncol; j++)

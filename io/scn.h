@@ -23,7 +23,7 @@
 #define SCN_MAX_SOCKETS 8
 #define SCN_MAX_CPU 1023  /* highest CPU in socket_cpus (NCCL's 1024-bit affinity mask) */
 #define SCN_MAX_BARS 6
-#define SCN_MAX_NVLINK 1024
+#define SCN_MAX_NVLINK (SCN_MAX_GPUS * (SCN_MAX_GPUS - 1) / 2)  /* every pair bonded */
 #define SCN_MAX_CATALOG 64
 /* Events one simulation of the scenario may handle (sim/engine.h's budget). */
 #define SCN_DEFAULT_EVENT_BUDGET 100000000ULL

@@ -318,6 +318,65 @@ static void expect_error(const char *text, size_t len, int line, int col, const 
 	EXPECT_STR(e.msg, msg);
 }
 
+/* A generated n-GPU matrix, every pair `cell` (caller frees). */
+static char *matrix(int n, const char *cell, size_t *len)
+{
+	size_t cap = (size_t)(n + 2) * ((size_t)n * 8 + 64), o = 0;
+	char *t = malloc(cap);
+	int i, j;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	for (j = 0; j < n; j++)
+		o += (size_t)snprintf(t + o, cap - o, "\tGPU%d", j);
+	o += (size_t)snprintf(t + o, cap - o, "\tCPU Affinity\tNUMA Affinity\n");
+	for (i = 0; i < n; i++) {
+		o += (size_t)snprintf(t + o, cap - o, "GPU%d", i);
+		for (j = 0; j < n; j++)
+			o += (size_t)snprintf(t + o, cap - o, "\t%s", i == j ? "X" : cell);
+		o += (size_t)snprintf(t + o, cap - o, "\t0-63\t0\n");
+	}
+	*len = o;
+	return t;
+}
+
+/* The importer and the loader agree: what imports loads, and a matrix the
+ * loader would refuse is refused at its header, never cut short. */
+static void test_limits(void)
+{
+	struct plumb_err e;
+	struct imp_scn *s;
+	struct scenario *scn = NULL;
+	size_t len;
+	char *t = matrix(SCN_MAX_GPUS, "NV18", &len), *y;
+
+	s = import_text(t, len, "nv64.txt", &e);
+	free(t);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	y = fix_imp_yaml(s);
+	if (scn_parse("nv64.yaml", y, &scn, &e) < 0)
+		printf("\n  64 x NV18: imported YAML does not load: %d:%d: %s\n", e.line, e.col, e.msg);
+	CU_ASSERT_PTR_NOT_NULL(scn);
+	if (scn) {
+		EXPECT_INT(scn->ngpus, SCN_MAX_GPUS);
+		EXPECT_INT(scn->nnvlink, SCN_MAX_GPUS * (SCN_MAX_GPUS - 1) / 2);
+	}
+	scn_free(scn);
+	free(y);
+	imp_scn_free(s);
+
+	t = matrix(SCN_MAX_GPUS + 1, "SYS", &len);
+	CU_ASSERT_PTR_NULL(import_text(t, len, "bad.txt", &e));
+	EXPECT_INT(e.code, PLUMB_EINPUT);
+	EXPECT_INT(e.line, 1);
+	EXPECT_INT(e.col, (int)(strstr(t, "\tGPU64\t") - t) + 2);
+	EXPECT_STR(e.msg, "more than 64 GPUs: a scenario holds at most 64");
+	free(t);
+	t = matrix(200, "SYS", &len);
+	CU_ASSERT_PTR_NULL(import_text(t, len, "bad.txt", &e));
+	EXPECT_STR(e.msg, "more than 64 GPUs: a scenario holds at most 64");
+	free(t);
+}
+
 static void test_errors(void)
 {
 	static const char binary[] = "GPU0\tGPU1\n\x01\x02\0\xff\xfe";
@@ -422,5 +481,6 @@ void suite_import_topom(void)
 	CU_add_test(s, "ANSI codes, N/A and empty NUMA", test_quirks);
 	CU_add_test(s, "exact and deterministic YAML", test_yaml_exact);
 	CU_add_test(s, "malformed input: exact errors", test_errors);
+	CU_add_test(s, "the loader's limits: 64 GPUs, every pair bonded", test_limits);
 	CU_add_test(s, "prefixes and junk do not crash", test_no_crash);
 }
