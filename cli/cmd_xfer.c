@@ -28,6 +28,8 @@ const char cmd_xfer_usage[] =
 	"  --bytes N               its size (64M, 1G, ...; default 40000000)\n"
 	"  --method p2p|bounce     how it moves (default: p2p where allowed)\n"
 	"  --bidir                 a copy B -> A at the same time\n"
+	"  --acs on|off            force ACS on every root port and switch (P2P under a\n"
+	"                          switch then goes through the root complex)\n"
 	"  -o FILE                 write to FILE (atomically) instead of stdout\n"
 	"  -h, --help              this help\n"
 	"\n"
@@ -51,14 +53,14 @@ int cmd_xfer(int argc, char **argv)
 	struct p2pt_result *r = NULL;
 	struct outfile out;
 	const char *path = NULL, *outpath = "-";
-	int i, rc, from = -1, to = -1, bidir = 0, method = -1, opened = 0;
+	int i, rc, from = -1, to = -1, bidir = 0, method = -1, opened = 0, acs = -1;
 	uint64_t bytes = 40000000;
 
 	plumb_err_clear(&err);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--bytes") ||
-		    !strcmp(a, "--method") || !strcmp(a, "-o")) {
+		    !strcmp(a, "--method") || !strcmp(a, "--acs") || !strcmp(a, "-o")) {
 			if (!val)
 				return cmd_usage_error("xfer", "option %s needs a value", a);
 			i++;
@@ -75,6 +77,11 @@ int cmd_xfer(int argc, char **argv)
 					method = XFER_BOUNCE;
 				else
 					return cmd_usage_error("xfer", "--method must be p2p or bounce, not '%s'", val);
+			}
+			if (!strcmp(a, "--acs")) {
+				if (strcmp(val, "on") && strcmp(val, "off"))
+					return cmd_usage_error("xfer", "--acs must be on or off, not '%s'", val);
+				acs = !strcmp(val, "on");
 			}
 			if (!strcmp(a, "-o"))
 				outpath = val;
@@ -94,6 +101,7 @@ int cmd_xfer(int argc, char **argv)
 		return cmd_usage_error("xfer", "--from and --to go together");
 	if ((rc = scn_load(path, &s, &err)) < 0)
 		goto fail;
+	topo_apply_acs(s, acs);
 	if (from >= s->ngpus || to >= s->ngpus) {
 		plumb_err_set(&err, PLUMB_EUSAGE, NULL, 0, 0, "GPU %d does not exist: the scenario has %d GPUs",
 			      from >= s->ngpus ? from : to, s->ngpus);

@@ -581,6 +581,16 @@ void topo_free(struct topo_view *v)
 	free(v);
 }
 
+void topo_apply_acs(struct scenario *s, int acs)
+{
+	int i;
+	if (acs < 0)
+		return;
+	for (i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].kind == SCN_SWITCH || s->nodes[i].kind == SCN_ROOT_PORT)
+			s->nodes[i].acs = acs;
+}
+
 int topo_p2p_forbidden(const struct scenario *s, int a, int b, char *why, size_t n)
 {
 	struct topo_opts o;

@@ -134,6 +134,12 @@ int topo_rc_endpoints(const struct scenario *s, int node);
 int topo_root_of(const struct scenario *s, int node);
 
 /*
+ * Force ACS on (1) or off (0) on every root port and switch of s, as
+ * `--acs` does for topo and render; -1 leaves the scenario as it is.
+ */
+void topo_apply_acs(struct scenario *s, int acs);
+
+/*
  * Does the P2P status of GPUs a and b forbid a direct copy on the side the
  * work runs on (the guest in a VM, else the host)? 1 when it is not OK;
  * `why` (size n, may be NULL) then gets "NS in the guest: <reason>".

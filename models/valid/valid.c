@@ -196,9 +196,7 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 			return yerr(t, x, PLUMB_EINPUT, err, "'acs' applies to p2p cases only");
 		if ((rc = yget_enum(t, x, "acs", onoff, &c->acs, err)) < 0)
 			return rc;
-		for (i = 0; i < c->scn->nnodes; i++)
-			if (c->scn->nodes[i].kind == SCN_SWITCH || c->scn->nodes[i].kind == SCN_ROOT_PORT)
-				c->scn->nodes[i].acs = c->acs;
+		topo_apply_acs(c->scn, c->acs);
 	}
 	if ((x = ymap_get(n, "points"))) {
 		if (c->kind != VAL_P2P)
