@@ -172,12 +172,15 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char msg[2048], shown[2048];
 	va_list ap;
-	fputs("plumb: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'plumb %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+	/* an option value is the user's text: cut and made safe as any message */
+	plumb_err_safe(shown, sizeof(shown), msg, PLUMB_ERR_SHOWN);
+	fprintf(stderr, "plumb: error: %s\nTry 'plumb %s%s--help'.\n", shown, cmd ? cmd : "",
+		cmd ? " " : "");
 	return PLUMB_EUSAGE;
 }
 

@@ -36,10 +36,25 @@ int plumb_err_set(struct plumb_err *e, int code, const char *file, int line,
 	__attribute__((format(printf, 6, 7)));
 
 /*
- * Print e to stderr in the house format; when e->file names a readable file
- * and e->line > 0, also print that line and a caret under e->col.
+ * Print e to stderr in the house format; when e->file names a readable
+ * regular file and e->line > 0, also print that line (about 120 characters
+ * of it around e->col) and a caret under e->col. File, message and line
+ * go through plumb_err_safe.
  */
 void plumb_err_print(const struct plumb_err *e);
+
+/* Characters of a message shown before it is cut with "..." (an option
+ * value of 120 KB is not echoed whole). */
+#define PLUMB_ERR_SHOWN 400
+
+/*
+ * Copy src into dst (size bytes, NUL-terminated) safe to print on a
+ * terminal: control characters (an escape sequence's ESC, C1 controls),
+ * DEL and bytes that are not UTF-8 become '?', one per byte, so columns stay
+ * aligned; after max characters the rest becomes "...". Returns the
+ * characters shown. Every message plumb prints goes through it.
+ */
+size_t plumb_err_safe(char *dst, size_t size, const char *src, size_t max);
 
 /* Exit status for e: e->code, or PLUMB_ERUNTIME when unset. */
 int plumb_err_status(const struct plumb_err *e);

@@ -279,3 +279,19 @@ void out_xml(FILE *f, const char *s)
 		}
 	}
 }
+
+void out_xml_comment(FILE *f, const char *s)
+{
+	int prev = 0;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			continue;
+		if (c == '-' && prev == '-')
+			fputc(' ', f);
+		fputc(c, f);
+		prev = c;
+	}
+	if (prev == '-')
+		fputc(' ', f);
+}

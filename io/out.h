@@ -87,4 +87,9 @@ void out_quoted(FILE *f, const char *s);
  * (other than tab) and DEL dropped. */
 void out_xml(FILE *f, const char *s);
 
+/* s as the text of an XML comment: control characters dropped, and a space
+ * after every '-' that another '-' or the comment's end follows, so the
+ * text cannot hold "--" or close the comment. */
+void out_xml_comment(FILE *f, const char *s);
+
 #endif

@@ -60,6 +60,10 @@ expand() {
 		awk 'BEGIN { s = sprintf("%-127s", "# padding line of a file that is too large"); for (i = 0; i < 139264; i++) print s }' >"$f"
 		echo "$f"
 		;;
+	@long:*)
+		# an option value of N characters (its echo is cut)
+		awk -v n="${1#@long:}" 'BEGIN { s = "tp"; while (length(s) < n) s = s "x"; print s }'
+		;;
 	@sparse:*)
 		# a 4 GiB file of no data blocks: refused by its size, unread
 		f=$tmp/${1#@sparse:}
@@ -149,6 +153,7 @@ nccl-no-rows             3 validate @nccl:$DIR/nccl-no-rows.txt
 nccl-bad-number          3 validate @nccl:$DIR/nccl-bad-number.txt
 nccl-short-row           3 validate @nccl:$DIR/nccl-short-row.txt
 nccl-huge-size           3 validate @nccl:$DIR/nccl-huge-size.txt
+csv-escape-sequences     3 validate @serving:$DIR/csv-escape-sequences.csv
 nccl-negative-time       3 validate @nccl:$DIR/nccl-negative-time.txt
 nccl-nan-time            3 validate @nccl:$DIR/nccl-nan-time.txt
 nccl-binary              3 validate @nccl:$DIR/nccl-binary.txt
@@ -219,6 +224,7 @@ predict-no-fit           3 predict $WS --layout tp2 --concurrency 1
 predict-p2p-level        2 predict $BM --nccl-p2p-level PCI
 predict-bad-format       2 predict $BM --format xml
 predict-missing-value    2 predict $BM --layout
+predict-value-120k       2 predict $BM --layout @long:120000
 predict-bad-scenario     3 predict tests/bad/zero-gpus.yaml
 predict-missing-file     4 predict $DIR/no-such-file.yaml
 compare-no-scenario      2 compare

@@ -10,6 +10,9 @@
 #   - a symbolic link planted at the old predictable temporary name
 #     (FILE.tmp.PID) or at FILE.partial is never followed;
 #   - a path longer than 511 characters is written whole;
+#   - an error in an input read from a FIFO is printed without reopening it;
+#   - a scenario name holding '-->', markup and control characters cannot
+#     end nccl-xml's comment or make the XML invalid;
 #   - a sweep resumes its own finished output to the same bytes (rows that
 #     do not fit, price columns, quoted fields with commas and line breaks,
 #     JSON), resumes from an empty existing file, and stops with a clear
@@ -27,6 +30,9 @@ trap 'exit 130' INT TERM
 cd "$tmp" || exit 2
 pass=0
 fail=0
+# helpers that wait on a FIFO give up rather than hang when plumb fails
+TO=
+command -v timeout >/dev/null 2>&1 && TO="timeout 10"
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # check DESCRIPTION COMMAND...: the command must succeed
@@ -36,9 +42,9 @@ check() { d=$1; shift; if "$@"; then ok; else bad "$d"; fi; }
 
 # ---- devices, FIFOs, standard output --------------------------------------
 mkfifo fifo
-cat fifo >fifo.got &
+$TO cat fifo >fifo.got &
 reader=$!
-"$PLUMB" topo "$BM" -o fifo 2>err; rc=$?
+$TO "$PLUMB" topo "$BM" -o fifo 2>err; rc=$?
 wait $reader
 check "-o FIFO: exit $rc" [ $rc -eq 0 ]
 check "-o FIFO: still a FIFO" [ -p fifo ]
@@ -105,6 +111,24 @@ check "-o a ${#long}-character path: exit $rc" [ $rc -eq 0 ]
 check "-o a ${#long}-character path: written whole" cmp -s "$long/out.txt" expected
 "$PLUMB" topo "$BM" -o "$tmp" 2>err; rc=$?
 check "-o a directory: exit $rc, expected 4" [ $rc -eq 4 ]
+
+# ---- markup and control characters in a scenario's text: escaped -------------
+sed 's/^name: .*/name: "x --> <evil\/> \&amp; \\u0001\\u001b]0;t\\u0007 -"/' "$OLDPWD/scenarios/hgx-8x-h200.yaml" >evil.yaml
+"$PLUMB" topo evil.yaml --format nccl-xml >evil.xml 2>err; rc=$?
+check "nccl-xml of a hostile name: exit $rc" [ $rc -eq 0 ]
+check "nccl-xml of a hostile name: the name is in the comment" grep -q '^<!-- NCCL topology for x - -> <evil/>' evil.xml
+check "nccl-xml of a hostile name: one comment end, no markup injected" \
+	[ "$(grep -c -- '-->' evil.xml)" = 1 ] && ! grep -q '^<evil' evil.xml
+check "nccl-xml of a hostile name: no control characters" sh -c 'tr -d "\001\007\033" <evil.xml | cmp -s - evil.xml'
+
+# ---- an input FIFO with an error: the message, not a reopened FIFO ---------
+if command -v timeout >/dev/null 2>&1; then
+	mkfifo in.fifo
+	$TO sh -c 'printf "\tGPU0\tGPU1\nGPU0\tX\tQQQ\nGPU1\tQQQ\tX\n" >in.fifo' &
+	timeout 10 "$PLUMB" import topo-m in.fifo 2>err; rc=$?
+	check "import from a FIFO with an error: exit $rc, expected 3 (not stuck reopening it)" [ $rc -eq 3 ]
+	check "import from a FIFO with an error: the message" grep -q "in.fifo:2:8: row GPU0" err
+fi
 
 # ---- sweeps ------------------------------------------------------------------
 cat >grid.yaml <<EOF
