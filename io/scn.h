@@ -172,6 +172,7 @@ struct scenario {
 	unsigned char k_catalog[K_NCONSTS]; /* 1: the value is the GPU catalog's */
 	int nccl_level;                 /* `nccl: p2p_level` (topo.h enum topo_nccl_path), -1 unset */
 	int nccl_shm_disable;           /* `nccl: shm_disable` */
+	int nccl_gdr_level;             /* `nccl: net_gdr_level` (enum topo_nccl_path), -1 unset */
 	struct scn_serving serving;     /* `serving:` the software stack measured or planned */
 	const struct scn_catalog *catalog;  /* borrowed; outlives the scenario */
 };

@@ -28,7 +28,7 @@ static const char *const engine_names[] = { "sglang", "vllm", "trtllm", "other",
 static const char *const allreduce_names[] = { "off", "oneshot", "twoshot", "auto", NULL };
 static const char *const dsa_names[] = { "sparse", "dense", NULL };
 static const char *const mtp_keys[] = { "draft", "accept", NULL };
-static const char *const nccl_keys[] = { "p2p_level", "p2p_disable", "shm_disable", NULL };
+static const char *const nccl_keys[] = { "p2p_level", "p2p_disable", "shm_disable", "net_gdr_level", NULL };
 /* NCCL's path names in its order (src/graph/topo.h), as NCCL_P2P_LEVEL takes them. */
 static const char *const nccl_levels[] = { "LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS", NULL };
 static const char *const host_keys[] = {
@@ -729,6 +729,11 @@ static int parse_nccl(const struct ytree *t, const struct ynode *m, struct scena
 	if ((v = ymap_get(m, "shm_disable")) &&
 	    (rc = yget_bool(t, v, "shm_disable", &s->nccl_shm_disable, err)) < 0)
 		return rc;
+	if ((v = ymap_get(m, "net_gdr_level"))) {
+		if ((rc = yget_enum(t, v, "NCCL_NET_GDR_LEVEL", nccl_levels, &e, err)) < 0)
+			return rc;
+		s->nccl_gdr_level = e;
+	}
 	return 0;
 }
 
@@ -801,6 +806,7 @@ static void set_defaults(struct scenario *s)
 {
 	s->serving.cuda_graphs = 1;
 	s->nccl_level = -1;
+	s->nccl_gdr_level = -1;
 	consts_defaults(&s->k);
 	s->seed = 1;
 	s->event_budget = SCN_DEFAULT_EVENT_BUDGET;

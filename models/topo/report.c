@@ -180,6 +180,16 @@ void rep_transport(FILE *f, const struct topo_view *v)
 			fprintf(f, "\t%s", topo_xport_str((enum topo_xport)v->xport[i][j]));
 		fputc('\n', f);
 	}
+	if (v->nep > v->ngpu) {
+		char why[512];
+		int lvl = v->scn->nccl_gdr_level;
+		fprintf(f, "NET (NCCL_NET_GDR_LEVEL=%s%s), each GPU's nearest NIC:\n",
+			topo_nccl_path_str(lvl >= 0 ? lvl : NP_PXB),
+			lvl >= 0 ? ", set by the scenario" : ", NCCL default");
+		for (i = 0; i < v->ngpu; i++)
+			if (topo_gdr(v, i, NULL, why, sizeof(why)) >= 0)
+				fprintf(f, "%s: %s\n", v->ep[i].label, why);
+	}
 }
 
 static void print_bar_pass(FILE *f, const struct bar_result *r, const char *title)

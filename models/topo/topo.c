@@ -581,6 +581,54 @@ void topo_free(struct topo_view *v)
 	free(v);
 }
 
+int topo_gdr(const struct topo_view *v, int g, int *nic, char *why, size_t n)
+{
+	const struct scenario *s = v->scn;
+	const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[g]].gpu_model];
+	int level = s->nccl_gdr_level >= 0 ? s->nccl_gdr_level : NP_PXB, best = -1, k, path, x;
+	char cls[8];
+
+	for (k = v->ngpu; k < v->nep; k++)
+		if (best < 0 || nccl_path((enum topo_class)v->cls[g][k]) <
+				nccl_path((enum topo_class)v->cls[g][best]))
+			best = k;
+	if (nic)
+		*nic = best;
+	if (best < 0) {
+		if (why)
+			snprintf(why, n, "no NIC");
+		return -1;
+	}
+	path = nccl_path((enum topo_class)v->cls[g][best]);
+	topo_class_str(v, g, best, cls);
+	if (m->p2p == SCN_P2P_UNSUPPORTED) {
+		if (why)
+			snprintf(why, n, "%s is %s from %s, but %s has no GPUDirect RDMA: "
+				 "the NIC's traffic is staged through host memory",
+				 v->ep[best].label, cls, v->ep[g].label, m->name);
+		return 0;
+	}
+	if (path > level) {
+		if (why)
+			snprintf(why, n, "%s is %s from %s, beyond NCCL_NET_GDR_LEVEL=%s: "
+				 "the NIC's traffic is staged through host memory",
+				 v->ep[best].label, cls, v->ep[g].label, topo_nccl_path_str(level));
+		return 0;
+	}
+	x = v->side == TOPO_HOST ?
+	    topo_acs_redirect(s, v->acs_override, v->ep[g].host_node, v->ep[best].host_node, NULL) : -1;
+	if (why) {
+		if (x >= 0)
+			snprintf(why, n, "%s is %s from %s: GPUDirect RDMA, but the ACS redirect of %s "
+				 "sends it up to root complex %s and back", v->ep[best].label, cls,
+				 v->ep[g].label, s->nodes[x].id, s->nodes[topo_root_of(s, x)].id);
+		else
+			snprintf(why, n, "%s is %s from %s: GPUDirect RDMA, the NIC reads and writes "
+				 "GPU memory directly", v->ep[best].label, cls, v->ep[g].label);
+	}
+	return 1;
+}
+
 void topo_apply_acs(struct scenario *s, int acs)
 {
 	int i;

@@ -134,6 +134,18 @@ int topo_rc_endpoints(const struct scenario *s, int node);
 int topo_root_of(const struct scenario *s, int node);
 
 /*
+ * GPUDirect RDMA between GPU g and the NIC NCCL gives it (src/graph/paths.cc
+ * ncclTopoCheckGdr): the nearest NIC by path type (ties: the first); GDR
+ * when both support it (GeForce cards do not: NVIDIA's GPUDirect RDMA is
+ * for datacenter and professional GPUs) and the GPU-NIC path type is at
+ * most NCCL_NET_GDR_LEVEL (`nccl: net_gdr_level`, default PXB); otherwise
+ * the NIC's traffic is staged through host memory. Host views only.
+ * Returns 1 (GDR), 0 (staged) or -1 (no NIC); *nic gets the NIC's
+ * endpoint index, `why` a sentence (size n, may be NULL).
+ */
+int topo_gdr(const struct topo_view *v, int g, int *nic, char *why, size_t n);
+
+/*
  * Force ACS on (1) or off (0) on every root port and switch of s, as
  * `--acs` does for topo and render; -1 leaves the scenario as it is.
  */

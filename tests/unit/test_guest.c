@@ -138,10 +138,55 @@ static void test_p2p_forbidden(void)
 	scn_free(s);
 }
 
+/* A GPU and a NIC under one switch, a second GPU on another root complex. */
+static void test_gdr(void)
+{
+	static const char box[] =
+		"plumb_scenario: 1\n"
+		"host: {cpu_vendor: amd}\n"
+		"pcie:\n"
+		"  - {id: rc0, kind: root_complex, socket: 0}\n"
+		"  - {id: rp0, kind: root_port, parent: rc0, gen: 5, width: 16}\n"
+		"  - {id: sw0, kind: switch, parent: rp0, gen: 5, width: 16, acs: %s}\n"
+		"  - {id: gpu0, kind: gpu, parent: sw0, model: %s}\n"
+		"  - {id: nic0, kind: nic, parent: sw0, model: ConnectX-7}\n"
+		"  - {id: rc1, kind: root_complex, socket: 0}\n"
+		"  - {id: rp1, kind: root_port, parent: rc1, gen: 5, width: 16}\n"
+		"  - {id: gpu1, kind: gpu, parent: rp1, model: %s}\n"
+		"%s";
+	static const struct { const char *acs, *model, *extra; int g0, g1; const char *why0; } t[] = {
+		{ "false", "rtx-pro-6000", "", 1, 0, "directly" },
+		{ "true", "rtx-pro-6000", "", 1, 0, "root complex rc0" },
+		{ "false", "rtx-pro-6000", "nccl: {net_gdr_level: SYS}\n", 1, 1, "directly" },
+		{ "false", "rtx-5090", "", 0, 0, "no GPUDirect RDMA" },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char text[2048], why[512];
+		struct scenario *s = NULL;
+		struct topo_view *v = NULL;
+		struct topo_opts o;
+		int nic = -1;
+		snprintf(text, sizeof(text), box, t[i].acs, t[i].model, t[i].model, t[i].extra);
+		CU_ASSERT_EQUAL_FATAL(scn_parse("gdr.yaml", text, &s, NULL), 0);
+		topo_opts_init(&o);
+		CU_ASSERT_EQUAL(topo_build(s, TOPO_HOST, &o, &v, NULL), 0);
+		if (v) {
+			CU_ASSERT_EQUAL(topo_gdr(v, 0, &nic, why, sizeof(why)), t[i].g0);
+			CU_ASSERT_EQUAL(nic, 2);
+			CU_ASSERT_PTR_NOT_NULL(strstr(why, t[i].why0));
+			CU_ASSERT_EQUAL(topo_gdr(v, 1, &nic, NULL, 0), t[i].g1);   /* NODE */
+		}
+		topo_free(v);
+		scn_free(s);
+	}
+}
+
 void suite_guest(void)
 {
 	CU_pSuite s = CU_add_suite("guest", NULL, NULL);
 	CU_add_test(s, "Proxmox guest bus ids and GPU numbers", test_proxmox_bdf);
 	CU_add_test(s, "guest CPU numbers in the NCCL topology file", test_guest_cpus_in_xml);
 	CU_add_test(s, "P2P status forbids a direct copy", test_p2p_forbidden);
+	CU_add_test(s, "GPUDirect RDMA to the nearest NIC", test_gdr);
 }
