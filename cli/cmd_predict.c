@@ -92,6 +92,7 @@ struct popts {
 	int draws;                  /* Monte Carlo draws for the interval */
 	int draws_given, compare;
 	int mtp_given;              /* --mtp given (else the scenario's serving: mtp) */
+	int accept_given;           /* --accept given (only with --mtp) */
 	double accept;
 	const char *paths[MAXSCN];
 	int npaths;
@@ -214,6 +215,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--accept")) {
 			char *end;
 			o->accept = strtod(v, &end);
+			o->accept_given = 1;
 			if (*end || !(o->accept >= 0 && o->accept < 1))
 				return cmd_usage_error(cmd, "--accept needs a probability in [0, 1), not '%s'", v);
 		} else if (!strcmp(a, "--format")) {
@@ -254,6 +256,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		return cmd_usage_error(cmd, "one SCENARIO (use 'plumb compare' for several)");
 	if (o->nbatch && o->nconc)
 		return cmd_usage_error(cmd, "--batch and --concurrency do not go together");
+	if (o->accept_given && !o->mtp_given)
+		return cmd_usage_error(cmd, "--accept needs --mtp (the number of draft tokens)");
 	if (o->mtp && !(o->accept > 0))
 		return cmd_usage_error(cmd, "--mtp needs --accept (the draft acceptance rate)");
 	if (o->context >= o->input && !o->nbatch)

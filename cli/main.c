@@ -84,6 +84,61 @@ static void main_help(FILE *f)
 	      "Example: plumb topo scenarios/proxmox-vm-8x-rtxpro6000.yaml\n", f);
 }
 
+/* An option name: "--word..." or "-x" (a value such as "-1" or "-" is not). */
+static int is_option(const char *a)
+{
+	return (a[0] == '-' && a[1] == '-' && a[2] >= 'a' && a[2] <= 'z') ||
+	       (a[0] == '-' && ((a[1] >= 'a' && a[1] <= 'z') || (a[1] >= 'A' && a[1] <= 'Z')) &&
+		!a[2]);
+}
+
+/* Length of option a's name: up to '=' in "--name=value". */
+static size_t option_len(const char *a)
+{
+	const char *eq = strchr(a, '=');
+	return eq ? (size_t)(eq - a) : strlen(a);
+}
+
+/*
+ * What every command refuses alike, before its own parsing: an empty
+ * argument (`--layout ''` is not the default layout) and an option given
+ * twice (the last would silently win). Repeatable: calibrate's --data,
+ * --and and --pin, render's --scenario; calibrate's per-scenario options
+ * (--gpus, --nccl-p2p-level) once per --and. Stops at "--".
+ */
+static int check_args(const char *cmd, int argc, char **argv)
+{
+	static const char *const repeatable[] = { "--data", "--and", "--pin", "--scenario", NULL };
+	int i, j, k, from = 2;
+
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (!a[0])
+			return i > 2 && is_option(argv[i - 1])
+				? cmd_usage_error(cmd, "option %s needs a value, not an empty one", argv[i - 1])
+				: cmd_usage_error(cmd, "empty argument");
+		if (!is_option(a))
+			continue;
+		if (!strcmp(a, "--and"))
+			from = i;   /* a new scenario's options */
+		for (k = 0; repeatable[k] && strcmp(a, repeatable[k]); k++)
+			;
+		if (repeatable[k])
+			continue;
+		if (a[option_len(a)] == '=' && !a[option_len(a) + 1])
+			return cmd_usage_error(cmd, "option %.*s needs a value, not an empty one",
+					       (int)option_len(a), a);
+		for (j = from; j < i; j++)
+			if (is_option(argv[j]) && option_len(argv[j]) == option_len(a) &&
+			    !strncmp(argv[j], a, option_len(a)))
+				return cmd_usage_error(cmd, "option %.*s given twice",
+						       (int)option_len(a), a);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct calib_file calib;
@@ -115,6 +170,8 @@ int main(int argc, char **argv)
 		fputs(common_help, stdout);
 		return PLUMB_OK;
 	}
+	if (check_args(argv[1], argc, argv))
+		return PLUMB_EUSAGE;
 	if ((argc = take_calib(argc, argv, &calib)) < 0)
 		return -argc;
 	return c->run(argc - 1, argv + 1);

@@ -552,6 +552,9 @@ int yget_double(const struct ytree *t, const struct ynode *n, const char *what,
 		return rc;
 	errno = 0;
 	v = strtod(n->str, &end);
+	/* ERANGE on underflow (1e-308, 1e-400) is a tiny finite number, not an error */
+	if (errno == ERANGE && fabs(v) < 1)
+		errno = 0;
 	if (n->str[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v))
 		return yerr(t, n, PLUMB_EINPUT, err,
 			    "'%s' must be a finite number, got '%s'", what, n->str);

@@ -13,6 +13,9 @@
 #                                         bare-metal scenario
 #   @big:NAME                            a file of NAME's kind just over the
 #                                         16 MiB input limit, in TMP/
+#   @sparse:NAME                         a 4 GiB sparse file, in TMP/
+#   @long:N                              an option value of N characters
+#   @empty                               an empty argument
 # Paths under the temporary directory are printed as TMP/ in the .err files.
 # (Malformed scenarios for `plumb topo` live in tests/bad/, run by
 # tests/golden/run.sh.)
@@ -70,6 +73,7 @@ expand() {
 		truncate -s 4G "$f"
 		echo "$f"
 		;;
+	@empty) echo ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -78,17 +82,19 @@ check() {
 	name=$1
 	want=$2
 	shift 2
-	args=
+	label="$name: plumb $*"
+	# the arguments expanded, one word each (@empty is an empty one)
+	n=$#
 	for a in "$@"; do
-		args="$args $(expand "$a")"
+		set -- "$@" "$(expand "$a")"
 	done
-	# shellcheck disable=SC2086 # word lists on purpose; no blanks in paths
+	shift "$n"
 	# a reader that does not stop (/dev/zero) fails the row instead of the run
-	$TIMEOUT "$PLUMB" $args >"$tmp/out" 2>"$tmp/err.raw"
+	# shellcheck disable=SC2086 # TIMEOUT is a word list on purpose
+	$TIMEOUT "$PLUMB" "$@" >"$tmp/out" 2>"$tmp/err.raw"
 	rc=$?
 	sed "s|$tmp/|TMP/|g" "$tmp/err.raw" >"$tmp/err"
 	exp=$DIR/$name.err
-	label="$name: plumb $*"
 	if [ "$rc" -ne "$want" ]; then
 		fail=$((fail + 1))
 		echo "FAIL: $label: exit status $rc, expected $want"
@@ -225,6 +231,12 @@ predict-p2p-level        2 predict $BM --nccl-p2p-level PCI
 predict-bad-format       2 predict $BM --format xml
 predict-missing-value    2 predict $BM --layout
 predict-value-120k       2 predict $BM --layout @long:120000
+predict-layout-empty     2 predict $BM --layout @empty
+predict-layout-eq-empty  2 predict $BM --layout=
+predict-layout-twice     2 predict $BM --layout tp8 --layout tp4
+predict-accept-no-mtp    2 predict $BM --accept 0.6
+coll-size-twice          2 coll $BM -b 1M -b 2M
+calib-twice              2 predict $BM --calib $DIR/calib-nan.yaml --calib $DIR/calib-list.yaml
 predict-bad-scenario     3 predict tests/bad/zero-gpus.yaml
 predict-missing-file     4 predict $DIR/no-such-file.yaml
 compare-no-scenario      2 compare

@@ -255,7 +255,9 @@ static void test_getters(void)
 		"gig: 128G\n"
 		"e: swich\n"
 		"far: zzzzzz\n"
-		"s: hello world\n";   /* 15 */
+		"s: hello world\n"    /* 15 */
+		"tiny: 1e-308\n"
+		"zero: 1e-400\n";
 	static const char *const kinds[] = { "root_port", "switch", "gpu", NULL };
 	struct plumb_err e;
 	struct ytree *t = parse(text, &e);
@@ -287,6 +289,11 @@ static void test_getters(void)
 	EXPECT_ERR(e, PLUMB_EINPUT, 6, 4, "'bw' must be between 3 and 4, got 2.5");
 	EXPECT_INT(yget_double(t, ymap_get(r, "f"), "bw", 0, 4, &d, &e), 0);
 	CU_ASSERT_DOUBLE_EQUAL(d, 2.5, 1e-12);
+	/* underflow is a tiny finite number, not "not finite" */
+	EXPECT_INT(yget_double(t, ymap_get(r, "tiny"), "eps", 0, 1, &d, &e), 0);
+	CU_ASSERT(d > 0 && d < 1e-307);
+	EXPECT_INT(yget_double(t, ymap_get(r, "zero"), "eps", 0, 1, &d, &e), 0);
+	CU_ASSERT(d >= 0 && d < 1e-320);
 
 	EXPECT_INT(yget_bool(t, ymap_get(r, "b"), "acs", &b, &e), -PLUMB_EINPUT);
 	EXPECT_ERR(e, PLUMB_EINPUT, 7, 4, "'acs' must be true or false, got 'maybe'");
