@@ -175,6 +175,7 @@ int rdr_trace(FILE *f, const struct pred_cfg *c, int batch, long context,
 		r.cap = cap;
 		r.hook = on_resolve;
 		r.hook_ctx = &k;
+		r.rounds = pred_rounds(c, SERVE_DECODE);
 		k.nseg = 0;
 		for (l = 0; l < nlinks; l++)
 			k.cur[l] = k.since[l] = 0;
@@ -185,7 +186,19 @@ int rdr_trace(FILE *f, const struct pred_cfg *c, int batch, long context,
 		cap = r.nspans;
 	}
 	for (l = 0; l < nlinks; l++)
-		close_seg(&k, l, r.seconds);
+		close_seg(&k, l, r.run_seconds);
+	/* A steady-state step (a pipeline's last pass): its window only. */
+	if (r.window0 > 0 || r.run_seconds > r.seconds) {
+		int n = 0;
+		for (i = 0; i < k.nseg; i++) {
+			struct seg g = k.seg[i];
+			g.t0 = fmax(g.t0, r.window0) - r.window0;
+			g.t1 = fmin(g.t1, r.window0 + r.seconds) - r.window0;
+			if (g.t1 > g.t0)
+				k.seg[n++] = g;
+		}
+		k.nseg = n;
+	}
 	if (k.oom) {
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		goto out;

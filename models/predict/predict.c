@@ -101,6 +101,14 @@ static int flush_mlp(struct builder *b)
 	return 0;
 }
 
+/* Decode through a pipeline: engines keep a batch per stage in flight, so
+ * the step is the steady state's period, not one pass through an empty
+ * pipeline: the third of four passes (two fill it, the fourth follows). */
+int pred_rounds(const struct pred_cfg *c, enum serve_step kind)
+{
+	return kind == SERVE_DECODE && c->lay.pp > 1 ? 4 : 1;
+}
+
 /*
  * Does this step replay CUDA graphs? Decode does when the engine uses them;
  * SGLang captures decode batches only and runs prefill (extend) eagerly, so
@@ -279,6 +287,7 @@ static int step_impl(const struct pred_cfg *c, enum serve_step kind, int batch, 
 	memset(&r, 0, sizeof(r));
 	r.spans = spans;
 	r.cap = cap;
+	r.rounds = pred_rounds(c, kind);
 	memset(prog, 0, sizeof(prog));
 	if ((rc = pred_programs(c, kind, batch, context, tokens, prog, &micro, err)) < 0)
 		return rc;

@@ -99,6 +99,10 @@ int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long co
 	      struct plumb_err *err);
 
 /* As pred_step, recording up to cap timeline spans into spans (*nspans set). */
+/* Passes of the batch step_run makes for a step (step_result.rounds): 4 for
+ * decode through a pipeline (its steady state), else 1. */
+int pred_rounds(const struct pred_cfg *c, enum serve_step kind);
+
 int pred_step_spans(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
 		    long tokens, struct step_span *spans, int cap, int *nspans,
 		    struct pred_step_info *info, struct plumb_err *err);

@@ -34,6 +34,7 @@
 
 #define STEP_MAX_STAGES 16
 #define STEP_MAX_MICRO 256
+#define STEP_MAX_ROUNDS 4       /* passes of the batch a steady-state run makes */
 #define STEP_MEMO 64
 #define STEP_MAX_DENY 64        /* replays denied before replay is given up */
 
@@ -162,8 +163,11 @@ struct srun {
 	int cur[STEP_MAX_STAGES];           /* microbatch in progress, -1 idle */
 	int pc[STEP_MAX_STAGES];            /* next op */
 	int next[STEP_MAX_STAGES];          /* next microbatch to take */
-	unsigned char ready[STEP_MAX_STAGES][STEP_MAX_MICRO];
-	int sends_left[STEP_MAX_STAGES][STEP_MAX_MICRO];
+	int rounds, total;                  /* passes of the batch; micro x rounds */
+	double round_end[STEP_MAX_ROUNDS];  /* the last stage done with a pass */
+	/* by pass-microbatch index g = pass x micro + microbatch */
+	unsigned char ready[STEP_MAX_STAGES][STEP_MAX_MICRO * STEP_MAX_ROUNDS];
+	int sends_left[STEP_MAX_STAGES][STEP_MAX_MICRO * STEP_MAX_ROUNDS];
 	double op_t0[STEP_MAX_STAGES];
 	struct memo memo[STEP_MEMO];
 	int nmemo;
@@ -469,7 +473,17 @@ static int finish_micro(struct srun *sr, int st, struct plumb_err *err)
 	int m = sr->cur[st], i, rc;
 	sr->cur[st] = -1;
 	if (st + 1 >= sr->l->pp) {
+		/* Out of the pipeline: its next token's pass may enter it (the
+		 * engine keeps the batches in flight, each waiting only for its
+		 * own previous token). */
 		sr->finished++;
+		if (m % sr->micro == sr->micro - 1)
+			sr->round_end[m / sr->micro] = sim_now(sr->eng);
+		if (m + sr->micro < sr->total) {
+			sr->ready[0][m + sr->micro] = 1;
+			if (sr->cur[0] < 0 && st != 0)
+				return advance(sr, 0, err);
+		}
 		return 0;
 	}
 	sr->sends_left[st][m] = sr->per_stage;
@@ -521,7 +535,7 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 			return 0;       /* draining: start nothing new */
 		if (sr->cur[st] < 0) {
 			int m = sr->next[st];
-			if (m >= sr->micro || !sr->ready[st][m])
+			if (m >= sr->total || !sr->ready[st][m])
 				return 0;
 			sr->cur[st] = m;
 			sr->next[st]++;
@@ -598,10 +612,42 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 }
 
 /* Zero r's results, keeping what the caller set. */
+/*
+ * A steady-state run: the step is the second-to-last pass, from the end of
+ * the one before (its period; the last pass keeps the first stages busy
+ * meanwhile, as the next tokens would); the totals are per pass, and the
+ * spans those of that window, in its time.
+ */
+static void steady_window(struct srun *sr, struct step_result *r)
+{
+	double w0 = sr->round_end[sr->rounds - 3], w1 = sr->round_end[sr->rounds - 2];
+	int i, n = 0, g;
+
+	r->seconds = w1 - w0;
+	r->window0 = w0;
+	for (g = 0; g < r->ngpus; g++) {
+		r->busy[g] /= sr->rounds;
+		r->comm[g] /= sr->rounds;
+	}
+	for (i = 0; i < TAG_NTAGS; i++)
+		r->by_tag[i] /= sr->rounds;
+	r->sends /= sr->rounds;
+	if (!r->spans || r->nspans > r->cap)
+		return;         /* the caller runs again with room for them all */
+	for (i = 0; i < r->nspans; i++) {
+		struct step_span sp = r->spans[i];
+		sp.t0 = fmax(sp.t0, w0) - w0;
+		sp.t1 = fmin(sp.t1, w1) - w0;
+		if (sp.t1 > sp.t0)
+			r->spans[n++] = sp;
+	}
+	r->nspans = n;
+}
+
 static void result_reset(struct step_result *r)
 {
 	struct step_span *spans = r->spans;
-	int cap = r->cap, no_replay = r->no_replay, reruns = r->reruns;
+	int cap = r->cap, no_replay = r->no_replay, reruns = r->reruns, rounds = r->rounds;
 	sim_net_hook_fn hook = r->hook;
 	void *hook_ctx = r->hook_ctx;
 	memset(r, 0, sizeof(*r));
@@ -611,6 +657,7 @@ static void result_reset(struct step_result *r)
 	r->hook_ctx = hook_ctx;
 	r->no_replay = no_replay;
 	r->reruns = reruns;
+	r->rounds = rounds;
 }
 
 /* One run of the step; *breach = 1 when a replay met traffic (r is then
@@ -635,6 +682,8 @@ static int run_once(const struct scenario *s, const struct topo_opts *o,
 	sr->o = o;
 	sr->r = r;
 	sr->micro = micro;
+	sr->rounds = r->rounds > 1 ? r->rounds : 1;
+	sr->total = micro * sr->rounds;
 	sr->per_stage = l->gpus / l->pp;
 	sr->rc = rcache;
 	r->ngpus = l->gpus;
@@ -674,13 +723,15 @@ static int run_once(const struct scenario *s, const struct topo_opts *o,
 		*breach = 1;
 		goto out;
 	}
-	if (sr->finished != l->pp * micro) {
+	if (sr->finished != l->pp * sr->total) {
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
 				   "step stopped with %d of %d stage-microbatches done",
-				   sr->finished, l->pp * micro);
+				   sr->finished, l->pp * sr->total);
 		goto out;
 	}
-	r->seconds = sim_now(sr->eng);
+	r->seconds = r->run_seconds = sim_now(sr->eng);
+	if (sr->rounds >= 3)
+		steady_window(sr, r);
 	r->events = (long)sim_stats(sr->eng)->events;
 out:
 	xfer_ctx_release(&sr->xx);
@@ -716,7 +767,8 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "layout %s needs %d GPUs but %s has %d", l->name, l->gpus,
 				     s->name[0] ? s->name : s->path, s->ngpus);
-	if (l->pp > STEP_MAX_STAGES || micro < 1 || micro > STEP_MAX_MICRO)
+	if (l->pp > STEP_MAX_STAGES || micro < 1 || micro > STEP_MAX_MICRO ||
+	    r->rounds > STEP_MAX_ROUNDS)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "at most %d stages and 1-%d microbatches", STEP_MAX_STAGES,
 				     STEP_MAX_MICRO);

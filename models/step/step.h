@@ -90,7 +90,19 @@ struct step_result {
 	 * the environment variable PLUMB_NO_REPLAY=1 does the same). A hook
 	 * turns replay off too: replayed collectives have no flows to trace. */
 	int no_replay;
+	/* Optional, kept like spans: 3 or 4 runs the batch through the
+	 * stages that many times, each microbatch's next pass entering the
+	 * first stage when its previous one leaves the last (as engines keep
+	 * one batch per stage in flight), and reports the second-to-last pass
+	 * in steady state (the last keeps the first stages busy meanwhile):
+	 * seconds is its period (from the end of the pass before), busy,
+	 * comm, by_tag and sends are per pass, spans those of that window.
+	 * 0 or 1: one pass from an empty pipeline. */
+	int rounds;
 	double seconds;             /* step time: first start to last finish */
+	double window0;             /* simulated time the reported step starts at
+				       (0 for one pass) */
+	double run_seconds;         /* simulated time of the whole run */
 	int ngpus;
 	double busy[SCN_MAX_GPUS];  /* compute seconds per GPU */
 	double comm[SCN_MAX_GPUS];  /* seconds a GPU spends in collectives or sends */

@@ -121,6 +121,53 @@ static void test_pipeline(void)
 	scn_free(s);
 }
 
+/* Steady state: with a batch per stage in flight, a two-stage pipeline of
+ * two microbatches is busy all the time; its period is one stage's work for
+ * the batch, where a single pass from an empty pipeline takes one more
+ * microbatch's time. */
+static void test_pipeline_steady(void)
+{
+	struct scenario *s = NULL;
+	struct step_layout l;
+	struct step_prog p[2];
+	struct step_result r1 = { 0 }, rs = { 0 };
+	struct step_span spans[64];
+	struct topo_opts o;
+	double T = 100e-6, busy = 0;
+	int i;
+	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
+	if (!s)
+		return;
+	topo_opts_init(&o);
+	step_layout_parse("tp2pp2", &l, NULL);
+	memset(p, 0, sizeof(p));
+	step_prog_add(&p[0], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
+	step_prog_add(&p[1], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
+	p[0].send_bytes = 8;
+	CU_ASSERT_EQUAL(step_run(s, &o, &l, p, 2, &r1, NULL), 0);
+	CU_ASSERT(r1.seconds > 3 * T && r1.seconds < 3 * T + 4e-6);
+	rs.rounds = 4;
+	rs.spans = spans;
+	rs.cap = 64;
+	CU_ASSERT_EQUAL(step_run(s, &o, &l, p, 2, &rs, NULL), 0);
+	CU_ASSERT(rs.seconds > 2 * T && rs.seconds < 2 * T + 4e-6);
+	CU_ASSERT(rs.window0 > 0 && rs.run_seconds > rs.window0 + rs.seconds);
+	/* per pass: each GPU computes both microbatches once */
+	EXPECT_NEAR(rs.busy[0], 2 * T, 1e-9);
+	EXPECT_NEAR(rs.busy[3], 2 * T, 1e-9);
+	CU_ASSERT_EQUAL(rs.sends, r1.sends);
+	/* the window's spans: GPU0 computes (or sends) nearly all of it */
+	for (i = 0; i < rs.nspans; i++) {
+		CU_ASSERT(rs.spans[i].t0 >= 0 && rs.spans[i].t1 <= rs.seconds + 1e-12);
+		if (rs.spans[i].gpu == 0 && !rs.spans[i].comm)
+			busy += rs.spans[i].t1 - rs.spans[i].t0;
+	}
+	CU_ASSERT(busy > 0.95 * rs.seconds);
+	step_prog_release(&p[0]);
+	step_prog_release(&p[1]);
+	scn_free(s);
+}
+
 /* Two results agree: step time, per-GPU busy and collective time, per-tag
  * time, spans. Replayed durations were measured at another start time, so
  * allow last-bit differences from absolute-time rounding (1e-12). */
@@ -265,6 +312,7 @@ void suite_step(void)
 	CU_add_test(s, "layout names", test_layout_parse);
 	CU_add_test(s, "ops run in order; a lone collective", test_sequence);
 	CU_add_test(s, "pipeline stages overlap microbatches", test_pipeline);
+	CU_add_test(s, "a pipeline in steady state", test_pipeline_steady);
 	CU_add_test(s, "replayed collectives match simulated ones", test_replay_tp);
 	CU_add_test(s, "replay in a pipeline simulates overlapping traffic", test_replay_pipeline);
 	CU_add_test(s, "layout larger than the box", test_too_many_gpus);
