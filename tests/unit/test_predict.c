@@ -46,8 +46,11 @@ static void test_tp8_shape(void)
 	struct pred_cfg c;
 	struct step_prog prog[16];
 	int micro;
-	if (!s || cfg(&c, s, "glm-5", "tp8") < 0)
+	if (!s || cfg(&c, s, "glm-5", "tp8") < 0) {
+		CU_FAIL("the scenario, model or layout does not load");
+		scn_free(s);
 		return;
+	}
 	CU_ASSERT_EQUAL(pred_programs(&c, SERVE_DECODE, 8, 1024, 1, prog, &micro, NULL), 0);
 	/* Two all-reduces per layer, and the logits' all-gather. */
 	EXPECT_INT(count(&prog[0], SOP_ALLREDUCE), 2 * c.m->layers);
@@ -68,8 +71,11 @@ static void test_tp4pp2_shape(void)
 	struct step_prog prog[16];
 	struct step_result r = { 0 };
 	int micro, st;
-	if (!s || cfg(&c, s, "glm-5", "tp4pp2") < 0)
+	if (!s || cfg(&c, s, "glm-5", "tp4pp2") < 0) {
+		CU_FAIL("the scenario, model or layout does not load");
+		scn_free(s);
 		return;
+	}
 	CU_ASSERT_EQUAL(pred_programs(&c, SERVE_DECODE, 8, 1024, 1, prog, &micro, NULL), 0);
 	EXPECT_INT(micro, 2);
 	/* Each stage has half the layers: two all-reduces for each. */
@@ -93,8 +99,11 @@ static void test_ep8_shape(void)
 	struct pred_cfg c;
 	struct step_prog prog[16];
 	int micro, moe;
-	if (!s || cfg(&c, s, "glm-5", "ep8") < 0)
+	if (!s || cfg(&c, s, "glm-5", "ep8") < 0) {
+		CU_FAIL("the scenario, model or layout does not load");
+		scn_free(s);
 		return;
+	}
 	CU_ASSERT_EQUAL(pred_programs(&c, SERVE_DECODE, 64, 1024, 1, prog, &micro, NULL), 0);
 	/* Dispatch and combine around the experts of every MoE layer; data-parallel
 	 * attention needs no all-reduce. */
@@ -118,8 +127,11 @@ static void test_tp8ep_shape(void)
 	struct pred_cfg c;
 	struct step_prog prog[16];
 	int micro;
-	if (!s || cfg(&c, s, "glm-5", "tp8ep") < 0)
+	if (!s || cfg(&c, s, "glm-5", "tp8ep") < 0) {
+		CU_FAIL("the scenario, model or layout does not load");
+		scn_free(s);
 		return;
+	}
 	CU_ASSERT_EQUAL(pred_programs(&c, SERVE_DECODE, 8, 1024, 1, prog, &micro, NULL), 0);
 	EXPECT_INT(count(&prog[0], SOP_ALLREDUCE), 2 * c.m->layers);
 	EXPECT_INT(count(&prog[0], SOP_ALLTOALL), 0);
@@ -159,8 +171,11 @@ static void test_fit(void)
 	struct scenario *s = fix_seed_box("192", "");
 	struct pred_cfg c;
 	struct plumb_err e;
-	if (!s || cfg(&c, s, "glm-5", "tp4") < 0)
+	if (!s || cfg(&c, s, "glm-5", "tp4") < 0) {
+		CU_FAIL("the scenario, model or layout does not load");
+		scn_free(s);
 		return;
+	}
 	/* GLM-5 NVFP4 (~440 GB) does not fit on four 96 GB GPUs. */
 	plumb_err_clear(&e);
 	CU_ASSERT(pred_check_fit(&c, 1, 1024, &e) < 0);
