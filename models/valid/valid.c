@@ -120,14 +120,11 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 	c->input = 1024;
 	c->output = 1024;
 	if ((x = ymap_get(n, "model"))) {
-		const struct llm_catalog *cat = llm_catalog_builtin(err);
 		const struct llm_model *m;
 		struct plumb_err me;
 		if ((rc = yget_str(t, x, "model", c->model, sizeof(c->model), err)) < 0)
 			return rc;
-		if (!cat)
-			return -PLUMB_ERUNTIME;
-		if (llm_model_lookup(cat, c->model, &m, &me) < 0)
+		if (llm_model_resolve(c->model, &m, &me) < 0)
 			return yerr(t, x, PLUMB_EINPUT, err, "%s", me.msg);
 	}
 	if ((x = ymap_get(n, "weights"))) {
@@ -1123,7 +1120,10 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 		   "Each measured number of each case is predicted by plumb from the case's scenario "
 		   "with the constants it holds; error = |predicted / measured - 1|. "
 		   "p2pBandwidthLatencyTest diagonals (a GPU copying within itself) are left out: "
-		   "they measure the GPU's memory, not the interconnect.\n\n", v->file);
+		   "they measure the GPU's memory, not the interconnect. Every matrix of a p2p file "
+		   "and both timed columns of an nccl-tests table (out-of-place, in-place) get an "
+		   "error row; the CPU latency matrices are listed with their median, not scored "
+		   "(they time the host's enqueue of a copy, not a transfer).\n\n", v->file);
 	fprintf(f, "## Summary\n\n");
 	fprintf(f, "| | value |\n|---|---|\n");
 	fprintf(f, "| cases | %d |\n| measured points | %d |\n", v->ncases, all.n);
