@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,42 @@ int out_mkexcl(const char *base, const char *suffix, mode_t mode, char **name,
 	return fd;
 }
 
+/*
+ * A signal (Ctrl-C, kill) during a run must not leave FILE.tmp.XXXXXX
+ * behind. The one process-wide state in io/: the temporary file being
+ * written, removed by the handler (unlink is async-signal-safe), which then
+ * lets the signal take its default course. One output at a time is
+ * tracked, which is what every command writes.
+ */
+static const char *volatile pending_tmp;
+
+static void on_signal(int sig)
+{
+	const char *t = pending_tmp;
+	if (t)
+		unlink(t);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void track_tmp(const char *tmp)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	size_t i;
+	pending_tmp = tmp;
+	if (!tmp)
+		return;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa, old;
+		if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+			continue;   /* ignored or handled by someone else: leave it */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 int out_open(struct outfile *o, const char *path, struct plumb_err *err)
 {
 	mode_t mode;
@@ -158,6 +195,7 @@ int out_open(struct outfile *o, const char *path, struct plumb_err *err)
 		rc = oom(err);
 		goto fail;
 	}
+	track_tmp(o->tmp);
 	return 0;
 fail:
 	out_abort(o);
@@ -183,6 +221,8 @@ int out_write_fd(int fd, const char *buf, size_t n)
 
 static void release(struct outfile *o)
 {
+	if (o->tmp && pending_tmp == o->tmp)
+		track_tmp(NULL);
 	if (o->f)
 		fclose(o->f);
 	o->f = NULL;

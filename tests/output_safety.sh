@@ -11,6 +11,7 @@
 #     (FILE.tmp.PID) or at FILE.partial is never followed;
 #   - a path longer than 511 characters is written whole;
 #   - an error in an input read from a FIFO is printed without reopening it;
+#   - a run killed by SIGTERM leaves no FILE.tmp.XXXXXX;
 #   - a scenario name holding '-->', markup and control characters cannot
 #     end nccl-xml's comment or make the XML invalid;
 #   - a sweep resumes its own finished output to the same bytes (rows that
@@ -120,6 +121,20 @@ check "nccl-xml of a hostile name: the name is in the comment" grep -q '^<!-- NC
 check "nccl-xml of a hostile name: one comment end, no markup injected" \
 	[ "$(grep -c -- '-->' evil.xml)" = 1 ] && ! grep -q '^<evil' evil.xml
 check "nccl-xml of a hostile name: no control characters" sh -c 'tr -d "\001\007\033" <evil.xml | cmp -s - evil.xml'
+
+# ---- a signal removes the temporary file ------------------------------------
+"$PLUMB" bench --steps 400000 -o killed.csv 2>/dev/null &
+bench=$!
+i=0
+while [ $i -lt 100 ] && [ -z "$(ls | grep '^killed\.csv\.tmp\.')" ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -TERM $bench 2>/dev/null
+{ wait $bench; } 2>/dev/null; rc=$?
+check "bench -o killed by SIGTERM: exit $rc, expected 143" [ $rc -eq 143 ]
+check "bench -o killed by SIGTERM: no temporary file left" [ -z "$(ls | grep '^killed\.csv\.tmp\.')" ]
+check "bench -o killed by SIGTERM: no output" [ ! -e killed.csv ]
 
 # ---- an input FIFO with an error: the message, not a reopened FIFO ---------
 if command -v timeout >/dev/null 2>&1; then
