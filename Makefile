@@ -172,4 +172,10 @@ docs: plumb
 	sh scripts/gen-figures.sh
 
 .PHONY: docs
+# mutation testing: source mutations, the fast tests on each, the score
+# (tests/mutate.sh, docs/testing.md); about 15 minutes, not part of check
+mutate:
+	sh tests/mutate.sh
+
+.PHONY: mutate
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
