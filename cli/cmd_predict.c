@@ -22,8 +22,12 @@ const char cmd_predict_usage[] =
 	"\n"
 	"Options:\n"
 	"  --model M              catalog model (default glm-5): glm-5, deepseek-v3,\n"
-	"                         qwen3-235b-a22b, mixtral-8x7b, llama-3.1-70b\n"
-	"  --weights DTYPE        bf16, fp8 or nvfp4 (default nvfp4)\n"
+	"                         qwen3-235b-a22b, mixtral-8x7b, llama-3.1-70b; or a\n"
+	"                         file: a Hugging Face config.json (or its directory),\n"
+	"                         a model catalog YAML (FILE.yaml[:ID])\n"
+	"  --weights W            bf16, fp8 (128x128 blocks), fp8t (per tensor), nvfp4,\n"
+	"                         mxfp4, int4 (group 128), int4-gN, or checkpoint: the\n"
+	"                         model file's own formats (its default; else nvfp4)\n"
 	"  --kv DTYPE             KV cache dtype, bf16 or fp8 (default bf16)\n"
 	"  --layout L,...         tpN, tpNppM, epN, tpNep (default tp<all GPUs>)\n"
 	"  --concurrency C,...    clients (default 1,2,4,8,16,32,64)\n"
@@ -145,7 +149,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 	int i;
 	memset(o, 0, sizeof(*o));
 	o->model = "glm-5";
-	o->weights = "nvfp4";
+	o->weights = NULL;          /* after the options: llm_default_weights */
 	o->kv = "bf16";
 	o->format = "table";
 	o->outpath = "-";
@@ -249,6 +253,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			o->paths[o->npaths++] = a;
 		}
 	}
+	if (!o->weights)
+		o->weights = llm_default_weights(o->model);
 	if (o->npaths < min_paths)
 		return cmd_usage_error(cmd, min_paths > 1 ? "give at least %d SCENARIO files" :
 					    "missing SCENARIO file", min_paths);
@@ -408,6 +414,67 @@ static void print_breakdown(FILE *f, const struct popts *o, const struct row *ro
 	}
 }
 
+/*
+ * JSON: what the model is and how its weights are stored ("model_info"):
+ * architecture, parameters, layer kinds, each weight group's format and bits
+ * per weight with scales, what the checkpoint keeps in bf16, weight bytes.
+ */
+static void print_model_json(FILE *f, const struct popts *o)
+{
+	static const char *const group[] = {
+		"attention", "dense_mlp", "shared_experts", "routed_experts", "router",
+		"embeddings", "lm_head"
+	};
+	const struct llm_model *m;
+	struct llm_prec p;
+	enum llm_dtype d[7];
+	double total, active;
+	int l, kinds[3] = { 0, 0, 0 }, j;
+	if (llm_model_resolve(o->model, &m, NULL) < 0 ||
+	    llm_prec_setup(&p, m, o->weights, o->kv, NULL) < 0)
+		return;
+	llm_params(m, &total, &active);
+	for (l = 0; l < m->layers; l++)
+		kinds[llm_layer_kind(m, l)]++;
+	d[0] = p.linear, d[1] = p.dense, d[2] = p.shared, d[3] = p.experts;
+	d[4] = d[5] = d[6] = p.embed;
+	fputs("  \"model_info\": {\"id\": ", f);
+	out_quoted(f, m->id);
+	fputs(", \"name\": ", f);
+	out_quoted(f, m->name);
+	fputs(", \"architecture\": ", f);
+	out_quoted(f, m->arch[0] ? m->arch : "catalog");
+	fputs(", \"source\": ", f);
+	out_quoted(f, m->source);
+	fprintf(f, ",\n    \"params_total\": %.0f, \"params_active\": %.0f, \"layers\": %d, "
+		"\"layer_kinds\": {\"full\": %d, \"sliding\": %d, \"linear\": %d}",
+		total, active, m->layers, kinds[LLM_LAYER_FULL], kinds[LLM_LAYER_SLIDING],
+		kinds[LLM_LAYER_LINEAR]);
+	if (kinds[LLM_LAYER_SLIDING])
+		fprintf(f, ", \"sliding_window\": %d", m->sliding_window);
+	fputs(",\n    \"formats\": {", f);
+	for (j = 0; j < 7; j++)
+		fprintf(f, "%s\"%s\": \"%s\"", j ? ", " : "", group[j], llm_dtype_name(d[j]));
+	fputs("},\n    \"bits_per_weight\": {", f);
+	for (j = 0; j < 7; j++)
+		fprintf(f, "%s\"%s\": %.4f", j ? ", " : "", group[j], llm_prec_bits(&p, d[j]));
+	fputc('}', f);
+	if (d[0] == LLM_INT4 || d[3] == LLM_INT4)
+		fprintf(f, ", \"int4_group\": %d, \"int4_zero_points\": %s", p.group,
+			p.zero ? "true" : "false");
+	if (m->ckpt.set) {
+		fputs(",\n    \"checkpoint\": {\"quant_method\": ", f);
+		out_quoted(f, m->ckpt.method);
+		fputs(", \"kept_bf16\": ", f);
+		out_quoted(f, m->ckpt.kept);
+		fputs(", \"kv_cache\": ", f);
+		out_quoted(f, m->ckpt.kv[0] ? m->ckpt.kv : "bf16");
+		fputc('}', f);
+	}
+	fprintf(f, ",\n    \"weight_bytes_total\": %.0f, \"kv_bytes_per_token\": %.0f},\n",
+		llm_bytes_weights_total(m, &p, 0), llm_kv_bytes_per_token(m, p.kv, 1));
+}
+
 static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,
 		       const struct row *rows, int nrows, int compare)
 {
@@ -456,8 +523,11 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		return;
 	}
 	if (!strcmp(o->format, "json")) {
-		fprintf(f, "{\n  \"model\": \"%s\", \"weights\": \"%s\", \"kv\": \"%s\",\n  \"rows\": [",
-			o->model, o->weights, o->kv);
+		fputs("{\n  \"model\": ", f);
+		out_quoted(f, o->model);
+		fprintf(f, ", \"weights\": \"%s\", \"kv\": \"%s\",\n", o->weights, o->kv);
+		print_model_json(f, o);
+		fputs("  \"rows\": [", f);
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
 			fprintf(f, "%s\n    {\"scenario\": ", i ? "," : "");

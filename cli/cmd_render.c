@@ -289,7 +289,8 @@ static int throughput(const struct ropts *o, struct scenario **s, int ns, struct
 			}
 		}
 	snprintf(title, sizeof(title), "%s %s: total tok/s against concurrency (input %ld, output %ld)",
-		 model_name, o->step.weights, o->input, o->output);
+		 model_name, o->step.weights ? o->step.weights : llm_default_weights(o->step.model),
+		 o->input, o->output);
 	rc = rdr_throughput(o->outpath, title, "concurrent requests (closed loop)", ser, n, err);
 out:
 	free(ser);

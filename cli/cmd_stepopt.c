@@ -12,7 +12,7 @@ void cmd_stepopt_init(struct cmd_stepopt *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->model = "glm-5";
-	o->weights = "nvfp4";
+	o->weights = NULL;          /* llm_default_weights of the model */
 	o->kv = "bf16";
 	o->batch = 1;
 	o->context = 1024;
@@ -85,7 +85,8 @@ int cmd_stepopt_cfg(const struct cmd_stepopt *o, const struct scenario *s, struc
 	else
 		snprintf(lay, sizeof(lay), "tp%d", s->ngpus);
 	pred_cfg_init(c);
-	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, lay, err)) < 0)
+	if ((rc = pred_cfg_setup(c, s, o->model, o->weights ? o->weights :
+				 llm_default_weights(o->model), o->kv, lay, err)) < 0)
 		return rc;
 	c->topo.nccl_p2p_level = o->level;
 	if (o->eager)

@@ -16,8 +16,11 @@ struct cmd_stepopt {
 };
 
 #define CMD_STEPOPT_HELP \
-	"  --model M              catalog model (default glm-5)\n" \
-	"  --weights DTYPE        bf16, fp8 or nvfp4 (default nvfp4); --kv bf16|fp8\n" \
+	"  --model M              catalog model (default glm-5) or a model file\n" \
+	"                         (Hugging Face config.json or its directory, YAML)\n" \
+	"  --weights W            bf16, fp8, fp8t, nvfp4, mxfp4, int4, int4-gN or\n" \
+	"                         checkpoint (default: a file's own, else nvfp4)\n" \
+	"  --kv DTYPE             KV cache, bf16 or fp8 (default bf16)\n" \
 	"  --layout L             tpN, tpNppM, epN, tpNep (default tp<all GPUs>)\n" \
 	"  --batch B              sequences in the decode step (default 1)\n" \
 	"  --context N            tokens in each sequence's KV cache (default 1024)\n" \

@@ -5,9 +5,13 @@
  */
 #include "llm.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hfconfig.h"
+#include "input.h"
 #include "ytree.h"
 
 extern const char llm_catalog_models_yaml[];
@@ -267,21 +271,25 @@ int llm_model_lookup(const struct llm_catalog *c, const char *id,
 
 const char *llm_dtype_name(enum llm_dtype d)
 {
-	static const char *const names[LLM_NDTYPES] = { "bf16", "fp8", "nvfp4" };
+	static const char *const names[LLM_NDTYPES] = {
+		"bf16", "fp8", "nvfp4", "fp8t", "mxfp4", "int4"
+	};
 	return (unsigned)d < LLM_NDTYPES ? names[d] : "?";
 }
 
 int llm_dtype_parse(const char *name, enum llm_dtype *out)
 {
-	if (strcmp(name, "bf16") == 0)
-		*out = LLM_BF16;
-	else if (strcmp(name, "fp8") == 0)
-		*out = LLM_FP8;
-	else if (strcmp(name, "nvfp4") == 0 || strcmp(name, "fp4") == 0)
+	int d;
+	if (strcmp(name, "fp4") == 0) {
 		*out = LLM_NVFP4;
-	else
-		return -1;
-	return 0;
+		return 0;
+	}
+	for (d = 0; d < LLM_NDTYPES; d++)
+		if (strcmp(name, llm_dtype_name((enum llm_dtype)d)) == 0) {
+			*out = (enum llm_dtype)d;
+			return 0;
+		}
+	return -1;
 }
 
 double llm_dtype_bits(enum llm_dtype d)
@@ -304,10 +312,32 @@ double llm_dtype_bits(enum llm_dtype d)
 		 * negligible.
 		 */
 		return 4.0 + 8.0 / 16.0;
+	case LLM_FP8T:
+		/* one fp32 scale per tensor (or per output channel): negligible */
+		return 8.0;
+	case LLM_MXFP4:
+		/* OCP MXFP4: E2M1 values, one E8M0 scale per 32 */
+		return 4.0 + 8.0 / 32.0;
+	case LLM_INT4:
+		/* group 128, one 16-bit scale per group (llm_prec_bits for others) */
+		return 4.0 + 16.0 / 128.0;
 	case LLM_NDTYPES:
 		break;
 	}
 	return 16.0;
+}
+
+double llm_prec_bits(const struct llm_prec *p, enum llm_dtype d)
+{
+	int g;
+	if (d != LLM_INT4)
+		return llm_dtype_bits(d);
+	/* a bf16/fp16 scale per group, with zero points a 4-bit zero too; group
+	 * 0 means per output channel (scales negligible) */
+	g = p->group;
+	if (g <= 0)
+		return 4.0;
+	return 4.0 + (16.0 + (p->zero ? 4.0 : 0.0)) / g;
 }
 
 int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
@@ -322,11 +352,190 @@ int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 	p->embed = LLM_BF16;
 	p->experts = weights;
 	p->linear = weights;
+	p->group = 128;
+	p->zero = 0;
 	/*
 	 * NVFP4 MoE checkpoints quantize the experts only: for GLM-5 that is
-	 * what reproduces the published ~440 GB (docs/model.md).
+	 * what reproduces the published ~440 GB (docs/model.md). MXFP4
+	 * checkpoints (gpt-oss) do the same.
 	 */
-	if (weights == LLM_NVFP4 && m->experts)
+	if ((weights == LLM_NVFP4 || weights == LLM_MXFP4) && m->experts)
 		p->linear = LLM_BF16;
+	p->shared = p->experts;
+	p->dense = p->linear;
 	return 0;
+}
+
+int llm_prec_setup(struct llm_prec *p, const struct llm_model *m, const char *weights,
+		   const char *kv, struct plumb_err *err)
+{
+	enum llm_dtype w = LLM_NVFP4, k;
+	int rc, group = 0;
+	char *end;
+	if (llm_dtype_parse(kv, &k) < 0 || (k != LLM_BF16 && k != LLM_FP8))
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "unknown --kv '%s' (bf16 or fp8)", kv);
+	if (!strcmp(weights, "checkpoint")) {
+		if (!m->ckpt.set)
+			return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+					     "--weights checkpoint: %s is a catalog model with no "
+					     "checkpoint format (give bf16, fp8, fp8t, nvfp4, mxfp4 "
+					     "or int4)", m->id);
+	} else if (!strncmp(weights, "int4-g", 6)) {
+		group = (int)strtol(weights + 6, &end, 10);
+		if (*end || group < 8 || group > 4096)
+			return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+					     "--weights %s: int4-gN needs a group size N of 8-4096",
+					     weights);
+		w = LLM_INT4;
+	} else if (llm_dtype_parse(weights, &w) < 0) {
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "unknown --weights '%s' (bf16, fp8, fp8t, nvfp4, mxfp4, "
+				     "int4, int4-gN or checkpoint)", weights);
+	}
+	if ((rc = llm_prec_init(p, m, w, k, err)) < 0)
+		return rc;
+	if (group)
+		p->group = group;
+	if (!strcmp(weights, "checkpoint")) {
+		p->linear = m->ckpt.attn;
+		p->dense = m->ckpt.dense;
+		p->shared = m->ckpt.shared;
+		p->experts = m->ckpt.experts;
+		p->group = m->ckpt.group;
+		p->zero = m->ckpt.zero;
+	}
+	return 0;
+}
+
+int llm_weights_check(const char *name)
+{
+	struct llm_model m;
+	struct llm_prec p;
+	memset(&m, 0, sizeof(m));
+	m.ckpt.set = 1;
+	return llm_prec_setup(&p, &m, name, "bf16", NULL) < 0 ? -1 : 0;
+}
+
+enum llm_layer_kind llm_layer_kind(const struct llm_model *m, int l)
+{
+	if (!m->hybrid || l < 0 || l >= m->layers || l >= LLM_MAX_LAYERS)
+		return LLM_LAYER_FULL;
+	return (enum llm_layer_kind)m->kind[l];
+}
+
+void llm_params(const struct llm_model *m, double *total, double *active)
+{
+	struct llm_prec p;
+	double t, per, moe_layers;
+	llm_prec_init(&p, m, LLM_BF16, LLM_BF16, NULL);
+	t = llm_bytes_weights_total(m, &p, 0) / 2.0;
+	per = 3.0 * m->hidden * m->moe_intermediate +
+	      (m->expert_bias ? 2.0 * m->moe_intermediate + m->hidden : 0);
+	moe_layers = m->experts ? m->layers - m->dense_layers : 0;
+	if (total)
+		*total = t;
+	if (active)
+		*active = t - moe_layers * (m->experts - m->top_k) * per;
+}
+
+/* ---- models from files ---------------------------------------------------- */
+
+int llm_model_is_file(const char *name)
+{
+	size_t n = strlen(name);
+	return strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".json")) ||
+	       strstr(name, ".yaml") || strstr(name, ".yml");
+}
+
+/* A model catalog YAML: its one model, or the one named after "FILE.yaml:". */
+static int load_yaml(const char *arg, struct llm_model *out, struct plumb_err *err)
+{
+	char path[1024];
+	const char *id = NULL, *ext = strstr(arg, ".yaml:");
+	struct llm_catalog *c = NULL;
+	const struct llm_model *m;
+	char *text = NULL;
+	size_t len;
+	int rc;
+	if (!ext)
+		ext = strstr(arg, ".yml:");
+	if (ext) {
+		id = strchr(ext, ':') + 1;
+		snprintf(path, sizeof(path), "%.*s", (int)(id - 1 - arg), arg);
+	} else {
+		snprintf(path, sizeof(path), "%s", arg);
+	}
+	if ((rc = input_read(path, &text, &len, err)) < 0)
+		return rc;
+	rc = llm_catalog_parse(path, text, &c, err);
+	free(text);
+	if (rc < 0)
+		return rc;
+	if (!id && c->n != 1) {
+		rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				   "%s holds %d models: name one as %s:ID", path, c->n, path);
+	} else if ((rc = llm_model_lookup(c, id ? id : c->models[0].id, &m, err)) == 0) {
+		*out = *m;
+	}
+	free(c);
+	return rc;
+}
+
+int llm_model_resolve(const char *name, const struct llm_model **out,
+		      struct plumb_err *err)
+{
+	/* Models read from files, kept until exit like the built-in catalog;
+	 * the lock lets sweep threads resolve concurrently. */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct {
+		char name[1024];
+		struct llm_model *m;
+	} loaded[LLM_MAX_MODELS];
+	static int nloaded;
+	struct llm_model *m;
+	int i, rc = 0;
+
+	*out = NULL;
+	if (!llm_model_is_file(name)) {
+		const struct llm_catalog *cat = llm_catalog_builtin(err);
+		if (!cat)
+			return -PLUMB_ERUNTIME;
+		return llm_model_lookup(cat, name, out, err);
+	}
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < nloaded; i++)
+		if (!strcmp(loaded[i].name, name)) {
+			*out = loaded[i].m;
+			goto done;
+		}
+	if (nloaded == LLM_MAX_MODELS) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				   "at most %d model files in one run", LLM_MAX_MODELS);
+		goto done;
+	}
+	if (!(m = malloc(sizeof(*m)))) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto done;
+	}
+	rc = strstr(name, ".yaml") || strstr(name, ".yml") ? load_yaml(name, m, err)
+							   : hf_model_load(name, m, err);
+	if (rc < 0) {
+		free(m);
+		goto done;
+	}
+	snprintf(loaded[nloaded].name, sizeof(loaded[nloaded].name), "%s", name);
+	loaded[nloaded++].m = m;
+	*out = m;
+done:
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+const char *llm_default_weights(const char *model)
+{
+	const struct llm_model *m;
+	if (llm_model_is_file(model) && llm_model_resolve(model, &m, NULL) == 0 && m->ckpt.set)
+		return "checkpoint";
+	return "nvfp4";
 }

@@ -24,11 +24,46 @@
 #include "scn.h"
 
 #define LLM_MAX_MODELS 64
+#define LLM_MAX_LAYERS 256      /* layers with a per-layer kind (hybrid models) */
 
 enum llm_attn { LLM_ATTN_GQA, LLM_ATTN_MLA };
 
-/* Storage formats; llm_dtype_bits() gives bits per weight with scales. */
-enum llm_dtype { LLM_BF16, LLM_FP8, LLM_NVFP4, LLM_NDTYPES };
+/*
+ * Storage formats; llm_dtype_bits() gives bits per weight with scales.
+ *   fp8      E4M3, one fp32 scale per 128 x 128 block (DeepSeek-V3 format)
+ *   fp8t     E4M3, one scale per tensor or per output channel
+ *   nvfp4    E2M1, one E4M3 scale per 16
+ *   mxfp4    E2M1, one E8M0 scale per 32 (OCP microscaling)
+ *   int4     weight-only integers, a 16-bit scale (and with zero points a
+ *            4-bit zero) per group of llm_prec.group; the math runs in bf16
+ */
+enum llm_dtype { LLM_BF16, LLM_FP8, LLM_NVFP4, LLM_FP8T, LLM_MXFP4, LLM_INT4, LLM_NDTYPES };
+
+/* What one decoder layer's attention is (hybrid models mix them). */
+enum llm_layer_kind {
+	LLM_LAYER_FULL,         /* attention over the whole cache */
+	LLM_LAYER_SLIDING,      /* attention over the last sliding_window tokens */
+	LLM_LAYER_LINEAR        /* linear attention: a fixed-size state per sequence */
+};
+
+/*
+ * The formats a checkpoint stores its weights in (config.json's
+ * quantization_config, or hf_quant_config.json next to it); set = 0 for
+ * catalog entries, which have none. Embeddings, router and lm_head stay
+ * bf16 in every format plumb reads.
+ */
+struct llm_ckpt {
+	int set;
+	char method[24];        /* quant_method: none, fp8, modelopt, mxfp4,
+				   compressed-tensors, awq, gptq */
+	enum llm_dtype attn;    /* attention projections, indexer, linear attention */
+	enum llm_dtype dense;   /* dense MLP layers */
+	enum llm_dtype shared;  /* shared experts */
+	enum llm_dtype experts; /* routed experts */
+	int group, zero;        /* int4: group size, zero points stored */
+	char kv[16];            /* KV cache format the checkpoint was calibrated for, or "" */
+	char kept[160];         /* in words: what its ignore list keeps in bf16 */
+};
 
 /* One architecture of the catalog. Counts are per layer unless noted. */
 struct llm_model {
@@ -47,6 +82,22 @@ struct llm_model {
 	int index_topk, index_heads, index_head_dim;    /* DSA; index_topk 0 = none */
 	int experts, top_k, shared_experts, moe_intermediate;  /* experts 0: dense */
 	int mtp_layers;
+	/* Read from Hugging Face configs (io/hfconfig.c); 0 in the catalog. */
+	int attn_bias;          /* q, k, v projections have biases */
+	int attn_obias;         /* the output projection has one too */
+	int attn_gate;          /* q_proj also makes a sigmoid output gate (Qwen3-Next) */
+	int attn_sinks;         /* one learned sink logit per head (gpt-oss) */
+	int qk_norm;            /* RMSNorm on q and k per head */
+	int sliding_window;     /* tokens a LLM_LAYER_SLIDING layer attends */
+	int lin_k_heads, lin_v_heads, lin_k_dim, lin_v_dim, lin_conv;  /* linear attention
+				   (Gated DeltaNet): heads and head sizes, conv kernel */
+	int shared_intermediate;        /* shared expert size (0: moe intermediate) */
+	int shared_gate;        /* a sigmoid gate h -> 1 on the shared expert */
+	int router_bias, expert_bias;   /* router and experts carry biases (gpt-oss) */
+	int hybrid;             /* kind[] holds each layer's kind; else all full */
+	unsigned char kind[LLM_MAX_LAYERS];     /* enum llm_layer_kind */
+	char arch[64];          /* architectures[0] of a config, "" for catalog entries */
+	struct llm_ckpt ckpt;
 	char source[512];
 	int line, col;          /* where the entry starts in the catalog file */
 };
@@ -76,10 +127,43 @@ int llm_catalog_find(const struct llm_catalog *c, const char *id);
 int llm_model_lookup(const struct llm_catalog *c, const char *id,
 		     const struct llm_model **out, struct plumb_err *err);
 
+/*
+ * A model named by the user: a catalog id, or a file. A name with a '/' or
+ * ending in .json, .yaml or .yml is a file: a Hugging Face config.json (or
+ * its directory, config.json plus hf_quant_config.json when present; see
+ * io/hfconfig.h), or a model catalog YAML with one model (FILE.yaml:ID picks
+ * one of several). A file is read once per process and kept (as the built-in
+ * catalog is): *out stays valid until exit. Safe to call from several
+ * threads. Errors: EINPUT (unknown id, bad file, an architecture plumb does
+ * not model), EIO (cannot read).
+ */
+int llm_model_resolve(const char *name, const struct llm_model **out,
+		      struct plumb_err *err);
+
+/* Does name denote a file for llm_model_resolve? */
+int llm_model_is_file(const char *name);
+
+/*
+ * --weights when none is given: "checkpoint" for a model whose file names its
+ * formats, else "nvfp4". Never fails (an unknown model fails later).
+ */
+const char *llm_default_weights(const char *model);
+
+/*
+ * Parameter counts (bf16 storage units, MTP layers not included): *total of
+ * the whole model, *active those one token uses (top_k of the routed experts,
+ * embeddings and lm_head included). Either may be NULL.
+ */
+void llm_params(const struct llm_model *m, double *total, double *active);
+
+/* Layer l's kind (full attention for l beyond the table, i.e. MTP layers). */
+enum llm_layer_kind llm_layer_kind(const struct llm_model *m, int l);
+
 const char *llm_dtype_name(enum llm_dtype d);
-/* "bf16", "fp8", "nvfp4" (also "fp4"); 0 ok, -1 unknown. */
+/* "bf16", "fp8", "fp8t", "nvfp4" (also "fp4"), "mxfp4", "int4"; 0 ok, -1 unknown. */
 int llm_dtype_parse(const char *name, enum llm_dtype *out);
-/* Storage bits per weight, scales included: 16, 8.002, 4.5. */
+/* Storage bits per weight, scales included: 16, 8.002, 8, 4.5, 4.25;
+ * int4 at group 128 with a bf16 scale, no zero points: 4.125. */
 double llm_dtype_bits(enum llm_dtype d);
 
 /*
@@ -92,9 +176,12 @@ double llm_dtype_bits(enum llm_dtype d);
  * kv must be bf16 or fp8. Fields may be changed afterwards.
  */
 struct llm_prec {
-	enum llm_dtype experts;     /* routed and shared experts */
-	enum llm_dtype linear;      /* attention projections, indexer, dense MLP */
+	enum llm_dtype experts;     /* routed experts */
+	enum llm_dtype shared;      /* shared experts (llm_prec_init: = experts) */
+	enum llm_dtype linear;      /* attention projections, indexer, MTP projection */
+	enum llm_dtype dense;       /* dense MLP (llm_prec_init: = linear) */
 	enum llm_dtype embed;       /* embeddings, lm_head, router */
+	int group, zero;            /* int4: group size (0: 128), zero points stored */
 	enum llm_dtype kv;          /* KV cache (the DSA indexer keys are fp8) */
 	int dsa_dense;              /* the engine ignores the DSA indexer and runs
 				       dense MLA over the whole cache (SGLang on
@@ -102,6 +189,22 @@ struct llm_prec {
 };
 int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 		  enum llm_dtype weights, enum llm_dtype kv, struct plumb_err *err);
+
+/*
+ * llm_prec_init from the user's words: weights "checkpoint" takes m's
+ * checkpoint formats (llm_ckpt; an error when m has none), else a dtype name
+ * (int4 also as int4-gN: group N); kv "bf16" or "fp8". Errors: EUSAGE
+ * (unknown name), EINPUT.
+ */
+int llm_prec_setup(struct llm_prec *p, const struct llm_model *m, const char *weights,
+		   const char *kv, struct plumb_err *err);
+
+/* Is name a --weights value llm_prec_setup takes (a dtype, int4-gN,
+ * checkpoint)? 0 yes, -1 no. */
+int llm_weights_check(const char *name);
+
+/* Storage bits per weight of dtype d under p (int4 by p's group and zeros). */
+double llm_prec_bits(const struct llm_prec *p, enum llm_dtype d);
 
 /*
  * How one GPU's share of the model is cut.
@@ -246,14 +349,22 @@ double llm_bytes_weights_per_gpu(const struct llm_model *m, const struct llm_pre
 /*
  * KV cache bytes per token of the whole model (every layer, no MTP), KV dtype
  * kv; with_indexer adds the DSA indexer keys (index_head_dim bytes, fp8).
+ * Hybrid models: the full-attention layers only (what grows with context).
  */
 double llm_kv_bytes_per_token(const struct llm_model *m, enum llm_dtype kv,
 			      int with_indexer);
 
-/* KV cache bytes per token one GPU of stage s holds (indexer included). */
+/* KV cache bytes per token one GPU of stage s holds (indexer included);
+ * hybrid models: the full-attention layers only. */
 double llm_kv_bytes_per_token_per_gpu(const struct llm_model *m,
 				      const struct llm_prec *p,
 				      const struct llm_shard *s);
+
+/* KV cache and state bytes one GPU of stage s holds for one sequence of
+ * `context` tokens: full layers grow with it, sliding layers up to their
+ * window, linear-attention layers hold a fixed state. */
+double llm_kv_bytes_per_seq_per_gpu(const struct llm_model *m, const struct llm_prec *p,
+				    const struct llm_shard *s, long context);
 
 /*
  * Does stage s fit on g with batch sequences of `context` tokens each?

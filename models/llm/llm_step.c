@@ -25,6 +25,7 @@ enum {
 	KERN_NORM = 1,          /* fused residual add + RMSNorm */
 	KERN_ATTN_MLA = 7,      /* qkv_a gemm, q/kv norms, q_b gemm, W_UK bmm, rope + cache write, W_UV bmm, o_proj */
 	KERN_ATTN_GQA = 3,      /* qkv gemm, norm/rope + cache write, o_proj */
+	KERN_ATTN_LIN = 4,      /* in_proj_qkvz + ba gemm, conv1d update, gated norm, out_proj */
 	KERN_INDEXER = 3,       /* key write, fp8 scores over the context, top-k */
 	KERN_CORE = 2,          /* split-KV attention, combine */
 	KERN_ROUTER = 2,        /* gate gemm, top-k */
@@ -33,9 +34,10 @@ enum {
 	KERN_LM_HEAD = 2        /* gemm, sampling */
 };
 
-static double wbytes(enum llm_dtype d)
+/* Bytes per weight stored in dtype d under p (scales included). */
+static double wb(const struct llm_prec *p, enum llm_dtype d)
 {
-	return llm_dtype_bits(d) / 8.0;
+	return llm_prec_bits(p, d) / 8.0;
 }
 
 static double kv_elem_bytes(enum llm_dtype d)
@@ -77,6 +79,11 @@ int llm_shard_check(const struct llm_model *m, const struct llm_shard *s,
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "tp %d and %s's %d KV heads: neither divides the other",
 				     s->tp, m->id, m->kv_heads);
+	if (m->lin_k_heads && (m->lin_k_heads % s->tp || m->lin_v_heads % s->tp))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "tp %d does not divide %s's %d key and %d value heads of "
+				     "linear attention", s->tp, m->id, m->lin_k_heads,
+				     m->lin_v_heads);
 	if (s->mtp && (!m->mtp_layers || s->last != m->layers))
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     m->mtp_layers ? "the MTP layer belongs to the last stage"
@@ -104,14 +111,46 @@ int llm_shard_check(const struct llm_model *m, const struct llm_shard *s,
 
 /* ---- parameter counts per GPU -------------------------------------------- */
 
-/* Attention weights one GPU holds; the DSA indexer's unless the engine runs
- * the model dense (it then loads no indexer). */
-static double attn_params(const struct llm_model *m, const struct llm_prec *p, int tp)
+/*
+ * Linear attention (Gated DeltaNet) weights of one layer on one GPU, heads
+ * split by tp: in_proj_qkvz (q, k, v, gate z), in_proj_ba (beta, decay), the
+ * causal conv1d over q, k, v, A_log and dt_bias, out_proj.
+ */
+static double lin_params(const struct llm_model *m, int tp)
+{
+	double h = m->hidden, vl = (double)m->lin_v_heads / tp;
+	double kd = (double)m->lin_k_heads / tp * m->lin_k_dim, vd = vl * m->lin_v_dim;
+	return h * (2.0 * kd + 2.0 * vd) + h * 2.0 * vl + (2.0 * kd + vd) * m->lin_conv +
+	       2.0 * vl + vd * h;
+}
+
+/* Linear attention state of one sequence, one layer, one GPU, bf16: the
+ * recurrent heads x k_dim x v_dim matrices and the conv window. */
+static double lin_state_bytes(const struct llm_model *m, int tp)
+{
+	double vl = (double)m->lin_v_heads / tp, kl = (double)m->lin_k_heads / tp;
+	return 2.0 * (vl * m->lin_k_dim * m->lin_v_dim +
+		      (m->lin_conv - 1.0) * (2.0 * kl * m->lin_k_dim + vl * m->lin_v_dim));
+}
+
+/* Attention weights of layer l on one GPU; the DSA indexer's unless the
+ * engine runs the model dense (it then loads no indexer). */
+static double attn_params(const struct llm_model *m, const struct llm_prec *p, int tp, int l)
 {
 	double h = m->hidden, hl = (double)m->heads / tp;
+	if (llm_layer_kind(m, l) == LLM_LAYER_LINEAR)
+		return lin_params(m, tp);
 	if (m->attn == LLM_ATTN_GQA) {
 		double kvl = m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0;
-		return 2.0 * h * hl * m->head_dim + 2.0 * h * kvl * m->head_dim;
+		double q = (m->attn_gate ? 2.0 : 1.0) * hl * m->head_dim;   /* gate: 2x q_proj */
+		double n = h * q + h * hl * m->head_dim + 2.0 * h * kvl * m->head_dim;
+		if (m->attn_bias)
+			n += q + 2.0 * kvl * m->head_dim;
+		if (m->attn_obias)
+			n += h;
+		if (m->attn_sinks)
+			n += hl;
+		return n;
 	}
 	double qin = m->q_lora ? m->q_lora : h;
 	double rep = (m->q_lora ? h * m->q_lora : 0) + h * (m->kv_lora + m->qk_rope);
@@ -124,16 +163,21 @@ static double attn_params(const struct llm_model *m, const struct llm_prec *p, i
 	return rep + shard;
 }
 
-/* Norm weights of one layer (bf16), in parameters. */
-static double norm_params(const struct llm_model *m)
+/* Norm weights of layer l (bf16), in parameters. */
+static double norm_params(const struct llm_model *m, int l)
 {
 	double n = 2.0 * m->hidden;
+	if (llm_layer_kind(m, l) == LLM_LAYER_LINEAR)
+		return n + m->lin_v_dim;
 	if (m->attn == LLM_ATTN_MLA)
 		n += m->q_lora + m->kv_lora;
+	if (m->qk_norm)
+		n += 2.0 * m->head_dim;
 	return n;
 }
 
-/* KV-cache bytes per token of one layer on one GPU (indexer not included). */
+/* KV-cache bytes per token of one attention layer on one GPU (indexer not
+ * included). */
 static double kv_layer_bytes(const struct llm_model *m, enum llm_dtype kv, int tp)
 {
 	if (m->attn == LLM_ATTN_MLA)
@@ -142,25 +186,62 @@ static double kv_layer_bytes(const struct llm_model *m, enum llm_dtype kv, int t
 	return 2.0 * kvl * m->head_dim * kv_elem_bytes(kv);
 }
 
+/* KV cache (or linear attention state) one GPU holds for one sequence of L
+ * cached tokens at layer l, indexer not included. */
+static double kv_seq_layer(const struct llm_model *m, enum llm_dtype kv, int tp, int l,
+			   double L)
+{
+	switch (llm_layer_kind(m, l)) {
+	case LLM_LAYER_LINEAR:
+		return lin_state_bytes(m, tp);
+	case LLM_LAYER_SLIDING:
+		if (L > m->sliding_window)
+			L = m->sliding_window;
+		break;
+	case LLM_LAYER_FULL:
+		break;
+	}
+	return L * kv_layer_bytes(m, kv, tp);
+}
+
 static int layer_is_moe(const struct llm_model *m, int layer)
 {
 	return m->experts && layer >= m->dense_layers;
 }
 
-/* Weight bytes of one layer on one GPU; moe selects the MLP kind. */
+/* Parameters of one routed expert on one GPU (1/moe_tp of it), biases included. */
+static double expert_params(const struct llm_model *m, int moe_tp)
+{
+	double mi = m->moe_intermediate;
+	return (3.0 * m->hidden * mi + (m->expert_bias ? 2.0 * mi : 0)) / moe_tp +
+	       (m->expert_bias ? m->hidden : 0);
+}
+
+/* Parameters of the shared experts on one GPU (with their gate). */
+static double shared_params(const struct llm_model *m, int tp)
+{
+	double si = m->shared_intermediate ? m->shared_intermediate : m->moe_intermediate;
+	return m->shared_experts * 3.0 * m->hidden * si / tp + (m->shared_gate ? m->hidden : 0);
+}
+
+static double router_params(const struct llm_model *m)
+{
+	return (double)m->experts * m->hidden + (m->router_bias ? m->experts : 0);
+}
+
+/* Weight bytes of layer l on one GPU; moe selects the MLP kind. */
 static double layer_weight_bytes(const struct llm_model *m, const struct llm_prec *p,
-				 const struct llm_shard *s, int moe)
+				 const struct llm_shard *s, int moe, int l)
 {
 	double h = m->hidden, b;
-	b = attn_params(m, p, s->tp) * wbytes(p->linear) + norm_params(m) * 2.0;
+	b = attn_params(m, p, s->tp, l) * wb(p, p->linear) + norm_params(m, l) * 2.0;
 	if (moe) {
-		double per = 3.0 * h * m->moe_intermediate / moe_tp_of(s);
-		b += (double)m->experts * h * wbytes(p->embed);          /* router */
-		b += (double)m->experts / s->ep * per * wbytes(p->experts);
-		b += m->shared_experts * 3.0 * h * m->moe_intermediate / s->tp *
-		     wbytes(p->experts);
+		b += router_params(m) * wb(p, p->embed);
+		b += (double)m->experts / s->ep * expert_params(m, moe_tp_of(s)) *
+		     wb(p, p->experts);
+		b += shared_params(m, s->tp) * wb(p, p->shared);
 	} else {
-		b += 3.0 * h * m->intermediate / s->tp * wbytes(p->linear);
+		b += 3.0 * h * m->intermediate / s->tp * wb(p, p->dense);
 	}
 	return b;
 }
@@ -173,10 +254,10 @@ static double vocab_shard(const struct llm_model *m, int tp)
 double llm_bytes_weights_per_gpu(const struct llm_model *m, const struct llm_prec *p,
 				 const struct llm_shard *s)
 {
-	double b = 0, table = vocab_shard(m, s->tp) * m->hidden * wbytes(p->embed);
+	double b = 0, table = vocab_shard(m, s->tp) * m->hidden * wb(p, p->embed);
 	int l;
 	for (l = s->first; l < s->last; l++)
-		b += layer_weight_bytes(m, p, s, layer_is_moe(m, l));
+		b += layer_weight_bytes(m, p, s, layer_is_moe(m, l), l);
 	if (s->first == 0)
 		b += table;                                     /* embeddings */
 	if (s->last == m->layers) {
@@ -185,8 +266,8 @@ double llm_bytes_weights_per_gpu(const struct llm_model *m, const struct llm_pre
 			b += table;                             /* lm_head */
 	}
 	if (s->mtp)     /* MTP: a layer, its input projection 2h -> h, three norms */
-		b += m->mtp_layers * (layer_weight_bytes(m, p, s, m->experts != 0) +
-				      2.0 * m->hidden * m->hidden / s->tp * wbytes(p->linear) +
+		b += m->mtp_layers * (layer_weight_bytes(m, p, s, m->experts != 0, m->layers) +
+				      2.0 * m->hidden * m->hidden / s->tp * wb(p, p->linear) +
 				      3.0 * m->hidden * 2.0);
 	return b;
 }
@@ -201,13 +282,22 @@ double llm_bytes_weights_total(const struct llm_model *m, const struct llm_prec 
 	return llm_bytes_weights_per_gpu(m, p, &s);
 }
 
+/* Full-attention layers in [first, last). */
+static int full_layers(const struct llm_model *m, int first, int last)
+{
+	int l, n = 0;
+	for (l = first; l < last; l++)
+		n += llm_layer_kind(m, l) == LLM_LAYER_FULL;
+	return n;
+}
+
 double llm_kv_bytes_per_token(const struct llm_model *m, enum llm_dtype kv,
 			      int with_indexer)
 {
 	double per = kv_layer_bytes(m, kv, 1);
 	if (with_indexer && m->index_topk)
 		per += m->index_head_dim;       /* fp8 keys, 1 byte each */
-	return per * m->layers;
+	return per * full_layers(m, 0, m->layers);
 }
 
 double llm_kv_bytes_per_token_per_gpu(const struct llm_model *m,
@@ -215,10 +305,24 @@ double llm_kv_bytes_per_token_per_gpu(const struct llm_model *m,
 				      const struct llm_shard *s)
 {
 	double per = kv_layer_bytes(m, p->kv, s->tp);
-	int n = s->last - s->first + (s->mtp ? m->mtp_layers : 0);
+	int n = full_layers(m, s->first, s->last) + (s->mtp ? m->mtp_layers : 0);
 	if (m->index_topk && !p->dsa_dense)
 		per += m->index_head_dim;
 	return per * n;
+}
+
+double llm_kv_bytes_per_seq_per_gpu(const struct llm_model *m, const struct llm_prec *p,
+				    const struct llm_shard *s, long context)
+{
+	double b = 0, idx = m->index_topk && !p->dsa_dense ? m->index_head_dim : 0;
+	int l;
+	if (!m->hybrid)
+		return llm_kv_bytes_per_token_per_gpu(m, p, s) * (double)context;
+	for (l = s->first; l < s->last; l++)
+		b += kv_seq_layer(m, p->kv, s->tp, l, (double)context);
+	if (s->mtp)
+		b += m->mtp_layers * kv_seq_layer(m, p->kv, s->tp, m->layers, (double)context);
+	return b + idx * (double)context * (s->last - s->first);
 }
 
 int llm_check_fit(const struct llm_model *m, const struct llm_prec *p,
@@ -227,14 +331,17 @@ int llm_check_fit(const struct llm_model *m, const struct llm_prec *p,
 {
 	double w = llm_bytes_weights_per_gpu(m, p, s);
 	double per = llm_kv_bytes_per_token_per_gpu(m, p, s);
-	double kv = (double)batch * context * per;
+	double kv = (double)batch * llm_kv_bytes_per_seq_per_gpu(m, p, s, context);
+	if (m->hybrid && context > 0)   /* sliding and linear layers: the average */
+		per = kv / ((double)batch * context);
 	double have = g->memory_gib * 1073741824.0;
 	if (w + kv <= have)
 		return 0;
 	return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 			     "model does not fit: %s %s needs %.1f GB of weights + %.1f GB of "
 			     "KV cache (%d x %d tokens x %.0f B) per GPU, %s has %.1f GB",
-			     m->id, llm_dtype_name(p->experts), w / 1e9, kv / 1e9, batch,
+			     m->id, llm_dtype_name(m->experts ? p->experts : p->dense), w / 1e9,
+			     kv / 1e9, batch,
 			     context, per, g->id, have / 1e9);
 }
 
@@ -353,14 +460,25 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 	const struct llm_prec *p = e->p;
 	const struct llm_shard *s = e->s;
 	double h = m->hidden, hl = (double)m->heads / s->tp;
-	double ap = attn_params(m, p, s->tp), att, per;
+	double ap = attn_params(m, p, s->tp, e->layer), att, per;
+	enum llm_layer_kind kind = llm_layer_kind(m, e->layer);
 
 	add_norm(e, "input norm", T);
 	add(e, LLM_OP_ATTN, "attention projections", p->linear,
+	    kind == LLM_LAYER_LINEAR ? KERN_ATTN_LIN :
 	    m->attn == LLM_ATTN_MLA ? KERN_ATTN_MLA : KERN_ATTN_GQA,
-	    ap * wbytes(p->linear), 2.0 * ap * T);
+	    ap * wb(p, p->linear), 2.0 * ap * T);
 	att = context;
-	if (m->index_topk && !p->dsa_dense) {
+	if (kind == LLM_LAYER_SLIDING && att > m->sliding_window)
+		att = m->sliding_window;
+	if (kind == LLM_LAYER_LINEAR) {
+		/* the delta rule reads and writes each sequence's state once per
+		 * step; per token about 6 x heads x k_dim x v_dim FLOPs (decay,
+		 * k^T v update, q S readout) */
+		add(e, LLM_OP_KV, "linear attention state", LLM_BF16, KERN_CORE,
+		    2.0 * batch * lin_state_bytes(m, s->tp),
+		    6.0 * m->lin_v_heads / s->tp * m->lin_k_dim * m->lin_v_dim * T);
+	} else if (m->index_topk && !p->dsa_dense) {
 		/* the indexer scores every cached token with its fp8 keys */
 		add(e, LLM_OP_KV, "indexer", LLM_FP8, KERN_INDEXER,
 		    batch * context * m->index_head_dim,
@@ -372,8 +490,9 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		per = 2.0 * hl * (2.0 * m->kv_lora + m->qk_rope);
 	else
 		per = 2.0 * hl * m->head_dim * 2.0;
-	add(e, LLM_OP_KV, "attention core", LLM_BF16, KERN_CORE,
-	    batch * att * kv_layer_bytes(m, p->kv, s->tp), per * att * T);
+	if (kind != LLM_LAYER_LINEAR)
+		add(e, LLM_OP_KV, "attention core", LLM_BF16, KERN_CORE,
+		    batch * att * kv_layer_bytes(m, p->kv, s->tp), per * att * T);
 	add_norm(e, "post-attention norm", T);
 	if (moe) {
 		int mtp = moe_tp_of(s);
@@ -387,22 +506,22 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		 * weights; they see T_moe x k / ep token-expert pairs.
 		 */
 		double Tm = T * ((double)s->ep * mtp / s->tp);
-		double eparams = 3.0 * h * m->moe_intermediate / mtp;
+		double eparams = expert_params(m, mtp), rp = router_params(m);
 		double n = llm_expected_experts(m->experts, m->top_k, Tm) / s->ep;
 		add(e, LLM_OP_ROUTER, "router", p->embed, KERN_ROUTER,
-		    (double)m->experts * h * wbytes(p->embed), 2.0 * m->experts * h * T);
+		    rp * wb(p, p->embed), 2.0 * rp * T);
 		add(e, LLM_OP_EXPERTS, "routed experts", p->experts, KERN_EXPERTS,
-		    n * eparams * wbytes(p->experts),
+		    n * eparams * wb(p, p->experts),
 		    2.0 * eparams * Tm * m->top_k / s->ep);
 		if (m->shared_experts) {
-			double sp = m->shared_experts * 3.0 * h * m->moe_intermediate / s->tp;
-			add(e, LLM_OP_SHARED, "shared experts", p->experts, KERN_MLP,
-			    sp * wbytes(p->experts), 2.0 * sp * T);
+			double sp = shared_params(m, s->tp);
+			add(e, LLM_OP_SHARED, "shared experts", p->shared, KERN_MLP,
+			    sp * wb(p, p->shared), 2.0 * sp * T);
 		}
 	} else {
 		double dp = 3.0 * h * m->intermediate / s->tp;
-		add(e, LLM_OP_DENSE_MLP, "dense MLP", p->linear, KERN_MLP,
-		    dp * wbytes(p->linear), 2.0 * dp * T);
+		add(e, LLM_OP_DENSE_MLP, "dense MLP", p->dense, KERN_MLP,
+		    dp * wb(p, p->dense), 2.0 * dp * T);
 	}
 }
 
@@ -412,7 +531,7 @@ static void add_head(struct emit *e, double T)
 	e->layer = -1;
 	add_norm(e, "final norm", T);
 	add(e, LLM_OP_LM_HEAD, "lm_head", e->p->embed, KERN_LM_HEAD,
-	    vp * wbytes(e->p->embed), 2.0 * vp * T);
+	    vp * wb(e->p, e->p->embed), 2.0 * vp * T);
 }
 
 int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
@@ -456,7 +575,7 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 		e.layer = m->layers;
 		add_norm(&e, "MTP input norms", 2.0 * B);
 		add(&e, LLM_OP_DENSE_MLP, "MTP input projection", p->linear, 1,
-		    ep * wbytes(p->linear), 2.0 * ep * B);
+		    ep * wb(p, p->linear), 2.0 * ep * B);
 		add_layer(&e, m->experts != 0, B, B, L + j);
 		add_head(&e, B);
 	}
@@ -469,9 +588,10 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 
 double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d)
 {
-	if (d == LLM_NVFP4 && g->tflops_fp4 > 0)
+	/* int4 is weight-only (W4A16): dequantized to bf16 for the math */
+	if ((d == LLM_NVFP4 || d == LLM_MXFP4) && g->tflops_fp4 > 0)
 		return g->tflops_fp4;
-	if (d != LLM_BF16 && g->tflops_fp8 > 0)
+	if (d != LLM_BF16 && d != LLM_INT4 && g->tflops_fp8 > 0)
 		return g->tflops_fp8;
 	return g->tflops_bf16;
 }

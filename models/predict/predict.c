@@ -441,21 +441,11 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 		   const char *weights, const char *kv, const char *layout,
 		   struct plumb_err *err)
 {
-	const struct llm_catalog *cat = llm_catalog_builtin(err);
-	enum llm_dtype w, k;
 	int rc;
-	if (!cat)
-		return -PLUMB_ERUNTIME;
 	c->s = s;
-	if ((rc = llm_model_lookup(cat, model, &c->m, err)) < 0)
-		return rc;
-	if (llm_dtype_parse(weights, &w) < 0)
-		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-				     "unknown --weights '%s' (bf16, fp8 or nvfp4)", weights);
-	if (llm_dtype_parse(kv, &k) < 0 || k == LLM_NVFP4)
-		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-				     "unknown --kv '%s' (bf16 or fp8)", kv);
-	if ((rc = llm_prec_init(&c->prec, c->m, w, k, err)) < 0)
+	if ((rc = llm_model_resolve(model, &c->m, err)) < 0 ||
+	    (rc = llm_prec_setup(&c->prec, c->m, weights ? weights : llm_default_weights(model),
+				 kv, err)) < 0)
 		return rc;
 	pred_cfg_serving(c);
 	if ((rc = step_layout_parse(layout, &c->lay, err)) < 0)

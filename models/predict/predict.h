@@ -67,8 +67,9 @@ struct pred_step_info {
 void pred_cfg_init(struct pred_cfg *c);
 
 /*
- * Fill c (after pred_cfg_init's defaults) for serving catalog model `model`
- * with weights and KV cache dtypes (bf16, fp8, nvfp4) and `layout` on s,
+ * Fill c (after pred_cfg_init's defaults) for serving `model` (a catalog id
+ * or a model file, llm_model_resolve) with weights and KV cache formats
+ * (llm_prec_setup; weights NULL: llm_default_weights) and `layout` on s,
  * which must outlive c; then pred_cfg_check_box. Errors: EUSAGE (dtype),
  * EINPUT (unknown model or layout, a layout the box cannot run).
  */

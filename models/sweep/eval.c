@@ -47,7 +47,7 @@ struct swp_eval {
 
 /* A point's prediction settings. */
 struct settings {
-	char scenario[1024], model[64], weights[16], kv[16], layout[32];
+	char scenario[1024], model[256], weights[16], kv[16], layout[32];
 	long concurrency, context, input, output, micro, mtp;
 	double accept;
 	int eager;
@@ -183,7 +183,7 @@ static void settings(const struct swp_eval *e, const struct swp_point *p, int ng
 			v[g->names[i].kind] = p->val[i];
 	text_or(v[SWP_SCENARIO], "", st->scenario, sizeof(st->scenario));
 	text_or(v[SWP_MODEL], "glm-5", st->model, sizeof(st->model));
-	text_or(v[SWP_WEIGHTS], "nvfp4", st->weights, sizeof(st->weights));
+	text_or(v[SWP_WEIGHTS], llm_default_weights(st->model), st->weights, sizeof(st->weights));
 	text_or(v[SWP_KV], "bf16", st->kv, sizeof(st->kv));
 	snprintf(def, sizeof(def), "tp%d", ngpus);
 	text_or(v[SWP_LAYOUT], def, st->layout, sizeof(st->layout));
@@ -267,6 +267,15 @@ static int unfit(struct result *r, const char *fmt, ...)
 	return 0;
 }
 
+/* FNV-1a of s folded to 31 bits: a step cache key part. */
+static int str_hash31(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return (int)(h & 0x7fffffff);
+}
+
 static int predict(struct swp_eval *e, uint64_t content, const struct scenario *s,
 		   const struct settings *st, struct result *r, struct plumb_err *err)
 {
@@ -276,17 +285,13 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	struct serve_params sp;
 	struct serve_result sr;
 	struct plumb_err fe;
-	enum llm_dtype w, kv;
-	int rc, mi;
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	pred_cfg_init(&c);
 	c.s = s;
-	mi = llm_catalog_find(e->cat, st->model);
-	if (mi < 0 || llm_dtype_parse(st->weights, &w) < 0 || llm_dtype_parse(st->kv, &kv) < 0)
-		return plumb_err_set(err, PLUMB_EINPUT, e->g->file, 0, 0, "bad model or dtype");
-	c.m = &e->cat->models[mi];
-	if ((rc = llm_prec_init(&c.prec, c.m, w, kv, err)) < 0 ||
+	if ((rc = llm_model_resolve(st->model, &c.m, err)) < 0 ||
+	    (rc = llm_prec_setup(&c.prec, c.m, st->weights, st->kv, err)) < 0 ||
 	    (rc = step_layout_parse(st->layout, &c.lay, err)) < 0)
 		return rc;
 	pred_cfg_serving(&c);
@@ -315,9 +320,10 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	sc.e = e;
 	sc.c = &c;
 	sc.k.variant = content;
-	sc.k.model = mi;
-	sc.k.weights = (int)w;
-	sc.k.kv = (int)kv;
+	/* model (an id or a file), weights and KV names, hashed */
+	sc.k.model = str_hash31(st->model);
+	sc.k.weights = str_hash31(st->weights);
+	sc.k.kv = str_hash31(st->kv);
 	snprintf(sc.k.layout, sizeof(sc.k.layout), "%s", st->layout);
 	sc.k.graphs = c.cuda_graphs;
 	sc.k.micro = c.micro;

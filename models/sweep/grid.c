@@ -216,21 +216,21 @@ static int check_value(struct swp_grid *g, struct swp_setting *st, struct plumb_
 		return 0;
 	}
 	case SWP_MODEL: {
-		const struct llm_catalog *cat = llm_catalog_builtin(err);
 		const struct llm_model *m;
-		if (!cat)
-			return -PLUMB_ERUNTIME;
 		plumb_err_clear(&e2);
-		if (llm_model_lookup(cat, v->str, &m, &e2) < 0)
+		if (llm_model_resolve(v->str, &m, &e2) < 0)
 			return yerr(g->t, v, PLUMB_EINPUT, err, "%s", e2.msg);
 		return 0;
 	}
 	case SWP_WEIGHTS:
 	case SWP_KV: {
 		enum llm_dtype dt;
-		if (llm_dtype_parse(v->str, &dt) < 0 || (nm->kind == SWP_KV && dt == LLM_NVFP4))
+		if (nm->kind == SWP_KV ? llm_dtype_parse(v->str, &dt) < 0 ||
+					 (dt != LLM_BF16 && dt != LLM_FP8)
+				       : llm_weights_check(v->str) < 0)
 			return yerr(g->t, v, PLUMB_EINPUT, err, "unknown %s '%s' (%s)", nm->name, v->str,
-				    nm->kind == SWP_KV ? "bf16 or fp8" : "bf16, fp8 or nvfp4");
+				    nm->kind == SWP_KV ? "bf16 or fp8" : "bf16, fp8, fp8t, nvfp4, "
+				    "mxfp4, int4, int4-gN or checkpoint");
 		return 0;
 	}
 	case SWP_LAYOUT: {

@@ -128,12 +128,13 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 			return yerr(t, x, PLUMB_EINPUT, err, "%s", me.msg);
 	}
 	if ((x = ymap_get(n, "weights"))) {
-		enum llm_dtype d;
 		if ((rc = yget_str(t, x, "weights", c->weights, sizeof(c->weights), err)) < 0)
 			return rc;
-		if (llm_dtype_parse(c->weights, &d) < 0)
-			return yerr(t, x, PLUMB_EINPUT, err, "unknown weights '%s' (bf16, fp8 or nvfp4)",
-				    c->weights);
+		if (llm_weights_check(c->weights) < 0)
+			return yerr(t, x, PLUMB_EINPUT, err, "unknown weights '%s' (bf16, fp8, fp8t, "
+				    "nvfp4, mxfp4, int4, int4-gN or checkpoint)", c->weights);
+	} else {
+		snprintf(c->weights, sizeof(c->weights), "%s", llm_default_weights(c->model));
 	}
 	if ((x = ymap_get(n, "kv"))) {
 		enum llm_dtype d;
@@ -686,7 +687,8 @@ int val_add_files(struct val_set *v, const char *scenario, const char *const *fi
 			snprintf(c->data, sizeof(c->data), "%s", files[i]);
 			snprintf(c->scenario, sizeof(c->scenario), "%s", scenario);
 			snprintf(c->model, sizeof(c->model), "%s", model ? model : "glm-5");
-			snprintf(c->weights, sizeof(c->weights), "%s", weights ? weights : "nvfp4");
+			snprintf(c->weights, sizeof(c->weights), "%s",
+				 weights ? weights : llm_default_weights(c->model));
 			snprintf(c->kv, sizeof(c->kv), "%s", kv ? kv : "bf16");
 			c->run = run;
 			c->nccl_level = -1;

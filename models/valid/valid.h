@@ -33,7 +33,7 @@ struct val_case {
 	struct meas_nccl_file *nccl;/* owned, kind nccl */
 	struct meas_p2p_file *p2p;  /* owned, kind p2p */
 	struct meas_csv *serving;   /* owned, kinds serving, collectives, decode */
-	char model[48], weights[16], kv[16];  /* serving: what was served */
+	char model[256], weights[16], kv[16];  /* serving: what was served (model: id or file) */
 	long input, output;         /* serving: request lengths */
 	char note[1024];            /* shown under the case's table */
 	char group[48];             /* cases summarised together ("" none) */
