@@ -429,7 +429,7 @@ static void print_model_json(FILE *f, const struct popts *o)
 	struct llm_prec p;
 	enum llm_dtype d[7];
 	double total, active;
-	int l, kinds[3] = { 0, 0, 0 }, j;
+	int l, kinds[3] = { 0, 0, 0 }, j, has[7], first;
 	if (llm_model_resolve(o->model, &m, NULL) < 0 ||
 	    llm_prec_setup(&p, m, o->weights, o->kv, NULL) < 0)
 		return;
@@ -438,6 +438,11 @@ static void print_model_json(FILE *f, const struct popts *o)
 		kinds[llm_layer_kind(m, l)]++;
 	d[0] = p.linear, d[1] = p.dense, d[2] = p.shared, d[3] = p.experts;
 	d[4] = d[5] = d[6] = p.embed;
+	/* the groups the model has */
+	has[0] = has[5] = has[6] = 1;
+	has[1] = !m->experts || m->dense_layers > 0;
+	has[2] = m->shared_experts > 0;
+	has[3] = has[4] = m->experts > 0;
 	fputs("  \"model_info\": {\"id\": ", f);
 	out_quoted(f, m->id);
 	fputs(", \"name\": ", f);
@@ -453,11 +458,19 @@ static void print_model_json(FILE *f, const struct popts *o)
 	if (kinds[LLM_LAYER_SLIDING])
 		fprintf(f, ", \"sliding_window\": %d", m->sliding_window);
 	fputs(",\n    \"formats\": {", f);
-	for (j = 0; j < 7; j++)
-		fprintf(f, "%s\"%s\": \"%s\"", j ? ", " : "", group[j], llm_dtype_name(d[j]));
+	for (j = 0, first = 1; j < 7; j++)
+		if (has[j]) {
+			fprintf(f, "%s\"%s\": \"%s\"", first ? "" : ", ", group[j],
+				llm_dtype_name(d[j]));
+			first = 0;
+		}
 	fputs("},\n    \"bits_per_weight\": {", f);
-	for (j = 0; j < 7; j++)
-		fprintf(f, "%s\"%s\": %.4f", j ? ", " : "", group[j], llm_prec_bits(&p, d[j]));
+	for (j = 0, first = 1; j < 7; j++)
+		if (has[j]) {
+			fprintf(f, "%s\"%s\": %.4f", first ? "" : ", ", group[j],
+				llm_prec_bits(&p, d[j]));
+			first = 0;
+		}
 	fputc('}', f);
 	if (d[0] == LLM_INT4 || d[3] == LLM_INT4)
 		fprintf(f, ", \"int4_group\": %d, \"int4_zero_points\": %s", p.group,

@@ -226,6 +226,14 @@ predict-accept-range     2 predict $BM --mtp 3 --accept 1.5
 predict-unknown-model    3 predict $BM --model glm-6
 predict-unknown-weights  2 predict $BM --weights fp2
 predict-unknown-kv       2 predict $BM --kv nvfp4
+predict-hf-unknown-arch  3 predict $BM --model $DIR/hf-unknown-arch
+predict-hf-bad-json      3 predict $BM --model $DIR/hf-bad-json.json
+predict-hf-bad-quant     3 predict $BM --model $DIR/hf-bad-quant.json
+predict-hf-sparse-step   3 predict $BM --model $DIR/hf-sparse-step.json
+predict-hf-missing       4 predict $BM --model $DIR/no-such-model/config.json
+predict-hf-no-fit        3 predict $BM --model tests/data/hf/zai-org--GLM-5 --batch 1
+predict-weights-ckpt     2 predict $BM --weights checkpoint
+predict-weights-int4-g3  2 predict $BM --weights int4-g3
 predict-no-fit           3 predict $WS --layout tp2 --concurrency 1
 predict-p2p-level        2 predict $BM --nccl-p2p-level PCI
 predict-bad-format       2 predict $BM --format xml

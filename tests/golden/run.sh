@@ -127,6 +127,25 @@ for scn in scenarios/*.yaml; do
 done
 [ "$nscn" -gt 0 ] || bad "no scenarios/*.yaml found (run from the repository root)"
 
+# Every Hugging Face config of tests/data/hf on the H200 box: predict's JSON
+# (model_info: parameters, layer kinds, each weight group's format) at batch
+# 1 and 32, or its refusal; tests/golden/models/<dir>.out holds the exit
+# status, stdout and stderr.
+for d in tests/data/hf/*/; do
+	[ -d "$d" ] || continue
+	name=$(basename "$d")
+	out=$tmp/model.$name.out
+	"$PLUMB" predict scenarios/hgx-8x-h200.yaml --model "${d%/}" --batch 1,32 \
+		--context 4096 --format json --draws 0 >"$tmp/stdout" 2>"$tmp/err"
+	{ echo "exit: $?"; cat "$tmp/stdout" "$tmp/err"; } >"$out"
+	if [ "$update" -eq 1 ]; then
+		mkdir -p "$GOLDEN/models"
+		store "$out" "$GOLDEN/models/$name.out"
+	else
+		compare "$GOLDEN/models/$name.out" "$out" "plumb predict --model ${d%/}"
+	fi
+done
+
 # Golden files whose scenario is gone would never be checked again.
 for g in "$GOLDEN"/*.out; do
 	[ -f "$g" ] || continue

@@ -1,0 +1,318 @@
+/*
+ * test_hfconfig.c - Hugging Face configs (io/hfconfig.c): the public
+ * configs of tests/data/hf against their published parameter counts and
+ * checkpoint sizes, each weight group's format from quantization_config,
+ * hybrid layers (sliding window, linear attention), and the refusals.
+ */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hfconfig.h"
+#include "llm.h"
+
+void suite_hfconfig(void);
+
+#define EXPECT_NEAR(actual, expected, rel) do { \
+	double a_ = (actual), e_ = (expected); \
+	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
+		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
+		       #actual, a_, e_, (double)(rel)); \
+	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
+} while (0)
+
+#define EXPECT_MSG(err, text) do { \
+	if (!strstr((err)->msg, (text))) \
+		printf("\n  %s:%d: message '%s', expected it to contain '%s'\n", \
+		       __FILE__, __LINE__, (err)->msg, (text)); \
+	CU_ASSERT_PTR_NOT_NULL(strstr((err)->msg, (text))); \
+} while (0)
+
+static const struct llm_model *load(const char *dir)
+{
+	char path[256];
+	const struct llm_model *m = NULL;
+	struct plumb_err e;
+	snprintf(path, sizeof(path), "tests/data/hf/%s", dir);
+	if (llm_model_resolve(path, &m, &e) < 0)
+		printf("\n  %s: %s\n", path, e.msg);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	return m;
+}
+
+/*
+ * Published parameter counts. rel is the tolerance: 1%, or half a unit of
+ * the published figure's last digit where that is coarser ("22B" is 21.5 to
+ * 22.5). active: with the input embedding (Mistral, Qwen count it) unless
+ * no_embed (OpenAI's gpt-oss table counts the unembedding only); 0 where the
+ * count plumb derives does not meet the published one (docs/model.md lists
+ * those with their difference).
+ */
+static const struct {
+	const char *dir;
+	double total, active, rel_total, rel_active;
+	int no_embed;
+} published[] = {
+	/* DeepSeek-V3 technical report (arXiv:2412.19437), abstract: 671B total,
+	 * 37B activated; plumb's 37.55B (36.62B without the embedding) is 1.5%
+	 * over (docs/model.md) */
+	{ "deepseek-ai--DeepSeek-V3", 671e9, 0, 0.01, 0, 0 },
+	{ "deepseek-ai--DeepSeek-R1", 671e9, 0, 0.01, 0, 0 },
+	/* Qwen3-235B-A22B model card: 235B in total, 22B activated */
+	{ "Qwen--Qwen3-235B-A22B", 235e9, 22e9, 0.01, 0.5 / 22, 0 },
+	/* Qwen3-30B-A3B model card: 30.5B in total, 3.3B activated (plumb
+	 * 3.35B, 1.6% over) */
+	{ "Qwen--Qwen3-30B-A3B", 30.5e9, 0, 0.01, 0, 0 },
+	/* Qwen3-Next-80B-A3B model card: 80B in total (3B activated: plumb
+	 * 3.87B with the embedding, 3.56B without) */
+	{ "Qwen--Qwen3-Next-80B-A3B-Thinking", 80e9, 0, 0.01, 0, 0 },
+	/* gpt-oss model card (OpenAI, 2025), parameter table: 116.83B total,
+	 * 5.13B active; 20.91B, 3.61B */
+	{ "openai--gpt-oss-120b", 116.83e9, 5.13e9, 0.01, 0.01, 1 },
+	{ "openai--gpt-oss-20b", 20.91e9, 3.61e9, 0.01, 0.01, 1 },
+	/* GLM-5 model card (realdata model-configs.md 1c): 744B parameters (40B
+	 * active: plumb 41.78B, 40.83B without the embedding) */
+	{ "zai-org--GLM-5", 744e9, 0, 0.01, 0, 0 },
+	/* Mixtral of experts (Mistral AI, 2023): 46.7B total, 12.9B per token */
+	{ "mistralai--Mixtral-8x7B-v0.1", 46.7e9, 12.9e9, 0.01, 0.01, 0 },
+	/* Llama 3.1 model card: 70B, 8B (dense: all active) */
+	{ "meta-llama--Meta-Llama-3.1-70B", 70e9, 70e9, 0.01, 0.01, 0 },
+	{ "meta-llama--Meta-Llama-3.1-8B", 8e9, 8e9, 0.01, 0.01, 0 },
+	/* Kimi K2 tech report (arXiv:2507.20534) abstract: 1 trillion total
+	 * (plumb 1.026T: 2.6% over the rounded figure), 32 billion activated
+	 * (plumb 32.86B, 31.69B without the embedding) */
+	{ "moonshotai--Kimi-K2-Instruct", 1e12, 0, 0.03, 0, 0 },
+};
+
+static void test_published_params(void)
+{
+	size_t i;
+	for (i = 0; i < sizeof(published) / sizeof(published[0]); i++) {
+		const struct llm_model *m = load(published[i].dir);
+		double total, active;
+		llm_params(m, &total, &active);
+		if (published[i].no_embed)
+			active -= (double)m->vocab * m->hidden;
+		EXPECT_NEAR(total, published[i].total, published[i].rel_total);
+		if (published[i].active > 0)
+			EXPECT_NEAR(active, published[i].active, published[i].rel_active);
+	}
+}
+
+static double per_gpu(const struct llm_model *m, const struct llm_prec *p, int tp, int ep)
+{
+	struct llm_shard s;
+	llm_shard_init(&s, m, tp, ep);
+	return llm_bytes_weights_per_gpu(m, p, &s);
+}
+
+static void test_checkpoint_sizes(void)
+{
+	const struct llm_model *m = load("nvidia--GLM-5-NVFP4");
+	struct llm_prec p;
+	struct plumb_err e;
+	CU_ASSERT_EQUAL_FATAL(llm_prec_setup(&p, m, "checkpoint", "bf16", &e), 0);
+	/* ModelOpt keeps attention and the indexer (and the MTP layer) bf16,
+	 * quantizes dense MLPs, shared and routed experts */
+	CU_ASSERT_EQUAL(p.linear, LLM_BF16);
+	CU_ASSERT_EQUAL(p.dense, LLM_NVFP4);
+	CU_ASSERT_EQUAL(p.shared, LLM_NVFP4);
+	CU_ASSERT_EQUAL(p.experts, LLM_NVFP4);
+	CU_ASSERT_STRING_EQUAL(m->ckpt.kv, "fp8");
+	/* serving-samples.md 1: 57.06 GB per GPU at tp8 (SGLang runs GLM-5 dense
+	 * on SM120: no indexer weights) */
+	p.dsa_dense = 1;
+	EXPECT_NEAR(per_gpu(m, &p, 8, 1), 57.06e9, 0.03);
+	p.dsa_dense = 0;
+	EXPECT_NEAR(llm_bytes_weights_total(m, &p, 0), 440e9, 0.01);   /* "~440 GB" */
+
+	/* gpt-oss model card: checkpoints of 60.8 GiB and 12.8 GiB (MXFP4 experts) */
+	m = load("openai--gpt-oss-120b");
+	CU_ASSERT_EQUAL_FATAL(llm_prec_setup(&p, m, "checkpoint", "bf16", &e), 0);
+	CU_ASSERT_EQUAL(p.experts, LLM_MXFP4);
+	CU_ASSERT_EQUAL(p.linear, LLM_BF16);
+	EXPECT_NEAR(llm_bytes_weights_total(m, &p, 0), 60.8 * 1073741824.0, 0.01);
+	m = load("openai--gpt-oss-20b");
+	CU_ASSERT_EQUAL_FATAL(llm_prec_setup(&p, m, "checkpoint", "bf16", &e), 0);
+	EXPECT_NEAR(llm_bytes_weights_total(m, &p, 0), 12.8 * 1073741824.0, 0.01);
+}
+
+static void test_formats(void)
+{
+	const struct llm_model *m;
+	struct llm_prec p;
+	struct plumb_err e;
+
+	/* DeepSeek-V3: fp8 with 128 x 128 blocks, no ignore list */
+	m = load("deepseek-ai--DeepSeek-V3");
+	CU_ASSERT_STRING_EQUAL(m->ckpt.method, "fp8");
+	CU_ASSERT_EQUAL(m->ckpt.attn, LLM_FP8);
+	CU_ASSERT_EQUAL(m->ckpt.experts, LLM_FP8);
+	CU_ASSERT_EQUAL(m->mtp_layers, 1);
+	/* ModelOpt FP8 (per tensor) from hf_quant_config.json */
+	m = load("nvidia--Llama-3.1-70B-Instruct-FP8");
+	CU_ASSERT_EQUAL(m->ckpt.dense, LLM_FP8T);
+	CU_ASSERT_EQUAL(m->ckpt.attn, LLM_FP8T);
+	CU_ASSERT_EQUAL(llm_dtype_bits(LLM_FP8T), 8.0);
+	/* Qwen3-30B-A3B-FP8: the ignore list names routers and norms only */
+	m = load("Qwen--Qwen3-30B-A3B-FP8");
+	CU_ASSERT_EQUAL(m->ckpt.attn, LLM_FP8);
+	CU_ASSERT_EQUAL(m->ckpt.experts, LLM_FP8);
+	/* Kimi-K2.5: compressed-tensors int4, group 32, symmetric; attention,
+	 * shared experts and the dense MLP in the ignore list */
+	m = load("moonshotai--Kimi-K2.5");
+	CU_ASSERT_EQUAL(m->ckpt.experts, LLM_INT4);
+	CU_ASSERT_EQUAL(m->ckpt.attn, LLM_BF16);
+	CU_ASSERT_EQUAL(m->ckpt.shared, LLM_BF16);
+	CU_ASSERT_EQUAL(m->ckpt.dense, LLM_BF16);
+	CU_ASSERT_EQUAL(m->ckpt.group, 32);
+	CU_ASSERT_EQUAL(m->ckpt.zero, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m->name, "vision tower not counted"));
+	CU_ASSERT_EQUAL_FATAL(llm_prec_setup(&p, m, "checkpoint", "bf16", &e), 0);
+	EXPECT_NEAR(llm_prec_bits(&p, LLM_INT4), 4.5, 1e-12);   /* 4 + 16/32 */
+	/* GLM-5.1 NVFP4: quantization_config inside config.json, whole dense
+	 * layers and every shared expert excluded */
+	m = load("nvidia--GLM-5.1-NVFP4");
+	CU_ASSERT_EQUAL(m->ckpt.dense, LLM_BF16);
+	CU_ASSERT_EQUAL(m->ckpt.shared, LLM_BF16);
+	CU_ASSERT_EQUAL(m->ckpt.experts, LLM_NVFP4);
+	/* an unquantized config: everything bf16 */
+	m = load("Qwen--Qwen3-235B-A22B");
+	CU_ASSERT_STRING_EQUAL(m->ckpt.method, "none");
+	CU_ASSERT_EQUAL(m->ckpt.experts, LLM_BF16);
+	/* --weights int4-g64 and bits with zero points (AWQ) */
+	CU_ASSERT_EQUAL_FATAL(llm_prec_setup(&p, m, "int4-g64", "fp8", &e), 0);
+	CU_ASSERT_EQUAL(p.group, 64);
+	EXPECT_NEAR(llm_prec_bits(&p, LLM_INT4), 4.25, 1e-12);
+	p.zero = 1;
+	EXPECT_NEAR(llm_prec_bits(&p, LLM_INT4), 4.0 + 20.0 / 64, 1e-12);
+	CU_ASSERT_EQUAL(llm_prec_setup(&p, m, "int4-g3", "bf16", &e), -PLUMB_EUSAGE);
+	CU_ASSERT_EQUAL(llm_weights_check("checkpoint"), 0);
+	CU_ASSERT_EQUAL(llm_weights_check("fp6"), -1);
+	/* a catalog model has no checkpoint format */
+	CU_ASSERT_EQUAL_FATAL(llm_model_resolve("glm-5", &m, &e), 0);
+	CU_ASSERT_EQUAL(llm_prec_setup(&p, m, "checkpoint", "bf16", &e), -PLUMB_EUSAGE);
+	CU_ASSERT_STRING_EQUAL(llm_default_weights("glm-5"), "nvfp4");
+	CU_ASSERT_STRING_EQUAL(llm_default_weights("tests/data/hf/openai--gpt-oss-20b"),
+			       "checkpoint");
+}
+
+/* quantization_config snippets on a small Llama geometry (made up). */
+static int quant(const char *q, struct llm_model *m, struct plumb_err *e)
+{
+	char text[2048];
+	snprintf(text, sizeof(text),
+		 "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2,\n"
+		 " \"num_attention_heads\": 4, \"num_key_value_heads\": 2,\n"
+		 " \"intermediate_size\": 128, \"vocab_size\": 100%s%s}\n",
+		 q ? ",\n \"quantization_config\": " : "", q ? q : "");
+	return hf_model_parse("q.json", text, NULL, NULL, "q", m, e);
+}
+
+static void test_quant_methods(void)
+{
+	struct llm_model m;
+	struct plumb_err e;
+	CU_ASSERT_EQUAL_FATAL(quant("{\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 128, "
+				    "\"zero_point\": true, \"version\": \"gemm\"}", &m, &e), 0);
+	CU_ASSERT_EQUAL(m.ckpt.dense, LLM_INT4);
+	CU_ASSERT_EQUAL(m.ckpt.group, 128);
+	CU_ASSERT_EQUAL(m.ckpt.zero, 1);
+	CU_ASSERT_EQUAL_FATAL(quant("{\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, "
+				    "\"sym\": true}", &m, &e), 0);
+	CU_ASSERT_EQUAL(m.ckpt.zero, 1);        /* GPTQ stores packed zeros */
+	CU_ASSERT_EQUAL(m.ckpt.group, 32);
+	CU_ASSERT_EQUAL(quant("{\"quant_method\": \"gptq\", \"bits\": 3}", &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "gptq with 3 bits is not modelled");
+	CU_ASSERT_EQUAL(e.line, 4);
+	CU_ASSERT_EQUAL_FATAL(quant("{\"quant_method\": \"fp8\", \"modules_to_not_convert\": "
+				    "[\"model.layers.0.self_attn\"]}", &m, &e), 0);
+	CU_ASSERT_EQUAL(m.ckpt.attn, LLM_BF16);         /* layer 0 stands for all */
+	CU_ASSERT_EQUAL(m.ckpt.dense, LLM_FP8T);
+	CU_ASSERT_EQUAL_FATAL(quant("{\"quant_method\": \"compressed-tensors\", \"config_groups\": "
+				    "{\"g\": {\"targets\": [\"Linear\"], \"weights\": {\"num_bits\": 8, "
+				    "\"type\": \"float\", \"strategy\": \"block\"}}}, \"ignore\": "
+				    "[\"re:.*self_attn.*\"]}", &m, &e), 0);
+	CU_ASSERT_EQUAL(m.ckpt.dense, LLM_FP8);
+	CU_ASSERT_EQUAL(m.ckpt.attn, LLM_BF16);
+	CU_ASSERT_EQUAL(quant("{\"quant_method\": \"bitsandbytes\"}", &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "quantization 'bitsandbytes' is not modelled");
+}
+
+static void test_hybrid(void)
+{
+	const struct llm_model *m = load("Qwen--Qwen3-Next-80B-A3B-Thinking");
+	struct llm_prec p;
+	struct llm_shard s;
+	struct plumb_err e;
+	double a, b;
+	int l, lin = 0;
+	for (l = 0; l < m->layers; l++)
+		lin += llm_layer_kind(m, l) == LLM_LAYER_LINEAR;
+	CU_ASSERT_EQUAL(lin, 36);                       /* full_attention_interval 4 */
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 3), LLM_LAYER_FULL);
+	CU_ASSERT_EQUAL_FATAL(llm_prec_setup(&p, m, "checkpoint", "bf16", &e), 0);
+	llm_shard_init(&s, m, 4, 1);
+	/* the cache grows with the 12 full-attention layers only: 2 KV heads
+	 * x 256 x 2 (K, V) x 2 B, each GPU one KV head */
+	a = llm_kv_bytes_per_seq_per_gpu(m, &p, &s, 1000);
+	b = llm_kv_bytes_per_seq_per_gpu(m, &p, &s, 2000);
+	EXPECT_NEAR(b - a, 1000.0 * 12 * 1 * 256 * 2 * 2, 1e-9);
+	/* the linear layers' state: 32/4 value heads x 128 x 128 plus 3 conv
+	 * steps of (2 x 4 x 128 + 8 x 128) channels, bf16, 36 layers */
+	EXPECT_NEAR(a - 1000.0 * 12 * 1024, 36 * 2.0 * (8 * 128 * 128 + 3 * (1024 + 1024)), 1e-9);
+	llm_shard_init(&s, m, 32, 1);
+	CU_ASSERT_EQUAL(llm_shard_check(m, &s, &e), -PLUMB_EINPUT);    /* 16 key heads */
+
+	m = load("openai--gpt-oss-120b");
+	CU_ASSERT_EQUAL(m->sliding_window, 128);
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 0), LLM_LAYER_SLIDING);
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 1), LLM_LAYER_FULL);
+	CU_ASSERT_EQUAL_FATAL(llm_prec_setup(&p, m, "checkpoint", "bf16", &e), 0);
+	llm_shard_init(&s, m, 1, 1);
+	/* past the window only the 18 full layers grow: 8 KV heads x 64 x 2 x 2 B */
+	a = llm_kv_bytes_per_seq_per_gpu(m, &p, &s, 1000);
+	b = llm_kv_bytes_per_seq_per_gpu(m, &p, &s, 3000);
+	EXPECT_NEAR(b - a, 2000.0 * 18 * 8 * 64 * 2 * 2, 1e-9);
+	EXPECT_NEAR(a, (1000.0 * 18 + 128.0 * 18) * 2048, 1e-9);
+}
+
+static void test_refusals(void)
+{
+	struct llm_model m;
+	struct plumb_err e;
+	const struct llm_model *pm;
+	CU_ASSERT_EQUAL(hf_model_parse("x.json", "{\"model_type\": \"minimax_m2\",\n"
+				       " \"architectures\": [\"MiniMaxM2ForCausalLM\"]}",
+				       NULL, NULL, "x", &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "architecture MiniMaxM2ForCausalLM (model_type 'minimax_m2') is not modelled");
+	CU_ASSERT_EQUAL(e.line, 1);
+	CU_ASSERT_EQUAL(e.col, 2);
+	CU_ASSERT_EQUAL(hf_model_parse("x.json", "{\"model_type\": \"llama\",\n \"hidden_size\": }",
+				       NULL, NULL, "x", &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "invalid JSON");
+	CU_ASSERT_EQUAL(e.line, 2);
+	CU_ASSERT_EQUAL(hf_model_parse("x.json", "{\"model_type\": \"qwen3_moe\", \"hidden_size\": 64,"
+				       " \"num_hidden_layers\": 4, \"num_attention_heads\": 4,"
+				       " \"vocab_size\": 10, \"num_experts\": 8, \"num_experts_per_tok\": 2,"
+				       " \"moe_intermediate_size\": 32, \"mlp_only_layers\": [0]}",
+				       NULL, NULL, "x", &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "mlp_only_layers (dense layers between MoE layers) is not modelled");
+	CU_ASSERT_EQUAL(hf_model_parse("x.json", "{\"model_type\": \"llama\", \"hidden_size\": 64}",
+				       NULL, NULL, "x", &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "llama config has no 'num_hidden_layers'");
+	CU_ASSERT_EQUAL(llm_model_resolve("tests/data/hf/no-such-model", &pm, &e), -PLUMB_EIO);
+	CU_ASSERT_PTR_NULL(pm);
+}
+
+void suite_hfconfig(void)
+{
+	CU_pSuite s = CU_add_suite("hfconfig", NULL, NULL);
+	CU_add_test(s, "published parameter counts", test_published_params);
+	CU_add_test(s, "checkpoint sizes and GLM-5 NVFP4 per GPU", test_checkpoint_sizes);
+	CU_add_test(s, "formats from quantization configs", test_formats);
+	CU_add_test(s, "awq, gptq, fp8, compressed-tensors snippets", test_quant_methods);
+	CU_add_test(s, "hybrid layers: linear attention, sliding window", test_hybrid);
+	CU_add_test(s, "refused architectures and bad configs", test_refusals);
+}
