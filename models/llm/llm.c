@@ -448,6 +448,14 @@ int llm_model_is_file(const char *name)
 	       strstr(name, ".yaml") || strstr(name, ".yml");
 }
 
+void llm_model_path(const char *dir, const char *name, char *buf, size_t n)
+{
+	if (!llm_model_is_file(name) || name[0] == '/' || !dir || !dir[0])
+		snprintf(buf, n, "%s", name);
+	else
+		snprintf(buf, n, "%s/%s", dir, name);
+}
+
 /* A model catalog YAML: its one model, or the one named after "FILE.yaml:". */
 static int load_yaml(const char *arg, struct llm_model *out, struct plumb_err *err)
 {

@@ -143,6 +143,11 @@ int llm_model_resolve(const char *name, const struct llm_model **out,
 /* Does name denote a file for llm_model_resolve? */
 int llm_model_is_file(const char *name);
 
+/* name as llm_model_resolve should see it from a file in directory dir: a
+ * relative file name is taken relative to dir (as a grid's scenario files
+ * are); an id, an absolute name or an empty dir leave it as it is. */
+void llm_model_path(const char *dir, const char *name, char *buf, size_t n);
+
 /*
  * --weights when none is given: "checkpoint" for a model whose file names its
  * formats, else "nvfp4". Never fails (an unknown model fails later).

@@ -183,7 +183,11 @@ static void settings(const struct swp_eval *e, const struct swp_point *p, int ng
 			v[g->names[i].kind] = p->val[i];
 	text_or(v[SWP_SCENARIO], "", st->scenario, sizeof(st->scenario));
 	text_or(v[SWP_MODEL], "glm-5", st->model, sizeof(st->model));
-	text_or(v[SWP_WEIGHTS], llm_default_weights(st->model), st->weights, sizeof(st->weights));
+	{
+		char path[1400];
+		llm_model_path(e->g->dir, st->model, path, sizeof(path));
+		text_or(v[SWP_WEIGHTS], llm_default_weights(path), st->weights, sizeof(st->weights));
+	}
 	text_or(v[SWP_KV], "bf16", st->kv, sizeof(st->kv));
 	snprintf(def, sizeof(def), "tp%d", ngpus);
 	text_or(v[SWP_LAYOUT], def, st->layout, sizeof(st->layout));
@@ -285,12 +289,14 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	struct serve_params sp;
 	struct serve_result sr;
 	struct plumb_err fe;
+	char mpath[1400];
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	pred_cfg_init(&c);
 	c.s = s;
-	if ((rc = llm_model_resolve(st->model, &c.m, err)) < 0 ||
+	llm_model_path(e->g->dir, st->model, mpath, sizeof(mpath));
+	if ((rc = llm_model_resolve(mpath, &c.m, err)) < 0 ||
 	    (rc = llm_prec_setup(&c.prec, c.m, st->weights, st->kv, err)) < 0 ||
 	    (rc = step_layout_parse(st->layout, &c.lay, err)) < 0)
 		return rc;

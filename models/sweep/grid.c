@@ -217,8 +217,10 @@ static int check_value(struct swp_grid *g, struct swp_setting *st, struct plumb_
 	}
 	case SWP_MODEL: {
 		const struct llm_model *m;
+		char path[1400];
 		plumb_err_clear(&e2);
-		if (llm_model_resolve(v->str, &m, &e2) < 0)
+		llm_model_path(g->dir, v->str, path, sizeof(path));   /* a file: as scenarios */
+		if (llm_model_resolve(path, &m, &e2) < 0)
 			return yerr(g->t, v, PLUMB_EINPUT, err, "%s", e2.msg);
 		return 0;
 	}
