@@ -67,7 +67,7 @@ static const struct {
 	/* Qwen3-Next-80B-A3B model card: 80B in total (3B activated: plumb
 	 * 3.87B with the embedding, 3.56B without) */
 	{ "Qwen--Qwen3-Next-80B-A3B-Thinking", 80e9, 0, 0.01, 0, 0 },
-	/* gpt-oss model card (OpenAI, 2025), parameter table: 116.83B total,
+	/* gpt-oss model card (arXiv:2508.10925), parameter table: 116.83B total,
 	 * 5.13B active; 20.91B, 3.61B */
 	{ "openai--gpt-oss-120b", 116.83e9, 5.13e9, 0.01, 0.01, 1 },
 	{ "openai--gpt-oss-20b", 20.91e9, 3.61e9, 0.01, 0.01, 1 },
@@ -127,7 +127,8 @@ static void test_checkpoint_sizes(void)
 	p.dsa_dense = 0;
 	EXPECT_NEAR(llm_bytes_weights_total(m, &p, 0), 440e9, 0.01);   /* "~440 GB" */
 
-	/* gpt-oss model card: checkpoints of 60.8 GiB and 12.8 GiB (MXFP4 experts) */
+	/* gpt-oss model card (arXiv:2508.10925), parameter table: checkpoints of
+	 * 60.8 GiB and 12.8 GiB (MXFP4 experts) */
 	m = load("openai--gpt-oss-120b");
 	CU_ASSERT_EQUAL_FATAL(llm_prec_setup(&p, m, "checkpoint", "bf16", &e), 0);
 	CU_ASSERT_EQUAL(p.experts, LLM_MXFP4);
