@@ -77,6 +77,11 @@ int out_resolve(const char *path, enum out_kind *kind, char **target, mode_t *mo
 	return 0;
 }
 
+int out_create(const char *name, mode_t mode)
+{
+	return open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ? mode : 0666);
+}
+
 int out_mkexcl(const char *base, const char *suffix, mode_t mode, char **name,
 	       struct plumb_err *err)
 {
@@ -107,8 +112,7 @@ int out_mkexcl(const char *base, const char *suffix, mode_t mode, char **name,
 		for (i = 0; i < 6; i++, z /= 36)
 			s[bl + sl + (size_t)i] = digits[z % 36];
 		s[bl + sl + 6] = '\0';
-		fd = open(s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			  mode ? mode : 0666);
+		fd = out_create(s, mode);
 		if (fd < 0)
 			e = errno;
 	}

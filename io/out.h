@@ -56,6 +56,14 @@ int out_resolve(const char *path, enum out_kind *kind, char **target, mode_t *mo
 		struct plumb_err *err);
 
 /*
+ * Create the new file `name` for writing, exclusively: never an existing
+ * file, never through a symbolic link (O_CREAT|O_EXCL|O_NOFOLLOW), with
+ * permission bits `mode` (0: 0666) less the umask. A descriptor, or -1 with
+ * errno set (EEXIST when anything, a link included, is there).
+ */
+int out_create(const char *name, mode_t mode);
+
+/*
  * Create a new file named "<base><suffix>XXXXXX" (XXXXXX random) with
  * O_CREAT|O_EXCL|O_NOFOLLOW and permission bits `mode` (0: 0666 less the
  * umask). On success *name is the new name (caller frees) and the return

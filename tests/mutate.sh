@@ -17,6 +17,8 @@
 # listed; each is explained in docs/testing.md ("Mutation testing").
 #   sh tests/mutate.sh            every mutant (about 15 minutes on 2 cores)
 #   sh tests/mutate.sh 3 7        mutants 3 and 7 only
+#   MUTATE_FROM=worktree          mutate the working tree's copy, not HEAD's
+#   MUTATE_CHECK=1                only check that every mutation applies
 LC_ALL=C
 export LC_ALL
 MIN=${MUTATE_MIN:-90}
@@ -27,10 +29,16 @@ trap 'exit 130' INT TERM
 TO=
 command -v timeout >/dev/null 2>&1 && TO="timeout 120"
 
-git -C "$src" archive HEAD | tar -x -C "$tmp" || exit 2
+if [ "${MUTATE_FROM:-head}" = worktree ]; then
+	# the working tree as it is (tracked and new files), for a change not yet committed
+	git -C "$src" ls-files -co --exclude-standard | (cd "$src" && tar -cf - -T -) |
+		tar -x -C "$tmp" || exit 2
+else
+	git -C "$src" archive HEAD | tar -x -C "$tmp" || exit 2
+fi
 cd "$tmp" || exit 2
 if [ -z "$MUTATE_CHECK" ]; then
-	echo "mutate: building the committed tree in $tmp"
+	echo "mutate: building the tree in $tmp"
 	make -j2 OPT=-O1 plumb build/unit-tests >build.log 2>&1 || { tail -20 build.log; exit 2; }
 fi
 
@@ -104,7 +112,7 @@ done <<'TABLE'
 io/out.c @@ \t\tif (bad || e)\n @@ \t\tif (0)\n
 io/out.c @@ \t*kind = OUT_REPLACE;\n\t*mode = st.st_mode & 07777; @@ \t*kind = OUT_DIRECT;\n\t*mode = st.st_mode & 07777;
 io/out.c @@ S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) @@ S_ISCHR(st.st_mode)
-io/out.c @@ O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC @@ O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+io/out.c @@ O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode @@ O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode
 io/out.c @@ \tif (!S_ISLNK(ls.st_mode))\n @@ \tif (1)\n
 io/out.c @@ \tif (o->tmp)\n\t\tremove(o->tmp);\n @@ \n
 io/out.c @@ \tif (mode)\n\t\t(void)fchmod(fd, mode);\n @@ \n

@@ -84,15 +84,23 @@ ln -s nowhere dangling
 check "-o dangling symlink: exit $rc, expected 4" [ $rc -eq 4 ]
 check "-o dangling symlink: nothing created" [ ! -e nowhere ]
 
+umask 022
 echo old >file
-chmod 640 file
+chmod 666 file
 ln file hardlink
 "$PLUMB" topo "$BM" -o file 2>err; rc=$?
 check "-o FILE: exit $rc" [ $rc -eq 0 ]
 check "-o FILE: the output" cmp -s file expected
 check "-o FILE: replaced by rename (a hard link keeps the old bytes)" grep -qx old hardlink
-check "-o FILE: keeps its permission bits" [ "$(ls -l file | cut -c1-10)" = "-rw-r-----" ]
+check "-o FILE: keeps its permission bits (the umask does not apply)" [ "$(ls -l file | cut -c1-10)" = "-rw-rw-rw-" ]
 check "-o FILE: no temporary file left" [ -z "$(ls | grep '\.tmp\.')" ]
+
+# a run that fails after opening its output (coll over the event budget)
+cp file before
+"$PLUMB" coll "$OLDPWD/tests/bad_inputs/budget-tiny.yaml" -o file 2>err; rc=$?
+check "-o FILE, failing after the output is open: exit $rc, expected 5" [ $rc -eq 5 ]
+check "-o FILE, failing after the output is open: FILE unchanged" cmp -s file before
+check "-o FILE, failing after the output is open: no temporary file left" [ -z "$(ls | grep '\.tmp\.')" ]
 
 echo victim >victim
 # exec keeps the shell's process id: the link sits at FILE.tmp.<plumb's pid>

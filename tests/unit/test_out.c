@@ -3,6 +3,7 @@
  * io/input.h's limit, byte for byte.
  */
 #include <CUnit/CUnit.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,10 +113,56 @@ static void test_input_limit(void)
 	EXPECT_STR(e.msg, "cannot read: is a directory");
 }
 
+/* The temporary file is created exclusively: a planted link or file at its
+ * name is an error (EEXIST), and what the link points to is not touched. */
+static void test_create(void)
+{
+	char dir[] = "/tmp/plumb-create-XXXXXX", link[64], victim[64], c = 0;
+	int fd;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(link, sizeof(link), "%s/out.tmp.planted", dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(victim, "w"));
+	fputs("v", f);
+	fclose(f);
+	CU_ASSERT_FATAL(symlink(victim, link) == 0);
+	errno = 0;
+	fd = out_create(link, 0);
+	EXPECT_INT(fd, -1);
+	EXPECT_INT(errno, EEXIST);
+	if (fd >= 0)
+		close(fd);
+	/* a dangling link: not created through either */
+	remove(victim);
+	fd = out_create(link, 0);
+	EXPECT_INT(fd, -1);
+	EXPECT_INT(access(victim, F_OK), -1);
+	if (fd >= 0)
+		close(fd);
+	remove(link);
+	/* a free name is created, once */
+	fd = out_create(link, 0600);
+	CU_ASSERT(fd >= 0);
+	if (fd >= 0) {
+		EXPECT_INT(write(fd, "x", 1), 1);
+		close(fd);
+	}
+	EXPECT_INT(out_create(link, 0600), -1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(link, "r"));
+	EXPECT_INT(fread(&c, 1, 1, f), 1);
+	EXPECT_INT(c, 'x');
+	fclose(f);
+	remove(link);
+	rmdir(dir);
+}
+
 void suite_out(void)
 {
 	CU_pSuite s = CU_add_suite("out", NULL, NULL);
 	CU_add_test(s, "XML attribute and comment text, JSON strings", test_xml);
 	CU_add_test(s, "terminal-safe copies of messages", test_safe);
 	CU_add_test(s, "the 16 MiB input limit, to the byte", test_input_limit);
+	CU_add_test(s, "temporary files created exclusively, never through a link", test_create);
 }
