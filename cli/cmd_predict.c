@@ -36,6 +36,14 @@ const char cmd_predict_usage[] =
 	"  --input N              prompt tokens per request (default 1024; with --output,\n"
 	"                         sglang.bench_serving's random-dataset defaults)\n"
 	"  --output N             generated tokens per request (default 1024)\n"
+	"  --rate R               requests arrive as a Poisson process at R per second\n"
+	"                         (open loop; --concurrency caps those in flight, as\n"
+	"                         bench_serving's --request-rate with --max-concurrency)\n"
+	"  --requests N           requests of a --rate run (default 1000)\n"
+	"  --seed S               seed of the arrivals (default the scenario's)\n"
+	"  --percentiles          also TTFT, TPOT, ITL and end-to-end latency at p50, p90,\n"
+	"                         p99 (table block, CSV columns <metric>_p<q>_ms; JSON\n"
+	"                         always has them)\n"
 	"  --microbatches M       pipeline microbatches (default: the stage count)\n"
 	"  --mtp D --accept A     speculative decoding: D draft tokens, acceptance A\n"
 	"                         (default: the scenario's serving: mtp, else off;\n"
@@ -57,10 +65,14 @@ const char cmd_predict_usage[] =
 	"                         their plausible ranges (compare: only with --draws)\n"
 	"  -h, --help             this help\n"
 	"\n"
+	"The engine's KV cache holds mem_fraction of each GPU's memory less the weights\n"
+	"(plumb constants): requests are admitted while their tokens fit and queue\n"
+	"otherwise, and decoding past it retracts the newest request (recomputed later).\n"
 	"CSV columns: layout,gpus,concurrency,context,step_ms,tok_s_total,\n"
 	"tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,busy_frac,fits,\n"
 	"diagnosis (busy = compute + communication: what nvidia-smi counts as utilised),\n"
-	"and with --calib tok_s_total_p5,tok_s_total_p95\n"
+	"and with --calib tok_s_total_p5,tok_s_total_p95, with --percentiles\n"
+	"ttft_p50_ms ... e2e_p99_ms, kv_tokens, kv_peak_tokens, queued_max, retracted\n"
 	"(with --batch the third column is batch and ttft_ms is empty).\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario or a model that does not fit,\n"
 	"4 I/O error, 5 runtime error.\n"
@@ -101,6 +113,10 @@ struct popts {
 	const char *paths[MAXSCN];
 	int npaths;
 	const char *plot;           /* --plot FILE: the throughput chart */
+	double rate;                /* --rate: Poisson arrivals per second, 0 closed loop */
+	long requests;              /* --requests */
+	long seed;                  /* --seed, -1: the scenario's */
+	int percentiles;            /* --percentiles */
 };
 
 /* One predicted point. */
@@ -113,6 +129,8 @@ struct row {
 	double part[PART_N];        /* the representative step's parts, ms */
 	char diag[320];
 	double lo, hi;              /* tok_total 90% interval, NAN: none */
+	struct serve_result sr;     /* serving runs: distributions, KV */
+	long kv_tokens;             /* the KV cache, tokens */
 };
 
 static int parse_ints(const char *s, int *out, int max)
@@ -156,6 +174,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 	o->input = 1024;
 	o->output = 1024;
 	o->level = -1;
+	o->seed = -1;
 	o->draws = CMD_CALIB_DRAWS;
 	o->compare = !strcmp(cmd, "compare");
 	for (i = 1; i < argc; i++) {
@@ -166,7 +185,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			    !strcmp(a, "--output") || !strcmp(a, "--microbatches") ||
 			    !strcmp(a, "--mtp") || !strcmp(a, "--accept") || !strcmp(a, "--format") ||
 			    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o") ||
-			    !strcmp(a, "--draws") || !strcmp(a, "--plot");
+			    !strcmp(a, "--draws") || !strcmp(a, "--plot") || !strcmp(a, "--rate") ||
+			    !strcmp(a, "--requests") || !strcmp(a, "--seed");
 		if (takes && !v)
 			return cmd_usage_error(cmd, "option %s needs a value", a);
 		if (takes)
@@ -241,6 +261,19 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			if (rdr_format_of(v) < 0)
 				return cmd_usage_error(cmd, "--plot needs a .png, .svg or .pdf file, not '%s'", v);
 			o->plot = v;
+		} else if (!strcmp(a, "--rate")) {
+			char *end;
+			o->rate = strtod(v, &end);
+			if (*end || !(o->rate > 0 && o->rate <= 1e6))
+				return cmd_usage_error(cmd, "--rate needs requests per second (> 0), not '%s'", v);
+		} else if (!strcmp(a, "--requests")) {
+			if (parse_long(v, 1, &o->requests) < 0 || o->requests > 1000000)
+				return cmd_usage_error(cmd, "--requests needs 1-1000000, not '%s'", v);
+		} else if (!strcmp(a, "--seed")) {
+			if (parse_long(v, 0, &o->seed) < 0)
+				return cmd_usage_error(cmd, "--seed needs a number >= 0, not '%s'", v);
+		} else if (!strcmp(a, "--percentiles")) {
+			o->percentiles = 1;
 		} else if (!strcmp(a, "--eager")) {
 			o->eager = 1;
 		} else if (!strcmp(a, "--breakdown")) {
@@ -262,6 +295,10 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		return cmd_usage_error(cmd, "one SCENARIO (use 'plumb compare' for several)");
 	if (o->nbatch && o->nconc)
 		return cmd_usage_error(cmd, "--batch and --concurrency do not go together");
+	if (o->nbatch && (o->rate > 0 || o->requests))
+		return cmd_usage_error(cmd, "--batch is one decode step: --rate and --requests do not apply");
+	if (o->requests && !(o->rate > 0))
+		return cmd_usage_error(cmd, "--requests needs --rate");
 	if (o->accept_given && !o->mtp_given)
 		return cmd_usage_error(cmd, "--accept needs --mtp (the number of draft tokens)");
 	if (o->mtp && !(o->accept > 0))
@@ -311,7 +348,10 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 
 	r->x = x;
 	plumb_err_clear(&fe);
-	if (pred_check_fit(c, batch, o->nbatch ? o->context : o->input + o->output, &fe) < 0) {
+	/* One decode step must hold its batch; a serving run one request (the
+	 * engine queues what its KV cache does not hold). */
+	if (pred_check_fit(c, o->nbatch ? batch : 1, o->nbatch ? o->context : o->input + o->output,
+			   &fe) < 0) {
 		r->fits = 0;
 		snprintf(r->why, sizeof(r->why), "%s", fe.msg);
 		return 0;
@@ -342,9 +382,16 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 		sp.output_len = o->output;
 		sp.context = o->context;
 		sp.accept_per_step = c->draft ? llm_spec_tokens_per_step(c->draft, c->accept) : 1;
+		sp.kv_tokens = r->kv_tokens = pred_kv_tokens(c);
+		if (o->rate > 0) {
+			sp.rate = o->rate;
+			sp.prompts = o->requests ? (int)o->requests : 1000;
+			sp.seed = o->seed >= 0 ? (unsigned long)o->seed : c->s->seed;
+		}
 		struct pred_cfg cc = *c;
 		if ((rc = serve_run(&sp, pred_serve_step, &cc, &sr, err)) < 0)
 			return rc;
+		r->sr = sr;
 		r->step_ms = sr.decode_step_ms;
 		r->tok_total = sr.tok_s_total;
 		r->tok_stream = sr.tok_s_stream;
@@ -488,11 +535,44 @@ static void print_model_json(FILE *f, const struct popts *o)
 		llm_bytes_weights_total(m, &p, 0), llm_kv_bytes_per_token(m, p.kv, 1));
 }
 
+/* The latency distributions of a serving row: name, values (ms). */
+static const char *const dist_name[] = { "ttft", "tpot", "itl", "e2e" };
+
+static const double *dist_of(const struct row *r, int k)
+{
+	return k == 0 ? r->sr.ttft_p : k == 1 ? r->sr.tpot_p : k == 2 ? r->sr.itl_p : r->sr.e2e_p;
+}
+
+/* --percentiles in a table: each serving row's distributions and KV. */
+static void print_percentiles(FILE *f, const struct popts *o, const struct row *rows, int nrows)
+{
+	int i, k;
+	fprintf(f, "\nLatency percentiles, ms (p50 / p90 / p99), and the KV cache (tokens)%s:\n"
+		   "%-8s %11s", o->rate > 0 ? "; arrivals Poisson" : "", "layout", "concurrency");
+	for (k = 0; k < 4; k++)
+		fprintf(f, " %22s", dist_name[k]);
+	fprintf(f, " %10s %10s %7s %9s\n", "kv_tokens", "kv_peak", "queued", "retracted");
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		if (!r->fits)
+			continue;
+		fprintf(f, "%-8s %11d", o->layouts[r->li], r->x);
+		for (k = 0; k < 4; k++) {
+			char cell[64];
+			const double *v = dist_of(r, k);
+			snprintf(cell, sizeof(cell), "%.1f / %.1f / %.1f", v[0], v[1], v[2]);
+			fprintf(f, " %22s", cell);
+		}
+		fprintf(f, " %10ld %10ld %7d %9d\n", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
+			r->sr.preemptions);
+	}
+}
+
 static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,
 		       const struct row *rows, int nrows, int compare)
 {
 	const char *xname = o->nbatch ? "batch" : "concurrency";
-	int i, j, iv = 0;
+	int i, j, iv = 0, pct = o->percentiles && !o->nbatch;
 
 	for (i = 0; i < nrows; i++)
 		iv |= rows[i].fits && !isnan(rows[i].lo);
@@ -502,6 +582,10 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			compare ? "scenario," : "", xname, iv ? ",tok_s_total_p5,tok_s_total_p95" : "");
 		for (j = 0; o->breakdown && j < PART_N; j++)
 			fprintf(f, ",%s_ms", pred_part_name((enum pred_part)j));
+		for (j = 0; pct && j < 4 * SERVE_NPCT; j++)
+			fprintf(f, ",%s_p%.0f_ms", dist_name[j / SERVE_NPCT], 100 * serve_pct[j % SERVE_NPCT]);
+		if (pct)
+			fputs(",kv_tokens,kv_peak_tokens,queued_max,retracted", f);
 		fputc('\n', f);
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
@@ -514,6 +598,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			if (!r->fits) {
 				fprintf(f, ",,,,,,,,,0,\"%s\"%s", r->why, iv ? ",," : "");
 				for (j = 0; o->breakdown && j < PART_N; j++)
+					fputc(',', f);
+				for (j = 0; pct && j < 4 * SERVE_NPCT + 4; j++)
 					fputc(',', f);
 				fputc('\n', f);
 				continue;
@@ -531,6 +617,11 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fputs(",,", f);
 			for (j = 0; o->breakdown && j < PART_N; j++)
 				fprintf(f, ",%.3f", r->part[j]);
+			for (j = 0; pct && j < 4 * SERVE_NPCT; j++)
+				fprintf(f, ",%.3f", dist_of(r, j / SERVE_NPCT)[j % SERVE_NPCT]);
+			if (pct)
+				fprintf(f, ",%ld,%ld,%d,%d", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
+					r->sr.preemptions);
 			fputc('\n', f);
 		}
 		return;
@@ -557,6 +648,19 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fprintf(f, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"busy_frac\": %.4f, \"diagnosis\": ",
 					r->comm, r->compute, r->idle, r->compute + r->comm);
 				out_quoted(f, r->diag);
+				if (!o->nbatch) {
+					int k;
+					fputs(", \"percentiles_ms\": {", f);
+					for (k = 0; k < 4; k++) {
+						const double *v = dist_of(r, k);
+						fprintf(f, "%s\"%s\": {\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f}",
+							k ? ", " : "", dist_name[k], v[0], v[1], v[2]);
+					}
+					fprintf(f, "}, \"itl_ms\": %.3f, \"e2e_ms\": %.2f, \"kv_tokens\": %ld, "
+						   "\"kv_peak_tokens\": %ld, \"queued_max\": %d, \"retracted\": %d",
+						r->sr.itl_ms, r->sr.e2e_ms, r->kv_tokens, r->sr.kv_peak,
+						r->sr.max_waiting, r->sr.preemptions);
+				}
 				if (o->breakdown) {
 					fputs(", \"breakdown_ms\": {", f);
 					for (j = 0; j < PART_N; j++)
@@ -610,6 +714,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		}
 		if (o->breakdown)
 			print_breakdown(f, o, rows, nrows);
+		if (pct)
+			print_percentiles(f, o, rows, nrows);
 		return;
 	}
 	fprintf(f, "# total tok/s per box; x = speed-up over %s\n", s[0]->name);

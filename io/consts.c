@@ -208,6 +208,12 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"derived with oneshot_ar_us (see there) from the same kernel's 1 KB and 1 MB "
 		"all-reduces: its peer reads reach this share of a Gen5 x16 link",
 		SCOPE_ENGINE, 0.3, 1 },
+	[K_MEM_FRACTION] = { "mem_fraction", "fraction", 0.9, 0.1, 1.0,
+		"the engine's static memory share (weights + KV cache; the rest is activations "
+		"and graphs): vLLM's gpu_memory_utilization default 0.9; SGLang's "
+		"mem_fraction_static picks about 0.8-0.93 by GPU size; the seed box's twin ran 0.92 "
+		"(realdata/serving-samples.md section 1)",
+		SCOPE_ENGINE, 0.5, 0.98 },
 };
 
 void consts_defaults(struct plumb_consts *c)

@@ -60,6 +60,7 @@ enum plumb_const {
 	K_VM_SHM_STEP_US,       /* extra per NCCL host-memory ring step in a VM guest */
 	K_ONESHOT_US,           /* fixed time of the engine's one-shot P2P all-reduce */
 	K_ONESHOT_BW_EFF,       /* share of link rate its peer reads reach */
+	K_MEM_FRACTION,         /* share of GPU memory for weights and the KV cache */
 	K_NCONSTS
 };
 

@@ -7,6 +7,8 @@
 #   requests=C   the same with concurrency C (and so about 2C requests)
 #   batch=B      one decode step of B sequences (plumb predict --batch B)
 #   layout=L     plumb predict on the seed VM with layout L, concurrencies 1-64
+#   poisson=N    N requests arriving as a Poisson process (--rate 5, at most
+#                256 in flight) on the bare-metal seed box
 # Every case runs twice: with collective replay (the default) and with
 # PLUMB_NO_REPLAY=1 (every collective simulated as flows; docs/engine.md
 # "Collective replay"); the outputs must be the same bytes, the script stops
@@ -64,5 +66,9 @@ done
 for l in tp4pp2 ep8; do
 	row layout "$l" predict "$scn" --layout "$l"
 done
+# open loop: 10,000 requests arriving at 5/s, at most 256 in flight, on the
+# seed box on bare metal (the bar: under 2 s)
+row poisson 10000 predict scenarios/baremetal-8x-rtxpro6000.yaml --layout tp8 \
+	--concurrency 256 --rate 5 --requests 10000 --percentiles --draws 0
 mv "$tmp" "$out"
 cat "$out"

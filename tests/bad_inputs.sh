@@ -243,6 +243,10 @@ predict-layout-empty     2 predict $BM --layout @empty
 predict-layout-eq-empty  2 predict $BM --layout=
 predict-layout-twice     2 predict $BM --layout tp8 --layout tp4
 predict-accept-no-mtp    2 predict $BM --accept 0.6
+predict-rate-zero        2 predict $BM --rate 0
+predict-rate-word        2 predict $BM --rate fast
+predict-requests-no-rate 2 predict $BM --requests 100
+predict-rate-batch       2 predict $BM --batch 8 --rate 2
 coll-size-twice          2 coll $BM -b 1M -b 2M
 calib-twice              2 predict $BM --calib $DIR/calib-nan.yaml --calib $DIR/calib-list.yaml
 predict-bad-scenario     3 predict tests/bad/zero-gpus.yaml

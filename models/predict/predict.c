@@ -372,6 +372,28 @@ int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, lo
 	return pred_step(ctx, kind, batch, context, tokens, seconds, NULL, err);
 }
 
+long pred_kv_tokens(const struct pred_cfg *c)
+{
+	double best = INFINITY;
+	int st;
+	for (st = 0; st < c->lay.pp; st++) {
+		struct llm_shard sh;
+		const struct scn_gpu_model *g =
+			&c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
+		double room, per;
+		stage_shard(c, st, &sh);
+		room = c->s->k.v[K_MEM_FRACTION] * g->memory_gib * 1073741824.0 -
+		       llm_bytes_weights_per_gpu(c->m, &c->prec, &sh);
+		per = llm_kv_bytes_per_token_per_gpu(c->m, &c->prec, &sh);
+		if (per > 0 && room / per < best)
+			best = room / per;
+	}
+	if (!isfinite(best) || best < 1)
+		return 0;
+	/* data-parallel attention: each rank holds its own sequences' cache */
+	return (long)best * (c->lay.kind == LAY_EP ? c->lay.ep : 1);
+}
+
 int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err)
 {
 	int st, rc;

@@ -120,6 +120,12 @@ int pred_programs(const struct pred_cfg *c, enum serve_step kind, int batch, lon
 int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, long tokens,
 		    double *seconds, struct plumb_err *err);
 
+/* The KV cache's size in tokens, as the engine sizes it: mem_fraction of
+ * each GPU's memory less its weights, over the KV bytes a token takes
+ * there; the smallest stage's, times the ranks for data-parallel attention
+ * (EP). 0 when the weights leave no room. */
+long pred_kv_tokens(const struct pred_cfg *c);
+
 /* Does the model fit for this layout, batch and context? EINPUT with numbers. */
 int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err);
 

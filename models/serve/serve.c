@@ -3,6 +3,10 @@
  */
 #include "serve.h"
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +18,10 @@
  * run), so two steps share an entry only when the callback would be asked
  * the same question. */
 #define SERVE_MEMO_MIN 64
+/* Share of a running request's remaining output kept free at admission.
+ * SGLang's new_token_ratio starts at 0.7 and decays to 0.1 while nothing is
+ * retracted; the middle. */
+#define SERVE_RESERVE 0.4
 
 struct memo {
 	int used;
@@ -22,14 +30,166 @@ struct memo {
 	double seconds;
 };
 
-struct client {
-	int decoding;           /* 0: waiting for prefill */
-	double issued, first;   /* times */
+/* pending: not arrived yet; waiting: for admission; prefill: admitted to
+ * this step's prefill */
+enum { RQ_PENDING, RQ_WAITING, RQ_PREFILL, RQ_RUNNING, RQ_DONE };
+
+struct req {
+	double arrival, first, last;    /* times: issued, first token, last token */
 	double generated;       /* tokens so far (fractional with drafts) */
-	long target;            /* this request's output length */
-	int measured;           /* issued inside the measured window */
-	int idle;               /* benchmark run: no request left to issue */
+	long input, target;     /* prompt and output lengths */
+	long kv;                /* KV tokens it holds while running */
+	long admitted;          /* admission order (retraction takes the newest) */
+	int state, measured, retracted;
 };
+
+/* A value and how many times it occurs, for the ITL distribution. */
+struct wv {
+	double v, w;
+};
+
+/* Growable arrays of the run. */
+struct run {
+	struct req *rq;
+	int nrq, caprq;
+	int *live, nlive, caplive;      /* open loop: arrived, not done, in order */
+	struct cand *order;             /* admission candidates */
+	int caporder;
+	double *ttft, *tpot, *e2e;      /* per measured request, seconds */
+	int nttft, ntpot, ne2e, cap1, cap2, cap3;
+	struct wv *itl;
+	int nitl, capitl;
+	struct wv stepitl[8];           /* this step's, merged by value */
+	int nstep;
+	int oom;
+};
+
+static int grow(void **p, int *cap, int need, size_t size)
+{
+	int n = *cap ? *cap : 64;
+	void *q;
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	if (!(q = realloc(*p, (size_t)n * size)))
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static int new_req(struct run *R, double arrival, long input, long target, int measured)
+{
+	struct req *q;
+	if (grow((void **)&R->rq, &R->caprq, R->nrq + 1, sizeof(*R->rq)) < 0) {
+		R->oom = 1;
+		return -1;
+	}
+	q = &R->rq[R->nrq];
+	memset(q, 0, sizeof(*q));
+	q->arrival = arrival;
+	q->input = input;
+	q->target = target;
+	q->measured = measured;
+	q->state = RQ_WAITING;
+	return R->nrq++;
+}
+
+static void push(struct run *R, double **a, int *n, int *cap, double v)
+{
+	if (grow((void **)a, cap, *n + 1, sizeof(**a)) < 0) {
+		R->oom = 1;
+		return;
+	}
+	(*a)[(*n)++] = v;
+}
+
+/* One inter-token gap of a measured request, merged with this step's equal
+ * ones (the requests of a step mostly share their gap). */
+static void itl_add(struct run *R, double v)
+{
+	int i;
+	for (i = 0; i < R->nstep; i++)
+		if (R->stepitl[i].v == v) {
+			R->stepitl[i].w += 1;
+			return;
+		}
+	if (R->nstep == 8) {
+		if (grow((void **)&R->itl, &R->capitl, R->nitl + 1, sizeof(*R->itl)) < 0) {
+			R->oom = 1;
+			return;
+		}
+		R->itl[R->nitl].v = v;
+		R->itl[R->nitl++].w = 1;
+		return;
+	}
+	R->stepitl[R->nstep].v = v;
+	R->stepitl[R->nstep++].w = 1;
+}
+
+static void itl_flush(struct run *R)
+{
+	int i;
+	if (grow((void **)&R->itl, &R->capitl, R->nitl + R->nstep, sizeof(*R->itl)) < 0) {
+		R->oom = 1;
+		return;
+	}
+	for (i = 0; i < R->nstep; i++)
+		R->itl[R->nitl++] = R->stepitl[i];
+	R->nstep = 0;
+}
+
+static int cmp_wv(const void *a, const void *b)
+{
+	double x = ((const struct wv *)a)->v, y = ((const struct wv *)b)->v;
+	return x < y ? -1 : x > y;
+}
+
+/* Percentiles of n values (sorted in place), linear between ranks as
+ * numpy's, in ms; 0 without values. */
+static void pcts(double *v, int n, double *out, double *mean)
+{
+	int i;
+	double sum = 0;
+	for (i = 0; i < SERVE_NPCT; i++)
+		out[i] = 0;
+	if (mean)
+		*mean = 0;
+	if (n < 1)
+		return;
+	gsl_sort(v, 1, (size_t)n);
+	for (i = 0; i < SERVE_NPCT; i++)
+		out[i] = 1e3 * gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, serve_pct[i]);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	if (mean)
+		*mean = 1e3 * sum / n;
+}
+
+/* Weighted percentiles (the smallest value holding that share of the
+ * weight) and mean of the ITL samples, ms. */
+static void itl_pcts(struct run *R, double *out, double *mean)
+{
+	double W = 0, sum = 0, c = 0;
+	int i, k = 0;
+	for (i = 0; i < SERVE_NPCT; i++)
+		out[i] = 0;
+	*mean = 0;
+	if (!R->nitl)
+		return;
+	qsort(R->itl, (size_t)R->nitl, sizeof(*R->itl), cmp_wv);
+	for (i = 0; i < R->nitl; i++) {
+		W += R->itl[i].w;
+		sum += R->itl[i].v * R->itl[i].w;
+	}
+	for (i = 0; i < R->nitl && k < SERVE_NPCT; i++) {
+		c += R->itl[i].w;
+		while (k < SERVE_NPCT && c >= serve_pct[k] * W)
+			out[k++] = 1e3 * R->itl[i].v;
+	}
+	*mean = 1e3 * sum / W;
+}
 
 struct loop {
 	serve_step_fn fn;
@@ -38,6 +198,8 @@ struct loop {
 	size_t nslots, nmemo;
 	int misses;
 };
+
+const double serve_pct[SERVE_NPCT] = { 0.50, 0.90, 0.99 };
 
 void serve_params_init(struct serve_params *p)
 {
@@ -186,86 +348,259 @@ static int seconds_span(struct seconds *s, double t0, double t1, double tokens)
 	return 0;
 }
 
+/* An admission candidate: retracted ones first, then by arrival. */
+struct cand {
+	int retracted, idx;
+	double arrival;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->retracted != y->retracted)
+		return y->retracted - x->retracted;
+	if (x->arrival != y->arrival)
+		return x->arrival < y->arrival ? -1 : 1;
+	return x->idx - y->idx;
+}
+
+static int cmp_arrival(const void *a, const void *b)
+{
+	const struct serve_request *x = a, *y = b;
+	return x->arrival < y->arrival ? -1 : x->arrival > y->arrival;
+}
+
+/* The requests of an open-loop run, in arrival order. */
+static int open_requests(const struct serve_params *p, struct run *R, struct plumb_err *err)
+{
+	int n, i;
+	if (p->ntrace > 0) {
+		struct serve_request *t = malloc((size_t)p->ntrace * sizeof(*t));
+		if (!t)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		memcpy(t, p->trace, (size_t)p->ntrace * sizeof(*t));
+		qsort(t, (size_t)p->ntrace, sizeof(*t), cmp_arrival);
+		for (i = 0; i < p->ntrace; i++)
+			new_req(R, t[i].arrival, t[i].input_len, t[i].output_len, 1);
+		free(t);
+	} else {
+		gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+		double t = 0;
+		if (!rng)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		gsl_rng_set(rng, p->seed);
+		n = p->prompts > 0 ? p->prompts : 1000;
+		for (i = 0; i < n; i++) {
+			t += gsl_ran_exponential(rng, 1.0 / p->rate);
+			new_req(R, t, p->input_len, out_len(p, i), 1);
+		}
+		gsl_rng_free(rng);
+	}
+	for (i = 0; i < R->nrq; i++)
+		R->rq[i].state = RQ_PENDING;
+	return R->oom ? plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory") : 0;
+}
+
 int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	      struct serve_result *r, struct plumb_err *err)
 {
 	struct seconds sec = { NULL, 0, 0 };
 	struct loop lp;
-	struct client *cl;
-	int C = p->concurrency, i, rc = 0, done_measured = 0, want, steps = 0;
-	long newtok = p->input_len - p->context;
+	struct run R;
+	int *slot = NULL;
+	int open = p->rate > 0 || p->ntrace > 0;
+	int C = open ? 0 : p->concurrency, i, rc = 0, done_measured = 0, want, steps = 0;
 	double t = 0, win0 = -1, tokens_win = 0, tpot_sum = 0, ttft_sum = 0, dstep_sum = 0;
 	double batch_sum = 0;
-	int dsteps = 0, completed = 0, ttft_n = 0;
-	long issued = 0;
+	int dsteps = 0, completed = 0, ttft_n = 0, next = 0;
+	long issued = 0, kv_used = 0, admissions = 0;
 
 	memset(r, 0, sizeof(*r));
-	if (C < 1 || p->output_len < 1 || p->input_len < 1 || p->context < 0 ||
+	memset(&R, 0, sizeof(R));
+	if ((!open && C < 1) || p->output_len < 1 || p->input_len < 1 || p->context < 0 ||
 	    p->context >= p->input_len || p->accept_per_step < 1)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "serving needs concurrency >= 1, output >= 1 token and a cached context shorter than the input");
-	if (newtok < 1)
-		newtok = 1;
-	want = p->requests > 0 ? p->requests : 2 * C;
-	cl = calloc((size_t)C, sizeof(*cl));
-	if (!cl)
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	for (i = 0; i < p->ntrace; i++)
+		if (!(p->trace[i].arrival >= 0) || p->trace[i].output_len < 1 ||
+		    p->trace[i].input_len <= p->context)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "request %d of the trace: arrival >= 0, output >= 1 token and "
+					     "an input longer than the cached context (%ld) needed",
+					     i + 1, p->context);
 	memset(&lp, 0, sizeof(lp));
 	lp.fn = fn;
 	lp.ctx = ctx;
-	if (p->spread < 0 || p->spread > 1 || p->prompts < 0) {
+	if (p->spread < 0 || p->spread > 1 || p->prompts < 0 || p->kv_tokens < 0) {
 		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				   "output spread must be in [0, 1] and prompts at least 0");
+				   "output spread must be in [0, 1], prompts and the KV budget at least 0");
 		goto out;
 	}
-	if (p->prompts > 0) {
-		/* A benchmark run: everything is measured from time 0. */
-		want = p->prompts;
+	want = p->requests > 0 ? p->requests : 2 * C;
+	if (open) {
+		if ((rc = open_requests(p, &R, err)) < 0)
+			goto out;
+		want = R.nrq;
 		win0 = 0;
-	}
-	for (i = 0; i < C; i++) {
-		if (p->prompts > 0 && issued >= p->prompts) {
-			cl[i].idle = 1;
-			continue;
+	} else {
+		if (p->prompts > 0) {
+			/* A benchmark run: everything is measured from time 0. */
+			want = p->prompts;
+			win0 = 0;
 		}
-		cl[i].measured = p->prompts > 0;
-		cl[i].target = out_len(p, issued++);
+		if (!(slot = malloc((size_t)C * sizeof(*slot))))
+			goto oom;
+		for (i = 0; i < C; i++) {
+			slot[i] = -1;
+			if (p->prompts > 0 && issued >= p->prompts)
+				continue;
+			slot[i] = new_req(&R, 0, p->input_len, out_len(p, issued++), p->prompts > 0);
+		}
+		if (R.oom)
+			goto oom;
 	}
 
-	/* All clients issue at time 0; the window opens when the first round
-	 * of requests has completed (warm-up) and closes after `want` more. */
+	/* Closed loop: all clients issue at time 0; the window opens when the
+	 * first round of requests has completed (warm-up) and closes after
+	 * `want` more. Open loop: until every request is done. The requests in
+	 * the system are visited in a fixed order: the clients' slots, or the
+	 * arrival order. */
 	while (done_measured < want) {
-		int waiting = 0, active = 0;
-		double dt, firsts = 0, step_tokens = 0;
-		for (i = 0; i < C; i++) {
-			waiting += !cl[i].decoding && !cl[i].idle;
-			active += cl[i].decoding;
+		int waiting = 0, active = 0, nsys, k, nw, admit = 0, *sys;
+		double dt, firsts = 0, step_tokens = 0, reserve = 0;
+		long newsum = 0;
+
+		if (open) {
+			/* With a concurrency cap (bench_serving's
+			 * --max-concurrency) a request is sent when a slot is
+			 * free, and its times count from then. */
+			while (next < R.nrq && R.rq[next].arrival <= t &&
+			       (p->concurrency < 1 || R.nlive < p->concurrency)) {
+				if (grow((void **)&R.live, &R.caplive, R.nlive + 1, sizeof(int)) < 0)
+					goto oom;
+				R.rq[next].state = RQ_WAITING;
+				R.rq[next].arrival = t > R.rq[next].arrival ? t : R.rq[next].arrival;
+				R.live[R.nlive++] = next++;
+			}
+			if (R.nlive == 0) {
+				t = R.rq[next].arrival;         /* idle until the next arrival */
+				continue;
+			}
+			sys = R.live;
+			nsys = R.nlive;
+		} else {
+			sys = slot;
+			nsys = C;
 		}
-		if (waiting) {
-			if ((rc = step_time(&lp, SERVE_PREFILL, waiting, p->context, newtok, &dt, err)) < 0)
+		for (k = 0; k < nsys; k++) {
+			if (sys[k] < 0)
+				continue;
+			waiting += R.rq[sys[k]].state == RQ_WAITING;
+			active += R.rq[sys[k]].state == RQ_RUNNING;
+		}
+		/* Admission while the prompts fit the KV budget: retracted
+		 * requests first, then by arrival (FIFO). */
+		if (grow((void **)&R.order, &R.caporder, waiting, sizeof(*R.order)) < 0)
+			goto oom;
+		for (k = 0, nw = 0; k < nsys; k++)
+			if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_WAITING) {
+				R.order[nw].retracted = R.rq[sys[k]].retracted;
+				R.order[nw].arrival = R.rq[sys[k]].arrival;
+				R.order[nw++].idx = sys[k];
+			}
+		if (p->kv_tokens > 0 && nw > 1)
+			qsort(R.order, (size_t)nw, sizeof(*R.order), cmp_cand);
+		/* Room the running requests will still take: the scheduler
+		 * keeps SERVE_RESERVE of each one's remaining output free, as
+		 * SGLang's new_token_ratio does, so that admissions do not
+		 * retract each other at once. */
+		if (p->kv_tokens > 0) {
+			reserve = 0;
+			for (k = 0; k < nsys; k++)
+				if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING)
+					reserve += SERVE_RESERVE *
+						   ((double)R.rq[sys[k]].target - R.rq[sys[k]].generated);
+		}
+		for (k = 0; k < nw; k++) {
+			struct req *q = &R.rq[R.order[k].idx];
+			long prompt = q->input + (q->retracted ? (long)q->generated : 0);
+			if (p->kv_tokens > 0 && admit + active > 0 &&
+			    kv_used + reserve + prompt + SERVE_RESERVE * (double)q->target > p->kv_tokens)
+				break;
+			if (p->kv_tokens > 0 && kv_used + prompt + 1 > p->kv_tokens)
+				break;
+			reserve += SERVE_RESERVE * ((double)q->target - q->generated);
+			q->state = RQ_PREFILL;
+			q->kv = prompt;
+			kv_used += prompt;
+			newsum += prompt - p->context;
+			admit++;
+		}
+		if (waiting - admit > r->max_waiting)
+			r->max_waiting = waiting - admit;     /* left in the queue */
+		if (waiting && !admit && !active) {
+			rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					   "a request of %ld tokens does not fit the KV cache (%ld tokens)",
+					   R.rq[R.order[0].idx].input, p->kv_tokens);
+			goto out;
+		}
+		if (admit) {
+			long newtok = (newsum + admit / 2) / admit;
+			if ((rc = step_time(&lp, SERVE_PREFILL, admit, p->context, newtok < 1 ? 1 : newtok,
+					    &dt, err)) < 0)
 				goto out;
 			t += dt;
-			for (i = 0; i < C; i++)
-				if (!cl[i].decoding && !cl[i].idle) {
-					cl[i].decoding = 1;
-					cl[i].first = t;
-					cl[i].generated = 1;
-					if (cl[i].measured) {
-						ttft_sum += t - cl[i].issued;
+			for (k = 0; k < nsys; k++) {
+				struct req *q;
+				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_PREFILL)
+					continue;
+				q = &R.rq[sys[k]];
+				q->state = RQ_RUNNING;
+				q->admitted = ++admissions;
+				if (q->retracted) {
+					/* Its prefill again yields its next token. */
+					if (q->measured)
+						itl_add(&R, t - q->last);
+					q->generated += 1;
+				} else {
+					q->first = t;
+					q->generated = 1;
+					if (q->measured) {
+						ttft_sum += t - q->arrival;
 						ttft_n++;
+						push(&R, &R.ttft, &R.nttft, &R.cap1, t - q->arrival);
 					}
-					if (win0 >= 0)
-						tokens_win += 1;
-					firsts++;
 				}
+				q->last = t;
+				q->retracted = 0;
+				if (win0 >= 0)
+					tokens_win += 1;
+				firsts++;
+			}
+			itl_flush(&R);
 			if (seconds_span(&sec, t, t, firsts) < 0)
 				goto oom;
 		} else {
 			double ctxsum = 0;
 			long cx;
-			for (i = 0; i < C; i++)
-				if (cl[i].decoding)
-					ctxsum += p->input_len + cl[i].generated;
+			/* Decoding past the KV budget: retract the newest. */
+			while (p->kv_tokens > 0 && active > 1 &&
+			       kv_used + (long)ceil(active * p->accept_per_step) > p->kv_tokens) {
+				int newest = -1;
+				for (k = 0; k < nsys; k++)
+					if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING &&
+					    (newest < 0 || R.rq[sys[k]].admitted > R.rq[newest].admitted))
+						newest = sys[k];
+				R.rq[newest].state = RQ_WAITING;
+				R.rq[newest].retracted = 1;
+				kv_used -= R.rq[newest].kv;
+				R.rq[newest].kv = 0;
+				active--;
+				r->preemptions++;
+			}
+			for (k = 0; k < nsys; k++)
+				if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING)
+					ctxsum += R.rq[sys[k]].input + R.rq[sys[k]].generated;
 			cx = bucketed((long)(ctxsum / active), p->bucket);
 			if ((rc = step_time(&lp, SERVE_DECODE, active, cx, 1, &dt, err)) < 0)
 				goto out;
@@ -275,38 +610,64 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				batch_sum += active;
 				dsteps++;
 			}
-			for (i = 0; i < C; i++) {
+			for (k = 0; k < nsys; k++) {
 				double add = p->accept_per_step;
-				if (!cl[i].decoding)
+				struct req *q;
+				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_RUNNING)
 					continue;
-				if (cl[i].generated + add > (double)cl[i].target)
-					add = (double)cl[i].target - cl[i].generated;
-				cl[i].generated += add;
+				q = &R.rq[sys[k]];
+				if (q->generated + add > (double)q->target)
+					add = (double)q->target - q->generated;
+				q->generated += add;
+				q->kv += (long)ceil(add);
+				kv_used += (long)ceil(add);
+				if (q->measured)
+					itl_add(&R, t - q->last);
+				q->last = t;
 				if (win0 >= 0)
 					tokens_win += add;
 				step_tokens += add;
-				if (cl[i].generated >= (double)cl[i].target - 1e-9) {
-					if (cl[i].measured) {
-						done_measured++;
-						tpot_sum += cl[i].target > 1 ? (t - cl[i].first) / (double)(cl[i].target - 1)
-									     : dt;
-					}
-					completed++;
-					if (win0 < 0 && completed >= C)
-						win0 = t;
-					cl[i].decoding = 0;
-					cl[i].issued = t;
-					cl[i].generated = 0;
-					cl[i].measured = win0 >= 0;
-					if (p->prompts > 0 && issued >= p->prompts) {
-						cl[i].idle = 1;     /* the benchmark has issued all */
-						continue;
-					}
-					cl[i].target = out_len(p, issued++);
+				if (q->generated < (double)q->target - 1e-9)
+					continue;
+				q->state = RQ_DONE;
+				kv_used -= q->kv;
+				q->kv = 0;
+				if (q->measured) {
+					done_measured++;
+					push(&R, &R.tpot, &R.ntpot, &R.cap2,
+					     q->target > 1 ? (t - q->first) / (double)(q->target - 1) : dt);
+					if (!R.oom)
+						tpot_sum += R.tpot[R.ntpot - 1];
+					push(&R, &R.e2e, &R.ne2e, &R.cap3, t - q->arrival);
 				}
+				completed++;
+				if (open)
+					continue;
+				if (win0 < 0 && completed >= C)
+					win0 = t;
+				/* The client issues its next request. */
+				if (p->prompts > 0 && issued >= p->prompts) {
+					slot[k] = -1;       /* the benchmark has issued all */
+					continue;
+				}
+				slot[k] = new_req(&R, t, p->input_len, out_len(p, issued++), win0 >= 0);
+				sys = slot;
 			}
+			itl_flush(&R);
 			if (seconds_span(&sec, t - dt, t, step_tokens) < 0)
 				goto oom;
+		}
+		if (R.oom)
+			goto oom;
+		if (kv_used > r->kv_peak)
+			r->kv_peak = kv_used;
+		if (open) {
+			/* done requests leave the system */
+			int n = 0;
+			for (k = 0; k < R.nlive; k++)
+				if (R.rq[R.live[k]].state != RQ_DONE)
+					R.live[n++] = R.live[k];
+			R.nlive = n;
 		}
 		steps++;
 		if (steps > 10000000) {
@@ -325,12 +686,24 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	r->mean_batch = dsteps ? batch_sum / dsteps : 0;
 	r->steps = steps;
 	r->distinct_steps = lp.misses;
+	r->completed = completed;
+	pcts(R.ttft, R.nttft, r->ttft_p, NULL);
+	pcts(R.tpot, R.ntpot, r->tpot_p, NULL);
+	pcts(R.e2e, R.ne2e, r->e2e_p, &r->e2e_ms);
+	itl_pcts(&R, r->itl_p, &r->itl_ms);
 	goto out;
 oom:
 	rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 out:
 	free(sec.tok);
 	free(lp.memo);
-	free(cl);
+	free(slot);
+	free(R.rq);
+	free(R.live);
+	free(R.order);
+	free(R.ttft);
+	free(R.tpot);
+	free(R.e2e);
+	free(R.itl);
 	return rc;
 }

@@ -25,7 +25,17 @@
  * last requests count. Without, the window is the steady state after the
  * first C requests complete.
  *
- * Deterministic: no randomness; identical inputs give identical numbers.
+ * Open loop: with `rate` the requests arrive as a Poisson process (seeded:
+ * the same seed gives the same arrivals), with `trace` at the given times
+ * with the given lengths; every request is measured, from the first
+ * arrival to the last completion. A request that arrives while a step runs
+ * waits for its end.
+ *
+ * With a KV budget (`kv_tokens`) the scheduler admits waiting requests in
+ * arrival order while they fit and queues the rest; their wait shows in
+ * TTFT. Decoding past the budget retracts the newest running request.
+ *
+ * Deterministic: identical inputs (and seed) give identical numbers.
  */
 #ifndef PLUMB_SERVE_H
 #define PLUMB_SERVE_H
@@ -40,8 +50,15 @@ enum serve_step { SERVE_DECODE, SERVE_PREFILL };
 typedef int (*serve_step_fn)(void *ctx, enum serve_step kind, int batch, long context,
 			     long tokens, double *seconds, struct plumb_err *err);
 
+/* A request of an open-loop run: when it arrives and its lengths. */
+struct serve_request {
+	double arrival;         /* seconds from the start */
+	long input_len, output_len;
+};
+
 struct serve_params {
-	int concurrency;        /* clients (max-concurrency) */
+	int concurrency;        /* clients (max-concurrency); open loop: the most
+				   requests in flight (0: no cap) */
 	long input_len;         /* prompt tokens per request */
 	long output_len;        /* generated tokens per request */
 	long context;           /* tokens of each prompt already in the KV cache */
@@ -53,7 +70,23 @@ struct serve_params {
 				   (bench_serving --num-prompts), measured from the
 				   first request to the last completion, ramp-up and
 				   drain included; 0: the steady state (default) */
+	/* Open loop (instead of the clients): requests arrive on their own. */
+	double rate;            /* > 0: Poisson arrivals at this many requests/s,
+				   `prompts` of them (default 1000) */
+	unsigned long seed;     /* of the Poisson arrivals */
+	const struct serve_request *trace;  /* given arrivals and lengths */
+	int ntrace;
+	/* The engine's KV cache: > 0 admits a waiting request only while the
+	 * tokens of the running ones and its prompt fit, queues the rest, and
+	 * when decoding would overflow it retracts the newest running request
+	 * (its KV freed; prefilled again with what it generated, as vLLM's
+	 * recompute preemption and SGLang's retraction do). 0: unlimited. */
+	long kv_tokens;
 };
+
+/* Percentiles reported: p50, p90, p99. */
+#define SERVE_NPCT 3
+extern const double serve_pct[SERVE_NPCT];
 
 struct serve_result {
 	double tok_s_total;     /* output tokens per second, all clients */
@@ -67,6 +100,15 @@ struct serve_result {
 	double mean_batch;      /* mean decode batch */
 	int steps;              /* steps simulated in the measured window */
 	int distinct_steps;     /* step simulations run (memo misses: distinct keys) */
+	/* Distributions over the measured requests (bench_serving's): time to
+	 * first token, time per output token after the first, every gap
+	 * between two tokens of a request, and end-to-end latency, ms. */
+	double ttft_p[SERVE_NPCT], tpot_p[SERVE_NPCT], itl_p[SERVE_NPCT], e2e_p[SERVE_NPCT];
+	double itl_ms, e2e_ms;  /* means */
+	long kv_peak;           /* most KV tokens held at once */
+	int preemptions;        /* retracted requests (KV overflow) */
+	int max_waiting;        /* most requests left waiting by an admission */
+	int completed;          /* requests finished in the run */
 };
 
 void serve_params_init(struct serve_params *p);

@@ -5,6 +5,7 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "serve.h"
 
@@ -19,6 +20,13 @@ void suite_serve(void);
 } while (0)
 
 /* Decode: 10 ms + 0.1 ms per sequence; prefill: 50 ms per request. */
+#define EXPECT_INT(actual, expected) do { \
+	long a_ = (long)(actual), e_ = (long)(expected); \
+	if (a_ != e_) \
+		printf("\n  %s:%d: %s = %ld, expected %ld\n", __FILE__, __LINE__, #actual, a_, e_); \
+	CU_ASSERT_EQUAL(a_, e_); \
+} while (0)
+
 static int steps(void *ctx, enum serve_step kind, int batch, long context, long tokens,
 		 double *s, struct plumb_err *err)
 {
@@ -67,6 +75,117 @@ static void test_peak(void)
 	p.output_len = 11;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
 	EXPECT_NEAR(r.peak_tok_s, 11 / (0.050 + 10 * 0.0101), 1e-9);
+}
+
+/* One stream, by hand: every gap is a decode step, TTFT the prefill. */
+static void test_percentiles(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	int i;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.output_len = 101;
+	p.spread = 0;
+	p.prompts = 3;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	for (i = 0; i < SERVE_NPCT; i++) {
+		EXPECT_NEAR(r.itl_p[i], 10.1, 1e-9);
+		EXPECT_NEAR(r.ttft_p[i], 50, 1e-9);
+		EXPECT_NEAR(r.tpot_p[i], 10.1, 1e-9);
+		EXPECT_NEAR(r.e2e_p[i], 50 + 100 * 10.1, 1e-9);
+	}
+	EXPECT_NEAR(r.itl_ms, 10.1, 1e-9);
+	EXPECT_NEAR(r.e2e_ms, 50 + 100 * 10.1, 1e-9);
+	EXPECT_INT(r.completed, 3);
+	/* Two streams whose prefills interrupt the other's decoding: the
+	 * gaps that hold a prefill are the slow tail of the ITLs. */
+	p.concurrency = 2;
+	p.spread = 0.5;
+	p.prompts = 20;
+	p.output_len = 21;      /* about 400 gaps, 18 of them hold a prefill */
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	CU_ASSERT(r.itl_p[1] < 10.3 && r.itl_p[2] > 50);
+	CU_ASSERT(r.itl_p[0] <= r.itl_p[1] && r.itl_p[1] <= r.itl_p[2]);
+	CU_ASSERT(r.ttft_p[0] <= r.ttft_p[1] && r.ttft_p[1] <= r.ttft_p[2]);
+	CU_ASSERT(r.itl_ms > r.itl_p[0]);
+}
+
+static void test_open_loop(void)
+{
+	struct serve_params p;
+	struct serve_result a, b;
+	struct serve_request tr[2] = { { 0.0, 1024, 11 }, { 1.0, 1024, 11 } };
+	serve_params_init(&p);
+	p.output_len = 50;
+	p.rate = 4;
+	p.prompts = 200;
+	p.seed = 7;
+	p.concurrency = 0;      /* no cap on requests in flight */
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	EXPECT_INT(a.completed, 200);
+	CU_ASSERT(a.tok_s_total == b.tok_s_total && a.ttft_p[2] == b.ttft_p[2]);
+	/* 4 requests/s of 50 tokens: the server keeps up, about 200 tok/s. */
+	CU_ASSERT(a.tok_s_total > 150 && a.tok_s_total < 250);
+	p.seed = 8;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	CU_ASSERT(a.tok_s_total != b.tok_s_total);
+	/* One request in flight at most (a request takes 50 + 49 x 10.1 ms):
+	 * about 1.8 requests/s get through; the rest wait at the client, which
+	 * TTFT does not count (bench_serving's semaphore). */
+	p.concurrency = 1;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	EXPECT_NEAR(b.tok_s_total, 50 / (0.050 + 49 * 0.0101), 0.05);
+	EXPECT_NEAR(b.ttft_p[2], 50, 1e-9);
+	/* A trace: two requests a second apart never meet; each is served
+	 * alone (TTFT the 50 ms prefill, 10 x 10.1 ms of decode). */
+	serve_params_init(&p);
+	p.trace = tr;
+	p.ntrace = 2;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
+	EXPECT_INT(a.completed, 2);
+	EXPECT_NEAR(a.ttft_p[2], 50, 1e-9);
+	EXPECT_NEAR(a.e2e_p[0], 50 + 10 * 10.1, 1e-9);
+	EXPECT_NEAR(a.tok_s_total, 22 / (1.0 + 0.050 + 10 * 0.0101), 1e-9);
+}
+
+static void test_kv_budget(void)
+{
+	struct serve_params p;
+	struct serve_result free_, tight;
+	struct plumb_err e;
+	serve_params_init(&p);
+	p.concurrency = 8;
+	p.input_len = 1000;
+	p.output_len = 100;
+	p.spread = 0;
+	p.prompts = 16;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &free_, NULL), 0);
+	EXPECT_INT(free_.preemptions, 0);
+	CU_ASSERT(free_.kv_peak >= 8 * 1000);
+	/* Room for three requests: the others queue, and their wait shows
+	 * in TTFT; all 16 complete. */
+	p.kv_tokens = 3 * 1100;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &tight, NULL), 0);
+	EXPECT_INT(tight.completed, 16);
+	CU_ASSERT(tight.kv_peak <= p.kv_tokens);
+	CU_ASSERT(tight.max_waiting >= 5);
+	CU_ASSERT(tight.ttft_p[2] > 2 * free_.ttft_p[2]);
+	CU_ASSERT(tight.tok_s_total < free_.tok_s_total);
+	/* Two prompts fit with the room kept for their outputs (0.4 x 1000
+	 * each), but both outputs do not: the newest is retracted. */
+	p.output_len = 1000;
+	p.kv_tokens = 2900;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &tight, NULL), 0);
+	EXPECT_INT(tight.completed, 16);
+	CU_ASSERT(tight.preemptions > 0);
+	CU_ASSERT(tight.kv_peak <= p.kv_tokens);
+	/* A prompt larger than the whole cache. */
+	p.kv_tokens = 500;
+	plumb_err_clear(&e);
+	CU_ASSERT(serve_run(&p, steps, NULL, &tight, &e) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "does not fit the KV cache"));
 }
 
 static void test_concurrency(void)
@@ -224,4 +343,7 @@ void suite_serve(void)
 	CU_add_test(s, "the step memo grows past 256 keys", test_memo_grows);
 	CU_add_test(s, "a benchmark run counts ramp-up and drain", test_benchmark_run);
 	CU_add_test(s, "peak tok/s: the most tokens in one second", test_peak);
+	CU_add_test(s, "percentiles of TTFT, TPOT, ITL, end-to-end", test_percentiles);
+	CU_add_test(s, "open loop: Poisson arrivals and a trace", test_open_loop);
+	CU_add_test(s, "KV budget: admission, queueing, retraction", test_kv_budget);
 }
