@@ -92,6 +92,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/bad_inputs.sh
 	sh tests/repeat.sh
 	sh tests/output_safety.sh
+	sh tests/install.sh
 	sh tests/replay.sh
 	sh tests/fuzz/replay.sh $(B)
 
@@ -100,6 +101,23 @@ golden-update: plumb
 
 clean:
 	rm -rf $(B) $(ASAN_B) $(FUZZ_B) plumb
+
+# make install PREFIX=DIR: DIR/bin/plumb and its data in DIR/share/plumb (the
+# bundled scenarios, catalogs and grids; tests/data/hf as models/hf), which an
+# installed plumb finds from its own path (io/datadir.c), from any directory
+PREFIX  ?= /usr/local
+DATADIR := $(DESTDIR)$(PREFIX)/share/plumb
+install: plumb
+	install -d $(DESTDIR)$(PREFIX)/bin $(DATADIR)/scenarios/catalog $(DATADIR)/scenarios/grids $(DATADIR)/models
+	install -m 755 plumb $(DESTDIR)$(PREFIX)/bin/plumb
+	install -m 644 scenarios/*.yaml $(DATADIR)/scenarios
+	install -m 644 scenarios/catalog/*.yaml $(DATADIR)/scenarios/catalog
+	install -m 644 scenarios/grids/*.yaml $(DATADIR)/scenarios/grids
+	rm -rf $(DATADIR)/models/hf && cp -R tests/data/hf $(DATADIR)/models/hf
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/plumb
+	rm -rf $(DATADIR)
 
 # engine, prediction and sweep speed (docs/performance.md); about 40 s,
 # a few with SWEEP_QUICK=1 (no 10,000-point sweep)
@@ -164,7 +182,7 @@ check-mpi: plumb
 	$(MAKE) MPI=1 plumb-mpi
 	sh tests/mpi_sweep.sh
 
-.PHONY: all check clean golden-update docs-constants validate bench
+.PHONY: all check clean golden-update docs-constants validate bench install uninstall
 .PHONY: plumb-mpi check-mpi
 .PHONY: check-asan check-valgrind fuzz fuzz-build
 # the pictures in docs/figures (docs/tutorial-pcie-iommu.md); not part of check

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "datadir.h"
 #include "out.h"
 #include "predict.h"
 #include "render.h"
@@ -962,11 +963,12 @@ int cmd_default(void)
 		"scenarios/baremetal-8x-rtxpro6000.yaml", "scenarios/switch-8x-rtxpro6000.yaml",
 		"--layout", "tp8,tp4pp2,ep8"
 	};
-	char buf[6][64], *argv[7];
+	char buf[6][4096], *argv[7];
 	struct popts o;
 	int i, rc;
 	for (i = 0; i < 6; i++) {
-		snprintf(buf[i], sizeof(buf[i]), "%s", args[i]);
+		/* the bundled scenarios: the source tree's, or an installed copy */
+		plumb_data_path(args[i], buf[i], sizeof(buf[i]));
 		argv[i] = buf[i];
 	}
 	argv[6] = NULL;

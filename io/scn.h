@@ -174,7 +174,11 @@ struct scenario {
 	int nccl_shm_disable;           /* `nccl: shm_disable` */
 	int nccl_gdr_level;             /* `nccl: net_gdr_level` (enum topo_nccl_path), -1 unset */
 	struct scn_serving serving;     /* `serving:` the software stack measured or planned */
-	const struct scn_catalog *catalog;  /* borrowed; outlives the scenario */
+	const struct scn_catalog *catalog;  /* the built-in catalog (borrowed), or
+					       own_catalog */
+	struct scn_catalog *own_catalog;    /* owned: the built-in one plus the
+					       scenario's `gpu_catalog:` file and
+					       `gpu_models:` entries; NULL without them */
 };
 
 /*
@@ -189,6 +193,16 @@ int scn_catalog_parse(const char *file, const char *text, struct scn_catalog **o
 
 /* Catalog entry index for id, or -1. */
 int scn_catalog_find(const struct scn_catalog *c, const char *id);
+
+struct ytree;
+struct ynode;
+/*
+ * Append the GPU models of YAML sequence seq (entries as in gpus.yaml) of
+ * tree t to c. A model whose id c already has, or more than SCN_MAX_CATALOG
+ * in all, is an error at its place (EINPUT); c keeps the entries before it.
+ */
+int scn_catalog_add(struct scn_catalog *c, const struct ytree *t, const struct ynode *seq,
+		    struct plumb_err *err);
 
 /*
  * Load and validate the scenario file at path. On success *out is a new

@@ -180,6 +180,29 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	return 0;
 }
 
+int scn_catalog_add(struct scn_catalog *c, const struct ytree *t, const struct ynode *seq,
+		    struct plumb_err *err)
+{
+	size_t i;
+	int rc;
+	if ((rc = yexpect(t, seq, Y_SEQ, "gpus", err)) < 0)
+		return rc;
+	if (seq->n > (size_t)(SCN_MAX_CATALOG - c->n))
+		return yerr(t, seq, PLUMB_EINPUT, err, "at most %d catalog entries",
+			    SCN_MAX_CATALOG);
+	for (i = 0; i < seq->n; i++) {
+		struct scn_gpu_model *g = &c->gpus[c->n];
+		if ((rc = parse_gpu(t, seq->vals[i], g, err)) < 0)
+			return rc;
+		if (scn_catalog_find(c, g->id) >= 0)
+			return yerr(t, seq->vals[i], PLUMB_EINPUT, err,
+				    "duplicate catalog id '%s'%s", g->id, c->n ? " (the catalog "
+				    "already has it: give a new GPU model its own id)" : "");
+		c->n++;
+	}
+	return 0;
+}
+
 int scn_catalog_parse(const char *file, const char *text, struct scn_catalog **out,
 		      struct plumb_err *err)
 {
@@ -187,7 +210,6 @@ int scn_catalog_parse(const char *file, const char *text, struct scn_catalog **o
 	struct ytree *t = NULL;
 	struct scn_catalog *c;
 	struct ynode *gpus;
-	size_t i;
 	int rc;
 
 	*out = NULL;
@@ -210,23 +232,8 @@ int scn_catalog_parse(const char *file, const char *text, struct scn_catalog **o
 		rc = yerr(t, t->root, PLUMB_EINPUT, err, "catalog needs 'gpus'");
 		goto fail;
 	}
-	if ((rc = yexpect(t, gpus, Y_SEQ, "gpus", err)) < 0)
+	if ((rc = scn_catalog_add(c, t, gpus, err)) < 0)
 		goto fail;
-	if (gpus->n > SCN_MAX_CATALOG) {
-		rc = yerr(t, gpus, PLUMB_EINPUT, err, "at most %d catalog entries",
-			  SCN_MAX_CATALOG);
-		goto fail;
-	}
-	for (i = 0; i < gpus->n; i++) {
-		if ((rc = parse_gpu(t, gpus->vals[i], &c->gpus[i], err)) < 0)
-			goto fail;
-		if (scn_catalog_find(c, c->gpus[i].id) >= 0) {
-			rc = yerr(t, gpus->vals[i], PLUMB_EINPUT, err,
-				  "duplicate catalog id '%s'", c->gpus[i].id);
-			goto fail;
-		}
-		c->n = (int)i + 1;
-	}
 	ytree_free(t);
 	*out = c;
 	return 0;

@@ -15,11 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datadir.h"
+#include "input.h"
 #include "ytree.h"
 
 static const char *const top_keys[] = {
 	"plumb_scenario", "name", "description", "seed", "event_budget", "source", "host",
-	"pcie", "nvlink", "virtualization", "constants", "nccl", "serving", NULL
+	"pcie", "nvlink", "virtualization", "constants", "nccl", "serving", "gpu_catalog",
+	"gpu_models", NULL
 };
 static const char *const serving_keys[] = {
 	"engine", "cuda_graphs", "custom_allreduce", "moe_backend", "dsa", "mtp", "note", NULL
@@ -952,6 +955,59 @@ static void catalog_consts(struct scenario *s)
 }
 
 /* Build a scenario from a parsed tree; takes ownership of t. */
+/*
+ * GPU models of the scenario's own: `gpu_catalog: FILE` (a catalog as
+ * gpus.yaml, relative to the scenario's directory) and inline `gpu_models:`
+ * entries, added to a copy of the built-in catalog that s owns.
+ */
+static int user_gpus(const struct ytree *t, const char *file, struct scenario *s,
+		     struct plumb_err *err)
+{
+	static const char *const cat_keys[] = { "catalog", "gpus", NULL };
+	const struct ynode *f = t->root ? ymap_get(t->root, "gpu_catalog") : NULL;
+	const struct ynode *g = t->root ? ymap_get(t->root, "gpu_models") : NULL;
+	struct ytree *ft = NULL;
+	char path[1100], *text = NULL;
+	const char *slash;
+	size_t len;
+	int rc;
+
+	if (!f && !g)
+		return 0;
+	if (!(s->own_catalog = malloc(sizeof(*s->own_catalog))))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	*s->own_catalog = *s->catalog;
+	s->catalog = s->own_catalog;
+	if (f) {
+		if ((rc = yexpect(t, f, Y_SCALAR, "gpu_catalog", err)) < 0)
+			return rc;
+		slash = strrchr(file, '/');
+		if (f->str[0] == '/' || !slash)
+			snprintf(path, sizeof(path), "%s", f->str);
+		else
+			snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - file), file, f->str);
+		if ((rc = input_read(path, &text, &len, err)) < 0)
+			return rc;
+		rc = ytree_parse(path, text, len, &ft, err);
+		free(text);
+		if (rc < 0)
+			return rc;
+		if (!ft->root)
+			rc = plumb_err_set(err, PLUMB_EINPUT, path, 1, 1, "empty catalog");
+		else if ((rc = yexpect(ft, ft->root, Y_MAP, "catalog", err)) == 0 &&
+			 (rc = ymap_check_keys(ft, ft->root, "catalog", cat_keys, err)) == 0) {
+			if (!ymap_get(ft->root, "gpus"))
+				rc = yerr(ft, ft->root, PLUMB_EINPUT, err, "catalog needs 'gpus'");
+			else
+				rc = scn_catalog_add(s->own_catalog, ft, ymap_get(ft->root, "gpus"), err);
+		}
+		ytree_free(ft);
+		if (rc < 0)
+			return rc;
+	}
+	return g ? scn_catalog_add(s->own_catalog, t, g, err) : 0;
+}
+
 static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 		     struct plumb_err *err)
 {
@@ -969,7 +1025,7 @@ static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 		rc = -PLUMB_ERUNTIME;
 		goto fail;
 	}
-	if ((rc = parse_doc(t, s, err)) < 0)
+	if ((rc = user_gpus(t, file, s, err)) < 0 || (rc = parse_doc(t, s, err)) < 0)
 		goto fail;
 	catalog_consts(s);
 	if (have_overlay) {
@@ -988,6 +1044,7 @@ static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 	return 0;
 fail:
 	ytree_free(t);
+	free(s->own_catalog);
 	free(s);
 	return rc;
 }
@@ -1007,9 +1064,13 @@ int scn_parse(const char *file, const char *text, struct scenario **out,
 int scn_load(const char *path, struct scenario **out, struct plumb_err *err)
 {
 	struct ytree *t = NULL;
+	char where[4096];
 	int rc;
 
 	*out = NULL;
+	/* a bundled scenario by its name in the source tree, e.g.
+	 * scenarios/hgx-8x-h200.yaml, is found in an installed plumb's data */
+	path = plumb_data_path(path, where, sizeof(where));
 	if ((rc = ytree_load(path, &t, err)) < 0)
 		return rc;
 	return from_tree(t, path, out, err);
@@ -1017,6 +1078,8 @@ int scn_load(const char *path, struct scenario **out, struct plumb_err *err)
 
 void scn_free(struct scenario *s)
 {
+	if (s)
+		free(s->own_catalog);
 	free(s);
 }
 

@@ -1,0 +1,21 @@
+/*
+ * datadir.h - where plumb's bundled data is: the source tree (the current
+ * directory when it holds scenarios/catalog/gpus.yaml), or the installed copy
+ * `make install PREFIX=...` puts in PREFIX/share/plumb, found from the
+ * running binary (/proc/self/exe is PREFIX/bin/plumb), so an installed plumb
+ * works from any directory without being rebuilt for its prefix.
+ */
+#ifndef PLUMB_DATADIR_H
+#define PLUMB_DATADIR_H
+
+#include <stddef.h>
+
+/*
+ * The file rel (e.g. "scenarios/hgx-8x-h200.yaml") as plumb should open it:
+ * rel itself when it exists or is absolute, else the installed copy
+ * PREFIX/share/plumb/rel when that exists, else rel (the caller's error then
+ * names it). Writes at most n bytes to buf; returns buf.
+ */
+const char *plumb_data_path(const char *rel, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * test_usercat.c - catalogs read at run time: a scenario's `gpu_catalog:`
+ * file and inline `gpu_models:`, a model catalog YAML as --model, and the
+ * installed data directory lookup.
+ */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "datadir.h"
+#include "llm.h"
+#include "scn.h"
+
+void suite_usercat(void);
+
+static const char inline_gpu[] =
+	"plumb_scenario: 1\n"
+	"name: inline\n"
+	"gpu_models:\n"
+	"  - id: %s\n"
+	"    name: test card\n"
+	"    memory_gib: 48\n"
+	"    memory_gbs: 960\n"
+	"    tflops: {bf16: 100}\n"
+	"    pcie: {gen: 4, width: 16}\n"
+	"    bars:\n"
+	"      - {region: 1, size: 64G, bits: 64, prefetchable: true}\n"
+	"    p2p_pcie: native\n"
+	"    nvlink_links: 0\n"
+	"    source: made up for the tests\n"
+	"host: {cpu_vendor: amd, cores_per_socket: 8, threads_per_core: 1, sockets: 1}\n"
+	"pcie:\n"
+	"  - {id: rc0, kind: root_complex, socket: 0}\n"
+	"  - {id: rp0, kind: root_port, parent: rc0, gen: 4, width: 16}\n"
+	"  - {id: gpu0, kind: gpu, parent: rp0, model: %s, gen: 4}\n"
+	"virtualization: {mode: bare_metal, host_iommu: pt}\n";
+
+static void test_scenario_catalogs(void)
+{
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	const struct scn_catalog *b = scn_catalog_builtin(&e);
+	char text[2048];
+	int i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	if (scn_load("tests/data/user-catalog/scenario.yaml", &s, &e) < 0)
+		printf("\n  %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_PTR_EQUAL(s->catalog, s->own_catalog);
+	CU_ASSERT_EQUAL(s->catalog->n, b->n + 2);       /* the file's and the inline one */
+	CU_ASSERT(scn_catalog_find(s->catalog, "my-rtx-pro-6000") >= 0);
+	CU_ASSERT(scn_catalog_find(s->catalog, "my-rtx-5090") >= 0);
+	CU_ASSERT_EQUAL(scn_catalog_find(b, "my-rtx-pro-6000"), -1);    /* built-in untouched */
+	for (i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].kind == SCN_GPU)
+			CU_ASSERT_STRING_EQUAL(s->catalog->gpus[s->nodes[i].gpu_model].id,
+					       "my-rtx-pro-6000");
+	scn_free(s);
+
+	snprintf(text, sizeof(text), inline_gpu, "test-card", "test-card");
+	CU_ASSERT_EQUAL_FATAL(scn_parse("inline.yaml", text, &s, &e), 0);
+	CU_ASSERT_EQUAL(s->catalog->gpus[s->nodes[s->nnodes - 1].gpu_model].memory_gib, 48);
+	scn_free(s);
+	/* a bundled id again is refused where it stands */
+	snprintf(text, sizeof(text), inline_gpu, "h200", "h200");
+	CU_ASSERT_EQUAL(scn_parse("inline.yaml", text, &s, &e), -PLUMB_EINPUT);
+	CU_ASSERT_PTR_NULL(s);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "duplicate catalog id 'h200'"));
+	CU_ASSERT_EQUAL(e.line, 4);
+}
+
+static void test_model_yaml(void)
+{
+	const struct llm_model *m, *h;
+	struct plumb_err e;
+	double a, b;
+	CU_ASSERT_EQUAL_FATAL(llm_model_resolve("tests/data/user-catalog/models.yaml", &m, &e), 0);
+	CU_ASSERT_STRING_EQUAL(m->id, "qwen3-30b-a3b");
+	CU_ASSERT_EQUAL_FATAL(llm_model_resolve("tests/data/user-catalog/models.yaml:qwen3-30b-a3b",
+						&m, &e), 0);
+	CU_ASSERT_EQUAL(llm_model_resolve("tests/data/user-catalog/models.yaml:qwen3", &m, &e),
+			-PLUMB_EINPUT);
+	/* the same model from its Hugging Face config: the same parameters but
+	 * the q/k norms the catalog format has no key for */
+	CU_ASSERT_EQUAL_FATAL(llm_model_resolve("tests/data/user-catalog/models.yaml", &m, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(llm_model_resolve("tests/data/hf/Qwen--Qwen3-30B-A3B", &h, &e), 0);
+	llm_params(m, &a, NULL);
+	llm_params(h, &b, NULL);
+	CU_ASSERT_DOUBLE_EQUAL(b - a, 48.0 * 2 * 128, 0.5);
+}
+
+static void test_datadir(void)
+{
+	char buf[4096];
+	/* in the source tree a bundled file is itself; a missing one stays as given */
+	CU_ASSERT_STRING_EQUAL(plumb_data_path("scenarios/hgx-8x-h200.yaml", buf, sizeof(buf)),
+			       "scenarios/hgx-8x-h200.yaml");
+	CU_ASSERT_STRING_EQUAL(plumb_data_path("no/such/file.yaml", buf, sizeof(buf)),
+			       "no/such/file.yaml");
+	CU_ASSERT_STRING_EQUAL(plumb_data_path("/abs.yaml", buf, sizeof(buf)), "/abs.yaml");
+}
+
+void suite_usercat(void)
+{
+	CU_pSuite s = CU_add_suite("usercat", NULL, NULL);
+	CU_add_test(s, "a scenario's GPU catalog file and inline gpu_models", test_scenario_catalogs);
+	CU_add_test(s, "a model catalog YAML as --model", test_model_yaml);
+	CU_add_test(s, "bundled data path", test_datadir);
+}
