@@ -211,6 +211,7 @@ cases-whatif-conc-zero   3 validate $DIR/cases-whatif-concurrency-0.yaml
 # ---- plumb predict and compare: values
 predict-layout-tp3       3 predict $BM --layout tp3
 predict-layout-tp16      3 predict $BM --layout tp16
+predict-layout-one-more  3 predict $WS --layout tp3 --concurrency 1
 predict-layout-pp3       3 predict $BM --layout tp2pp3
 predict-layout-word      2 predict $BM --layout fast
 predict-concurrency-zero 2 predict $BM --concurrency 0

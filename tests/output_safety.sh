@@ -160,7 +160,7 @@ name: resume
 set: {input: 512, output: 128}
 axes:
   scenario:
-    - {value: $BM, price_usd: 100000, label: "two\\nlines, \\"quoted\\""}
+    - {value: $BM, price_usd: 100000, label: "two\\nlines, \\"quoted\\"", note: "line\\nbreak"}
   model: [glm-5, llama-3.1-70b]
   layout: [tp2, tp8]
   concurrency: [1]
@@ -183,6 +183,9 @@ for fmt in csv json; do
 	check "sweep $fmt: an empty existing file: the output" cmp -s first.$fmt empty.$fmt
 done
 grep -q 'lines, ""quoted""' first.csv || bad "sweep csv: the grid has no quoted line break"
+# a line break alone is quoted too; JSON writes it as \n
+check "sweep csv: a field holding only a line break is quoted" grep -q '^break",' first.csv
+check "sweep json: a line break is written as \\n" grep -q '"line\\nbreak"' first.json
 grep -q '0,"model does not fit' first.csv || bad "sweep csv: the grid has no row that does not fit"
 grep -q 'tok_s_per_kusd' first.csv || bad "sweep csv: the grid has no price column"
 
@@ -190,6 +193,7 @@ ln -s victim planted.csv.partial
 sweep -o planted.csv 2>err; rc=$?
 check "sweep: planted FILE.partial link: exit $rc, expected 4" [ $rc -eq 4 ]
 check "sweep: planted FILE.partial link: not followed" grep -qx victim victim
+check "sweep: planted FILE.partial link: the message" grep -q 'planted.csv.partial: cannot write: a symbolic link' err
 check "sweep: planted FILE.partial link: no output" [ ! -e planted.csv ]
 ln -s first.csv sweeplink.csv
 cp first.csv keep.csv

@@ -78,6 +78,9 @@ static void test_tp4pp2_shape(void)
 	}
 	CU_ASSERT_EQUAL(pred_programs(&c, SERVE_DECODE, 8, 1024, 1, prog, &micro, NULL), 0);
 	EXPECT_INT(micro, 2);
+	/* decode through stages is the steady state: the third of four passes */
+	EXPECT_INT(pred_rounds(&c, SERVE_DECODE), 4);
+	EXPECT_INT(pred_rounds(&c, SERVE_PREFILL), 1);
 	/* Each stage has half the layers: two all-reduces for each. */
 	EXPECT_INT(count(&prog[0], SOP_ALLREDUCE), 2 * (c.m->layers / 2));
 	EXPECT_INT(count(&prog[1], SOP_ALLREDUCE), 2 * (c.m->layers - c.m->layers / 2));
