@@ -279,6 +279,37 @@ static void test_hybrid(void)
 	EXPECT_NEAR(a, (1000.0 * 18 + 128.0 * 18) * 2048, 1e-9);
 }
 
+/*
+ * GLM-4.5's geometry (glm4_moe): no verbatim config.json of it is in
+ * tests/data; these are the values of the GLM-4.6/4.7 test fixture quoted in
+ * realdata model-configs.md section 3 (the same geometry as GLM-4.5, section
+ * 2). Published: 355B parameters, 32B active (GLM-5 README, section 1c).
+ */
+static void test_glm45_geometry(void)
+{
+	static const char cfg[] =
+		"{\"architectures\": [\"Glm4MoeForCausalLM\"], \"attention_bias\": true,\n"
+		" \"head_dim\": 128, \"hidden_size\": 5120, \"partial_rotary_factor\": 0.5,\n"
+		" \"intermediate_size\": 12288, \"model_type\": \"glm4_moe\",\n"
+		" \"moe_intermediate_size\": 1536, \"num_attention_heads\": 96,\n"
+		" \"n_routed_experts\": 160, \"n_shared_experts\": 1, \"num_experts_per_tok\": 8,\n"
+		" \"first_k_dense_replace\": 3, \"num_hidden_layers\": 92,\n"
+		" \"num_key_value_heads\": 8, \"num_nextn_predict_layers\": 1,\n"
+		" \"tie_word_embeddings\": false, \"use_qk_norm\": true, \"vocab_size\": 151552}";
+	struct llm_model m;
+	struct plumb_err e;
+	double total, active;
+	CU_ASSERT_EQUAL_FATAL(hf_model_parse("glm45.json", cfg, NULL, NULL, "glm45", &m, &e), 0);
+	CU_ASSERT_EQUAL(m.attn, LLM_ATTN_GQA);
+	CU_ASSERT_EQUAL(m.dense_layers, 3);
+	CU_ASSERT_EQUAL(m.attn_bias, 1);
+	CU_ASSERT_EQUAL(m.mtp_layers, 1);
+	llm_params(&m, &total, &active);
+	EXPECT_NEAR(total, 355e9, 0.01);        /* plumb 352.8B */
+	/* active: plumb 33.63B (32.86B without the embedding), 5% over "32B" */
+	EXPECT_NEAR(active, 33.63e9, 0.001);
+}
+
 static void test_refusals(void)
 {
 	struct llm_model m;
@@ -315,5 +346,6 @@ void suite_hfconfig(void)
 	CU_add_test(s, "formats from quantization configs", test_formats);
 	CU_add_test(s, "awq, gptq, fp8, compressed-tensors snippets", test_quant_methods);
 	CU_add_test(s, "hybrid layers: linear attention, sliding window", test_hybrid);
+	CU_add_test(s, "GLM-4.5 geometry (glm4_moe)", test_glm45_geometry);
 	CU_add_test(s, "refused architectures and bad configs", test_refusals);
 }
