@@ -635,6 +635,34 @@ static void base_of(const char *path, char *id, size_t n)
 	snprintf(id, n, "%s", b ? b + 1 : buf);
 }
 
+/*
+ * A Hugging Face cache directory .../models--ORG--NAME/snapshots/<commit>
+ * names the model ORG--NAME, not its commit: id is rewritten then.
+ */
+static void cache_id(const char *dir, char *id, size_t n)
+{
+	char buf[1024], *p;
+	size_t i, len = strlen(id);
+	for (i = 0; i < len && strchr("0123456789abcdef", id[i]); i++)
+		;
+	if (len != 40 || i != 40)
+		return;
+	snprintf(buf, sizeof(buf), "%s", dir);
+	len = strlen(buf);
+	while (len > 1 && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	if (!(p = strrchr(buf, '/')))
+		return;
+	*p = '\0';                      /* .../models--ORG--NAME/snapshots */
+	if (!(p = strrchr(buf, '/')) || strcmp(p + 1, "snapshots"))
+		return;
+	*p = '\0';
+	p = strrchr(buf, '/');
+	p = p ? p + 1 : buf;
+	if (!strncmp(p, "models--", 8))
+		snprintf(id, n, "%s", p + 8);
+}
+
 int hf_model_load(const char *path, struct llm_model *m, struct plumb_err *err)
 {
 	char cfg[1100], qpath[1100], id[256], dir[1024];
@@ -668,6 +696,7 @@ int hf_model_load(const char *path, struct llm_model *m, struct plumb_err *err)
 			*err = qe;
 		return -qe.code;
 	}
+	cache_id(dir, id, sizeof(id));
 	id[sizeof(m->id) - 1] = '\0';
 	rc = hf_model_parse(cfg, text, qpath, qtext, id, m, err);
 	free(text);
