@@ -46,7 +46,9 @@ const char cmd_predict_usage[] =
 	"                         p99 (table block, CSV columns <metric>_p<q>_ms; JSON\n"
 	"                         always has them)\n"
 	"  --microbatches M       pipeline microbatches (default: the stage count)\n"
-	"  --mtp D --accept A     speculative decoding: D draft tokens, acceptance A\n"
+	"  --mtp D --accept A     speculative decoding: D draft tokens, acceptance A, or\n"
+	"                         A1,A2,... one per draft position (the k-th accepted\n"
+	"                         given the ones before; later positions take the last)\n"
 	"                         (default: the scenario's serving: mtp, else off;\n"
 	"                         --mtp 0 turns it off)\n"
 	"  --eager                kernel launches without CUDA graphs\n"
@@ -111,6 +113,8 @@ struct popts {
 	int mtp_given;              /* --mtp given (else the scenario's serving: mtp) */
 	int accept_given;           /* --accept given (only with --mtp) */
 	double accept;
+	double accept_pos[16];      /* --accept a1,a2,...: per draft position */
+	int naccept;
 	const char *paths[MAXSCN];
 	int npaths;
 	const char *plot;           /* --plot FILE: the throughput chart */
@@ -238,11 +242,25 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			o->mtp = (int)m;
 			o->mtp_given = 1;
 		} else if (!strcmp(a, "--accept")) {
+			const char *q = v;
 			char *end;
-			o->accept = strtod(v, &end);
+			o->naccept = 0;
 			o->accept_given = 1;
-			if (*end || !(o->accept >= 0 && o->accept < 1))
-				return cmd_usage_error(cmd, "--accept needs a probability in [0, 1), not '%s'", v);
+			/* one rate, or one per draft position: 0.8,0.6,0.4 */
+			for (;;) {
+				double x = strtod(q, &end);
+				if (end == q || !(x >= 0 && x < 1) || o->naccept >= 16 ||
+				    (*end && *end != ','))
+					return cmd_usage_error(cmd, "--accept needs a probability in [0, 1), "
+							       "or one per draft position (0.8,0.6,0.4), not '%s'", v);
+				o->accept_pos[o->naccept++] = x;
+				if (!*end)
+					break;
+				q = end + 1;
+			}
+			o->accept = o->accept_pos[0];
+			if (o->naccept == 1)
+				o->naccept = 0;
 		} else if (!strcmp(a, "--format")) {
 			if (strcmp(v, "table") && strcmp(v, "csv") && strcmp(v, "json"))
 				return cmd_usage_error(cmd, "--format must be table, csv or json, not '%s'", v);
@@ -304,6 +322,9 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		return cmd_usage_error(cmd, "--accept needs --mtp (the number of draft tokens)");
 	if (o->mtp && !(o->accept > 0))
 		return cmd_usage_error(cmd, "--mtp needs --accept (the draft acceptance rate)");
+	if (o->naccept > o->mtp)
+		return cmd_usage_error(cmd, "--accept lists %d rates for %d draft positions",
+				       o->naccept, o->mtp);
 	if (o->context >= o->input && !o->nbatch)
 		return cmd_usage_error(cmd, "--context (%ld) must be shorter than --input (%ld)",
 				       o->context, o->input);
@@ -329,11 +350,15 @@ static int setup(const struct popts *o, const struct scenario *s, const char *la
 	c->micro = o->micro;
 	c->draft = o->mtp;
 	c->accept = o->accept;
+	c->naccept = o->naccept;
+	memcpy(c->accept_pos, o->accept_pos, sizeof(c->accept_pos));
 	/* The scenario's engine drafts with the model's MTP layer unless
 	 * --mtp says otherwise. */
 	if (!o->mtp_given && s->serving.mtp_draft > 0 && c->m->mtp_layers > 0) {
 		c->draft = s->serving.mtp_draft;
 		c->accept = s->serving.mtp_accept;
+		c->naccept = s->serving.mtp_naccept;
+		memcpy(c->accept_pos, s->serving.mtp_accept_pos, sizeof(c->accept_pos));
 	}
 	return 0;
 }
@@ -368,7 +393,7 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 	rc = 0;
 	pred_diagnosis(c, &info, r->diag, sizeof(r->diag));
 	if (o->nbatch) {
-		double per = c->draft ? llm_spec_tokens_per_step(c->draft, c->accept) : 1;
+		double per = pred_tokens_per_step(c);
 		r->step_ms = sec * 1e3;
 		r->tok_total = batch * per / sec;
 		r->tok_stream = per / sec;
@@ -382,7 +407,7 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 		sp.input_len = o->input;
 		sp.output_len = o->output;
 		sp.context = o->context;
-		sp.accept_per_step = c->draft ? llm_spec_tokens_per_step(c->draft, c->accept) : 1;
+		sp.accept_per_step = pred_tokens_per_step(c);
 		sp.kv_tokens = r->kv_tokens = pred_kv_tokens(c);
 		if (o->rate > 0) {
 			sp.rate = o->rate;

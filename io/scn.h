@@ -131,6 +131,8 @@ struct scn_serving {
 	int dsa_dense;              /* dsa: dense (indexer ignored) or sparse (default) */
 	int mtp_draft;              /* MTP draft tokens, 0 off */
 	double mtp_accept;          /* acceptance per draft token */
+	double mtp_accept_pos[16];  /* accept: [a1, a2, ...] per draft position */
+	int mtp_naccept;            /* entries of mtp_accept_pos, 0: one rate */
 	char note[256];
 };
 

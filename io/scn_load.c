@@ -794,9 +794,22 @@ static int parse_serving(const struct ytree *t, const struct ynode *m, struct sc
 		    (rc = yget_int(t, w, "mtp draft", 0, 16, &d, err)) < 0)
 			return rc;
 		sv->mtp_draft = (int)d;
-		if ((w = ymap_get(v, "accept")) &&
-		    (rc = yget_double(t, w, "mtp accept", 0, 1, &sv->mtp_accept, err)) < 0)
+		if ((w = ymap_get(v, "accept")) && w->type == Y_SEQ) {
+			size_t i;
+			/* per draft position: the k-th accepted given the ones before */
+			if (w->n < 1 || (long)w->n > (d > 0 ? d : 16))
+				return yerr(t, w, PLUMB_EINPUT, err,
+					    "mtp accept: one rate per draft position, 1 to %ld of them",
+					    d > 0 ? d : 16L);
+			for (i = 0; i < w->n; i++)
+				if ((rc = yget_double(t, w->vals[i], "mtp accept", 0, 1,
+						      &sv->mtp_accept_pos[i], err)) < 0)
+					return rc;
+			sv->mtp_naccept = (int)w->n;
+			sv->mtp_accept = sv->mtp_accept_pos[0];
+		} else if (w && (rc = yget_double(t, w, "mtp accept", 0, 1, &sv->mtp_accept, err)) < 0) {
 			return rc;
+		}
 		if (sv->mtp_draft > 0 && !ymap_get(v, "accept"))
 			return yerr(t, v, PLUMB_EINPUT, err,
 				    "mtp with %d draft tokens needs its acceptance (accept: 0..1)",

@@ -342,6 +342,10 @@ double llm_expected_experts(double E, double k, double B);
  * itself verifies batch x (d + 1) tokens (struct llm_step q_len).
  */
 double llm_spec_tokens_per_step(int d, double a);
+/* The same with an acceptance rate per draft position (a[k-1]: the k-th
+ * draft token is accepted given the ones before it were; positions past n
+ * take a[n-1]): 1 + a1 + a1 a2 + ... + a1 ... ad. */
+double llm_spec_tokens_per_step_pos(int d, const double *a, int n);
 
 /* Whole-model weight bytes (every layer, embeddings, lm_head; MTP if mtp). */
 double llm_bytes_weights_total(const struct llm_model *m, const struct llm_prec *p,

@@ -377,6 +377,19 @@ double llm_expected_experts(double E, double k, double B)
 	return E * (1.0 - pow(1.0 - k / E, B));
 }
 
+double llm_spec_tokens_per_step_pos(int d, const double *a, int n)
+{
+	double per = 1, p = 1;
+	int k;
+	if (n < 1)
+		return 1.0;
+	for (k = 1; k <= d; k++) {
+		p *= a[(k <= n ? k : n) - 1];
+		per += p;
+	}
+	return per;
+}
+
 double llm_spec_tokens_per_step(int d, double a)
 {
 	if (d <= 0)

@@ -372,6 +372,15 @@ int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, lo
 	return pred_step(ctx, kind, batch, context, tokens, seconds, NULL, err);
 }
 
+double pred_tokens_per_step(const struct pred_cfg *c)
+{
+	if (c->draft <= 0)
+		return 1;
+	if (c->naccept > 0)
+		return llm_spec_tokens_per_step_pos(c->draft, c->accept_pos, c->naccept);
+	return llm_spec_tokens_per_step(c->draft, c->accept);
+}
+
 long pred_kv_tokens(const struct pred_cfg *c)
 {
 	double best = INFINITY;

@@ -30,7 +30,13 @@ struct pred_cfg {
 	int micro;              /* pipeline microbatches; 0 = as many as stages */
 	int draft;              /* speculative draft tokens (MTP), 0 = off */
 	double accept;          /* draft acceptance probability */
+	double accept_pos[16];  /* per draft position (naccept of them), else accept */
+	int naccept;
 };
+
+/* Tokens a decode step yields per sequence: 1 plus the expected accepted
+ * drafts (one rate, or one per position). */
+double pred_tokens_per_step(const struct pred_cfg *c);
 
 /*
  * The step's time in physical parts, seconds per GPU (averaged over the

@@ -349,7 +349,7 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	sp.input_len = st->input;
 	sp.output_len = st->output;
 	sp.context = st->context;
-	sp.accept_per_step = c.draft ? llm_spec_tokens_per_step(c.draft, c.accept) : 1;
+	sp.accept_per_step = pred_tokens_per_step(&c);
 	if ((rc = serve_run(&sp, serve_step, &sc, &sr, err)) < 0)
 		return rc;
 	r->step_ms = sr.decode_step_ms;

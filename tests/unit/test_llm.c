@@ -112,6 +112,17 @@ static void test_spec(void)
 	EXPECT_NEAR(llm_spec_tokens_per_step(3, 1.0), 4.0, 1e-12);
 	/* d=1, a=0.8: 1 + 0.8 */
 	EXPECT_NEAR(llm_spec_tokens_per_step(1, 0.8), 1.8, 1e-12);
+	{
+		/* per position: 1 + 0.9 + 0.9 x 0.7 + 0.9 x 0.7 x 0.5 */
+		const double a[3] = { 0.9, 0.7, 0.5 }, one[1] = { 0.5 };
+		EXPECT_NEAR(llm_spec_tokens_per_step_pos(3, a, 3), 1 + 0.9 + 0.63 + 0.315, 1e-12);
+		/* later positions take the last rate; one rate is the geometric case */
+		EXPECT_NEAR(llm_spec_tokens_per_step_pos(4, a, 3), 1 + 0.9 + 0.63 + 0.315 + 0.1575,
+			    1e-12);
+		EXPECT_NEAR(llm_spec_tokens_per_step_pos(3, one, 1), llm_spec_tokens_per_step(3, 0.5),
+			    1e-12);
+		EXPECT_NEAR(llm_spec_tokens_per_step_pos(3, a, 0), 1.0, 1e-12);
+	}
 }
 
 /*

@@ -289,6 +289,28 @@ static void test_catalog_consts(void)
 	}
 }
 
+/* serving: mtp accept as one rate or one per draft position. */
+static void test_mtp_accept(void)
+{
+	struct scenario *s = fix_load("plumb_scenario: 1\n" MINI_PCIE
+				      "serving: {mtp: {draft: 3, accept: [0.9, 0.7, 0.5]}}\n");
+	if (s) {
+		EXPECT_INT(s->serving.mtp_draft, 3);
+		EXPECT_INT(s->serving.mtp_naccept, 3);
+		CU_ASSERT_DOUBLE_EQUAL(s->serving.mtp_accept_pos[2], 0.5, 1e-12);
+		scn_free(s);
+	}
+	s = fix_load("plumb_scenario: 1\n" MINI_PCIE "serving: {mtp: {draft: 2, accept: 0.6}}\n");
+	if (s) {
+		EXPECT_INT(s->serving.mtp_naccept, 0);
+		CU_ASSERT_DOUBLE_EQUAL(s->serving.mtp_accept, 0.6, 1e-12);
+		scn_free(s);
+	}
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE
+		    "serving: {mtp: {draft: 2, accept: [0.9, 0.7, 0.5]}}\n",
+		    PLUMB_EINPUT, 6, 35, "one rate per draft position");
+}
+
 static void test_defaults(void)
 {
 	struct scenario *s;
@@ -520,6 +542,7 @@ void suite_scn(void)
 	CU_add_test(s, "seed scenario values", test_seed_scenario_values);
 	CU_add_test(s, "GPU catalog", test_catalog);
 	CU_add_test(s, "GPU catalog constants", test_catalog_consts);
+	CU_add_test(s, "serving: mtp acceptance per position", test_mtp_accept);
 	CU_add_test(s, "defaults", test_defaults);
 	CU_add_test(s, "GPU numbering, NUMA and link inheritance", test_numbering_and_inheritance);
 	CU_add_test(s, "NVLink: nvswitch and pairs", test_nvlink);
