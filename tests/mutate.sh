@@ -71,6 +71,13 @@ fast_tests() {
 	return 0
 }
 
+# the baseline: without a mutation every test passes, or no kill means anything
+if [ -z "$MUTATE_CHECK" ] && ! fast_tests >/dev/null; then
+	echo "mutate: the fast tests fail on the tree without any mutation"
+	tail -20 test.log
+	exit 2
+fi
+
 n=0
 killed=0
 survived=
