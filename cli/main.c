@@ -16,56 +16,92 @@ static const char common_help[] =
 	"\nEvery command also takes:\n"
 	"  --calib FILE   constants fitted by `plumb calibrate` override the scenario's;\n"
 	"                 predictions carry a 90% interval from the fit's covariance and\n"
-	"                 its residual spread (model error)\n";
+	"                 its residual spread (model error)\n"
+	"  --gpu-catalog FILE  GPU models of a catalog file (the format of\n"
+	"                 scenarios/catalog/gpus.yaml) that scenarios may name besides\n"
+	"                 the built-in ones\n";
 
 /*
- * Take `--calib FILE` (or --calib=FILE) out of argv, before any `--`; load
- * it and lay its constants over every scenario. Returns the new argc, or
- * -status on error.
+ * Take option `name VALUE` (or name=VALUE) out of argv, before any `--`:
+ * *argc shrinks. Returns the value, NULL when absent; *status is set to a
+ * usage error's when the value is missing.
  */
-static int take_calib(int argc, char **argv, struct calib_file *c)
+static const char *take_opt(int *argc, char **argv, const char *name, int *status)
 {
-	const char *path = NULL;
-	struct plumb_err err;
+	const char *val = NULL;
+	size_t n = strlen(name);
 	int i, j;
 
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < *argc; i++) {
 		int drop = 0;
 		if (!strcmp(argv[i], "--"))
 			break;
-		if (!strcmp(argv[i], "--calib")) {
-			if (i + 1 >= argc)
-				return -cmd_usage_error(argv[1], "option --calib needs a value");
-			path = argv[i + 1];
+		if (!strcmp(argv[i], name)) {
+			if (i + 1 >= *argc) {
+				*status = cmd_usage_error(argv[1], "option %s needs a value", name);
+				return NULL;
+			}
+			val = argv[i + 1];
 			drop = 2;
-		} else if (!strncmp(argv[i], "--calib=", 8)) {
-			path = argv[i] + 8;
+		} else if (!strncmp(argv[i], name, n) && argv[i][n] == '=') {
+			val = argv[i] + n + 1;
 			drop = 1;
 		}
 		if (drop) {
-			for (j = i; j + drop < argc; j++)
+			for (j = i; j + drop < *argc; j++)
 				argv[j] = argv[j + drop];
-			argc -= drop;
-			argv[argc] = NULL;
+			*argc -= drop;
+			argv[*argc] = NULL;
 			i--;
 		}
 	}
+	return val;
+}
+
+/*
+ * Take option `name FILE` out of argv and hand FILE to load(FILE, arg, err).
+ * Returns the new argc, or -status when the value is missing or load fails
+ * (its error printed).
+ */
+static int take_file(int argc, char **argv, const char *name,
+		     int (*load)(const char *path, void *arg, struct plumb_err *err), void *arg)
+{
+	struct plumb_err err;
+	int status = 0;
+	const char *path = take_opt(&argc, argv, name, &status);
+	if (status)
+		return -status;
 	if (!path)
 		return argc;
 	plumb_err_clear(&err);
-	if (calib_load(path, c, &err) < 0) {
+	if (load(path, arg, &err) < 0) {
 		plumb_err_print(&err);
 		return -plumb_err_status(&err);
 	}
-	{
-		struct plumb_consts k;
-		consts_defaults(&k);
-		calib_apply(c, &k);
-		scn_set_overlay(&k);
-	}
+	return argc;
+}
+
+/* --gpu-catalog FILE: its GPU models under every scenario. */
+static int load_gpu_catalog(const char *path, void *arg, struct plumb_err *err)
+{
+	(void)arg;
+	return scn_set_gpu_catalog(path, err);
+}
+
+/* --calib FILE: its constants laid over every scenario. */
+static int load_calib(const char *path, void *arg, struct plumb_err *err)
+{
+	struct calib_file *c = arg;
+	struct plumb_consts k;
+	int rc;
+	if ((rc = calib_load(path, c, err)) < 0)
+		return rc;
+	consts_defaults(&k);
+	calib_apply(c, &k);
+	scn_set_overlay(&k);
 	scn_set_load_hook(calib_on_load, c);
 	cmd_set_calib(c);
-	return argc;
+	return 0;
 }
 
 static void main_help(FILE *f)
@@ -172,7 +208,8 @@ int main(int argc, char **argv)
 	}
 	if (check_args(argv[1], argc, argv))
 		return PLUMB_EUSAGE;
-	if ((argc = take_calib(argc, argv, &calib)) < 0)
+	if ((argc = take_file(argc, argv, "--gpu-catalog", load_gpu_catalog, NULL)) < 0 ||
+	    (argc = take_file(argc, argv, "--calib", load_calib, &calib)) < 0)
 		return -argc;
 	return c->run(argc - 1, argv + 1);
 }

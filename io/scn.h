@@ -196,6 +196,16 @@ int scn_catalog_parse(const char *file, const char *text, struct scn_catalog **o
 /* Catalog entry index for id, or -1. */
 int scn_catalog_find(const struct scn_catalog *c, const char *id);
 
+/*
+ * --gpu-catalog FILE: every scenario loaded afterwards may name the GPU
+ * models of catalog file path (the format of gpus.yaml) besides the built-in
+ * ones; NULL goes back to the built-in catalog alone. Call before loading
+ * scenarios (not thread-safe); a scenario loaded before must be freed before
+ * the next call. Errors: EIO, EINPUT (file:line:col; an id the built-in
+ * catalog has).
+ */
+int scn_set_gpu_catalog(const char *path, struct plumb_err *err);
+
 struct ytree;
 struct ynode;
 /*

@@ -968,21 +968,77 @@ static void catalog_consts(struct scenario *s)
 }
 
 /* Build a scenario from a parsed tree; takes ownership of t. */
+/* Add the GPU models of catalog file path (`catalog: gpus`, `gpus:`) to c. */
+static int add_catalog_file(struct scn_catalog *c, const char *path, struct plumb_err *err)
+{
+	static const char *const cat_keys[] = { "catalog", "gpus", NULL };
+	struct ytree *ft = NULL;
+	char *text = NULL;
+	size_t len;
+	int rc;
+
+	if ((rc = input_read(path, &text, &len, err)) < 0)
+		return rc;
+	rc = ytree_parse(path, text, len, &ft, err);
+	free(text);
+	if (rc < 0)
+		return rc;
+	if (!ft->root)
+		rc = plumb_err_set(err, PLUMB_EINPUT, path, 1, 1, "empty catalog");
+	else if ((rc = yexpect(ft, ft->root, Y_MAP, "catalog", err)) == 0 &&
+		 (rc = ymap_check_keys(ft, ft->root, "catalog", cat_keys, err)) == 0) {
+		if (!ymap_get(ft->root, "gpus"))
+			rc = yerr(ft, ft->root, PLUMB_EINPUT, err, "catalog needs 'gpus'");
+		else
+			rc = scn_catalog_add(c, ft, ymap_get(ft->root, "gpus"), err);
+	}
+	ytree_free(ft);
+	return rc;
+}
+
+/*
+ * --gpu-catalog FILE: the built-in catalog plus the file's models, under
+ * every scenario of the run (set once from main, read-only afterwards, as
+ * the constants overlay is).
+ */
+static struct scn_catalog *cli_catalog;
+
+int scn_set_gpu_catalog(const char *path, struct plumb_err *err)
+{
+	const struct scn_catalog *b = scn_catalog_builtin(err);
+	struct scn_catalog *c;
+	int rc;
+	if (!path) {
+		free(cli_catalog);
+		cli_catalog = NULL;
+		return 0;
+	}
+	if (!b)
+		return -PLUMB_ERUNTIME;
+	if (!(c = malloc(sizeof(*c))))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	*c = *b;
+	if ((rc = add_catalog_file(c, path, err)) < 0) {
+		free(c);
+		return rc;
+	}
+	free(cli_catalog);
+	cli_catalog = c;
+	return 0;
+}
+
 /*
  * GPU models of the scenario's own: `gpu_catalog: FILE` (a catalog as
  * gpus.yaml, relative to the scenario's directory) and inline `gpu_models:`
- * entries, added to a copy of the built-in catalog that s owns.
+ * entries, added to a copy of the run's catalog that s owns.
  */
 static int user_gpus(const struct ytree *t, const char *file, struct scenario *s,
 		     struct plumb_err *err)
 {
-	static const char *const cat_keys[] = { "catalog", "gpus", NULL };
 	const struct ynode *f = t->root ? ymap_get(t->root, "gpu_catalog") : NULL;
 	const struct ynode *g = t->root ? ymap_get(t->root, "gpu_models") : NULL;
-	struct ytree *ft = NULL;
-	char path[1100], *text = NULL;
+	char path[1100];
 	const char *slash;
-	size_t len;
 	int rc;
 
 	if (!f && !g)
@@ -999,23 +1055,7 @@ static int user_gpus(const struct ytree *t, const char *file, struct scenario *s
 			snprintf(path, sizeof(path), "%s", f->str);
 		else
 			snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - file), file, f->str);
-		if ((rc = input_read(path, &text, &len, err)) < 0)
-			return rc;
-		rc = ytree_parse(path, text, len, &ft, err);
-		free(text);
-		if (rc < 0)
-			return rc;
-		if (!ft->root)
-			rc = plumb_err_set(err, PLUMB_EINPUT, path, 1, 1, "empty catalog");
-		else if ((rc = yexpect(ft, ft->root, Y_MAP, "catalog", err)) == 0 &&
-			 (rc = ymap_check_keys(ft, ft->root, "catalog", cat_keys, err)) == 0) {
-			if (!ymap_get(ft->root, "gpus"))
-				rc = yerr(ft, ft->root, PLUMB_EINPUT, err, "catalog needs 'gpus'");
-			else
-				rc = scn_catalog_add(s->own_catalog, ft, ymap_get(ft->root, "gpus"), err);
-		}
-		ytree_free(ft);
-		if (rc < 0)
+		if ((rc = add_catalog_file(s->own_catalog, path, err)) < 0)
 			return rc;
 	}
 	return g ? scn_catalog_add(s->own_catalog, t, g, err) : 0;
@@ -1033,7 +1073,7 @@ static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 	}
 	snprintf(s->path, sizeof(s->path), "%s", file);
 	set_defaults(s);
-	s->catalog = scn_catalog_builtin(err);
+	s->catalog = cli_catalog ? cli_catalog : scn_catalog_builtin(err);
 	if (!s->catalog) {
 		rc = -PLUMB_ERUNTIME;
 		goto fail;

@@ -235,6 +235,9 @@ predict-hf-missing       4 predict $BM --model $DIR/no-such-model/config.json
 predict-hf-no-fit        3 predict $BM --model tests/data/hf/zai-org--GLM-5 --batch 1
 predict-weights-ckpt     2 predict $BM --weights checkpoint
 predict-weights-int4-g3  2 predict $BM --weights int4-g3
+gpu-catalog-dup          3 topo $BM --gpu-catalog $DIR/gpu-catalog-dup.yaml
+gpu-catalog-missing      4 topo $BM --gpu-catalog $DIR/no-such-catalog.yaml
+gpu-catalog-no-value     2 topo $BM --gpu-catalog
 predict-no-fit           3 predict $WS --layout tp2 --concurrency 1
 predict-p2p-level        2 predict $BM --nccl-p2p-level PCI
 predict-bad-format       2 predict $BM --format xml
@@ -290,6 +293,7 @@ calib-list               3 predict $BM --calib $DIR/calib-list.yaml
 calib-unknown-constant   3 predict $BM --calib $DIR/calib-unknown-constant.yaml
 calib-nan                3 coll $BM --calib $DIR/calib-nan.yaml
 calib-covariance-ragged  3 topo $BM --calib $DIR/calib-covariance-ragged.yaml
+calib-covariance-duplicate 3 topo $BM --calib $DIR/calib-covariance-duplicate.yaml
 calib-covariance-not-pd  3 predict $BM --calib $DIR/calib-covariance-not-pd.yaml
 calib-missing            4 xfer $BM --calib $DIR/no-such-calibration.yaml
 calib-fitted-on-key      3 predict $BM --calib $DIR/calib-fitted-on-key.yaml

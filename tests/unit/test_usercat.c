@@ -70,6 +70,25 @@ static void test_scenario_catalogs(void)
 	CU_ASSERT_EQUAL(e.line, 4);
 }
 
+/* --gpu-catalog: the file's models under every scenario, until reset */
+static void test_cli_catalog(void)
+{
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	char text[2048];
+	snprintf(text, sizeof(text), inline_gpu, "other-card", "my-rtx-pro-6000");
+	CU_ASSERT_EQUAL(scn_parse("cli.yaml", text, &s, &e), -PLUMB_EINPUT);
+	CU_ASSERT_EQUAL_FATAL(scn_set_gpu_catalog("tests/data/user-catalog/gpus.yaml", &e), 0);
+	CU_ASSERT_EQUAL(scn_parse("cli.yaml", text, &s, &e), 0);
+	if (s)
+		CU_ASSERT_EQUAL(s->catalog->n, scn_catalog_builtin(&e)->n + 2);  /* + inline */
+	scn_free(s);
+	s = NULL;
+	CU_ASSERT_EQUAL(scn_set_gpu_catalog("tests/data/no-such-catalog.yaml", &e), -PLUMB_EIO);
+	CU_ASSERT_EQUAL(scn_set_gpu_catalog(NULL, &e), 0);
+	CU_ASSERT_EQUAL(scn_parse("cli.yaml", text, &s, &e), -PLUMB_EINPUT);
+}
+
 static void test_model_yaml(void)
 {
 	const struct llm_model *m, *h;
@@ -105,6 +124,7 @@ void suite_usercat(void)
 {
 	CU_pSuite s = CU_add_suite("usercat", NULL, NULL);
 	CU_add_test(s, "a scenario's GPU catalog file and inline gpu_models", test_scenario_catalogs);
+	CU_add_test(s, "--gpu-catalog under every scenario", test_cli_catalog);
 	CU_add_test(s, "a model catalog YAML as --model", test_model_yaml);
 	CU_add_test(s, "bundled data path", test_datadir);
 }
