@@ -273,6 +273,10 @@ static int load_cov(const struct ytree *t, const struct ynode *m, struct calib_f
 				return yerr(t, names->vals[i], PLUMB_EINPUT, err, "more than %d scenarios",
 					    CALIB_MAX_SCN);
 		}
+		for (j = 0; j < i; j++)
+			if (c->cov_idx[j] == k && c->cov_grp[j] == g)
+				return yerr(t, names->vals[i], PLUMB_EINPUT, err,
+					    "'%s' is named twice in the covariance", nm);
 		c->cov_idx[i] = k;
 		c->cov_grp[i] = g;
 		if (mat->vals[i]->type != Y_SEQ || mat->vals[i]->n != names->n)
