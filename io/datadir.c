@@ -7,37 +7,46 @@
 #include <string.h>
 #include <unistd.h>
 
-/* PREFIX/share/plumb of the running binary PREFIX/bin/plumb, or "". */
-static void installed_dir(char *buf, size_t n)
+/*
+ * The directories that may hold plumb's data, from the running binary's
+ * path: the binary's own directory (./plumb in the source tree) and
+ * PREFIX/share/plumb (PREFIX/bin/plumb installed). "" where unknown.
+ */
+static void data_dirs(char *src, char *inst, size_t n)
 {
 	char exe[4000];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
-	buf[0] = '\0';
+	src[0] = inst[0] = '\0';
 	if (len <= 0)
 		return;
 	exe[len] = '\0';
 	if (!(slash = strrchr(exe, '/')))
 		return;
-	*slash = '\0';                  /* PREFIX/bin */
+	*slash = '\0';                  /* the binary's directory, PREFIX/bin */
+	snprintf(src, n, "%s", exe);
 	if (!(slash = strrchr(exe, '/')))
 		return;
 	*slash = '\0';                  /* PREFIX */
-	snprintf(buf, n, "%s/share/plumb", exe);
+	snprintf(inst, n, "%s/share/plumb", exe);
 }
 
 const char *plumb_data_path(const char *rel, char *buf, size_t n)
 {
-	char dir[4096];
+	char dir[2][4096], alt[8192];
+	int i;
 	snprintf(buf, n, "%s", rel);
 	if (rel[0] == '/' || access(rel, F_OK) == 0)
 		return buf;
-	installed_dir(dir, sizeof(dir));
-	if (dir[0]) {
-		char alt[8192];
-		snprintf(alt, sizeof(alt), "%s/%s", dir, rel);
-		if (access(alt, F_OK) == 0)
+	data_dirs(dir[0], dir[1], sizeof(dir[0]));
+	for (i = 0; i < 2; i++) {
+		if (!dir[i][0])
+			continue;
+		snprintf(alt, sizeof(alt), "%s/%s", dir[i], rel);
+		if (access(alt, F_OK) == 0) {
 			snprintf(buf, n, "%s", alt);
+			break;
+		}
 	}
 	return buf;
 }

@@ -1,9 +1,10 @@
 /*
- * datadir.h - where plumb's bundled data is: the source tree (the current
- * directory when it holds scenarios/catalog/gpus.yaml), or the installed copy
- * `make install PREFIX=...` puts in PREFIX/share/plumb, found from the
- * running binary (/proc/self/exe is PREFIX/bin/plumb), so an installed plumb
- * works from any directory without being rebuilt for its prefix.
+ * datadir.h - where plumb's bundled data is: the current directory (the
+ * source tree), the running binary's directory (./plumb of a source tree run
+ * from elsewhere), or the installed copy `make install PREFIX=...` puts in
+ * PREFIX/share/plumb, found from the running binary (/proc/self/exe is
+ * PREFIX/bin/plumb), so plumb works from any directory without being
+ * rebuilt for its prefix.
  */
 #ifndef PLUMB_DATADIR_H
 #define PLUMB_DATADIR_H
@@ -12,8 +13,8 @@
 
 /*
  * The file rel (e.g. "scenarios/hgx-8x-h200.yaml") as plumb should open it:
- * rel itself when it exists or is absolute, else the installed copy
- * PREFIX/share/plumb/rel when that exists, else rel (the caller's error then
+ * rel itself when it exists or is absolute, else the first of BINDIR/rel and
+ * PREFIX/share/plumb/rel that exists, else rel (the caller's error then
  * names it). Writes at most n bytes to buf; returns buf.
  */
 const char *plumb_data_path(const char *rel, char *buf, size_t n);

@@ -2,7 +2,8 @@
 # tests/install.sh - `make install PREFIX=...` into a temporary prefix, then
 # the installed plumb run from / (no source tree in sight): the seed
 # comparison, a bundled scenario by its source-tree name, an installed
-# Hugging Face config, and a scenario with its own GPU catalog.
+# Hugging Face config by path and by name, and a scenario with its own GPU
+# catalog.
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
 LC_ALL=C
 export LC_ALL
@@ -33,6 +34,8 @@ grep -q "proxmox-vm-8x-rtxpro6000" "$tmp/out" || { fail=$((fail + 1)); echo "FAI
 check "bundled scenario by name" "$P" topo scenarios/hgx-8x-h200.yaml
 check "installed model config" "$P" predict scenarios/hgx-8x-h200.yaml \
 	--model "$tmp/p/share/plumb/models/hf/openai--gpt-oss-120b" --batch 1 --draws 0
+check "bundled config by name" "$P" predict scenarios/hgx-8x-h200.yaml --model gpt-oss-120b \
+	--batch 1 --draws 0
 check "scenario with its own GPU catalog" "$P" topo "$src/tests/data/user-catalog/scenario.yaml"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -5,11 +5,14 @@
  */
 #include "llm.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "datadir.h"
 #include "hfconfig.h"
 #include "input.h"
 #include "ytree.h"
@@ -490,6 +493,35 @@ static int load_yaml(const char *arg, struct llm_model *out, struct plumb_err *e
 	return rc;
 }
 
+/*
+ * A bundled Hugging Face config named by its model name: the directory
+ * ORG--NAME of tests/data/hf (source tree) or models/hf (installed data)
+ * whose NAME is name, case aside (gpt-oss-120b, Kimi-K2-Instruct). Fills
+ * path and returns 0, or -1.
+ */
+static int bundled_config(const char *name, char *path, size_t n)
+{
+	static const char *const dirs[] = { "tests/data/hf", "models/hf" };
+	char dir[4096];
+	size_t i;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct dirent *d;
+		DIR *dp = opendir(plumb_data_path(dirs[i], dir, sizeof(dir)));
+		if (!dp)
+			continue;
+		while ((d = readdir(dp))) {
+			const char *sep = strstr(d->d_name, "--");
+			if (sep && !strcasecmp(sep + 2, name)) {
+				snprintf(path, n, "%s/%s", dir, d->d_name);
+				closedir(dp);
+				return 0;
+			}
+		}
+		closedir(dp);
+	}
+	return -1;
+}
+
 int llm_model_resolve(const char *name, const struct llm_model **out,
 		      struct plumb_err *err)
 {
@@ -507,8 +539,11 @@ int llm_model_resolve(const char *name, const struct llm_model **out,
 	*out = NULL;
 	if (!llm_model_is_file(name)) {
 		const struct llm_catalog *cat = llm_catalog_builtin(err);
+		char path[4400];
 		if (!cat)
 			return -PLUMB_ERUNTIME;
+		if (llm_catalog_find(cat, name) < 0 && !bundled_config(name, path, sizeof(path)))
+			return llm_model_resolve(path, out, err);
 		return llm_model_lookup(cat, name, out, err);
 	}
 	pthread_mutex_lock(&lock);
@@ -543,7 +578,7 @@ done:
 const char *llm_default_weights(const char *model)
 {
 	const struct llm_model *m;
-	if (llm_model_is_file(model) && llm_model_resolve(model, &m, NULL) == 0 && m->ckpt.set)
+	if (llm_model_resolve(model, &m, NULL) == 0 && m->ckpt.set)
 		return "checkpoint";
 	return "nvfp4";
 }

@@ -128,7 +128,9 @@ int llm_model_lookup(const struct llm_catalog *c, const char *id,
 		     const struct llm_model **out, struct plumb_err *err);
 
 /*
- * A model named by the user: a catalog id, or a file. A name with a '/' or
+ * A model named by the user: a catalog id, a bundled Hugging Face config by
+ * its model name (tests/data/hf/ORG--NAME, installed as models/hf: NAME,
+ * case aside, e.g. gpt-oss-120b), or a file. A name with a '/' or
  * ending in .json, .yaml or .yml is a file: a Hugging Face config.json (or
  * its directory, config.json plus hf_quant_config.json when present; see
  * io/hfconfig.h), or a model catalog YAML with one model (FILE.yaml:ID picks
@@ -149,8 +151,8 @@ int llm_model_is_file(const char *name);
 void llm_model_path(const char *dir, const char *name, char *buf, size_t n);
 
 /*
- * --weights when none is given: "checkpoint" for a model whose file names its
- * formats, else "nvfp4". Never fails (an unknown model fails later).
+ * --weights when none is given: "checkpoint" for a model whose config names
+ * its formats, else "nvfp4". Never fails (an unknown model fails later).
  */
 const char *llm_default_weights(const char *model);
 

@@ -197,6 +197,13 @@ static void test_formats(void)
 	CU_ASSERT_STRING_EQUAL(llm_default_weights("glm-5"), "nvfp4");
 	CU_ASSERT_STRING_EQUAL(llm_default_weights("tests/data/hf/openai--gpt-oss-20b"),
 			       "checkpoint");
+	/* a bundled config by its model name, case aside; the catalog comes first */
+	CU_ASSERT_EQUAL_FATAL(llm_model_resolve("GPT-OSS-20b", &m, &e), 0);
+	CU_ASSERT_STRING_EQUAL(m->id, "openai--gpt-oss-20b");
+	CU_ASSERT_STRING_EQUAL(llm_default_weights("gpt-oss-20b"), "checkpoint");
+	CU_ASSERT_EQUAL_FATAL(llm_model_resolve("deepseek-v3", &m, &e), 0);
+	CU_ASSERT_EQUAL(m->ckpt.set, 0);
+	CU_ASSERT_EQUAL(llm_model_resolve("gpt-oss", &m, &e), -PLUMB_EINPUT);
 }
 
 /* quantization_config snippets on a small Llama geometry (made up). */
