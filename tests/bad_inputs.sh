@@ -236,6 +236,7 @@ predict-hf-no-fit        3 predict $BM --model tests/data/hf/zai-org--GLM-5 --ba
 predict-weights-ckpt     2 predict $BM --weights checkpoint
 predict-weights-int4-g3  2 predict $BM --weights int4-g3
 gpu-catalog-dup          3 topo $BM --gpu-catalog $DIR/gpu-catalog-dup.yaml
+model-bad-layer-kind     3 predict $BM --model $DIR/model-bad-layer-kind.yaml
 gpu-catalog-missing      4 topo $BM --gpu-catalog $DIR/no-such-catalog.yaml
 gpu-catalog-no-value     2 topo $BM --gpu-catalog
 predict-no-fit           3 predict $WS --layout tp2 --concurrency 1

@@ -21,15 +21,38 @@ extern const char llm_catalog_models_yaml[];
 
 static const char *const model_keys[] = {
 	"id", "name", "layers", "dense_layers", "hidden", "intermediate", "vocab",
-	"tie_embeddings", "attention", "indexer", "moe", "mtp_layers", "source", NULL
+	"tie_embeddings", "attention", "indexer", "moe", "mtp_layers", "sliding_window",
+	"layer_pattern", "linear_attention", "source", NULL
 };
-static const char *const gqa_keys[] = { "kind", "heads", "kv_heads", "head_dim", NULL };
+static const char *const gqa_keys[] = {
+	"kind", "heads", "kv_heads", "head_dim", "bias", "out_bias", "gate", "sinks", "qk_norm",
+	NULL
+};
+static const char *const layer_kinds[] = { "full", "sliding", "linear", NULL };
+static const char *const linear_keys[] = { "k_heads", "v_heads", "k_dim", "v_dim", "conv", NULL };
+static const char *const moe_flags[] = { "shared_gate", "router_bias", "expert_bias", NULL };
 static const char *const mla_keys[] = {
 	"kind", "heads", "q_lora", "kv_lora", "qk_rope", "qk_nope", "v_head", NULL
 };
 static const char *const attn_kinds[] = { "gqa", "mla", NULL };
 static const char *const indexer_keys[] = { "topk", "heads", "head_dim", NULL };
-static const char *const moe_keys[] = { "experts", "top_k", "shared", "intermediate", NULL };
+static const char *const moe_keys[] = {
+	"experts", "top_k", "shared", "intermediate", "shared_intermediate", "shared_gate",
+	"router_bias", "expert_bias", NULL
+};
+
+/* Boolean fields keys[] of map n into out[] (absent: unchanged). */
+static int get_bools(const struct ytree *t, const struct ynode *n, const char *const *keys,
+		     int *const *out, struct plumb_err *err)
+{
+	struct ynode *v;
+	int i, rc;
+	for (i = 0; keys[i]; i++)
+		if ((v = ymap_get(n, keys[i])) &&
+		    (rc = yget_bool(t, v, keys[i], out[i], err)) < 0)
+			return rc;
+	return 0;
+}
 
 /* Integer field `key` of map n into *out, within [lo, hi]; required or not. */
 static int get_int(const struct ytree *t, const struct ynode *n, const char *what,
@@ -75,7 +98,11 @@ static int parse_attention(const struct ytree *t, const struct ynode *n,
 			return yerr(t, ymap_get(n, "kv_heads"), PLUMB_EINPUT, err,
 				    "heads (%d) must be a multiple of kv_heads (%d)",
 				    m->heads, m->kv_heads);
-		return 0;
+		{
+			int *const flags[] = { &m->attn_bias, &m->attn_obias, &m->attn_gate,
+					       &m->attn_sinks, &m->qk_norm };
+			return get_bools(t, n, gqa_keys + 4, flags, err);
+		}
 	}
 	if ((rc = ymap_check_keys(t, n, "mla attention", mla_keys, err)) < 0 ||
 	    (rc = get_int(t, n, "mla attention", "heads", 1, 4096, 1, &m->heads, err)) < 0 ||
@@ -87,6 +114,54 @@ static int parse_attention(const struct ytree *t, const struct ynode *n,
 		return rc;
 	m->kv_heads = 1;        /* one latent vector per token */
 	m->head_dim = m->qk_nope + m->qk_rope;
+	return 0;
+}
+
+/*
+ * Hybrid layers: `layer_pattern` (kinds repeated over the layers: [sliding,
+ * full] alternates, [linear, linear, linear, full] is Qwen3-Next), with
+ * `sliding_window` for sliding layers and `linear_attention` for linear ones.
+ */
+static int parse_layers(const struct ytree *t, const struct ynode *n, struct llm_model *m,
+			struct plumb_err *err)
+{
+	struct ynode *v;
+	int rc, k, l, have[3] = { 0, 0, 0 };
+	size_t i;
+	if ((rc = get_int(t, n, "models entry", "sliding_window", 1, 1 << 30, 0,
+			  &m->sliding_window, err)) < 0)
+		return rc;
+	if ((v = ymap_get(n, "linear_attention"))) {
+		if ((rc = yexpect(t, v, Y_MAP, "linear_attention", err)) < 0 ||
+		    (rc = ymap_check_keys(t, v, "linear_attention", linear_keys, err)) < 0 ||
+		    (rc = get_int(t, v, "linear_attention", "k_heads", 1, 4096, 1, &m->lin_k_heads, err)) < 0 ||
+		    (rc = get_int(t, v, "linear_attention", "v_heads", 1, 4096, 1, &m->lin_v_heads, err)) < 0 ||
+		    (rc = get_int(t, v, "linear_attention", "k_dim", 1, 4096, 1, &m->lin_k_dim, err)) < 0 ||
+		    (rc = get_int(t, v, "linear_attention", "v_dim", 1, 4096, 1, &m->lin_v_dim, err)) < 0 ||
+		    (rc = get_int(t, v, "linear_attention", "conv", 1, 64, 1, &m->lin_conv, err)) < 0)
+			return rc;
+	}
+	if (!(v = ymap_get(n, "layer_pattern")))
+		return m->sliding_window || m->lin_k_heads
+		       ? yerr(t, n, PLUMB_EINPUT, err, "sliding_window and linear_attention "
+			      "need 'layer_pattern'") : 0;
+	if ((rc = yexpect(t, v, Y_SEQ, "layer_pattern", err)) < 0)
+		return rc;
+	if (!v->n || m->layers > LLM_MAX_LAYERS)
+		return yerr(t, v, PLUMB_EINPUT, err, "layer_pattern needs 1 or more kinds and "
+			    "at most %d layers", LLM_MAX_LAYERS);
+	for (i = 0; i < v->n; i++) {
+		if ((rc = yget_enum(t, v->vals[i], "layer kind", layer_kinds, &k, err)) < 0)
+			return rc;
+		have[k] = 1;
+		for (l = (int)i; l < m->layers; l += (int)v->n)
+			m->kind[l] = (unsigned char)k;
+	}
+	if (have[LLM_LAYER_SLIDING] && !m->sliding_window)
+		return yerr(t, v, PLUMB_EINPUT, err, "sliding layers need 'sliding_window'");
+	if (have[LLM_LAYER_LINEAR] && !m->lin_k_heads)
+		return yerr(t, v, PLUMB_EINPUT, err, "linear layers need 'linear_attention'");
+	m->hybrid = 1;
 	return 0;
 }
 
@@ -144,8 +219,15 @@ static int parse_model(const struct ytree *t, const struct ynode *n,
 		    (rc = get_int(t, v, "moe", "top_k", 1, 1 << 20, 1, &m->top_k, err)) < 0 ||
 		    (rc = get_int(t, v, "moe", "shared", 0, 64, 0, &m->shared_experts, err)) < 0 ||
 		    (rc = get_int(t, v, "moe", "intermediate", 1, 1 << 24, 1,
-				  &m->moe_intermediate, err)) < 0)
+				  &m->moe_intermediate, err)) < 0 ||
+		    (rc = get_int(t, v, "moe", "shared_intermediate", 1, 1 << 24, 0,
+				  &m->shared_intermediate, err)) < 0)
 			return rc;
+		{
+			int *const flags[] = { &m->shared_gate, &m->router_bias, &m->expert_bias };
+			if ((rc = get_bools(t, v, moe_flags, flags, err)) < 0)
+				return rc;
+		}
 		if (m->top_k > m->experts)
 			return yerr(t, ymap_get(v, "top_k"), PLUMB_EINPUT, err,
 				    "top_k (%d) is more than experts (%d)", m->top_k, m->experts);
@@ -162,7 +244,7 @@ static int parse_model(const struct ytree *t, const struct ynode *n,
 	if (m->attn == LLM_ATTN_GQA && m->index_topk)
 		return yerr(t, ymap_get(n, "indexer"), PLUMB_EINPUT, err,
 			    "an indexer needs mla attention");
-	return 0;
+	return parse_layers(t, n, m, err);
 }
 
 int llm_catalog_parse(const char *file, const char *text, struct llm_catalog **out,

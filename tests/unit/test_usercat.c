@@ -109,6 +109,42 @@ static void test_model_yaml(void)
 	CU_ASSERT_DOUBLE_EQUAL(b - a, 48.0 * 2 * 128, 0.5);
 }
 
+/* the catalog format's hybrid keys give what the configs give */
+static void test_hybrid_yaml(void)
+{
+	static const char *const pair[][2] = {
+		{ "tests/data/user-catalog/models-hybrid.yaml:gpt-oss-20b",
+		  "tests/data/hf/openai--gpt-oss-20b" },
+		{ "tests/data/user-catalog/models-hybrid.yaml:qwen3-next-80b-a3b",
+		  "tests/data/hf/Qwen--Qwen3-Next-80B-A3B-Thinking" },
+	};
+	struct plumb_err e;
+	size_t i;
+	for (i = 0; i < 2; i++) {
+		const struct llm_model *y, *h;
+		struct llm_prec py, ph;
+		struct llm_shard sy, sh;
+		double a, b, aa, ba;
+		int l;
+		if (llm_model_resolve(pair[i][0], &y, &e) < 0)
+			printf("\n  %s\n", e.msg);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+		CU_ASSERT_EQUAL_FATAL(llm_model_resolve(pair[i][1], &h, &e), 0);
+		llm_params(y, &a, &aa);
+		llm_params(h, &b, &ba);
+		CU_ASSERT_DOUBLE_EQUAL(a, b, 0.5);
+		CU_ASSERT_DOUBLE_EQUAL(aa, ba, 0.5);
+		for (l = 0; l < h->layers; l++)
+			CU_ASSERT_EQUAL(llm_layer_kind(y, l), llm_layer_kind(h, l));
+		llm_prec_init(&py, y, LLM_BF16, LLM_BF16, &e);
+		llm_prec_init(&ph, h, LLM_BF16, LLM_BF16, &e);
+		llm_shard_init(&sy, y, 2, 1);
+		llm_shard_init(&sh, h, 2, 1);
+		CU_ASSERT_DOUBLE_EQUAL(llm_kv_bytes_per_seq_per_gpu(y, &py, &sy, 5000),
+				       llm_kv_bytes_per_seq_per_gpu(h, &ph, &sh, 5000), 0.5);
+	}
+}
+
 static void test_datadir(void)
 {
 	char buf[4096];
@@ -126,5 +162,6 @@ void suite_usercat(void)
 	CU_add_test(s, "a scenario's GPU catalog file and inline gpu_models", test_scenario_catalogs);
 	CU_add_test(s, "--gpu-catalog under every scenario", test_cli_catalog);
 	CU_add_test(s, "a model catalog YAML as --model", test_model_yaml);
+	CU_add_test(s, "hybrid models in the catalog format", test_hybrid_yaml);
 	CU_add_test(s, "bundled data path", test_datadir);
 }
