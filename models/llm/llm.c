@@ -581,11 +581,11 @@ static int load_yaml(const char *arg, struct llm_model *out, struct plumb_err *e
  * whose NAME is name, case aside (gpt-oss-120b, Kimi-K2-Instruct). Fills
  * path and returns 0, or -1.
  */
-static int bundled_config(const char *name, char *path, size_t n)
+static int bundled_config(const char *name, char *path, size_t n, char *near, size_t nn)
 {
 	static const char *const dirs[] = { "tests/data/hf", "models/hf" };
 	char dir[4096];
-	size_t i;
+	size_t i, len = strlen(name);
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		struct dirent *d;
 		DIR *dp = opendir(plumb_data_path(dirs[i], dir, sizeof(dir)));
@@ -593,11 +593,18 @@ static int bundled_config(const char *name, char *path, size_t n)
 			continue;
 		while ((d = readdir(dp))) {
 			const char *sep = strstr(d->d_name, "--");
-			if (sep && !strcasecmp(sep + 2, name)) {
+			if (!sep)
+				continue;
+			if (!strcasecmp(sep + 2, name)) {
 				snprintf(path, n, "%s/%s", dir, d->d_name);
 				closedir(dp);
 				return 0;
 			}
+			/* kimi-k2 for Kimi-K2-Instruct: a suggestion, not a match (the
+			 * first in name order, whatever order readdir gives) */
+			if (near && len && !strncasecmp(sep + 2, name, len) && sep[2 + len] == '-' &&
+			    (!near[0] || strcmp(sep + 2, near) < 0))
+				snprintf(near, nn, "%s", sep + 2);
 		}
 		closedir(dp);
 	}
@@ -621,11 +628,17 @@ int llm_model_resolve(const char *name, const struct llm_model **out,
 	*out = NULL;
 	if (!llm_model_is_file(name)) {
 		const struct llm_catalog *cat = llm_catalog_builtin(err);
-		char path[4400];
+		char path[4400], near[256] = "";
 		if (!cat)
 			return -PLUMB_ERUNTIME;
-		if (llm_catalog_find(cat, name) < 0 && !bundled_config(name, path, sizeof(path)))
+		if (llm_catalog_find(cat, name) >= 0)
+			return llm_model_lookup(cat, name, out, err);
+		if (!bundled_config(name, path, sizeof(path), near, sizeof(near)))
 			return llm_model_resolve(path, out, err);
+		if (near[0])
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "unknown model '%s' "
+					     "(did you mean '%s', a bundled Hugging Face config?)",
+					     name, near);
 		return llm_model_lookup(cat, name, out, err);
 	}
 	pthread_mutex_lock(&lock);

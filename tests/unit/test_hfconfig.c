@@ -204,6 +204,10 @@ static void test_formats(void)
 	CU_ASSERT_EQUAL_FATAL(llm_model_resolve("deepseek-v3", &m, &e), 0);
 	CU_ASSERT_EQUAL(m->ckpt.set, 0);
 	CU_ASSERT_EQUAL(llm_model_resolve("gpt-oss", &m, &e), -PLUMB_EINPUT);
+	CU_ASSERT_STRING_EQUAL(e.msg, "unknown model 'gpt-oss' (did you mean 'gpt-oss-120b', "
+			       "a bundled Hugging Face config?)");
+	CU_ASSERT_EQUAL(llm_model_resolve("glm-6", &m, &e), -PLUMB_EINPUT);
+	CU_ASSERT_STRING_EQUAL(e.msg, "unknown model 'glm-6' (did you mean 'glm-5'?)");
 }
 
 /* quantization_config snippets on a small Llama geometry (made up). */
