@@ -191,7 +191,7 @@ docs: plumb
 
 .PHONY: docs
 # mutation testing: source mutations, the fast tests on each, the score
-# (tests/mutate.sh, docs/testing.md); about 15 minutes, not part of check
+# (tests/mutate.sh, docs/testing.md); about 8 minutes, not part of check
 mutate:
 	sh tests/mutate.sh
 

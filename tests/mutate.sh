@@ -15,7 +15,7 @@
 #   mutation score: K of N killed (P%)
 # and exits 1 below MUTATE_MIN percent (default 90). Surviving mutants are
 # listed; each is explained in docs/testing.md ("Mutation testing").
-#   sh tests/mutate.sh            every mutant (about 15 minutes on 2 cores)
+#   sh tests/mutate.sh            every mutant (about 8 minutes on 2 cores)
 #   sh tests/mutate.sh 3 7        mutants 3 and 7 only
 #   MUTATE_FROM=worktree          mutate the working tree's copy, not HEAD's
 #   MUTATE_CHECK=1                only check that every mutation applies
