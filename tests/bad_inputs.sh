@@ -295,6 +295,7 @@ calib-unknown-constant   3 predict $BM --calib $DIR/calib-unknown-constant.yaml
 calib-nan                3 coll $BM --calib $DIR/calib-nan.yaml
 calib-covariance-ragged  3 topo $BM --calib $DIR/calib-covariance-ragged.yaml
 calib-covariance-duplicate 3 topo $BM --calib $DIR/calib-covariance-duplicate.yaml
+calib-covariance-unknown 3 topo $BM --calib $DIR/calib-covariance-unknown.yaml
 calib-covariance-not-pd  3 predict $BM --calib $DIR/calib-covariance-not-pd.yaml
 calib-missing            4 xfer $BM --calib $DIR/no-such-calibration.yaml
 calib-fitted-on-key      3 predict $BM --calib $DIR/calib-fitted-on-key.yaml

@@ -273,6 +273,11 @@ static int load_cov(const struct ytree *t, const struct ynode *m, struct calib_f
 				return yerr(t, names->vals[i], PLUMB_EINPUT, err, "more than %d scenarios",
 					    CALIB_MAX_SCN);
 		}
+		for (j = 0; j < (size_t)c->n && !(c->idx[j] == k && c->grp[j] == g); j++)
+			;
+		if (j == (size_t)c->n)
+			return yerr(t, names->vals[i], PLUMB_EINPUT, err,
+				    "'%s' in the covariance is not among the file's constants", nm);
 		for (j = 0; j < i; j++)
 			if (c->cov_idx[j] == k && c->cov_grp[j] == g)
 				return yerr(t, names->vals[i], PLUMB_EINPUT, err,
