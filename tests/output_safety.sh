@@ -185,7 +185,7 @@ done
 grep -q 'lines, ""quoted""' first.csv || bad "sweep csv: the grid has no quoted line break"
 # a line break alone is quoted too; JSON writes it as \n
 check "sweep csv: a field holding only a line break is quoted" grep -q '^break",' first.csv
-check "sweep json: a line break is written as \\n" grep -q '"line\\nbreak"' first.json
+check "sweep json: a line break is written as backslash-n" grep -q '"line\\nbreak"' first.json
 grep -q '0,"model does not fit' first.csv || bad "sweep csv: the grid has no row that does not fit"
 grep -q 'tok_s_per_kusd' first.csv || bad "sweep csv: the grid has no price column"
 
