@@ -228,6 +228,8 @@ double llm_prec_bits(const struct llm_prec *p, enum llm_dtype d);
  */
 struct llm_shard {
 	int tp, ep, moe_tp;
+	int dcp;                /* decode context parallel: the KV cache split over
+				   this many ranks (MLA; 0 or 1: none) */
 	int first, last;
 	int mtp;
 };

@@ -67,6 +67,12 @@ int llm_shard_check(const struct llm_model *m, const struct llm_shard *s,
 	if (s->tp < 1 || s->ep < 1 || s->moe_tp < 0)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "tp (%d), ep (%d) must be at least 1", s->tp, s->ep);
+	if (s->dcp > 1 && m->attn != LLM_ATTN_MLA)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "decode context parallel splits an MLA cache; %s has none", m->id);
+	if (s->dcp > 1 && s->tp % s->dcp)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "dcp %d does not divide tp %d",
+				     s->dcp, s->tp);
 	if (s->first < 0 || s->first >= s->last || s->last > m->layers)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "stage layers [%d, %d) outside %s's 0..%d",
@@ -300,6 +306,12 @@ double llm_kv_bytes_per_token(const struct llm_model *m, enum llm_dtype kv,
 	return per * full_layers(m, 0, m->layers);
 }
 
+/* Ranks one sequence's cache is split over (decode context parallel). */
+static double dcp_of(const struct llm_shard *s)
+{
+	return s->dcp > 1 ? s->dcp : 1;
+}
+
 double llm_kv_bytes_per_token_per_gpu(const struct llm_model *m,
 				      const struct llm_prec *p,
 				      const struct llm_shard *s)
@@ -308,7 +320,7 @@ double llm_kv_bytes_per_token_per_gpu(const struct llm_model *m,
 	int n = full_layers(m, s->first, s->last) + (s->mtp ? m->mtp_layers : 0);
 	if (m->index_topk && !p->dsa_dense)
 		per += m->index_head_dim;
-	return per * n;
+	return per * n / dcp_of(s);
 }
 
 double llm_kv_bytes_per_seq_per_gpu(const struct llm_model *m, const struct llm_prec *p,
@@ -322,7 +334,7 @@ double llm_kv_bytes_per_seq_per_gpu(const struct llm_model *m, const struct llm_
 		b += kv_seq_layer(m, p->kv, s->tp, l, (double)context);
 	if (s->mtp)
 		b += m->mtp_layers * kv_seq_layer(m, p->kv, s->tp, m->layers, (double)context);
-	return b + idx * (double)context * (s->last - s->first);
+	return (b + idx * (double)context * (s->last - s->first)) / dcp_of(s);
 }
 
 int llm_check_fit(const struct llm_model *m, const struct llm_prec *p,
@@ -503,9 +515,12 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		per = 2.0 * hl * (2.0 * m->kv_lora + m->qk_rope);
 	else
 		per = 2.0 * hl * m->head_dim * 2.0;
+	/* With decode context parallel each rank holds 1/dcp of every
+	 * sequence's cache and runs all dcp x heads/tp query heads over it:
+	 * the same math, 1/dcp of the reads. */
 	if (kind != LLM_LAYER_LINEAR)
 		add(e, LLM_OP_KV, "attention core", LLM_BF16, KERN_CORE,
-		    batch * att * kv_layer_bytes(m, p->kv, s->tp), per * att * T);
+		    batch * att * kv_layer_bytes(m, p->kv, s->tp) / dcp_of(s), per * att * T);
 	add_norm(e, "post-attention norm", T);
 	if (moe) {
 		int mtp = moe_tp_of(s);

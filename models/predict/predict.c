@@ -42,6 +42,7 @@ static void stage_shard(const struct pred_cfg *c, int st, struct llm_shard *sh)
 	sh->first = m->layers * st / l->pp;
 	sh->last = m->layers * (st + 1) / l->pp;
 	sh->mtp = c->draft > 0 && st == l->pp - 1 && m->mtp_layers > 0;
+	sh->dcp = l->dcp;
 }
 
 struct builder {
@@ -50,6 +51,8 @@ struct builder {
 	double acc;
 	int tag;
 	double ar_bytes, a2a_bytes, logits_bytes;
+	double dcp_q_bytes, dcp_o_bytes;    /* decode context parallel exchanges */
+	int dcp;                            /* 1: emit them (decode steps) */
 	int moe, lmhead;
 	int in_mlp;
 	struct plumb_err *err;
@@ -60,11 +63,17 @@ static int emit(struct builder *b, enum step_op_kind k, double sec, double bytes
 	return step_prog_add(b->p, k, sec, bytes, tag, b->err);
 }
 
-/* Close the attention part of a layer: compute, then TP all-reduce. */
+/* Close the attention part of a layer: compute, then TP all-reduce. With
+ * decode context parallel the queries are all-gathered before attention and
+ * the partial outputs reduce-scattered after it. */
 static int flush_attn(struct builder *b)
 {
 	int rc;
+	if (b->dcp && (rc = emit(b, SOP_ALLGATHER, 0, b->dcp_q_bytes, TAG_COMM_TP)) < 0)
+		return rc;
 	if ((rc = emit(b, SOP_COMPUTE, b->acc, 0, TAG_ATTN)) < 0)
+		return rc;
+	if (b->dcp && (rc = emit(b, SOP_REDUCESCATTER, 0, b->dcp_o_bytes, TAG_COMM_TP)) < 0)
 		return rc;
 	b->acc = 0;
 	if (b->c->lay.kind != LAY_EP && b->c->lay.tp > 1)
@@ -140,6 +149,10 @@ static int stage_ops(const struct pred_cfg *c, int st, enum serve_step kind, int
 	stage_shard(c, st, &sh);
 	if ((rc = llm_shard_check(c->m, &sh, err)) < 0)
 		return rc;
+	/* Decode context parallel is a decode layout: a prefill runs its
+	 * attention as plain TP and each rank keeps its slice of the cache. */
+	if (kind == SERVE_PREFILL)
+		sh.dcp = 1;
 	bm = (batch + micro - 1) / micro;
 	memset(&step, 0, sizeof(step));
 	step.batch = c->lay.kind == LAY_EP ? (bm + c->lay.ep - 1) / c->lay.ep : bm;
@@ -174,6 +187,12 @@ static int build_stage(const struct pred_cfg *c, int st, enum serve_step kind, i
 	b.ar_bytes = (double)bm * q * m->hidden * 2.0;
 	b.a2a_bytes = (double)battn * q * m->top_k * m->hidden * 2.0;
 	b.logits_bytes = (double)bm * q * m->vocab * 2.0;
+	/* DCP: every rank's queries in the latent space (kv_lora + rope, bf16)
+	 * gathered; partial outputs (kv_lora, bf16) and their log-sum-exp
+	 * (fp32) of every head reduce-scattered back to the heads' ranks. */
+	b.dcp = c->lay.dcp > 1 && kind == SERVE_DECODE;
+	b.dcp_q_bytes = (double)bm * q * m->heads * (m->kv_lora + m->qk_rope) * 2.0;
+	b.dcp_o_bytes = (double)bm * q * m->heads * (m->kv_lora * 2.0 + 4.0);
 	for (i = 0; i < ops.n; i++) {
 		const struct llm_op *op = &ops.op[i];
 		if (op->layer != cur_layer || op->pass != cur_pass) {

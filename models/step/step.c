@@ -63,10 +63,24 @@ int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *er
 		} else if (!strcmp(end, "ep")) {
 			l->kind = LAY_TPEP;
 			l->ep = l->tp;
+		} else if (!strncmp(end, "dcp", 3)) {
+			const char *q = end + 3;
+			b = strtol(q, &end, 10);
+			if (end == q || *end || b < 2)
+				goto bad;
+			if (b != l->tp)
+				return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+						     "layout '%s': decode context parallel over part of "
+						     "the tensor-parallel group is not modelled (use tp%ddcp%d)",
+						     s, l->tp, l->tp);
+			l->kind = LAY_TP;
+			l->dcp = (int)b;
 		} else {
 			goto bad;
 		}
 		l->gpus = l->tp * l->pp;
+		if (!l->dcp)
+			l->dcp = 1;
 		return 0;
 	}
 	if (!strncmp(s, "ep", 2)) {
@@ -77,12 +91,13 @@ int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *er
 		l->tp = 1;
 		l->pp = 1;
 		l->ep = (int)a;
+		l->dcp = 1;
 		l->gpus = (int)a;
 		return 0;
 	}
 bad:
 	return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-			     "unknown layout '%s' (expected tpN, tpNppM, epN or tpNep, e.g. tp8, tp4pp2, ep8, tp8ep)",
+			     "unknown layout '%s' (expected tpN, tpNppM, epN, tpNep or tpNdcpN, e.g. tp8, tp4pp2, ep8, tp8ep, tp8dcp8)",
 			     s);
 }
 
@@ -564,7 +579,8 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 			}
 			memset(&c, 0, sizeof(c));
 			c.op = op->kind == SOP_ALLREDUCE ? COLL_ALLREDUCE :
-			       op->kind == SOP_ALLTOALL ? COLL_ALLTOALL : COLL_ALLGATHER;
+			       op->kind == SOP_ALLTOALL ? COLL_ALLTOALL :
+			       op->kind == SOP_REDUCESCATTER ? COLL_REDUCESCATTER : COLL_ALLGATHER;
 			c.n = sr->per_stage;
 			for (i = 0; i < c.n; i++)
 				c.gpus[i] = stage_gpu(sr, st, i);

@@ -13,6 +13,10 @@
  *           dispatch and combine around the experts of MoE layers
  *   tpNep   tensor-parallel attention, experts over the same N GPUs,
  *           combined by all-reduce
+ *   tpNdcpN decode context parallel (MLA): as tpN, with every sequence's
+ *           KV cache split over the N GPUs instead of replicated; each
+ *           layer all-gathers the queries and reduce-scatters the partial
+ *           attention outputs (with their log-sum-exp) around attention
  *
  * Lifecycle: step_layout_parse(), then step_run() with a program built by
  * the caller (step_prog_*), results in a struct step_result the caller
@@ -34,6 +38,7 @@ struct step_layout {
 	int pp;             /* pipeline stages */
 	int ep;             /* GPUs the experts spread over (0: no EP) */
 	int gpus;           /* GPUs used: tp x pp, or ep */
+	int dcp;            /* decode context parallel ranks (1: none) */
 };
 
 /* Parse "tp8", "tp4pp2", "ep8", "tp8ep". Errors name the problem. */
@@ -43,7 +48,8 @@ enum step_op_kind {
 	SOP_COMPUTE,        /* every GPU of the stage busy for `seconds` */
 	SOP_ALLREDUCE,      /* over the stage's GPUs, `bytes` per rank */
 	SOP_ALLTOALL,       /* over the stage's GPUs, `bytes` per rank */
-	SOP_ALLGATHER
+	SOP_ALLGATHER,
+	SOP_REDUCESCATTER
 };
 
 struct step_op {

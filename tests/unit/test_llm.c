@@ -265,6 +265,54 @@ static void test_roofline_by_hand(void)
 	free(c);
 }
 
+/* Decode context parallel: an MLA cache split over the ranks. */
+static void test_dcp(void)
+{
+	const struct llm_model *m = builtin("glm-5"), *g = builtin("llama-3.1-70b");
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_step st = { 16, 8192, 0, 0 };
+	struct llm_ops a, b;
+	double kv1, core1 = 0, core8 = 0, fl1 = 0, fl8 = 0;
+	int i;
+	if (!m || !g)
+		return;
+	CU_ASSERT_EQUAL_FATAL(llm_prec_init(&p, m, LLM_NVFP4, LLM_BF16, &e), 0);
+	llm_shard_init(&s, m, 8, 1);
+	kv1 = llm_kv_bytes_per_token_per_gpu(m, &p, &s);
+	llm_ops_init(&a);
+	llm_ops_init(&b);
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &a, &e), 0);
+	s.dcp = 8;
+	CU_ASSERT_EQUAL(llm_shard_check(m, &s, &e), 0);
+	EXPECT_NEAR(llm_kv_bytes_per_token_per_gpu(m, &p, &s), kv1 / 8, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &b, &e), 0);
+	for (i = 0; i < a.n; i++)
+		if (a.op[i].what && !strcmp(a.op[i].what, "attention core")) {
+			core1 += a.op[i].bytes;
+			fl1 += a.op[i].flops;
+		}
+	for (i = 0; i < b.n; i++)
+		if (b.op[i].what && !strcmp(b.op[i].what, "attention core")) {
+			core8 += b.op[i].bytes;
+			fl8 += b.op[i].flops;
+		}
+	/* the same math over an eighth of the reads */
+	CU_ASSERT(core1 > 0);
+	EXPECT_NEAR(core8, core1 / 8, 1e-6 * core1);
+	EXPECT_NEAR(fl8, fl1, 1e-9 * fl1);
+	llm_ops_release(&a);
+	llm_ops_release(&b);
+	/* a GQA cache is split by heads already: refused */
+	CU_ASSERT_EQUAL_FATAL(llm_prec_init(&p, g, LLM_FP8, LLM_BF16, &e), 0);
+	llm_shard_init(&s, g, 8, 1);
+	s.dcp = 8;
+	plumb_err_clear(&e);
+	CU_ASSERT(llm_shard_check(g, &s, &e) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "has none"));
+}
+
 static void test_glm5_sizes(void)
 {
 	const struct llm_model *m = builtin("glm-5");
@@ -499,6 +547,7 @@ void suite_llm(void)
 	CU_add_test(s, "speculative decoding tokens per step", test_spec);
 	CU_add_test(s, "bytes per op of a small model by hand", test_tiny_by_hand);
 	CU_add_test(s, "roofline by hand, graphs and eager", test_roofline_by_hand);
+	CU_add_test(s, "decode context parallel splits the MLA cache", test_dcp);
 	CU_add_test(s, "GLM-5 weights and KV per token", test_glm5_sizes);
 	CU_add_test(s, "catalog parameter counts", test_catalog_sizes);
 	CU_add_test(s, "GPU tensor rates and fallback", test_gpu_tflops);

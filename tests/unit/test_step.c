@@ -45,6 +45,15 @@ static void test_layout_parse(void)
 	CU_ASSERT(l.kind == LAY_EP && l.ep == 8 && l.tp == 1 && l.gpus == 8);
 	CU_ASSERT_EQUAL(step_layout_parse("tp8ep", &l, NULL), 0);
 	CU_ASSERT(l.kind == LAY_TPEP && l.ep == 8 && l.tp == 8);
+	CU_ASSERT_EQUAL(step_layout_parse("tp8dcp8", &l, NULL), 0);
+	CU_ASSERT(l.kind == LAY_TP && l.tp == 8 && l.dcp == 8 && l.gpus == 8);
+	CU_ASSERT(l.dcp == 8);
+	CU_ASSERT_EQUAL(step_layout_parse("tp8", &l, NULL), 0);
+	CU_ASSERT_EQUAL(l.dcp, 1);
+	plumb_err_clear(&e);
+	CU_ASSERT(step_layout_parse("tp8dcp4", &l, &e) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "part of the tensor-parallel group"));
+	CU_ASSERT(step_layout_parse("tp8dcp", &l, NULL) < 0);
 	plumb_err_clear(&e);
 	CU_ASSERT(step_layout_parse("tp", &l, &e) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "unknown layout 'tp'"));
