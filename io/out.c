@@ -47,6 +47,14 @@ int out_resolve(const char *path, enum out_kind *kind, char **target, mode_t *mo
 	}
 	if (!*path)
 		return plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write: empty file name");
+	/* the caller's own open files (`-o /dev/stdout >> log`): written through
+	 * the descriptor, appended, whatever they are; replacing the file they
+	 * name would drop what the shell's `>>` meant to keep */
+	if (!strcmp(path, "/dev/stdout") || !strcmp(path, "/dev/stderr") ||
+	    !strncmp(path, "/dev/fd/", 8) || !strncmp(path, "/proc/self/fd/", 14)) {
+		*kind = OUT_DIRECT;
+		return (*target = dupstr(path)) ? 0 : oom(err);
+	}
 	if (lstat(path, &ls) != 0) {
 		if (errno != ENOENT)
 			return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot write: %s",
@@ -178,7 +186,7 @@ int out_open(struct outfile *o, const char *path, struct plumb_err *err)
 	}
 	o->is_stdout = o->kind == OUT_STDOUT;
 	if (o->kind == OUT_DIRECT &&
-	    (o->fd = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0) {
+	    (o->fd = open(o->target, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC)) < 0) {
 		rc = plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot write: %s",
 				   strerror(errno));
 		goto fail;

@@ -13,8 +13,10 @@
  *     half of one. A replaced file keeps its permission bits.
  *   - a symbolic link: written through to its target the same way (the
  *     temporary file sits beside the target); the link itself is kept.
- *   - a character device or a FIFO (/dev/null, /dev/stdout, a named pipe):
- *     opened for writing, never replaced; the text is held in memory and
+ *   - a character device or a FIFO (/dev/null, a named pipe), and the
+ *     caller's own open files whatever they are (/dev/stdout, /dev/stderr,
+ *     /dev/fd/N, /proc/self/fd/N): opened for appending, never replaced, so
+ *     `-o /dev/stdout >> log` keeps the log; the text is held in memory and
  *     written by out_commit() as for "-".
  *   - anything else (a directory, a socket, a block device, a dangling
  *     link): refused with EIO, nothing touched.

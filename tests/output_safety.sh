@@ -62,6 +62,10 @@ if [ -p fifo ]; then
 	check "-o /dev/null: still a character device" [ -c /dev/null ]
 	"$PLUMB" topo "$BM" -o /dev/stdout 2>err | cat >stdout.got
 	check "-o /dev/stdout into a pipe: the output" cmp -s stdout.got expected
+	echo before >log
+	"$PLUMB" topo "$BM" -o /dev/stdout >>log 2>err
+	{ echo before; cat expected; } >log.want
+	check "-o /dev/stdout >> log: appended, the log kept" cmp -s log log.want
 	"$PLUMB" sweep "$OLDPWD/scenarios/grids/tiny.yaml" --no-progress -o /dev/null 2>err; rc=$?
 	check "sweep -o /dev/null: exit $rc" [ $rc -eq 0 ]
 	check "sweep -o /dev/null: still a character device" [ -c /dev/null ]

@@ -486,7 +486,7 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 		goto out;
 	tostd = kind != OUT_REPLACE;
 	if (kind == OUT_DIRECT &&
-	    (fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0) {
+	    (fd = open(target, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC)) < 0) {
 		rc = plumb_err_set(err, PLUMB_EIO, o->outpath, 0, 0, "cannot write: %s",
 				   strerror(errno));
 		goto out;
