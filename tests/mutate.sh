@@ -173,6 +173,11 @@ cli/cmd.c @@ \tplumb_err_safe(shown, sizeof(shown), msg, PLUMB_ERR_SHOWN); @@ \t
 TABLE
 
 cd "$src" || exit 2
+if [ -n "$MUTATE_CHECK" ]; then
+	echo "mutate: $((n - bad)) of $n mutations apply"
+	[ $bad -eq 0 ]
+	exit
+fi
 total=$((killed + $(echo $survived | wc -w)))
 [ $total -gt 0 ] || { echo "mutate: no mutant ran"; exit 2; }
 pct=$((100 * killed / total))
