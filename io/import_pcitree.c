@@ -17,6 +17,7 @@
  * a guess, the root buses split in bus order.
  */
 #include "import_int.h"
+#include "scn.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,13 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 		ngpu += L.d[i].type == T_GPU;
 		for (p = i; p >= 0 && !L.d[p].keep; p = L.d[p].parent)
 			L.d[p].keep = 1;
+	}
+	if (ngpu > SCN_MAX_GPUS) {
+		/* the loader's limit: refused here, not written for it to refuse */
+		rc = plumb_err_set(err, PLUMB_EINPUT, src, 0, 0,
+				   "%d GPUs in the lspci output: a scenario holds at most %d",
+				   ngpu, SCN_MAX_GPUS);
+		goto out;
 	}
 	if (ngpu == 0) {
 		int nnic = 0;

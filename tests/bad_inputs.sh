@@ -150,6 +150,7 @@ lspci-no-gpu             3 import lspci $DIR/lspci-no-gpu.txt
 lspci-truncated          3 import lspci $DIR/lspci-truncated.txt
 lspci-duplicate-device   3 import lspci $DIR/lspci-duplicate-device.txt
 lspci-huge               3 import lspci @big:lspci-huge.txt
+lspci-65-gpus            3 import lspci $DIR/lspci-65-gpus.txt
 lspci-sockets-zero       2 import lspci $DIR/lspci-ok.txt --sockets 0
 lspci-sockets-word       2 import lspci $DIR/lspci-ok.txt --sockets two
 import-unknown-kind      2 import nvidia-smi $DIR/topom-ok.txt
