@@ -45,6 +45,9 @@ const char cmd_predict_usage[] =
 	"                         (open loop; --concurrency caps those in flight, as\n"
 	"                         bench_serving's --request-rate with --max-concurrency)\n"
 	"  --requests N           requests of a --rate run (default 1000)\n"
+	"  --chunked-prefill N    a prefill step takes at most N prompt tokens, a longer\n"
+	"                         prompt goes on over several steps (SGLang's\n"
+	"                         --chunked-prefill-size; default: prompts whole)\n"
 	"  --seed S               seed of the arrivals (default the scenario's)\n"
 	"  --percentiles          also TTFT, TPOT, ITL and end-to-end latency at p50, p90,\n"
 	"                         p99 (table block, CSV columns <metric>_p<q>_ms; JSON\n"
@@ -125,6 +128,7 @@ struct popts {
 	double rate;                /* --rate: Poisson arrivals per second, 0 closed loop */
 	long requests;              /* --requests */
 	long seed;                  /* --seed, -1: the scenario's */
+	long chunk;                 /* --chunked-prefill, 0: off */
 	int percentiles;            /* --percentiles */
 };
 
@@ -195,7 +199,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			    !strcmp(a, "--mtp") || !strcmp(a, "--accept") || !strcmp(a, "--format") ||
 			    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o") ||
 			    !strcmp(a, "--draws") || !strcmp(a, "--plot") || !strcmp(a, "--rate") ||
-			    !strcmp(a, "--requests") || !strcmp(a, "--seed");
+			    !strcmp(a, "--requests") || !strcmp(a, "--seed") ||
+			    !strcmp(a, "--chunked-prefill");
 		if (takes && !v)
 			return cmd_usage_error(cmd, "option %s needs a value", a);
 		if (takes)
@@ -295,6 +300,9 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--seed")) {
 			if (parse_long(v, 0, &o->seed) < 0)
 				return cmd_usage_error(cmd, "--seed needs a number >= 0, not '%s'", v);
+		} else if (!strcmp(a, "--chunked-prefill")) {
+			if (parse_long(v, 1, &o->chunk) < 0 || o->chunk > 10000000)
+				return cmd_usage_error(cmd, "--chunked-prefill needs a token count, not '%s'", v);
 		} else if (!strcmp(a, "--percentiles")) {
 			o->percentiles = 1;
 		} else if (!strcmp(a, "--eager")) {
@@ -413,6 +421,7 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 		sp.context = o->context;
 		sp.accept_per_step = pred_tokens_per_step(c);
 		sp.kv_tokens = r->kv_tokens = pred_kv_tokens(c);
+		sp.chunk_tokens = o->chunk;
 		if (o->rate > 0) {
 			sp.rate = o->rate;
 			sp.prompts = o->requests ? (int)o->requests : 1000;

@@ -39,6 +39,7 @@ struct req {
 	double generated;       /* tokens so far (fractional with drafts) */
 	long input, target;     /* prompt and output lengths */
 	long kv;                /* KV tokens it holds while running */
+	long todo, chunk;       /* prompt tokens left to prefill; this step's share */
 	long admitted;          /* admission order (retraction takes the newest) */
 	int state, measured, retracted;
 };
@@ -467,8 +468,9 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * arrival order. */
 	while (done_measured < want) {
 		int waiting = 0, active = 0, nsys, k, nw, admit = 0, *sys;
-		double dt, firsts = 0, step_tokens = 0, reserve = 0;
+		double dt, firsts = 0, step_tokens = 0, reserve = 0, ctxsum_pf = 0;
 		long newsum = 0;
+		int np;
 
 		if (open) {
 			/* With a concurrency cap (bench_serving's
@@ -532,29 +534,53 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			reserve += SERVE_RESERVE * ((double)q->target - q->generated);
 			q->state = RQ_PREFILL;
 			q->kv = prompt;
+			q->todo = prompt - p->context;
 			kv_used += prompt;
-			newsum += prompt - p->context;
 			admit++;
+		}
+		/* This step's prefill: every admitted prompt, or with a token
+		 * budget (chunked prefill) the first ones' chunks in order; a
+		 * prompt cut short goes on in the next step. */
+		for (k = 0, np = 0; k < nsys; k++) {
+			struct req *q;
+			long take;
+			if (sys[k] < 0 || R.rq[sys[k]].state != RQ_PREFILL)
+				continue;
+			q = &R.rq[sys[k]];
+			take = q->todo < 1 ? 1 : q->todo;
+			if (p->chunk_tokens > 0 && take > p->chunk_tokens - newsum)
+				take = p->chunk_tokens - newsum;
+			q->chunk = take > 0 ? take : 0;
+			if (!q->chunk)
+				continue;
+			ctxsum_pf += (double)(q->kv - q->todo);
+			newsum += take;
+			np++;
 		}
 		if (waiting - admit > r->max_waiting)
 			r->max_waiting = waiting - admit;     /* left in the queue */
-		if (waiting && !admit && !active) {
+		if (waiting && !np && !active) {
 			rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 					   "a request of %ld tokens does not fit the KV cache (%ld tokens)",
 					   R.rq[R.order[0].idx].input, p->kv_tokens);
 			goto out;
 		}
-		if (admit) {
-			long newtok = (newsum + admit / 2) / admit;
-			if ((rc = step_time(&lp, SERVE_PREFILL, admit, p->context, newtok < 1 ? 1 : newtok,
+		if (np) {
+			long newtok = (newsum + np / 2) / np;
+			long cx = (long)(ctxsum_pf / np + 0.5);
+			if ((rc = step_time(&lp, SERVE_PREFILL, np, cx, newtok < 1 ? 1 : newtok,
 					    &dt, err)) < 0)
 				goto out;
 			t += dt;
 			for (k = 0; k < nsys; k++) {
 				struct req *q;
-				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_PREFILL)
+				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_PREFILL || !R.rq[sys[k]].chunk)
 					continue;
 				q = &R.rq[sys[k]];
+				q->todo -= q->chunk;
+				q->chunk = 0;
+				if (q->todo > 0)
+					continue;       /* the rest of its prompt next step */
 				q->state = RQ_RUNNING;
 				q->admitted = ++admissions;
 				if (q->retracted) {

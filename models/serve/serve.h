@@ -82,6 +82,10 @@ struct serve_params {
 	 * (its KV freed; prefilled again with what it generated, as vLLM's
 	 * recompute preemption and SGLang's retraction do). 0: unlimited. */
 	long kv_tokens;
+	/* Chunked prefill: > 0 caps the prompt tokens one prefill step takes
+	 * (SGLang's --chunked-prefill-size); a longer prompt is prefilled over
+	 * several steps. 0: a step takes every admitted prompt whole. */
+	long chunk_tokens;
 };
 
 /* Percentiles reported: p50, p90, p99. */

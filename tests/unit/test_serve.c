@@ -150,6 +150,50 @@ static void test_open_loop(void)
 	EXPECT_NEAR(a.tok_s_total, 22 / (1.0 + 0.050 + 10 * 0.0101), 1e-9);
 }
 
+/* The prefill steps a run asks for: context and new tokens each. */
+static long pf_ctx[16], pf_tok[16];
+static int npf;
+
+static int prefill_log(void *ctx, enum serve_step kind, int batch, long context, long tokens,
+		       double *s, struct plumb_err *err)
+{
+	if (kind == SERVE_PREFILL && npf < 16) {
+		pf_ctx[npf] = context;
+		pf_tok[npf++] = tokens;
+	}
+	return steps(ctx, kind, batch, context, tokens, s, err);
+}
+
+/* Chunked prefill: a 1024-token prompt in chunks of 256 is four prefill
+ * steps on a growing context, its first token after the fourth. */
+static void test_chunked_prefill(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	int i;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.input_len = 1024;
+	p.output_len = 11;
+	p.spread = 0;
+	p.prompts = 1;
+	p.chunk_tokens = 256;
+	npf = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, prefill_log, NULL, &r, NULL), 0);
+	EXPECT_INT(npf, 4);
+	for (i = 0; i < 4 && i < npf; i++) {
+		EXPECT_INT(pf_ctx[i], 256 * i);
+		EXPECT_INT(pf_tok[i], 256);
+	}
+	EXPECT_NEAR(r.ttft_p[0], 4 * 50, 1e-9);
+	/* A budget above the prompt: one step, as without chunking. */
+	p.chunk_tokens = 4096;
+	npf = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, prefill_log, NULL, &r, NULL), 0);
+	EXPECT_INT(npf, 1);
+	EXPECT_INT(pf_tok[0], 1024);
+}
+
 static void test_kv_budget(void)
 {
 	struct serve_params p;
@@ -346,4 +390,5 @@ void suite_serve(void)
 	CU_add_test(s, "percentiles of TTFT, TPOT, ITL, end-to-end", test_percentiles);
 	CU_add_test(s, "open loop: Poisson arrivals and a trace", test_open_loop);
 	CU_add_test(s, "KV budget: admission, queueing, retraction", test_kv_budget);
+	CU_add_test(s, "chunked prefill", test_chunked_prefill);
 }
