@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "datadir.h"
+#include "meas.h"
 #include "out.h"
 #include "predict.h"
 #include "render.h"
@@ -45,6 +46,8 @@ const char cmd_predict_usage[] =
 	"                         (open loop; --concurrency caps those in flight, as\n"
 	"                         bench_serving's --request-rate with --max-concurrency)\n"
 	"  --requests N           requests of a --rate run (default 1000)\n"
+	"  --trace FILE           open loop: the requests of a CSV trace (columns\n"
+	"                         arrival_s,input_len,output_len) instead of --rate\n"
 	"  --chunked-prefill N    a prefill step takes at most N prompt tokens, a longer\n"
 	"                         prompt goes on over several steps (SGLang's\n"
 	"                         --chunked-prefill-size; default: prompts whole)\n"
@@ -129,6 +132,9 @@ struct popts {
 	long requests;              /* --requests */
 	long seed;                  /* --seed, -1: the scenario's */
 	long chunk;                 /* --chunked-prefill, 0: off */
+	const char *trace;          /* --trace FILE */
+	struct serve_request *reqs; /* its requests */
+	int nreqs;
 	int percentiles;            /* --percentiles */
 };
 
@@ -200,7 +206,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o") ||
 			    !strcmp(a, "--draws") || !strcmp(a, "--plot") || !strcmp(a, "--rate") ||
 			    !strcmp(a, "--requests") || !strcmp(a, "--seed") ||
-			    !strcmp(a, "--chunked-prefill");
+			    !strcmp(a, "--chunked-prefill") || !strcmp(a, "--trace");
 		if (takes && !v)
 			return cmd_usage_error(cmd, "option %s needs a value", a);
 		if (takes)
@@ -300,6 +306,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--seed")) {
 			if (parse_long(v, 0, &o->seed) < 0)
 				return cmd_usage_error(cmd, "--seed needs a number >= 0, not '%s'", v);
+		} else if (!strcmp(a, "--trace")) {
+			o->trace = v;
 		} else if (!strcmp(a, "--chunked-prefill")) {
 			if (parse_long(v, 1, &o->chunk) < 0 || o->chunk > 10000000)
 				return cmd_usage_error(cmd, "--chunked-prefill needs a token count, not '%s'", v);
@@ -330,6 +338,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		return cmd_usage_error(cmd, "--batch is one decode step: --rate and --requests do not apply");
 	if (o->requests && !(o->rate > 0))
 		return cmd_usage_error(cmd, "--requests needs --rate");
+	if (o->trace && (o->rate > 0 || o->nbatch))
+		return cmd_usage_error(cmd, "--trace gives the arrivals: not with --rate or --batch");
 	if (o->accept_given && !o->mtp_given)
 		return cmd_usage_error(cmd, "--accept needs --mtp (the number of draft tokens)");
 	if (o->mtp && !(o->accept > 0))
@@ -422,7 +432,10 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 		sp.accept_per_step = pred_tokens_per_step(c);
 		sp.kv_tokens = r->kv_tokens = pred_kv_tokens(c);
 		sp.chunk_tokens = o->chunk;
-		if (o->rate > 0) {
+		if (o->nreqs > 0) {
+			sp.trace = o->reqs;
+			sp.ntrace = o->nreqs;
+		} else if (o->rate > 0) {
 			sp.rate = o->rate;
 			sp.prompts = o->requests ? (int)o->requests : 1000;
 			sp.seed = o->seed >= 0 ? (unsigned long)o->seed : c->s->seed;
@@ -720,6 +733,11 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 	fprintf(f, "# %s, %s weights, %s KV cache; input %ld, output %ld, cached context %ld tokens%s%s\n",
 		o->model, o->weights, o->kv, o->input, o->output, o->context,
 		o->eager ? ", eager" : ", CUDA graphs", o->mtp ? ", speculative decoding" : "");
+	if (o->trace)
+		fprintf(f, "# requests: %d from %s (their arrivals and lengths)\n", o->nreqs, o->trace);
+	else if (o->rate > 0)
+		fprintf(f, "# requests: %ld arriving at %g/s (Poisson)\n",
+			o->requests ? o->requests : 1000, o->rate);
 	if (!compare) {
 		fprintf(f, "# %s\n", s[0]->name[0] ? s[0]->name : s[0]->path);
 		if (iv)
@@ -906,6 +924,41 @@ static int plot_rows(const struct popts *o, struct scenario **s, const struct ro
 	return rc;
 }
 
+/* --trace FILE: its requests, checked against the run's cached context. */
+static int read_trace(struct popts *o, struct plumb_err *err)
+{
+	struct meas_csv *t = NULL;
+	int i, rc;
+	if ((rc = meas_csv_parse_file(o->trace, &t, err)) < 0)
+		return rc;
+	if (t->kind != MEAS_CSV_REQUESTS) {
+		rc = plumb_err_set(err, PLUMB_EINPUT, o->trace, 0, 0,
+				   "--trace needs a requests CSV (arrival_s,input_len,output_len), "
+				   "this one is %s", meas_csv_kind_name(t->kind));
+		goto out;
+	}
+	if (!(o->reqs = malloc((size_t)t->nrows * sizeof(*o->reqs)))) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < t->nrows; i++) {
+		const struct meas_csv_row *r = &t->rows[i];
+		if (r->input_len <= o->context) {
+			rc = plumb_err_set(err, PLUMB_EINPUT, o->trace, r->line, 1,
+					   "input_len %ld is not longer than the cached context (%ld)",
+					   r->input_len, o->context);
+			goto out;
+		}
+		o->reqs[i].arrival = r->arrival_s;
+		o->reqs[i].input_len = r->input_len;
+		o->reqs[i].output_len = r->output_len;
+	}
+	o->nreqs = t->nrows;
+out:
+	meas_csv_free(t);
+	return rc;
+}
+
 static int run(const char *cmd, struct popts *o, int compare)
 {
 	struct plumb_err err;
@@ -915,6 +968,8 @@ static int run(const char *cmd, struct popts *o, int compare)
 	int i, li, xi, si, rc = 0, nrows = 0, opened = 0, nx;
 
 	plumb_err_clear(&err);
+	if (o->trace && (rc = read_trace(o, &err)) < 0)
+		goto fail;
 	for (i = 0; i < o->npaths; i++)
 		if ((rc = scn_load(o->paths[i], &s[i], &err)) < 0)
 			goto fail;
@@ -962,6 +1017,7 @@ static int run(const char *cmd, struct popts *o, int compare)
 	if (o->plot && (rc = plot_rows(o, s, rows, nrows, &err)) < 0)
 		goto fail;
 	free(rows);
+	free(o->reqs);
 	for (i = 0; i < o->npaths; i++)
 		scn_free(s[i]);
 	(void)cmd;
@@ -971,6 +1027,7 @@ fail:
 		out_abort(&out);
 	plumb_err_print(&err);
 	free(rows);
+	free(o->reqs);
 	for (i = 0; i < o->npaths; i++)
 		scn_free(s[i]);
 	return plumb_err_status(&err);

@@ -212,8 +212,10 @@ const char *meas_p2p_kind_name(enum meas_p2p_kind kind);
 enum meas_csv_kind {
 	MEAS_CSV_COLLECTIVES,   /* op,gpus,bytes,time_us */
 	MEAS_CSV_DECODE,        /* layout,batch,context,step_ms */
-	MEAS_CSV_SERVING        /* layout,concurrency,context,tok_s[,tpot_ms,
+	MEAS_CSV_SERVING,       /* layout,concurrency,context,tok_s[,tpot_ms,
 				   ttft_ms,input_len,output_len,prompts,peak_tok_s] */
+	MEAS_CSV_REQUESTS,      /* arrival_s,input_len,output_len: a trace */
+	MEAS_CSV_NKINDS
 };
 
 /* One data line. Fields the kind does not have are 0, "", NaN (the
@@ -235,6 +237,7 @@ struct meas_csv_row {
 	int concurrency;
 	double tok_s;           /* total output tokens per second */
 	double tpot_ms, ttft_ms;  /* NaN when not given */
+	double arrival_s;       /* requests: seconds from the start */
 	double peak_tok_s;      /* the benchmark's peak output tok/s (most tokens in
 				   one second of the run), NaN when not given */
 	long input_len, output_len; /* -1 when not given */

@@ -3,6 +3,7 @@
  *
  *   collectives   op,gpus,bytes,time_us
  *   decode steps  layout,batch,context,step_ms
+ *   requests      arrival_s,input_len,output_len (a trace of arrivals)
  *   serving       layout,concurrency,context,tok_s
  *                 [,tpot_ms][,ttft_ms][,input_len][,output_len][,prompts]
  *                 [,peak_tok_s]
@@ -33,7 +34,7 @@ enum ccol {
 	K_OP, K_GPUS, K_BYTES, K_TIME_US,
 	K_LAYOUT, K_BATCH, K_CONTEXT, K_STEP_MS,
 	K_CONCURRENCY, K_TOK_S, K_TPOT_MS, K_TTFT_MS, K_INPUT_LEN, K_OUTPUT_LEN,
-	K_PROMPTS, K_PEAK_TOK_S,
+	K_PROMPTS, K_PEAK_TOK_S, K_ARRIVAL_S,
 	K_NCOLS
 };
 
@@ -41,7 +42,7 @@ static const char *const col_names[K_NCOLS] = {
 	"op", "gpus", "bytes", "time_us",
 	"layout", "batch", "context", "step_ms",
 	"concurrency", "tok_s", "tpot_ms", "ttft_ms", "input_len", "output_len",
-	"prompts", "peak_tok_s",
+	"prompts", "peak_tok_s", "arrival_s",
 };
 
 /* Per kind: allowed columns, required columns, columns that identify it. */
@@ -75,6 +76,13 @@ static const struct {
 		"layout, concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts, "
 		"peak_tok_s",
 	},
+	[MEAS_CSV_REQUESTS] = {
+		"requests",
+		1u << K_ARRIVAL_S | 1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN,
+		1u << K_ARRIVAL_S | 1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN,
+		1u << K_ARRIVAL_S | 1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN,
+		"arrival_s, input_len, output_len",
+	},
 };
 
 static const char *const op_list[] = {
@@ -106,6 +114,8 @@ const char *meas_csv_kind_name(enum meas_csv_kind kind)
 	case MEAS_CSV_COLLECTIVES: return "collectives";
 	case MEAS_CSV_DECODE: return "decode";
 	case MEAS_CSV_SERVING: return "serving";
+	case MEAS_CSV_REQUESTS: return "requests";
+	case MEAS_CSV_NKINDS: break;
 	}
 	return "?";
 }
@@ -237,7 +247,7 @@ static int header(struct cctx *c, const struct fld *f, int n)
 	if (known == 0)
 		return fail(c, 1, "missing header: the first line must name the columns "
 			    "(e.g. op,gpus,bytes,time_us or layout,batch,context,step_ms)");
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < MEAS_CSV_NKINDS; k++) {
 		int score = popcount(have & kinds[k].marks);
 		if (score > best_score) {
 			best = k;
@@ -250,13 +260,13 @@ static int header(struct cctx *c, const struct fld *f, int n)
 	if (best < 0)
 		return fail(c, 1, "cannot tell the kind of CSV from the header: expected "
 			    "op,gpus,bytes,time_us (collectives), layout,batch,context,"
-			    "step_ms (decode steps) or layout,concurrency,context,tok_s "
-			    "(serving)");
+			    "step_ms (decode steps), layout,concurrency,context,tok_s "
+			    "(serving) or arrival_s,input_len,output_len (requests)");
 	if (tie)
 		return fail(c, 1, "header mixes columns of different kinds: expected "
 			    "op,gpus,bytes,time_us (collectives), layout,batch,context,"
-			    "step_ms (decode steps) or layout,concurrency,context,tok_s "
-			    "(serving)");
+			    "step_ms (decode steps), layout,concurrency,context,tok_s "
+			    "(serving) or arrival_s,input_len,output_len (requests)");
 	c->kind = (enum meas_csv_kind)best;
 	for (i = 0; i < n; i++) {
 		char name[64];
@@ -419,6 +429,14 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 		return num_pos(c, f, k, &r->ttft_ms);
 	case K_PEAK_TOK_S:
 		return num_pos(c, f, k, &r->peak_tok_s);
+	case K_ARRIVAL_S: {
+		double d;
+		if (meas_num_double(f->s, (size_t)f->len, &d) < 0 || !isfinite(d) || d < 0)
+			return fail(c, f->col, "arrival_s must be a time >= 0 in seconds, not '%.*s'",
+				    f->len, f->s);
+		r->arrival_s = d;
+		return 0;
+	}
 	case K_NCOLS:
 		break;
 	}
@@ -598,7 +616,8 @@ int meas_csv_parse(const char *buf, size_t len, const char *fname,
 		c.line = c.header_line;
 		rc = fail(&c, 1, "no data rows after the header");
 	}
-	if (rc == 0)
+	/* a trace may hold two requests alike; measured points may not */
+	if (rc == 0 && c.kind != MEAS_CSV_REQUESTS)
 		rc = duplicates(&c);
 	meas_lines_release(&l);
 	free(scratch);

@@ -251,6 +251,9 @@ predict-layout-twice     2 predict $BM --layout tp8 --layout tp4
 predict-accept-no-mtp    2 predict $BM --accept 0.6
 predict-rate-zero        2 predict $BM --rate 0
 predict-chunk-zero       2 predict $BM --chunked-prefill 0
+predict-trace-negative   3 predict $BM --trace $DIR/trace-negative.csv
+predict-trace-kind       3 predict $BM --trace validation/data/seed-vm-serving.csv
+predict-trace-rate       2 predict $BM --trace tests/data/trace-burst.csv --rate 2
 predict-accept-list-bad  2 predict $BM --mtp 3 --accept 0.9,1.2
 predict-accept-list-long 2 predict $BM --mtp 2 --accept 0.9,0.8,0.7
 predict-rate-word        2 predict $BM --rate fast

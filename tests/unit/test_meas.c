@@ -717,7 +717,22 @@ static void test_csv_good(void)
 		"tp8,1,2048,11.2,89.3,1024,1024\n"
 		"tp8,64,2048,485,,1024,1024\n"
 		"tp8,64,2048,470,131.5,2048,1024\n";
+	static const char req[] =
+		"arrival_s,input_len,output_len\n"
+		"0,1024,128\n"
+		"0,1024,128\n"       /* two requests alike: a trace may */
+		"2.5,512,64\n";
 	struct meas_csv *t;
+
+	t = csv_ok(req, sizeof(req) - 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	EXPECT_INT(t->kind, MEAS_CSV_REQUESTS);
+	EXPECT_STR(meas_csv_kind_name(t->kind), "requests");
+	EXPECT_INT(t->nrows, 3);
+	CU_ASSERT_DOUBLE_EQUAL(t->rows[2].arrival_s, 2.5, 1e-12);
+	EXPECT_INT(t->rows[2].input_len, 512);
+	EXPECT_INT(t->rows[2].output_len, 64);
+	meas_csv_free(t);
 
 	t = csv_ok(coll, sizeof(coll) - 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -803,8 +818,9 @@ static void test_csv_bad(void)
 		  "empty column name in the header (field 5)");
 	FAIL_CASE(CSV, "layout,batch,context,tok_s\n", PLUMB_EINPUT, 1, 1,
 		  "header mixes columns of different kinds: expected op,gpus,bytes,"
-		  "time_us (collectives), layout,batch,context,step_ms (decode steps) "
-		  "or layout,concurrency,context,tok_s (serving)");
+		  "time_us (collectives), layout,batch,context,step_ms (decode steps), "
+		  "layout,concurrency,context,tok_s (serving) or arrival_s,input_len,"
+		  "output_len (requests)");
 	FAIL_CASE(CSV, "# header only\n" COLL, PLUMB_EINPUT, 2, 1,
 		  "no data rows after the header");
 	/* cut in the middle of a row */
