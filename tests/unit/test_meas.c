@@ -912,7 +912,7 @@ static void test_limits(void)
 static void test_docs_examples(void)
 {
 	static const enum meas_csv_kind csv_kinds[] = {
-		MEAS_CSV_COLLECTIVES, MEAS_CSV_DECODE, MEAS_CSV_SERVING
+		MEAS_CSV_COLLECTIVES, MEAS_CSV_DECODE, MEAS_CSV_SERVING, MEAS_CSV_REQUESTS
 	};
 	size_t len;
 	char *doc = slurp("docs/data-formats.md", &len);
@@ -936,7 +936,7 @@ static void test_docs_examples(void)
 			struct meas_csv *t;
 			rc = meas_csv_parse(body, (size_t)(end + 1 - body), "doc", &t, &e);
 			EXPECT_INT(rc, 0);
-			if (rc == 0 && ncsv < 3)
+			if (rc == 0 && ncsv < 4)
 				EXPECT_INT(t->kind, csv_kinds[ncsv]);
 			meas_csv_free(t);
 			ncsv++;
@@ -965,7 +965,7 @@ static void test_docs_examples(void)
 		p = end + 4;
 	}
 	EXPECT_INT(ntext, 2);
-	EXPECT_INT(ncsv, 3);
+	EXPECT_INT(ncsv, 4);
 	free(doc);
 }
 
