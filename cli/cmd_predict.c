@@ -48,6 +48,9 @@ const char cmd_predict_usage[] =
 	"  --requests N           requests of a --rate run (default 1000)\n"
 	"  --trace FILE           open loop: the requests of a CSV trace (columns\n"
 	"                         arrival_s,input_len,output_len) instead of --rate\n"
+	"  --range-ratio R        inputs and outputs uniform over [R, 1] x --input and\n"
+	"                         --output, as bench_serving's random dataset (default:\n"
+	"                         inputs fixed, outputs over 0.5-1.5x the mean)\n"
 	"  --chunked-prefill N    a prefill step takes at most N prompt tokens, a longer\n"
 	"                         prompt goes on over several steps (SGLang's\n"
 	"                         --chunked-prefill-size; default: prompts whole)\n"
@@ -132,6 +135,7 @@ struct popts {
 	long requests;              /* --requests */
 	long seed;                  /* --seed, -1: the scenario's */
 	long chunk;                 /* --chunked-prefill, 0: off */
+	double range_ratio;         /* --range-ratio, < 0: off */
 	const char *trace;          /* --trace FILE */
 	struct serve_request *reqs; /* its requests */
 	int nreqs;
@@ -194,6 +198,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 	o->output = 1024;
 	o->level = -1;
 	o->seed = -1;
+	o->range_ratio = -1;
 	o->draws = CMD_CALIB_DRAWS;
 	o->compare = !strcmp(cmd, "compare");
 	for (i = 1; i < argc; i++) {
@@ -206,7 +211,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o") ||
 			    !strcmp(a, "--draws") || !strcmp(a, "--plot") || !strcmp(a, "--rate") ||
 			    !strcmp(a, "--requests") || !strcmp(a, "--seed") ||
-			    !strcmp(a, "--chunked-prefill") || !strcmp(a, "--trace");
+			    !strcmp(a, "--chunked-prefill") || !strcmp(a, "--trace") ||
+			    !strcmp(a, "--range-ratio");
 		if (takes && !v)
 			return cmd_usage_error(cmd, "option %s needs a value", a);
 		if (takes)
@@ -306,6 +312,11 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--seed")) {
 			if (parse_long(v, 0, &o->seed) < 0)
 				return cmd_usage_error(cmd, "--seed needs a number >= 0, not '%s'", v);
+		} else if (!strcmp(a, "--range-ratio")) {
+			char *end;
+			o->range_ratio = strtod(v, &end);
+			if (*end || !(o->range_ratio >= 0 && o->range_ratio <= 1))
+				return cmd_usage_error(cmd, "--range-ratio needs a number in [0, 1], not '%s'", v);
 		} else if (!strcmp(a, "--trace")) {
 			o->trace = v;
 		} else if (!strcmp(a, "--chunked-prefill")) {
@@ -432,6 +443,7 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 		sp.accept_per_step = pred_tokens_per_step(c);
 		sp.kv_tokens = r->kv_tokens = pred_kv_tokens(c);
 		sp.chunk_tokens = o->chunk;
+		sp.range_ratio = o->range_ratio;
 		if (o->nreqs > 0) {
 			sp.trace = o->reqs;
 			sp.ntrace = o->nreqs;

@@ -213,6 +213,7 @@ void serve_params_init(struct serve_params *p)
 	p->accept_per_step = 1;
 	p->bucket = 1024;
 	p->spread = 0.5;
+	p->range_ratio = -1;
 }
 
 /* Output length of the j-th request: golden-ratio sequence over the spread. */
@@ -220,8 +221,24 @@ static long out_len(const struct serve_params *p, long j)
 {
 	double u = fmod(0.5 + (double)j * 0.6180339887498949, 1.0);
 	double len = (double)p->output_len * (1.0 - p->spread + 2.0 * p->spread * u);
-	long l = (long)(len + 0.5);
+	long l;
+	if (p->range_ratio >= 0)        /* bench_serving's random dataset */
+		len = (double)p->output_len * (p->range_ratio + (1.0 - p->range_ratio) * u);
+	l = (long)(len + 0.5);
 	return l < 1 ? 1 : l;
+}
+
+/* Input length of the j-th request: the nominal one, or with a range ratio
+ * r spread over [r, 1] x input_len (another low-discrepancy sequence, so
+ * inputs and outputs do not move together), longer than the cached part. */
+static long in_len(const struct serve_params *p, long j)
+{
+	double v = fmod(0.5 + (double)j * 0.4142135623730951, 1.0);
+	long l;
+	if (p->range_ratio < 0)
+		return p->input_len;
+	l = (long)((double)p->input_len * (p->range_ratio + (1.0 - p->range_ratio) * v) + 0.5);
+	return l <= p->context ? p->context + 1 : l;
 }
 
 static size_t memo_hash(int kind, int batch, long context, long tokens)
@@ -393,7 +410,7 @@ static int open_requests(const struct serve_params *p, struct run *R, struct plu
 		n = p->prompts > 0 ? p->prompts : 1000;
 		for (i = 0; i < n; i++) {
 			t += gsl_ran_exponential(rng, 1.0 / p->rate);
-			new_req(R, t, p->input_len, out_len(p, i), 1);
+			new_req(R, t, in_len(p, i), out_len(p, i), 1);
 		}
 		gsl_rng_free(rng);
 	}
@@ -432,7 +449,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	memset(&lp, 0, sizeof(lp));
 	lp.fn = fn;
 	lp.ctx = ctx;
-	if (p->spread < 0 || p->spread > 1 || p->prompts < 0 || p->kv_tokens < 0) {
+	if (p->spread < 0 || p->spread > 1 || p->prompts < 0 || p->kv_tokens < 0 ||
+	    p->range_ratio > 1) {
 		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				   "output spread must be in [0, 1], prompts and the KV budget at least 0");
 		goto out;
@@ -455,7 +473,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			slot[i] = -1;
 			if (p->prompts > 0 && issued >= p->prompts)
 				continue;
-			slot[i] = new_req(&R, 0, p->input_len, out_len(p, issued++), p->prompts > 0);
+			slot[i] = new_req(&R, 0, in_len(p, issued), out_len(p, issued), p->prompts > 0);
+			issued++;
 		}
 		if (R.oom)
 			goto oom;
@@ -676,7 +695,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					slot[k] = -1;       /* the benchmark has issued all */
 					continue;
 				}
-				slot[k] = new_req(&R, t, p->input_len, out_len(p, issued++), win0 >= 0);
+				slot[k] = new_req(&R, t, in_len(p, issued), out_len(p, issued), win0 >= 0);
+				issued++;
 				sys = slot;
 			}
 			itl_flush(&R);

@@ -66,6 +66,10 @@ struct serve_params {
 	double accept_per_step; /* tokens a decode step yields per sequence (>= 1) */
 	long bucket;            /* context bucket for memoisation, tokens */
 	double spread;          /* output lengths spread over [1-spread, 1+spread] x output_len (0-1) */
+	double range_ratio;     /* >= 0: inputs and outputs over [r, 1] x their
+				   lengths, as bench_serving's random dataset
+				   (--random-range-ratio r); < 0 (default): fixed
+				   inputs, outputs by spread */
 	int prompts;            /* > 0: a benchmark run of exactly this many requests
 				   (bench_serving --num-prompts), measured from the
 				   first request to the last completion, ramp-up and

@@ -194,6 +194,30 @@ static void test_chunked_prefill(void)
 	EXPECT_INT(pf_tok[0], 1024);
 }
 
+/* bench_serving's range ratio: 1 is the nominal lengths; 0 spreads the
+ * prompts from 1 token to the nominal length. */
+static void test_range_ratio(void)
+{
+	struct serve_params p;
+	struct serve_result a, b;
+	serve_params_init(&p);
+	p.concurrency = 2;
+	p.output_len = 40;
+	p.prompts = 10;
+	p.spread = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, prefill_log, NULL, &a, NULL), 0);
+	p.range_ratio = 1;
+	CU_ASSERT_EQUAL(serve_run(&p, prefill_log, NULL, &b, NULL), 0);
+	CU_ASSERT(a.tok_s_total == b.tok_s_total && a.ttft_ms == b.ttft_ms);
+	p.range_ratio = 0;
+	p.concurrency = 1;
+	npf = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, prefill_log, NULL, &b, NULL), 0);
+	CU_ASSERT(npf == 10 && pf_tok[0] != pf_tok[1] && pf_tok[1] < 1024);
+	p.range_ratio = 1.5;
+	CU_ASSERT(serve_run(&p, prefill_log, NULL, &b, NULL) < 0);
+}
+
 static void test_kv_budget(void)
 {
 	struct serve_params p;
@@ -391,4 +415,5 @@ void suite_serve(void)
 	CU_add_test(s, "open loop: Poisson arrivals and a trace", test_open_loop);
 	CU_add_test(s, "KV budget: admission, queueing, retraction", test_kv_budget);
 	CU_add_test(s, "chunked prefill", test_chunked_prefill);
+	CU_add_test(s, "range ratio: bench_serving's random lengths", test_range_ratio);
 }
