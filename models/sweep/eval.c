@@ -257,7 +257,17 @@ struct result {
 	char why[1024];
 	double step_ms, tok_total, tok_stream, tpot_ms, ttft_ms, comm, compute, idle;
 	char diag[320];
+	struct serve_result sr;     /* the latency distributions and the KV cache */
+	long kv_tokens;
 };
+
+/* The i-th distribution column (swp_dist_cols): ttft, tpot, itl, e2e at
+ * each of SERVE_NPCT percentiles. */
+static double dist_at(const struct result *r, int i)
+{
+	const double *v[] = { r->sr.ttft_p, r->sr.tpot_p, r->sr.itl_p, r->sr.e2e_p };
+	return v[i / SERVE_NPCT][i % SERVE_NPCT];
+}
 
 static int unfit(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -318,7 +328,8 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	c.accept = st->accept;
 
 	plumb_err_clear(&fe);
-	if (pred_check_fit(&c, (int)st->concurrency, st->input + st->output, &fe) < 0)
+	/* as plumb predict: one request must fit; the engine queues the rest */
+	if (pred_check_fit(&c, 1, st->input + st->output, &fe) < 0)
 		return unfit(r, "%s", fe.msg);
 	r->fits = 1;
 
@@ -350,8 +361,10 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	sp.output_len = st->output;
 	sp.context = st->context;
 	sp.accept_per_step = pred_tokens_per_step(&c);
+	sp.kv_tokens = r->kv_tokens = pred_kv_tokens(&c);
 	if ((rc = serve_run(&sp, serve_step, &sc, &sr, err)) < 0)
 		return rc;
+	r->sr = sr;
 	r->step_ms = sr.decode_step_ms;
 	r->tok_total = sr.tok_s_total;
 	r->tok_stream = sr.tok_s_stream;
@@ -420,6 +433,17 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 			if (r->fits && !isnan(price[i]))
 				swp_sb_printf(b, "%.4f", r->tok_total / (price[i] / 1000));
 		}
+		for (i = 0; i < SWP_NDIST; i++) {
+			if (r->fits)
+				swp_sb_printf(b, ",%.3f", dist_at(r, i));
+			else
+				swp_sb_put(b, ",", 1);
+		}
+		if (r->fits)
+			swp_sb_printf(b, ",%ld,%ld,%d,%d", r->kv_tokens, r->sr.kv_peak,
+				      r->sr.max_waiting, r->sr.preemptions);
+		else
+			swp_sb_put(b, ",,,,", 4);
 		return;
 	}
 	swp_sb_put(b, "{", 1);
@@ -451,6 +475,13 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 		if (r->fits && !isnan(price[i]))
 			swp_sb_printf(b, ", \"tok_s_per_k%s\": %.4f", g->names[g->price[i]].name + 6,
 				  r->tok_total / (price[i] / 1000));
+	if (r->fits) {
+		for (i = 0; i < SWP_NDIST; i++)
+			swp_sb_printf(b, ", \"%s\": %.3f", swp_dist_cols[i], dist_at(r, i));
+		swp_sb_printf(b, ", \"kv_tokens\": %ld, \"kv_peak_tokens\": %ld, \"queued_max\": %d, "
+			      "\"retracted\": %d", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
+			      r->sr.preemptions);
+	}
 	swp_sb_put(b, "}", 1);
 }
 

@@ -136,6 +136,14 @@ static const char *const metric_cols[] = {
 	"diagnosis", NULL
 };
 
+/* After the metrics and the prices: the latency distributions (as
+ * plumb predict --percentiles) and the KV cache. */
+const char *const swp_dist_cols[SWP_NDIST] = {
+	"ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p90_ms", "tpot_p99_ms",
+	"itl_p50_ms", "itl_p90_ms", "itl_p99_ms", "e2e_p50_ms", "e2e_p90_ms", "e2e_p99_ms"
+};
+static const char *const kv_cols[] = { "kv_tokens", "kv_peak_tokens", "queued_max", "retracted" };
+
 /* Name index of extra column c. */
 int swp_extra_name(const struct swp_grid *g, int c)
 {
@@ -363,6 +371,13 @@ char *swp_rows_header(const struct swp_grid *g, enum swp_format fmt)
 			swp_sb_printf(&b, ", \"tok_s_per_k%s\"", g->names[g->price[i]].name + 6);
 		else
 			swp_sb_printf(&b, ",tok_s_per_k%s", g->names[g->price[i]].name + 6);
+	}
+	for (i = 0; i < SWP_NDIST + 4; i++) {
+		const char *name = i < SWP_NDIST ? swp_dist_cols[i] : kv_cols[i - SWP_NDIST];
+		if (fmt == SWP_JSON)
+			swp_sb_printf(&b, ", \"%s\"", name);
+		else
+			swp_sb_printf(&b, ",%s", name);
 	}
 	swp_sb_put(&b, fmt == SWP_JSON ? "],\n  \"rows\": [" : "\n", fmt == SWP_JSON ? 14 : 1);
 	if (b.oom) {

@@ -43,6 +43,9 @@ void swp_json_val(struct swp_sb *b, const char *s);
 /* The columns every row starts with. */
 #define SWP_NFIXED 7
 extern const char *const swp_fixed_cols[SWP_NFIXED];
+/* The latency percentile columns that end every row (then the KV cache's). */
+#define SWP_NDIST 12
+extern const char *const swp_dist_cols[SWP_NDIST];
 /* Name index of extra column c, or -1. */
 int swp_extra_name(const struct swp_grid *g, int c);
 /* A row key from the key columns' texts (n of them) plus layout and
