@@ -441,7 +441,7 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 		sp.output_len = o->output;
 		sp.context = o->context;
 		sp.accept_per_step = pred_tokens_per_step(c);
-		sp.kv_tokens = r->kv_tokens = pred_kv_tokens(c);
+		sp.kv_tokens = r->kv_tokens = pred_kv_tokens(c, o->input + o->output);
 		sp.chunk_tokens = o->chunk;
 		sp.range_ratio = o->range_ratio;
 		if (o->nreqs > 0) {

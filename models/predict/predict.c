@@ -400,7 +400,7 @@ double pred_tokens_per_step(const struct pred_cfg *c)
 	return llm_spec_tokens_per_step(c->draft, c->accept);
 }
 
-long pred_kv_tokens(const struct pred_cfg *c)
+long pred_kv_tokens(const struct pred_cfg *c, long seq_tokens)
 {
 	double best = INFINITY;
 	int st;
@@ -412,7 +412,13 @@ long pred_kv_tokens(const struct pred_cfg *c)
 		stage_shard(c, st, &sh);
 		room = c->s->k.v[K_MEM_FRACTION] * g->memory_gib * 1073741824.0 -
 		       llm_bytes_weights_per_gpu(c->m, &c->prec, &sh);
-		per = llm_kv_bytes_per_token_per_gpu(c->m, &c->prec, &sh);
+		/* A hybrid model's sliding-window and linear-attention layers
+		 * hold a fixed amount per sequence: charge a typical request's
+		 * whole cache over its tokens. */
+		per = c->m->hybrid && seq_tokens > 0
+			      ? llm_kv_bytes_per_seq_per_gpu(c->m, &c->prec, &sh, seq_tokens) /
+					(double)seq_tokens
+			      : llm_kv_bytes_per_token_per_gpu(c->m, &c->prec, &sh);
 		if (per > 0 && room / per < best)
 			best = room / per;
 	}

@@ -129,8 +129,10 @@ int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, lo
 /* The KV cache's size in tokens, as the engine sizes it: mem_fraction of
  * each GPU's memory less its weights, over the KV bytes a token takes
  * there; the smallest stage's, times the ranks for data-parallel attention
- * (EP). 0 when the weights leave no room. */
-long pred_kv_tokens(const struct pred_cfg *c);
+ * (EP). A hybrid model's fixed per-sequence state (sliding windows, linear
+ * attention) is charged as a request of seq_tokens tokens holds it. 0 when
+ * the weights leave no room. */
+long pred_kv_tokens(const struct pred_cfg *c, long seq_tokens);
 
 /* Does the model fit for this layout, batch and context? EINPUT with numbers. */
 int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err);

@@ -361,7 +361,7 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	sp.output_len = st->output;
 	sp.context = st->context;
 	sp.accept_per_step = pred_tokens_per_step(&c);
-	sp.kv_tokens = r->kv_tokens = pred_kv_tokens(&c);
+	sp.kv_tokens = r->kv_tokens = pred_kv_tokens(&c, st->input + st->output);
 	if ((rc = serve_run(&sp, serve_step, &sc, &sr, err)) < 0)
 		return rc;
 	r->sr = sr;

@@ -185,6 +185,16 @@ static void test_fit(void)
 	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
 	step_layout_parse("tp8", &c.lay, NULL);
 	CU_ASSERT_EQUAL(pred_check_fit(&c, 8, 2048, NULL), 0);
+	/* The KV cache in tokens: mem_fraction of memory less the weights,
+	 * over the bytes a token takes; a full-attention model's does not
+	 * depend on the request's length. DCP splits it over the ranks. */
+	{
+		long kv = pred_kv_tokens(&c, 2048);
+		CU_ASSERT(kv > 100000);
+		CU_ASSERT_EQUAL(pred_kv_tokens(&c, 100000), kv);
+		step_layout_parse("tp8dcp8", &c.lay, NULL);
+		CU_ASSERT(pred_kv_tokens(&c, 2048) >= 8 * kv - 8);
+	}
 	scn_free(s);
 }
 
