@@ -217,6 +217,15 @@ int scn_catalog_add(struct scn_catalog *c, const struct ytree *t, const struct y
 		    struct plumb_err *err);
 
 /*
+ * A `constants:` map of tree t into k (values within their hard bounds,
+ * set[] marked; an unknown name is an error with the closest one). scope
+ * >= 0 (enum plumb_scope) admits constants of that scope only, as a GPU
+ * catalog entry holds gpu-scope ones; -1 admits every one.
+ */
+int scn_parse_consts(const struct ytree *t, const struct ynode *m, int scope,
+		     struct plumb_consts *k, struct plumb_err *err);
+
+/*
  * Load and validate the scenario file at path. On success *out is a new
  * scenario (free with scn_free). On failure *out is NULL and err holds the
  * first problem with file, line and column.

@@ -57,33 +57,6 @@ static int parse_bar(const struct ytree *t, const struct ynode *n,
 	return 0;
 }
 
-/* `constants:` of a GPU entry: defaults of gpu-scope constants for this
- * model (the GPU and its kernel library), each within its hard bounds. */
-static int parse_gpu_consts(const struct ytree *t, const struct ynode *n,
-			    struct scn_gpu_model *g, struct plumb_err *err)
-{
-	size_t i;
-	int rc;
-
-	if ((rc = yexpect(t, n, Y_MAP, "constants", err)) < 0)
-		return rc;
-	for (i = 0; i < n->n; i++) {
-		const char *name = n->keys[i]->str;
-		int k = consts_find(name);
-		const struct plumb_const_def *d;
-		if (k < 0)
-			return yerr(t, n->keys[i], PLUMB_EINPUT, err, "unknown constant '%s'", name);
-		d = &plumb_const_defs[k];
-		if (d->scope != SCOPE_GPU)
-			return yerr(t, n->keys[i], PLUMB_EINPUT, err,
-				    "'%s' has %s scope; a GPU entry holds gpu-scope constants only",
-				    name, consts_scope_name(d->scope));
-		if ((rc = yget_double(t, n->vals[i], name, d->lo, d->hi, &g->k.v[k], err)) < 0)
-			return rc;
-		g->k.set[k] = 1;
-	}
-	return 0;
-}
 
 static int parse_gpu(const struct ytree *t, const struct ynode *n,
 		     struct scn_gpu_model *g, struct plumb_err *err)
@@ -164,7 +137,8 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	    (rc = yget_double(t, v, "nvlink_gbs_per_link", 0, 1e4,
 			      &g->nvlink_gbs_per_link, err)) < 0)
 		return rc;
-	if ((v = ymap_get(n, "constants")) && (rc = parse_gpu_consts(t, v, g, err)) < 0)
+	/* gpu-scope defaults for this model (the GPU and its kernel library) */
+	if ((v = ymap_get(n, "constants")) && (rc = scn_parse_consts(t, v, SCOPE_GPU, &g->k, err)) < 0)
 		return rc;
 	if ((v = ymap_get(n, "tflops"))) {
 		double *dst[] = { &g->tflops_bf16, &g->tflops_fp8, &g->tflops_fp4 };

@@ -676,8 +676,8 @@ static int parse_vm(const struct ytree *t, const struct ynode *m, struct scenari
 	return 0;
 }
 
-static int parse_consts(const struct ytree *t, const struct ynode *m,
-			struct scenario *s, struct plumb_err *err)
+int scn_parse_consts(const struct ytree *t, const struct ynode *m, int scope,
+		     struct plumb_consts *k, struct plumb_err *err)
 {
 	size_t i;
 	int rc;
@@ -685,14 +685,15 @@ static int parse_consts(const struct ytree *t, const struct ynode *m,
 		return rc;
 	for (i = 0; i < m->n; i++) {
 		const char *name = m->keys[i]->str;
-		int k = consts_find(name);
-		if (k < 0) {
+		int c = consts_find(name);
+		const struct plumb_const_def *d;
+		if (c < 0) {
 			const char *best = NULL;
 			int bd = 1000, j;
 			for (j = 0; j < K_NCONSTS; j++) {
-				int d = str_distance(name, plumb_const_defs[j].name);
-				if (d < bd) {
-					bd = d;
+				int dist = str_distance(name, plumb_const_defs[j].name);
+				if (dist < bd) {
+					bd = dist;
 					best = plumb_const_defs[j].name;
 				}
 			}
@@ -702,10 +703,15 @@ static int parse_consts(const struct ytree *t, const struct ynode *m,
 			return yerr(t, m->keys[i], PLUMB_EINPUT, err,
 				    "unknown constant '%s' (see docs/model.md for the list)", name);
 		}
-		if ((rc = yget_double(t, m->vals[i], name, plumb_const_defs[k].lo,
-				      plumb_const_defs[k].hi, &s->k.v[k], err)) < 0)
+		d = &plumb_const_defs[c];
+		if (scope >= 0 && (int)d->scope != scope)
+			return yerr(t, m->keys[i], PLUMB_EINPUT, err,
+				    "'%s' has %s scope; a GPU entry holds %s-scope constants only",
+				    name, consts_scope_name(d->scope),
+				    consts_scope_name((enum plumb_scope)scope));
+		if ((rc = yget_double(t, m->vals[i], name, d->lo, d->hi, &k->v[c], err)) < 0)
 			return rc;
-		s->k.set[k] = 1;
+		k->set[c] = 1;
 	}
 	return 0;
 }
@@ -906,7 +912,7 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 		return rc;
 	if ((v = ymap_get(r, "virtualization")) && (rc = parse_vm(t, v, s, err)) < 0)
 		return rc;
-	if ((v = ymap_get(r, "constants")) && (rc = parse_consts(t, v, s, err)) < 0)
+	if ((v = ymap_get(r, "constants")) && (rc = scn_parse_consts(t, v, -1, &s->k, err)) < 0)
 		return rc;
 	if ((v = ymap_get(r, "nccl")) && (rc = parse_nccl(t, v, s, err)) < 0)
 		return rc;
