@@ -599,31 +599,23 @@ static void print_model_json(FILE *f, const struct popts *o)
 		llm_bytes_weights_total(m, &p, 0), llm_kv_bytes_per_token(m, p.kv, 1));
 }
 
-/* The latency distributions of a serving row: name, values (ms). */
-static const char *const dist_name[] = { "ttft", "tpot", "itl", "e2e" };
-
-static const double *dist_of(const struct row *r, int k)
-{
-	return k == 0 ? r->sr.ttft_p : k == 1 ? r->sr.tpot_p : k == 2 ? r->sr.itl_p : r->sr.e2e_p;
-}
-
 /* --percentiles in a table: each serving row's distributions and KV. */
 static void print_percentiles(FILE *f, const struct popts *o, const struct row *rows, int nrows)
 {
 	int i, k;
 	fprintf(f, "\nLatency percentiles, ms (p50 / p90 / p99), and the KV cache (tokens)%s:\n"
 		   "%-8s %11s", o->rate > 0 ? "; arrivals Poisson" : "", "layout", "concurrency");
-	for (k = 0; k < 4; k++)
-		fprintf(f, " %22s", dist_name[k]);
+	for (k = 0; k < SERVE_NDIST; k++)
+		fprintf(f, " %22s", serve_dist_name[k]);
 	fprintf(f, " %10s %10s %7s %9s\n", "kv_tokens", "kv_peak", "queued", "retracted");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 		if (!r->fits)
 			continue;
 		fprintf(f, "%-8s %11d", o->layouts[r->li], r->x);
-		for (k = 0; k < 4; k++) {
+		for (k = 0; k < SERVE_NDIST; k++) {
 			char cell[64];
-			const double *v = dist_of(r, k);
+			const double *v = serve_dist(&r->sr, k);
 			snprintf(cell, sizeof(cell), "%.1f / %.1f / %.1f", v[0], v[1], v[2]);
 			fprintf(f, " %22s", cell);
 		}
@@ -646,8 +638,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			compare ? "scenario," : "", xname, iv ? ",tok_s_total_p5,tok_s_total_p95" : "");
 		for (j = 0; o->breakdown && j < PART_N; j++)
 			fprintf(f, ",%s_ms", pred_part_name((enum pred_part)j));
-		for (j = 0; pct && j < 4 * SERVE_NPCT; j++)
-			fprintf(f, ",%s_p%.0f_ms", dist_name[j / SERVE_NPCT], 100 * serve_pct[j % SERVE_NPCT]);
+		for (j = 0; pct && j < SERVE_NDIST * SERVE_NPCT; j++)
+			fprintf(f, ",%s_p%.0f_ms", serve_dist_name[j / SERVE_NPCT], 100 * serve_pct[j % SERVE_NPCT]);
 		if (pct)
 			fputs(",kv_tokens,kv_peak_tokens,queued_max,retracted", f);
 		fputc('\n', f);
@@ -663,7 +655,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fprintf(f, ",,,,,,,,,0,\"%s\"%s", r->why, iv ? ",," : "");
 				for (j = 0; o->breakdown && j < PART_N; j++)
 					fputc(',', f);
-				for (j = 0; pct && j < 4 * SERVE_NPCT + 4; j++)
+				for (j = 0; pct && j < SERVE_NDIST * SERVE_NPCT + 4; j++)
 					fputc(',', f);
 				fputc('\n', f);
 				continue;
@@ -681,8 +673,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				fputs(",,", f);
 			for (j = 0; o->breakdown && j < PART_N; j++)
 				fprintf(f, ",%.3f", r->part[j]);
-			for (j = 0; pct && j < 4 * SERVE_NPCT; j++)
-				fprintf(f, ",%.3f", dist_of(r, j / SERVE_NPCT)[j % SERVE_NPCT]);
+			for (j = 0; pct && j < SERVE_NDIST * SERVE_NPCT; j++)
+				fprintf(f, ",%.3f", serve_dist(&r->sr, j / SERVE_NPCT)[j % SERVE_NPCT]);
 			if (pct)
 				fprintf(f, ",%ld,%ld,%d,%d", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
 					r->sr.preemptions);
@@ -715,10 +707,10 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				if (!o->nbatch) {
 					int k;
 					fputs(", \"percentiles_ms\": {", f);
-					for (k = 0; k < 4; k++) {
-						const double *v = dist_of(r, k);
+					for (k = 0; k < SERVE_NDIST; k++) {
+						const double *v = serve_dist(&r->sr, k);
 						fprintf(f, "%s\"%s\": {\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f}",
-							k ? ", " : "", dist_name[k], v[0], v[1], v[2]);
+							k ? ", " : "", serve_dist_name[k], v[0], v[1], v[2]);
 					}
 					fprintf(f, "}, \"itl_ms\": %.3f, \"e2e_ms\": %.2f, \"kv_tokens\": %ld, "
 						   "\"kv_peak_tokens\": %ld, \"queued_max\": %d, \"retracted\": %d",

@@ -7,6 +7,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -201,6 +202,12 @@ struct loop {
 };
 
 const double serve_pct[SERVE_NPCT] = { 0.50, 0.90, 0.99 };
+const char *const serve_dist_name[SERVE_NDIST] = { "ttft", "tpot", "itl", "e2e" };
+
+const double *serve_dist(const struct serve_result *r, int k)
+{
+	return k == 0 ? r->ttft_p : k == 1 ? r->tpot_p : k == 2 ? r->itl_p : r->e2e_p;
+}
 
 void serve_params_init(struct serve_params *p)
 {
@@ -329,22 +336,17 @@ static long bucketed(long ctx, long bucket)
  * same count on average); a prefill's first tokens land at its end. */
 struct seconds {
 	double *tok;
-	long cap;
+	int cap;
 	double peak;
 };
 
 static int seconds_add(struct seconds *s, long b, double tokens)
 {
-	if (b >= s->cap) {
-		long ncap = s->cap ? s->cap : 64;
-		double *nt;
-		while (ncap <= b)
-			ncap *= 2;
-		if (!(nt = realloc(s->tok, (size_t)ncap * sizeof(*nt))))
+	int had = s->cap;
+	if (b >= had) {
+		if (b >= INT_MAX || grow((void **)&s->tok, &s->cap, (int)b + 1, sizeof(*s->tok)) < 0)
 			return -1;
-		memset(nt + s->cap, 0, (size_t)(ncap - s->cap) * sizeof(*nt));
-		s->tok = nt;
-		s->cap = ncap;
+		memset(s->tok + had, 0, (size_t)(s->cap - had) * sizeof(*s->tok));
 	}
 	s->tok[b] += tokens;
 	if (s->tok[b] > s->peak)

@@ -95,6 +95,9 @@ struct serve_params {
 /* Percentiles reported: p50, p90, p99. */
 #define SERVE_NPCT 3
 extern const double serve_pct[SERVE_NPCT];
+/* The distributions reported, by name: ttft, tpot, itl, e2e. */
+#define SERVE_NDIST 4
+extern const char *const serve_dist_name[SERVE_NDIST];
 
 struct serve_result {
 	double tok_s_total;     /* output tokens per second, all clients */
@@ -120,6 +123,9 @@ struct serve_result {
 };
 
 void serve_params_init(struct serve_params *p);
+
+/* Distribution k's percentiles (SERVE_NPCT values, ms) of a result. */
+const double *serve_dist(const struct serve_result *r, int k);
 
 /* Run the closed loop; returns 0 or the callback's error. */
 int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,

@@ -261,12 +261,10 @@ struct result {
 	long kv_tokens;
 };
 
-/* The i-th distribution column (swp_dist_cols): ttft, tpot, itl, e2e at
- * each of SERVE_NPCT percentiles. */
+/* The i-th distribution column (swp_dist_col). */
 static double dist_at(const struct result *r, int i)
 {
-	const double *v[] = { r->sr.ttft_p, r->sr.tpot_p, r->sr.itl_p, r->sr.e2e_p };
-	return v[i / SERVE_NPCT][i % SERVE_NPCT];
+	return serve_dist(&r->sr, i / SERVE_NPCT)[i % SERVE_NPCT];
 }
 
 static int unfit(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -476,8 +474,11 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 			swp_sb_printf(b, ", \"tok_s_per_k%s\": %.4f", g->names[g->price[i]].name + 6,
 				  r->tok_total / (price[i] / 1000));
 	if (r->fits) {
-		for (i = 0; i < SWP_NDIST; i++)
-			swp_sb_printf(b, ", \"%s\": %.3f", swp_dist_cols[i], dist_at(r, i));
+		for (i = 0; i < SWP_NDIST; i++) {
+			char name[32];
+			swp_dist_col(i, name, sizeof(name));
+			swp_sb_printf(b, ", \"%s\": %.3f", name, dist_at(r, i));
+		}
 		swp_sb_printf(b, ", \"kv_tokens\": %ld, \"kv_peak_tokens\": %ld, \"queued_max\": %d, "
 			      "\"retracted\": %d", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
 			      r->sr.preemptions);

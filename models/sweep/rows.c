@@ -138,10 +138,11 @@ static const char *const metric_cols[] = {
 
 /* After the metrics and the prices: the latency distributions (as
  * plumb predict --percentiles) and the KV cache. */
-const char *const swp_dist_cols[SWP_NDIST] = {
-	"ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p90_ms", "tpot_p99_ms",
-	"itl_p50_ms", "itl_p90_ms", "itl_p99_ms", "e2e_p50_ms", "e2e_p90_ms", "e2e_p99_ms"
-};
+void swp_dist_col(int i, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s_p%.0f_ms", serve_dist_name[i / SERVE_NPCT], 100 * serve_pct[i % SERVE_NPCT]);
+}
+
 static const char *const kv_cols[] = { "kv_tokens", "kv_peak_tokens", "queued_max", "retracted" };
 
 /* Name index of extra column c. */
@@ -373,7 +374,12 @@ char *swp_rows_header(const struct swp_grid *g, enum swp_format fmt)
 			swp_sb_printf(&b, ",tok_s_per_k%s", g->names[g->price[i]].name + 6);
 	}
 	for (i = 0; i < SWP_NDIST + 4; i++) {
-		const char *name = i < SWP_NDIST ? swp_dist_cols[i] : kv_cols[i - SWP_NDIST];
+		char dist[32];
+		const char *name = dist;
+		if (i < SWP_NDIST)
+			swp_dist_col(i, dist, sizeof(dist));
+		else
+			name = kv_cols[i - SWP_NDIST];
 		if (fmt == SWP_JSON)
 			swp_sb_printf(&b, ", \"%s\"", name);
 		else

@@ -4,6 +4,7 @@
 #ifndef PLUMB_SWEEP_INT_H
 #define PLUMB_SWEEP_INT_H
 
+#include "serve.h"
 #include "sweep.h"
 
 /* Names of the prediction settings, enum swp_kind order, NULL-terminated. */
@@ -43,9 +44,11 @@ void swp_json_val(struct swp_sb *b, const char *s);
 /* The columns every row starts with. */
 #define SWP_NFIXED 7
 extern const char *const swp_fixed_cols[SWP_NFIXED];
-/* The latency percentile columns that end every row (then the KV cache's). */
-#define SWP_NDIST 12
-extern const char *const swp_dist_cols[SWP_NDIST];
+/* The latency percentile columns that end every row (then the KV cache's):
+ * each of serve's distributions at each of its percentiles. */
+#define SWP_NDIST (SERVE_NDIST * SERVE_NPCT)
+/* Column i of them, "ttft_p50_ms" ..., into buf. */
+void swp_dist_col(int i, char *buf, size_t n);
 /* Name index of extra column c, or -1. */
 int swp_extra_name(const struct swp_grid *g, int c);
 /* A row key from the key columns' texts (n of them) plus layout and
