@@ -435,13 +435,8 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 	} else {
 		struct serve_params sp;
 		struct serve_result sr;
-		serve_params_init(&sp);
-		sp.concurrency = x;
-		sp.input_len = o->input;
-		sp.output_len = o->output;
-		sp.context = o->context;
-		sp.accept_per_step = pred_tokens_per_step(c);
-		sp.kv_tokens = r->kv_tokens = pred_kv_tokens(c, o->input + o->output);
+		pred_serve_params(c, x, o->input, o->output, o->context, &sp);
+		r->kv_tokens = sp.kv_tokens;
 		sp.chunk_tokens = o->chunk;
 		sp.range_ratio = o->range_ratio;
 		if (o->nreqs > 0) {

@@ -428,6 +428,18 @@ long pred_kv_tokens(const struct pred_cfg *c, long seq_tokens)
 	return (long)best * (c->lay.kind == LAY_EP ? c->lay.ep : 1);
 }
 
+void pred_serve_params(const struct pred_cfg *c, int concurrency, long input, long output,
+		       long context, struct serve_params *sp)
+{
+	serve_params_init(sp);
+	sp->concurrency = concurrency;
+	sp->input_len = input;
+	sp->output_len = output;
+	sp->context = context;
+	sp->accept_per_step = pred_tokens_per_step(c);
+	sp->kv_tokens = pred_kv_tokens(c, input + output);
+}
+
 int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err)
 {
 	int st, rc;

@@ -134,6 +134,12 @@ int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, lo
  * the weights leave no room. */
 long pred_kv_tokens(const struct pred_cfg *c, long seq_tokens);
 
+/* Serving parameters for c's engine: concurrency, lengths and cached
+ * context as given, the tokens a decode step yields (drafts) and the KV
+ * cache's size; the rest serve_params_init's. */
+void pred_serve_params(const struct pred_cfg *c, int concurrency, long input, long output,
+		       long context, struct serve_params *sp);
+
 /* Does the model fit for this layout, batch and context? EINPUT with numbers. */
 int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err);
 

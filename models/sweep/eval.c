@@ -353,13 +353,8 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	r->idle = v.seconds > 0 ? v.idle_s / v.seconds : 0;
 	snprintf(r->diag, sizeof(r->diag), "%s", v.diag);
 
-	serve_params_init(&sp);
-	sp.concurrency = (int)st->concurrency;
-	sp.input_len = st->input;
-	sp.output_len = st->output;
-	sp.context = st->context;
-	sp.accept_per_step = pred_tokens_per_step(&c);
-	sp.kv_tokens = r->kv_tokens = pred_kv_tokens(&c, st->input + st->output);
+	pred_serve_params(&c, (int)st->concurrency, st->input, st->output, st->context, &sp);
+	r->kv_tokens = sp.kv_tokens;
 	if ((rc = serve_run(&sp, serve_step, &sc, &sr, err)) < 0)
 		return rc;
 	r->sr = sr;

@@ -797,11 +797,7 @@ static int serve_point(const struct scenario *scn, const char *model, const char
 	pred_cfg_init(&c);
 	if ((rc = pred_cfg_setup(&c, scn, model, weights, kv, layout, err)) < 0)
 		return rc;
-	serve_params_init(&sp);
-	sp.concurrency = conc;
-	sp.input_len = input;
-	sp.output_len = output;
-	sp.context = context;
+	pred_serve_params(&c, conc, input, output, context, &sp);
 	sp.prompts = (int)prompts;
 	if (spread > 0)
 		sp.spread = spread;
