@@ -322,6 +322,8 @@ static int pat_match(const char *pat, const char *name)
 	char buf[600];
 	const char *p;
 	size_t n = strlen(pat);
+	if (n == 0)
+		return 0;       /* an empty pattern names nothing (and strstr would walk off the name) */
 	if (!strncmp(pat, "re:", 3)) {
 		regex_t re;
 		int ok;
