@@ -44,6 +44,10 @@ const char cmd_render_usage[] =
 	"  --scenario FILE        throughput: another box (repeat for more)\n"
 	"  --concurrency C,...    throughput: clients (default 1,2,4,8,16,32,64)\n"
 	"  --input N, --output N  throughput: prompt and generated tokens (default 1024)\n"
+	"  --draws N              throughput: Monte Carlo draws of the 90% interval drawn\n"
+	"                         as a band (default 32 with --calib; without it, the\n"
+	"                         interval of the defaults' plausible ranges, only when\n"
+	"                         --draws is given)\n"
 	"  --cases FILE           fit: the case list (as for plumb validate)\n"
 	"  -h, --help             this help\n"
 	"\n"
@@ -62,6 +66,7 @@ struct ropts {
 	struct cmd_stepopt step;
 	int conc[RDR_MAX_PTS], nconc;
 	long input, output;
+	int draws, draws_given;     /* --draws: the throughput interval */
 };
 
 static int parse_list(const char *s, int *out, int max)
@@ -90,12 +95,13 @@ static int parse(int argc, char **argv, struct ropts *o)
 	rdr_topo_opts_init(&o->topo);
 	cmd_stepopt_init(&o->step);
 	o->input = o->output = 1024;
+	o->draws = CMD_CALIB_DRAWS;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int takes = !strcmp(a, "--what") || !strcmp(a, "-o") || !strcmp(a, "--view") ||
 			    !strcmp(a, "--path") || !strcmp(a, "--acs") || !strcmp(a, "--scenario") ||
 			    !strcmp(a, "--cases") || !strcmp(a, "--concurrency") ||
-			    !strcmp(a, "--input") || !strcmp(a, "--output") ||
+			    !strcmp(a, "--input") || !strcmp(a, "--output") || !strcmp(a, "--draws") ||
 			    (!strcmp(a, "--layout") && v && strchr(v, ','));
 		if (takes && !v)
 			return cmd_usage_error(cmd, "option %s needs a value", a);
@@ -145,6 +151,13 @@ static int parse(int argc, char **argv, struct ropts *o)
 		} else if (!strcmp(a, "--concurrency")) {
 			if ((o->nconc = parse_list(v, o->conc, RDR_MAX_PTS)) < 0)
 				return cmd_usage_error(cmd, "--concurrency needs numbers like 1,2,4, not '%s'", v);
+		} else if (!strcmp(a, "--draws")) {
+			char *end;
+			long d = strtol(v, &end, 10);
+			if (end == v || *end || d < 0 || d > 10000)
+				return cmd_usage_error(cmd, "--draws needs 0-10000, not '%s'", v);
+			o->draws = (int)d;
+			o->draws_given = 1;
 		} else if (!strcmp(a, "--input") || !strcmp(a, "--output")) {
 			char *end;
 			long n = strtol(v, &end, 10);
@@ -182,6 +195,8 @@ static int parse(int argc, char **argv, struct ropts *o)
 		return cmd_usage_error(cmd, "several layouts only for --what throughput");
 	if (o->npaths > 1 && strcmp(o->what, "throughput"))
 		return cmd_usage_error(cmd, "one SCENARIO (several only for --what throughput)");
+	if (o->draws_given && strcmp(o->what, "throughput"))
+		return cmd_usage_error(cmd, "--draws goes with --what throughput");
 	if (o->topo.path_a >= 0 && strcmp(o->what, "topology"))
 		return cmd_usage_error(cmd, "--path goes with --what topology");
 	if (!o->nconc) {
@@ -234,6 +249,58 @@ out:
 	return rc;
 }
 
+/*
+ * c for one series of the throughput chart: the step options with layout
+ * lay; the scenario's engine drafts with the model's MTP layer when its
+ * serving block says so, as `plumb predict` does without --mtp.
+ */
+static int series_cfg(const struct ropts *o, const struct scenario *s, const char *lay,
+		      struct pred_cfg *c, struct plumb_err *err)
+{
+	struct cmd_stepopt so = o->step;
+	int rc;
+	so.layout = lay;
+	if ((rc = cmd_stepopt_cfg(&so, s, c, err)) < 0)
+		return rc;
+	if (s->serving.mtp_draft > 0 && c->m->mtp_layers > 0) {
+		c->draft = s->serving.mtp_draft;
+		c->accept = s->serving.mtp_accept;
+		c->naccept = s->serving.mtp_naccept;
+		memcpy(c->accept_pos, s->serving.mtp_accept_pos, sizeof(c->accept_pos));
+	}
+	return 0;
+}
+
+/* One point: closed-loop total tok/s at concurrency conc (NAN when the
+ * model does not fit), the serving run `plumb predict` makes. */
+struct tpoint {
+	const struct ropts *o;
+	const struct scenario *s;
+	const char *lay;
+	int conc;
+};
+
+static int tpoint_run(void *arg, double *value, struct plumb_err *err)
+{
+	const struct tpoint *t = arg;
+	struct pred_cfg c;
+	struct serve_params sp;
+	struct serve_result sr;
+	struct plumb_err fe;
+	int rc;
+	*value = NAN;
+	if ((rc = series_cfg(t->o, t->s, t->lay, &c, err)) < 0)
+		return rc;
+	plumb_err_clear(&fe);
+	if (pred_check_fit(&c, 1, t->o->input + t->o->output, &fe) < 0)
+		return 0;
+	pred_serve_params(&c, t->conc, t->o->input, t->o->output, 0, &sp);
+	if ((rc = serve_run(&sp, pred_serve_step, &c, &sr, err)) < 0)
+		return rc;
+	*value = sr.tok_s_total;
+	return 1;
+}
+
 static int throughput(const struct ropts *o, struct scenario **s, int ns, struct plumb_err *err)
 {
 	struct rdr_series *ser;
@@ -256,37 +323,35 @@ static int throughput(const struct ropts *o, struct scenario **s, int ns, struct
 	for (si = 0; si < ns; si++)
 		for (li = 0; li < nl; li++) {
 			struct rdr_series *r = &ser[n++];
-			struct cmd_stepopt so = o->step;
 			struct pred_cfg c;
 			struct plumb_err fe;
-			so.layout = lays[li];
 			snprintf(r->label, sizeof(r->label), "%s, %s", s[si]->name, lays[li]);
 			r->color = si;
 			r->dash = li;
 			plumb_err_clear(&fe);
-			if ((rc = cmd_stepopt_cfg(&so, s[si], &c, err)) < 0)
+			if ((rc = series_cfg(o, s[si], lays[li], &c, err)) < 0)
 				goto out;
 			model_name = c.m->name;
 			if (pred_check_fit(&c, 1, o->input + o->output, &fe) < 0)
 				snprintf(r->label, sizeof(r->label), "%s, %s (does not fit)", s[si]->name,
 					 lays[li]);
 			for (k = 0; k < o->nconc; k++) {
-				struct serve_params sp;
-				struct serve_result sr;
+				struct tpoint t = { o, s[si], lays[li], o->conc[k] };
 				r->x[r->n] = o->conc[k];
-				r->y[r->n] = NAN;
-				if (pred_check_fit(&c, o->conc[k], o->input + o->output, &fe) < 0) {
-					r->n++;
-					continue;
-				}
-				serve_params_init(&sp);
-				sp.concurrency = o->conc[k];
-				sp.input_len = o->input;
-				sp.output_len = o->output;
-				if ((rc = serve_run(&sp, pred_serve_step, &c, &sr, err)) < 0)
+				if ((rc = tpoint_run(&t, &r->y[r->n], err)) < 0)
 					goto out;
-				r->y[r->n++] = sr.tok_s_total;
+				/* the 90% interval: from --calib, or the defaults' with --draws */
+				if (rc == 1 && cmd_calib())
+					rc = cmd_calib_interval(&s[si]->k, o->draws, tpoint_run, &t,
+								&r->lo[r->n], &r->hi[r->n], err);
+				else if (rc == 1 && o->draws_given)
+					rc = cmd_defaults_interval(&s[si]->k, o->draws, tpoint_run, &t,
+								   &r->lo[r->n], &r->hi[r->n], err);
+				if (rc < 0)
+					goto out;
+				r->n++;
 			}
+			rc = 0;
 		}
 	snprintf(title, sizeof(title), "%s %s: total tok/s against concurrency (input %ld, output %ld)",
 		 model_name, o->step.weights ? o->step.weights : llm_default_weights(o->step.model),

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "meas.h"
-#include "render_int.h"
 
 /* ---- timeline ---------------------------------------------------------- */
 
@@ -185,150 +185,217 @@ int rdr_timeline(const char *path, const struct rdr_timeline *t, struct plumb_er
 
 /* ---- throughput -------------------------------------------------------- */
 
-static const double dashes[4][4] = { { 0 }, { 9, 5 }, { 2, 4 }, { 12, 4, 2, 4 } };
-static const int ndash[4] = { 0, 2, 2, 4 };
-
-static void marker(cairo_t *cr, int kind, double x, double y)
+/* The series i is compared with: color 0, the same dash; -1 if none or i. */
+static int reference(const struct rdr_series *s, int n, int i)
 {
-	double r = 4.5;
-	switch (kind % 4) {
-	case 0:
-		cairo_arc(cr, x, y, r, 0, 2 * RDR_PI);
-		break;
-	case 1:
-		cairo_rectangle(cr, x - r, y - r, 2 * r, 2 * r);
-		break;
-	case 2:
-		cairo_move_to(cr, x, y - r * 1.2);
-		cairo_line_to(cr, x + r * 1.1, y + r * 0.8);
-		cairo_line_to(cr, x - r * 1.1, y + r * 0.8);
-		cairo_close_path(cr);
-		break;
-	default:
-		cairo_move_to(cr, x, y - r * 1.3);
-		cairo_line_to(cr, x + r * 1.1, y);
-		cairo_line_to(cr, x, y + r * 1.3);
-		cairo_line_to(cr, x - r * 1.1, y);
-		cairo_close_path(cr);
-		break;
+	int j;
+	if (s[i].color == 0)
+		return -1;
+	for (j = 0; j < n; j++)
+		if (s[j].color == 0 && s[j].dash == s[i].dash)
+			return j;
+	return -1;
+}
+
+/* s's y at x (exact match), NAN if none. */
+static double y_at(const struct rdr_series *s, double x)
+{
+	int k;
+	for (k = 0; k < s->n; k++)
+		if (s->x[k] == x)
+			return s->y[k];
+	return NAN;
+}
+
+/* "47.4" or "47.4 x4.20": series i at x, with its speed-up over ref. */
+static void value_cell(char *buf, size_t len, const struct rdr_series *s, int n, int i, double x)
+{
+	double v = y_at(&s[i], x), r;
+	int j = reference(s, n, i);
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
 	}
-	cairo_fill(cr);
+	r = j >= 0 ? y_at(&s[j], x) : NAN;
+	if (isfinite(r) && r > 0)
+		snprintf(buf, len, v < 100 ? "%.1f x%.2f" : "%.0f x%.2f", v, v / r);
+	else
+		snprintf(buf, len, v < 100 ? "%.1f" : "%.0f", v);
+}
+
+/* The series with the highest y at x among those of color `color` (-1: any). */
+static int best_at(const struct rdr_series *s, int n, double x, int color)
+{
+	int i, b = -1;
+	for (i = 0; i < n; i++) {
+		double v = y_at(&s[i], x);
+		if ((color < 0 || s[i].color == color) && isfinite(v) &&
+		    (b < 0 || v > y_at(&s[b], x)))
+			b = i;
+	}
+	return b;
+}
+
+/* One sentence of the caption: the best series at x and its gain. */
+static void best_sentence(char *buf, size_t len, const struct rdr_series *s, int n, double x,
+			  const char *xunit)
+{
+	int b = best_at(s, n, x, -1), b0 = best_at(s, n, x, 0);
+	if (x == 1 && !strcmp(xunit, "requests"))
+		xunit = "request";
+	if (b < 0) {
+		snprintf(buf, len, "at %g %s nothing fits", x, xunit);
+		return;
+	}
+	if (b0 >= 0 && s[b].color != 0)
+		snprintf(buf, len, "at %g %s the best is %s, %.1f tok/s, x%.2f over the best of "
+			 "the first box (%s, %.1f)", x, xunit, s[b].label, y_at(&s[b], x),
+			 y_at(&s[b], x) / y_at(&s[b0], x), s[b0].label, y_at(&s[b0], x));
+	else
+		snprintf(buf, len, "at %g %s the best is %s, %.1f tok/s", x, xunit, s[b].label,
+			 y_at(&s[b], x));
 }
 
 int rdr_throughput(const char *path, const char *title, const char *xlabel,
 		   const struct rdr_series *series, int n, struct plumb_err *err)
 {
-	struct rdr_canvas c;
-	const double W = 1180, H = 660, L = 90, T = 70, PW = 720, PH = 500;
-	double xmin = INFINITY, xmax = -INFINITY, ymax = 0, ystep, lx0, lx1, v;
-	int i, k, rc;
-	char buf[64];
+	struct rdr_canvas cv;
+	struct rdr_chart c;
+	const double W = 1360, L = 96, T = 104, PW = 620, PH = 500, COLX = L + PW + 12;
+	const double TX = COLX + 100;           /* the legend table */
+	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY, H;
+	double offset[RDR_MAX_LABELS], ylast[RDR_MAX_LABELS], y;
+	const double *xs[RDR_MAX_LABELS], *ys[RDR_MAX_LABELS];
+	int np[RDR_MAX_LABELS], same[RDR_MAX_LABELS], i, k, rc, band = 0;
+	char cap[2][512], buf[600], colbuf[RDR_MAX_LABELS][48];
+	const char *coltext[RDR_MAX_LABELS];
+	unsigned colrgb[RDR_MAX_LABELS];
+	const char *xunit = strstr(xlabel, "batch") ? "batch" : "requests";
 
+	if (n > RDR_MAX_LABELS)
+		n = RDR_MAX_LABELS;
 	for (i = 0; i < n; i++)
 		for (k = 0; k < series[i].n; k++) {
-			if (series[i].x[k] > 0) {
-				xmin = fmin(xmin, series[i].x[k]);
-				xmax = fmax(xmax, series[i].x[k]);
+			const struct rdr_series *s = &series[i];
+			if (s->x[k] > 0) {
+				xmin = fmin(xmin, s->x[k]);
+				xmax = fmax(xmax, s->x[k]);
 			}
-			if (isfinite(series[i].y[k]))
-				ymax = fmax(ymax, series[i].y[k]);
+			if (isfinite(s->y[k]) && s->y[k] > 0) {
+				ymin = fmin(ymin, s->y[k]);
+				ymax = fmax(ymax, s->y[k]);
+			}
+			if (s->lo[k] > 0 && s->hi[k] >= s->lo[k] && isfinite(s->hi[k])) {
+				ymin = fmin(ymin, s->lo[k]);
+				ymax = fmax(ymax, s->hi[k]);
+				band = 1;
+			}
 		}
 	if (!isfinite(xmin)) {
 		xmin = 1;
 		xmax = 2;
 	}
-	lx0 = floor(log2(xmin));
-	lx1 = ceil(log2(xmax));
-	if (lx1 <= lx0)
-		lx1 = lx0 + 1;
-	if (!(ymax > 0))
-		ymax = 1;
-	ystep = rdr_nice_step(ymax * 1.05, 8);
-	ymax = ceil(ymax * 1.05 / ystep) * ystep;
-	if ((rc = rdr_canvas_begin(&c, path, W, H, err)) < 0)
+	H = fmax(T + PH + 70, T + 34 + 22 * (n + 1) + 30 + 18 * n);
+	if ((rc = rdr_canvas_begin(&cv, path, W, H, err)) < 0)
 		return rc;
-	rdr_rgb(c.cr, 0x111111);
-	rdr_text(c.cr, 24, 32, title, 18, 1, RA_LEFT, W - 48);
-	/* grid and axes */
-	cairo_set_line_width(c.cr, 1);
-	for (v = 0; v <= ymax * (1 + 1e-9); v += ystep) {
-		double y = T + PH - PH * v / ymax;
-		rdr_rgba(c.cr, 0x000000, v > 0 ? 0.1 : 0.6);
-		cairo_move_to(c.cr, L, y);
-		cairo_line_to(c.cr, L + PW, y);
-		cairo_stroke(c.cr);
-		rdr_rgb(c.cr, 0x333333);
-		snprintf(buf, sizeof(buf), "%.0f", v);
-		rdr_text(c.cr, L - 8, y + 4, buf, 11, 0, RA_RIGHT, 0);
+	rdr_chart_init(&c, cv.cr, L, T, PW, PH);
+	rdr_axis_fit(&c.ax, RDR_LOG2, xmin, xmax, 0);
+	rdr_axis_fit(&c.ay, RDR_LOG10, ymin, ymax, 0);
+	c.ax.title = xlabel;
+	c.ay.title = "output tokens per second, all requests (log scale)";
+	rdr_rgb(cv.cr, 0x111111);
+	rdr_text(cv.cr, 24, 32, title, 18, 1, RA_LEFT, W - 48);
+	best_sentence(cap[0], sizeof(cap[0]), series, n, xmin, xunit);
+	best_sentence(cap[1], sizeof(cap[1]), series, n, xmax, xunit);
+	cap[0][0] = (char)(cap[0][0] - 'a' + 'A');
+	rdr_rgb(cv.cr, 0x333333);
+	snprintf(buf, sizeof(buf), "%s;", cap[0]);
+	rdr_text(cv.cr, 24, 56, buf, 12.5, 0, RA_LEFT, W - 48);
+	snprintf(buf, sizeof(buf), "%s.", cap[1]);
+	rdr_text(cv.cr, 24, 74, buf, 12.5, 0, RA_LEFT, W - 48);
+	rdr_rgb(cv.cr, 0x666666);
+	rdr_text(cv.cr, 24, 92, band ? "Both axes logarithmic: equal distances are equal ratios. "
+		 "Shaded: the 90% interval." : "Both axes logarithmic: equal distances are equal "
+		 "ratios.", 11.5, 0, RA_LEFT, W - 48);
+	rdr_chart_axes(&c);
+	for (i = 0; i < n; i++) {
+		xs[i] = series[i].x;
+		ys[i] = series[i].y;
+		np[i] = series[i].n;
 	}
-	for (v = lx0; v <= lx1 + 1e-9; v += 1) {
-		double x = L + PW * (v - lx0) / (lx1 - lx0);
-		rdr_rgba(c.cr, 0x000000, 0.1);
-		cairo_move_to(c.cr, x, T);
-		cairo_line_to(c.cr, x, T + PH);
-		cairo_stroke(c.cr);
-		rdr_rgb(c.cr, 0x333333);
-		snprintf(buf, sizeof(buf), "%.0f", exp2(v));
-		rdr_text(c.cr, x, T + PH + 18, buf, 11, 0, RA_CENTER, 0);
-	}
-	rdr_rgb(c.cr, 0x333333);
-	cairo_rectangle(c.cr, L, T, PW, PH);
-	cairo_stroke(c.cr);
-	rdr_text(c.cr, L + PW / 2, T + PH + 42, xlabel, 13, 0, RA_CENTER, 0);
-	cairo_save(c.cr);
-	cairo_translate(c.cr, 30, T + PH / 2);
-	cairo_rotate(c.cr, -RDR_PI / 2);
-	rdr_text(c.cr, 0, 0, "output tokens per second (all requests)", 13, 0, RA_CENTER, 0);
-	cairo_restore(c.cr);
-	/* series */
+	rdr_chart_coincide(&c, n, xs, ys, np, 1.0, same, offset);
+	for (i = 0; i < n; i++)
+		if (series[i].n)
+			rdr_chart_band(&c, series[i].n, series[i].x, series[i].lo, series[i].hi,
+				       rdr_palette(series[i].color), 0.10);
 	for (i = 0; i < n; i++) {
 		const struct rdr_series *s = &series[i];
-		int d = s->dash % 4, started = 0;
-		rdr_rgb(c.cr, rdr_palette(s->color));
-		cairo_set_line_width(c.cr, 2.2);
-		cairo_set_dash(c.cr, dashes[d], ndash[d], 0);
-		for (k = 0; k < s->n; k++) {
-			double x, y;
-			if (!(s->x[k] > 0) || !isfinite(s->y[k])) {
-				started = 0;
-				continue;
-			}
-			x = L + PW * (log2(s->x[k]) - lx0) / (lx1 - lx0);
-			y = T + PH - PH * s->y[k] / ymax;
-			if (started)
-				cairo_line_to(c.cr, x, y);
-			else
-				cairo_move_to(c.cr, x, y);
-			started = 1;
-		}
-		cairo_stroke(c.cr);
-		cairo_set_dash(c.cr, NULL, 0, 0);
-		for (k = 0; k < s->n; k++)
-			if (s->x[k] > 0 && isfinite(s->y[k]))
-				marker(c.cr, s->dash, L + PW * (log2(s->x[k]) - lx0) / (lx1 - lx0),
-				       T + PH - PH * s->y[k] / ymax);
+		rdr_chart_line(&c, s->n, s->x, s->y, rdr_palette(s->color), s->dash, 2.2, offset[i]);
+		rdr_chart_points(&c, s->n, s->x, s->y, s->dash, 4.5, rdr_palette(s->color), 1,
+				 offset[i]);
 	}
-	/* legend */
-	{
-		double x = L + PW + 30, y = T + 10;
-		rdr_rgb(c.cr, 0x111111);
-		rdr_text(c.cr, x, y, "box, layout", 13, 1, RA_LEFT, 0);
-		y += 24;
-		for (i = 0; i < n && y < T + PH + 40; i++, y += 24) {
-			int d = series[i].dash % 4;
-			rdr_rgb(c.cr, rdr_palette(series[i].color));
-			cairo_set_line_width(c.cr, 2.2);
-			cairo_set_dash(c.cr, dashes[d], ndash[d], 0);
-			cairo_move_to(c.cr, x, y - 4);
-			cairo_line_to(c.cr, x + 40, y - 4);
-			cairo_stroke(c.cr);
-			cairo_set_dash(c.cr, NULL, 0, 0);
-			marker(c.cr, series[i].dash, x + 20, y - 4);
-			rdr_rgb(c.cr, 0x222222);
-			rdr_text(c.cr, x + 50, y, series[i].label, 12, 0, RA_LEFT, W - x - 50 - 16);
-		}
+	/* the column: each line's last value and speed-up, one label per coinciding group */
+	for (i = 0; i < n; i++) {
+		const struct rdr_series *s = &series[i];
+		ylast[i] = NAN;
+		coltext[i] = NULL;
+		colrgb[i] = rdr_palette(s->color);
+		for (k = s->n - 1; k >= 0; k--)
+			if (isfinite(s->y[k]) && s->y[k] > 0)
+				break;
+		if (k < 0 || same[i] >= 0)
+			continue;
+		ylast[i] = rdr_chart_py(&c, s->y[k]);
+		value_cell(colbuf[i], sizeof(colbuf[i]), series, n, i, s->x[k]);
+		coltext[i] = colbuf[i];
 	}
-	return rdr_canvas_end(&c, err);
+	rdr_chart_column(&c, n, ylast, coltext, colrgb, COLX + 8, L + PW + 1, 11, T + 6, T + PH - 4);
+	/* the legend table */
+	y = T + 4;
+	rdr_rgb(cv.cr, 0x111111);
+	rdr_text(cv.cr, TX, y, "box, layout", 12, 1, RA_LEFT, 0);
+	snprintf(buf, sizeof(buf), "tok/s at %g", xmin);
+	rdr_text(cv.cr, W - 130, y, buf, 12, 1, RA_RIGHT, 0);
+	snprintf(buf, sizeof(buf), "at %g", xmax);
+	rdr_text(cv.cr, W - 24, y, buf, 12, 1, RA_RIGHT, 0);
+	y += 8;
+	rdr_rgba(cv.cr, 0x000000, 0.3);
+	cairo_set_line_width(cv.cr, 1);
+	cairo_move_to(cv.cr, TX, y);
+	cairo_line_to(cv.cr, W - 24, y);
+	cairo_stroke(cv.cr);
+	y += 18;
+	for (i = 0; i < n; i++, y += 22) {
+		const struct rdr_series *s = &series[i];
+		rdr_rgb(cv.cr, rdr_palette(s->color));
+		cairo_set_line_width(cv.cr, 2.2);
+		rdr_chart_dash(cv.cr, s->dash);
+		cairo_move_to(cv.cr, TX, y - 4);
+		cairo_line_to(cv.cr, TX + 34, y - 4);
+		cairo_stroke(cv.cr);
+		cairo_set_dash(cv.cr, NULL, 0, 0);
+		rdr_chart_marker(cv.cr, s->dash, TX + 17, y - 4, 4.5);
+		rdr_rgb(cv.cr, 0x222222);
+		rdr_text(cv.cr, TX + 42, y, s->label, 11.5, 0, RA_LEFT, W - 260 - TX - 42);
+		value_cell(buf, sizeof(buf), series, n, i, xmin);
+		rdr_text(cv.cr, W - 130, y, buf, 11.5, 0, RA_RIGHT, 0);
+		value_cell(buf, sizeof(buf), series, n, i, xmax);
+		rdr_text(cv.cr, W - 24, y, buf, 11.5, 0, RA_RIGHT, 0);
+	}
+	y += 4;
+	rdr_rgb(cv.cr, 0x555555);
+	rdr_text_wrap(cv.cr, TX, y, "xN: speed-up over the first box with the same layout, at the "
+		      "same load.", 11, W - 24 - TX, 15, 2);
+	y += 34;
+	for (i = 0; i < n; i++) {
+		if (same[i] < 0)
+			continue;
+		snprintf(buf, sizeof(buf), "%s coincides with %s (drawn 3 pt apart)", series[i].label,
+			 series[same[i]].label);
+		rdr_text_wrap(cv.cr, TX, y, buf, 11, W - 24 - TX, 15, 2);
+		y += 34;
+	}
+	return rdr_canvas_end(&cv, err);
 }
 
 /* ---- fit --------------------------------------------------------------- */
@@ -345,140 +412,124 @@ static int quantity(const struct val_set *v, const struct val_point *p)
 	return p->group >= MEAS_P2P_LAT_DISABLED_GPU ? Q_US : Q_GBS;
 }
 
-/* 0.01, 0.1, 1, 10, 100, 1k, ... 1G */
-static void decade(char *buf, size_t n, int e)
+static int usable(const struct val_point *p)
 {
-	static const char *const big[] = { "1", "10", "100", "1k", "10k", "100k", "1M", "10M",
-					   "100M", "1G", "10G", "100G" };
-	if (e >= 0 && e < 12)
-		snprintf(buf, n, "%s", big[e]);
-	else if (e < 0 && e >= -4)
-		snprintf(buf, n, "%.*f", -e, pow(10, e));
-	else
-		snprintf(buf, n, "1e%d", e);
+	return p->measured > 0 && p->predicted > 0 && isfinite(p->predicted) &&
+	       isfinite(p->measured);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median of |ratio - 1| over the n values in e (sorted in place). */
+static double median(double *e, int n)
+{
+	if (n < 1)
+		return NAN;
+	qsort(e, (size_t)n, sizeof(*e), cmp_double);
+	return n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
 }
 
 int rdr_fit(const char *path, const char *title, const struct val_set *v, struct plumb_err *err)
 {
-	static const char *const qname[Q_N] = { "latency / time (us)", "bandwidth (GB/s)",
+	static const char *const qname[Q_N] = { "latency and time (us)", "bandwidth (GB/s)",
 						"throughput (tok/s)", "step time (ms)" };
 	static const unsigned qrgb[Q_N] = { 0x1f77b4, 0xd62728, 0x2ca02c, 0x9467bd };
-	struct rdr_canvas c;
-	struct val_stats st;
-	const double W = 1060, H = 760, L = 90, T = 80, P = 600;
-	double lo = INFINITY, hi = -INFINITY, d0, d1, e;
-	int i, rc, count[Q_N] = { 0 };
-	char buf[256];
+	struct rdr_canvas cv;
+	const double W = 1200, PW = 470, PH = 300, T0 = 118;
+	double qlo[Q_N], qhi[Q_N], rlo[Q_N], rhi[Q_N], *e = NULL, H;
+	int count[Q_N] = { 0 }, q, i, rc, panels = 0, slot, n = 0, in25 = 0, in2 = 0;
+	char buf[512];
 
+	for (q = 0; q < Q_N; q++) {
+		qlo[q] = rlo[q] = INFINITY;
+		qhi[q] = rhi[q] = -INFINITY;
+	}
+	if (v->npoints > 0 && !(e = malloc((size_t)v->npoints * sizeof(*e))))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	for (i = 0; i < v->npoints; i++) {
 		const struct val_point *p = &v->points[i];
-		if (p->measured > 0 && p->predicted > 0 && isfinite(p->predicted)) {
-			lo = fmin(lo, fmin(p->measured, p->predicted));
-			hi = fmax(hi, fmax(p->measured, p->predicted));
-		}
-	}
-	if (!isfinite(lo)) {
-		lo = 1;
-		hi = 10;
-	}
-	d0 = floor(log10(lo));
-	d1 = ceil(log10(hi));
-	if (d1 <= d0)
-		d1 = d0 + 1;
-	if ((rc = rdr_canvas_begin(&c, path, W, H, err)) < 0)
-		return rc;
-#define PX(val) (L + P * (log10(val) - d0) / (d1 - d0))
-#define PY(val) (T + P - P * (log10(val) - d0) / (d1 - d0))
-	rdr_rgb(c.cr, 0x111111);
-	rdr_text(c.cr, 24, 32, title, 18, 1, RA_LEFT, W - 48);
-	val_stats(v, 0, v->npoints, &st);
-	snprintf(buf, sizeof(buf), "%d points, median error %.1f%%, %d within 2x", st.n,
-		 100 * st.median_err, st.within2x);
-	rdr_rgb(c.cr, 0x505050);
-	rdr_text(c.cr, 24, 54, buf, 12, 0, RA_LEFT, W - 48);
-	cairo_save(c.cr);
-	cairo_rectangle(c.cr, L, T, P, P);
-	cairo_clip(c.cr);
-	/* the 2x band and y = x */
-	rdr_rgba(c.cr, 0x2ca02c, 0.12);
-	cairo_move_to(c.cr, PX(pow(10, d0)), PY(pow(10, d0) * 2));
-	cairo_line_to(c.cr, PX(pow(10, d1)), PY(pow(10, d1) * 2));
-	cairo_line_to(c.cr, PX(pow(10, d1)), PY(pow(10, d1) / 2));
-	cairo_line_to(c.cr, PX(pow(10, d0)), PY(pow(10, d0) / 2));
-	cairo_close_path(c.cr);
-	cairo_fill(c.cr);
-	rdr_rgb(c.cr, 0x444444);
-	cairo_set_line_width(c.cr, 1.2);
-	cairo_move_to(c.cr, PX(pow(10, d0)), PY(pow(10, d0)));
-	cairo_line_to(c.cr, PX(pow(10, d1)), PY(pow(10, d1)));
-	cairo_stroke(c.cr);
-	cairo_restore(c.cr);
-	/* decades */
-	cairo_set_line_width(c.cr, 1);
-	for (e = d0; e <= d1 + 1e-9; e += 1) {
-		double x = L + P * (e - d0) / (d1 - d0), y = T + P - P * (e - d0) / (d1 - d0);
-		rdr_rgba(c.cr, 0x000000, 0.1);
-		cairo_move_to(c.cr, x, T);
-		cairo_line_to(c.cr, x, T + P);
-		cairo_move_to(c.cr, L, y);
-		cairo_line_to(c.cr, L + P, y);
-		cairo_stroke(c.cr);
-		rdr_rgb(c.cr, 0x333333);
-		decade(buf, sizeof(buf), (int)lround(e));
-		rdr_text(c.cr, x, T + P + 18, buf, 11, 0, RA_CENTER, 0);
-		rdr_text(c.cr, L - 8, y + 4, buf, 11, 0, RA_RIGHT, 0);
-	}
-	rdr_rgb(c.cr, 0x333333);
-	cairo_rectangle(c.cr, L, T, P, P);
-	cairo_stroke(c.cr);
-	rdr_text(c.cr, L + P / 2, T + P + 42, "measured", 13, 0, RA_CENTER, 0);
-	cairo_save(c.cr);
-	cairo_translate(c.cr, 34, T + P / 2);
-	cairo_rotate(c.cr, -RDR_PI / 2);
-	rdr_text(c.cr, 0, 0, "predicted by plumb", 13, 0, RA_CENTER, 0);
-	cairo_restore(c.cr);
-	for (i = 0; i < v->npoints; i++) {
-		const struct val_point *p = &v->points[i];
-		int q;
-		if (!(p->measured > 0 && p->predicted > 0 && isfinite(p->predicted)))
+		double r;
+		if (!usable(p))
 			continue;
 		q = quantity(v, p);
+		r = p->predicted / p->measured;
 		count[q]++;
-		rdr_rgba(c.cr, qrgb[q], 0.55);
-		cairo_arc(c.cr, PX(p->measured), PY(p->predicted), 3, 0, 2 * RDR_PI);
-		cairo_fill(c.cr);
+		qlo[q] = fmin(qlo[q], p->measured);
+		qhi[q] = fmax(qhi[q], p->measured);
+		rlo[q] = fmin(rlo[q], r);
+		rhi[q] = fmax(rhi[q], r);
+		e[n++] = fabs(r - 1);
+		in25 += r >= 0.8 && r <= 1.25;
+		in2 += r >= 0.5 && r <= 2;
 	}
-#undef PX
-#undef PY
-	{
-		double x = L + P + 30, y = T + 14;
-		rdr_rgb(c.cr, 0x111111);
-		rdr_text(c.cr, x, y, "quantity (points)", 13, 1, RA_LEFT, 0);
-		y += 26;
-		for (i = 0; i < Q_N; i++) {
-			if (!count[i])
+	for (q = 0; q < Q_N; q++)
+		panels += count[q] > 0;
+	if (!panels)
+		panels = 1;
+	H = T0 + ((panels + 1) / 2) * (PH + 96) + 10;
+	if ((rc = rdr_canvas_begin(&cv, path, W, H, err)) < 0) {
+		free(e);
+		return rc;
+	}
+	rdr_rgb(cv.cr, 0x111111);
+	rdr_text(cv.cr, 24, 32, title, 18, 1, RA_LEFT, W - 48);
+	rdr_rgb(cv.cr, 0x333333);
+	if (n)
+		snprintf(buf, sizeof(buf), "%d points: median error %.1f%%; %.0f%% within +-25%%, "
+			 "%d of %d within 2x.", n, 100 * median(e, n), 100.0 * in25 / n, in2, n);
+	else
+		snprintf(buf, sizeof(buf), "no point with both a measured and a predicted value");
+	rdr_text(cv.cr, 24, 56, buf, 12.5, 0, RA_LEFT, W - 48);
+	rdr_text(cv.cr, 24, 74, "Each panel: the measured value in its unit (log) against the "
+		 "error of the prediction; above the line plumb predicts more than was measured.",
+		 12.5, 0, RA_LEFT, W - 48);
+	rdr_rgb(cv.cr, 0x666666);
+	rdr_text(cv.cr, 24, 92, "Dark band: within +-10%; light band: within +-25%. The axes hold "
+		 "every point.", 11.5, 0, RA_LEFT, W - 48);
+	for (q = 0, slot = 0; q < Q_N; q++) {
+		struct rdr_chart c;
+		double px, py, lo, hi, x2[2], a[2], b[2];
+		int m = 0;
+		if (!count[q])
+			continue;
+		px = 100 + (slot % 2) * (PW + 120);
+		py = T0 + 26 + (slot / 2) * (PH + 96);
+		slot++;
+		rdr_chart_init(&c, cv.cr, px, py, PW, PH);
+		rdr_axis_fit(&c.ax, RDR_LOG10, qlo[q], qhi[q], 0);
+		rdr_axis_fit(&c.ay, RDR_RATIO, rlo[q], rhi[q], 0);
+		c.ax.title = qname[q];
+		c.ay.title = "error of the prediction";
+		/* bands at +-25% and +-10% */
+		lo = c.ax.lo;
+		hi = c.ax.hi;
+		x2[0] = lo;
+		x2[1] = hi;
+		a[0] = a[1] = 0.8;
+		b[0] = b[1] = 1.25;
+		rdr_chart_band(&c, 2, x2, a, b, 0x2ca02c, 0.08);
+		a[0] = a[1] = 0.9;
+		b[0] = b[1] = 1.1;
+		rdr_chart_band(&c, 2, x2, a, b, 0x2ca02c, 0.14);
+		rdr_chart_axes(&c);
+		for (i = 0; i < v->npoints; i++) {
+			const struct val_point *p = &v->points[i];
+			double r;
+			if (!usable(p) || quantity(v, p) != q)
 				continue;
-			rdr_rgb(c.cr, qrgb[i]);
-			cairo_arc(c.cr, x + 8, y - 4, 5, 0, 2 * RDR_PI);
-			cairo_fill(c.cr);
-			rdr_rgb(c.cr, 0x222222);
-			snprintf(buf, sizeof(buf), "%s (%d)", qname[i], count[i]);
-			rdr_text(c.cr, x + 22, y, buf, 12, 0, RA_LEFT, W - x - 40);
-			y += 24;
+			r = p->predicted / p->measured;
+			rdr_chart_points(&c, 1, &p->measured, &r, 0, 3, qrgb[q], 0.55, 0);
+			e[m++] = fabs(r - 1);
 		}
-		y += 12;
-		rdr_rgb(c.cr, 0x444444);
-		cairo_move_to(c.cr, x, y - 4);
-		cairo_line_to(c.cr, x + 18, y - 4);
-		cairo_stroke(c.cr);
-		rdr_rgb(c.cr, 0x222222);
-		rdr_text(c.cr, x + 22, y, "predicted = measured", 12, 0, RA_LEFT, 0);
-		y += 24;
-		rdr_rgba(c.cr, 0x2ca02c, 0.25);
-		cairo_rectangle(c.cr, x, y - 11, 18, 14);
-		cairo_fill(c.cr);
-		rdr_rgb(c.cr, 0x222222);
-		rdr_text(c.cr, x + 22, y, "within 2x", 12, 0, RA_LEFT, 0);
+		rdr_rgb(cv.cr, 0x111111);
+		snprintf(buf, sizeof(buf), "%s: %d points, median error %.1f%%", qname[q], count[q],
+			 100 * median(e, m));
+		rdr_text(cv.cr, px, py - 10, buf, 13, 1, RA_LEFT, PW);
 	}
-	return rdr_canvas_end(&c, err);
+	free(e);
+	return rdr_canvas_end(&cv, err);
 }

@@ -149,17 +149,37 @@ struct rdr_series {
 	int dash;                       /* style index (the layout) */
 	int n;
 	double x[RDR_MAX_PTS], y[RDR_MAX_PTS];
+	/* y's 90% interval where known: lo[k] <= hi[k], both > 0; anything
+	 * else (a zeroed series) draws no band at point k */
+	double lo[RDR_MAX_PTS], hi[RDR_MAX_PTS];
 };
 
-/* tok/s against concurrency (log2 axis) for several series. xlabel names
- * the x axis ("concurrent requests" or "batch"). */
+/*
+ * tok/s against concurrency for several series, both axes logarithmic
+ * (equal distances are equal ratios, so 11 against 16 tok/s shows as
+ * plainly as 400 against 600). The series of color 0 with the same dash
+ * is each series' reference: a column right of the plot gives every
+ * line's last value and its speed-up over its reference, and a table its
+ * values at the lowest and highest x with speed-ups. A shaded band shows
+ * a series' interval where it has one. Series that coincide are drawn 3
+ * points apart and named under the table. The caption says which series
+ * is best at the lowest and highest x and, with several boxes, what the
+ * best of each box gains over the best of box 0. xlabel names the x axis
+ * ("concurrent requests" or "batch").
+ */
 int rdr_throughput(const char *path, const char *title, const char *xlabel,
 		   const struct rdr_series *series, int n, struct plumb_err *err);
 
 /* ---- fit --------------------------------------------------------------- */
 
-/* Measured against predicted for every point of a predicted validation
- * set, log-log, with y = x and the 2x band; points coloured by quantity. */
+/*
+ * Measured against predicted for every point of a predicted validation
+ * set: one panel per quantity (latency, bandwidth, tok/s, step time) with
+ * the measured value in its own unit on a log x axis and the relative
+ * error (predicted / measured, labelled in %) on a log y axis shared by
+ * the panels, bands at +-10% and +-25%; the axes hold every point. The
+ * caption gives the median error and the share within +-25% and 2x.
+ */
 int rdr_fit(const char *path, const char *title, const struct val_set *v,
 	    struct plumb_err *err);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chart.h"
 #include "render.h"
 
 void suite_render(void);
@@ -610,6 +611,110 @@ static void test_trace(void)
 	scn_free(s);
 }
 
+/* Boxes b[0..n) pairwise apart? */
+static int boxes_apart(const struct rdr_box2 *b, int n)
+{
+	int i, j;
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (b[i].x < b[j].x + b[j].w && b[j].x < b[i].x + b[i].w &&
+			    b[i].y < b[j].y + b[j].h && b[j].y < b[i].y + b[i].h) {
+				printf("\n  label %d (%.1f,%.1f %.1fx%.1f) overlaps %d (%.1f,%.1f %.1fx%.1f)\n",
+				       i, b[i].x, b[i].y, b[i].w, b[i].h, j, b[j].x, b[j].y, b[j].w, b[j].h);
+				return 0;
+			}
+	return 1;
+}
+
+/* The chart layer: scales, ticks, labels, coinciding series, outliers. */
+static void test_chart_layer(void)
+{
+	static const double want_log[] = { 10, 20, 50, 100, 200, 500, 1000 };
+	cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800, 600);
+	cairo_t *cr = cairo_create(surf);
+	struct rdr_chart c;
+	struct rdr_axis a;
+	double x[3] = { 1, 2, 4 }, y0[3] = { 11, 20, 40 }, y1[3] = { 11, 20, 40 },
+	       y2[3] = { 15.8, 30, 60 }, yout[3] = { 20, 5000, 30 }, off[3], col[6];
+	const double *xs[3] = { x, x, x }, *ys[3] = { y0, y1, y2 };
+	const char *text[6] = { "a", "bb", "ccc", "dddd", "eeeee", "f" };
+	unsigned rgb[6] = { 0 };
+	int np[3] = { 3, 3, 3 }, same[3], i, k, placed = 0;
+	char buf[32];
+
+	/* log10 over 11 .. 793: 10 to 1000 in 1-2-5 steps */
+	memset(&a, 0, sizeof(a));
+	rdr_axis_fit(&a, RDR_LOG10, 11.3, 792.6, 0);
+	CU_ASSERT_DOUBLE_EQUAL(a.lo, 10, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(a.hi, 1000, 1e-9);
+	for (i = k = 0; i < a.nticks; i++)
+		if (a.major[i]) {
+			CU_ASSERT(k < 7 && fabs(a.tick[i] - want_log[k]) < 1e-9);
+			k++;
+		}
+	EXPECT_INT(k, 7);
+	/* 11 against 15.8 tok/s is tens of points apart on a 500-point axis */
+	rdr_chart_init(&c, cr, 100, 50, 600, 500);
+	c.ay = a;
+	CU_ASSERT(rdr_chart_py(&c, 11) - rdr_chart_py(&c, 15.8) > 30);
+	/* log2: 1 .. 64, seven powers of two */
+	rdr_axis_fit(&a, RDR_LOG2, 1, 64, 0);
+	EXPECT_INT(a.nticks, 7);
+	CU_ASSERT_DOUBLE_EQUAL(a.hi, 64, 1e-9);
+	/* linear from zero */
+	rdr_axis_fit(&a, RDR_LIN, 3, 97, 1);
+	CU_ASSERT_DOUBLE_EQUAL(a.lo, 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(a.hi, 100, 1e-9);
+	/* ratio: symmetric on a log scale, labelled as errors */
+	rdr_axis_fit(&a, RDR_RATIO, 0.85, 1.3, 0);
+	CU_ASSERT_DOUBLE_EQUAL(a.hi, 1.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(a.lo * a.hi, 1, 1e-9);
+	rdr_axis_label(&a, 1.1, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "+10%");
+	rdr_axis_label(&a, 0.9, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "-10%");
+	rdr_axis_label(&a, 1, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "0");
+	rdr_axis_label(&a, 2, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "2x");
+	/* an outlier far out still fits the ratio axis */
+	rdr_axis_fit(&a, RDR_RATIO, 0.11, 1.9, 0);
+	CU_ASSERT(a.lo <= 0.11 && a.hi >= 1.9);
+	rdr_axis_fit(&a, RDR_RATIO, 1, 300, 0);
+	CU_ASSERT(a.lo <= 1.0 / 300 && a.hi >= 300);
+	/* coinciding series: the second lies on the first, the third apart */
+	rdr_chart_init(&c, cr, 100, 50, 600, 500);
+	rdr_axis_fit(&c.ax, RDR_LOG2, 1, 4, 0);
+	rdr_axis_fit(&c.ay, RDR_LOG10, 10, 100, 0);
+	rdr_chart_coincide(&c, 3, xs, ys, np, 1.0, same, off);
+	EXPECT_INT(same[0], -1);
+	EXPECT_INT(same[1], 0);
+	EXPECT_INT(same[2], -1);
+	CU_ASSERT(fabs(off[0] - off[1]) >= 3 - 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(off[0] + off[1], 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(off[2], 0, 1e-9);
+	/* a point beyond the y axis is counted (drawn at the border) */
+	EXPECT_INT(rdr_chart_points(&c, 3, x, yout, 0, 3, 0, 1, 0), 1);
+	EXPECT_INT(rdr_chart_points(&c, 3, x, y2, 0, 3, 0, 1, 0), 0);
+	/* labels fighting for one spot: the placed ones never overlap */
+	for (i = 0; i < 20; i++)
+		placed += rdr_chart_label(&c, 400, 300, "speed-up x1.92", 11, 0, 0, 800) == 0;
+	CU_ASSERT(placed >= 4 && placed <= 10);
+	EXPECT_INT(c.nlab, placed);
+	CU_ASSERT(boxes_apart(c.lab, c.nlab));
+	/* a column of labels all wanting one height: spread apart, inside */
+	c.nlab = 0;
+	for (i = 0; i < 6; i++)
+		col[i] = 540;
+	rdr_chart_column(&c, 6, col, text, rgb, 710, 700, 11, 60, 540);
+	EXPECT_INT(c.nlab, 6);
+	CU_ASSERT(boxes_apart(c.lab, c.nlab));
+	for (i = 0; i < c.nlab; i++)
+		CU_ASSERT(c.lab[i].y >= 50 && c.lab[i].y + c.lab[i].h <= 550);
+	cairo_destroy(cr);
+	cairo_surface_destroy(surf);
+}
+
 /* The charts draw and are valid. */
 static void test_charts(void)
 {
@@ -630,6 +735,8 @@ static void test_charts(void)
 		for (k = 0; k < 7; k++) {
 			ser[i].x[k] = 1 << k;
 			ser[i].y[k] = k == 3 && i ? NAN : 10.0 * (k + 1) * (i + 1);
+			ser[i].lo[k] = ser[i].y[k] * 0.8;
+			ser[i].hi[k] = ser[i].y[k] * 1.2;
 		}
 		ser[i].n = 7;
 	}
@@ -658,4 +765,5 @@ void suite_render(void)
 	CU_add_test(s, "output errors leave nothing behind", test_output_errors);
 	CU_add_test(s, "trace: valid JSON, events match the step", test_trace);
 	CU_add_test(s, "throughput and timeline charts", test_charts);
+	CU_add_test(s, "chart layer: scales, labels, coinciding series, outliers", test_chart_layer);
 }
