@@ -85,20 +85,6 @@ static int flow_done(struct sim_net *net, int flow, void *arg, struct plumb_err 
 	return on_recv(copy.r, &copy, err);
 }
 
-/* GPU-to-GPU path through host memory (SHM): NCCL puts the buffer on the
- * receiver's side by default (NCCL_SHM_LOCALITY=2, src/transport/shm.cc),
- * so the sender's writes cross to the receiver's socket. */
-static int shm_path(const struct fabric *f, int a, int b, int *path)
-{
-	int sock = fab_gpu_socket(f, b), n, m, tmp[FAB_MAX_PATH], i;
-	n = fab_path_to_host(f, a, sock, path);
-	m = fab_path_from_host(f, sock, b, tmp);
-	/* Both halves hold the socket's memory link: keep it once. */
-	for (i = 1; i < m; i++)
-		path[n++] = tmp[i];
-	return n;
-}
-
 /* Start the flows of a send (one per channel) after the hop's step latency. */
 static int send_now(struct crun *r, int src, int dst, int phase, int idx, double bytes,
 		    struct plumb_err *err)
@@ -106,7 +92,8 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 	int a = r->c->gpus[src], b = r->c->gpus[dst];
 	struct sim_flow_spec fs;
 	struct sendrec *sr = malloc(sizeof(*sr));
-	int path[FAB_MAX_PATH], rc, ch;
+	int buf[FAB_MAX_PATH], rc, ch;
+	const int *path;
 
 	if (!sr)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
@@ -123,15 +110,15 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 		r->sends->prev = sr;
 	r->sends = sr;
 	memset(&fs, 0, sizeof(fs));
-	fs.path = path;
 	if (r->shm[(src) * r->n + (dst)]) {
-		fs.path_len = shm_path(r->fab, a, b, path);
+		fs.path_len = fab_route_shm(r->fab, a, b, buf, &path);
 		/* The cap is a payload rate per GPU, shared by the channels;
 		 * flows carry wire bytes. */
 		fs.rate_cap = r->s->k.v[K_NCCL_SHM_GBS] * 1e9 / r->eff / r->nch;
 	} else {
-		fs.path_len = fab_path_gpu(r->fab, a, b, path);
+		fs.path_len = fab_route_gpu(r->fab, a, b, buf, &path);
 	}
+	fs.path = path;
 	if (r->ch_cap > 0 && (fs.rate_cap == 0 || r->ch_cap < fs.rate_cap))
 		fs.rate_cap = r->ch_cap;
 	fs.bytes = bytes / r->eff / r->nch;
@@ -379,7 +366,9 @@ double coll_busbw_factor(enum coll_op op, int n)
 /* Is the direct path between GPUs a and b all NVLink? */
 static int nvlink_path(const struct fabric *f, int a, int b)
 {
-	int path[FAB_MAX_PATH], n = fab_path_gpu(f, a, b, path), i;
+	int buf[FAB_MAX_PATH], n, i;
+	const int *path;
+	n = fab_route_gpu(f, a, b, buf, &path);
 	if (n == 0)
 		return 1;
 	for (i = 0; i < n; i++) {
@@ -406,15 +395,16 @@ static int uses_pair(const struct coll_spec *c, int algo, int i, int j)
 void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
 		unsigned char *used)
 {
-	int i, j, k, np, path[FAB_MAX_PATH];
+	int i, j, k, np, buf[FAB_MAX_PATH];
+	const int *path;
 	for (i = 0; i < c->n; i++)
 		for (j = 0; j < c->n; j++) {
 			int a = c->gpus[i], b = c->gpus[j];
 			if (i == j || a == b || !uses_pair(c, algo, i, j))
 				continue;
 			/* the path send_now() takes for this pair */
-			np = x->view->xport[a][b] != XP_P2P ? shm_path(x->fab, a, b, path)
-							    : fab_path_gpu(x->fab, a, b, path);
+			np = x->view->xport[a][b] != XP_P2P ? fab_route_shm(x->fab, a, b, buf, &path)
+							    : fab_route_gpu(x->fab, a, b, buf, &path);
 			for (k = 0; k < np; k++)
 				used[path[k]] = 1;
 		}
@@ -489,10 +479,11 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 			{
 				/* NCCL's per-step latency already holds the wire's: the
 				 * flow adds its path latency, so delay by the rest. */
-				int path[FAB_MAX_PATH], np;
+				int buf[FAB_MAX_PATH], np;
+				const int *path;
 				double hw = (nvl ? s->k.v[nvl_k[proto]] : s->k.v[pci_k[proto]]) * 1e-6;
-				np = r->shm[(i) * r->n + (j)] ? shm_path(r->fab, a, b, path)
-						  : fab_path_gpu(r->fab, a, b, path);
+				np = r->shm[(i) * r->n + (j)] ? fab_route_shm(r->fab, a, b, buf, &path)
+						  : fab_route_gpu(r->fab, a, b, buf, &path);
 				hw -= fab_path_latency(r->fab, path, np);
 				r->step_lat[(i) * r->n + (j)] = hw > 0 ? hw : 0;
 			}
@@ -619,6 +610,7 @@ static int record_time(struct coll_ctx *x, double seconds, void *arg, struct plu
 
 /* One simulation of one (algorithm, protocol). *seconds = -1: not allowed. */
 static int run_one(const struct scenario *s, const struct topo_view *view,
+		   const struct fab_routes *routes,
 		   const struct coll_spec *c, int algo, int proto, double *seconds,
 		   struct coll_result *res, struct plumb_err *err)
 {
@@ -635,6 +627,7 @@ static int run_one(const struct scenario *s, const struct topo_view *view,
 	sim_set_budget(eng, s->event_budget);
 	if ((rc = fab_build(eng, s, &fab, err)) < 0)
 		goto out;
+	fab_use_routes(fab, routes);
 	if ((rc = coll_ctx_init(&x, eng, fab, view, err)) < 0)
 		goto out;
 	rc = coll_start(&x, c, algo, proto, 0, record_time, &t, res, err);
@@ -657,14 +650,12 @@ out:
 	return rc;
 }
 
-int coll_time(const struct scenario *s, const struct topo_opts *o,
-	      const struct coll_spec *c, struct coll_result *r, struct plumb_err *err)
+/* The checks coll_time makes before simulating; 1 when c has one rank
+ * (r filled), 0 to simulate, or a negative code. */
+static int coll_check(const struct scenario *s, const struct coll_spec *c, struct coll_result *r,
+		      struct plumb_err *err)
 {
-	struct topo_view *view = NULL;
-	int algo, proto, rc, i;
-	double best = INFINITY;
-	struct coll_result tmp;
-
+	int i;
 	memset(r, 0, sizeof(*r));
 	if (c->n < 1 || c->n > s->ngpus)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
@@ -682,10 +673,20 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
 		r->seconds = s->k.v[K_NCCL_BASE_US] * 1e-6;
 		r->algo = ALGO_RING;
 		r->proto = PROTO_LL;
-		return 0;
+		return 1;
 	}
-	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, o, &view, err)) < 0)
-		return rc;
+	return 0;
+}
+
+/* Every candidate (algorithm, protocol) of c simulated alone; the fastest. */
+static int coll_search(const struct scenario *s, const struct topo_view *view,
+		       const struct fab_routes *routes, const struct coll_spec *c,
+		       struct coll_result *r, struct plumb_err *err)
+{
+	int algo, proto, rc;
+	double best = INFINITY;
+	struct coll_result tmp;
+
 	for (algo = ALGO_RING; algo <= ALGO_TWOSHOT; algo++) {
 		if (c->algo != ALGO_AUTO && c->algo != algo)
 			continue;
@@ -715,10 +716,8 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
 			    c->proto == PROTO_AUTO)
 				continue;   /* no NCCL protocol: simulated once */
 			memset(&tmp, 0, sizeof(tmp));
-			if ((rc = run_one(s, view, c, algo, proto, &t, &tmp, err)) < 0) {
-				topo_free(view);
+			if ((rc = run_one(s, view, routes, c, algo, proto, &t, &tmp, err)) < 0)
 				return rc;
-			}
 			if (t >= 0 && t < best) {
 				best = t;
 				r->seconds = t;
@@ -729,10 +728,37 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
 			}
 		}
 	}
-	topo_free(view);
 	if (!isfinite(best))
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "protocol %s is not available here (LL128 needs NVLink on every hop)",
 				     coll_proto_name(c->proto));
 	return 0;
+}
+
+int coll_time_in(struct coll_scn *e, const struct scenario *s, const struct coll_spec *c,
+		 struct coll_result *r, struct plumb_err *err)
+{
+	int rc = coll_check(s, c, r, err);
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	if (coll_scn_choice(e, c, r))
+		return 0;
+	if ((rc = coll_search(s, coll_scn_view(e), coll_scn_routes(e), c, r, err)) < 0)
+		return rc;
+	coll_scn_choice_add(e, c, r);
+	return 0;
+}
+
+int coll_time(const struct scenario *s, const struct topo_opts *o,
+	      const struct coll_spec *c, struct coll_result *r, struct plumb_err *err)
+{
+	struct coll_scn *e = NULL;
+	int rc = coll_check(s, c, r, err);
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	if ((rc = coll_scn_get(s, o, &e, err)) < 0)
+		return rc;
+	rc = coll_time_in(e, s, c, r, err);
+	coll_scn_put(e);
+	return rc;
 }

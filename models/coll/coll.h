@@ -28,6 +28,8 @@
 #ifndef PLUMB_COLL_H
 #define PLUMB_COLL_H
 
+#include <stdint.h>
+
 #include "fabric.h"
 #include "topo.h"
 
@@ -132,5 +134,41 @@ double coll_busbw_factor(enum coll_op op, int n);
  */
 int coll_time(const struct scenario *s, const struct topo_opts *o,
 	      const struct coll_spec *c, struct coll_result *r, struct plumb_err *err);
+
+/*
+ * Shared derived state (coll_cache.c). What every simulation of a scenario
+ * derives from it alone - the view NCCL runs in, every GPU pair's routes,
+ * the tuner's answer per collective - is computed once per scenario content
+ * and topology options and kept for the process (at most 16 scenarios, the
+ * least recently used one that nobody holds dropped first). Thread-safe.
+ *
+ * coll_scn_get: the entry for (s, o), found by content (a scenario with the
+ * same bytes, catalog included, shares it; one whose constants changed does
+ * not). *out is held until coll_scn_put. Errors: those of topo_build and
+ * fab_build. The entry's view and routes are read-only and valid while it
+ * is held.
+ * coll_scn_id: an id no other content gets during the process.
+ * coll_scn_clear: drop every entry nobody holds (tests; nothing needs it).
+ */
+struct coll_scn;
+struct fab_routes;
+int coll_scn_get(const struct scenario *s, const struct topo_opts *o, struct coll_scn **out,
+		 struct plumb_err *err);
+void coll_scn_put(struct coll_scn *e);
+const struct topo_view *coll_scn_view(const struct coll_scn *e);
+const struct fab_routes *coll_scn_routes(const struct coll_scn *e);
+uint64_t coll_scn_id(const struct coll_scn *e);
+void coll_scn_clear(void);
+
+/* The tuner's answer kept for collective c (1, *r filled) or not (0);
+ * keep one with coll_scn_choice_add. */
+int coll_scn_choice(struct coll_scn *e, const struct coll_spec *c, struct coll_result *r);
+void coll_scn_choice_add(struct coll_scn *e, const struct coll_spec *c,
+			 const struct coll_result *r);
+
+/* coll_time on the entry of s and o (held by the caller): the same result,
+ * computed once per distinct c. */
+int coll_time_in(struct coll_scn *e, const struct scenario *s, const struct coll_spec *c,
+		 struct coll_result *r, struct plumb_err *err);
 
 #endif

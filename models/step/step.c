@@ -168,7 +168,8 @@ struct srun {
 	const struct step_layout *l;
 	const struct step_prog *prog;
 	const struct topo_opts *o;
-	const struct topo_view *view;
+	const struct topo_view *view;       /* shared's */
+	struct coll_scn *shared;            /* the scenario's derived state (held) */
 	struct sim_engine *eng;
 	struct fabric *fab;
 	struct coll_ctx cx;
@@ -357,7 +358,7 @@ static int pick(struct srun *sr, int st, const struct coll_spec *c, int *algo, i
 			*proto = sr->memo[i].proto;
 			return 0;
 		}
-	if ((rc = coll_time(sr->s, sr->o, c, &cr, err)) < 0)
+	if ((rc = coll_time_in(sr->shared, sr->s, c, &cr, err)) < 0)
 		return rc;
 	*algo = cr.algo;
 	*proto = cr.proto;
@@ -680,11 +681,11 @@ static void result_reset(struct step_result *r)
  * meaningless and the caller runs again). rc NULL: simulate everything. */
 static int run_once(const struct scenario *s, const struct topo_opts *o,
 		    const struct step_layout *l, const struct step_prog *prog, int micro,
-		    struct step_result *r, struct rcache *rcache, int *breach,
-		    struct plumb_err *err)
+		    struct step_result *r, struct coll_scn *shared, struct rcache *rcache,
+		    int *breach, struct plumb_err *err)
 {
 	struct srun *sr;
-	struct topo_view *view = NULL;
+	const struct topo_view *view = coll_scn_view(shared);
 	int rc, st, m, i;
 
 	*breach = 0;
@@ -703,14 +704,15 @@ static int run_once(const struct scenario *s, const struct topo_opts *o,
 	sr->per_stage = l->gpus / l->pp;
 	sr->rc = rcache;
 	r->ngpus = l->gpus;
-	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, o, &view, err)) < 0)
-		goto out;
+	sr->shared = shared;
 	sr->view = view;
 	if ((rc = sim_engine_new(s->seed, &sr->eng, err)) < 0)
 		goto out;
 	sim_set_budget(sr->eng, s->event_budget);
-	if ((rc = fab_build(sr->eng, s, &sr->fab, err)) < 0 ||
-	    (rc = coll_ctx_init(&sr->cx, sr->eng, sr->fab, view, err)) < 0 ||
+	if ((rc = fab_build(sr->eng, s, &sr->fab, err)) < 0)
+		goto out;
+	fab_use_routes(sr->fab, coll_scn_routes(shared));
+	if ((rc = coll_ctx_init(&sr->cx, sr->eng, sr->fab, view, err)) < 0 ||
 	    (rc = xfer_ctx_init(&sr->xx, sr->eng, sr->fab, err)) < 0 ||
 	    (rc = sim_register(sr->eng, &compute_ops, sr, &sr->kind_done, err)) < 0 ||
 	    (rc = sim_register(sr->eng, &replay_ops, sr, &sr->kind_replay, err)) < 0)
@@ -755,7 +757,6 @@ out:
 	if (sr->fab)
 		fab_free(sr->fab);
 	sim_engine_free(sr->eng);
-	topo_free(view);
 	for (i = 0; i < sr->ncl; i++)
 		free(sr->cl[i].links);
 	free(sr->cl);
@@ -775,6 +776,7 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	     struct plumb_err *err)
 {
 	struct rcache *rcache = NULL;
+	struct coll_scn *shared = NULL;
 	int rc, breach;
 
 	r->reruns = 0;
@@ -788,10 +790,14 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "at most %d stages and 1-%d microbatches", STEP_MAX_STAGES,
 				     STEP_MAX_MICRO);
+	if ((rc = coll_scn_get(s, o, &shared, err)) < 0)
+		return rc;
 	if (!r->no_replay && !r->hook && !replay_off_env()) {
 		rcache = calloc(1, sizeof(*rcache));
-		if (!rcache)
+		if (!rcache) {
+			coll_scn_put(shared);
 			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		}
 	}
 	for (;;) {
 		/* After STEP_MAX_DENY denials replay is not worth it: simulate. */
@@ -799,10 +805,12 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 			rcache_free(rcache);
 			rcache = NULL;
 		}
-		if ((rc = run_once(s, o, l, prog, micro, r, rcache, &breach, err)) < 0 || !breach)
+		if ((rc = run_once(s, o, l, prog, micro, r, shared, rcache, &breach, err)) < 0 ||
+		    !breach)
 			break;
 		r->reruns++;
 	}
 	rcache_free(rcache);
+	coll_scn_put(shared);
 	return rc;
 }

@@ -170,7 +170,126 @@ static int descend(const struct fabric *f, int stop, int n, int *path, int len)
 	return len;
 }
 
+enum { ROUTE_P2P, ROUTE_SHM };
+
+/* f's table entry for (kind, a, b), or -1 when f has none for its setting. */
+static int route_slot(const struct fabric *f, int kind, int a, int b)
+{
+	const struct fab_routes *r = f->routes;
+	if (!r || r->acs_override != f->acs_override || a >= r->ngpus || b >= r->ngpus)
+		return -1;
+	return (kind * r->ngpus + a) * r->ngpus + b;
+}
+
+static int path_gpu(const struct fabric *f, int a, int b, int *path);
+
 int fab_path_gpu(const struct fabric *f, int a, int b, int *path)
+{
+	int k = route_slot(f, ROUTE_P2P, a, b), n;
+	if (k < 0)
+		return path_gpu(f, a, b, path);
+	n = f->routes->off[k + 1] - f->routes->off[k];
+	memcpy(path, f->routes->ids + f->routes->off[k], (size_t)n * sizeof(*path));
+	return n;
+}
+
+static int path_shm(const struct fabric *f, int a, int b, int *path)
+{
+	int sock = fab_gpu_socket(f, b), n, m, tmp[FAB_MAX_PATH], i;
+	n = fab_path_to_host(f, a, sock, path);
+	m = fab_path_from_host(f, sock, b, tmp);
+	/* Both halves hold the socket's memory link: keep it once. */
+	for (i = 1; i < m; i++)
+		path[n++] = tmp[i];
+	return n;
+}
+
+int fab_path_shm(const struct fabric *f, int a, int b, int *path)
+{
+	int k = route_slot(f, ROUTE_SHM, a, b), n;
+	if (k < 0)
+		return path_shm(f, a, b, path);
+	n = f->routes->off[k + 1] - f->routes->off[k];
+	memcpy(path, f->routes->ids + f->routes->off[k], (size_t)n * sizeof(*path));
+	return n;
+}
+
+int fab_route_gpu(const struct fabric *f, int a, int b, int *buf, const int **path)
+{
+	int k = route_slot(f, ROUTE_P2P, a, b);
+	if (k < 0) {
+		*path = buf;
+		return path_gpu(f, a, b, buf);
+	}
+	*path = f->routes->ids + f->routes->off[k];
+	return f->routes->off[k + 1] - f->routes->off[k];
+}
+
+int fab_route_shm(const struct fabric *f, int a, int b, int *buf, const int **path)
+{
+	int k = route_slot(f, ROUTE_SHM, a, b);
+	if (k < 0) {
+		*path = buf;
+		return path_shm(f, a, b, buf);
+	}
+	*path = f->routes->ids + f->routes->off[k];
+	return f->routes->off[k + 1] - f->routes->off[k];
+}
+
+int fab_routes_build(const struct fabric *f, struct fab_routes **out, struct plumb_err *err)
+{
+	struct fab_routes *r = calloc(1, sizeof(*r));
+	int ng = f->s->ngpus, kind, a, b, k = 0, n, cap = 0, path[FAB_MAX_PATH];
+
+	*out = NULL;
+	if (!r)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	r->ngpus = ng;
+	r->acs_override = f->acs_override;
+	r->off = malloc(((size_t)2 * ng * ng + 1) * sizeof(*r->off));
+	if (!r->off)
+		goto oom;
+	r->off[0] = 0;
+	for (kind = ROUTE_P2P; kind <= ROUTE_SHM; kind++)
+		for (a = 0; a < ng; a++)
+			for (b = 0; b < ng; b++) {
+				n = kind == ROUTE_P2P ? path_gpu(f, a, b, path) : path_shm(f, a, b, path);
+				if (r->off[k] + n > cap) {
+					int ncap = cap ? 2 * cap : 1024, *ni;
+					while (ncap < r->off[k] + n)
+						ncap *= 2;
+					if (!(ni = realloc(r->ids, (size_t)ncap * sizeof(*ni))))
+						goto oom;
+					r->ids = ni;
+					cap = ncap;
+				}
+				if (n)
+					memcpy(r->ids + r->off[k], path, (size_t)n * sizeof(*path));
+				r->off[k + 1] = r->off[k] + n;
+				k++;
+			}
+	*out = r;
+	return 0;
+oom:
+	fab_routes_free(r);
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+}
+
+void fab_routes_free(struct fab_routes *r)
+{
+	if (!r)
+		return;
+	free(r->off);
+	free(r->ids);
+	free(r);
+}
+
+void fab_use_routes(struct fabric *f, const struct fab_routes *r)
+{
+	f->routes = r;
+}
+
+static int path_gpu(const struct fabric *f, int a, int b, int *path)
 {
 	const struct scenario *s = f->s;
 	int na = s->gpu_node[a], nb = s->gpu_node[b], x, y, lca = -1, len = 0;

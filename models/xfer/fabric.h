@@ -35,6 +35,20 @@
 #define FAB_MAX_PATH 64
 #define FAB_MAX_NUMA (SCN_MAX_SOCKETS * 8)
 
+/*
+ * Every GPU pair's paths (fab_path_gpu and fab_path_shm), computed once for
+ * a scenario and shared by the fabrics built for the same scenario content
+ * (fab_use_routes): link ids depend only on the scenario, as fab_build adds
+ * links in a fixed order. Build from a fabric with the ACS setting the
+ * routes are for; they answer only fabrics with that setting.
+ */
+struct fab_routes {
+	int ngpus;
+	int acs_override;
+	int *off;           /* [2 x ngpus x ngpus + 1]: kind x (a, b) -> start in ids */
+	int *ids;
+};
+
 struct fabric {
 	const struct scenario *s;     /* borrowed */
 	struct sim_net *net;          /* owned */
@@ -46,7 +60,9 @@ struct fabric {
 	int nvl_up[SCN_MAX_GPUS], nvl_down[SCN_MAX_GPUS];/* NVSwitch ports, -1 if none */
 	int nvp[SCN_MAX_GPUS][SCN_MAX_GPUS];             /* point-to-point NVLink a -> b, -1 if none */
 	int acs_override;                                /* -1 each switch's acs, 0 off, 1 on */
+	const struct fab_routes *routes;                 /* borrowed, NULL: paths computed per call */
 };
+
 
 /* Per-lane payload rate of PCIe generation gen before efficiency, GB/s. */
 double fab_lane_gbs(int gen);
@@ -76,6 +92,32 @@ void fab_set_acs(struct fabric *f, int acs_override);
  * returns the length.
  */
 int fab_path_gpu(const struct fabric *f, int a, int b, int *path);
+
+/*
+ * Path of a GPU-to-GPU transfer through host memory (NCCL's SHM transport):
+ * NCCL puts the buffer on the receiver's side (NCCL_SHM_LOCALITY=2), so the
+ * sender's writes cross to GPU b's socket; its memory link appears once.
+ */
+int fab_path_shm(const struct fabric *f, int a, int b, int *path);
+
+/*
+ * The same two paths as pointers into f's route table when it has one
+ * (else computed into buf, room FAB_MAX_PATH); returns the length. *path
+ * stays valid while the table and buf do.
+ */
+int fab_route_gpu(const struct fabric *f, int a, int b, int *buf, const int **path);
+int fab_route_shm(const struct fabric *f, int a, int b, int *buf, const int **path);
+
+/*
+ * The routes of every GPU pair of f's scenario. *out: new table, free with
+ * fab_routes_free. Returns 0 or -PLUMB_ERUNTIME (out of memory).
+ */
+int fab_routes_build(const struct fabric *f, struct fab_routes **out, struct plumb_err *err);
+void fab_routes_free(struct fab_routes *r);
+
+/* Answer f's path questions from r (borrowed: it must outlive f), which was
+ * built for a scenario of the same content as f's. NULL detaches. */
+void fab_use_routes(struct fabric *f, const struct fab_routes *r);
 
 /* Path from GPU a into host memory of socket `sock`, and back out to GPU b. */
 int fab_path_to_host(const struct fabric *f, int a, int sock, int *path);

@@ -1,0 +1,345 @@
+/*
+ * coll_cache.c - derived state of a scenario shared by every simulation of
+ * it in the process (coll.h, "Shared derived state").
+ *
+ * An entry is keyed on the scenario's content, not its address: a sweep
+ * frees variants and parses others that may land at the same address, and
+ * a calibration changes constants in place. The entry keeps its own copy
+ * of the scenario and of the GPU catalog it names; a lookup compares the
+ * caller's scenario with that copy byte for byte (all of struct scenario
+ * but its two catalog pointers, then the catalog's entries), so a hit is a
+ * scenario every derived value is a function of. The view is built from
+ * the copy and so never points at a scenario that was freed.
+ *
+ * The pool is process-wide, like the parsed catalogs (io/scn_catalog.c,
+ * models/llm/llm.c): every command reaches it without a context to carry,
+ * and the sweep's threads share it under one mutex. It holds at most
+ * POOL_CAP entries; the least recently used entry nobody holds goes first.
+ * Values computed from it are pure functions of the key, so which thread
+ * fills an entry, and when, changes no output.
+ */
+#include "coll.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOL_CAP 16
+
+/* A tuner question (coll_time's spec, normalised) and its answer. */
+struct choice_key {
+	int op, n, algo, proto, root, custom;
+	double bytes;
+	int gpus[SCN_MAX_GPUS];         /* past n: 0 */
+};
+
+struct choice {
+	struct choice_key k;
+	uint64_t hash;
+	struct coll_result r;
+};
+
+struct coll_scn {
+	struct scenario *s;             /* owned copy; s->catalog = cat */
+	struct scn_catalog *cat;        /* owned copy of the scenario's catalog */
+	struct topo_opts o;
+	struct topo_view *view;
+	struct fab_routes *routes;
+	uint64_t id;
+	int refs;
+	int pooled;                     /* 0: not in the pool, freed on the last put */
+	uint64_t tick;
+	/* tuner answers: open addressing, power-of-two capacity, -1 empty */
+	struct choice *ch;
+	int nch, chcap;
+	int *slot;
+	int nslot;
+};
+
+static struct {
+	pthread_mutex_t mu;
+	struct coll_scn *e[POOL_CAP];
+	uint64_t next_id, tick;
+} pool = { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0, 0 };
+
+/* The bytes of struct scenario a derived value depends on: all of it but
+ * the two catalog pointers (compared by content). */
+static int same_scenario(const struct scenario *a, const struct coll_scn *e)
+{
+	const struct scenario *b = e->s;
+	size_t head = offsetof(struct scenario, catalog);
+	size_t tail = offsetof(struct scenario, own_catalog) + sizeof(a->own_catalog);
+	if (memcmp(a, b, head) != 0)
+		return 0;
+	if (tail < sizeof(*a) && memcmp((const char *)a + tail, (const char *)b + tail,
+					sizeof(*a) - tail) != 0)
+		return 0;
+	if (a->catalog->n != e->cat->n)
+		return 0;
+	return memcmp(a->catalog->gpus, e->cat->gpus,
+		      (size_t)a->catalog->n * sizeof(a->catalog->gpus[0])) == 0;
+}
+
+static void entry_free(struct coll_scn *e)
+{
+	if (!e)
+		return;
+	topo_free(e->view);
+	fab_routes_free(e->routes);
+	free(e->ch);
+	free(e->slot);
+	free(e->s);
+	free(e->cat);
+	free(e);
+}
+
+/* Routes of the copy's fabric (ACS as the scenario says, as every
+ * simulation builds it). */
+static int entry_routes(struct coll_scn *e, struct plumb_err *err)
+{
+	struct sim_engine *eng = NULL;
+	struct fabric *fab = NULL;
+	int rc;
+	if ((rc = sim_engine_new(e->s->seed, &eng, err)) < 0)
+		return rc;
+	if ((rc = fab_build(eng, e->s, &fab, err)) == 0)
+		rc = fab_routes_build(fab, &e->routes, err);
+	fab_free(fab);
+	sim_engine_free(eng);
+	return rc;
+}
+
+static int entry_new(const struct scenario *s, const struct topo_opts *o,
+		     struct coll_scn **out, struct plumb_err *err)
+{
+	struct coll_scn *e = calloc(1, sizeof(*e));
+	int rc;
+
+	*out = NULL;
+	if (!e || !(e->s = malloc(sizeof(*e->s))) || !(e->cat = malloc(sizeof(*e->cat)))) {
+		entry_free(e);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	memcpy(e->s, s, sizeof(*s));
+	memcpy(e->cat, s->catalog, sizeof(*e->cat));
+	e->s->catalog = e->cat;
+	e->s->own_catalog = NULL;
+	e->o = *o;
+	if ((rc = topo_build(e->s, e->s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, &e->o,
+			     &e->view, err)) < 0 ||
+	    (rc = entry_routes(e, err)) < 0) {
+		entry_free(e);
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+int coll_scn_get(const struct scenario *s, const struct topo_opts *o, struct coll_scn **out,
+		 struct plumb_err *err)
+{
+	struct coll_scn *e = NULL;
+	int i, victim = -1, rc;
+
+	*out = NULL;
+	pthread_mutex_lock(&pool.mu);
+	for (i = 0; i < POOL_CAP; i++) {
+		struct coll_scn *p = pool.e[i];
+		if (p && !memcmp(&p->o, o, sizeof(*o)) && same_scenario(s, p)) {
+			p->refs++;
+			p->tick = ++pool.tick;
+			pthread_mutex_unlock(&pool.mu);
+			*out = p;
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&pool.mu);
+	/* Built outside the lock: another thread may build the same one, and
+	 * then the first to enter keeps its copy. */
+	if ((rc = entry_new(s, o, &e, err)) < 0)
+		return rc;
+	pthread_mutex_lock(&pool.mu);
+	for (i = 0; i < POOL_CAP; i++) {
+		struct coll_scn *p = pool.e[i];
+		if (p && !memcmp(&p->o, o, sizeof(*o)) && same_scenario(s, p)) {
+			p->refs++;
+			p->tick = ++pool.tick;
+			pthread_mutex_unlock(&pool.mu);
+			entry_free(e);
+			*out = p;
+			return 0;
+		}
+	}
+	for (i = 0; i < POOL_CAP && victim < 0; i++)
+		if (!pool.e[i])
+			victim = i;
+	if (victim < 0)
+		for (i = 0; i < POOL_CAP; i++)
+			if (!pool.e[i]->refs && (victim < 0 || pool.e[i]->tick < pool.e[victim]->tick))
+				victim = i;
+	e->id = ++pool.next_id;
+	e->refs = 1;
+	e->tick = ++pool.tick;
+	if (victim >= 0) {
+		if (pool.e[victim])
+			pool.e[victim]->pooled = 0;
+		entry_free(pool.e[victim]);
+		pool.e[victim] = e;
+		e->pooled = 1;
+	}
+	pthread_mutex_unlock(&pool.mu);
+	*out = e;
+	return 0;
+}
+
+void coll_scn_put(struct coll_scn *e)
+{
+	int last;
+	if (!e)
+		return;
+	pthread_mutex_lock(&pool.mu);
+	last = --e->refs == 0 && !e->pooled;
+	pthread_mutex_unlock(&pool.mu);
+	if (last)
+		entry_free(e);
+}
+
+void coll_scn_clear(void)
+{
+	int i;
+	pthread_mutex_lock(&pool.mu);
+	for (i = 0; i < POOL_CAP; i++)
+		if (pool.e[i] && !pool.e[i]->refs) {
+			entry_free(pool.e[i]);
+			pool.e[i] = NULL;
+		} else if (pool.e[i]) {
+			pool.e[i]->pooled = 0;  /* its last holder frees it */
+			pool.e[i] = NULL;
+		}
+	pthread_mutex_unlock(&pool.mu);
+}
+
+const struct topo_view *coll_scn_view(const struct coll_scn *e)
+{
+	return e->view;
+}
+
+const struct fab_routes *coll_scn_routes(const struct coll_scn *e)
+{
+	return e->routes;
+}
+
+uint64_t coll_scn_id(const struct coll_scn *e)
+{
+	return e->id;
+}
+
+/* ---- the tuner's answers ---------------------------------------------- */
+
+static void choice_key(const struct coll_spec *c, struct choice_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->op = c->op;
+	k->n = c->n;
+	k->algo = c->algo;
+	k->proto = c->proto;
+	k->root = c->root;
+	k->custom = c->custom;
+	k->bytes = c->bytes;
+	memcpy(k->gpus, c->gpus, (size_t)c->n * sizeof(int));
+}
+
+/* FNV-1a over the key's bytes (normalised, so padding is zero). */
+static uint64_t choice_hash(const struct choice_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	size_t i, n = offsetof(struct choice_key, gpus) + (size_t)k->n * sizeof(int);
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Index of k's answer in e->ch, or -1. Caller holds the lock. */
+static int choice_find(const struct coll_scn *e, const struct choice_key *k, uint64_t h)
+{
+	size_t i;
+	if (!e->nslot)
+		return -1;
+	for (i = h & (size_t)(e->nslot - 1);; i = (i + 1) & (size_t)(e->nslot - 1)) {
+		int j = e->slot[i];
+		if (j < 0)
+			return -1;
+		if (e->ch[j].hash == h && !memcmp(&e->ch[j].k, k, sizeof(*k)))
+			return j;
+	}
+}
+
+/* Keep k's answer r. Caller holds the lock. Out of memory only forgets. */
+static void choice_add(struct coll_scn *e, const struct choice_key *k, uint64_t h,
+		       const struct coll_result *r)
+{
+	size_t i;
+	if (choice_find(e, k, h) >= 0)
+		return;
+	if (e->nch == e->chcap) {
+		int cap = e->chcap ? 2 * e->chcap : 32;
+		struct choice *n = realloc(e->ch, (size_t)cap * sizeof(*n));
+		if (!n)
+			return;
+		e->ch = n;
+		e->chcap = cap;
+	}
+	if (2 * (e->nch + 1) > e->nslot) {
+		int ns = e->nslot ? 2 * e->nslot : 64, j;
+		int *n = malloc((size_t)ns * sizeof(*n));
+		if (!n)
+			return;
+		for (j = 0; j < ns; j++)
+			n[j] = -1;
+		for (j = 0; j < e->nch; j++) {
+			for (i = e->ch[j].hash & (size_t)(ns - 1); n[i] >= 0; i = (i + 1) & (size_t)(ns - 1))
+				;
+			n[i] = j;
+		}
+		free(e->slot);
+		e->slot = n;
+		e->nslot = ns;
+	}
+	e->ch[e->nch].k = *k;
+	e->ch[e->nch].hash = h;
+	e->ch[e->nch].r = *r;
+	for (i = h & (size_t)(e->nslot - 1); e->slot[i] >= 0; i = (i + 1) & (size_t)(e->nslot - 1))
+		;
+	e->slot[i] = e->nch++;
+}
+
+int coll_scn_choice(struct coll_scn *e, const struct coll_spec *c, struct coll_result *r)
+{
+	struct choice_key k;
+	uint64_t h;
+	int j;
+	choice_key(c, &k);
+	h = choice_hash(&k);
+	pthread_mutex_lock(&pool.mu);
+	j = choice_find(e, &k, h);
+	if (j >= 0)
+		*r = e->ch[j].r;
+	pthread_mutex_unlock(&pool.mu);
+	return j >= 0;
+}
+
+void coll_scn_choice_add(struct coll_scn *e, const struct coll_spec *c,
+			 const struct coll_result *r)
+{
+	struct choice_key k;
+	choice_key(c, &k);
+	pthread_mutex_lock(&pool.mu);
+	choice_add(e, &k, choice_hash(&k), r);
+	pthread_mutex_unlock(&pool.mu);
+}
