@@ -30,8 +30,11 @@ const char cmd_import_usage[] =
 	"  FILE               input file, \"-\" for standard input (at most 16 MiB)\n"
 	"  -o, --output OUT   output file (default \"-\", standard output); written\n"
 	"                     atomically\n"
-	"  --gpu-model ID     catalog id for GPUs the input does not name\n"
-	"                     (default rtx-pro-6000)\n"
+	"  --gpu-model ID     catalog id for GPUs the input does not name, or names\n"
+	"                     but the catalog lacks (default: rtx-pro-6000 for\n"
+	"                     unnamed GPUs, an error for unknown ones); GPU names\n"
+	"                     and PCI ids resolve in scenarios/catalog/gpus.yaml\n"
+	"                     and --gpu-catalog FILE\n"
 	"  --sockets N        lspci: number of CPU sockets (1-8); by default taken\n"
 	"                     from the NUMA nodes (-vvv) or guessed (-tv, -t)\n"
 	"  --name NAME        scenario name (default: imported-<file base name>)\n"
@@ -63,7 +66,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
 static int unknown_gpu_model(const char *id)
 {
 	struct plumb_err err;
-	const struct scn_catalog *cat = scn_catalog_builtin(&err);
+	const struct scn_catalog *cat = scn_catalog_run(&err);
 	int i, best = -1, bestd = 4;
 
 	if (!cat || scn_catalog_find(cat, id) >= 0)
@@ -156,6 +159,10 @@ int cmd_import(int argc, char **argv)
 	if (o.sockets && strcmp(kind, "lspci") != 0)
 		return cmd_usage_error("import", "--sockets applies to lspci input only");
 	o.src = strcmp(file, "-") == 0 ? "<stdin>" : file;
+	if (!(o.catalog = scn_catalog_run(&err))) {
+		rc = -PLUMB_ERUNTIME;
+		goto fail;
+	}
 
 	if ((rc = imp_read_input(file, &buf, &len, &err)) < 0)
 		goto fail;

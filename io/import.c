@@ -11,6 +11,8 @@
 #include "import.h"
 #include "input.h"
 #include "import_int.h"
+#include "scn.h"
+#include "ytree.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -127,45 +129,295 @@ int imp_has(const char *hay, const char *needle)
 	return 0;
 }
 
-/* Names and PCI device ids of the catalog models (scenarios/catalog/gpus.yaml). */
-static const struct {
-	const char *id;
-	const char *keys[6];
-} gpu_names[] = {
-	{ "rtx-pro-6000", { "RTX PRO 6000", "RTX Pro 6000", "2bb5", "2bb1", NULL } },
-	{ "rtx-5090", { "RTX 5090", "2b85", NULL } },
-	{ "rtx-4090", { "RTX 4090", "2684", NULL } },
-	{ "l40s", { "L40S", "26b9", NULL } },
-	{ "a100-sxm", { "A100-SXM", "A100 SXM", "20b0", "20b2", NULL } },
-	{ "h100-sxm", { "H100", "2330", NULL } },
-	{ "h200", { "H200", "2335", NULL } },
-	{ "b200", { "B200", "2901", NULL } },
-};
+/* ---- GPU names -> catalog entries ---- */
 
-/* True when the 4 hex digits at p stand alone (not part of a longer word). */
-static int hex_word(const char *s, const char *p, size_t n)
+static int hexval(int c)
 {
-	return (p == s || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n]);
+	return isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
 }
 
-const char *imp_gpu_model_from_name(const char *name)
+/* The 4 hex digits at p as a number, when they stand alone (not part of a
+ * longer word); else -1. */
+static long hex4_word(const char *s, const char *p)
 {
-	size_t i, k;
+	long v = 0;
+	int i;
 
-	for (i = 0; i < sizeof(gpu_names) / sizeof(gpu_names[0]); i++)
-		for (k = 0; gpu_names[i].keys[k]; k++) {
-			const char *key = gpu_names[i].keys[k], *p;
-			size_t n = strlen(key);
-			if (isdigit((unsigned char)key[0]) || islower((unsigned char)key[0])) {
-				/* a PCI device id: "Device 2bb5", "[10de:2bb5]" */
-				for (p = name; (p = strstr(p, key)) != NULL; p++)
-					if (hex_word(name, p, n))
-						return gpu_names[i].id;
-			} else if (imp_has(name, key)) {
-				return gpu_names[i].id;
-			}
+	if (p > s && isalnum((unsigned char)p[-1]))
+		return -1;
+	for (i = 0; i < 4; i++) {
+		int h = hexval((unsigned char)p[i]);
+		if (h < 0)
+			return -1;
+		v = v * 16 + h;
+	}
+	return isalnum((unsigned char)p[4]) ? -1 : v;
+}
+
+/* A PCI id in name: "[10de:2bb5]" or "Device 2bb5" (vendor 10de when the
+ * name says NVIDIA, else 0 = any); 1 and *id set, or 0. */
+static int pci_id_of(const char *name, uint32_t *id)
+{
+	const char *p;
+	long v, d;
+
+	for (p = name; (p = strchr(p, '[')) != NULL; p++)
+		if ((v = hex4_word(name, p + 1)) >= 0 && p[5] == ':' &&
+		    (d = hex4_word(name, p + 6)) >= 0 && p[10] == ']') {
+			*id = (uint32_t)v << 16 | (uint32_t)d;
+			return 1;
 		}
-	return NULL;
+	for (p = name; (p = strstr(p, "Device ")) != NULL; p++)
+		if ((d = hex4_word(name, p + 7)) >= 0) {
+			*id = (imp_has(name, "NVIDIA") ? 0x10deu << 16 : 0) | (uint32_t)d;
+			return 1;
+		}
+	return 0;
+}
+
+/* Catalog entry with device id (any vendor when id has none), or -1. */
+static int find_pci(const struct scn_catalog *c, uint32_t id)
+{
+	int i, k;
+
+	if (id >> 16)
+		return scn_catalog_find_pci(c, id);
+	for (i = 0; i < c->n; i++)
+		for (k = 0; k < c->gpus[i].npci_ids; k++)
+			if ((c->gpus[i].pci_ids[k] & 0xffff) == id)
+				return i;
+	return -1;
+}
+
+/*
+ * The marketing names in name, one per call: the alternatives (split at
+ * " / ") of lspci's last [...] that is not an id, else the name without a
+ * leading "NVIDIA Corporation " or "NVIDIA " and a trailing "(rev ..)".
+ * *pos starts at 0; returns 0 when there is none left.
+ */
+static int next_name(const char *name, int *pos, char *dst, size_t n)
+{
+	const char *b = NULL, *e = NULL, *p, *q;
+	int k = 0;
+
+	for (p = name; (p = strchr(p, '[')) != NULL; p++) {
+		if (!(q = strchr(p, ']')))
+			break;
+		if (!(q - p == 10 && p[5] == ':') && q - p > 1) {
+			b = p + 1;
+			e = q;
+		}
+	}
+	if (!b) {
+		if (*pos > 0)
+			return 0;
+		b = name;
+		if (strncasecmp(b, "NVIDIA Corporation ", 19) == 0)
+			b += 19;
+		else if (strncasecmp(b, "NVIDIA ", 7) == 0)
+			b += 7;
+		e = strstr(b, " (rev");
+		if (!e)
+			e = b + strlen(b);
+		(*pos)++;
+		imp_copy_trim(dst, n, b, e);
+		return dst[0] != '\0';
+	}
+	/* alternative *pos of [b, e) */
+	for (p = b; k < *pos; k++) {
+		q = strstr(p, " / ");
+		if (!q || q >= e)
+			return 0;
+		p = q + 3;
+	}
+	q = strstr(p, " / ");
+	(*pos)++;
+	imp_copy_trim(dst, n, p, q && q < e ? q : e);
+	return dst[0] != '\0';
+}
+
+int imp_gpu_lookup(const struct scn_catalog *c, const char *name)
+{
+	char alt[160];
+	uint32_t id;
+	int pos = 0, k;
+
+	if (pci_id_of(name, &id) && (k = find_pci(c, id)) >= 0)
+		return k;
+	while (next_name(name, &pos, alt, sizeof(alt)))
+		if ((k = scn_catalog_find_name(c, alt)) >= 0)
+			return k;
+	return -1;
+}
+
+void imp_gpu_unknown(const struct scn_catalog *c, const char *name, char *buf, size_t n)
+{
+	int best[3] = { -1, -1, -1 }, bestd[3] = { 0, 0, 0 }, bestk[3] = { 0, 0, 0 };
+	int i, j, k, pos;
+	char alt[160], what[200];
+	uint32_t id;
+	int by_id = 0;
+	size_t len;
+
+	if (pci_id_of(name, &id)) {
+		/* an id but no marketing name ("Device 2329"): compare ids */
+		pos = 0;
+		by_id = !strchr(name, '[') || !next_name(name, &pos, alt, sizeof(alt));
+		snprintf(what, sizeof(what), "no entry has PCI id %04x:%04x", id >> 16,
+			 id & 0xffff);
+	} else {
+		snprintf(what, sizeof(what), "no entry has that name");
+	}
+	for (i = 0; i < c->n; i++) {
+		const struct scn_gpu_model *g = &c->gpus[i];
+		int d = 1 << 20, dk = 0;
+		if (by_id) {
+			/* numerically: a vendor numbers the devices of one chip together */
+			for (k = 0; k < g->npci_ids; k++) {
+				int dd = abs((int)(g->pci_ids[k] & 0xffff) - (int)(id & 0xffff));
+				if (dd < d) {
+					d = dd;
+					dk = k;
+				}
+			}
+		} else {
+			for (pos = 0; next_name(name, &pos, alt, sizeof(alt));)
+				for (k = 0; k < g->nnames; k++)
+					if (str_distance(alt, g->names[k]) < d) {
+						d = str_distance(alt, g->names[k]);
+						dk = k;
+					}
+		}
+		if (d == 1 << 20)
+			continue;
+		for (j = 0; j < 3; j++)
+			if (best[j] < 0 || d < bestd[j]) {
+				for (k = 2; k > j; k--) {
+					best[k] = best[k - 1];
+					bestd[k] = bestd[k - 1];
+					bestk[k] = bestk[k - 1];
+				}
+				best[j] = i;
+				bestd[j] = d;
+				bestk[j] = dk;
+				break;
+			}
+	}
+	snprintf(buf, n, "GPU '%.100s' is not in the GPU catalog (%s", name, what);
+	for (j = 0; j < 3 && best[j] >= 0; j++) {
+		const struct scn_gpu_model *g = &c->gpus[best[j]];
+		len = strlen(buf);
+		if (by_id)
+			snprintf(buf + len, n - len, "%s%s %04x:%04x", j ? ", " : "; closest: ",
+				 g->id, g->pci_ids[bestk[j]] >> 16, g->pci_ids[bestk[j]] & 0xffff);
+		else
+			snprintf(buf + len, n - len, "%s%s '%s'", j ? ", " : "; closest: ", g->id,
+				 g->names[bestk[j]]);
+	}
+	len = strlen(buf);
+	snprintf(buf + len, n - len, "); give --gpu-model ID, or add it to a catalog file "
+		 "(names:, pci_ids:) given with --gpu-catalog FILE");
+}
+
+/* ---- CPU vendor ---- */
+
+static const char *const vendor_names[] = { "other", "amd", "intel", "arm" };
+
+/* CPU brand names and what they say; kernel options are weaker evidence. */
+static const struct {
+	const char *key;
+	enum imp_vendor v;
+	int weak;
+} cpu_marks[] = {
+	{ "AuthenticAMD", IMP_CPU_AMD, 0 },
+	{ "EPYC", IMP_CPU_AMD, 0 },
+	{ "Threadripper", IMP_CPU_AMD, 0 },
+	{ "Ryzen", IMP_CPU_AMD, 0 },
+	{ "Opteron", IMP_CPU_AMD, 0 },
+	{ "GenuineIntel", IMP_CPU_INTEL, 0 },
+	{ "Xeon", IMP_CPU_INTEL, 0 },
+	{ "Core(TM)", IMP_CPU_INTEL, 0 },
+	{ "aarch64", IMP_CPU_ARM, 0 },
+	{ "Neoverse", IMP_CPU_ARM, 0 },
+	{ "Grace CPU", IMP_CPU_ARM, 0 },
+	{ "GH200", IMP_CPU_ARM, 0 },
+	{ "GB200", IMP_CPU_ARM, 0 },
+	{ "amd_iommu", IMP_CPU_AMD, 1 },
+	{ "intel_iommu", IMP_CPU_INTEL, 1 },
+};
+
+/* True when key occurs in line as a word of its own (ignoring case). */
+static int has_word(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p;
+
+	for (p = line; *p; p++)
+		if (strncasecmp(p, key, n) == 0 && (p == line || !isalnum((unsigned char)p[-1])) &&
+		    !isalnum((unsigned char)p[n]))
+			return 1;
+	return 0;
+}
+
+int imp_cpu_vendor_from_text(struct imp_scn *s, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	char line[512], first[2][64] = { "", "" };
+	int found[2][4] = { { 0 } }, where[2] = { 0, 0 }, no = 0, weak, v, nv;
+	size_t i;
+
+	while (p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p)), *q;
+		size_t n;
+		if (!e)
+			e = end;
+		no++;
+		n = (size_t)(e - p) < sizeof(line) - 1 ? (size_t)(e - p) : sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p = e < end ? e + 1 : end;
+		for (q = line; *q == ' ' || *q == '\t'; q++)
+			;
+		if (!s->cpu_model[0] && (strncmp(q, "Model name:", 11) == 0 ||
+					 strncmp(q, "model name", 10) == 0) && strchr(q, ':')) {
+			const char *b = strchr(q, ':') + 1;
+			imp_copy_trim(s->cpu_model, sizeof(s->cpu_model), b, b + strlen(b));
+			for (i = 0; s->cpu_model[i]; i++)
+				if ((unsigned char)s->cpu_model[i] < 0x20)
+					s->cpu_model[i] = ' ';
+		}
+		for (i = 0; i < sizeof(cpu_marks) / sizeof(cpu_marks[0]); i++) {
+			weak = cpu_marks[i].weak;
+			if (!has_word(line, cpu_marks[i].key))
+				continue;
+			if (!found[weak][0]++) {
+				snprintf(first[weak], sizeof(first[weak]), "%s", cpu_marks[i].key);
+				where[weak] = no;
+			}
+			found[weak][cpu_marks[i].v] = 1;
+		}
+	}
+	s->cpu_vendor = IMP_CPU_OTHER;
+	for (weak = 0; weak < 2; weak++) {
+		if (!found[weak][0])
+			continue;
+		for (nv = 0, v = 1; v < 4; v++)
+			if (found[weak][v]) {
+				nv++;
+				s->cpu_vendor = (enum imp_vendor)v;
+			}
+		if (nv > 1) {
+			s->cpu_vendor = IMP_CPU_OTHER;
+			imp_note(s, "cpu_vendor: other: the input names CPUs of %s vendors (line %d: "
+				 "%s); set host.cpu_vendor", nv == 2 ? "two" : "three", where[weak],
+				 first[weak]);
+			return -1;
+		}
+		imp_note(s, "cpu_vendor: %s from the input (line %d: %s)",
+			 vendor_names[s->cpu_vendor], where[weak], first[weak]);
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- writer ---- */
@@ -174,7 +426,6 @@ static const char *const kind_names[] = {
 	"root_complex", "root_port", "switch", "gpu", "nic"
 };
 static const char *const kind_prefix[] = { "rc", "rp", "sw", "gpu", "nic" };
-static const char *const vendor_names[] = { "other", "amd", "intel", "arm" };
 
 struct wctx {
 	const struct imp_scn *s;

@@ -28,6 +28,8 @@
 
 #include "err.h"
 
+struct scn_catalog;
+
 #define IMP_MAX_INPUT (16u << 20)   /* largest input accepted, bytes */
 #define IMP_MAX_NODES 512           /* same bound as the scenario loader */
 #define IMP_MAX_PAIRS 1024
@@ -75,8 +77,11 @@ struct imp_scn {
 struct imp_opts {
 	const char *src;        /* input name for messages and description ("-" = stdin) */
 	const char *name;       /* scenario name, NULL = from src's base name */
-	const char *gpu_model;  /* catalog id for GPUs the input does not name; NULL = rtx-pro-6000 */
+	const char *gpu_model;  /* catalog id for GPUs the input does not name or the
+				   catalog lacks; NULL: rtx-pro-6000 for unnamed GPUs
+				   (said in a note), an error for unknown ones */
 	int sockets;            /* lspci: socket count, 0 = guess */
+	const struct scn_catalog *catalog;  /* GPU names resolve here; NULL = built-in */
 };
 
 /*
@@ -123,11 +128,33 @@ int imp_write_yaml(FILE *f, const struct imp_scn *s, const char *path,
 int imp_read_input(const char *path, char **buf, size_t *len, struct plumb_err *err);
 
 /*
- * Catalog id for a GPU name or PCI device id found in the input ("RTX PRO
- * 6000", "Device 2bb5", "[10de:2b85]", "A100-SXM4-80GB", ...), or NULL when
- * the name does not identify a catalog model. Returns a static string.
+ * Index of the entry of catalog c that a GPU name from the input names, or
+ * -1: a PCI id in it ("[10de:2bb5]", "Device 2bb5") among the entries'
+ * `pci_ids:`, else a marketing name among their `names:` (the alternatives,
+ * split at " / ", of lspci's bracketed name, or the name without a leading
+ * "NVIDIA Corporation " / "NVIDIA "; scn_catalog_find_name() compares).
  */
-const char *imp_gpu_model_from_name(const char *name);
+int imp_gpu_lookup(const struct scn_catalog *c, const char *name);
+
+/*
+ * The message for a GPU name imp_gpu_lookup() does not find, into buf (n
+ * bytes): the name, up to three closest catalog entries (by marketing name,
+ * or by PCI device id when the input gives only an id) and what to do.
+ */
+void imp_gpu_unknown(const struct scn_catalog *c, const char *name, char *buf, size_t n);
+
+/*
+ * The CPU vendor the text shows outside any matrix: lscpu's "Vendor ID:"
+ * or /proc/cpuinfo's "vendor_id" line, a CPU brand name (EPYC, Ryzen,
+ * Threadripper, Xeon, Core(TM), Neoverse, Grace CPU, GH200, aarch64), else
+ * the kernel options amd_iommu / intel_iommu. Sets s->cpu_vendor and adds a
+ * header note saying which line it was taken from, and returns 1; returns 0
+ * with s->cpu_vendor IMP_CPU_OTHER when the text names none (no note: the
+ * caller says why), -1 when it names CPUs of two vendors (a note says so,
+ * cpu_vendor IMP_CPU_OTHER). s->cpu_model
+ * is set from lscpu's "Model name:" (cpuinfo's "model name") line if any.
+ */
+int imp_cpu_vendor_from_text(struct imp_scn *s, const char *text, size_t len);
 
 /*
  * Append a node of the given kind under parent (-1 for a root complex) with

@@ -30,11 +30,14 @@ struct imp_pdev {
 	int guessed;            /* -t: GPU guessed from functions 00.0 + 00.1 */
 	int keep;               /* subtree holds a GPU or NIC */
 	int node;               /* result node, -1 */
+	int line, col;          /* where the name starts in the input (1-based), 0 unknown */
+	int gpu;                /* T_GPU: catalog entry its name gives, -1 none */
 };
 
 /* The device list; d is owned (free(L->d)). */
 struct imp_ls {
 	const char *src;        /* input name for messages (borrowed) */
+	int lineno;             /* line being read (1-based), for new devices */
 	int n, cap;
 	struct imp_pdev *d;
 	int has_names, any_sec, any_numa, mode;

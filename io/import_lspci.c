@@ -47,6 +47,8 @@ int imp_ls_add(struct imp_ls *L, struct plumb_err *err)
 	p->bus = p->sec = p->sub = -1;
 	p->numa = p->gen = p->width = p->acs = -1;
 	p->node = -1;
+	p->gpu = -1;
+	p->line = L->lineno;
 	return L->n++;
 }
 
@@ -112,6 +114,18 @@ void imp_copy_trim(char *dst, size_t n, const char *b, const char *e)
 	l = (size_t)(e - b) < n - 1 ? (size_t)(e - b) : n - 1;
 	memcpy(dst, b, l);
 	dst[l] = '\0';
+}
+
+/* Copy the name [b, e) of device k, found on line (starting at line), and
+ * note the column where it starts. */
+static void set_name(struct imp_ls *L, int k, const char *line, const char *b, const char *e)
+{
+	const char *p = b;
+
+	imp_copy_trim(L->d[k].name, sizeof(L->d[k].name), b, e);
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	L->d[k].col = (int)(p - line) + 1;
 }
 
 /* ---- tree mode ---- */
@@ -203,7 +217,7 @@ static int tree_entry(struct tree_ctx *T, const char *line, int len, int pos, in
 		}
 		if (q < len && line[q] == ' ') {
 			const char *e = line + len;
-			imp_copy_trim(L->d[k].name, sizeof(L->d[k].name), line + q, e);
+			set_name(L, k, line, line + q, e);
 			if (L->d[k].name[0])
 				L->has_names = 1;
 		}
@@ -372,7 +386,7 @@ static int parse_header(struct imp_ls *L, const char *b, const char *e, int *err
 				hash = q;
 				break;
 			}
-		imp_copy_trim(L->d[k].name, sizeof(L->d[k].name), cut, hash);
+		set_name(L, k, b, cut, hash);
 	}
 	L->d[k].is_bridge = strncmp(L->d[k].cls, "PCI bridge", 10) == 0 ||
 			    strncmp(L->d[k].cls, "CardBus bridge", 14) == 0;
@@ -400,7 +414,7 @@ static int parse_path_line(struct imp_ls *L, const char *b, const char *e, int p
 			*err_rc = -1;
 			return -1;
 		}
-		imp_copy_trim(L->d[k].name, sizeof(L->d[k].name), p + n, e);
+		set_name(L, k, b, p + n, e);
 		L->d[k].is_bridge = 1;
 		L->d[k].sec = L->d[prev].bus;
 		L->any_sec = 1;
@@ -412,7 +426,7 @@ static int parse_path_line(struct imp_ls *L, const char *b, const char *e, int p
 			*err_rc = -1;
 			return -1;
 		}
-		imp_copy_trim(L->d[k].name, sizeof(L->d[k].name), p, open);
+		set_name(L, k, b, p, open);
 	}
 	L->d[k].domain = dom;
 	L->d[k].bus = bus;
@@ -464,7 +478,7 @@ static int parse_outline_line(struct imp_ls *L, const char *b, const char *e, in
 	L->d[ep].bus = L->d[k].sec;
 	{
 		const char *q = memchr(r, ']', (size_t)(e - r));
-		imp_copy_trim(L->d[ep].name, sizeof(L->d[ep].name), q ? q + 1 : e, e);
+		set_name(L, ep, b, q ? q + 1 : e, e);
 	}
 	L->has_names = 1;
 	return 0;
@@ -542,9 +556,11 @@ static int parse_all(struct imp_ls *L, const char *text, size_t len, struct plum
 		for (i = 0; i < LS_MAX_COL; i++)
 			T->own[i] = -1;
 	}
+	L->lineno = 0;
 	while (rc >= 0 && (n = next_line(&p, end, line)) >= 0) {
 		const char *le = line + n;
 		int k, erc = 0;
+		L->lineno++;
 		switch (L->mode) {
 		case M_TREE:
 			rc = parse_tree_line(T, line, n, err);

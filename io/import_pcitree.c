@@ -22,30 +22,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void classify(struct imp_pdev *d)
+static void classify(struct imp_pdev *d, const struct scn_catalog *cat)
 {
 	int audio = imp_has(d->name, "Audio Controller") || imp_has(d->name, "Audio device") ||
 		    imp_has(d->name, "HD Audio") || imp_has(d->cls, "Audio");
-	int nvidia = imp_has(d->name, "NVIDIA") || imp_gpu_model_from_name(d->name) != NULL;
+	int known = d->name[0] ? imp_gpu_lookup(cat, d->name) : -1;
+	int nvidia = (imp_has(d->name, "NVIDIA") && !imp_has(d->name, "NVSwitch")) || known >= 0;
 
 	d->type = T_OTHER;
+	d->gpu = -1;
 	if (d->is_root || d->is_bridge || audio)
 		return;
 	if (d->cls[0]) {
-		if (imp_has(d->name, "NVIDIA") &&
+		if (nvidia &&
 		    (imp_has(d->cls, "3D controller") || imp_has(d->cls, "VGA compatible") ||
 		     imp_has(d->cls, "Display controller")))
 			d->type = T_GPU;
 		else if ((imp_has(d->cls, "Ethernet") || imp_has(d->cls, "Infiniband")) && d->fn == 0)
 			d->type = T_NIC;
-		return;
-	}
-	if (nvidia && d->fn == 0)
+	} else if (nvidia && d->fn == 0) {
 		d->type = T_GPU;
-	else if ((imp_has(d->name, "Mellanox") || imp_has(d->name, "ConnectX") ||
-		  imp_has(d->name, "Ethernet") || imp_has(d->name, "InfiniBand") ||
-		  imp_has(d->name, "BlueField") || imp_has(d->name, "GbE")) && d->fn == 0)
+	} else if ((imp_has(d->name, "Mellanox") || imp_has(d->name, "ConnectX") ||
+		    imp_has(d->name, "Ethernet") || imp_has(d->name, "InfiniBand") ||
+		    imp_has(d->name, "BlueField") || imp_has(d->name, "GbE")) && d->fn == 0) {
 		d->type = T_NIC;
+	}
+	if (d->type == T_GPU)
+		d->gpu = known;
 }
 
 /* Give every device a parent; create root buses as needed. */
@@ -169,6 +172,7 @@ static void set_bdf(char *dst, size_t n, const struct imp_pdev *d, int with_devf
 
 struct emit {
 	struct imp_ls *L;
+	const struct scn_catalog *cat;
 	struct imp_scn *s;
 	const struct imp_opts *o;
 	struct plumb_err *err;
@@ -195,7 +199,7 @@ static int emit_endpoint(struct emit *E, int i, int parent)
 		short_model(nd->model, sizeof(nd->model), d->name);
 		return 0;
 	}
-	m = imp_gpu_model_from_name(d->name);
+	m = d->gpu >= 0 ? E->cat->gpus[d->gpu].id : NULL;
 	snprintf(nd->model, sizeof(nd->model), "%s",
 		 m ? m : E->o->gpu_model ? E->o->gpu_model : "rtx-pro-6000");
 	if (d->guessed)
@@ -208,6 +212,32 @@ static int emit_endpoint(struct emit *E, int i, int parent)
 	else if (!m)
 		snprintf(nd->comment, sizeof(nd->comment), "model not in the input (--gpu-model)");
 	return 0;
+}
+
+/*
+ * A GPU whose name the catalog does not know is an error at its name (the
+ * first in the input), unless --gpu-model says what to write for it.
+ */
+static int check_unknown(const struct imp_ls *L, const struct scn_catalog *cat,
+			 const struct imp_opts *o, struct plumb_err *err)
+{
+	char msg[900];
+	int i, first = -1;
+
+	if (o->gpu_model)
+		return 0;
+	for (i = 0; i < L->n; i++) {
+		const struct imp_pdev *d = &L->d[i];
+		if (d->type != T_GPU || d->guessed || !d->name[0] || d->gpu >= 0)
+			continue;
+		if (first < 0 || d->line < L->d[first].line)
+			first = i;
+	}
+	if (first < 0)
+		return 0;
+	imp_gpu_unknown(cat, L->d[first].name, msg, sizeof(msg));
+	return plumb_err_set(err, PLUMB_EINPUT, L->src, L->d[first].line, L->d[first].col,
+			     "%s", msg);
 }
 
 static void link_attrs(struct imp_node *nd, const struct imp_pdev *d)
@@ -390,8 +420,11 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 	struct imp_ls L;
 	struct emit E;
 	const char *src = o->src ? o->src : "-";
-	int rc, i, ngpu = 0, nguess = 0;
+	const struct scn_catalog *cat = o->catalog ? o->catalog : scn_catalog_builtin(err);
+	int rc, i, ngpu = 0, nguess = 0, nunnamed = 0;
 
+	if (!cat)
+		return -PLUMB_ERUNTIME;
 	if ((rc = imp_check_text(text, len, src, "lspci -tv, -t or -vvv", err)) < 0)
 		return rc;
 	memset(&L, 0, sizeof(L));
@@ -417,12 +450,14 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 	if (L.mode == M_PATH && (rc = link_parents(&L, err)) < 0)
 		goto out;
 	for (i = 0; i < L.n; i++) {
-		classify(&L.d[i]);
+		classify(&L.d[i], cat);
 		if (imp_has(L.d[i].name, "Placeholder") || imp_has(L.d[i].name, "management endpoint"))
 			L.d[i].type = T_OTHER;
 	}
 	if (!L.has_names && L.mode == M_TREE)
 		nguess = guess_gpus(&L);
+	if ((rc = check_unknown(&L, cat, o, err)) < 0)
+		goto out;
 	for (i = 0; i < L.n; i++) {   /* one GPU or NIC at one address */
 		const struct imp_pdev *a = &L.d[i];
 		int j;
@@ -479,7 +514,11 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 		}
 	}
 	s->cpu_vendor = vendor(&L);
+	if (s->cpu_vendor == IMP_CPU_OTHER && imp_cpu_vendor_from_text(s, text, len) == 0)
+		imp_note(s, "cpu_vendor: other: neither the root buses' names nor the rest of the "
+			 "input show the CPU vendor; set host.cpu_vendor (amd or intel)");
 	E.L = &L;
+	E.cat = cat;
 	E.s = s;
 	E.o = o;
 	E.err = err;
@@ -492,6 +531,12 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 	if (nguess)
 		imp_note(s, "lspci -t has no names: %d GPU(s) guessed as buses holding exactly "
 			 "functions 00.0 and 00.1 behind a port", nguess);
+	for (i = 0; i < L.n; i++)
+		nunnamed += L.d[i].type == T_GPU && L.d[i].node >= 0 && L.d[i].gpu < 0 &&
+			    (L.d[i].guessed || !L.d[i].name[0]);
+	if (nunnamed && !o->gpu_model)
+		imp_note(s, "%d GPU(s) not named in the input written as rtx-pro-6000; give "
+			 "--gpu-model ID", nunnamed);
 	if (L.mode == M_LIST && !L.any_sec)
 		imp_note(s, "no bridge bus ranges in the input: parents inferred from bus numbers");
 	rc = 0;

@@ -847,7 +847,12 @@ int imp_topom_parse(const char *text, size_t len, const struct imp_opts *o,
 				   "the topo -m matrix has no complete row");
 		goto out;
 	}
-	s->cpu_vendor = IMP_CPU_OTHER;
+	if (imp_cpu_vendor_from_text(s, text, len) == 0)
+		imp_note(s, "cpu_vendor: other: topo -m does not show the CPU vendor and the input "
+			 "has no lscpu line or CPU name; set host.cpu_vendor (amd or intel)");
+	if (!o->gpu_model)
+		imp_note(s, "topo -m does not name the GPU model: GPUs written as rtx-pro-6000; "
+			 "give --gpu-model ID");
 	if ((rc = build(t, s, o, err)) < 0)
 		goto out;
 	finish(t, s);

@@ -25,6 +25,8 @@
 #define SCN_MAX_BARS 6
 #define SCN_MAX_NVLINK (SCN_MAX_GPUS * (SCN_MAX_GPUS - 1) / 2)  /* every pair bonded */
 #define SCN_MAX_CATALOG 64
+#define SCN_MAX_GPU_NAMES 8     /* `names:` of one catalog entry */
+#define SCN_MAX_PCI_IDS 8       /* `pci_ids:` of one catalog entry */
 /* Events one simulation of the scenario may handle (sim/engine.h's budget). */
 #define SCN_DEFAULT_EVENT_BUDGET 100000000ULL
 
@@ -61,6 +63,13 @@ struct scn_gpu_model {
 	double tflops_bf16;           /* dense tensor TFLOPS per dtype; 0 = not supported */
 	double tflops_fp8;
 	double tflops_fp4;
+	/* How tools name it (plumb import): `names:` as lspci's bracketed name
+	 * or nvidia-smi's without "NVIDIA " give it, and `pci_ids:` vendor and
+	 * device id pairs (vendor << 16 | device). */
+	int nnames;
+	char names[SCN_MAX_GPU_NAMES][64];
+	int npci_ids;
+	uint32_t pci_ids[SCN_MAX_PCI_IDS];
 	struct plumb_consts k;        /* `constants:` gpu-scope defaults of this
 					 model (set[] marks the ones given) */
 	char source[256];
@@ -195,6 +204,25 @@ int scn_catalog_parse(const char *file, const char *text, struct scn_catalog **o
 
 /* Catalog entry index for id, or -1. */
 int scn_catalog_find(const struct scn_catalog *c, const char *id);
+
+/*
+ * Catalog entry index of the GPU with PCI vendor:device id (vendor << 16 |
+ * device), or -1.
+ */
+int scn_catalog_find_pci(const struct scn_catalog *c, uint32_t id);
+
+/*
+ * Catalog entry index of the GPU one of whose `names:` is name, compared
+ * without case, with '-' and '_' as blanks and runs of blanks as one; or -1.
+ */
+int scn_catalog_find_name(const struct scn_catalog *c, const char *name);
+
+/*
+ * The catalog a command's GPU names resolve against: the built-in one plus
+ * the models of --gpu-catalog FILE (scn_set_gpu_catalog) when given.
+ * Borrowed; NULL with err filled only if the built-in catalog is broken.
+ */
+const struct scn_catalog *scn_catalog_run(struct plumb_err *err);
 
 /*
  * --gpu-catalog FILE: every scenario loaded afterwards may name the GPU

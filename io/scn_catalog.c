@@ -1,8 +1,13 @@
 /*
  * scn_catalog.c - the GPU catalog (scenarios/catalog/gpus.yaml, compiled in).
+ *
+ * An entry's `names:` and `pci_ids:` say how tools name the GPU, for the
+ * importers (io/import.c): one name or id belongs to one entry of a
+ * catalog, so a name never resolves to two models.
  */
 #include "scn.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +18,7 @@ extern const char scn_catalog_gpus_yaml[];
 static const char *const gpu_keys[] = {
 	"id", "name", "arch", "memory_gib", "memory_gbs", "pcie", "bars", "p2p_pcie",
 	"nvlink_links", "nvlink_gbs_per_link", "p2p_lat_us", "tflops", "constants", "source",
-	NULL
+	"names", "pci_ids", NULL
 };
 static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable", NULL };
 static const char *const pcie_keys[] = { "gen", "width", NULL };
@@ -57,6 +62,122 @@ static int parse_bar(const struct ytree *t, const struct ynode *n,
 	return 0;
 }
 
+/* Copy name into dst (n bytes) lowercased, '-' and '_' as blanks, runs of
+ * blanks as one, without leading or trailing blanks. */
+static void name_key(char *dst, size_t n, const char *name)
+{
+	size_t k = 0;
+	int blank = 0;
+
+	for (; *name && k + 1 < n; name++) {
+		unsigned char c = (unsigned char)*name;
+		if (isspace(c) || c == '-' || c == '_') {
+			blank = k > 0;
+			continue;
+		}
+		if (blank && k + 2 < n)
+			dst[k++] = ' ';
+		blank = 0;
+		dst[k++] = (char)tolower(c);
+	}
+	dst[k] = '\0';
+}
+
+static int hexdigits(const char *s, size_t n, uint32_t *v)
+{
+	size_t i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+		*v = *v * 16 + (uint32_t)(isdigit((unsigned char)s[i]) ? s[i] - '0'
+						: tolower((unsigned char)s[i]) - 'a' + 10);
+	}
+	return 1;
+}
+
+/* `names:` and `pci_ids:` of entry n into g. */
+static int parse_tool_names(const struct ytree *t, const struct ynode *n,
+			    struct scn_gpu_model *g, struct plumb_err *err)
+{
+	struct ynode *v;
+	size_t i;
+	int rc;
+
+	if ((v = ymap_get(n, "names"))) {
+		if ((rc = yexpect(t, v, Y_SEQ, "names", err)) < 0)
+			return rc;
+		if (v->n > SCN_MAX_GPU_NAMES)
+			return yerr(t, v, PLUMB_EINPUT, err, "at most %d names", SCN_MAX_GPU_NAMES);
+		for (i = 0; i < v->n; i++) {
+			char key[64];
+			if ((rc = yget_str(t, v->vals[i], "names entry", g->names[i],
+					   sizeof(g->names[i]), err)) < 0)
+				return rc;
+			name_key(key, sizeof(key), g->names[i]);
+			if (!key[0])
+				return yerr(t, v->vals[i], PLUMB_EINPUT, err, "empty GPU name");
+		}
+		g->nnames = (int)v->n;
+	}
+	if ((v = ymap_get(n, "pci_ids"))) {
+		if ((rc = yexpect(t, v, Y_SEQ, "pci_ids", err)) < 0)
+			return rc;
+		if (v->n > SCN_MAX_PCI_IDS)
+			return yerr(t, v, PLUMB_EINPUT, err, "at most %d pci_ids", SCN_MAX_PCI_IDS);
+		for (i = 0; i < v->n; i++) {
+			const struct ynode *e = v->vals[i];
+			uint32_t ven, dev;
+			if ((rc = yexpect(t, e, Y_SCALAR, "pci_ids entry", err)) < 0)
+				return rc;
+			if (strlen(e->str) != 9 || e->str[4] != ':' ||
+			    !hexdigits(e->str, 4, &ven) || !hexdigits(e->str + 5, 4, &dev))
+				return yerr(t, e, PLUMB_EINPUT, err, "pci_ids entry '%s' is not a "
+					    "vendor:device id of 4 + 4 hex digits (\"10de:2bb5\")",
+					    e->str);
+			g->pci_ids[i] = ven << 16 | dev;
+		}
+		g->npci_ids = (int)v->n;
+	}
+	return 0;
+}
+
+/* An error when entry g shares a name or PCI id with an entry of c. */
+static int check_tool_names(const struct scn_catalog *c, const struct scn_gpu_model *g,
+			    const struct ytree *t, const struct ynode *n, struct plumb_err *err)
+{
+	int i, j, k;
+
+	for (i = 0; i < g->nnames; i++) {
+		char key[64];
+		name_key(key, sizeof(key), g->names[i]);
+		for (j = 0; j < i; j++) {
+			char other[64];
+			name_key(other, sizeof(other), g->names[j]);
+			if (strcmp(key, other) == 0)
+				return yerr(t, n, PLUMB_EINPUT, err, "catalog entry '%s' lists the "
+					    "name '%s' twice", g->id, g->names[i]);
+		}
+		if ((k = scn_catalog_find_name(c, g->names[i])) >= 0)
+			return yerr(t, n, PLUMB_EINPUT, err, "GPU name '%s' of '%s' is already "
+				    "a name of '%s' (a name identifies one model)", g->names[i],
+				    g->id, c->gpus[k].id);
+	}
+	for (i = 0; i < g->npci_ids; i++) {
+		for (j = 0; j < i; j++)
+			if (g->pci_ids[j] == g->pci_ids[i])
+				return yerr(t, n, PLUMB_EINPUT, err, "catalog entry '%s' lists the "
+					    "PCI id %04x:%04x twice", g->id, g->pci_ids[i] >> 16,
+					    g->pci_ids[i] & 0xffff);
+		if ((k = scn_catalog_find_pci(c, g->pci_ids[i])) >= 0)
+			return yerr(t, n, PLUMB_EINPUT, err, "PCI id %04x:%04x of '%s' is already "
+				    "an id of '%s' (an id identifies one model)",
+				    g->pci_ids[i] >> 16, g->pci_ids[i] & 0xffff, g->id,
+				    c->gpus[k].id);
+	}
+	return 0;
+}
 
 static int parse_gpu(const struct ytree *t, const struct ynode *n,
 		     struct scn_gpu_model *g, struct plumb_err *err)
@@ -151,7 +272,7 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 			    (rc = yget_double(t, w, tflops_keys[i], 0.001, 1e6, dst[i], err)) < 0)
 				return rc;
 	}
-	return 0;
+	return parse_tool_names(t, n, g, err);
 }
 
 int scn_catalog_add(struct scn_catalog *c, const struct ytree *t, const struct ynode *seq,
@@ -172,6 +293,8 @@ int scn_catalog_add(struct scn_catalog *c, const struct ytree *t, const struct y
 			return yerr(t, seq->vals[i], PLUMB_EINPUT, err,
 				    "duplicate catalog id '%s'%s", g->id, c->n ? " (the catalog "
 				    "already has it: give a new GPU model its own id)" : "");
+		if ((rc = check_tool_names(c, g, t, seq->vals[i], err)) < 0)
+			return rc;
 		c->n++;
 	}
 	return 0;
@@ -237,6 +360,33 @@ int scn_catalog_find(const struct scn_catalog *c, const char *id)
 	for (i = 0; i < c->n; i++)
 		if (strcmp(c->gpus[i].id, id) == 0)
 			return i;
+	return -1;
+}
+
+int scn_catalog_find_pci(const struct scn_catalog *c, uint32_t id)
+{
+	int i, k;
+	for (i = 0; i < c->n; i++)
+		for (k = 0; k < c->gpus[i].npci_ids; k++)
+			if (c->gpus[i].pci_ids[k] == id)
+				return i;
+	return -1;
+}
+
+int scn_catalog_find_name(const struct scn_catalog *c, const char *name)
+{
+	char key[128], other[64];
+	int i, k;
+
+	name_key(key, sizeof(key), name);
+	if (!key[0])
+		return -1;
+	for (i = 0; i < c->n; i++)
+		for (k = 0; k < c->gpus[i].nnames; k++) {
+			name_key(other, sizeof(other), c->gpus[i].names[k]);
+			if (strcmp(key, other) == 0)
+				return i;
+		}
 	return -1;
 }
 

@@ -1033,6 +1033,11 @@ int scn_set_gpu_catalog(const char *path, struct plumb_err *err)
 	return 0;
 }
 
+const struct scn_catalog *scn_catalog_run(struct plumb_err *err)
+{
+	return cli_catalog ? cli_catalog : scn_catalog_builtin(err);
+}
+
 /*
  * GPU models of the scenario's own: `gpu_catalog: FILE` (a catalog as
  * gpus.yaml, relative to the scenario's directory) and inline `gpu_models:`

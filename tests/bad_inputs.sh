@@ -154,6 +154,10 @@ lspci-65-gpus            3 import lspci $DIR/lspci-65-gpus.txt
 lspci-sockets-zero       2 import lspci $DIR/lspci-ok.txt --sockets 0
 lspci-sockets-word       2 import lspci $DIR/lspci-ok.txt --sockets two
 import-unknown-kind      2 import nvidia-smi $DIR/topom-ok.txt
+lspci-unknown-gpu        3 import lspci $DIR/lspci-unknown-gpu.txt
+lspci-unknown-gpu-id     3 import lspci $DIR/lspci-unknown-gpu-id.txt
+lspci-gpu-catalog-bad-id 3 import lspci $DIR/lspci-unknown-gpu-id.txt --gpu-catalog $DIR/gpu-catalog-bad-pci-id.yaml
+lspci-gpu-catalog-name   3 import lspci $DIR/lspci-unknown-gpu.txt --gpu-catalog $DIR/gpu-catalog-name-taken.yaml
 # ---- nccl-tests tables (plumb validate, kind nccl)
 nccl-empty               3 validate @nccl:$DIR/nccl-empty.txt
 nccl-no-rows             3 validate @nccl:$DIR/nccl-no-rows.txt

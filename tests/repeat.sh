@@ -108,7 +108,7 @@ predict-batch    std   predict $HGX --batch 1,32 --format csv --draws 4
 compare          std   compare $VM $BM --layout tp8 --concurrency 1,8 --output 64
 constants        std   constants $VM --format yaml
 import-topom     std   import topo-m tests/data/import/topom-8x-pcie-pix-node-sys.txt --gpu-model rtx-4090
-import-lspci     std   import lspci tests/data/import/lspci-wrx90-2x-rtxpro6000ws.txt
+import-lspci     std   import lspci tests/data/import/lspci-asus-esc8000a-e12-4x-rtx6000ada.txt
 validate         std   validate $CASES
 bench            nodet bench --workload hold --steps 20k
 calibrated.yaml  file  calibrate validation/scenarios/a40-8x-nv4.yaml --data validation/data/nccl-a40-2gpu-nvlink.txt

@@ -33,8 +33,9 @@ void suite_import_lspci(void);
 
 #define DATA "tests/data/import/"
 
-static struct imp_scn *import_text(const char *text, size_t len, const char *src,
-				   int sockets, struct plumb_err *e)
+static struct imp_scn *import_opts(const char *text, size_t len, const char *src,
+				   int sockets, const char *gpu_model,
+				   const struct scn_catalog *cat, struct plumb_err *e)
 {
 	struct imp_opts o;
 	struct imp_scn *s = imp_scn_new();
@@ -42,6 +43,8 @@ static struct imp_scn *import_text(const char *text, size_t len, const char *src
 	memset(&o, 0, sizeof(o));
 	o.src = src;
 	o.sockets = sockets;
+	o.gpu_model = gpu_model;
+	o.catalog = cat;
 	plumb_err_clear(e);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	if (imp_lspci_parse(text, len, &o, s, e) < 0) {
@@ -51,7 +54,14 @@ static struct imp_scn *import_text(const char *text, size_t len, const char *src
 	return s;
 }
 
-static struct imp_scn *import_file(const char *name, int sockets, struct plumb_err *e)
+static struct imp_scn *import_text(const char *text, size_t len, const char *src,
+				   int sockets, struct plumb_err *e)
+{
+	return import_opts(text, len, src, sockets, NULL, NULL, e);
+}
+
+static struct imp_scn *import_file_as(const char *name, int sockets, const char *gpu_model,
+				      struct plumb_err *e)
 {
 	char path[256], *buf;
 	size_t len;
@@ -63,9 +73,14 @@ static struct imp_scn *import_file(const char *name, int sockets, struct plumb_e
 		CU_FAIL("sample file missing");
 		return NULL;
 	}
-	s = import_text(buf, len, path, sockets, e);
+	s = import_opts(buf, len, path, sockets, gpu_model, NULL, e);
 	free(buf);
 	return s;
+}
+
+static struct imp_scn *import_file(const char *name, int sockets, struct plumb_err *e)
+{
+	return import_file_as(name, sockets, NULL, e);
 }
 
 static int port_of(const struct imp_scn *s, int i)
@@ -91,20 +106,29 @@ static const char *class_of(const struct imp_scn *s, int a, int b)
 	return s->nodes[a].parent == s->nodes[b].parent ? "PIX" : "PXB";
 }
 
+/*
+ * Every sample, the GPU model its GPUs come out as, and the CPU vendor.
+ * gpu_model: --gpu-model for the samples whose GPU names the catalog lacks
+ * (the H20's id 10de:2329) or that name no exact model (a hand-drawn tree's
+ * "RTX PRO 6000 Blackwell"); lspci -t names nothing (the default model).
+ */
 static const struct {
 	const char *file;
 	int gpus, nics;
+	const char *gpu_model, *model;
+	enum imp_vendor vendor;
 } samples[] = {
-	{ "lspci-2x5090-single-root-with-chipset-switch.txt", 2, 0 },
-	{ "lspci-4x-rtxpro6000-server-kvm-host.txt", 4, 0 },
-	{ "lspci-asus-esc8000a-e12-4x-rtx6000ada.txt", 4, 3 },
-	{ "lspci-dual-3090-behind-pcie-switch.txt", 2, 0 },
-	{ "lspci-h20-server-lspci.txt", 1, 1 },
-	{ "lspci-pcie-path-b200-behind-2-pex890xx.txt", 1, 0 },
-	{ "lspci-strix-halo-oculink-rtxpro6000ws.txt", 1, 0 },
-	{ "lspci-wrx80-2x5090.txt", 2, 0 },
-	{ "lspci-wrx90-2x-rtxpro6000ws.txt", 2, 1 },
-	{ "lspci-rtx6kpro-asus-full.log", 8, 2 },
+	{ "lspci-2x5090-single-root-with-chipset-switch.txt", 2, 0, NULL, "rtx-pro-6000",
+	  IMP_CPU_OTHER },
+	{ "lspci-4x-rtxpro6000-server-kvm-host.txt", 4, 0, NULL, "rtx-pro-6000", IMP_CPU_OTHER },
+	{ "lspci-asus-esc8000a-e12-4x-rtx6000ada.txt", 4, 3, NULL, "rtx-6000-ada", IMP_CPU_AMD },
+	{ "lspci-dual-3090-behind-pcie-switch.txt", 2, 0, "rtx-3090", "rtx-3090", IMP_CPU_OTHER },
+	{ "lspci-h20-server-lspci.txt", 1, 1, "h100-sxm", "h100-sxm", IMP_CPU_AMD },
+	{ "lspci-pcie-path-b200-behind-2-pex890xx.txt", 1, 0, NULL, "b200", IMP_CPU_AMD },
+	{ "lspci-strix-halo-oculink-rtxpro6000ws.txt", 1, 0, NULL, "rtx-pro-6000", IMP_CPU_AMD },
+	{ "lspci-wrx80-2x5090.txt", 2, 0, "rtx-5090", "rtx-5090", IMP_CPU_AMD },
+	{ "lspci-wrx90-2x-rtxpro6000ws.txt", 2, 1, "rtx-pro-6000", "rtx-pro-6000", IMP_CPU_AMD },
+	{ "lspci-rtx6kpro-asus-full.log", 8, 2, NULL, "rtx-pro-6000", IMP_CPU_AMD },
 };
 
 static void test_samples(void)
@@ -113,9 +137,10 @@ static void test_samples(void)
 
 	for (i = 0; i < sizeof(samples) / sizeof(samples[0]); i++) {
 		struct plumb_err e;
-		struct imp_scn *s = import_file(samples[i].file, 0, &e);
+		struct imp_scn *s = import_file_as(samples[i].file, 0, samples[i].gpu_model, &e);
 		struct scenario *scn = NULL;
 		char *y;
+		int g;
 		if (!s) {
 			printf("\n  %s: %s:%d:%d: %s\n", samples[i].file, e.file, e.line, e.col, e.msg);
 			CU_FAIL("sample did not import");
@@ -123,6 +148,11 @@ static void test_samples(void)
 		}
 		EXPECT_INT(fix_imp_count(s, IMP_GPU), samples[i].gpus);
 		EXPECT_INT(fix_imp_count(s, IMP_NIC), samples[i].nics);
+		for (g = 0; g < samples[i].gpus; g++)
+			EXPECT_STR(s->nodes[fix_imp_gpu_node(s, g)].model, samples[i].model);
+		if (s->cpu_vendor != samples[i].vendor)
+			printf("\n  %s: ", samples[i].file);
+		EXPECT_INT(s->cpu_vendor, samples[i].vendor);
 		y = fix_imp_yaml(s);
 		if (scn_parse(samples[i].file, y, &scn, &e) < 0)
 			printf("\n  %s: imported YAML does not load: %d:%d: %s\n", samples[i].file,
@@ -221,9 +251,9 @@ static void test_tree_sockets(void)
 	EXPECT_STR(class_of(s, fix_imp_gpu_node(s, 0), fix_imp_gpu_node(s, 2)), "SYS");
 	g = fix_imp_gpu_node(s, 0);
 	EXPECT_STR(s->nodes[g].bdf, "0000:01:00.0");
-	/* RTX 6000 Ada is not in the catalog: default model and a comment */
-	EXPECT_STR(s->nodes[g].model, "rtx-pro-6000");
-	CU_ASSERT_PTR_NOT_NULL(strstr(s->nodes[g].comment, "RTX 6000 Ada Generation"));
+	/* "AD102GL [RTX 6000 Ada Generation]": the catalog's name, no comment */
+	EXPECT_STR(s->nodes[g].model, "rtx-6000-ada");
+	EXPECT_STR(s->nodes[g].comment, "");
 	CU_ASSERT_PTR_NOT_NULL(strstr(s->notes[0], "split in bus order into 2 socket"));
 	imp_scn_free(s);
 
@@ -310,23 +340,145 @@ static void test_gpu_names(void)
 		const char *name, *id;
 	} t[] = {
 		{ "NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition] [10de:2bb5]", "rtx-pro-6000" },
+		{ "NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Workstation Edition]", "rtx-pro-6000" },
 		{ "NVIDIA Corporation Device 2bb5", "rtx-pro-6000" },
 		{ "NVIDIA Corporation GB202 [GeForce RTX 5090] [10de:2b85]", "rtx-5090" },
 		{ "NVIDIA Corporation AD102 [GeForce RTX 4090]", "rtx-4090" },
 		{ "NVIDIA A100-SXM4-80GB", "a100-sxm" },
 		{ "NVIDIA Corporation Device 2330", "h100-sxm" },
+		{ "NVIDIA H100 80GB HBM3", "h100-sxm" },
 		{ "NVIDIA H200", "h200" },
 		{ "B200", "b200" },
 		{ "NVIDIA L40S", "l40s" },
-		{ "NVIDIA Corporation AD102GL [RTX 6000 Ada Generation]", NULL },
+		{ "NVIDIA Corporation AD102GL [RTX 6000 Ada Generation]", "rtx-6000-ada" },
+		/* older pci.ids: two names in one bracket */
+		{ "NVIDIA Corporation AD102GL [L6000 / RTX 6000 Ada Generation]", "rtx-6000-ada" },
+		{ "NVIDIA Corporation AD102GL [RTX 6000 Ada Generation] [10de:26b1]", "rtx-6000-ada" },
+		{ "nvidia rtx  6000-ada generation", "rtx-6000-ada" },
+		/* what the catalog does not hold is never a neighbour's id */
+		{ "NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Max-Q Workstation Edition] [10de:2bb4]", NULL },
+		{ "NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Max-Q Workstation Edition]", NULL },
+		{ "NVIDIA Corporation GA100 [A100 SXM4 40GB] [10de:20b0]", NULL },
+		{ "NVIDIA H100 PCIe", NULL },
+		{ "NVIDIA RTX 6000", NULL },
 		{ "NVIDIA Corporation Device 2329", NULL },
 		{ "Intel Corporation Device 22bb50", NULL },
+		{ "", NULL },
+	};
+	struct plumb_err e;
+	const struct scn_catalog *cat = scn_catalog_builtin(&e);
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int k = imp_gpu_lookup(cat, t[i].name);
+		const char *got = k >= 0 ? cat->gpus[k].id : "(none)";
+		if (strcmp(got, t[i].id ? t[i].id : "(none)") != 0)
+			printf("\n  name \"%s\"", t[i].name);
+		EXPECT_STR(got, t[i].id ? t[i].id : "(none)");
+	}
+}
+
+/* A GPU the catalog lacks: an error at its name with the closest entries;
+ * --gpu-model writes it as that model; a user catalog names it. */
+static void test_unknown_gpu(void)
+{
+	static const char list[] =
+		"00:01.1 PCI bridge: Advanced Micro Devices, Inc. [AMD] Device 14ab\n"
+		"01:00.0 3D controller: NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Max-Q Workstation Edition]\n"
+		"02:00.0 3D controller: NVIDIA Corporation Device 2329 (rev a1)\n";
+	static const char ids[] = "02:00.0 3D controller: NVIDIA Corporation Device 2329 (rev a1)\n";
+	static const char user[] =
+		"catalog: gpus\n"
+		"gpus:\n"
+		"  - id: h20\n"
+		"    pci_ids: [\"10de:2329\"]\n"
+		"    names: [H20]\n"
+		"    memory_gib: 96\n"
+		"    memory_gbs: 4000\n"
+		"  - id: rtx-pro-6000-maxq\n"
+		"    names: [\"RTX PRO 6000 Blackwell Max-Q Workstation Edition\"]\n"
+		"    memory_gib: 96\n"
+		"    memory_gbs: 1792\n";
+	struct plumb_err e;
+	struct scn_catalog *cat = NULL;
+	struct imp_scn *s = import_text(list, sizeof(list) - 1, "list.txt", 0, &e);
+
+	CU_ASSERT_PTR_NULL(s);
+	EXPECT_INT(e.code, PLUMB_EINPUT);
+	EXPECT_INT(e.line, 2);
+	EXPECT_INT(e.col, 24);
+	EXPECT_STR(e.msg, "GPU 'NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Max-Q "
+		   "Workstation Edition]' is not in the GPU catalog (no entry has that name; "
+		   "closest: rtx-pro-6000 'RTX PRO 6000 Blackwell Workstation Edition', "
+		   "rtx-6000-ada 'RTX 6000 Ada Generation', rtx-2080ti 'GeForce RTX 2080 Ti'); give "
+		   "--gpu-model ID, or add it to a catalog file (names:, pci_ids:) given with "
+		   "--gpu-catalog FILE");
+
+	s = import_text(ids, sizeof(ids) - 1, "ids.txt", 0, &e);
+	CU_ASSERT_PTR_NULL(s);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "no entry has PCI id 10de:2329; closest: "
+				      "h100-sxm 10de:2330, h200 10de:2335"));
+
+	s = import_opts(list, sizeof(list) - 1, "list.txt", 0, "rtx-pro-6000", NULL, &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	EXPECT_STR(s->nodes[fix_imp_gpu_node(s, 0)].model, "rtx-pro-6000");
+	CU_ASSERT_PTR_NOT_NULL(strstr(s->nodes[fix_imp_gpu_node(s, 0)].comment,
+				      "is not in the catalog (--gpu-model)"));
+	imp_scn_free(s);
+
+	if (scn_catalog_parse("user.yaml", user, &cat, &e) < 0)
+		printf("\n  user.yaml:%d:%d: %s\n", e.line, e.col, e.msg);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cat);
+	s = import_opts(list, sizeof(list) - 1, "list.txt", 0, NULL, cat, &e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	EXPECT_STR(s->nodes[fix_imp_gpu_node(s, 0)].model, "rtx-pro-6000-maxq");
+	EXPECT_STR(s->nodes[fix_imp_gpu_node(s, 1)].model, "h20");
+	imp_scn_free(s);
+	free(cat);
+}
+
+/* A catalog's names and ids: well formed, each belonging to one entry. */
+static void test_catalog_names(void)
+{
+	static const struct {
+		const char *tail;   /* entries after a first one named "A 1" with id 10de:0001 */
+		int line, col;
+		const char *msg;
+	} t[] = {
+		{ "  - {id: b, memory_gib: 1, memory_gbs: 1, names: [\"a-1\"]}\n", 4, 5,
+		  "GPU name 'a-1' of 'b' is already a name of 'a' (a name identifies one model)" },
+		{ "  - {id: b, memory_gib: 1, memory_gbs: 1, pci_ids: [\"10DE:0001\"]}\n", 4, 5,
+		  "PCI id 10de:0001 of 'b' is already an id of 'a' (an id identifies one model)" },
+		{ "  - {id: b, memory_gib: 1, memory_gbs: 1, pci_ids: [\"10de:1\"]}\n", 4, 53,
+		  "pci_ids entry '10de:1' is not a vendor:device id of 4 + 4 hex digits "
+		  "(\"10de:2bb5\")" },
+		{ "  - {id: b, memory_gib: 1, memory_gbs: 1, pci_ids: [\"10de:00g1\"]}\n", 4, 53,
+		  "pci_ids entry '10de:00g1' is not a vendor:device id of 4 + 4 hex digits "
+		  "(\"10de:2bb5\")" },
+		{ "  - {id: b, memory_gib: 1, memory_gbs: 1, names: [\" - \"]}\n", 4, 51,
+		  "empty GPU name" },
+		{ "  - {id: b, memory_gib: 1, memory_gbs: 1, names: [B, b]}\n", 4, 5,
+		  "catalog entry 'b' lists the name 'b' twice" },
+		{ "  - {id: b, memory_gib: 1, memory_gbs: 1, names: B}\n", 4, 50,
+		  "'names' must be a list, not a single value" },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		const char *got = imp_gpu_model_from_name(t[i].name);
-		EXPECT_STR(got ? got : "(none)", t[i].id ? t[i].id : "(none)");
+		char text[512];
+		struct scn_catalog *c = NULL;
+		struct plumb_err e;
+		plumb_err_clear(&e);
+		snprintf(text, sizeof(text), "catalog: gpus\ngpus:\n"
+			 "  - {id: a, memory_gib: 1, memory_gbs: 1, names: [\"A 1\"], pci_ids: [\"10de:0001\"]}\n%s",
+			 t[i].tail);
+		CU_ASSERT(scn_catalog_parse("c.yaml", text, &c, &e) < 0);
+		CU_ASSERT_PTR_NULL(c);
+		free(c);
+		EXPECT_INT(e.line, t[i].line);
+		EXPECT_INT(e.col, t[i].col);
+		EXPECT_STR(e.msg, t[i].msg);
 	}
 }
 
@@ -431,6 +583,8 @@ void suite_import_lspci(void)
 	CU_add_test(s, "-t guesses, path excerpt, folded switch", test_tree_guess_and_switch);
 	CU_add_test(s, "-vvv: ACS, link, audio and placeholders", test_vvv_details);
 	CU_add_test(s, "GPU names to catalog ids", test_gpu_names);
+	CU_add_test(s, "an unknown GPU: error, --gpu-model, a user catalog", test_unknown_gpu);
+	CU_add_test(s, "catalog names and PCI ids", test_catalog_names);
 	CU_add_test(s, "malformed input: exact errors", test_errors);
 	CU_add_test(s, "prefixes and junk do not crash", test_no_crash);
 }

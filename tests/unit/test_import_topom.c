@@ -265,18 +265,75 @@ static void test_quirks(void)
 	imp_scn_free(s);
 }
 
+/* The CPU vendor from what the input shows besides the matrix, or a note
+ * that it shows none. */
+static void test_cpu_vendor(void)
+{
+	static const char mat[] =
+		"\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+		"GPU0\t X \tSYS\t0-31\t0\n"
+		"GPU1\tSYS\t X \t32-63\t1\n";
+	static const struct {
+		const char *pre;
+		enum imp_vendor v;
+		const char *model, *note;
+	} t[] = {
+		{ "", IMP_CPU_OTHER, "", "cpu_vendor: other: topo -m does not show the CPU vendor "
+		  "and the input has no lscpu line or CPU name; set host.cpu_vendor (amd or intel)" },
+		{ "Architecture:  x86_64\nVendor ID:     GenuineIntel\n"
+		  "Model name:    Intel(R) Xeon(R) Platinum 8480+\n", IMP_CPU_INTEL,
+		  "Intel(R) Xeon(R) Platinum 8480+", "cpu_vendor: intel from the input (line 2: "
+		  "GenuineIntel)" },
+		{ "vendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9575F 64-Core Processor\n",
+		  IMP_CPU_AMD, "AMD EPYC 9575F 64-Core Processor",
+		  "cpu_vendor: amd from the input (line 1: AuthenticAMD)" },
+		{ "Architecture: aarch64\n", IMP_CPU_ARM, "",
+		  "cpu_vendor: arm from the input (line 1: aarch64)" },
+		/* a brand name outweighs a kernel option */
+		{ "cmdline: intel_iommu=on iommu=pt\nCPU: 2x EPYC 9654\n", IMP_CPU_AMD, "",
+		  "cpu_vendor: amd from the input (line 2: EPYC)" },
+		{ "cmdline: amd_iommu=off\n", IMP_CPU_AMD, "",
+		  "cpu_vendor: amd from the input (line 1: amd_iommu)" },
+		{ "CPU: Xeon, or was it an EPYC?\n", IMP_CPU_OTHER, "",
+		  "cpu_vendor: other: the input names CPUs of two vendors (line 1: EPYC); set "
+		  "host.cpu_vendor" },
+		/* an emulated Intel chipset and prose are not a CPU */
+		{ "bridge Intel 82G33 in a grace period; Core count 64\n", IMP_CPU_OTHER, "",
+		  "cpu_vendor: other: topo -m does not show the CPU vendor and the input has no "
+		  "lscpu line or CPU name; set host.cpu_vendor (amd or intel)" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char text[1024];
+		struct plumb_err e;
+		struct imp_scn *s;
+		int len = snprintf(text, sizeof(text), "%s%s", t[i].pre, mat);
+		s = import_text(text, (size_t)len, "v.txt", &e);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		EXPECT_INT(s->cpu_vendor, t[i].v);
+		EXPECT_STR(s->cpu_model, t[i].model);
+		CU_ASSERT_FATAL(s->nnotes > 0);
+		EXPECT_STR(s->notes[0], t[i].note);
+		imp_scn_free(s);
+	}
+}
+
 /* Exact output for a small sample, and the same bytes twice. */
 static void test_yaml_exact(void)
 {
 	static const char want[] =
 		"# Scenario skeleton written by `plumb import`; check it against the\n"
 		"# machine before use.\n"
+		"# cpu_vendor: amd from the input (line 3: amd_iommu)\n"
+		"# topo -m does not name the GPU model: GPUs written as rtx-pro-6000; give "
+		"--gpu-model ID\n"
 		"plumb_scenario: 1\n"
 		"name: \"imported-topom-2x5070-phb\"\n"
 		"description: \"Imported from tests/data/import/topom-2x5070-phb.txt by plumb "
 		"import topo-m\"\n"
 		"host:\n"
-		"  cpu_vendor: other\n"
+		"  cpu_vendor: amd\n"
 		"  sockets: 1\n"
 		"  socket_cpus: [\"0-23\"]\n"
 		"pcie:\n"
@@ -480,6 +537,7 @@ void suite_import_topom(void)
 	CU_add_test(s, "truncated matrix", test_truncated);
 	CU_add_test(s, "ANSI codes, N/A and empty NUMA", test_quirks);
 	CU_add_test(s, "exact and deterministic YAML", test_yaml_exact);
+	CU_add_test(s, "the CPU vendor from the input, or a note", test_cpu_vendor);
 	CU_add_test(s, "malformed input: exact errors", test_errors);
 	CU_add_test(s, "the loader's limits: 64 GPUs, every pair bonded", test_limits);
 	CU_add_test(s, "prefixes and junk do not crash", test_no_crash);
