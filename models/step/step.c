@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "step_int.h"
 #include "xfer.h"
 
 #define STEP_MAX_STAGES 16
@@ -771,13 +772,162 @@ static int replay_off_env(void)
 	return v && *v && strcmp(v, "0") != 0;
 }
 
+/* ---- the shared memo ---------------------------------------------------- */
+
+/* A growable byte string. */
+struct bytes {
+	unsigned char *p;
+	size_t n, cap;
+	int oom;
+};
+
+static void put(struct bytes *b, const void *x, size_t n)
+{
+	if (b->oom || n == 0)
+		return;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 4096;
+		unsigned char *np;
+		while (cap < b->n + n)
+			cap *= 2;
+		if (!(np = realloc(b->p, cap))) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, x, n);
+	b->n += n;
+}
+
+static void put_int(struct bytes *b, long v)
+{
+	int64_t x = v;
+	put(b, &x, sizeof(x));
+}
+
+static void put_dbl(struct bytes *b, double v)
+{
+	put(b, &v, sizeof(v));
+}
+
+/* Everything step_run's result depends on, field by field (no padding).
+ * The scenario and topology options are the held entry's id. */
+static void memo_key(struct bytes *b, uint64_t scn, int replay, const struct step_layout *l,
+		     const struct step_prog *prog, int micro, int rounds)
+{
+	int st, i;
+	put(b, &scn, sizeof(scn));
+	put_int(b, replay);
+	put_int(b, l->kind);
+	put_int(b, l->tp);
+	put_int(b, l->pp);
+	put_int(b, l->ep);
+	put_int(b, l->gpus);
+	put_int(b, l->dcp);
+	put_int(b, micro);
+	put_int(b, rounds);
+	for (st = 0; st < l->pp; st++) {
+		put_int(b, prog[st].nops);
+		put_dbl(b, prog[st].send_bytes);
+		for (i = 0; i < prog[st].nops; i++) {
+			const struct step_op *op = &prog[st].ops[i];
+			int32_t kt[2] = { (int32_t)op->kind, (int32_t)op->tag };
+			put(b, kt, sizeof(kt));
+			put_dbl(b, op->seconds);
+			put_dbl(b, op->bytes);
+		}
+	}
+}
+
+/* A step's result as the memo keeps it: the scalars, then busy and comm
+ * of its ngpus GPUs. */
+struct memo_val {
+	double seconds, window0, run_seconds;
+	double by_tag[TAG_NTAGS];
+	long events, flows;
+	int ngpus, sends, simulated, replayed, reruns, nspans;
+};
+
+static void memo_val(struct bytes *b, const struct step_result *r)
+{
+	struct memo_val v;
+	memset(&v, 0, sizeof(v));
+	v.seconds = r->seconds;
+	v.window0 = r->window0;
+	v.run_seconds = r->run_seconds;
+	memcpy(v.by_tag, r->by_tag, sizeof(v.by_tag));
+	v.events = r->events;
+	v.flows = r->flows;
+	v.ngpus = r->ngpus;
+	v.sends = r->sends;
+	v.simulated = r->simulated;
+	v.replayed = r->replayed;
+	v.reruns = r->reruns;
+	v.nspans = r->nspans;
+	put(b, &v, sizeof(v));
+	put(b, r->busy, (size_t)r->ngpus * sizeof(r->busy[0]));
+	put(b, r->comm, (size_t)r->ngpus * sizeof(r->comm[0]));
+}
+
+static void memo_fill(const unsigned char *p, struct step_result *r)
+{
+	struct memo_val v;
+	memcpy(&v, p, sizeof(v));
+	r->seconds = v.seconds;
+	r->window0 = v.window0;
+	r->run_seconds = v.run_seconds;
+	memcpy(r->by_tag, v.by_tag, sizeof(v.by_tag));
+	r->events = v.events;
+	r->flows = v.flows;
+	r->ngpus = v.ngpus;
+	r->sends = v.sends;
+	r->simulated = v.simulated;
+	r->replayed = v.replayed;
+	r->reruns = v.reruns;
+	r->nspans = v.nspans;
+	memcpy(r->busy, p + sizeof(v), (size_t)v.ngpus * sizeof(r->busy[0]));
+	memcpy(r->comm, p + sizeof(v) + (size_t)v.ngpus * sizeof(r->busy[0]),
+	       (size_t)v.ngpus * sizeof(r->comm[0]));
+}
+
+/* The simulation itself: replay's re-runs around run_once. */
+static int step_sim(const struct scenario *s, const struct topo_opts *o,
+		    const struct step_layout *l, const struct step_prog *prog, int micro,
+		    struct step_result *r, struct coll_scn *shared, int replay,
+		    struct plumb_err *err)
+{
+	struct rcache *rcache = NULL;
+	int rc, breach;
+
+	if (replay) {
+		rcache = calloc(1, sizeof(*rcache));
+		if (!rcache)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	for (;;) {
+		/* After STEP_MAX_DENY denials replay is not worth it: simulate. */
+		if (rcache && rcache->ndeny >= STEP_MAX_DENY) {
+			rcache_free(rcache);
+			rcache = NULL;
+		}
+		if ((rc = run_once(s, o, l, prog, micro, r, shared, rcache, &breach, err)) < 0 ||
+		    !breach)
+			break;
+		r->reruns++;
+	}
+	rcache_free(rcache);
+	return rc;
+}
+
 int step_run(const struct scenario *s, const struct topo_opts *o, const struct step_layout *l,
 	     const struct step_prog *prog, int micro, struct step_result *r,
 	     struct plumb_err *err)
 {
-	struct rcache *rcache = NULL;
 	struct coll_scn *shared = NULL;
-	int rc, breach;
+	struct bytes key, val;
+	int rc, replay, memo;
 
 	r->reruns = 0;
 	result_reset(r);
@@ -792,25 +942,31 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 				     STEP_MAX_MICRO);
 	if ((rc = coll_scn_get(s, o, &shared, err)) < 0)
 		return rc;
-	if (!r->no_replay && !r->hook && !replay_off_env()) {
-		rcache = calloc(1, sizeof(*rcache));
-		if (!rcache) {
-			coll_scn_put(shared);
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	replay = !r->no_replay && !r->hook && !replay_off_env();
+	/* A timeline or a hook needs the run itself. */
+	memo = !r->hook && !(r->spans && r->cap > 0);
+	memset(&key, 0, sizeof(key));
+	memset(&val, 0, sizeof(val));
+	if (memo) {
+		size_t nv = sizeof(struct memo_val) + 2 * (size_t)l->gpus * sizeof(r->busy[0]);
+		memo_key(&key, coll_scn_id(shared), replay, l, prog, micro, r->rounds);
+		if (!key.oom && (val.p = malloc(nv)) != NULL &&
+		    step_memo_get(key.p, key.n, val.p, nv)) {
+			memo_fill(val.p, r);
+			goto out;
 		}
 	}
-	for (;;) {
-		/* After STEP_MAX_DENY denials replay is not worth it: simulate. */
-		if (rcache && rcache->ndeny >= STEP_MAX_DENY) {
-			rcache_free(rcache);
-			rcache = NULL;
-		}
-		if ((rc = run_once(s, o, l, prog, micro, r, shared, rcache, &breach, err)) < 0 ||
-		    !breach)
-			break;
-		r->reruns++;
+	rc = step_sim(s, o, l, prog, micro, r, shared, replay, err);
+	if (rc == 0 && memo && !key.oom && r->ngpus == l->gpus) {
+		free(val.p);
+		memset(&val, 0, sizeof(val));
+		memo_val(&val, r);
+		if (!val.oom)
+			step_memo_put(key.p, key.n, val.p, val.n);
 	}
-	rcache_free(rcache);
+out:
+	free(key.p);
+	free(val.p);
 	coll_scn_put(shared);
 	return rc;
 }

@@ -139,4 +139,23 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	     const struct step_prog *prog, int micro, struct step_result *r,
 	     struct plumb_err *err);
 
+/*
+ * Shared step memo (step_memo.c): step_run() keeps every step it simulated
+ * without a timeline or a hook for the whole process, keyed on all its
+ * inputs (the scenario by content, coll_scn_id, the topology options, the
+ * layout, every op of every program, the microbatches, the passes, whether
+ * collectives are replayed), so the serving runs of predict, compare,
+ * calibrate, validate and sweep simulate a step once between them. Keys
+ * are compared in full; the results are those of the simulation, bit for
+ * bit. Thread-safe; the table grows until its keys and values hold 256 MiB.
+ *
+ * step_memo_stats: lookups that hit and missed, entries and bytes stored.
+ * step_memo_clear: forget every step (tests).
+ */
+struct step_memo_stats {
+	unsigned long hits, misses, entries, bytes;
+};
+void step_memo_stats(struct step_memo_stats *st);
+void step_memo_clear(void);
+
 #endif

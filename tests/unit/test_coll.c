@@ -10,6 +10,7 @@
 #include "coll.h"
 #include "fixtures.h"
 #include "scn.h"
+#include "step.h"
 
 void suite_coll(void);
 
@@ -305,6 +306,77 @@ static void test_twoshot(void)
 	scn_free(s);
 }
 
+/* Derived state is shared by content: a second copy of a scenario finds
+ * the first one's entry, a changed constant does not, and the tuner's
+ * answers and step results come back equal to a fresh computation. */
+static void test_shared_by_content(void)
+{
+	struct scenario *a = fix_seed_box("192", ""), *b = fix_seed_box("192", "");
+	struct coll_scn *ea = NULL, *eb = NULL;
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r1, r2;
+	struct step_layout l;
+	struct step_prog p;
+	struct step_result s1, s2;
+	struct step_memo_stats m0, m1;
+	if (!a || !b) {
+		scn_free(a);
+		scn_free(b);
+		return;
+	}
+	topo_opts_init(&o);
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(a, &o, &ea, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(b, &o, &eb, NULL), 0);
+	CU_ASSERT_PTR_EQUAL(ea, eb);
+	CU_ASSERT_EQUAL(coll_scn_id(ea), coll_scn_id(eb));
+	coll_scn_put(eb);
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = 8;
+	for (int i = 0; i < 8; i++)
+		c.gpus[i] = i;
+	c.bytes = 1 << 20;
+	c.algo = ALGO_AUTO;
+	c.proto = PROTO_AUTO;
+	CU_ASSERT_EQUAL(coll_time(a, &o, &c, &r1, NULL), 0);
+	CU_ASSERT_TRUE(coll_scn_choice(ea, &c, &r2));
+	CU_ASSERT_EQUAL(memcmp(&r1, &r2, sizeof(r1)), 0);
+	/* A constant changed in place (as a calibration does): another entry. */
+	b->k.v[K_NCCL_BASE_US] += 10;
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(b, &o, &eb, NULL), 0);
+	CU_ASSERT_PTR_NOT_EQUAL(ea, eb);
+	CU_ASSERT_FALSE(coll_scn_choice(eb, &c, &r2));
+	CU_ASSERT_EQUAL(coll_time(b, &o, &c, &r2, NULL), 0);
+	EXPECT_NEAR(r2.seconds - r1.seconds, 10e-6, 1e-6);
+	coll_scn_put(eb);
+	coll_scn_put(ea);
+	/* A step asked twice is simulated once, with the same result. */
+	step_layout_parse("tp8", &l, NULL);
+	memset(&p, 0, sizeof(p));
+	step_prog_add(&p, SOP_COMPUTE, 10e-6, 0, TAG_ATTN, NULL);
+	step_prog_add(&p, SOP_ALLREDUCE, 0, 65536, TAG_COMM_TP, NULL);
+	step_prog_add(&p, SOP_COMPUTE, 20e-6, 0, TAG_MLP, NULL);
+	memset(&s1, 0, sizeof(s1));
+	memset(&s2, 0, sizeof(s2));
+	step_memo_stats(&m0);
+	CU_ASSERT_EQUAL(step_run(a, &o, &l, &p, 1, &s1, NULL), 0);
+	CU_ASSERT_EQUAL(step_run(a, &o, &l, &p, 1, &s2, NULL), 0);
+	step_memo_stats(&m1);
+	CU_ASSERT_EQUAL(m1.entries, m0.entries + 1);
+	CU_ASSERT_EQUAL(m1.hits, m0.hits + 1);
+	CU_ASSERT_EQUAL(memcmp(&s1, &s2, sizeof(s1)), 0);
+	/* Without the memo (a hook or a timeline would do the same): equal. */
+	coll_scn_clear();
+	step_memo_clear();
+	memset(&s2, 0, sizeof(s2));
+	CU_ASSERT_EQUAL(step_run(a, &o, &l, &p, 1, &s2, NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(&s1, &s2, sizeof(s1)), 0);
+	step_prog_release(&p);
+	scn_free(a);
+	scn_free(b);
+}
+
 void suite_coll(void)
 {
 	CU_pSuite s = CU_add_suite("coll", NULL, NULL);
@@ -315,4 +387,5 @@ void suite_coll(void)
 	CU_add_test(s, "concurrent collectives share links", test_contention);
 	CU_add_test(s, "the engine's one-shot all-reduce", test_oneshot);
 	CU_add_test(s, "the engine's two-shot all-reduce", test_twoshot);
+	CU_add_test(s, "derived state and steps shared by content", test_shared_by_content);
 }
