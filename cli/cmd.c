@@ -136,7 +136,7 @@ int cmd_calib_interval(struct plumb_consts *k, int draws,
 
 /* The step model's constants the defaults' interval draws. */
 static const int step_k[] = {
-	K_MEM_EFF, K_ATTN_MEM_EFF, K_MOE_MEM_EFF, K_FLOPS_EFF, K_KMIN_GEMM_US,
+	K_MEM_EFF, K_ATTN_MEM_EFF, K_MOE_MEM_EFF, K_FLOPS_EFF, K_FP4_FLOPS_EFF, K_KMIN_GEMM_US,
 	K_KMIN_MOE_US, K_KMIN_ATTN_US, K_KMIN_ELEM_US, K_KERNEL_LAUNCH_US
 };
 #define NSTEP_K ((int)(sizeof(step_k) / sizeof(step_k[0])))

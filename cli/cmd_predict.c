@@ -54,6 +54,11 @@ const char cmd_predict_usage[] =
 	"  --chunked-prefill N    a prefill step takes at most N prompt tokens, a longer\n"
 	"                         prompt goes on over several steps (SGLang's\n"
 	"                         --chunked-prefill-size; default: prompts whole)\n"
+	"  --max-batched-tokens N every step carries the running requests' decode tokens\n"
+	"                         and fills the rest of N with prompt chunks, in one pass\n"
+	"                         (vLLM's --max-num-batched-tokens; SGLang's\n"
+	"                         --enable-mixed-chunk; default: prefill and decode steps\n"
+	"                         alternate, as SGLang's default scheduler)\n"
 	"  --seed S               seed of the arrivals (default the scenario's)\n"
 	"  --percentiles          also TTFT, TPOT, ITL and end-to-end latency at p50, p90,\n"
 	"                         p99 (table block, CSV columns <metric>_p<q>_ms; JSON\n"
@@ -135,6 +140,7 @@ struct popts {
 	long requests;              /* --requests */
 	long seed;                  /* --seed, -1: the scenario's */
 	long chunk;                 /* --chunked-prefill, 0: off */
+	long max_batched;           /* --max-batched-tokens, 0: off */
 	double range_ratio;         /* --range-ratio, < 0: off */
 	const char *trace;          /* --trace FILE */
 	struct serve_request *reqs; /* its requests */
@@ -212,6 +218,7 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			    !strcmp(a, "--draws") || !strcmp(a, "--plot") || !strcmp(a, "--rate") ||
 			    !strcmp(a, "--requests") || !strcmp(a, "--seed") ||
 			    !strcmp(a, "--chunked-prefill") || !strcmp(a, "--trace") ||
+			    !strcmp(a, "--max-batched-tokens") ||
 			    !strcmp(a, "--range-ratio");
 		if (takes && !v)
 			return cmd_usage_error(cmd, "option %s needs a value", a);
@@ -322,6 +329,9 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--chunked-prefill")) {
 			if (parse_long(v, 1, &o->chunk) < 0 || o->chunk > 10000000)
 				return cmd_usage_error(cmd, "--chunked-prefill needs a token count, not '%s'", v);
+		} else if (!strcmp(a, "--max-batched-tokens")) {
+			if (parse_long(v, 1, &o->max_batched) < 0 || o->max_batched > 10000000)
+				return cmd_usage_error(cmd, "--max-batched-tokens needs a token count, not '%s'", v);
 		} else if (!strcmp(a, "--percentiles")) {
 			o->percentiles = 1;
 		} else if (!strcmp(a, "--eager")) {
@@ -438,6 +448,7 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 		pred_serve_params(c, x, o->input, o->output, o->context, &sp);
 		r->kv_tokens = sp.kv_tokens;
 		sp.chunk_tokens = o->chunk;
+		sp.max_batched = o->max_batched;
 		sp.range_ratio = o->range_ratio;
 		if (o->nreqs > 0) {
 			sp.trace = o->reqs;

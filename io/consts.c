@@ -151,6 +151,14 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"RTX PRO 6000 torch bf16 matmul 8192: 417.34 TFLOPS measured (realdata/gpu-specs.md 1b) "
 		"of 503.8 dense in NVIDIA's whitepaper (scenarios/catalog/gpus.yaml)",
 		SCOPE_GPU, 0.4, 0.95 },
+	/* FP4 tensor cores: the math needs the block scales applied, and the
+	 * kernels that do it reach a much smaller share of the datasheet rate
+	 * than bf16 GEMMs do, differently on each GPU generation. */
+	[K_FP4_FLOPS_EFF] = { "fp4_flops_eff", "fraction", 5239.0 / 9000.0, 0.01, 1.0,
+		"B200 cuBLASLt NVFP4 GEMM 8192^3: 5239 TFLOPS (deepseek-ai/DeepGEMM PR 348, "
+		"cublasTest 13.3) of 9000 dense (scenarios/catalog/gpus.yaml); replaces flops_eff "
+		"for FP4 math",
+		SCOPE_GPU, 0.1, 0.9 },
 	[K_KMIN_GEMM_US] = { "kmin_gemm_us", "us", 4.0, 0, 1000,
 		"assumed: a GEMV-shaped GEMM with few weights still fills the GPU for a few us "
 		"(one wave of CTAs, split-K reduction); a free constant of serving calibrations",

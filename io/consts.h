@@ -50,6 +50,7 @@ enum plumb_const {
 	K_ATTN_MEM_EFF,         /* attention kernels' share of memory bandwidth reading the KV cache */
 	K_MOE_MEM_EFF,          /* grouped MoE GEMMs' share of memory bandwidth (MoE backend) */
 	K_FLOPS_EFF,            /* share of dense tensor throughput a GEMM reaches */
+	K_FP4_FLOPS_EFF,        /* share of the dense FP4 tensor rate block-scaled FP4 GEMMs reach */
 	K_KMIN_GEMM_US,         /* shortest run of a dense GEMM / GEMV kernel */
 	K_KMIN_MOE_US,          /* shortest run of a grouped MoE kernel (MoE backend) */
 	K_KMIN_ATTN_US,         /* shortest run of an attention kernel */

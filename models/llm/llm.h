@@ -320,6 +320,10 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
  */
 double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d);
 
+/* The constant (K_FLOPS_EFF or K_FP4_FLOPS_EFF) giving the share of that
+ * rate the math on dtype d reaches on g. */
+int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_dtype d);
+
 /*
  * Time of every op on GPU g, in parts (docs/model.md, "Op time"):
  *   seconds = kernels x launch + kernels x kmin(class)

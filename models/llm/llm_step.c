@@ -624,6 +624,11 @@ double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d)
 	return g->tflops_bf16;
 }
 
+int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_dtype d)
+{
+	return (d == LLM_NVFP4 || d == LLM_MXFP4) && g->tflops_fp4 > 0 ? K_FP4_FLOPS_EFF : K_FLOPS_EFF;
+}
+
 int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		 const struct plumb_consts *k, int cuda_graphs, double *total,
 		 struct plumb_err *err)
@@ -644,7 +649,8 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 					     "(no tflops in scenarios/catalog/gpus.yaml)",
 					     g->id, llm_dtype_name(op->dtype));
 		op->mem_s = op->bytes / (g->memory_gbs * 1e9 * k->v[eff_of[op->kclass]]);
-		op->compute_s = op->flops > 0 ? op->flops / (tf * 1e12 * k->v[K_FLOPS_EFF]) : 0;
+		op->compute_s = op->flops > 0 ? op->flops / (tf * 1e12 * k->v[llm_flops_eff_of(g, op->dtype)])
+					      : 0;
 		op->launch_s = op->kernels * launch;
 		op->kmin_s = op->kernels * 1e-6 * k->v[kmin_of[op->kclass]];
 		/* Every kernel pays its class's fixed minimum (ramp-up, tail,

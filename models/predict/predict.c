@@ -115,7 +115,7 @@ static int flush_mlp(struct builder *b)
  * pipeline: the third of four passes (two fill it, the fourth follows). */
 int pred_rounds(const struct pred_cfg *c, enum serve_step kind)
 {
-	return kind == SERVE_DECODE && c->lay.pp > 1 ? 4 : 1;
+	return kind != SERVE_PREFILL && c->lay.pp > 1 ? 4 : 1;
 }
 
 /*
@@ -125,74 +125,179 @@ int pred_rounds(const struct pred_cfg *c, enum serve_step kind)
  */
 static int step_graphs(const struct pred_cfg *c, enum serve_step kind)
 {
-	if (kind == SERVE_PREFILL && c->s->serving.engine == SCN_ENGINE_SGLANG)
+	if (kind != SERVE_DECODE && c->s->serving.engine == SCN_ENGINE_SGLANG)
 		return 0;
 	return c->cuda_graphs;
 }
 
+/* Tokens one microbatch of a mixed step carries: the decode sequences'
+ * (each 1 + drafts) and the prefill chunks', split over the microbatches. */
+static long mixed_tokens(const struct pred_cfg *c, const struct serve_shape *sh, int micro)
+{
+	long t = (long)sh->dbatch * (1 + c->draft) + (long)sh->batch * sh->tokens;
+	return (t + micro - 1) / micro;
+}
+
+/* The microbatches a step is cut into: the layout's (as many as stages by
+ * default), at most one per sequence. */
+static int step_micro(const struct pred_cfg *c, const struct serve_shape *sh)
+{
+	int micro = c->micro > 0 ? c->micro : c->lay.pp;
+	int seqs = sh->kind == SERVE_MIXED ? sh->batch + sh->dbatch : sh->batch;
+	return micro > seqs ? seqs : micro;
+}
+
 /*
- * The timed op list of one GPU of stage st for a step of `batch` sequences
- * (one microbatch's share; EP attention splits it over the ranks). o must be
- * initialised; the caller releases it.
+ * A mixed step is one forward pass over every token it carries: the
+ * weight-streaming ops (projections, experts, MLP, lm_head, norms) run once
+ * over all of them, as u's op list of that many single-token sequences
+ * computes them (experts touched by all the tokens), while attention reads
+ * each part's own cache: u's attention cores become the sum of the prefill
+ * chunks' (p) and the decode sequences' (d). d's draft passes follow.
  */
-static int stage_ops(const struct pred_cfg *c, int st, enum serve_step kind, int batch,
-		     long context, long tokens, struct llm_ops *o, struct plumb_err *err)
+static int merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct llm_ops *d,
+		       struct plumb_err *err)
+{
+	int i, n0 = 0;
+	while (n0 < d->n && d->op[n0].pass == 0)
+		n0++;
+	if (u->n != p->n || u->n != n0)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				     "mixed step: op lists of %d, %d and %d ops do not line up",
+				     u->n, p->n, n0);
+	for (i = 0; i < u->n; i++) {
+		struct llm_op *o = &u->op[i];
+		if (o->kind != p->op[i].kind || o->kind != d->op[i].kind ||
+		    o->layer != p->op[i].layer || o->layer != d->op[i].layer)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+					     "mixed step: op %d differs between its parts", i);
+		if (o->kind != LLM_OP_KV)
+			continue;
+		o->bytes = p->op[i].bytes + d->op[i].bytes;
+		o->flops = p->op[i].flops + d->op[i].flops;
+		o->kernels = p->op[i].kernels > d->op[i].kernels ? p->op[i].kernels
+								  : d->op[i].kernels;
+	}
+	for (i = n0; i < d->n; i++) {
+		if (u->n == u->cap) {
+			int cap = u->cap ? 2 * u->cap : 64;
+			struct llm_op *op = realloc(u->op, (size_t)cap * sizeof(*op));
+			if (!op)
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			u->op = op;
+			u->cap = cap;
+		}
+		u->op[u->n++] = d->op[i];
+	}
+	return 0;
+}
+
+/*
+ * The timed op list of one GPU of stage st for one microbatch of the step
+ * (EP attention splits it over the ranks). o must be initialised; the
+ * caller releases it.
+ */
+static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape *shp,
+		     struct llm_ops *o, struct plumb_err *err)
 {
 	const struct scn_gpu_model *g =
 		&c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
-	int micro = c->micro > 0 ? c->micro : c->lay.pp, bm, rc;
+	int micro = step_micro(c, shp), ep = c->lay.kind == LAY_EP ? c->lay.ep : 1, rc;
 	struct llm_shard sh;
 	struct llm_step step;
 
-	if (micro > batch)
-		micro = batch;
 	stage_shard(c, st, &sh);
 	if ((rc = llm_shard_check(c->m, &sh, err)) < 0)
 		return rc;
-	/* Decode context parallel is a decode layout: a prefill runs its
-	 * attention as plain TP and each rank keeps its slice of the cache. */
-	if (kind == SERVE_PREFILL)
-		sh.dcp = 1;
-	bm = (batch + micro - 1) / micro;
 	memset(&step, 0, sizeof(step));
-	step.batch = c->lay.kind == LAY_EP ? (bm + c->lay.ep - 1) / c->lay.ep : bm;
-	step.context = (int)context;
-	step.q_len = kind == SERVE_PREFILL ? (int)tokens : 0;
-	step.draft = kind == SERVE_DECODE ? c->draft : 0;
-	if ((rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err)) < 0)
-		return rc;
-	return llm_ops_time(o, g, &c->s->k, step_graphs(c, kind), NULL, err);
+	if (shp->kind == SERVE_MIXED) {
+		struct llm_ops p, d;
+		struct llm_shard psh = sh;
+		long t = mixed_tokens(c, shp, micro);
+		int bd = (shp->dbatch + micro - 1) / micro;
+		llm_ops_init(&p);
+		llm_ops_init(&d);
+		/* every token once through the weights */
+		step.batch = (int)((t + ep - 1) / ep);
+		step.q_len = 1;
+		rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err);
+		/* the prefill chunks' attention, as a prefill runs it (no DCP) */
+		psh.dcp = 1;
+		step.batch = (shp->batch + ep - 1) / ep;
+		step.context = (int)shp->context;
+		step.q_len = (int)((shp->tokens + micro - 1) / micro);
+		if (rc >= 0)
+			rc = llm_step_ops(c->m, &c->prec, &psh, &step, &p, err);
+		/* the decode sequences' attention and drafts */
+		step.batch = (bd + ep - 1) / ep;
+		step.context = (int)shp->dcontext;
+		step.q_len = 0;
+		step.draft = c->draft;
+		if (rc >= 0)
+			rc = llm_step_ops(c->m, &c->prec, &sh, &step, &d, err);
+		if (rc >= 0)
+			rc = merge_mixed(o, &p, &d, err);
+		llm_ops_release(&p);
+		llm_ops_release(&d);
+		if (rc < 0)
+			return rc;
+	} else {
+		int bm = (shp->batch + micro - 1) / micro;
+		/* Decode context parallel is a decode layout: a prefill runs
+		 * its attention as plain TP and each rank keeps its slice of
+		 * the cache. */
+		if (shp->kind == SERVE_PREFILL)
+			sh.dcp = 1;
+		step.batch = (bm + ep - 1) / ep;
+		step.context = (int)shp->context;
+		step.q_len = shp->kind == SERVE_PREFILL ? (int)shp->tokens : 0;
+		step.draft = shp->kind == SERVE_DECODE ? c->draft : 0;
+		if ((rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err)) < 0)
+			return rc;
+	}
+	return llm_ops_time(o, g, &c->s->k, step_graphs(c, shp->kind), NULL, err);
 }
 
 /* Turn stage st's op list into its program. */
-static int build_stage(const struct pred_cfg *c, int st, enum serve_step kind, int batch,
-		       long context, long tokens, struct step_prog *p, struct plumb_err *err)
+static int build_stage(const struct pred_cfg *c, int st, const struct serve_shape *sh,
+		       struct step_prog *p, struct plumb_err *err)
 {
 	const struct llm_model *m = c->m;
 	struct llm_ops ops;
 	struct builder b;
-	int micro = c->micro > 0 ? c->micro : c->lay.pp, bm, battn, q, i, rc;
+	int micro = step_micro(c, sh), ep = c->lay.kind == LAY_EP ? c->lay.ep : 1, i, rc;
 	int cur_layer = -2, cur_pass = -1;
+	double tok, tok_attn, dec;       /* tokens of a microbatch, of one EP rank; decode's */
 
-	bm = (batch + micro - 1) / micro;
-	battn = c->lay.kind == LAY_EP ? (bm + c->lay.ep - 1) / c->lay.ep : bm;
-	q = kind == SERVE_PREFILL ? (int)tokens : 1 + c->draft;
+	if (sh->kind == SERVE_MIXED) {
+		int bd = (sh->dbatch + micro - 1) / micro;
+		tok = (double)mixed_tokens(c, sh, micro);
+		tok_attn = ceil(tok / ep);
+		dec = (double)((bd + ep - 1) / ep) * (1 + c->draft);
+	} else {
+		int bm = (sh->batch + micro - 1) / micro;
+		double q = sh->kind == SERVE_PREFILL ? (double)sh->tokens : 1.0 + c->draft;
+		tok = bm * q;
+		tok_attn = (double)((bm + ep - 1) / ep) * q;
+		dec = sh->kind == SERVE_DECODE ? tok : 0;
+	}
 	llm_ops_init(&ops);
-	if ((rc = stage_ops(c, st, kind, batch, context, tokens, &ops, err)) < 0)
+	if ((rc = stage_ops(c, st, sh, &ops, err)) < 0)
 		goto out;
 	memset(&b, 0, sizeof(b));
 	b.p = p;
 	b.c = c;
 	b.err = err;
-	b.ar_bytes = (double)bm * q * m->hidden * 2.0;
-	b.a2a_bytes = (double)battn * q * m->top_k * m->hidden * 2.0;
-	b.logits_bytes = (double)bm * q * m->vocab * 2.0;
+	b.ar_bytes = tok * m->hidden * 2.0;
+	b.a2a_bytes = tok_attn * m->top_k * m->hidden * 2.0;
+	b.logits_bytes = tok * m->vocab * 2.0;
 	/* DCP: every rank's queries in the latent space (kv_lora + rope, bf16)
 	 * gathered; partial outputs (kv_lora, bf16) and their log-sum-exp
-	 * (fp32) of every head reduce-scattered back to the heads' ranks. */
-	b.dcp = c->lay.dcp > 1 && kind == SERVE_DECODE;
-	b.dcp_q_bytes = (double)bm * q * m->heads * (m->kv_lora + m->qk_rope) * 2.0;
-	b.dcp_o_bytes = (double)bm * q * m->heads * (m->kv_lora * 2.0 + 4.0);
+	 * (fp32) of every head reduce-scattered back to the heads' ranks. The
+	 * decode sequences' only: a prefill runs its attention as plain TP. */
+	b.dcp = c->lay.dcp > 1 && sh->kind != SERVE_PREFILL;
+	b.dcp_q_bytes = dec * m->heads * (m->kv_lora + m->qk_rope) * 2.0;
+	b.dcp_o_bytes = dec * m->heads * (m->kv_lora * 2.0 + 4.0);
 	for (i = 0; i < ops.n; i++) {
 		const struct llm_op *op = &ops.op[i];
 		if (op->layer != cur_layer || op->pass != cur_pass) {
@@ -228,26 +333,46 @@ out:
 	return rc;
 }
 
-int pred_programs(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
-		  long tokens, struct step_prog *prog, int *micro, struct plumb_err *err)
+/* A shape from the arguments of a decode or prefill step. */
+static struct serve_shape shape(enum serve_step kind, int batch, long context, long tokens)
+{
+	struct serve_shape sh;
+	memset(&sh, 0, sizeof(sh));
+	sh.kind = kind;
+	sh.batch = batch;
+	sh.context = context;
+	sh.tokens = tokens;
+	return sh;
+}
+
+static int programs(const struct pred_cfg *c, const struct serve_shape *sh, struct step_prog *prog,
+		    int *micro, struct plumb_err *err)
 {
 	int st, rc;
-	*micro = c->micro > 0 ? c->micro : c->lay.pp;
 	if (c->lay.pp > 16)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "at most 16 pipeline stages");
-	if (batch < 1)
+	if (sh->batch < 1 || (sh->kind == SERVE_MIXED && sh->dbatch < 1))
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "a step needs a batch of at least 1");
-	if (*micro > batch)
-		*micro = batch;
+	if (sh->kind != SERVE_DECODE && sh->tokens < 1)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "a prefill needs at least 1 new token");
+	*micro = step_micro(c, sh);
 	memset(prog, 0, sizeof(*prog) * (size_t)c->lay.pp);
 	for (st = 0; st < c->lay.pp; st++)
-		if ((rc = build_stage(c, st, kind, batch, context, tokens, &prog[st], err)) < 0) {
+		if ((rc = build_stage(c, st, sh, &prog[st], err)) < 0) {
 			int k;
 			for (k = 0; k <= st; k++)
 				step_prog_release(&prog[k]);
 			return rc;
 		}
 	return 0;
+}
+
+int pred_programs(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
+		  long tokens, struct step_prog *prog, int *micro, struct plumb_err *err)
+{
+	struct serve_shape sh = shape(kind, batch, context, tokens);
+	return programs(c, &sh, prog, micro, err);
 }
 
 const char *pred_part_name(enum pred_part p)
@@ -264,15 +389,15 @@ const char *pred_part_name(enum pred_part p)
  * weights, KV and compute by its ops' additive parts (summed over the stages' op
  * lists, scaled to the simulated busy time so microbatching is counted).
  */
-static int op_parts(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
-		    long tokens, double busy_s, double *part, struct plumb_err *err)
+static int op_parts(const struct pred_cfg *c, const struct serve_shape *sh, double busy_s,
+		    double *part, struct plumb_err *err)
 {
 	double sum[PART_N] = { 0 }, tot = 0;
 	int st, rc, i;
 	for (st = 0; st < c->lay.pp; st++) {
 		struct llm_ops ops;
 		llm_ops_init(&ops);
-		if ((rc = stage_ops(c, st, kind, batch, context, tokens, &ops, err)) < 0) {
+		if ((rc = stage_ops(c, st, sh, &ops, err)) < 0) {
 			llm_ops_release(&ops);
 			return rc;
 		}
@@ -294,9 +419,9 @@ static int op_parts(const struct pred_cfg *c, enum serve_step kind, int batch, l
 	return 0;
 }
 
-static int step_impl(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
-		     long tokens, double *seconds, struct step_span *spans, int cap, int *nspans,
-		     struct pred_step_info *info, struct plumb_err *err)
+static int step_impl(const struct pred_cfg *c, const struct serve_shape *sh, double *seconds,
+		     struct step_span *spans, int cap, int *nspans, struct pred_step_info *info,
+		     struct plumb_err *err)
 {
 	struct step_prog prog[16];
 	struct step_result r;
@@ -306,9 +431,9 @@ static int step_impl(const struct pred_cfg *c, enum serve_step kind, int batch, 
 	memset(&r, 0, sizeof(r));
 	r.spans = spans;
 	r.cap = cap;
-	r.rounds = pred_rounds(c, kind);
+	r.rounds = pred_rounds(c, sh->kind);
 	memset(prog, 0, sizeof(prog));
-	if ((rc = pred_programs(c, kind, batch, context, tokens, prog, &micro, err)) < 0)
+	if ((rc = programs(c, sh, prog, &micro, err)) < 0)
 		return rc;
 	if ((rc = step_run(c->s, &c->topo, &c->lay, prog, micro, &r, err)) < 0)
 		goto out;
@@ -331,8 +456,7 @@ static int step_impl(const struct pred_cfg *c, enum serve_step kind, int batch, 
 		if (info->idle_s < 0)
 			info->idle_s = 0;
 		info->busy_frac = r.seconds > 0 ? info->compute_s / r.seconds : 0;
-		if ((rc = op_parts(c, kind, batch, context, tokens, info->compute_s, info->part,
-				   err)) < 0)
+		if ((rc = op_parts(c, sh, info->compute_s, info->part, err)) < 0)
 			goto out;
 		{
 			/* Communication by kind (by_tag sums one GPU per stage). */
@@ -374,7 +498,14 @@ int pred_step(const struct pred_cfg *c, enum serve_step kind, int batch, long co
 	      long tokens, double *seconds, struct pred_step_info *info,
 	      struct plumb_err *err)
 {
-	return step_impl(c, kind, batch, context, tokens, seconds, NULL, 0, NULL, info, err);
+	struct serve_shape sh = shape(kind, batch, context, tokens);
+	return step_impl(c, &sh, seconds, NULL, 0, NULL, info, err);
+}
+
+int pred_step_shape(const struct pred_cfg *c, const struct serve_shape *sh, double *seconds,
+		    struct pred_step_info *info, struct plumb_err *err)
+{
+	return step_impl(c, sh, seconds, NULL, 0, NULL, info, err);
 }
 
 int pred_step_spans(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
@@ -382,13 +513,14 @@ int pred_step_spans(const struct pred_cfg *c, enum serve_step kind, int batch, l
 		    struct pred_step_info *info, struct plumb_err *err)
 {
 	double sec;
-	return step_impl(c, kind, batch, context, tokens, &sec, spans, cap, nspans, info, err);
+	struct serve_shape sh = shape(kind, batch, context, tokens);
+	return step_impl(c, &sh, &sec, spans, cap, nspans, info, err);
 }
 
-int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, long tokens,
-		    double *seconds, struct plumb_err *err)
+int pred_serve_step(void *ctx, const struct serve_shape *sh, double *seconds,
+		    struct plumb_err *err)
 {
-	return pred_step(ctx, kind, batch, context, tokens, seconds, NULL, err);
+	return pred_step_shape(ctx, sh, seconds, NULL, err);
 }
 
 double pred_tokens_per_step(const struct pred_cfg *c)
@@ -437,6 +569,7 @@ void pred_serve_params(const struct pred_cfg *c, int concurrency, long input, lo
 	sp->output_len = output;
 	sp->context = context;
 	sp->accept_per_step = pred_tokens_per_step(c);
+	sp->decode_tokens = 1 + c->draft;
 	sp->kv_tokens = pred_kv_tokens(c, input + output);
 }
 

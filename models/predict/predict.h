@@ -122,9 +122,15 @@ int pred_step_spans(const struct pred_cfg *c, enum serve_step kind, int batch, l
 int pred_programs(const struct pred_cfg *c, enum serve_step kind, int batch, long context,
 		  long tokens, struct step_prog *prog, int *micro, struct plumb_err *err);
 
+/* A step of any shape (serve.h), mixed prefill and decode included: one
+ * pass over every token it carries; the weights are read once for all,
+ * each part's attention reads its own cache. */
+int pred_step_shape(const struct pred_cfg *c, const struct serve_shape *sh, double *seconds,
+		    struct pred_step_info *info, struct plumb_err *err);
+
 /* serve_step_fn adapter: ctx is a const struct pred_cfg *. */
-int pred_serve_step(void *ctx, enum serve_step kind, int batch, long context, long tokens,
-		    double *seconds, struct plumb_err *err);
+int pred_serve_step(void *ctx, const struct serve_shape *sh, double *seconds,
+		    struct plumb_err *err);
 
 /* The KV cache's size in tokens, as the engine sizes it: mem_fraction of
  * each GPU's memory less its weights, over the KV bytes a token takes

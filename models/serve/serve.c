@@ -26,8 +26,7 @@
 
 struct memo {
 	int used;
-	int kind, batch;
-	long context, tokens;
+	struct serve_shape sh;
 	double seconds;
 };
 
@@ -248,25 +247,31 @@ static long in_len(const struct serve_params *p, long j)
 	return l <= p->context ? p->context + 1 : l;
 }
 
-static size_t memo_hash(int kind, int batch, long context, long tokens)
+static size_t memo_hash(const struct serve_shape *sh)
 {
 	uint64_t h = 0x9e3779b97f4a7c15u;
-	h = (h ^ (uint64_t)(unsigned)kind) * 0xff51afd7ed558ccdu;
-	h = (h ^ (uint64_t)(unsigned)batch) * 0xff51afd7ed558ccdu;
-	h = (h ^ (uint64_t)context) * 0xc4ceb9fe1a85ec53u;
-	h = (h ^ (uint64_t)tokens) * 0xc4ceb9fe1a85ec53u;
+	h = (h ^ (uint64_t)(unsigned)sh->kind) * 0xff51afd7ed558ccdu;
+	h = (h ^ (uint64_t)(unsigned)sh->batch) * 0xff51afd7ed558ccdu;
+	h = (h ^ (uint64_t)sh->context) * 0xc4ceb9fe1a85ec53u;
+	h = (h ^ (uint64_t)sh->tokens) * 0xc4ceb9fe1a85ec53u;
+	h = (h ^ (uint64_t)(unsigned)sh->dbatch) * 0xff51afd7ed558ccdu;
+	h = (h ^ (uint64_t)sh->dcontext) * 0xc4ceb9fe1a85ec53u;
 	return (size_t)(h ^ (h >> 33));
 }
 
-/* The slot holding the key, or the empty slot where it would go. */
-static struct memo *memo_slot(struct memo *t, size_t nslots, int kind, int batch,
-			      long context, long tokens)
+static int same_shape(const struct serve_shape *a, const struct serve_shape *b)
 {
-	size_t i = memo_hash(kind, batch, context, tokens) & (nslots - 1);
+	return a->kind == b->kind && a->batch == b->batch && a->context == b->context &&
+	       a->tokens == b->tokens && a->dbatch == b->dbatch && a->dcontext == b->dcontext;
+}
+
+/* The slot holding the key, or the empty slot where it would go. */
+static struct memo *memo_slot(struct memo *t, size_t nslots, const struct serve_shape *sh)
+{
+	size_t i = memo_hash(sh) & (nslots - 1);
 	for (;; i = (i + 1) & (nslots - 1)) {
 		struct memo *m = &t[i];
-		if (!m->used || (m->kind == kind && m->batch == batch && m->context == context &&
-				 m->tokens == tokens))
+		if (!m->used || same_shape(&m->sh, sh))
 			return m;
 	}
 }
@@ -282,39 +287,34 @@ static int memo_grow(struct loop *lp, struct plumb_err *err)
 	if (!t)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	for (i = 0; i < lp->nslots; i++)
-		if (lp->memo[i].used) {
-			const struct memo *o = &lp->memo[i];
-			*memo_slot(t, n, o->kind, o->batch, o->context, o->tokens) = *o;
-		}
+		if (lp->memo[i].used)
+			*memo_slot(t, n, &lp->memo[i].sh) = lp->memo[i];
 	free(lp->memo);
 	lp->memo = t;
 	lp->nslots = n;
 	return 0;
 }
 
-static int step_time(struct loop *lp, enum serve_step kind, int batch, long context,
-		     long tokens, double *s, struct plumb_err *err)
+static int step_shape(struct loop *lp, const struct serve_shape *sh, double *s,
+		      struct plumb_err *err)
 {
 	struct memo *m;
 	int rc;
 	if (lp->nslots) {
-		m = memo_slot(lp->memo, lp->nslots, (int)kind, batch, context, tokens);
+		m = memo_slot(lp->memo, lp->nslots, sh);
 		if (m->used) {
 			*s = m->seconds;
 			return 0;
 		}
 	}
-	if ((rc = lp->fn(lp->ctx, kind, batch, context, tokens, s, err)) < 0)
+	if ((rc = lp->fn(lp->ctx, sh, s, err)) < 0)
 		return rc;
 	lp->misses++;
 	if ((rc = memo_grow(lp, err)) < 0)
 		return rc;
-	m = memo_slot(lp->memo, lp->nslots, (int)kind, batch, context, tokens);
+	m = memo_slot(lp->memo, lp->nslots, sh);
 	m->used = 1;
-	m->kind = (int)kind;
-	m->batch = batch;
-	m->context = context;
-	m->tokens = tokens;
+	m->sh = *sh;
 	m->seconds = *s;
 	lp->nmemo++;
 	return 0;
@@ -489,9 +489,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * arrival order. */
 	while (done_measured < want) {
 		int waiting = 0, active = 0, nsys, k, nw, admit = 0, *sys;
-		double dt, firsts = 0, step_tokens = 0, reserve = 0, ctxsum_pf = 0;
-		long newsum = 0;
-		int np;
+		double dt, reserve = 0, ctxsum_pf = 0;
+		long newsum = 0, budget;
+		int np, mixed;
+		struct serve_shape shp;
 
 		if (open) {
 			/* With a concurrency cap (bench_serving's
@@ -562,6 +563,15 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		/* This step's prefill: every admitted prompt, or with a token
 		 * budget (chunked prefill) the first ones' chunks in order; a
 		 * prompt cut short goes on in the next step. */
+		budget = p->chunk_tokens > 0 ? p->chunk_tokens : -1;
+		if (p->max_batched > 0) {
+			/* the running requests' decode tokens come first */
+			long left = p->max_batched -
+				    (long)active * (p->decode_tokens > 1 ? p->decode_tokens : 1);
+			budget = budget < 0 || left < budget ? left : budget;
+			if (budget < 1)
+				budget = 0;
+		}
 		for (k = 0, np = 0; k < nsys; k++) {
 			struct req *q;
 			long take;
@@ -569,8 +579,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				continue;
 			q = &R.rq[sys[k]];
 			take = q->todo < 1 ? 1 : q->todo;
-			if (p->chunk_tokens > 0 && take > p->chunk_tokens - newsum)
-				take = p->chunk_tokens - newsum;
+			if (budget >= 0 && take > budget - newsum)
+				take = budget - newsum;
 			q->chunk = take > 0 ? take : 0;
 			if (!q->chunk)
 				continue;
@@ -586,50 +596,12 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					   R.rq[R.order[0].idx].input, p->kv_tokens);
 			goto out;
 		}
-		if (np) {
-			long newtok = (newsum + np / 2) / np;
-			long cx = (long)(ctxsum_pf / np + 0.5);
-			if ((rc = step_time(&lp, SERVE_PREFILL, np, cx, newtok < 1 ? 1 : newtok,
-					    &dt, err)) < 0)
-				goto out;
-			t += dt;
-			for (k = 0; k < nsys; k++) {
-				struct req *q;
-				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_PREFILL || !R.rq[sys[k]].chunk)
-					continue;
-				q = &R.rq[sys[k]];
-				q->todo -= q->chunk;
-				q->chunk = 0;
-				if (q->todo > 0)
-					continue;       /* the rest of its prompt next step */
-				q->state = RQ_RUNNING;
-				q->admitted = ++admissions;
-				if (q->retracted) {
-					/* Its prefill again yields its next token. */
-					if (q->measured)
-						itl_add(&R, t - q->last);
-					q->generated += 1;
-				} else {
-					q->first = t;
-					q->generated = 1;
-					if (q->measured) {
-						ttft_sum += t - q->arrival;
-						ttft_n++;
-						push(&R, &R.ttft, &R.nttft, &R.cap1, t - q->arrival);
-					}
-				}
-				q->last = t;
-				q->retracted = 0;
-				if (win0 >= 0)
-					tokens_win += 1;
-				firsts++;
-			}
-			itl_flush(&R);
-			if (seconds_span(&sec, t, t, firsts) < 0)
-				goto oom;
-		} else {
+		/* One pass: the prefill chunks, the running requests' decode
+		 * tokens, or with a token budget both at once. */
+		mixed = np > 0 && p->max_batched > 0 && active > 0;
+		memset(&shp, 0, sizeof(shp));
+		if (!np || mixed) {
 			double ctxsum = 0;
-			long cx;
 			/* Decoding past the KV budget: retract the newest. */
 			while (p->kv_tokens > 0 && active > 1 &&
 			       kv_used + (long)ceil(active * p->accept_per_step) > p->kv_tokens) {
@@ -648,10 +620,31 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			for (k = 0; k < nsys; k++)
 				if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING)
 					ctxsum += R.rq[sys[k]].input + R.rq[sys[k]].generated;
-			cx = bucketed((long)(ctxsum / active), p->bucket);
-			if ((rc = step_time(&lp, SERVE_DECODE, active, cx, 1, &dt, err)) < 0)
-				goto out;
-			t += dt;
+			shp.kind = SERVE_DECODE;
+			shp.batch = active;
+			shp.context = bucketed((long)(ctxsum / active), p->bucket);
+			shp.tokens = 1;
+		}
+		if (np) {
+			long newtok = (newsum + np / 2) / np;
+			if (mixed) {
+				shp.kind = SERVE_MIXED;
+				shp.dbatch = shp.batch;
+				shp.dcontext = shp.context;
+			} else {
+				shp.kind = SERVE_PREFILL;
+			}
+			shp.batch = np;
+			shp.context = (long)(ctxsum_pf / np + 0.5);
+			if (mixed)      /* chunks of a long prompt: one per bucket */
+				shp.context = bucketed(shp.context, p->bucket);
+			shp.tokens = newtok < 1 ? 1 : newtok;
+		}
+		if ((rc = step_shape(&lp, &shp, &dt, err)) < 0)
+			goto out;
+		t += dt;
+		if (!np || mixed) {
+			double step_tokens = 0;
 			if (win0 >= 0) {
 				dstep_sum += dt;
 				batch_sum += active;
@@ -703,6 +696,43 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			}
 			itl_flush(&R);
 			if (seconds_span(&sec, t - dt, t, step_tokens) < 0)
+				goto oom;
+		}
+		if (np) {
+			double firsts = 0;
+			for (k = 0; k < nsys; k++) {
+				struct req *q;
+				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_PREFILL || !R.rq[sys[k]].chunk)
+					continue;
+				q = &R.rq[sys[k]];
+				q->todo -= q->chunk;
+				q->chunk = 0;
+				if (q->todo > 0)
+					continue;       /* the rest of its prompt next step */
+				q->state = RQ_RUNNING;
+				q->admitted = ++admissions;
+				if (q->retracted) {
+					/* Its prefill again yields its next token. */
+					if (q->measured)
+						itl_add(&R, t - q->last);
+					q->generated += 1;
+				} else {
+					q->first = t;
+					q->generated = 1;
+					if (q->measured) {
+						ttft_sum += t - q->arrival;
+						ttft_n++;
+						push(&R, &R.ttft, &R.nttft, &R.cap1, t - q->arrival);
+					}
+				}
+				q->last = t;
+				q->retracted = 0;
+				if (win0 >= 0)
+					tokens_win += 1;
+				firsts++;
+			}
+			itl_flush(&R);
+			if (seconds_span(&sec, t, t, firsts) < 0)
 				goto oom;
 		}
 		if (R.oom)

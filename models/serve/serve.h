@@ -42,13 +42,29 @@
 
 #include "err.h"
 
-enum serve_step { SERVE_DECODE, SERVE_PREFILL };
+enum serve_step { SERVE_DECODE, SERVE_PREFILL, SERVE_MIXED };
 
-/* Time of one step, seconds: decode of `batch` sequences whose KV caches
- * hold `context` tokens on average, or prefill of `batch` requests of
- * `tokens` new tokens each on top of `context` cached ones. */
-typedef int (*serve_step_fn)(void *ctx, enum serve_step kind, int batch, long context,
-			     long tokens, double *seconds, struct plumb_err *err);
+/*
+ * What one step computes.
+ *   decode   `batch` sequences whose KV caches hold `context` tokens on
+ *            average, one token each (plus drafts);
+ *   prefill  `batch` requests of `tokens` new tokens each on top of
+ *            `context` cached ones;
+ *   mixed    one pass carrying both (vLLM's scheduler, SGLang's
+ *            --enable-mixed-chunk): the prefill part as above, and
+ *            `dbatch` decode sequences at `dcontext`.
+ */
+struct serve_shape {
+	enum serve_step kind;
+	int batch;
+	long context, tokens;
+	int dbatch;             /* mixed: decode sequences riding along */
+	long dcontext;          /* mixed: their mean context */
+};
+
+/* Time of one step, seconds. */
+typedef int (*serve_step_fn)(void *ctx, const struct serve_shape *sh, double *seconds,
+			     struct plumb_err *err);
 
 /* A request of an open-loop run: when it arrives and its lengths. */
 struct serve_request {
@@ -90,6 +106,14 @@ struct serve_params {
 	 * (SGLang's --chunked-prefill-size); a longer prompt is prefilled over
 	 * several steps. 0: a step takes every admitted prompt whole. */
 	long chunk_tokens;
+	/* Mixed batches under a token budget: > 0 makes every step take the
+	 * running requests' decode tokens first and fill the rest of the
+	 * budget with prompt chunks, in one pass (vLLM's
+	 * --max-num-batched-tokens with chunked prefill, its default; SGLang
+	 * with --enable-mixed-chunk). 0: prefill and decode steps alternate. */
+	long max_batched;
+	int decode_tokens;      /* a decode sequence's tokens in a step's budget:
+				   1 + its draft tokens (0: 1) */
 };
 
 /* Percentiles reported: p50, p90, p99. */

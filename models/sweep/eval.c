@@ -24,7 +24,7 @@
 #include "sweep_int.h"
 
 #define VCAP 16
-#define REPORT_STEP 2
+#define REPORT_STEP 99
 
 struct vslot {
 	int used;
@@ -219,9 +219,17 @@ static int compute(void *ctx, const struct swp_step_key *k, struct swp_step_val 
 	const struct stepctx *sc = ctx;
 	struct pred_step_info info;
 	int rc;
-	if (k->kind != REPORT_STEP)
-		return pred_step(sc->c, (enum serve_step)k->kind, k->batch, k->context, k->tokens,
-				 &v->seconds, NULL, err);
+	if (k->kind != REPORT_STEP) {
+		struct serve_shape sh;
+		memset(&sh, 0, sizeof(sh));
+		sh.kind = (enum serve_step)k->kind;
+		sh.batch = k->batch;
+		sh.context = k->context;
+		sh.tokens = k->tokens;
+		sh.dbatch = k->dbatch;
+		sh.dcontext = k->dcontext;
+		return pred_step_shape(sc->c, &sh, &v->seconds, NULL, err);
+	}
 	if ((rc = pred_step(sc->c, SERVE_DECODE, k->batch, k->context, 1, &v->seconds, &info,
 			    err)) < 0)
 		return rc;
@@ -243,11 +251,20 @@ static int cached(struct stepctx *sc, int kind, int batch, long context, long to
 	return swp_cache_get(sc->e->cache, &k, compute, sc, v, err);
 }
 
-static int serve_step(void *ctx, enum serve_step kind, int batch, long context, long tokens,
-		      double *seconds, struct plumb_err *err)
+static int serve_step(void *ctx, const struct serve_shape *sh, double *seconds,
+		      struct plumb_err *err)
 {
+	struct stepctx *sc = ctx;
+	struct swp_step_key k = sc->k;
 	struct swp_step_val v;
-	int rc = cached(ctx, (int)kind, batch, context, tokens, &v, err);
+	int rc;
+	k.kind = (int)sh->kind;
+	k.batch = sh->batch;
+	k.context = sh->context;
+	k.tokens = sh->tokens;
+	k.dbatch = sh->dbatch;
+	k.dcontext = sh->dcontext;
+	rc = swp_cache_get(sc->e->cache, &k, compute, sc, &v, err);
 	*seconds = v.seconds;
 	return rc;
 }

@@ -172,9 +172,11 @@ struct swp_step_key {
 	char layout[32];
 	int graphs, micro, draft;
 	double accept;
-	int kind;               /* enum serve_step, or 2: the report step with its breakdown */
+	int kind;               /* enum serve_step, or 99: the report step with its breakdown */
 	int batch;
 	long context, tokens;
+	int dbatch;             /* a mixed step's decode part (struct serve_shape) */
+	long dcontext;
 };
 
 struct swp_step_val {

@@ -169,6 +169,35 @@ static void test_monotonic(void)
 	CU_ASSERT(step_ms("192", "", "ep8", 64) >= step_ms("192", "", "ep8", 8));
 }
 
+/* A mixed step reads the weights once for its decode and prefill tokens:
+ * longer than either part alone, shorter than the two one after the other. */
+static void test_mixed_step(void)
+{
+	struct scenario *s = fix_seed_box("192", "nccl: {p2p_level: SYS}\n");
+	struct pred_cfg c;
+	struct serve_shape sh;
+	double dec, pf, mix;
+	if (!s || cfg(&c, s, "glm-5", "tp8") < 0) {
+		CU_FAIL("the scenario, model or layout does not load");
+		scn_free(s);
+		return;
+	}
+	CU_ASSERT_EQUAL(pred_step(&c, SERVE_DECODE, 16, 4096, 1, &dec, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(pred_step(&c, SERVE_PREFILL, 1, 2048, 512, &pf, NULL, NULL), 0);
+	memset(&sh, 0, sizeof(sh));
+	sh.kind = SERVE_MIXED;
+	sh.batch = 1;
+	sh.context = 2048;
+	sh.tokens = 512;
+	sh.dbatch = 16;
+	sh.dcontext = 4096;
+	CU_ASSERT_EQUAL(pred_step_shape(&c, &sh, &mix, NULL, NULL), 0);
+	CU_ASSERT(mix > dec);
+	CU_ASSERT(mix > pf);
+	CU_ASSERT(mix < dec + pf);
+	scn_free(s);
+}
+
 static void test_fit(void)
 {
 	struct scenario *s = fix_seed_box("192", "");
@@ -207,4 +236,5 @@ void suite_predict(void)
 	CU_add_test(s, "tp8ep: experts combined by all-reduce", test_tp8ep_shape);
 	CU_add_test(s, "monotonic in bandwidth, P2P and batch", test_monotonic);
 	CU_add_test(s, "memory fit", test_fit);
+	CU_add_test(s, "mixed prefill and decode step", test_mixed_step);
 }

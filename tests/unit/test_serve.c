@@ -27,14 +27,14 @@ void suite_serve(void);
 	CU_ASSERT_EQUAL(a_, e_); \
 } while (0)
 
-static int steps(void *ctx, enum serve_step kind, int batch, long context, long tokens,
-		 double *s, struct plumb_err *err)
+/* Decode 10 ms + 0.1 ms a sequence, prefill 50 ms a request; a mixed
+ * step is the prefill's with its decode sequences' 0.1 ms each. */
+static int steps(void *ctx, const struct serve_shape *sh, double *s, struct plumb_err *err)
 {
 	(void)ctx;
-	(void)context;
-	(void)tokens;
 	(void)err;
-	*s = kind == SERVE_DECODE ? 10e-3 + 0.1e-3 * batch : 50e-3 * batch;
+	*s = sh->kind == SERVE_DECODE ? 10e-3 + 0.1e-3 * sh->batch
+				      : 50e-3 * sh->batch + 0.1e-3 * sh->dbatch;
 	return 0;
 }
 
@@ -154,14 +154,13 @@ static void test_open_loop(void)
 static long pf_ctx[16], pf_tok[16];
 static int npf;
 
-static int prefill_log(void *ctx, enum serve_step kind, int batch, long context, long tokens,
-		       double *s, struct plumb_err *err)
+static int prefill_log(void *ctx, const struct serve_shape *sh, double *s, struct plumb_err *err)
 {
-	if (kind == SERVE_PREFILL && npf < 16) {
-		pf_ctx[npf] = context;
-		pf_tok[npf++] = tokens;
+	if (sh->kind != SERVE_DECODE && npf < 16) {
+		pf_ctx[npf] = sh->context;
+		pf_tok[npf++] = sh->tokens;
 	}
-	return steps(ctx, kind, batch, context, tokens, s, err);
+	return steps(ctx, sh, s, err);
 }
 
 /* Chunked prefill: a 1024-token prompt in chunks of 256 is four prefill
@@ -320,26 +319,21 @@ static void test_bad_params(void)
 /* Counts the callback's calls and the keys it was asked more than once. */
 struct asked {
 	int n, dups;
-	struct { int kind, batch; long context, tokens; } k[4096];
+	struct serve_shape k[4096];
 };
 
-static int counting(void *ctx, enum serve_step kind, int batch, long context, long tokens,
-		    double *s, struct plumb_err *err)
+static int counting(void *ctx, const struct serve_shape *sh, double *s, struct plumb_err *err)
 {
 	struct asked *a = ctx;
 	int i;
 	for (i = 0; i < a->n; i++)
-		if (a->k[i].kind == (int)kind && a->k[i].batch == batch &&
-		    a->k[i].context == context && a->k[i].tokens == tokens)
+		if (a->k[i].kind == sh->kind && a->k[i].batch == sh->batch &&
+		    a->k[i].context == sh->context && a->k[i].tokens == sh->tokens &&
+		    a->k[i].dbatch == sh->dbatch && a->k[i].dcontext == sh->dcontext)
 			a->dups++;
-	if (a->n < 4096) {
-		a->k[a->n].kind = (int)kind;
-		a->k[a->n].batch = batch;
-		a->k[a->n].context = context;
-		a->k[a->n].tokens = tokens;
-		a->n++;
-	}
-	return steps(NULL, kind, batch, context, tokens, s, err);
+	if (a->n < 4096)
+		a->k[a->n++] = *sh;
+	return steps(NULL, sh, s, err);
 }
 
 static void test_memo_grows(void)
@@ -400,6 +394,52 @@ static void test_benchmark_run(void)
 	CU_ASSERT(serve_run(&p, steps, NULL, &r, NULL) < 0);
 }
 
+/* The shapes a run asks for, to check a token budget. */
+static int budget_bad, nmixed;
+static long budget_max;
+
+static int budget_log(void *ctx, const struct serve_shape *sh, double *s, struct plumb_err *err)
+{
+	long tok = sh->kind == SERVE_DECODE ? sh->batch
+					    : sh->batch * sh->tokens + sh->dbatch;
+	nmixed += sh->kind == SERVE_MIXED;
+	/* a prefill part's tokens are its chunks' mean: allow rounding */
+	if (tok > budget_max + sh->batch)
+		budget_bad++;
+	/* 10 ms a pass, 0.1 ms a decode sequence, 0.05 ms a prompt token */
+	(void)ctx;
+	(void)err;
+	*s = sh->kind == SERVE_DECODE ? 10e-3 + 0.1e-3 * sh->batch
+				      : 10e-3 + 0.1e-3 * sh->dbatch + 0.05e-3 * sh->batch * sh->tokens;
+	return 0;
+}
+
+/* A token budget: steps carry the decode tokens and prompt chunks
+ * together, never more than the budget; a prompt longer than what is left
+ * goes on over several steps, so the running streams are not stopped by a
+ * whole prefill. */
+static void test_mixed_budget(void)
+{
+	struct serve_params p;
+	struct serve_result a, b;
+	serve_params_init(&p);
+	p.concurrency = 8;
+	p.input_len = 2048;
+	p.output_len = 64;
+	p.requests = 40;
+	budget_max = p.max_batched = 512;
+	CU_ASSERT_EQUAL(serve_run(&p, budget_log, NULL, &a, NULL), 0);
+	EXPECT_INT(budget_bad, 0);
+	CU_ASSERT(nmixed > 0);
+	p.max_batched = 0;
+	budget_max = 1L << 40;
+	CU_ASSERT_EQUAL(serve_run(&p, budget_log, NULL, &b, NULL), 0);
+	/* alternating, a running stream waits a whole prefill (50 ms per
+	 * request) between two tokens; mixed, never more than one step */
+	CU_ASSERT(a.itl_p[2] < b.itl_p[2]);
+	CU_ASSERT(a.completed >= 40 && b.completed >= 40);
+}
+
 void suite_serve(void)
 {
 	CU_pSuite s = CU_add_suite("serve", NULL, NULL);
@@ -415,5 +455,6 @@ void suite_serve(void)
 	CU_add_test(s, "open loop: Poisson arrivals and a trace", test_open_loop);
 	CU_add_test(s, "KV budget: admission, queueing, retraction", test_kv_budget);
 	CU_add_test(s, "chunked prefill", test_chunked_prefill);
+	CU_add_test(s, "mixed steps under a token budget", test_mixed_budget);
 	CU_add_test(s, "range ratio: bench_serving's random lengths", test_range_ratio);
 }
