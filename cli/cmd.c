@@ -39,6 +39,8 @@ const struct plumb_cmd plumb_commands[] = {
 	  cmd_calibrate_usage },
 	{ "render", cmd_render, "pictures: topology, topo matrix, step timeline, throughput, fit (PNG/SVG/PDF)",
 	  cmd_render_usage },
+	{ "report", cmd_report, "one self-contained HTML page: the answer, charts, tables, diagnosis, assumptions",
+	  cmd_report_usage },
 	{ "trace", cmd_trace, "one simulated decode step as a Chrome trace (Perfetto, chrome://tracing)",
 	  cmd_trace_usage },
 	{ "constants", cmd_constants, "the model's named constants, their values and sources",

@@ -89,6 +89,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 extern const char cmd_topo_usage[];
 extern const char cmd_import_usage[];
@@ -103,5 +104,6 @@ extern const char cmd_bench_usage[];
 extern const char cmd_calibrate_usage[];
 extern const char cmd_render_usage[];
 extern const char cmd_trace_usage[];
+extern const char cmd_report_usage[];
 
 #endif
