@@ -813,11 +813,14 @@ static void put_dbl(struct bytes *b, double v)
 }
 
 /* Everything step_run's result depends on, field by field (no padding).
- * The scenario and topology options are the held entry's id. */
+ * The scenario and topology options are the held entry's id. A stage's
+ * ops repeat layer after layer, so each stage is written as a list of
+ * distinct ops, then every op as an index into it: an exact encoding (the
+ * ops follow from it), several times smaller than the plain one. */
 static void memo_key(struct bytes *b, uint64_t scn, int replay, const struct step_layout *l,
 		     const struct step_prog *prog, int micro, int rounds)
 {
-	int st, i;
+	int st, i, j;
 	put(b, &scn, sizeof(scn));
 	put_int(b, replay);
 	put_int(b, l->kind);
@@ -829,15 +832,49 @@ static void memo_key(struct bytes *b, uint64_t scn, int replay, const struct ste
 	put_int(b, micro);
 	put_int(b, rounds);
 	for (st = 0; st < l->pp; st++) {
-		put_int(b, prog[st].nops);
-		put_dbl(b, prog[st].send_bytes);
-		for (i = 0; i < prog[st].nops; i++) {
-			const struct step_op *op = &prog[st].ops[i];
+		const struct step_prog *p = &prog[st];
+		int *idx = malloc(2 * ((size_t)p->nops + 1) * sizeof(*idx)), *of, nd = 0;
+		if (!idx) {
+			b->oom = 1;
+			return;
+		}
+		of = idx + p->nops + 1;
+		put_int(b, p->nops);
+		put_dbl(b, p->send_bytes);
+		/* distinct ops: each op is looked for among the last 64 distinct
+		 * ones (a layer's ops are near each other), else it is new */
+		for (i = 0; i < p->nops; i++) {
+			const struct step_op *op = &p->ops[i];
+			for (j = nd; j-- > 0 && j >= nd - 64;) {
+				const struct step_op *q = &p->ops[idx[j]];
+				if (q->kind == op->kind && q->tag == op->tag &&
+				    !memcmp(&q->seconds, &op->seconds, sizeof(op->seconds)) &&
+				    !memcmp(&q->bytes, &op->bytes, sizeof(op->bytes)))
+					break;
+			}
+			if (j < 0 || j < nd - 64) {
+				j = nd;
+				idx[nd++] = i;
+			}
+			of[i] = j;
+		}
+		put_int(b, nd);
+		for (j = 0; j < nd; j++) {
+			const struct step_op *op = &p->ops[idx[j]];
 			int32_t kt[2] = { (int32_t)op->kind, (int32_t)op->tag };
 			put(b, kt, sizeof(kt));
 			put_dbl(b, op->seconds);
 			put_dbl(b, op->bytes);
 		}
+		for (i = 0; i < p->nops; i++) {
+			if (nd <= 65536) {
+				uint16_t k = (uint16_t)of[i];
+				put(b, &k, sizeof(k));
+			} else {
+				put_int(b, of[i]);
+			}
+		}
+		free(idx);
 	}
 }
 
