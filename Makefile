@@ -95,7 +95,6 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/install.sh
 	sh tests/replay.sh
 	sh tests/fuzz/replay.sh $(B)
-	sh tests/report_browser.sh
 
 golden-update: plumb
 	sh tests/golden/run.sh --update
@@ -135,6 +134,7 @@ docs-constants: plumb
 validate: plumb
 	./plumb validate validation/cases.yaml --cross -o docs/validation.md
 	sh validation/loo-serving.sh > $(B)/loo.md && cat $(B)/loo.md >> docs/validation.md
+	sh validation/prefill-check.sh > $(B)/prefill.md && cat $(B)/prefill.md >> docs/validation.md
 
 # ---- slower tiers (docs/testing.md) --------------------------------------
 # check-asan: an ASan+UBSan build in $(ASAN_B)/ (never mixed with build/)

@@ -595,7 +595,7 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 		add_layer(&e, layer_is_moe(m, l), B, T, L);
 	}
 	if (s->last == m->layers)
-		add_head(&e, T);
+		add_head(&e, step->head_tokens > 0 && step->head_tokens < T ? (double)step->head_tokens : T);
 	for (j = 1; s->mtp && j <= step->draft; j++) {
 		/* draft pass j: one token per sequence through the MTP layer */
 		double ep = 2.0 * m->hidden * m->hidden / s->tp;

@@ -217,9 +217,12 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 		int bd = (shp->dbatch + micro - 1) / micro;
 		llm_ops_init(&p);
 		llm_ops_init(&d);
-		/* every token once through the weights */
+		/* every token once through the weights; logits where a token
+		 * is sampled: each decode token, each prompt's last */
 		step.batch = (int)((t + ep - 1) / ep);
 		step.q_len = 1;
+		step.head_tokens = ((long)bd * (1 + c->draft) + (shp->batch + micro - 1) / micro +
+				    ep - 1) / ep;
 		rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err);
 		/* the prefill chunks' attention, as a prefill runs it (no DCP) */
 		psh.dcp = 1;
@@ -233,6 +236,7 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 		step.context = (int)shp->dcontext;
 		step.q_len = 0;
 		step.draft = c->draft;
+		step.head_tokens = 0;
 		if (rc >= 0)
 			rc = llm_step_ops(c->m, &c->prec, &sh, &step, &d, err);
 		if (rc >= 0)
@@ -252,6 +256,9 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 		step.context = (int)shp->context;
 		step.q_len = shp->kind == SERVE_PREFILL ? (int)shp->tokens : 0;
 		step.draft = shp->kind == SERVE_DECODE ? c->draft : 0;
+		/* a prefill samples its next token at its last position only */
+		if (shp->kind == SERVE_PREFILL)
+			step.head_tokens = step.batch;
 		if ((rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err)) < 0)
 			return rc;
 	}
@@ -268,18 +275,21 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 	int micro = step_micro(c, sh), ep = c->lay.kind == LAY_EP ? c->lay.ep : 1, i, rc;
 	int cur_layer = -2, cur_pass = -1;
 	double tok, tok_attn, dec;       /* tokens of a microbatch, of one EP rank; decode's */
+	double rows;                     /* logit rows: tokens sampled */
 
 	if (sh->kind == SERVE_MIXED) {
 		int bd = (sh->dbatch + micro - 1) / micro;
 		tok = (double)mixed_tokens(c, sh, micro);
 		tok_attn = ceil(tok / ep);
 		dec = (double)((bd + ep - 1) / ep) * (1 + c->draft);
+		rows = (double)bd * (1 + c->draft) + (sh->batch + micro - 1) / micro;
 	} else {
 		int bm = (sh->batch + micro - 1) / micro;
 		double q = sh->kind == SERVE_PREFILL ? (double)sh->tokens : 1.0 + c->draft;
 		tok = bm * q;
 		tok_attn = (double)((bm + ep - 1) / ep) * q;
 		dec = sh->kind == SERVE_DECODE ? tok : 0;
+		rows = sh->kind == SERVE_DECODE ? tok : bm;
 	}
 	llm_ops_init(&ops);
 	if ((rc = stage_ops(c, st, sh, &ops, err)) < 0)
@@ -290,7 +300,7 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 	b.err = err;
 	b.ar_bytes = tok * m->hidden * 2.0;
 	b.a2a_bytes = tok_attn * m->top_k * m->hidden * 2.0;
-	b.logits_bytes = tok * m->vocab * 2.0;
+	b.logits_bytes = rows * m->vocab * 2.0;
 	/* DCP: every rank's queries in the latent space (kv_lora + rope, bf16)
 	 * gathered; partial outputs (kv_lora, bf16) and their log-sum-exp
 	 * (fp32) of every head reduce-scattered back to the heads' ranks. The
