@@ -21,14 +21,26 @@
 
 enum family { F_MLA, F_GLM4, F_QWEN3MOE, F_QWEN3NEXT, F_GPTOSS, F_LLAMA, F_MIXTRAL };
 
+/*
+ * count: how the family's publisher counts activated parameters (enum
+ * llm_count; the published figures and what gives them are in
+ * docs/model.md, "Parameter counts").
+ */
 static const struct {
 	const char *type;
 	enum family f;
+	enum llm_count count;
 } families[] = {
-	{ "deepseek_v3", F_MLA }, { "kimi_k2", F_MLA }, { "glm_moe_dsa", F_MLA },
-	{ "deepseek_v32", F_MLA }, { "glm4_moe", F_GLM4 }, { "qwen3_moe", F_QWEN3MOE },
-	{ "qwen3_next", F_QWEN3NEXT }, { "gpt_oss", F_GPTOSS }, { "llama", F_LLAMA },
-	{ "mixtral", F_MIXTRAL },
+	{ "deepseek_v3", F_MLA, LLM_COUNT_NO_EMBED },
+	{ "kimi_k2", F_MLA, LLM_COUNT_NO_EMBED },
+	{ "glm_moe_dsa", F_MLA, LLM_COUNT_NO_EMBED_HEAD },
+	{ "deepseek_v32", F_MLA, LLM_COUNT_NO_EMBED },
+	{ "glm4_moe", F_GLM4, LLM_COUNT_NO_EMBED_HEAD },
+	{ "qwen3_moe", F_QWEN3MOE, LLM_COUNT_ALL },
+	{ "qwen3_next", F_QWEN3NEXT, LLM_COUNT_ALL },
+	{ "gpt_oss", F_GPTOSS, LLM_COUNT_NO_EMBED },
+	{ "llama", F_LLAMA, LLM_COUNT_ALL },
+	{ "mixtral", F_MIXTRAL, LLM_COUNT_ALL },
 };
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -611,6 +623,7 @@ int hf_model_parse(const char *file, const char *config, const char *qfile,
 		 quant ? qfile : "");
 	if ((rc = parse_family(&c, families[i].f, type, m)) < 0)
 		goto out;
+	m->count = families[i].count;
 	{
 		const json_t *q = json_object_get(cfg, "quantization_config");
 		if (!q)

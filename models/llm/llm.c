@@ -512,7 +512,7 @@ enum llm_layer_kind llm_layer_kind(const struct llm_model *m, int l)
 void llm_params(const struct llm_model *m, double *total, double *active)
 {
 	struct llm_prec p;
-	double t, per, moe_layers;
+	double t, per, moe_layers, emb;
 	llm_prec_init(&p, m, LLM_BF16, LLM_BF16, NULL);
 	t = llm_bytes_weights_total(m, &p, 0) / 2.0;
 	per = 3.0 * m->hidden * m->moe_intermediate +
@@ -520,8 +520,27 @@ void llm_params(const struct llm_model *m, double *total, double *active)
 	moe_layers = m->experts ? m->layers - m->dense_layers : 0;
 	if (total)
 		*total = t;
-	if (active)
-		*active = t - moe_layers * (m->experts - m->top_k) * per;
+	if (!active)
+		return;
+	*active = t - moe_layers * (m->experts - m->top_k) * per;
+	/* a tied table is the lm_head: "without the input embedding" keeps it */
+	emb = (double)m->vocab * m->hidden;
+	if (m->count == LLM_COUNT_NO_EMBED && !m->tie_embeddings)
+		*active -= emb;
+	else if (m->count == LLM_COUNT_NO_EMBED_HEAD)
+		*active -= m->tie_embeddings ? emb : 2.0 * emb;
+}
+
+const char *llm_count_name(int count)
+{
+	switch (count) {
+	case LLM_COUNT_NO_EMBED:
+		return "the input embedding";
+	case LLM_COUNT_NO_EMBED_HEAD:
+		return "the input embedding and the lm_head";
+	default:
+		return "nothing";
+	}
 }
 
 /* ---- models from files ---------------------------------------------------- */

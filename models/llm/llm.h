@@ -29,6 +29,15 @@
 enum llm_attn { LLM_ATTN_GQA, LLM_ATTN_MLA };
 
 /*
+ * Which tensors a model's publisher counts as "activated" per token
+ * (llm_params): every one a token uses (Mistral, Qwen, Meta); all but the
+ * input embedding, a row lookup (OpenAI's gpt-oss table says so; DeepSeek's
+ * and Moonshot's figures are this count); all but the input embedding and
+ * the lm_head (Z.ai's GLM figures). docs/model.md gives the evidence.
+ */
+enum llm_count { LLM_COUNT_ALL, LLM_COUNT_NO_EMBED, LLM_COUNT_NO_EMBED_HEAD };
+
+/*
  * Storage formats; llm_dtype_bits() gives bits per weight with scales.
  *   fp8      E4M3, one fp32 scale per 128 x 128 block (DeepSeek-V3 format)
  *   fp8t     E4M3, one scale per tensor or per output channel
@@ -94,6 +103,8 @@ struct llm_model {
 	int shared_intermediate;        /* shared expert size (0: moe intermediate) */
 	int shared_gate;        /* a sigmoid gate h -> 1 on the shared expert */
 	int router_bias, expert_bias;   /* router and experts carry biases (gpt-oss) */
+	int count;              /* enum llm_count: the publisher's active count
+				   (Hugging Face configs; LLM_COUNT_ALL in the catalog) */
 	int hybrid;             /* kind[] holds each layer's kind; else all full */
 	unsigned char kind[LLM_MAX_LAYERS];     /* enum llm_layer_kind */
 	char arch[64];          /* architectures[0] of a config, "" for catalog entries */
@@ -157,11 +168,16 @@ void llm_model_path(const char *dir, const char *name, char *buf, size_t n);
 const char *llm_default_weights(const char *model);
 
 /*
- * Parameter counts (bf16 storage units, MTP layers not included): *total of
- * the whole model, *active those one token uses (top_k of the routed experts,
- * embeddings and lm_head included). Either may be NULL.
+ * Parameter counts (bf16 storage units, MTP layers not included, as every
+ * publisher leaves them out): *total of the whole model, *active those one
+ * token uses (top_k of the routed experts, the shared experts, the router,
+ * every dense layer) counted as m->count says: with or without the input
+ * embedding and the lm_head. Either may be NULL.
  */
 void llm_params(const struct llm_model *m, double *total, double *active);
+
+/* In words, what m->count leaves out of the active count ("nothing", ...). */
+const char *llm_count_name(int count);
 
 /* Layer l's kind (full attention for l beyond the table, i.e. MTP layers). */
 enum llm_layer_kind llm_layer_kind(const struct llm_model *m, int l);
@@ -247,9 +263,6 @@ struct llm_step {
 	int context;            /* tokens already in each sequence's KV cache */
 	int q_len;              /* tokens per sequence this step; 0 means 1 + draft */
 	int draft;              /* MTP draft tokens made on the last stage (0: none) */
-	long head_tokens;       /* rows the final norm and lm_head take: engines
-				   compute logits only where a token is sampled
-				   (a prefill's last position); 0: every token */
 };
 
 enum llm_op_kind {

@@ -42,47 +42,71 @@ static const struct llm_model *load(const char *dir)
 }
 
 /*
- * Published parameter counts. rel is the tolerance: 1%, or half a unit of
- * the published figure's last digit where that is coarser ("22B" is 21.5 to
- * 22.5). active: with the input embedding (Mistral, Qwen count it) unless
- * no_embed (OpenAI's gpt-oss table counts the unembedding only); 0 where the
- * count plumb derives does not meet the published one (docs/model.md lists
- * those with their difference).
+ * Published parameter counts, one row per config of tests/data/hf, each
+ * from the model's card (a quantized checkpoint's card names the model it
+ * quantizes: the same counts). Active counts follow the publisher's own
+ * definition (enum llm_count, docs/model.md "Parameter counts"): Mistral,
+ * Qwen and Meta count every tensor; OpenAI (its table says so), DeepSeek
+ * and Moonshot leave out the input embedding; Z.ai leaves out the input
+ * embedding and the lm_head. rel: 1%, or half a unit of the published
+ * figure's last digit where that is coarser ("37B" is 36.5 to 37.5). Where
+ * plumb's count still differs from the card, want_* holds plumb's hand
+ * count (checked to 0.1%) and the comment says by how much and why.
  */
 static const struct {
 	const char *dir;
-	double total, active, rel_total, rel_active;
-	int no_embed;
+	int count;                      /* enum llm_count the family gets */
+	double total, active;           /* published */
+	double rel_total, rel_active;
+	double want_total, want_active; /* 0: the published figure is met */
 } published[] = {
-	/* DeepSeek-V3 technical report (arXiv:2412.19437), abstract: 671B total,
-	 * 37B activated; plumb's 37.55B (36.62B without the embedding) is 1.5%
-	 * over (docs/model.md) */
-	{ "deepseek-ai--DeepSeek-V3", 671e9, 0, 0.01, 0, 0 },
-	{ "deepseek-ai--DeepSeek-R1", 671e9, 0, 0.01, 0, 0 },
-	/* Qwen3-235B-A22B model card: 235B in total, 22B activated */
-	{ "Qwen--Qwen3-235B-A22B", 235e9, 22e9, 0.01, 0.5 / 22, 0 },
-	/* Qwen3-30B-A3B model card: 30.5B in total, 3.3B activated (plumb
-	 * 3.35B, 1.6% over) */
-	{ "Qwen--Qwen3-30B-A3B", 30.5e9, 0, 0.01, 0, 0 },
-	/* Qwen3-Next-80B-A3B model card: 80B in total (3B activated: plumb
-	 * 3.87B with the embedding, 3.56B without) */
-	{ "Qwen--Qwen3-Next-80B-A3B-Thinking", 80e9, 0, 0.01, 0, 0 },
+	/* deepseek-ai/DeepSeek-V3 model card: "671B total parameters with 37B
+	 * activated for each token" (the 14B MTP module not included): 36.63B
+	 * without the embedding, 1.01% under 37B, within "37B"'s rounding (with
+	 * it, 37.55B would round to 38B) */
+	{ "deepseek-ai--DeepSeek-V3", LLM_COUNT_NO_EMBED, 671e9, 37e9, 0.01, 0.5 / 37, 0, 0 },
+	/* deepseek-ai/DeepSeek-R1 model card, "DeepSeek-R1 Models": #Total
+	 * Params 671B, #Activated Params 37B (the DeepSeek-V3 architecture) */
+	{ "deepseek-ai--DeepSeek-R1", LLM_COUNT_NO_EMBED, 671e9, 37e9, 0.01, 0.5 / 37, 0, 0 },
+	/* moonshotai/Kimi-K2-Instruct model card, "Model Summary": Total
+	 * Parameters 1T, Activated Parameters 32B. The total is 1.026T by
+	 * arithmetic (2.6% over the one-digit "1T") */
+	{ "moonshotai--Kimi-K2-Instruct", LLM_COUNT_NO_EMBED, 1e12, 32e9, 0.5, 0.01,
+	  1026.41e9, 0 },
+	/* moonshotai/Kimi-K2.5 model card: 1T total, 32B activated (the text
+	 * model: the vision tower is not counted) */
+	{ "moonshotai--Kimi-K2.5", LLM_COUNT_NO_EMBED, 1e12, 32e9, 0.5, 0.01, 1026.41e9, 0 },
+	/* zai-org/GLM-5 model card: "744B parameters (40B active)" */
+	{ "zai-org--GLM-5", LLM_COUNT_NO_EMBED_HEAD, 744e9, 40e9, 0.01, 0.01, 0, 0 },
+	{ "zai-org--GLM-5-FP8", LLM_COUNT_NO_EMBED_HEAD, 744e9, 40e9, 0.01, 0.01, 0, 0 },
+	{ "nvidia--GLM-5-NVFP4", LLM_COUNT_NO_EMBED_HEAD, 744e9, 40e9, 0.01, 0.01, 0, 0 },
+	/* GLM-5.1: the GLM-5 geometry in every size key of its config */
+	{ "nvidia--GLM-5.1-NVFP4", LLM_COUNT_NO_EMBED_HEAD, 744e9, 40e9, 0.01, 0.01, 0, 0 },
+	/* Qwen/Qwen3-235B-A22B model card: "235B in total and 22B activated" */
+	{ "Qwen--Qwen3-235B-A22B", LLM_COUNT_ALL, 235e9, 22e9, 0.01, 0.01, 0, 0 },
+	{ "nvidia--Qwen3-235B-A22B-NVFP4", LLM_COUNT_ALL, 235e9, 22e9, 0.01, 0.01, 0, 0 },
+	/* Qwen/Qwen3-30B-A3B model card: "30.5B in total and 3.3B activated".
+	 * Counted as Qwen counts its other models (every tensor: 235B-A22B's
+	 * 22.19B, Qwen2-57B-A14B's 14.25B), 3.353B is 1.6% over: "3.3B" reads
+	 * as a cut, not a rounding, of it (without the embedding, 3.04B) */
+	{ "Qwen--Qwen3-30B-A3B", LLM_COUNT_ALL, 30.5e9, 3.3e9, 0.01, 0.01, 0, 3.353e9 },
+	{ "Qwen--Qwen3-30B-A3B-FP8", LLM_COUNT_ALL, 30.5e9, 3.3e9, 0.01, 0.01, 0, 3.353e9 },
+	/* Qwen/Qwen3-Next-80B-A3B-Thinking model card: "80B in total and 3B
+	 * activated". Every tensor: 3.875B; without both embeddings 3.25B. The
+	 * card's "3B" is the A3B of the name, met by no count of this config */
+	{ "Qwen--Qwen3-Next-80B-A3B-Thinking", LLM_COUNT_ALL, 80e9, 3e9, 0.01, 0.01, 0,
+	  3.875e9 },
 	/* gpt-oss model card (arXiv:2508.10925), parameter table: 116.83B total,
-	 * 5.13B active; 20.91B, 3.61B */
-	{ "openai--gpt-oss-120b", 116.83e9, 5.13e9, 0.01, 0.01, 1 },
-	{ "openai--gpt-oss-20b", 20.91e9, 3.61e9, 0.01, 0.01, 1 },
-	/* GLM-5 model card (realdata model-configs.md 1c): 744B parameters (40B
-	 * active: plumb 41.78B, 40.83B without the embedding) */
-	{ "zai-org--GLM-5", 744e9, 0, 0.01, 0, 0 },
+	 * 5.13B active; 20.91B, 3.61B ("active" counts the unembedding, not
+	 * the embedding) */
+	{ "openai--gpt-oss-120b", LLM_COUNT_NO_EMBED, 116.83e9, 5.13e9, 0.01, 0.01, 0, 0 },
+	{ "openai--gpt-oss-20b", LLM_COUNT_NO_EMBED, 20.91e9, 3.61e9, 0.01, 0.01, 0, 0 },
 	/* Mixtral of experts (Mistral AI, 2023): 46.7B total, 12.9B per token */
-	{ "mistralai--Mixtral-8x7B-v0.1", 46.7e9, 12.9e9, 0.01, 0.01, 0 },
-	/* Llama 3.1 model card: 70B, 8B (dense: all active) */
-	{ "meta-llama--Meta-Llama-3.1-70B", 70e9, 70e9, 0.01, 0.01, 0 },
-	{ "meta-llama--Meta-Llama-3.1-8B", 8e9, 8e9, 0.01, 0.01, 0 },
-	/* Kimi K2 tech report (arXiv:2507.20534) abstract: 1 trillion total
-	 * (plumb 1.026T: 2.6% over the rounded figure), 32 billion activated
-	 * (plumb 32.86B, 31.69B without the embedding) */
-	{ "moonshotai--Kimi-K2-Instruct", 1e12, 0, 0.03, 0, 0 },
+	{ "mistralai--Mixtral-8x7B-v0.1", LLM_COUNT_ALL, 46.7e9, 12.9e9, 0.01, 0.01, 0, 0 },
+	/* meta-llama Llama 3.1 model card: 70B, 8B (dense: all active) */
+	{ "meta-llama--Meta-Llama-3.1-70B", LLM_COUNT_ALL, 70e9, 70e9, 0.01, 0.01, 0, 0 },
+	{ "nvidia--Llama-3.1-70B-Instruct-FP8", LLM_COUNT_ALL, 70e9, 70e9, 0.01, 0.01, 0, 0 },
+	{ "meta-llama--Meta-Llama-3.1-8B", LLM_COUNT_ALL, 8e9, 8e9, 0.01, 0.01, 0, 0 },
 };
 
 static void test_published_params(void)
@@ -92,12 +116,71 @@ static void test_published_params(void)
 		const struct llm_model *m = load(published[i].dir);
 		double total, active;
 		llm_params(m, &total, &active);
-		if (published[i].no_embed)
-			active -= (double)m->vocab * m->hidden;
+		if (m->count != published[i].count)
+			printf("\n  %s: ", published[i].dir);
+		CU_ASSERT_EQUAL(m->count, published[i].count);
 		EXPECT_NEAR(total, published[i].total, published[i].rel_total);
-		if (published[i].active > 0)
+		if (published[i].want_total > 0)
+			EXPECT_NEAR(total, published[i].want_total, 0.001);
+		if (published[i].want_active > 0)
+			EXPECT_NEAR(active, published[i].want_active, 0.001);
+		else
 			EXPECT_NEAR(active, published[i].active, published[i].rel_active);
 	}
+}
+
+/* Every config of tests/data/hf has a row above. */
+static void test_published_every_config(void)
+{
+	static const char *const dirs[] = {
+		"Qwen--Qwen3-235B-A22B", "Qwen--Qwen3-30B-A3B", "Qwen--Qwen3-30B-A3B-FP8",
+		"Qwen--Qwen3-Next-80B-A3B-Thinking", "deepseek-ai--DeepSeek-R1",
+		"deepseek-ai--DeepSeek-V3", "meta-llama--Meta-Llama-3.1-70B",
+		"meta-llama--Meta-Llama-3.1-8B", "mistralai--Mixtral-8x7B-v0.1",
+		"moonshotai--Kimi-K2-Instruct", "moonshotai--Kimi-K2.5", "nvidia--GLM-5-NVFP4",
+		"nvidia--GLM-5.1-NVFP4", "nvidia--Llama-3.1-70B-Instruct-FP8",
+		"nvidia--Qwen3-235B-A22B-NVFP4", "openai--gpt-oss-120b", "openai--gpt-oss-20b",
+		"zai-org--GLM-5-FP8", "zai-org--GLM-5",
+	};
+	size_t i, j;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		for (j = 0; j < sizeof(published) / sizeof(published[0]); j++)
+			if (!strcmp(published[j].dir, dirs[i]))
+				break;
+		if (j == sizeof(published) / sizeof(published[0]))
+			printf("\n  %s has no published counts\n", dirs[i]);
+		CU_ASSERT(j < sizeof(published) / sizeof(published[0]));
+	}
+}
+
+/* The three definitions on one model: what each leaves out. */
+static void test_count_definitions(void)
+{
+	struct llm_model m = *load("deepseek-ai--DeepSeek-V3");
+	double all, no_embed, neither, total, emb = 129280.0 * 7168.0;   /* vocab x hidden */
+	m.count = LLM_COUNT_ALL;
+	llm_params(&m, &total, &all);
+	m.count = LLM_COUNT_NO_EMBED;
+	llm_params(&m, NULL, &no_embed);
+	m.count = LLM_COUNT_NO_EMBED_HEAD;
+	llm_params(&m, NULL, &neither);
+	EXPECT_NEAR(all - no_embed, emb, 1e-12);
+	EXPECT_NEAR(no_embed - neither, emb, 1e-12);
+	/* hand count: 3 dense layers of 583,483,392, 58 MoE layers of
+	 * 585,318,400 (attention 187,107,328 with its two latent norms, 9
+	 * experts of 44,040,192, router 256 x 7168, two norms; the router's 256
+	 * correction biases, 14,848 in all, are not counted), the final norm
+	 * and the lm_head */
+	EXPECT_NEAR(no_embed, 3 * 583483392.0 + 58 * 585318400.0 + 7168 + emb, 1e-12);
+	/* a tied table is the lm_head: leaving out the input embedding keeps it */
+	m.tie_embeddings = 1;
+	m.count = LLM_COUNT_NO_EMBED;
+	llm_params(&m, &total, &no_embed);
+	m.count = LLM_COUNT_ALL;
+	llm_params(&m, NULL, &all);
+	EXPECT_NEAR(no_embed, all, 1e-12);
+	CU_ASSERT_STRING_EQUAL(llm_count_name(LLM_COUNT_NO_EMBED_HEAD),
+			       "the input embedding and the lm_head");
 }
 
 static double per_gpu(const struct llm_model *m, const struct llm_prec *p, int tp, int ep)
@@ -317,8 +400,10 @@ static void test_glm45_geometry(void)
 	CU_ASSERT_EQUAL(m.mtp_layers, 1);
 	llm_params(&m, &total, &active);
 	EXPECT_NEAR(total, 355e9, 0.01);        /* plumb 352.8B */
-	/* active: plumb 33.63B (32.86B without the embedding), 5% over "32B" */
-	EXPECT_NEAR(active, 33.63e9, 0.001);
+	/* zai-org/GLM-4.5 model card: 32B active; as Z.ai counts (without the
+	 * embedding and the lm_head) 32.09B (33.63B with both) */
+	CU_ASSERT_EQUAL(m.count, LLM_COUNT_NO_EMBED_HEAD);
+	EXPECT_NEAR(active, 32e9, 0.01);
 }
 
 static void test_refusals(void)
@@ -353,6 +438,8 @@ void suite_hfconfig(void)
 {
 	CU_pSuite s = CU_add_suite("hfconfig", NULL, NULL);
 	CU_add_test(s, "published parameter counts", test_published_params);
+	CU_add_test(s, "every config has published counts", test_published_every_config);
+	CU_add_test(s, "what each active count leaves out", test_count_definitions);
 	CU_add_test(s, "checkpoint sizes and GLM-5 NVFP4 per GPU", test_checkpoint_sizes);
 	CU_add_test(s, "formats from quantization configs", test_formats);
 	CU_add_test(s, "awq, gptq, fp8, compressed-tensors snippets", test_quant_methods);
