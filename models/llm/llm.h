@@ -263,6 +263,9 @@ struct llm_step {
 	int context;            /* tokens already in each sequence's KV cache */
 	int q_len;              /* tokens per sequence this step; 0 means 1 + draft */
 	int draft;              /* MTP draft tokens made on the last stage (0: none) */
+	long head_tokens;       /* rows the final norm and lm_head take: engines
+				   compute logits only where a token is sampled
+				   (a prefill's last position); 0: every token */
 };
 
 enum llm_op_kind {
