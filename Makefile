@@ -95,6 +95,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/install.sh
 	sh tests/replay.sh
 	sh tests/fuzz/replay.sh $(B)
+	sh tests/report_browser.sh
 
 golden-update: plumb
 	sh tests/golden/run.sh --update

@@ -922,6 +922,9 @@ static int plot_rows(const struct popts *o, struct scenario **s, const struct ro
 		struct rdr_series *r = &ser[rows[i].si * o->nlayouts + rows[i].li];
 		if (r->n < RDR_MAX_PTS) {
 			r->x[r->n] = rows[i].x;
+			/* the 90% interval as a band where there is one (NAN draws none) */
+			r->lo[r->n] = rows[i].fits ? rows[i].lo : NAN;
+			r->hi[r->n] = rows[i].fits ? rows[i].hi : NAN;
 			r->y[r->n++] = rows[i].fits ? rows[i].tok_total : NAN;
 		}
 	}

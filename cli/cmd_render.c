@@ -243,6 +243,9 @@ static int timeline(const struct ropts *o, const struct scenario *s, struct plum
 	t.seconds = sec;
 	t.spans = spans;
 	t.nspans = n;
+	t.stages = c.lay.pp;
+	t.micro = c.micro > 0 ? c.micro : c.lay.pp;
+	t.batch = o->step.batch;
 	rc = rdr_timeline(o->outpath, &t, err);
 out:
 	free(spans);

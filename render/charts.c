@@ -17,7 +17,7 @@ static const struct {
 	const char *name;
 } tags[TAG_NTAGS] = {
 	[TAG_ATTN] = { 0x4e79a7, "attention" },
-	[TAG_MLP] = { 0x76b7b2, "dense MLP" },
+	[TAG_MLP] = { 0x76b7b2, "MLP (dense, or shared experts and router)" },
 	[TAG_EXPERTS] = { 0x59a14f, "experts (MoE)" },
 	[TAG_LMHEAD] = { 0xb07aa1, "LM head" },
 	[TAG_OTHER] = { 0x9c9c9c, "other compute" },
@@ -90,9 +90,24 @@ static void gantt(cairo_t *cr, const struct rdr_timeline *t, int ng, double left
 	cairo_restore(cr);
 	for (g = 0; g < ng; g++) {
 		char lab[16];
+		int per = t->stages > 1 ? ng / t->stages : 0;
 		rdr_rgb(cr, 0x222222);
 		snprintf(lab, sizeof(lab), "GPU%d", g);
-		rdr_text(cr, left - 10, y0 + g * rowh + rowh / 2 + 5, lab, 13, 1, RA_RIGHT, left - 14);
+		rdr_text(cr, left - 10, y0 + g * rowh + rowh / 2 + (per ? 0 : 5), lab, 13, 1, RA_RIGHT,
+			 left - 14);
+		if (per) {
+			snprintf(lab, sizeof(lab), "stage %d", g / per);
+			rdr_rgb(cr, 0x666666);
+			rdr_text(cr, left - 10, y0 + g * rowh + rowh / 2 + 12, lab, 10, 0, RA_RIGHT,
+				 left - 14);
+			if (g && g % per == 0) {
+				rdr_rgb(cr, 0x444444);
+				cairo_set_line_width(cr, 1.2);
+				cairo_move_to(cr, 8, y0 + g * rowh);
+				cairo_line_to(cr, left + pw, y0 + g * rowh);
+				cairo_stroke(cr);
+			}
+		}
 	}
 }
 
@@ -121,7 +136,7 @@ int rdr_timeline(const char *path, const struct rdr_timeline *t, struct plumb_er
 		z0 = sec * 0.96;
 	}
 	ztop = top + ng * rowh + 76;
-	h = ztop + ng * rowh + 70 + 24 * 2 + 6;
+	h = ztop + ng * rowh + 70 + 24 * 2 + 6 + (t->stages > 1 ? 40 : 0);
 	if ((rc = rdr_canvas_begin(&c, path, W, h, err)) < 0)
 		return rc;
 	rdr_rgb(c.cr, 0x111111);
@@ -178,6 +193,17 @@ int rdr_timeline(const char *path, const struct rdr_timeline *t, struct plumb_er
 			rdr_rgb(c.cr, 0x222222);
 			rdr_text(c.cr, x + 24, y, name, 12, 0, RA_LEFT, 0);
 			x += 24 + tw + 26;
+		}
+		if (t->stages > 1) {
+			char s[400];
+			int per = ng / t->stages, m = t->micro > 0 ? t->micro : t->stages;
+			snprintf(s, sizeof(s), "Pipeline: %d stages of %d GPUs, each running its share of "
+				 "the layers; the batch of %d goes through as %d microbatches, so every "
+				 "stage works on one while the next works on another, and a stage send "
+				 "(gold) hands a microbatch's activations to the next stage.", t->stages,
+				 per, t->batch, m);
+			rdr_rgb(c.cr, 0x333333);
+			rdr_text_wrap(c.cr, left, y + 28, s, 12, W - left - 24, 16, 2);
 		}
 	}
 	return rdr_canvas_end(&c, err);

@@ -90,12 +90,17 @@ struct rdr_edge {
 	char label[32];         /* "Gen5 x16", "NV18", "xGMI 192 GB/s" */
 	double lx, ly;          /* label centre */
 	enum rdr_hl hl;
+	int dir;                /* highlighted: 1 data goes from box a to box b, -1 from
+				   b to a, 2 both ways (into host memory and out) */
 };
 
 struct rdr_layout {
 	double w, h;
 	char title[256], subtitle[512];
-	char note[640];         /* under the picture: the path's reason */
+	char note[640];         /* under the picture: the path's reason and cost, or
+				   what NCCL_P2P_LEVEL decides */
+	char cost[96];          /* on the highlighted path: "13.7 us, 43.2 GB/s" */
+	double cost_x, cost_y;  /* its label's left end and middle */
 	int nbox, nframe, nedge;
 	struct rdr_box box[RDR_MAX_BOX];
 	struct rdr_frame frame[RDR_MAX_FRAME];
@@ -132,10 +137,15 @@ struct rdr_timeline {
 	double seconds;                 /* step time */
 	const struct step_span *spans;  /* borrowed */
 	int nspans;
+	int stages;                     /* pipeline stages (GPUs split evenly); 0 or 1: none */
+	int micro;                      /* microbatches in flight through the stages */
+	int batch;                      /* sequences in the step */
 };
 
 /* Gantt chart of one step: per GPU compute and communication by tag, idle
- * as the gaps, a time axis in ms and the legend. */
+ * as the gaps, a time axis in ms and the legend; with stages, each row
+ * names its stage, a line parts the stages and a line under the legend
+ * says how the microbatches go through them. */
 int rdr_timeline(const char *path, const struct rdr_timeline *t, struct plumb_err *err);
 
 /* ---- throughput -------------------------------------------------------- */

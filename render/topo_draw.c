@@ -11,6 +11,7 @@
 
 #define C_P2P 0x2ca02c
 #define C_BOUNCE 0xe8710a
+#define C_NVLINK 0x0f7c8c     /* teal: apart from the P2P route's green */
 
 static unsigned box_fill(enum rdr_box_kind k)
 {
@@ -81,6 +82,52 @@ static void edge_path(cairo_t *cr, const struct rdr_edge *e)
 		cairo_line_to(cr, e->px[i], e->py[i]);
 }
 
+/* An arrow head with its tip at (x, y) pointing along (dx, dy) (unit). */
+static void head(cairo_t *cr, double x, double y, double dx, double dy)
+{
+	const double len = 13, half = 7;
+	cairo_move_to(cr, x, y);
+	cairo_line_to(cr, x - dx * len - dy * half, y - dy * len + dx * half);
+	cairo_line_to(cr, x - dx * len + dy * half, y - dy * len - dx * half);
+	cairo_close_path(cr);
+	cairo_fill_preserve(cr);
+	cairo_save(cr);
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_set_line_width(cr, 1);
+	cairo_stroke(cr);
+	cairo_restore(cr);
+}
+
+/* Which way the data goes: heads on the longest segment of a highlighted
+ * edge, one way, or both ways side by side. */
+static void arrows(cairo_t *cr, const struct rdr_edge *e)
+{
+	double best = -1, x0 = 0, y0 = 0, x1 = 0, y1 = 0, dx, dy, len;
+	int i;
+	for (i = 0; i + 1 < e->npts; i++) {
+		double l = hypot(e->px[i + 1] - e->px[i], e->py[i + 1] - e->py[i]);
+		if (l > best) {
+			best = l;
+			x0 = e->px[i], y0 = e->py[i], x1 = e->px[i + 1], y1 = e->py[i + 1];
+		}
+	}
+	if (best < 30 || !e->dir)
+		return;
+	dx = (x1 - x0) / best;
+	dy = (y1 - y0) / best;
+	len = best;
+	if (e->dir == 1 || e->dir == -1) {
+		double t = e->dir == 1 ? 0.5 + 6.5 / len : 0.5 - 6.5 / len;
+		head(cr, x0 + (x1 - x0) * t, y0 + (y1 - y0) * t, dx * e->dir, dy * e->dir);
+		return;
+	}
+	/* both ways: two heads beside each other across the line */
+	head(cr, x0 + (x1 - x0) * 0.5 + dx * 6.5 - dy * 7, y0 + (y1 - y0) * 0.5 + dy * 6.5 + dx * 7,
+	     dx, dy);
+	head(cr, x0 + (x1 - x0) * 0.5 - dx * 6.5 + dy * 7, y0 + (y1 - y0) * 0.5 - dy * 6.5 - dx * 7,
+	     -dx, -dy);
+}
+
 static void draw_edge(cairo_t *cr, const struct rdr_edge *e, int hl_pass)
 {
 	static const double dash[] = { 9, 6 };
@@ -92,7 +139,7 @@ static void draw_edge(cairo_t *cr, const struct rdr_edge *e, int hl_pass)
 		else if (e->kind == RE_XSOCKET)
 			w = 4, c = 0x2c3e5a;
 		else if (e->kind == RE_NVLINK)
-			w = 2.4, c = 0x4d8a00;
+			w = 2.4, c = C_NVLINK;
 		rdr_rgb(cr, c);
 		cairo_set_line_width(cr, w);
 		edge_path(cr, e);
@@ -108,6 +155,7 @@ static void draw_edge(cairo_t *cr, const struct rdr_edge *e, int hl_pass)
 	edge_path(cr, e);
 	cairo_stroke(cr);
 	cairo_set_dash(cr, NULL, 0, 0);
+	arrows(cr, e);
 }
 
 static void draw_box(cairo_t *cr, const struct rdr_box *b)
@@ -130,44 +178,70 @@ static void draw_box(cairo_t *cr, const struct rdr_box *b)
 	rdr_text(cr, b->x + b->w / 2, b->y + 36, b->line2, 10.5, 0, RA_CENTER, b->w - 2 * pad);
 }
 
-static void legend(cairo_t *cr, const struct rdr_layout *L)
+/* One legend entry: a sample drawn by kind, then its text; returns the
+ * next entry's x. */
+static double entry(cairo_t *cr, double x, double y, int kind, const char *text)
 {
 	static const double dash[] = { 9, 6 }, gdash[] = { 5, 3 };
+	double w = 36;
+	switch (kind) {
+	case 0:         /* P2P route */
+	case 1:         /* host bounce */
+		rdr_rgb(cr, kind ? C_BOUNCE : C_P2P);
+		cairo_set_line_width(cr, 5);
+		if (kind)
+			cairo_set_dash(cr, dash, 2, 0);
+		cairo_move_to(cr, x, y);
+		cairo_line_to(cr, x + w, y);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		break;
+	case 2:         /* IOMMU group */
+		w = 30;
+		rdr_rgb(cr, 0x9b59b6);
+		cairo_set_line_width(cr, 1.2);
+		cairo_set_dash(cr, gdash, 2, 0);
+		cairo_rectangle(cr, x, y - 7, w, 14);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		break;
+	default:        /* NVLink */
+		rdr_rgb(cr, C_NVLINK);
+		cairo_set_line_width(cr, 2.4);
+		cairo_move_to(cr, x, y);
+		cairo_line_to(cr, x + w, y);
+		cairo_stroke(cr);
+		break;
+	}
+	rdr_rgb(cr, 0x222222);
+	return x + w + 8 + rdr_text(cr, x + w + 8, y + 4, text, 12, 0, RA_LEFT, 0) + 24;
+}
+
+/* The legend names only what the picture draws. */
+static void legend(cairo_t *cr, const struct rdr_layout *L)
+{
 	double x = 30, y = L->legend_y + 12;
-	rdr_rgb(cr, C_P2P);
-	cairo_set_line_width(cr, 5);
-	cairo_move_to(cr, x, y);
-	cairo_line_to(cr, x + 36, y);
-	cairo_stroke(cr);
+	int i, has[4] = { 0, 0, 0, 0 };
+	for (i = 0; i < L->nedge; i++) {
+		has[0] |= L->edge[i].hl == RH_P2P;
+		has[1] |= L->edge[i].hl == RH_BOUNCE;
+		has[3] |= L->edge[i].kind == RE_NVLINK;
+	}
+	for (i = 0; i < L->nframe; i++)
+		has[2] |= L->frame[i].kind == RF_GROUP;
+	if (has[0])
+		x = entry(cr, x, y, 0, "P2P route (arrows: the way data goes)");
+	if (has[1])
+		x = entry(cr, x, y, 1, "host bounce via host memory (arrows: the way data goes)");
+	if (has[2])
+		x = entry(cr, x, y, 2, "IOMMU group (host)");
+	if (has[3])
+		x = entry(cr, x, y, 3, "NVLink");
 	rdr_rgb(cr, 0x222222);
-	x += 44 + rdr_text(cr, x + 44, y + 4, "P2P route", 12, 0, RA_LEFT, 0) + 24;
-	rdr_rgb(cr, C_BOUNCE);
-	cairo_set_dash(cr, dash, 2, 0);
-	cairo_move_to(cr, x, y);
-	cairo_line_to(cr, x + 36, y);
-	cairo_stroke(cr);
-	cairo_set_dash(cr, NULL, 0, 0);
-	rdr_rgb(cr, 0x222222);
-	x += 44 + rdr_text(cr, x + 44, y + 4, "host bounce (via host memory)", 12, 0, RA_LEFT, 0) + 24;
-	rdr_rgb(cr, 0x9b59b6);
-	cairo_set_line_width(cr, 1.2);
-	cairo_set_dash(cr, gdash, 2, 0);
-	cairo_rectangle(cr, x, y - 7, 30, 14);
-	cairo_stroke(cr);
-	cairo_set_dash(cr, NULL, 0, 0);
-	rdr_rgb(cr, 0x222222);
-	x += 38 + rdr_text(cr, x + 38, y + 4, "IOMMU group (host)", 12, 0, RA_LEFT, 0) + 24;
-	rdr_rgb(cr, 0x4d8a00);
-	cairo_set_line_width(cr, 2.4);
-	cairo_move_to(cr, x, y);
-	cairo_line_to(cr, x + 36, y);
-	cairo_stroke(cr);
-	rdr_rgb(cr, 0x222222);
-	x += 44 + rdr_text(cr, x + 44, y + 4, "NVLink", 12, 0, RA_LEFT, 0) + 24;
 	rdr_text(cr, x, y + 4, "links: PCIe generation and lanes", 12, 0, RA_LEFT, L->w - x - 20);
 	if (L->note[0]) {
 		rdr_rgb(cr, 0x222222);
-		rdr_text_wrap(cr, 30, y + 28, L->note, 12, L->w - 60, 17, 2);
+		rdr_text_wrap(cr, 30, y + 28, L->note, 12, L->w - 60, 17, 3);
 	}
 }
 
@@ -195,6 +269,20 @@ static void draw_layout(cairo_t *cr, const struct rdr_layout *L)
 	for (i = 0; i < L->nedge; i++)
 		if (L->edge[i].label[0])
 			rdr_label(cr, L->edge[i].lx, L->edge[i].ly, L->edge[i].label, 10.5);
+	if (L->cost[0]) {
+		double w = rdr_text_width(cr, L->cost, 11.5, 1);
+		int p2p = 0;
+		for (i = 0; i < L->nedge; i++)
+			p2p |= L->edge[i].hl == RH_P2P;
+		rdr_rgba(cr, 0xffffff, 0.92);
+		rdr_round_rect(cr, L->cost_x - 3, L->cost_y - 11, w + 12, 22, 4);
+		cairo_fill_preserve(cr);
+		rdr_rgb(cr, p2p ? C_P2P : C_BOUNCE);
+		cairo_set_line_width(cr, 1.5);
+		cairo_stroke(cr);
+		rdr_rgb(cr, 0x111111);
+		rdr_text(cr, L->cost_x + 3, L->cost_y + 4, L->cost, 11.5, 1, RA_LEFT, 0);
+	}
 	legend(cr, L);
 }
 
@@ -237,6 +325,37 @@ static unsigned class_color(enum topo_class c)
 	return 0xffffff;
 }
 
+/*
+ * A GPU pair's cell is coloured by what its transfers cost, best to worst:
+ * P2P over NVLink, P2P under PCIe switches, P2P through the CPU's host
+ * bridges, through host memory although P2P would work (NCCL's level),
+ * through host memory because P2P is not supported. The class alone would
+ * make a guest's all-PHB matrix look milder than a host's SYS.
+ */
+enum cost_rank { CR_SELF, CR_NVLINK, CR_SWITCH, CR_HOSTBRIDGE, CR_SHM, CR_NOP2P, CR_N };
+
+static const struct {
+	unsigned rgb;
+	const char *name;
+} cost_key[CR_N] = {
+	[CR_SELF] = { 0xd9d9d9, "self" },
+	[CR_NVLINK] = { 0x63b35f, "P2P over NVLink" },
+	[CR_SWITCH] = { 0xa6dba0, "P2P under PCIe switches (never touches the CPU)" },
+	[CR_HOSTBRIDGE] = { 0xe3ef9f, "P2P through the CPU's host bridges" },
+	[CR_SHM] = { 0xf6b26b, "through host memory (SHM), though P2P works: NCCL_P2P_LEVEL" },
+	[CR_NOP2P] = { 0xe06666, "through host memory: no P2P at all (NS, CNS, GNS, TNS)" },
+};
+
+static enum cost_rank pair_rank(const struct topo_view *v, int i, int j)
+{
+	if (i == j)
+		return CR_SELF;
+	if (v->xport[i][j] == XP_P2P)
+		return v->cls[i][j] == TC_NV ? CR_NVLINK :
+		       v->cls[i][j] <= TC_PXB && v->acs_via[i][j] < 0 ? CR_SWITCH : CR_HOSTBRIDGE;
+	return v->p2p[i][j] == P2P_OK ? CR_SHM : CR_NOP2P;
+}
+
 static double matrix_w(const struct topo_view *v)
 {
 	return HEAD + v->nep * CELL_W;
@@ -260,7 +379,10 @@ static void draw_matrix(cairo_t *cr, const struct topo_view *v, double x0, doubl
 		for (j = 0; j < v->nep; j++) {
 			double x = x0 + HEAD + j * CELL_W, y = y0 + HEAD + i * CELL_H;
 			char cls[16], sub[48];
-			rdr_rgb(cr, class_color((enum topo_class)v->cls[i][j]));
+			if (i < v->ngpu && j < v->ngpu)
+				rdr_rgb(cr, cost_key[pair_rank(v, i, j)].rgb);
+			else    /* a NIC: no P2P status, the class's shade */
+				rdr_rgb(cr, class_color((enum topo_class)v->cls[i][j]));
 			cairo_rectangle(cr, x, y, CELL_W, CELL_H);
 			cairo_fill_preserve(cr);
 			rdr_rgb(cr, 0xffffff);
@@ -320,7 +442,7 @@ int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo
 		w += matrix_w(v[i]) + (i ? 60 : 0);
 	if (w < 900)
 		w = 900;
-	h = 90 + 26 + HEAD + v[0]->nep * CELL_H + 40 + 7 * 18 + 24;
+	h = 90 + 26 + HEAD + v[0]->nep * CELL_H + 40 + 7 * 18 + 24 + 26 + (CR_N - 1) * 18 + 40;
 	if ((rc = rdr_canvas_begin(&c, path, w, h, err)) < 0)
 		goto out;
 	rdr_rgb(c.cr, 0x111111);
@@ -332,7 +454,8 @@ int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo
 	}
 	rdr_rgb(c.cr, 0x505050);
 	rdr_text(c.cr, 24, 54,
-		 "each cell: topo class; below it the P2P status (topo -p2p r) and NCCL's transport",
+		 "each cell: topo class; below it the P2P status (topo -p2p r) and NCCL's transport; "
+		 "the colour is what a transfer between the pair costs (key below), not the class",
 		 12, 0, RA_LEFT, w - 48);
 	x = 24;
 	for (i = 0; i < n; i++) {
@@ -342,19 +465,29 @@ int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo
 	{
 		double y = 70 + 26 + HEAD + v[0]->nep * CELL_H + 30, lx = 24;
 		const struct topo_view *nv = v[n - 1];
-		enum topo_class k;
-		for (k = TC_X; k <= TC_SYS; k++) {
-			rdr_rgb(c.cr, class_color(k));
-			cairo_rectangle(c.cr, lx, y + (int)k * 18 - 11, 26, 14);
+		int k;
+		rdr_rgb(c.cr, 0x111111);
+		rdr_text(c.cr, lx, y, "colour: what a transfer costs, best to worst", 12.5, 1, RA_LEFT, 0);
+		for (k = CR_NVLINK; k < CR_N; k++) {
+			double ky = y + 20 + (k - CR_NVLINK) * 18;
+			rdr_rgb(c.cr, cost_key[k].rgb);
+			cairo_rectangle(c.cr, lx, ky - 11, 26, 14);
 			cairo_fill(c.cr);
 			rdr_rgb(c.cr, 0x222222);
-			rdr_text(c.cr, lx + 34, y + (int)k * 18, meaning[k], 12, 0, RA_LEFT, w - 90);
+			rdr_text(c.cr, lx + 34, ky, cost_key[k].name, 12, 0, RA_LEFT, w - 90);
+		}
+		y += 20 + (CR_N - 1) * 18 + 14;
+		rdr_rgb(c.cr, 0x111111);
+		rdr_text(c.cr, lx, y, "the class in each cell (nvidia-smi topo -m)", 12.5, 1, RA_LEFT, 0);
+		for (k = TC_X; k <= TC_SYS; k++) {
+			rdr_rgb(c.cr, 0x222222);
+			rdr_text(c.cr, lx, y + 20 + k * 18, meaning[k], 12, 0, RA_LEFT, w - 48);
 		}
 		snprintf(lvl, sizeof(lvl),
 			 "P2P: OK, NS not supported, CNS chipset, GNS GPU, TNS topology; "
 			 "transport under NCCL_P2P_LEVEL=%s: P2P, SHM (host memory) or NET",
 			 topo_nccl_path_str(nv->nccl_level));
-		rdr_text(c.cr, lx, y + 7 * 18 + 8, lvl, 12, 0, RA_LEFT, w - 48);
+		rdr_text(c.cr, lx, y + 20 + 7 * 18 + 8, lvl, 12, 0, RA_LEFT, w - 48);
 	}
 	rc = rdr_canvas_end(&c, err);
 out:

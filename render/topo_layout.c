@@ -24,6 +24,8 @@
 
 #include "engine.h"
 #include "fabric.h"
+#include "p2ptest.h"
+#include "xfer.h"
 #include "render_int.h"
 
 #define SLOT 124.0      /* room per endpoint */
@@ -620,6 +622,112 @@ static void mark_tree(struct panel *p, int na, int nb, enum rdr_hl hl)
 	mark(p->L, p->mem_edge[0], hl);
 }
 
+/* Is node k an ancestor of node n (or n itself) in view v? */
+static int above(const struct topo_view *v, int k, int n)
+{
+	for (; n >= 0; n = v->nodes[n].parent)
+		if (n == k)
+			return 1;
+	return 0;
+}
+
+/*
+ * Which way data goes on each highlighted edge of panel p for a transfer
+ * from GPU a to GPU b (sockets sa, sb): up the tree on a's side, down on
+ * b's, both ways through host memory, from a's socket to b's across the
+ * inter-socket link, from a into NVLink and out to b.
+ */
+static void orient(struct panel *p, int a, int b, int sa, int sb)
+{
+	struct rdr_layout *L = p->L;
+	const struct topo_view *v = p->v;
+	int na = v->ep[a].node, nb = v->ep[b].node, e, k;
+	for (e = 0; e < L->nedge; e++) {
+		struct rdr_edge *ed = &L->edge[e];
+		if (ed->hl == RH_NONE || L->box[ed->a].panel != p->idx)
+			continue;
+		ed->dir = 2;
+		if (ed->kind == RE_XSOCKET)
+			ed->dir = sa < sb ? 1 : -1;
+		else if (ed->kind == RE_NVLINK)
+			ed->dir = L->box[ed->a].gpu == a ? 1 : -1;
+		else if (ed->kind != RE_DRAM)
+			for (k = 0; k < v->nnodes; k++)
+				if (p->edge_of[k] == e) {
+					int ua = above(v, k, na), ub = above(v, k, nb);
+					ed->dir = ua && ub ? 2 : ua ? 1 : ub ? -1 : 2;
+				}
+	}
+}
+
+/*
+ * The cost of the highlighted transfer, as the transfer model has it: a
+ * 4-byte copy's latency and a 40 MB copy's rate (p2pBandwidthLatencyTest's
+ * sizes), by P2P or through host memory; labelled beside the path's
+ * highest edge in the first panel.
+ */
+static int path_cost(struct rdr_layout *L, const struct scenario *s, int a, int b, int p2p,
+		     struct plumb_err *err)
+{
+	double small, big, top = 1e18;
+	enum xfer_method m = p2p ? XFER_P2P : XFER_BOUNCE;
+	int rc, e;
+	if ((rc = xfer_time(s, a, b, P2PT_LAT_BYTES, m, 0, &small, err)) < 0 ||
+	    (rc = xfer_time(s, a, b, P2PT_BYTES, m, 0, &big, err)) < 0)
+		return rc;
+	snprintf(L->cost, sizeof(L->cost), "%.1f us small copy, %.1f GB/s large", small * 1e6,
+		 P2PT_BYTES / big / 1e9);
+	if (strlen(L->note) + 120 < sizeof(L->note))
+		snprintf(L->note + strlen(L->note), sizeof(L->note) - strlen(L->note),
+			 "%s Cost: %.1f us for a 4-byte copy, %.1f GB/s for 40 MB "
+			 "(p2pBandwidthLatencyTest's sizes).",
+			 L->note[0] && L->note[strlen(L->note) - 1] != '.' ? "." : "", small * 1e6,
+			 P2PT_BYTES / big / 1e9);
+	for (e = 0; e < L->nedge; e++) {
+		const struct rdr_edge *ed = &L->edge[e];
+		double y = fmin(ed->py[0], ed->py[ed->npts - 1]);
+		if (ed->hl == RH_NONE || L->box[ed->a].panel != L->box[0].panel || ed->npts < 2)
+			continue;
+		if (y < top) {
+			top = y;
+			L->cost_x = fmax(ed->px[0], ed->px[ed->npts - 1]) + 10;
+			L->cost_y = (ed->py[0] + ed->py[ed->npts - 1]) / 2;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Without a path: what NCCL makes of pairs whose P2P status is OK but that
+ * cross a host bridge (PHB, NODE, SYS): NCCL's default NCCL_P2P_LEVEL (PXB)
+ * sends them through host memory; a scenario's SYS lets them run P2P.
+ */
+static void level_note(struct rdr_layout *L, const struct topo_view *v)
+{
+	int i, j, far = 0, p2p = 0;
+	for (i = 0; i < v->ngpu; i++)
+		for (j = i + 1; j < v->ngpu; j++)
+			if (v->p2p[i][j] == P2P_OK && v->cls[i][j] >= TC_PHB) {
+				far++;
+				p2p += v->xport[i][j] == XP_P2P;
+			}
+	if (!far)
+		return;
+	if (p2p == far)
+		snprintf(L->note, sizeof(L->note), "P2P works, but %s %d GPU pairs cross a host "
+			 "bridge (PHB, NODE or SYS): NCCL runs them peer-to-peer only because "
+			 "NCCL_P2P_LEVEL=%s %s; with NCCL's default (PXB) they would go through host "
+			 "memory.", far == v->ngpu * (v->ngpu - 1) / 2 ? "all" : "", far,
+			 topo_nccl_path_str(v->nccl_level),
+			 v->nccl_level_scenario ? "is set in the scenario" : "is set");
+	else
+		snprintf(L->note, sizeof(L->note), "%d pairs have P2P status OK but cross a host "
+			 "bridge (PHB, NODE or SYS): NCCL_P2P_LEVEL=%s%s stops at host bridges, so %d "
+			 "of them go through host memory (SHM); NCCL_P2P_LEVEL=SYS would run them "
+			 "peer-to-peer.", far, topo_nccl_path_str(v->nccl_level),
+			 v->nccl_level_default ? " (NCCL's default)" : "", far - p2p);
+}
+
 void rdr_topo_opts_init(struct rdr_topo_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -725,6 +833,17 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		x = r + 12 + PANEL_GAP;
 		right = r + 12;
 	}
+	/* a guest GPU is a host GPU passed through: say which */
+	if (gv && hv)
+		for (i = 0; i < L->nbox; i++) {
+			struct rdr_box *bx = &L->box[i];
+			int k;
+			if (bx->kind != RB_GPU || bx->panel != 1 || bx->gpu < 0)
+				continue;
+			for (k = 0; k < hv->ngpu; k++)
+				if (hv->ep[k].gpu == bx->gpu)
+					snprintf(bx->line2, sizeof(bx->line2), "VFIO: host %s", hv->ep[k].label);
+		}
 	/* all panels as tall as the tallest */
 	for (i = 0; i < L->nframe; i++)
 		if (L->frame[i].kind == RF_PANEL)
@@ -763,8 +882,14 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 			} else {
 				mark_tree(p, v->ep[a].node, v->ep[b].node, hl);
 			}
+			orient(p, a, b, p->host ? fab_gpu_socket(f, a) : 0,
+			       p->host ? fab_gpu_socket(f, b) : 0);
 		}
 		legend_note(L, s, nv, o, p2p);
+		if ((rc = path_cost(L, s, a, b, p2p, err)) < 0)
+			goto fail;
+	} else if (view == RDR_VIEW_HOST && !vm) {
+		level_note(L, hv);
 	}
 	L->legend_y = bottom + 14;
 	L->w = right + MARGIN;
