@@ -192,7 +192,9 @@ int cmd_topo(int argc, char **argv)
 		rep_topo_matrix(out.f, want_guest ? guest : host, 0);
 		break;
 	case F_JSON:
-		rep_json(out.f, want_guest ? guest : host, host, without, with);
+		if ((rc = rep_json(out.f, want_guest ? guest : host, host, without, with,
+				   &err)) < 0)
+			goto fail;
 		break;
 	case F_XML:
 		rep_nccl_xml(out.f, want_guest ? guest : host, host);

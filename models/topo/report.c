@@ -2,6 +2,8 @@
  * report.c - text, JSON and XML renderings of topology views (report.h).
  */
 #include "report.h"
+
+#include "jout.h"
 #include "out.h"
 
 #include <stdint.h>
@@ -320,129 +322,143 @@ void rep_findings(FILE *f, const struct topo_view *host, const struct topo_view 
 	}
 }
 
-static void json_str(FILE *f, const char *s)
+static json_t *json_bars(const struct bar_result *r)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	json_t *o = json_object(), *log = json_array();
+	int i, rc = 0;
+
+	for (i = 0; i < r->nmsg; i++)
+		rc |= jout_push(log, jout_str(r->msg[i]));
+	rc |= jout_set(o, "gpus", json_integer(r->ngpus));
+	rc |= jout_set(o, "gpus_ok", json_integer(r->ok_gpus));
+	rc |= jout_set(o, "need64_bytes", json_integer((json_int_t)r->need64));
+	rc |= jout_set(o, "room64_bytes", json_integer((json_int_t)r->avail64));
+	rc |= jout_set(o, "kernel_log", log);
+	if (rc) {
+		json_decref(o);
+		return NULL;
 	}
-	fputc('"', f);
+	return o;
 }
 
-static void json_bars(FILE *f, const struct bar_result *r)
+/* A GPU x GPU matrix of names, one row per GPU. */
+static json_t *json_matrix(const struct topo_view *v,
+			   const char *(*name)(const struct topo_view *v, int i, int j))
 {
-	int i;
-	fprintf(f, "{\"gpus\": %d, \"gpus_ok\": %d, \"need64_bytes\": %llu, \"room64_bytes\": %llu, \"kernel_log\": [",
-		r->ngpus, r->ok_gpus, (unsigned long long)r->need64,
-		(unsigned long long)r->avail64);
-	for (i = 0; i < r->nmsg; i++) {
-		if (i)
-			fputs(", ", f);
-		json_str(f, r->msg[i]);
+	json_t *rows = json_array();
+	int i, j, rc = 0;
+
+	for (i = 0; i < v->ngpu; i++) {
+		json_t *row = json_array();
+		for (j = 0; j < v->ngpu; j++)
+			rc |= jout_push(row, jout_str(name(v, i, j)));
+		rc |= jout_push(rows, row);
 	}
-	fputs("]}", f);
+	if (rc) {
+		json_decref(rows);
+		return NULL;
+	}
+	return rows;
 }
 
-void rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
-	      const struct bar_result *without, const struct bar_result *with)
+static const char *p2p_name(const struct topo_view *v, int i, int j)
+{
+	return topo_p2p_str((enum topo_p2p)v->p2p[i][j]);
+}
+
+static const char *xport_name(const struct topo_view *v, int i, int j)
+{
+	return topo_xport_str((enum topo_xport)v->xport[i][j]);
+}
+
+int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
+	     const struct bar_result *without, const struct bar_result *with,
+	     struct plumb_err *err)
 {
 	const struct scenario *s = v->scn;
-	int i, j, first;
+	json_t *doc = json_object(), *a, *o;
+	int i, j, rc = 0;
 	char buf[16], why[512];
 
-	fputs("{\n  \"scenario\": ", f);
-	json_str(f, s->name);
-	fprintf(f, ",\n  \"view\": \"%s\",\n  \"gpus\": [", v->side == TOPO_HOST ? "host" : "guest");
+	rc |= jout_set(doc, "scenario", jout_str(s->name));
+	rc |= jout_set(doc, "view", jout_str(v->side == TOPO_HOST ? "host" : "guest"));
+	a = json_array();
 	for (i = 0; i < v->ngpu; i++) {
 		const struct scn_node *d = &s->nodes[v->ep[i].host_node];
-		fprintf(f, "%s\n    {\"index\": %d, \"id\": ", i ? "," : "", i);
-		json_str(f, d->id);
-		fputs(", \"model\": ", f);
-		json_str(f, d->model);
-		fputs(", \"bdf\": ", f);
-		if (v->ep[i].bdf[0])
-			json_str(f, v->ep[i].bdf);
-		else
-			fputs("null", f);
-		if (v->ep[i].numa >= 0)
-			fprintf(f, ", \"numa\": %d}", v->ep[i].numa);
-		else
-			fputs(", \"numa\": null}", f);
+		o = json_object();
+		rc |= jout_set(o, "index", json_integer(i));
+		rc |= jout_set(o, "id", jout_str(d->id));
+		rc |= jout_set(o, "model", jout_str(d->model));
+		rc |= jout_set(o, "bdf", v->ep[i].bdf[0] ? jout_str(v->ep[i].bdf) : json_null());
+		rc |= jout_set(o, "numa", v->ep[i].numa >= 0 ? json_integer(v->ep[i].numa)
+							    : json_null());
+		rc |= jout_push(a, o);
 	}
-	fputs("\n  ],\n  \"topo_matrix\": {\"labels\": [", f);
+	rc |= jout_set(doc, "gpus", a);
+
+	o = json_object();
+	a = json_array();
+	for (i = 0; i < v->nep; i++)
+		rc |= jout_push(a, jout_str(v->ep[i].label));
+	rc |= jout_set(o, "labels", a);
+	a = json_array();
 	for (i = 0; i < v->nep; i++) {
-		if (i)
-			fputs(", ", f);
-		json_str(f, v->ep[i].label);
+		json_t *row = json_array();
+		for (j = 0; j < v->nep; j++)
+			rc |= jout_push(row, jout_str(topo_class_str(v, i, j, buf)));
+		rc |= jout_push(a, row);
 	}
-	fputs("], \"rows\": [", f);
-	for (i = 0; i < v->nep; i++) {
-		fprintf(f, "%s\n    [", i ? "," : "");
-		for (j = 0; j < v->nep; j++) {
-			if (j)
-				fputs(", ", f);
-			json_str(f, topo_class_str(v, i, j, buf));
-		}
-		fputc(']', f);
-	}
-	fputs("\n  ]},\n  \"p2p_matrix\": [", f);
-	for (i = 0; i < v->ngpu; i++) {
-		fprintf(f, "%s\n    [", i ? "," : "");
-		for (j = 0; j < v->ngpu; j++)
-			fprintf(f, "%s\"%s\"", j ? ", " : "", topo_p2p_str((enum topo_p2p)v->p2p[i][j]));
-		fputc(']', f);
-	}
-	fputs("\n  ],\n  \"p2p_reasons\": [", f);
-	first = 1;
+	rc |= jout_set(o, "rows", a);
+	rc |= jout_set(doc, "topo_matrix", o);
+	rc |= jout_set(doc, "p2p_matrix", json_matrix(v, p2p_name));
+
+	a = json_array();
 	for (i = 0; i < v->ngpu; i++)
 		for (j = i + 1; j < v->ngpu; j++) {
 			if (v->p2p[i][j] == P2P_OK && v->acs_via[i][j] < 0 && !v->acs_dt[i][j])
 				continue;
 			topo_p2p_reason(v, i, j, why, sizeof(why));
-			fprintf(f, "%s\n    {\"a\": %d, \"b\": %d, \"status\": \"%s\", \"reason\": ",
-				first ? "" : ",", i, j, topo_p2p_str((enum topo_p2p)v->p2p[i][j]));
-			json_str(f, why);
-			fputc('}', f);
-			first = 0;
+			o = json_object();
+			rc |= jout_set(o, "a", json_integer(i));
+			rc |= jout_set(o, "b", json_integer(j));
+			rc |= jout_set(o, "status", jout_str(p2p_name(v, i, j)));
+			rc |= jout_set(o, "reason", jout_str(why));
+			rc |= jout_push(a, o);
 		}
-	fputs(first ? "],\n  \"iommu_groups\": [" : "\n  ],\n  \"iommu_groups\": [", f);
+	rc |= jout_set(doc, "p2p_reasons", a);
+
+	a = json_array();
 	for (i = 0; i < host->ngroups; i++) {
-		fprintf(f, "%s\n    [", i ? "," : "");
-		first = 1;
+		json_t *g = json_array();
 		for (j = 0; j < host->nep; j++)
-			if (host->group[j] == i) {
-				if (!first)
-					fputs(", ", f);
-				json_str(f, host->ep[j].label);
-				first = 0;
-			}
-		fputc(']', f);
+			if (host->group[j] == i)
+				rc |= jout_push(g, jout_str(host->ep[j].label));
+		rc |= jout_push(a, g);
 	}
-	fprintf(f, "\n  ],\n  \"nccl_transport\": {\"p2p_level\": \"%s\", \"default\": %s, \"matrix\": [",
-		topo_nccl_path_str(v->nccl_level), v->nccl_level_default ? "true" : "false");
-	for (i = 0; i < v->ngpu; i++) {
-		fprintf(f, "%s\n    [", i ? "," : "");
-		for (j = 0; j < v->ngpu; j++)
-			fprintf(f, "%s\"%s\"", j ? ", " : "", topo_xport_str((enum topo_xport)v->xport[i][j]));
-		fputc(']', f);
-	}
-	fputs("\n  ]},\n  \"bar_check\": ", f);
+	rc |= jout_set(doc, "iommu_groups", a);
+
+	o = json_object();
+	rc |= jout_set(o, "p2p_level", jout_str(topo_nccl_path_str(v->nccl_level)));
+	rc |= jout_set(o, "default", json_boolean(v->nccl_level_default));
+	rc |= jout_set(o, "matrix", json_matrix(v, xport_name));
+	rc |= jout_set(doc, "nccl_transport", o);
+
 	if (without && with) {
-		fputs("{\"without_realloc\": ", f);
-		json_bars(f, without);
-		fputs(", \"with_realloc\": ", f);
-		json_bars(f, with);
-		fprintf(f, ", \"guest_has_realloc\": %s}", s->vm.pci_realloc ? "true" : "false");
+		o = json_object();
+		rc |= jout_set(o, "without_realloc", json_bars(without));
+		rc |= jout_set(o, "with_realloc", json_bars(with));
+		rc |= jout_set(o, "guest_has_realloc", json_boolean(s->vm.pci_realloc));
+		rc |= jout_set(doc, "bar_check", o);
 	} else {
-		fputs("null", f);
+		rc |= jout_set(doc, "bar_check", json_null());
 	}
-	fputs("\n}\n", f);
+	if (rc) {
+		json_decref(doc);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	rc = jout_write(f, doc, err);
+	json_decref(doc);
+	return rc;
 }
 
 /* NCCL's affinity mask: comma-separated 32-bit hex words, most significant first. */

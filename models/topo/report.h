@@ -12,6 +12,8 @@
 #include "bar.h"
 #include "topo.h"
 
+struct plumb_err;
+
 /* `nvidia-smi topo -m`: matrix, CPU/NUMA affinity columns, legend. */
 void rep_topo_matrix(FILE *f, const struct topo_view *v, int legend);
 /* `nvidia-smi topo -p2p r`: status matrix and legend. */
@@ -32,11 +34,14 @@ void rep_findings(FILE *f, const struct topo_view *host, const struct topo_view 
 
 /*
  * JSON document with keys: scenario, view, gpus, topo_matrix, p2p_matrix,
- * p2p_reasons, iommu_groups, nccl_transport, bar_check (docs/cli.md).
- * view is the side NCCL runs on; host is used for IOMMU groups.
+ * p2p_reasons, iommu_groups, nccl_transport, bar_check (docs/cli.md),
+ * written through io/jout.h. view is the side NCCL runs on; host is used
+ * for IOMMU groups. Returns 0, or -PLUMB_ERUNTIME with err filled when out
+ * of memory (part of the document may be on f: the caller aborts it).
  */
-void rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
-	      const struct bar_result *without, const struct bar_result *with);
+int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
+	     const struct bar_result *without, const struct bar_result *with,
+	     struct plumb_err *err);
 
 /*
  * NCCL topology XML (for NCCL_TOPO_FILE) of view v with the host's true NUMA

@@ -40,7 +40,11 @@ static void run_topo(const struct scenario *s)
 	if (vm)
 		rep_bars(f, s, &bars[0], &bars[1]);
 	rep_findings(f, host, guest, vm ? &bars[0] : NULL, vm ? &bars[1] : NULL);
-	rep_json(f, vm ? guest : host, host, vm ? &bars[0] : NULL, vm ? &bars[1] : NULL);
+	{
+		struct plumb_err jerr;
+		rep_json(f, vm ? guest : host, host, vm ? &bars[0] : NULL, vm ? &bars[1] : NULL,
+			 &jerr);
+	}
 	rep_nccl_xml(f, vm ? guest : host, host);
 done:
 	topo_free(host);

@@ -1,0 +1,53 @@
+/*
+ * jout.h - plumb's one JSON writer: a document is built as jansson values
+ * and written by jansson's encoder (escapes, numbers), laid out the same
+ * way for every command.
+ *
+ * Layout: an object or array at depth 0, 1 or 2 that holds a non-empty
+ * object or array puts each member on its own line, indented two spaces
+ * per level; every other value is one line as json_dumps() writes it
+ * (", " and ": " between members, keys in insertion order). Reals are
+ * written with JSON_REAL_PRECISION(JOUT_REAL_DIGITS): the shortest form
+ * that gives the double back for any value a caller rounded with
+ * jout_real(), so the same value always prints the same bytes.
+ *
+ * Ownership: every builder returns a new reference (NULL only when out of
+ * memory); jout_set() and jout_push() take over v's reference, also when
+ * they fail. A NULL container or value makes them fail, so a document
+ * built through them is written whole or not at all.
+ */
+#ifndef PLUMB_JOUT_H
+#define PLUMB_JOUT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "err.h"
+
+#define JOUT_REAL_DIGITS 15
+
+/* A JSON string of s ("" for NULL); a byte that is not part of valid UTF-8
+ * becomes '?'. */
+json_t *jout_str(const char *s);
+
+/* x rounded to `decimals` places after the point (0-9), so that 191.80 is
+ * written 191.8; a value that is not finite becomes null (JSON has none). */
+json_t *jout_real(double x, int decimals);
+
+/* o[key] = v (v's reference taken); 0, or -1 when o or v is NULL or out of
+ * memory. */
+int jout_set(json_t *o, const char *key, json_t *v);
+
+/* a.append(v) (v's reference taken); 0 or -1 as jout_set(). */
+int jout_push(json_t *a, json_t *v);
+
+/*
+ * Write v in the layout above and a final newline to f. Returns 0, or
+ * -PLUMB_ERUNTIME with err filled when v is NULL (a failed build) or the
+ * encoder runs out of memory. v is not changed (jansson's iteration takes
+ * a non-const value). Write errors show on f (ferror) and are
+ * reported by whoever commits f (io/out.h).
+ */
+int jout_write(FILE *f, json_t *v, struct plumb_err *err);
+
+#endif
