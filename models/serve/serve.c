@@ -431,7 +431,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	int open = p->rate > 0 || p->ntrace > 0;
 	int C = open ? 0 : p->concurrency, i, rc = 0, done_measured = 0, want, steps = 0;
 	double t = 0, win0 = -1, tokens_win = 0, tpot_sum = 0, ttft_sum = 0, dstep_sum = 0;
-	double batch_sum = 0;
+	double batch_sum = 0, max_steps = 1e7;
 	int dsteps = 0, completed = 0, ttft_n = 0, next = 0;
 	long issued = 0, kv_used = 0, admissions = 0;
 
@@ -463,12 +463,19 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			goto out;
 		want = R.nrq;
 		win0 = 0;
+		/* every token a step of its own, every prompt token a chunk:
+		 * four times that is a run that goes nowhere */
+		for (i = 0, max_steps = 0; i < R.nrq; i++)
+			max_steps += 4.0 * ((double)R.rq[i].target + R.rq[i].input + 2);
+		max_steps = fmax(max_steps, 1e7);
 	} else {
 		if (p->prompts > 0) {
 			/* A benchmark run: everything is measured from time 0. */
 			want = p->prompts;
 			win0 = 0;
 		}
+		max_steps = fmax(1e7, 4.0 * (want + C) *
+				      ((double)p->output_len * 2 + (double)p->input_len + 2));
 		if (!(slot = malloc((size_t)C * sizeof(*slot))))
 			goto oom;
 		for (i = 0; i < C; i++) {
@@ -748,9 +755,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			R.nlive = n;
 		}
 		steps++;
-		if (steps > 10000000) {
+		if (steps > max_steps) {
 			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
-					   "serving run did not converge (more than 10 million steps)");
+					   "serving run did not converge (more than %.0f steps for its %d "
+					   "requests)", max_steps, want);
 			goto out;
 		}
 	}

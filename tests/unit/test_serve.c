@@ -440,6 +440,24 @@ static void test_mixed_budget(void)
 	CU_ASSERT(a.completed >= 40 && b.completed >= 40);
 }
 
+/* A long run is not "did not converge": one client at a time, 2700
+ * requests of 4000 tokens each take about 10.8 million steps. */
+static void test_long_run(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.rate = 1000;
+	p.prompts = 2700;
+	p.input_len = 16;
+	p.output_len = 4000;
+	p.spread = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	EXPECT_INT(r.completed, 2700);
+	CU_ASSERT(r.steps > 10000000);
+}
+
 void suite_serve(void)
 {
 	CU_pSuite s = CU_add_suite("serve", NULL, NULL);
@@ -456,5 +474,6 @@ void suite_serve(void)
 	CU_add_test(s, "KV budget: admission, queueing, retraction", test_kv_budget);
 	CU_add_test(s, "chunked prefill", test_chunked_prefill);
 	CU_add_test(s, "mixed steps under a token budget", test_mixed_budget);
+	CU_add_test(s, "a long run completes", test_long_run);
 	CU_add_test(s, "range ratio: bench_serving's random lengths", test_range_ratio);
 }
