@@ -170,6 +170,18 @@ int sim_cancel(struct sim_engine *eng, sim_handle h)
 	return hit;
 }
 
+int sim_reschedule(struct sim_engine *eng, sim_handle h, double t)
+{
+	int hit;
+
+	assert(t >= eng->now);          /* also rejects NaN */
+	hit = sim_queue_reschedule(&eng->q, h, t);
+	/* counted as the cancel and the schedule it stands for */
+	eng->stats.cancelled += (uint64_t)hit;
+	eng->stats.scheduled += (uint64_t)hit;
+	return hit;
+}
+
 int sim_run(struct sim_engine *eng, double t_end, struct plumb_err *err)
 {
 	struct sim_event ev;

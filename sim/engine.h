@@ -110,6 +110,15 @@ int sim_after(struct sim_engine *eng, double delay, int prio, int kind,
 int sim_cancel(struct sim_engine *eng, sim_handle h);
 
 /*
+ * Move a pending event to absolute time t (t >= sim_now()), keeping its
+ * kind, priority, payload and handle: the same order as sim_cancel() then
+ * sim_at() of that event (it takes the next sequence), done in place.
+ * Statistics count it as that cancel and that schedule. Returns 1, or 0
+ * when h is not pending (nothing done). O(log pending), no allocation.
+ */
+int sim_reschedule(struct sim_engine *eng, sim_handle h, double t);
+
+/*
  * Handle events in order while the next one is at time <= t_end (pass
  * INFINITY to run until the queue is empty). The clock moves to each
  * event's time; when the run ends because the next event lies beyond t_end

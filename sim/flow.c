@@ -532,7 +532,9 @@ static int on_solve(struct sim_engine *eng, void *ctx,
 
 		if (f->rate == f->old_rate && f->ev != SIM_HANDLE_NONE)
 			continue;       /* same rate: same completion time */
-		sim_cancel(eng, f->ev);
+		/* its completion moves in place (as a cancel and a new event) */
+		if (sim_reschedule(eng, f->ev, now + f->remaining / f->rate))
+			continue;
 		pl.i0 = id;
 		pl.i1 = f->gen;
 		pl.p = NULL;

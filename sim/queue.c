@@ -6,6 +6,8 @@
  *   - every heap key names a slot in state LIVE or CANCELLED, and every such
  *     slot is named by exactly one key;
  *   - live == number of LIVE slots; free slots form a list from free_head;
+ *   - a slot in the heap knows its key's index (pos), so a live event can
+ *     move in place (sim_queue_reschedule);
  *   - sequences are unique, so key_less() is a strict total order and the
  *     pop order does not depend on the heap's layout (compaction may reshape
  *     the heap without changing what pops next).
@@ -56,23 +58,30 @@ size_t sim_queue_size(const struct sim_queue *q)
 	return q->live;
 }
 
-static void sift_up(struct sim_qkey *heap, size_t i)
+/* Put key k at heap index i and tell its slot where it is. */
+static void place(struct sim_queue *q, size_t i, const struct sim_qkey *k)
 {
-	struct sim_qkey k = heap[i];
+	q->heap[i] = *k;
+	q->slots[k->slot].pos = (uint32_t)i;
+}
+
+static void sift_up(struct sim_queue *q, size_t i)
+{
+	struct sim_qkey *heap = q->heap, k = heap[i];
 
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
 		if (!key_less(&k, &heap[parent]))
 			break;
-		heap[i] = heap[parent];
+		place(q, i, &heap[parent]);
 		i = parent;
 	}
-	heap[i] = k;
+	place(q, i, &k);
 }
 
-static void sift_down(struct sim_qkey *heap, size_t n, size_t i)
+static void sift_down(struct sim_queue *q, size_t n, size_t i)
 {
-	struct sim_qkey k = heap[i];
+	struct sim_qkey *heap = q->heap, k = heap[i];
 
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -82,10 +91,10 @@ static void sift_down(struct sim_qkey *heap, size_t n, size_t i)
 			c++;
 		if (!key_less(&heap[c], &k))
 			break;
-		heap[i] = heap[c];
+		place(q, i, &heap[c]);
 		i = c;
 	}
-	heap[i] = k;
+	place(q, i, &k);
 }
 
 static void slot_release(struct sim_queue *q, uint32_t s)
@@ -107,7 +116,7 @@ static void heap_remove_top(struct sim_queue *q)
 	q->n--;
 	if (q->n > 0) {
 		q->heap[0] = q->heap[q->n];
-		sift_down(q->heap, q->n, 0);
+		sift_down(q, q->n, 0);
 	}
 }
 
@@ -166,8 +175,8 @@ int sim_queue_push(struct sim_queue *q, const struct sim_event *ev,
 	k->prio = ev->prio;
 	k->seq = sl->ev.seq;
 	k->slot = s;
-	sift_up(q->heap, q->n);
 	q->n++;
+	sift_up(q, q->n - 1);
 	q->live++;
 	if (h)
 		*h = ((uint64_t)sl->gen << 32) | s;
@@ -222,8 +231,10 @@ static void compact(struct sim_queue *q)
 	}
 	q->n = m;
 	assert(m == q->live);
+	for (i = 0; i < m; i++)
+		q->slots[q->heap[i].slot].pos = (uint32_t)i;
 	for (i = m / 2; i-- > 0;)
-		sift_down(q->heap, m, i);
+		sift_down(q, m, i);
 }
 
 int sim_queue_cancel(struct sim_queue *q, sim_handle h)
@@ -245,6 +256,36 @@ int sim_queue_cancel(struct sim_queue *q, sim_handle h)
 	return 1;
 }
 
+int sim_queue_reschedule(struct sim_queue *q, sim_handle h, double time)
+{
+	uint32_t s = (uint32_t)(h & 0xffffffffu);
+	uint32_t gen = (uint32_t)(h >> 32);
+	struct sim_qslot *sl;
+	struct sim_qkey *k;
+	size_t i;
+
+	assert(time == time);
+	if (h == SIM_HANDLE_NONE || s >= q->nslots)
+		return 0;
+	sl = &q->slots[s];
+	if (sl->gen != gen || sl->state != SLOT_LIVE)
+		return 0;
+	/* The key a cancel and a push would leave: same time rule, the next
+	 * sequence; moved up or down from where it is. */
+	sl->ev.time = time;
+	sl->ev.seq = q->next_seq++;
+	i = sl->pos;
+	k = &q->heap[i];
+	assert(k->slot == s);
+	k->time = time;
+	k->seq = sl->ev.seq;
+	if (i > 0 && key_less(k, &q->heap[(i - 1) / 2]))
+		sift_up(q, i);
+	else
+		sift_down(q, q->n, i);
+	return 1;
+}
+
 int sim_queue_check(const struct sim_queue *q)
 {
 	size_t i, live = 0;
@@ -262,6 +303,8 @@ int sim_queue_check(const struct sim_queue *q)
 		    sl->ev.prio != k->prio || k->seq >= q->next_seq)
 			return -1;
 		if (i > 0 && key_less(k, &q->heap[(i - 1) / 2]))
+			return -1;
+		if (sl->pos != i)
 			return -1;
 		live += sl->state == SLOT_LIVE;
 	}

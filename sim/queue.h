@@ -20,6 +20,11 @@
  * arrays grow by doubling and are reused, so a push costs no malloc once the
  * queue has reached its working size.
  *
+ * Rescheduling is in place: every queued slot knows its key's heap index,
+ * so sim_queue_reschedule() moves a pending event to a new time by sifting
+ * its key up or down (the flow network's completions move at every rate
+ * change).
+ *
  * Cancellation is lazy: sim_queue_cancel() marks the event's slot and leaves
  * its key in the heap; pop and peek discard marked keys when they reach the
  * top. When marked keys outnumber live ones (and the heap holds more than 16
@@ -68,6 +73,7 @@ struct sim_qslot {
 	uint32_t gen;          /* bumped whenever the slot is released */
 	uint32_t state;        /* free, live or cancelled (queue.c) */
 	uint32_t next_free;
+	uint32_t pos;          /* index of its key in the heap while queued */
 };
 
 /*
@@ -118,6 +124,15 @@ int sim_queue_peek_time(struct sim_queue *q, double *t);
  * O(1), plus an occasional O(n) compaction (see above).
  */
 int sim_queue_cancel(struct sim_queue *q, sim_handle h);
+
+/*
+ * Move the pending event behind h to `time` in place: its key becomes the
+ * one a cancel and a push of the same event would give it (the time, the
+ * event's priority, the next sequence), so the pop order is exactly theirs,
+ * without a cancelled key left in the heap. h stays valid. Returns 1, or 0
+ * (nothing done) when h is SIM_HANDLE_NONE, popped or cancelled. O(log n).
+ */
+int sim_queue_reschedule(struct sim_queue *q, sim_handle h, double time);
 
 /* Number of live (pending, not cancelled) events. */
 size_t sim_queue_size(const struct sim_queue *q);

@@ -218,6 +218,83 @@ static void test_random_sorted(void)
 	sim_queue_release(&q);
 }
 
+/*
+ * Moving events in place gives the pop order of cancelling them and
+ * pushing them again: two queues fed the same random pushes, moves, cancels
+ * and pops, one moving with sim_queue_reschedule and one with cancel and
+ * push, pop the same events (time, priority, payload, sequence) in the same
+ * order; stale handles move nothing.
+ */
+static void test_reschedule(void)
+{
+	enum { N = 20000 };
+	struct sim_queue a, b;
+	sim_handle *ha = malloc(N * sizeof(*ha)), *hb = malloc(N * sizeof(*hb));
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	struct sim_event ea, eb;
+	double now = 0;
+	int i, n = 0, bad = 0;
+
+	gsl_rng_set(r, 99);
+	sim_queue_init(&a);
+	sim_queue_init(&b);
+	for (i = 0; i < N; i++) {
+		double u = gsl_rng_uniform(r);
+		if (u < 0.4 || n == 0) {
+			struct sim_event e = mk(now + (double)gsl_rng_uniform_int(r, 50) / 8,
+						(int)gsl_rng_uniform_int(r, 3), n);
+			sim_queue_push(&a, &e, &ha[n]);
+			sim_queue_push(&b, &e, &hb[n]);
+			n++;
+		} else if (u < 0.8) {
+			int v = (int)gsl_rng_uniform_int(r, (unsigned long)n);
+			double t = now + (double)gsl_rng_uniform_int(r, 50) / 8;
+			int live = sim_queue_cancel(&b, hb[v]);
+			EXPECT_INT(sim_queue_reschedule(&a, ha[v], t), live);
+			if (live) {
+				struct sim_event e = mk(t, 0, v);
+				/* the same event: its priority came with its push */
+				e.prio = a.slots[ha[v] & 0xffffffffu].ev.prio;
+				sim_queue_push(&b, &e, &hb[v]);
+			}
+		} else if (u < 0.85) {
+			int v = (int)gsl_rng_uniform_int(r, (unsigned long)n);
+			EXPECT_INT(sim_queue_cancel(&a, ha[v]), sim_queue_cancel(&b, hb[v]));
+		} else {
+			int pa = sim_queue_pop(&a, &ea), pb = sim_queue_pop(&b, &eb);
+			EXPECT_INT(pa, pb);
+			if (pa && pb && !bad && (ea.time != eb.time || ea.prio != eb.prio ||
+						 ea.pl.i0 != eb.pl.i0 || ea.seq != eb.seq)) {
+				EXPECT_TRUE(0, "step %d: popped event %lld at %g (seq %llu), "
+					    "expected %lld at %g (seq %llu)", i, (long long)ea.pl.i0,
+					    ea.time, (unsigned long long)ea.seq, (long long)eb.pl.i0,
+					    eb.time, (unsigned long long)eb.seq);
+				bad = 1;
+			}
+			if (pa)
+				now = ea.time;
+		}
+		if (i % 1000 == 0)
+			EXPECT_INT(sim_queue_check(&a), 0);
+	}
+	while (sim_queue_pop(&a, &ea)) {
+		EXPECT_INT(sim_queue_pop(&b, &eb), 1);
+		if (!bad && (ea.pl.i0 != eb.pl.i0 || ea.seq != eb.seq)) {
+			EXPECT_TRUE(0, "drain: event %lld, expected %lld", (long long)ea.pl.i0,
+				    (long long)eb.pl.i0);
+			bad = 1;
+		}
+	}
+	EXPECT_INT(sim_queue_pop(&b, &eb), 0);
+	EXPECT_INT(sim_queue_reschedule(&a, SIM_HANDLE_NONE, 1), 0);
+	EXPECT_INT(sim_queue_reschedule(&a, ha[0], now + 1), 0);    /* popped */
+	gsl_rng_free(r);
+	free(ha);
+	free(hb);
+	sim_queue_release(&a);
+	sim_queue_release(&b);
+}
+
 /* Interleaved pushes at or after the last popped time pop monotonically. */
 static void test_interleaved(void)
 {
@@ -260,6 +337,7 @@ void suite_sim_queue(void)
 	CU_add_test(s, "order: time, priority, fifo", test_order);
 	CU_add_test(s, "cancel and stale handles", test_cancel);
 	CU_add_test(s, "compaction after mass cancel", test_compact);
+	CU_add_test(s, "moving in place orders as cancel and push", test_reschedule);
 	CU_add_test(s, "random pushes pop sorted", test_random_sorted);
 	CU_add_test(s, "interleaved push/pop", test_interleaved);
 }
