@@ -96,6 +96,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/replay.sh
 	sh tests/fuzz/replay.sh $(B)
 	sh tests/report_browser.sh
+	sh tests/render_layout.sh
 
 golden-update: plumb
 	sh tests/golden/run.sh --update

@@ -8,6 +8,7 @@
 #include <cairo-svg.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -25,6 +26,60 @@ int rdr_format_of(const char *path)
 	if (!strcasecmp(dot, ".pdf"))
 		return RDR_PDF;
 	return -1;
+}
+
+/*
+ * The text log, a test hook (docs/testing.md, tests/render_layout.sh):
+ * when PLUMB_RENDER_TEXTLOG names a file, every picture appends a line
+ * "PAGE w h path" and one "TEXT x0 y0 x1 y1 cut text" per string drawn,
+ * its ink box in page points and whether it had to be cut to fit. The
+ * open log rides on the Cairo context as user data; without the variable
+ * nothing is written and nothing changes.
+ */
+static const cairo_user_data_key_t textlog_key;
+
+static void textlog_close(void *f)
+{
+	fclose(f);
+}
+
+static void textlog_open(struct rdr_canvas *c, const char *path, double w, double h)
+{
+	const char *name = getenv("PLUMB_RENDER_TEXTLOG");
+	FILE *f;
+	if (!name || !*name || !(f = fopen(name, "a")))
+		return;
+	fprintf(f, "PAGE %.1f %.1f %s\n", w, h, path);
+	if (cairo_set_user_data(c->cr, &textlog_key, f, textlog_close) != CAIRO_STATUS_SUCCESS)
+		fclose(f);
+}
+
+/* Log text drawn at the current point with the current font. */
+static void textlog(cairo_t *cr, const char *text, int cut)
+{
+	FILE *f = cairo_get_user_data(cr, &textlog_key);
+	cairo_text_extents_t e;
+	double x, y, px[4], py[4], x0, y0, x1, y1;
+	int i;
+	if (!f || !text[0])
+		return;
+	cairo_get_current_point(cr, &x, &y);
+	cairo_text_extents(cr, text, &e);
+	px[0] = px[3] = x + e.x_bearing;
+	px[1] = px[2] = x + e.x_bearing + e.width;
+	py[0] = py[1] = y + e.y_bearing;
+	py[2] = py[3] = y + e.y_bearing + e.height;
+	for (i = 0; i < 4; i++)
+		cairo_user_to_device(cr, &px[i], &py[i]);
+	x0 = x1 = px[0];
+	y0 = y1 = py[0];
+	for (i = 1; i < 4; i++) {
+		x0 = fmin(x0, px[i]);
+		x1 = fmax(x1, px[i]);
+		y0 = fmin(y0, py[i]);
+		y1 = fmax(y1, py[i]);
+	}
+	fprintf(f, "TEXT %.2f %.2f %.2f %.2f %d %s\n", x0, y0, x1, y1, cut, text);
 }
 
 static cairo_status_t write_fn(void *closure, const unsigned char *data, unsigned int len)
@@ -79,6 +134,7 @@ int rdr_canvas_begin(struct rdr_canvas *c, const char *path, double w, double h,
 	cairo_set_source_rgb(c->cr, 1, 1, 1);
 	cairo_paint(c->cr);
 	cairo_set_line_join(c->cr, CAIRO_LINE_JOIN_ROUND);
+	textlog_open(c, path, w, h);
 	return 0;
 }
 
@@ -148,6 +204,7 @@ double rdr_text(cairo_t *cr, double x, double y, const char *text, double size, 
 	char buf[512];
 	double w = rdr_text_width(cr, text, size, bold), min = size * 0.7;
 	size_t n;
+	int cut = 0;
 
 	if (min < 8)
 		min = 8;
@@ -169,6 +226,7 @@ double rdr_text(cairo_t *cr, double x, double y, const char *text, double size, 
 				n--;
 			snprintf(buf + n, sizeof(buf) - n, "...");
 			w = rdr_text_width(cr, buf, size, bold);
+			cut = 1;
 		}
 	}
 	font(cr, size, bold);
@@ -177,6 +235,7 @@ double rdr_text(cairo_t *cr, double x, double y, const char *text, double size, 
 	else if (align == RA_RIGHT)
 		x -= w;
 	cairo_move_to(cr, x, y);
+	textlog(cr, buf, cut);
 	cairo_show_text(cr, buf);
 	cairo_new_path(cr);
 	return w;

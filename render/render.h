@@ -99,8 +99,10 @@ struct rdr_layout {
 	char title[256], subtitle[512];
 	char note[640];         /* under the picture: the path's reason and cost, or
 				   what NCCL_P2P_LEVEL decides */
-	char cost[96];          /* on the highlighted path: "13.7 us, 43.2 GB/s" */
-	double cost_x, cost_y;  /* its label's left end and middle */
+	char cost[96];          /* on the highlighted path, two lines:
+				   "13.7 us small copy\n41.3 GB/s large" */
+	double cost_x, cost_y;  /* its label's left end (centre if cost_center) and middle */
+	int cost_center;
 	int nbox, nframe, nedge;
 	struct rdr_box box[RDR_MAX_BOX];
 	struct rdr_frame frame[RDR_MAX_FRAME];

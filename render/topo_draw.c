@@ -158,6 +158,30 @@ static void draw_edge(cairo_t *cr, const struct rdr_edge *e, int hl_pass)
 	arrows(cr, e);
 }
 
+/* A box's second line too long for one line: broken at the space nearest
+ * its middle into two smaller lines. */
+static void two_lines(cairo_t *cr, const struct rdr_box *b, double maxw)
+{
+	static const char dot[] = " \xc2\xb7 ";     /* " · " between the line's parts */
+	char a[96], c[96];
+	const char *mid = b->line2 + strlen(b->line2) / 2, *sp = NULL, *p;
+	size_t skip = 1;
+	/* between parts if it has them, else at the space nearest the middle */
+	for (p = strstr(b->line2, dot); p; p = strstr(p + 1, dot))
+		if (!sp || fabs((double)(p - mid)) < fabs((double)(sp - mid)))
+			sp = p;
+	if (sp)
+		skip = strlen(dot);
+	else
+		for (p = b->line2; *p; p++)
+			if (*p == ' ' && (!sp || fabs((double)(p - mid)) < fabs((double)(sp - mid))))
+				sp = p;
+	snprintf(a, sizeof(a), "%.*s", (int)(sp - b->line2), b->line2);
+	snprintf(c, sizeof(c), "%s", sp + skip);
+	rdr_text(cr, b->x + b->w / 2, b->y + 31, a, 9, 0, RA_CENTER, maxw);
+	rdr_text(cr, b->x + b->w / 2, b->y + 41.5, c, 9, 0, RA_CENTER, maxw);
+}
+
 static void draw_box(cairo_t *cr, const struct rdr_box *b)
 {
 	double pad = 6;
@@ -175,7 +199,10 @@ static void draw_box(cairo_t *cr, const struct rdr_box *b)
 	rdr_rgb(cr, 0x111111);
 	rdr_text(cr, b->x + b->w / 2, b->y + 19, b->line1, 13, 1, RA_CENTER, b->w - 2 * pad);
 	rdr_rgb(cr, 0x404040);
-	rdr_text(cr, b->x + b->w / 2, b->y + 36, b->line2, 10.5, 0, RA_CENTER, b->w - 2 * pad);
+	if (rdr_text_width(cr, b->line2, 10.5, 0) * 0.8 <= b->w - 2 * pad || !strchr(b->line2, ' '))
+		rdr_text(cr, b->x + b->w / 2, b->y + 36, b->line2, 10.5, 0, RA_CENTER, b->w - 2 * pad);
+	else
+		two_lines(cr, b, b->w - 2 * pad);
 }
 
 /* One legend entry: a sample drawn by kind, then its text; returns the
@@ -270,18 +297,26 @@ static void draw_layout(cairo_t *cr, const struct rdr_layout *L)
 		if (L->edge[i].label[0])
 			rdr_label(cr, L->edge[i].lx, L->edge[i].ly, L->edge[i].label, 10.5);
 	if (L->cost[0]) {
-		double w = rdr_text_width(cr, L->cost, 11.5, 1);
+		char l1[96], l2[96];
+		const char *nl = strchr(L->cost, '\n');
+		double w, x;
 		int p2p = 0;
+		snprintf(l1, sizeof(l1), "%.*s", nl ? (int)(nl - L->cost) : (int)strlen(L->cost),
+			 L->cost);
+		snprintf(l2, sizeof(l2), "%s", nl ? nl + 1 : "");
+		w = fmax(rdr_text_width(cr, l1, 11, 1), rdr_text_width(cr, l2, 11, 1));
+		x = L->cost_center ? L->cost_x - w / 2 - 6 : L->cost_x - 3;
 		for (i = 0; i < L->nedge; i++)
 			p2p |= L->edge[i].hl == RH_P2P;
-		rdr_rgba(cr, 0xffffff, 0.92);
-		rdr_round_rect(cr, L->cost_x - 3, L->cost_y - 11, w + 12, 22, 4);
+		rdr_rgba(cr, 0xffffff, 0.94);
+		rdr_round_rect(cr, x, L->cost_y - 17, w + 12, 34, 4);
 		cairo_fill_preserve(cr);
 		rdr_rgb(cr, p2p ? C_P2P : C_BOUNCE);
 		cairo_set_line_width(cr, 1.5);
 		cairo_stroke(cr);
 		rdr_rgb(cr, 0x111111);
-		rdr_text(cr, L->cost_x + 3, L->cost_y + 4, L->cost, 11.5, 1, RA_LEFT, 0);
+		rdr_text(cr, x + 6, L->cost_y - 3, l1, 11, 1, RA_LEFT, 0);
+		rdr_text(cr, x + 6, L->cost_y + 12, l2, 11, 1, RA_LEFT, 0);
 	}
 	legend(cr, L);
 }

@@ -152,6 +152,26 @@ static void gpu_name(const struct scenario *s, const struct scn_node *n, char *b
 		}
 }
 
+/* A device name from lspci without its vendor ("Intel Corporation
+ * Ethernet Controller X710" -> "Ethernet Controller X710"): the box is
+ * narrow and the vendor is the least telling part. */
+static void device_name(const char *name, char *buf, size_t sz)
+{
+	static const char *const vendors[] = {
+		"Intel Corporation ", "Broadcom / LSI ", "Broadcom Inc. and subsidiaries ",
+		"Mellanox Technologies ", "NVIDIA Corporation ", "Advanced Micro Devices, Inc. [AMD] ",
+		"Advanced Micro Devices, Inc. ", "PLX Technology, Inc. ", "Microchip Technology ",
+		"Marvell Technology Group Ltd. ", "Broadcom Limited ", "Broadcom "
+	};
+	size_t i;
+	for (i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++)
+		if (!strncmp(name, vendors[i], strlen(vendors[i]))) {
+			name += strlen(vendors[i]);
+			break;
+		}
+	snprintf(buf, sz, "%s", name);
+}
+
 /* Place node n's subtree in [x, x + wsub). */
 static int place(struct panel *p, int n, double x)
 {
@@ -177,13 +197,13 @@ static int place(struct panel *p, int n, double x)
 		for (k = 0; k < n; k++)
 			nic += p->v->nodes[k].kind == SCN_NIC;
 		snprintf(bx->line1, sizeof(bx->line1), "NIC%d", nic);
-		snprintf(bx->line2, sizeof(bx->line2), "%s", nd->model[0] ? nd->model : nd->id);
+		device_name(nd->model[0] ? nd->model : nd->id, bx->line2, sizeof(bx->line2));
 		break;
 	}
 	case SCN_SWITCH:
 		snprintf(bx->line1, sizeof(bx->line1), "PCIe switch %s%s", nd->id,
 			 nd->acs ? "" : " (no ACS)");
-		snprintf(bx->line2, sizeof(bx->line2), "%s", nd->model);
+		device_name(nd->model, bx->line2, sizeof(bx->line2));
 		break;
 	case SCN_ROOT_PORT:
 		snprintf(bx->line1, sizeof(bx->line1), "root port");
@@ -675,7 +695,7 @@ static int path_cost(struct rdr_layout *L, const struct scenario *s, int a, int 
 	if ((rc = xfer_time(s, a, b, P2PT_LAT_BYTES, m, 0, &small, err)) < 0 ||
 	    (rc = xfer_time(s, a, b, P2PT_BYTES, m, 0, &big, err)) < 0)
 		return rc;
-	snprintf(L->cost, sizeof(L->cost), "%.1f us small copy, %.1f GB/s large", small * 1e6,
+	snprintf(L->cost, sizeof(L->cost), "%.1f us small copy\n%.1f GB/s large", small * 1e6,
 		 P2PT_BYTES / big / 1e9);
 	if (strlen(L->note) + 120 < sizeof(L->note))
 		snprintf(L->note + strlen(L->note), sizeof(L->note) - strlen(L->note),
@@ -690,8 +710,16 @@ static int path_cost(struct rdr_layout *L, const struct scenario *s, int a, int 
 			continue;
 		if (y < top) {
 			top = y;
-			L->cost_x = fmax(ed->px[0], ed->px[ed->npts - 1]) + 10;
-			L->cost_y = (ed->py[0] + ed->py[ed->npts - 1]) / 2;
+			if (ed->npts == 2 && ed->py[0] == ed->py[1]) {
+				/* across: centred under the link, between the boxes it joins */
+				L->cost_center = 1;
+				L->cost_x = (ed->px[0] + ed->px[1]) / 2;
+				L->cost_y = ed->py[0] + 30;
+			} else {
+				L->cost_center = 0;
+				L->cost_x = fmax(ed->px[0], ed->px[ed->npts - 1]) + 10;
+				L->cost_y = (ed->py[0] + ed->py[ed->npts - 1]) / 2;
+			}
 		}
 	}
 	return 0;
