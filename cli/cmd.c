@@ -1,6 +1,7 @@
 /*
  * cmd.c - the subcommand table and the helpers every command uses.
  */
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -198,3 +199,29 @@ int cmd_wants_help(int argc, char **argv)
 	return 0;
 }
 
+void cmd_getopt_start(void)
+{
+	optind = 0;     /* GNU getopt: start over, scanning argv afresh */
+	opterr = 0;     /* plumb prints its own messages */
+}
+
+int cmd_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	char opts[64];
+	int c;
+
+	snprintf(opts, sizeof(opts), ":%s", shortopts);
+	c = getopt_long(argc, argv, opts, longopts, NULL);
+	if (c == '?') {
+		if (optopt)     /* a short option; 0 for a long one */
+			return -cmd_usage_error(cmd, "unknown option '-%c'", optopt);
+		return -cmd_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (c == ':') {
+		const char *a = argv[optind - 1];
+		size_t n = strcspn(a, "=");
+		return -cmd_usage_error(cmd, "option %.*s needs a value", (int)n, a);
+	}
+	return c;
+}

@@ -74,6 +74,22 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
 /* True when argv has -h or --help. */
 int cmd_wants_help(int argc, char **argv);
 
+struct option;
+/*
+ * The one option parser: getopt_long(3) over argv[0..argc) (argv[0] the
+ * command's name) with plumb's messages, so "--name VALUE" and
+ * "--name=VALUE" both work. Call cmd_getopt_start() first, then
+ * cmd_getopt() until it returns -1; positional arguments are then
+ * argv[optind..argc) (GNU getopt moves them after the options; "--" ends
+ * the options). Returns the option's val with optarg set, -1 after the
+ * last option, or PLUMB_EUSAGE negated after printing "unknown option 'X'"
+ * or "option X needs a value" for command cmd. shortopts need not start
+ * with ':' (it is added).
+ */
+void cmd_getopt_start(void);
+int cmd_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
 int cmd_topo(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_xfer(int argc, char **argv);

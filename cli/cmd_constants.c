@@ -2,6 +2,7 @@
  * cmd_constants.c - `plumb constants [SCENARIO]`: the model's named
  * constants, their values (defaults, or a scenario's), units and sources.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,11 @@ const char cmd_constants_usage[] =
 	"\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error.\n";
 
+static const struct option longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ NULL, 0, NULL, 0 }
+};
+
 int cmd_constants(int argc, char **argv)
 {
 	struct plumb_err err;
@@ -32,24 +38,23 @@ int cmd_constants(int argc, char **argv)
 	unsigned char cat[K_NCONSTS];
 	struct outfile out;
 	const char *path = NULL, *outpath = "-", *fmt = "table";
-	int i, rc;
+	int i, c, rc;
 
 	plumb_err_clear(&err);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--format")) {
-			if (i + 1 >= argc)
-				return cmd_usage_error("constants", "option %s needs a value", argv[i]);
-			if (!strcmp(argv[i], "-o"))
-				outpath = argv[++i];
-			else
-				fmt = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cmd_usage_error("constants", "unknown option '%s'", argv[i]);
-		} else if (!path) {
+	cmd_getopt_start();
+	while ((c = cmd_getopt("constants", argc, argv, "o:", longopts)) != -1) {
+		if (c == 'o')
+			outpath = optarg;
+		else if (c == 'f')
+			fmt = optarg;
+		else
+			return -c;
+	}
+	for (i = optind; i < argc; i++) {
+		if (!path)
 			path = argv[i];
-		} else {
+		else
 			return cmd_usage_error("constants", "unexpected argument '%s'", argv[i]);
-		}
 	}
 	if (strcmp(fmt, "table") && strcmp(fmt, "markdown") && strcmp(fmt, "yaml"))
 		return cmd_usage_error("constants", "--format must be table, markdown or yaml, not '%s'", fmt);

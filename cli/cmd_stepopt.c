@@ -29,50 +29,81 @@ static int num(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-int cmd_stepopt_parse(const char *cmd, struct cmd_stepopt *o, int argc, char **argv, int *i)
+/* The options, in the order of CMD_STEPOPT_LONGOPTS (val = CMD_STEPOPT_VAL + index). */
+static const char *const names[] = {
+	"--model", "--weights", "--kv", "--layout", "--batch", "--context", "--microbatches",
+	"--nccl-p2p-level", "--eager", NULL
+};
+enum { O_MODEL, O_WEIGHTS, O_KV, O_LAYOUT, O_BATCH, O_CONTEXT, O_MICRO, O_LEVEL, O_EAGER };
+
+/* Option k with value v (NULL for --eager): 1, or PLUMB_EUSAGE after the message. */
+static int apply(const char *cmd, struct cmd_stepopt *o, int k, const char *v)
 {
-	const char *a = argv[*i], *v;
 	long n;
-	if (!strcmp(a, "--eager")) {
+	switch (k) {
+	case O_EAGER:
 		o->eager = 1;
-		return 1;
-	}
-	if (strcmp(a, "--model") && strcmp(a, "--weights") && strcmp(a, "--kv") &&
-	    strcmp(a, "--layout") && strcmp(a, "--batch") && strcmp(a, "--context") &&
-	    strcmp(a, "--microbatches") && strcmp(a, "--nccl-p2p-level"))
-		return 0;
-	if (*i + 1 >= argc)
-		return cmd_usage_error(cmd, "option %s needs a value", a);
-	v = argv[++*i];
-	if (!strcmp(a, "--model")) {
+		break;
+	case O_MODEL:
 		o->model = v;
-	} else if (!strcmp(a, "--weights")) {
+		break;
+	case O_WEIGHTS:
 		o->weights = v;
-	} else if (!strcmp(a, "--kv")) {
+		break;
+	case O_KV:
 		o->kv = v;
-	} else if (!strcmp(a, "--layout")) {
+		break;
+	case O_LAYOUT: {
 		struct step_layout l;
 		struct plumb_err e;
 		if (step_layout_parse(v, &l, &e) < 0)
 			return cmd_usage_error(cmd, "%s", e.msg);
 		o->layout = v;
-	} else if (!strcmp(a, "--batch")) {
+		break;
+	}
+	case O_BATCH:
 		if (num(v, 1, 100000, &n) < 0)
 			return cmd_usage_error(cmd, "--batch needs a number of sequences, not '%s'", v);
 		o->batch = (int)n;
-	} else if (!strcmp(a, "--context")) {
+		break;
+	case O_CONTEXT:
 		if (num(v, 0, 100000000, &n) < 0)
 			return cmd_usage_error(cmd, "--context needs a token count, not '%s'", v);
 		o->context = n;
-	} else if (!strcmp(a, "--microbatches")) {
+		break;
+	case O_MICRO:
 		if (num(v, 1, 256, &n) < 0)
 			return cmd_usage_error(cmd, "--microbatches needs 1-256, not '%s'", v);
 		o->micro = (int)n;
-	} else {
+		break;
+	default:
 		if ((o->level = topo_nccl_path_parse(v)) < 0)
 			return cmd_usage_error(cmd, "unknown NCCL_P2P_LEVEL '%s'", v);
+		break;
 	}
 	return 1;
+}
+
+int cmd_stepopt_parse(const char *cmd, struct cmd_stepopt *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	int k;
+	for (k = 0; names[k] && strcmp(a, names[k]); k++)
+		;
+	if (!names[k])
+		return 0;
+	if (k == O_EAGER)
+		return apply(cmd, o, k, NULL);
+	if (*i + 1 >= argc)
+		return cmd_usage_error(cmd, "option %s needs a value", a);
+	return apply(cmd, o, k, argv[++*i]);
+}
+
+int cmd_stepopt_take(const char *cmd, struct cmd_stepopt *o, int c, const char *val)
+{
+	if (c < CMD_STEPOPT_VAL || c > CMD_STEPOPT_VAL + O_EAGER)
+		return 0;
+	return apply(cmd, o, c - CMD_STEPOPT_VAL, val);
 }
 
 int cmd_stepopt_cfg(const struct cmd_stepopt *o, const struct scenario *s, struct pred_cfg *c,

@@ -37,6 +37,26 @@ void cmd_stepopt_init(struct cmd_stepopt *o);
  */
 int cmd_stepopt_parse(const char *cmd, struct cmd_stepopt *o, int argc, char **argv, int *i);
 
+/*
+ * The same options for getopt_long (cli/cmd.h cmd_getopt): put
+ * CMD_STEPOPT_LONGOPTS in a command's struct option table and hand every
+ * option cmd_getopt returns to cmd_stepopt_take(): 1 when it was one of
+ * these (applied), 0 when not, PLUMB_EUSAGE after the message for a bad
+ * value.
+ */
+#define CMD_STEPOPT_VAL 0x100
+#define CMD_STEPOPT_LONGOPTS \
+	{ "model", required_argument, NULL, CMD_STEPOPT_VAL + 0 }, \
+	{ "weights", required_argument, NULL, CMD_STEPOPT_VAL + 1 }, \
+	{ "kv", required_argument, NULL, CMD_STEPOPT_VAL + 2 }, \
+	{ "layout", required_argument, NULL, CMD_STEPOPT_VAL + 3 }, \
+	{ "batch", required_argument, NULL, CMD_STEPOPT_VAL + 4 }, \
+	{ "context", required_argument, NULL, CMD_STEPOPT_VAL + 5 }, \
+	{ "microbatches", required_argument, NULL, CMD_STEPOPT_VAL + 6 }, \
+	{ "nccl-p2p-level", required_argument, NULL, CMD_STEPOPT_VAL + 7 }, \
+	{ "eager", no_argument, NULL, CMD_STEPOPT_VAL + 8 }
+int cmd_stepopt_take(const char *cmd, struct cmd_stepopt *o, int c, const char *val);
+
 /* Fill c for scenario s (which must outlive c); whether the model fits is
  * the caller's check (pred_check_fit). Errors: EUSAGE, EINPUT. */
 int cmd_stepopt_cfg(const struct cmd_stepopt *o, const struct scenario *s, struct pred_cfg *c,

@@ -1,6 +1,7 @@
 /*
  * cmd_topo.c - `plumb topo SCENARIO`: the topology views of a scenario.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,6 +91,16 @@ static void print_text(FILE *f, const struct scenario *s, int want_host, int wan
 	(void)run;
 }
 
+static const struct option longopts[] = {
+	{ "view", required_argument, NULL, 'v' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "acs", required_argument, NULL, 'a' },
+	{ "nccl-p2p-level", required_argument, NULL, 'l' },
+	{ "nccl-p2p-disable", no_argument, NULL, 'P' },
+	{ "nccl-shm-disable", no_argument, NULL, 'S' },
+	{ NULL, 0, NULL, 0 }
+};
+
 int cmd_topo(int argc, char **argv)
 {
 	struct topo_opts o;
@@ -100,53 +111,57 @@ int cmd_topo(int argc, char **argv)
 	struct outfile out;
 	const char *path = NULL, *outpath = "-", *view = NULL;
 	enum fmt fmt = F_TEXT;
-	int i, rc, want_host, want_guest, out_open_ok = 0;
+	int i, c, rc, want_host, want_guest, out_open_ok = 0;
 	struct bar_result bars[2];
 
 	topo_opts_init(&o);
 	plumb_err_clear(&err);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--view") || !strcmp(a, "--format") || !strcmp(a, "--acs") ||
-		    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o")) {
-			if (!val)
-				return cmd_usage_error("topo", "option %s needs a value", a);
-			i++;
-			if (!strcmp(a, "--view")) {
-				if (strcmp(val, "host") && strcmp(val, "guest") && strcmp(val, "both"))
-					return cmd_usage_error("topo", "--view must be host, guest or both, not '%s'", val);
-				view = val;
-			} else if (!strcmp(a, "--format")) {
-				if (!strcmp(val, "text")) fmt = F_TEXT;
-				else if (!strcmp(val, "json")) fmt = F_JSON;
-				else if (!strcmp(val, "nccl-xml")) fmt = F_XML;
-				else if (!strcmp(val, "matrix")) fmt = F_MATRIX;
-				else
-					return cmd_usage_error("topo", "--format must be text, json, nccl-xml or matrix, not '%s'", val);
-			} else if (!strcmp(a, "--acs")) {
-				if (!strcmp(val, "on")) o.acs_override = 1;
-				else if (!strcmp(val, "off")) o.acs_override = 0;
-				else
-					return cmd_usage_error("topo", "--acs must be on or off, not '%s'", val);
-			} else if (!strcmp(a, "--nccl-p2p-level")) {
-				o.nccl_p2p_level = topo_nccl_path_parse(val);
-				if (o.nccl_p2p_level < 0)
-					return cmd_usage_error("topo", "unknown NCCL_P2P_LEVEL '%s' (LOC, NVL, NVB, PIX, PXB, PHB, SYS or 0-5)", val);
-			} else {
-				outpath = val;
-			}
-		} else if (!strcmp(a, "--nccl-p2p-disable")) {
+	cmd_getopt_start();
+	while ((c = cmd_getopt("topo", argc, argv, "o:", longopts)) != -1) {
+		const char *val = optarg;
+		switch (c) {
+		case 'v':
+			if (strcmp(val, "host") && strcmp(val, "guest") && strcmp(val, "both"))
+				return cmd_usage_error("topo", "--view must be host, guest or both, not '%s'", val);
+			view = val;
+			break;
+		case 'f':
+			if (!strcmp(val, "text")) fmt = F_TEXT;
+			else if (!strcmp(val, "json")) fmt = F_JSON;
+			else if (!strcmp(val, "nccl-xml")) fmt = F_XML;
+			else if (!strcmp(val, "matrix")) fmt = F_MATRIX;
+			else
+				return cmd_usage_error("topo", "--format must be text, json, nccl-xml or matrix, not '%s'", val);
+			break;
+		case 'a':
+			if (!strcmp(val, "on")) o.acs_override = 1;
+			else if (!strcmp(val, "off")) o.acs_override = 0;
+			else
+				return cmd_usage_error("topo", "--acs must be on or off, not '%s'", val);
+			break;
+		case 'l':
+			o.nccl_p2p_level = topo_nccl_path_parse(val);
+			if (o.nccl_p2p_level < 0)
+				return cmd_usage_error("topo", "unknown NCCL_P2P_LEVEL '%s' (LOC, NVL, NVB, PIX, PXB, PHB, SYS or 0-5)", val);
+			break;
+		case 'o':
+			outpath = val;
+			break;
+		case 'P':
 			o.nccl_p2p_level = NP_LOC;
-		} else if (!strcmp(a, "--nccl-shm-disable")) {
+			break;
+		case 'S':
 			o.nccl_shm_disable = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error("topo", "unknown option '%s'", a);
-		} else if (!path) {
-			path = a;
-		} else {
-			return cmd_usage_error("topo", "unexpected argument '%s'", a);
+			break;
+		default:
+			return -c;
 		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (!path)
+			path = argv[i];
+		else
+			return cmd_usage_error("topo", "unexpected argument '%s'", argv[i]);
 	}
 	if (!path)
 		return cmd_usage_error("topo", "missing SCENARIO file");

@@ -2,6 +2,7 @@
  * cmd_trace.c - `plumb trace`: one simulated decode step in Chrome trace
  * event format (render/trace.c), for chrome://tracing or Perfetto.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,6 +31,11 @@ const char cmd_trace_usage[] =
 	"Example: plumb trace scenarios/proxmox-vm-8x-rtxpro6000.yaml --layout tp4pp2 \\\n"
 	"           --batch 8 -o step.json\n";
 
+static const struct option longopts[] = {
+	CMD_STEPOPT_LONGOPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
 int cmd_trace(int argc, char **argv)
 {
 	struct cmd_stepopt so;
@@ -38,25 +44,20 @@ int cmd_trace(int argc, char **argv)
 	struct pred_cfg c;
 	struct outfile out;
 	const char *path = NULL, *outpath = "-";
-	int i, rc, opened = 0;
+	int i, opt, rc, opened = 0;
 
 	cmd_stepopt_init(&so);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-o")) {
-			if (i + 1 >= argc)
-				return cmd_usage_error("trace", "option -o needs a value");
-			outpath = argv[++i];
-		} else if ((rc = cmd_stepopt_parse("trace", &so, argc, argv, &i)) != 0) {
-			if (rc != 1)
-				return PLUMB_EUSAGE;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error("trace", "unknown option '%s'", a);
-		} else if (path) {
+	cmd_getopt_start();
+	while ((opt = cmd_getopt("trace", argc, argv, "o:", longopts)) != -1) {
+		if (opt == 'o')
+			outpath = optarg;
+		else if ((rc = cmd_stepopt_take("trace", &so, opt, optarg)) != 1)
+			return rc ? PLUMB_EUSAGE : -opt;
+	}
+	for (i = optind; i < argc; i++) {
+		if (path)
 			return cmd_usage_error("trace", "one SCENARIO");
-		} else {
-			path = a;
-		}
+		path = argv[i];
 	}
 	if (!path)
 		return cmd_usage_error("trace", "missing SCENARIO file");

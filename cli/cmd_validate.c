@@ -2,6 +2,7 @@
  * cmd_validate.c - `plumb validate CASES.yaml`: predicted vs measured for
  * every validation case, as a Markdown report.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,12 @@ const char cmd_validate_usage[] =
 	"5 --strict and the bar is not met (with --cross also: held-out median\n"
 	"error at most 5% and worst point at most 15%).\n";
 
+static const struct option longopts[] = {
+	{ "strict", no_argument, NULL, 's' },
+	{ "cross", no_argument, NULL, 'x' },
+	{ NULL, 0, NULL, 0 }
+};
+
 int cmd_validate(int argc, char **argv)
 {
 	struct plumb_err err;
@@ -40,25 +47,25 @@ int cmd_validate(int argc, char **argv)
 	struct outfile out;
 	const char *path = NULL, *outpath = "-";
 	struct calib_cross_summary cs;
-	int i, rc, strict = 0, opened = 0, cross = 0;
+	int i, c, rc, strict = 0, opened = 0, cross = 0;
 
 	plumb_err_clear(&err);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o")) {
-			if (i + 1 >= argc)
-				return cmd_usage_error("validate", "option -o needs a value");
-			outpath = argv[++i];
-		} else if (!strcmp(argv[i], "--strict")) {
+	cmd_getopt_start();
+	while ((c = cmd_getopt("validate", argc, argv, "o:", longopts)) != -1) {
+		if (c == 'o')
+			outpath = optarg;
+		else if (c == 's')
 			strict = 1;
-		} else if (!strcmp(argv[i], "--cross")) {
+		else if (c == 'x')
 			cross = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cmd_usage_error("validate", "unknown option '%s'", argv[i]);
-		} else if (!path) {
+		else
+			return -c;
+	}
+	for (i = optind; i < argc; i++) {
+		if (!path)
 			path = argv[i];
-		} else {
+		else
 			return cmd_usage_error("validate", "unexpected argument '%s'", argv[i]);
-		}
 	}
 	if (!path)
 		return cmd_usage_error("validate", "missing CASES.yaml");

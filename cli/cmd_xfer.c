@@ -2,6 +2,7 @@
  * cmd_xfer.c - `plumb xfer SCENARIO`: p2pBandwidthLatencyTest-style
  * matrices, or one transfer's time.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,16 @@ static int parse_gpu(const char *v, int *out)
 	return 0;
 }
 
+static const struct option longopts[] = {
+	{ "from", required_argument, NULL, 'F' },
+	{ "to", required_argument, NULL, 'T' },
+	{ "bytes", required_argument, NULL, 'B' },
+	{ "method", required_argument, NULL, 'M' },
+	{ "acs", required_argument, NULL, 'A' },
+	{ "bidir", no_argument, NULL, 'D' },
+	{ NULL, 0, NULL, 0 }
+};
+
 int cmd_xfer(int argc, char **argv)
 {
 	struct plumb_err err;
@@ -53,47 +64,54 @@ int cmd_xfer(int argc, char **argv)
 	struct p2pt_result *r = NULL;
 	struct outfile out;
 	const char *path = NULL, *outpath = "-";
-	int i, rc, from = -1, to = -1, bidir = 0, method = -1, opened = 0, acs = -1;
+	int i, c, rc, from = -1, to = -1, bidir = 0, method = -1, opened = 0, acs = -1;
 	uint64_t bytes = 40000000;
 
 	plumb_err_clear(&err);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--bytes") ||
-		    !strcmp(a, "--method") || !strcmp(a, "--acs") || !strcmp(a, "-o")) {
-			if (!val)
-				return cmd_usage_error("xfer", "option %s needs a value", a);
-			i++;
-			if (!strcmp(a, "--from") && parse_gpu(val, &from) < 0)
+	cmd_getopt_start();
+	while ((c = cmd_getopt("xfer", argc, argv, "o:", longopts)) != -1) {
+		const char *val = optarg;
+		switch (c) {
+		case 'F':
+			if (parse_gpu(val, &from) < 0)
 				return cmd_usage_error("xfer", "--from needs a GPU index, not '%s'", val);
-			if (!strcmp(a, "--to") && parse_gpu(val, &to) < 0)
+			break;
+		case 'T':
+			if (parse_gpu(val, &to) < 0)
 				return cmd_usage_error("xfer", "--to needs a GPU index, not '%s'", val);
-			if (!strcmp(a, "--bytes") && parse_size(val, &bytes) < 0)
+			break;
+		case 'B':
+			if (parse_size(val, &bytes) < 0)
 				return cmd_usage_error("xfer", "--bytes needs a size such as 64M, not '%s'", val);
-			if (!strcmp(a, "--method")) {
-				if (!strcmp(val, "p2p"))
-					method = XFER_P2P;
-				else if (!strcmp(val, "bounce"))
-					method = XFER_BOUNCE;
-				else
-					return cmd_usage_error("xfer", "--method must be p2p or bounce, not '%s'", val);
-			}
-			if (!strcmp(a, "--acs")) {
-				if (strcmp(val, "on") && strcmp(val, "off"))
-					return cmd_usage_error("xfer", "--acs must be on or off, not '%s'", val);
-				acs = !strcmp(val, "on");
-			}
-			if (!strcmp(a, "-o"))
-				outpath = val;
-		} else if (!strcmp(a, "--bidir")) {
+			break;
+		case 'M':
+			if (!strcmp(val, "p2p"))
+				method = XFER_P2P;
+			else if (!strcmp(val, "bounce"))
+				method = XFER_BOUNCE;
+			else
+				return cmd_usage_error("xfer", "--method must be p2p or bounce, not '%s'", val);
+			break;
+		case 'A':
+			if (strcmp(val, "on") && strcmp(val, "off"))
+				return cmd_usage_error("xfer", "--acs must be on or off, not '%s'", val);
+			acs = !strcmp(val, "on");
+			break;
+		case 'o':
+			outpath = val;
+			break;
+		case 'D':
 			bidir = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error("xfer", "unknown option '%s'", a);
-		} else if (!path) {
-			path = a;
-		} else {
-			return cmd_usage_error("xfer", "unexpected argument '%s'", a);
+			break;
+		default:
+			return -c;
 		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (!path)
+			path = argv[i];
+		else
+			return cmd_usage_error("xfer", "unexpected argument '%s'", argv[i]);
 	}
 	if (!path)
 		return cmd_usage_error("xfer", "missing SCENARIO file");

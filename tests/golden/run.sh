@@ -264,6 +264,24 @@ expect_rc 2 "plumb topo --no-such-option" "$PLUMB" topo "$first" --no-such-optio
 expect_rc 4 "plumb topo (missing file)" "$PLUMB" topo "$tmp/does-not-exist.yaml"
 if [ -s "$tmp/out" ]; then bad "plumb topo (missing file): wrote to stdout"; else ok; fi
 
+# "--name=VALUE" is "--name VALUE" (getopt_long), before or after the file
+if [ -n "$first" ]; then
+	for pair in "topo|--format|json" "topo|--acs|off" "xfer|--bytes|1M" \
+		    "constants|--format|yaml" "trace|--layout|tp4pp2"; do
+		c=${pair%%|*} rest=${pair#*|} o=${rest%%|*} v=${rest#*|}
+		"$PLUMB" "$c" "$first" "$o" "$v" >"$tmp/sep" 2>&1
+		rc1=$?
+		"$PLUMB" "$c" "$o=$v" "$first" >"$tmp/eq" 2>&1
+		rc2=$?
+		if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && cmp -s "$tmp/sep" "$tmp/eq"; then
+			ok
+		else
+			bad "plumb $c $o=$v FILE (exit $rc2) differs from plumb $c FILE $o $v (exit $rc1)"
+			diff -u "$tmp/sep" "$tmp/eq" | sed 's/^/    /' | head -n 20
+		fi
+	done
+fi
+
 # ---- 4. determinism and atomic output -------------------------------------
 if [ -n "$first" ]; then
 	for f in text json nccl-xml; do
