@@ -42,6 +42,22 @@ static void track(cairo_t *cr, const struct scenario *s, const struct bar_result
 	rdr_rgb(cr, 0x5b7396);
 	cairo_set_line_width(cr, 1.5);
 	cairo_stroke(cr);
+	/* the firmware's bridge windows: each GPU's 64-bit BARs summed and
+	 * rounded up to the largest one's alignment */
+	for (i = 0; i < r->ngpus && !r->realloc; i++) {
+		static const double dash[] = { 4, 3 };
+		double bx = x0 + ((double)r->win_base[i] - lo) * sx, bw = (double)r->win_size[i] * sx;
+		if (!r->win_size[i])
+			continue;
+		rdr_rgba(cr, rdr_palette(i), 0.12);
+		cairo_rectangle(cr, bx + 0.5, y + 3, bw - 1, th - 6);
+		cairo_fill_preserve(cr);
+		rdr_rgb(cr, rdr_palette(i));
+		cairo_set_line_width(cr, 1.2);
+		cairo_set_dash(cr, dash, 2, 0);
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+	}
 	for (i = 0; i < r->nplace; i++) {
 		const struct bar_place *p = &r->place[i];
 		double bx, bw;
@@ -81,6 +97,67 @@ static void track(cairo_t *cr, const struct scenario *s, const struct bar_result
 	(void)s;
 }
 
+/*
+ * Why the two passes need different room, from GPU 0's BARs: the firmware
+ * gives each GPU's root port one window for all its 64-bit prefetchable
+ * BARs, rounded up to the largest BAR's alignment; pci=realloc packs only
+ * the largest, and the small BARs (BAR0's registers, ...) live in the
+ * 32-bit window.
+ */
+static void why(cairo_t *cr, const struct scenario *s, const struct bar_result *fw, double x,
+		double y, double w)
+{
+	const struct scn_gpu_model *m;
+	char line[900], part[64], a[32], b[32], big_s[32];
+	uint64_t sum = 0, big = 0;
+	int k, n64 = 0, big_region = -1;
+	if (s->ngpus < 1 || s->nodes[s->gpu_node[0]].gpu_model < 0)
+		return;
+	m = &s->catalog->gpus[s->nodes[s->gpu_node[0]].gpu_model];
+	for (k = 0; k < m->nbars; k++)
+		if (m->bars[k].bits == 64 && m->bars[k].prefetchable) {
+			sum += m->bars[k].size;
+			n64++;
+			if (m->bars[k].size > big) {
+				big = m->bars[k].size;
+				big_region = m->bars[k].region;
+			}
+		}
+	if (!big)
+		return;
+	snprintf(line, sizeof(line), "Why the firmware needs more: each GPU's root port gets one "
+		 "bridge window (dashed) for its 64-bit prefetchable BARs, ");
+	for (k = 0; k < m->nbars; k++)
+		if (m->bars[k].bits == 64 && m->bars[k].prefetchable) {
+			gib(a, sizeof(a), (double)m->bars[k].size);
+			if (m->bars[k].size < (1ULL << 30))
+				snprintf(a, sizeof(a), "%.0f MiB", (double)m->bars[k].size / 1048576);
+			snprintf(part, sizeof(part), "%sBAR%d %s", k && strlen(line) > 0 &&
+				 line[strlen(line) - 2] != ',' ? " + " : "", m->bars[k].region, a);
+			strncat(line, part, sizeof(line) - strlen(line) - 1);
+		}
+	gib(big_s, sizeof(big_s), (double)big);
+	gib(a, sizeof(a), (double)((sum + big - 1) / big * big));
+	gib(b, sizeof(b), (double)fw->need64);
+	snprintf(part, sizeof(part), ",");
+	snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		 ", aligned to BAR%d's %s: %s per GPU, %s for %d. pci=realloc places only each BAR%d; "
+		 "the small BARs (", big_region, big_s, a, b, s->ngpus, big_region);
+	for (k = 0, n64 = 0; k < m->nbars; k++)
+		if (m->bars[k].size < big) {
+			char sz[32];
+			if (m->bars[k].size < (1ULL << 30))
+				snprintf(sz, sizeof(sz), "%.0f MiB", (double)m->bars[k].size / 1048576);
+			else
+				gib(sz, sizeof(sz), (double)m->bars[k].size);
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%sBAR%d %s",
+				 n64++ ? ", " : "", m->bars[k].region, sz);
+		}
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), ") go to the 32-bit window.");
+	rdr_rgb(cr, 0x222222);
+	rdr_text_wrap(cr, x, y, line, 12, w, 17, 3);
+}
+
 int rdr_bars(const char *path, const struct scenario *s, struct plumb_err *err)
 {
 	struct bar_result *r = calloc(2, sizeof(*r));
@@ -97,7 +174,7 @@ int rdr_bars(const char *path, const struct scenario *s, struct plumb_err *err)
 	/* from address 0: guest RAM below the region shows as the gap */
 	lo = 0;
 	hi = fmax((double)r[0].limit64 + 1, (double)r[1].limit64 + 1);
-	if ((rc = rdr_canvas_begin(&c, path, W, 520, err)) < 0)
+	if ((rc = rdr_canvas_begin(&c, path, W, 600, err)) < 0)
 		goto out;
 	rdr_rgb(c.cr, 0x111111);
 	snprintf(buf, sizeof(buf), "%.200s: GPU BARs in the VM's 64-bit MMIO space",
@@ -113,6 +190,7 @@ int rdr_bars(const char *path, const struct scenario *s, struct plumb_err *err)
 	track(c.cr, s, &r[0], x0, w, 110, lo, hi,
 	      "as the firmware assigns them (kernel without pci=realloc)");
 	track(c.cr, s, &r[1], x0, w, 300, lo, hi, "after the kernel re-assigns them (pci=realloc)");
+	why(c.cr, s, &r[0], 24, 548, W - 48);
 	/* address axis */
 	/* binary steps: 128 GiB, 256 GiB, ... */
 	step = exp2(ceil(log2((hi - lo) / 8)));

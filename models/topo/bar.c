@@ -180,5 +180,7 @@ int bar_fit(const struct scenario *s, int realloc, struct bar_result *r,
 			snprintf(r->msg[r->nmsg++], sizeof(r->msg[0]),
 				 "nvidia: probe of %s failed with error -1", bdf);
 	}
+	memcpy(r->win_base, win_base, (size_t)s->ngpus * sizeof(win_base[0]));
+	memcpy(r->win_size, win_size, (size_t)s->ngpus * sizeof(win_size[0]));
 	return 0;
 }

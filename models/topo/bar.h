@@ -42,6 +42,9 @@ struct bar_result {
 	struct bar_place place[SCN_MAX_GPUS * SCN_MAX_BARS];
 	uint64_t need64, avail64;   /* bytes asked of / offered by the 64-bit window */
 	uint64_t start64, limit64;  /* 64-bit region bounds used */
+	uint64_t win_base[SCN_MAX_GPUS], win_size[SCN_MAX_GPUS];  /* each GPU's 64-bit window
+				       (firmware: its root port's bridge window; realloc: its
+				       largest BAR), size 0 when it found no room */
 	int nmsg;
 	char msg[BAR_MAX_MSG][160]; /* kernel log lines, kernel wording */
 };
