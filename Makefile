@@ -121,14 +121,15 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/plumb
 	rm -rf $(DATADIR)
 
-# engine, prediction and sweep speed (docs/performance.md); about 40 s,
-# a few with SWEEP_QUICK=1 (no 10,000-point sweep)
+# engine, prediction and sweep speed: bench/*.csv, and the figures with the
+# machine they ran on into docs/performance.md (scripts/bench-report.sh);
+# a few minutes, less with SWEEP_QUICK=1 (no 10,000-point sweep)
 bench: plumb
 	@mkdir -p bench
-	./plumb bench --format csv -o bench/results.csv
-	cat bench/results.csv
-	sh scripts/bench-predict.sh
-	sh scripts/bench-sweep.sh
+	load=$$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true); \
+	./plumb bench --format csv -o bench/results.csv && cat bench/results.csv && \
+	sh scripts/bench-predict.sh && sh scripts/bench-sweep.sh && \
+	LOAD_BEFORE="$$load" sh scripts/bench-report.sh
 
 docs-constants: plumb
 	sh scripts/gen-constants-doc.sh

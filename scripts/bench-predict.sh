@@ -9,31 +9,53 @@
 #   layout=L     plumb predict on the seed VM with layout L, concurrencies 1-64
 #   poisson=N    N requests arriving as a Poisson process (--rate 5, at most
 #                256 in flight) on the bare-metal seed box
+#   compare      plumb compare of 4 boxes (bare metal, the VM, the switch box,
+#                HGX H200) x 4 layouts (tp8, tp4pp2, ep8, tp8ep); the bar is
+#                0.5 s
 # Every case runs twice: with collective replay (the default) and with
 # PLUMB_NO_REPLAY=1 (every collective simulated as flows; docs/engine.md
 # "Collective replay"); the outputs must be the same bytes, the script stops
-# if they are not. Columns: seconds (replay), seconds_no_replay, speedup.
-# Run from the repository root after `make`. Times are wall-clock seconds on
-# this machine; they vary with its load.
+# if they are not. Columns: seconds (replay), seconds_no_replay, speedup,
+# cpu_seconds (replay: user + system CPU of the same best run). Run from the
+# repository root after `make`. Times are wall-clock seconds on this
+# machine; they vary with its load; the CPU seconds vary less.
 set -eu
 PLUMB=${PLUMB:-./plumb}
 scn=scenarios/proxmox-vm-8x-rtxpro6000.yaml
 out=bench/predict.csv
 mkdir -p bench
 tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.r" "$tmp.s"' EXIT
+trap 'rm -f "$tmp" "$tmp.r" "$tmp.s" "$tmp.t0" "$tmp.t1"' EXIT
 
-# best of 3 wall-clock runs of the command
+# CPU seconds (user + system) of the shell's children in the output of the
+# `times` builtin in file $1 (its second line: "0m1.234s 0m0.056s"); the
+# builtin runs in this shell, not in a command substitution, whose children
+# would be its own
+cpu() {
+	sed -n 2p "$1" | awk '{ t = 0
+		for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+		printf "%.3f", t }'
+}
+
+# best of 3 wall-clock runs of the command: "wall cpu" of the fastest
 best() {
 	b=
+	bc=
 	for i in 1 2 3; do
+		times > "$tmp.t0"
 		s=$(date +%s.%N)
 		"$@" > /dev/null
 		e=$(date +%s.%N)
+		times > "$tmp.t1"
+		c0=$(cpu "$tmp.t0")
+		c1=$(cpu "$tmp.t1")
 		t=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", e - s }')
-		if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
+		if [ -z "$b" ] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then
+			b=$t
+			bc=$(awk -v a="$c0" -v z="$c1" 'BEGIN { printf "%.3f", z - a }')
+		fi
 	done
-	echo "$b"
+	echo "$b $bc"
 }
 
 # row CASE VALUE ARGS...: both timings, after checking the outputs agree
@@ -47,12 +69,15 @@ row() {
 		echo "bench-predict: $c $v: replay and simulation differ" >&2
 		exit 1
 	fi
-	r=$(best "$PLUMB" "$@")
+	rb=$(best "$PLUMB" "$@")
+	r=${rb% *}
+	rc=${rb#* }
 	s=$(export PLUMB_NO_REPLAY=1; best "$PLUMB" "$@")
-	echo "$c,$v,$r,$s,$(awk -v r="$r" -v s="$s" 'BEGIN { printf "%.1f", (r > 0 ? s / r : 0) }')" >> "$tmp"
+	s=${s% *}
+	echo "$c,$v,$r,$s,$(awk -v r="$r" -v s="$s" 'BEGIN { printf "%.1f", (r > 0 ? s / r : 0) }'),$rc" >> "$tmp"
 }
 
-echo "case,value,seconds,seconds_no_replay,speedup" > "$tmp"
+echo "case,value,seconds,seconds_no_replay,speedup,cpu_seconds" > "$tmp"
 row default "seed comparison"
 for n in 256 1024 4096; do
 	row output "$n" predict "$scn" --layout tp8 --concurrency 64 --output "$n"
@@ -70,5 +95,8 @@ done
 # seed box on bare metal (the bar: under 2 s)
 row poisson 10000 predict scenarios/baremetal-8x-rtxpro6000.yaml --layout tp8 \
 	--concurrency 256 --rate 5 --requests 10000 --percentiles --draws 0
+row compare "4 boxes x 4 layouts" compare scenarios/baremetal-8x-rtxpro6000.yaml \
+	scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/switch-8x-rtxpro6000.yaml \
+	scenarios/hgx-8x-h200.yaml --layout tp8,tp4pp2,ep8,tp8ep
 mv "$tmp" "$out"
 cat "$out"

@@ -1,0 +1,83 @@
+#!/bin/sh
+# bench-report.sh: write the figures of the last `make bench` into
+# docs/performance.md, between the lines "<!-- bench:begin -->" and
+# "<!-- bench:end -->" (the rest of the page is kept as it is), with the
+# machine they ran on: CPU model and count, operating system, compiler and
+# flags, commit, date and the load average (other work on the machine
+# slows the wall-clock figures; the CPU seconds and counts vary less).
+#   bench/results.csv   the engine's workloads (plumb bench)
+#   bench/predict.csv   scripts/bench-predict.sh
+#   bench/sweep.csv     scripts/bench-sweep.sh
+# LOAD_BEFORE may hold the load average taken before the runs (make bench
+# sets it). Run from the repository root.
+set -eu
+doc=${DOC:-docs/performance.md}
+for f in bench/results.csv bench/predict.csv bench/sweep.csv; do
+	if [ ! -f "$f" ]; then
+		echo "bench-report: $f is missing (run make bench)" >&2
+		exit 1
+	fi
+done
+if ! grep -q '^<!-- bench:begin -->$' "$doc" || ! grep -q '^<!-- bench:end -->$' "$doc"; then
+	echo "bench-report: $doc has no bench:begin / bench:end lines" >&2
+	exit 1
+fi
+tmp=$(mktemp)
+trap 'rm -f "$tmp" "$tmp.s"' EXIT
+
+cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -1)
+ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo "?")
+os=$(sed -n 's/^PRETTY_NAME="\(.*\)"$/\1/p' /etc/os-release 2>/dev/null | head -1)
+cc=$(${CC:-cc} --version 2>/dev/null | head -1)
+opt=$(sed -n 's/^OPT *?= *//p' Makefile)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo "?")
+dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -c . || true)
+when=$(date -u '+%Y-%m-%d %H:%M UTC')
+load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+
+{
+	echo "<!-- bench:begin -->"
+	echo "### The last \`make bench\`"
+	echo
+	echo "Written by \`scripts/bench-report.sh\` from \`bench/*.csv\`; do not edit by hand."
+	echo
+	echo "- Machine: ${cpu:-unknown CPU}, $ncpu logical CPUs, ${os:-unknown OS}"
+	echo "- Compiler: ${cc:-unknown}, \`$opt\`"
+	if [ "$dirty" -gt 0 ]; then
+		echo "- Commit: $commit with $dirty files changed in the work tree; $when"
+	else
+		echo "- Commit: $commit; $when"
+	fi
+	echo "- Load average (1, 5, 15 min) before: ${LOAD_BEFORE:-not taken}; after: $load_after"
+	echo
+	echo "Predictions (\`scripts/bench-predict.sh\`: best of three wall-clock runs;"
+	echo "CPU is user + system seconds of that run; no replay: \`PLUMB_NO_REPLAY=1\`, same bytes):"
+	echo
+	echo "| case | value | wall s | CPU s | wall s, no replay | speed-up |"
+	echo "|---|---|---|---|---|---|"
+	sed 1d bench/predict.csv | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, ($6 == "" ? "-" : $6), $4, $5 }'
+	echo
+	echo "Sweeps (\`scripts/bench-sweep.sh\`, from \`plumb sweep --stats\`):"
+	echo
+	echo "| case | value | points | steps simulated | step lookups | wall s | points/s | ms per simulated step and thread | threads | peak RSS KiB |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	sed 1d bench/sweep.csv | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }'
+	echo
+	echo "The engine (\`plumb bench --format csv\`):"
+	echo
+	echo "| workload | events | re-solves | wall s | events/s | ns/event | ns/re-solve | flows, rounds per solve | peak RSS KiB |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ printf "| %s | %s | %s | %s | %s | %s | %s | %s, %s | %s |\n", $c["workload"], $c["events"],
+			$c["resolves"], $c["wall_seconds"], $c["events_per_s"], $c["ns_per_event"],
+			$c["ns_per_resolve"], $c["flows_per_resolve"], $c["rounds_per_resolve"],
+			$c["peak_rss_kib"] }' bench/results.csv
+	echo "<!-- bench:end -->"
+} > "$tmp.s"
+
+awk -v sec="$tmp.s" '
+	/^<!-- bench:begin -->$/ { while ((getline l < sec) > 0) print l; skip = 1; next }
+	/^<!-- bench:end -->$/ { skip = 0; next }
+	!skip { print }' "$doc" > "$tmp"
+mv "$tmp" "$doc"
+echo "bench-report: figures written to $doc"
