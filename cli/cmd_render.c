@@ -199,6 +199,8 @@ static int parse(int argc, char **argv, struct ropts *o)
 		return cmd_usage_error(cmd, "--draws goes with --what throughput");
 	if (o->topo.path_a >= 0 && strcmp(o->what, "topology"))
 		return cmd_usage_error(cmd, "--path goes with --what topology");
+	/* --nccl-p2p-level also decides the transports topology and matrix show */
+	o->topo.topo.nccl_p2p_level = o->step.level;
 	if (!o->nconc) {
 		static const int def[] = { 1, 2, 4, 8, 16, 32, 64 };
 		memcpy(o->conc, def, sizeof(def));

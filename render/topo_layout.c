@@ -767,14 +767,55 @@ void rdr_topo_opts_init(struct rdr_topo_opts *o)
 static void legend_note(struct rdr_layout *L, const struct scenario *s,
 			const struct topo_view *nv, const struct rdr_topo_opts *o, int p2p)
 {
-	char why[400];
+	char why[400], cls[16];
 	int a = o->path_a, b = o->path_b;
 	topo_p2p_reason(nv, a, b, why, sizeof(why));
+	if (!p2p && nv->p2p[a][b] == P2P_OK) {
+		/* the driver allows P2P; NCCL's level is what sends it through memory */
+		snprintf(L->note, sizeof(L->note), "GPU%d \xe2\x86\x92 GPU%d: a host bounce through "
+			 "host memory (NCCL %s%s), although P2P status is OK: the pair is %s, beyond "
+			 "NCCL_P2P_LEVEL=%s%s; with NCCL_P2P_LEVEL=SYS NCCL would use peer-to-peer DMA.",
+			 a, b, topo_xport_str((enum topo_xport)nv->xport[a][b]),
+			 s->vm.mode == SCN_VM ? " in the guest" : "", topo_class_str(nv, a, b, cls),
+			 topo_nccl_path_str(nv->nccl_level),
+			 nv->nccl_level_default ? " (NCCL's default)" : "");
+		return;
+	}
 	snprintf(L->note, sizeof(L->note), "GPU%d \xe2\x86\x92 GPU%d: %s (NCCL %s%s). P2P status %s: %s",
 		 a, b, p2p ? "peer-to-peer DMA" : "a host bounce through host memory",
 		 topo_xport_str((enum topo_xport)nv->xport[a][b]),
 		 s->vm.mode == SCN_VM ? " in the guest" : "",
 		 topo_p2p_str((enum topo_p2p)nv->p2p[a][b]), why);
+}
+
+/*
+ * A VM without a path: what its guest makes of every pair, and what one
+ * transfer between the first two GPUs costs.
+ */
+static int vm_note(struct rdr_layout *L, const struct scenario *s, const struct topo_view *gv,
+		   struct plumb_err *err)
+{
+	double small, big;
+	int i, j, shm = 0, pairs = 0, rc;
+	if (gv->ngpu < 2)
+		return 0;
+	for (i = 0; i < gv->ngpu; i++)
+		for (j = i + 1; j < gv->ngpu; j++) {
+			pairs++;
+			shm += gv->xport[i][j] != XP_P2P;
+		}
+	if (!shm)
+		return 0;
+	if ((rc = xfer_time(s, 0, 1, P2PT_LAT_BYTES, XFER_BOUNCE, 0, &small, err)) < 0 ||
+	    (rc = xfer_time(s, 0, 1, P2PT_BYTES, XFER_BOUNCE, 0, &big, err)) < 0)
+		return rc;
+	snprintf(L->note, sizeof(L->note), "In the guest %s%d of %d GPU pairs go through host "
+		 "memory (NCCL %s), never peer-to-peer: from GPU0 to GPU1 a 4-byte copy takes %.1f us "
+		 "and 40 MB run at %.1f GB/s (plumb xfer). --path A:B draws one such route.",
+		 shm == pairs ? "all " : "", shm, pairs,
+		 topo_xport_str((enum topo_xport)gv->xport[0][1]), small * 1e6,
+		 P2PT_BYTES / big / 1e9);
+	return 0;
 }
 
 int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
@@ -918,6 +959,8 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 			goto fail;
 	} else if (view == RDR_VIEW_HOST && !vm) {
 		level_note(L, hv);
+	} else if (gv && (rc = vm_note(L, s, gv, err)) < 0) {
+		goto fail;
 	}
 	L->legend_y = bottom + 14;
 	L->w = right + MARGIN;
