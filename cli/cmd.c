@@ -211,12 +211,20 @@ int cmd_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 	char opts[64];
 	int c;
 
-	snprintf(opts, sizeof(opts), ":%s", shortopts);
+	/* "-..." keeps arguments in order (returned as option 1): ':' after it */
+	if (shortopts[0] == '-')
+		snprintf(opts, sizeof(opts), "-:%s", shortopts + 1);
+	else
+		snprintf(opts, sizeof(opts), ":%s", shortopts);
 	c = getopt_long(argc, argv, opts, longopts, NULL);
 	if (c == '?') {
-		if (optopt)     /* a short option; 0 for a long one */
+		const char *a = argv[optind - 1];
+		if (optopt > 0 && optopt < 0x80 && a[0] == '-' && a[1] != '-')
 			return -cmd_usage_error(cmd, "unknown option '-%c'", optopt);
-		return -cmd_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		if (optopt && strchr(a, '='))   /* a known long option given a value */
+			return -cmd_usage_error(cmd, "option %.*s takes no value",
+						(int)strcspn(a, "="), a);
+		return -cmd_usage_error(cmd, "unknown option '%s'", a);
 	}
 	if (c == ':') {
 		const char *a = argv[optind - 1];
@@ -224,4 +232,18 @@ int cmd_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 		return -cmd_usage_error(cmd, "option %.*s needs a value", (int)n, a);
 	}
 	return c;
+}
+
+const char *cmd_optname(char **argv, char *buf, size_t n)
+{
+	const char *a;
+
+	/* the value came apart ("-b 8") or with its option ("-b8", "--x=8") */
+	a = optarg && optind >= 2 && optarg == argv[optind - 1] ? argv[optind - 2]
+								 : argv[optind - 1];
+	if (a[0] == '-' && a[1] != '-')
+		snprintf(buf, n, "%.2s", a);
+	else
+		snprintf(buf, n, "%.*s", (int)strcspn(a, "="), a);
+	return buf;
 }

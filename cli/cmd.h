@@ -7,6 +7,7 @@
 #ifndef PLUMB_CMD_H
 #define PLUMB_CMD_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 struct plumb_cmd {
@@ -84,11 +85,16 @@ struct option;
  * the options). Returns the option's val with optarg set, -1 after the
  * last option, or PLUMB_EUSAGE negated after printing "unknown option 'X'"
  * or "option X needs a value" for command cmd. shortopts need not start
- * with ':' (it is added).
+ * with ':' (it is added); starting with '-' they keep every argument in
+ * its place, a positional one returned as option 1 with optarg set.
  */
 void cmd_getopt_start(void);
 int cmd_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 	       const struct option *longopts);
+
+/* The option cmd_getopt() just returned as the user typed its name ("-b",
+ * "--minbytes"), without a value, into buf (n bytes); returns buf. */
+const char *cmd_optname(char **argv, char *buf, size_t n);
 
 int cmd_topo(int argc, char **argv);
 int cmd_import(int argc, char **argv);

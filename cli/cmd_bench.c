@@ -3,6 +3,7 @@
  * One row per workload: events, flow starts, re-solves, wall time, the
  * rates derived from them and the process's peak RSS.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,19 @@ static void print_row(FILE *f, int fmt, const struct sim_bench_params *p,
 		r->peak_rss_kib);
 }
 
+/* Long options' val is OPT_BASE + their index, so the name comes back. */
+#define OPT_BASE 0x200
+static const struct option longopts[] = {
+	{ "workload", required_argument, NULL, OPT_BASE + 0 },
+	{ "steps", required_argument, NULL, OPT_BASE + 1 },
+	{ "gpus", required_argument, NULL, OPT_BASE + 2 },
+	{ "flows", required_argument, NULL, OPT_BASE + 3 },
+	{ "bytes", required_argument, NULL, OPT_BASE + 4 },
+	{ "seed", required_argument, NULL, OPT_BASE + 5 },
+	{ "format", required_argument, NULL, OPT_BASE + 6 },
+	{ NULL, 0, NULL, 0 }
+};
+
 int cmd_bench(int argc, char **argv)
 {
 	struct plumb_err err;
@@ -141,22 +155,17 @@ int cmd_bench(int argc, char **argv)
 	const char *outpath = "-";
 	long steps = 0, gpus = 0, flows = 0, seed = -1;
 	uint64_t bytes = 0;
-	int i, w, first = 0, last = SIM_BENCH_NWORKLOADS - 1, fmt = FMT_TABLE;
+	int w, opt, first = 0, last = SIM_BENCH_NWORKLOADS - 1, fmt = FMT_TABLE;
 
 	plumb_err_clear(&err);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--workload") && strcmp(a, "--steps") &&
-		    strcmp(a, "--gpus") && strcmp(a, "--flows") &&
-		    strcmp(a, "--bytes") && strcmp(a, "--seed") &&
-		    strcmp(a, "--format") && strcmp(a, "-o")) {
-			if (a[0] == '-' && a[1])
-				return cmd_usage_error("bench", "unknown option '%s'", a);
-			return cmd_usage_error("bench", "unexpected argument '%s'", a);
-		}
-		if (!val)
-			return cmd_usage_error("bench", "option %s needs a value", a);
-		i++;
+	cmd_getopt_start();
+	while ((opt = cmd_getopt("bench", argc, argv, "o:", longopts)) != -1) {
+		const char *val = optarg;
+		char a[32];
+		if (opt < 0)
+			return -opt;
+		snprintf(a, sizeof(a), "%s%s", opt == 'o' ? "-o" : "--",
+			 opt == 'o' ? "" : longopts[opt - OPT_BASE].name);
 		if (!strcmp(a, "--workload")) {
 			enum sim_bench_workload wl;
 			if (!strcmp(val, "all")) {
@@ -195,6 +204,8 @@ int cmd_bench(int argc, char **argv)
 			outpath = val;
 		}
 	}
+	if (optind < argc)
+		return cmd_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 
 	if (out_open(&out, outpath, &err) < 0)
 		goto fail;

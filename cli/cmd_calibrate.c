@@ -3,6 +3,7 @@
  * model's named constants to measurements and write a calibration file
  * that every command takes with --calib.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,38 +123,75 @@ struct pair {
 	int first, nfiles;          /* its slice of files[] */
 };
 
+/* Long options' val is OPT_BASE + their index, so the name comes back. */
+#define OPT_BASE 0x200
+static const struct option longopts[] = {
+	{ "data", optional_argument, NULL, OPT_BASE + 0 },
+	{ "and", required_argument, NULL, OPT_BASE + 1 },
+	{ "plot", required_argument, NULL, OPT_BASE + 2 },
+	{ "free", required_argument, NULL, OPT_BASE + 3 },
+	{ "pin", required_argument, NULL, OPT_BASE + 4 },
+	{ "accept-poor-fit", no_argument, NULL, OPT_BASE + 5 },
+	{ "gpus", required_argument, NULL, OPT_BASE + 6 },
+	{ "model", required_argument, NULL, OPT_BASE + 7 },
+	{ "weights", required_argument, NULL, OPT_BASE + 8 },
+	{ "kv", required_argument, NULL, OPT_BASE + 9 },
+	{ "nccl-p2p-level", required_argument, NULL, OPT_BASE + 10 },
+	{ NULL, 0, NULL, 0 }
+};
+
 int cmd_calibrate(int argc, char **argv)
 {
 	const char *outpath = NULL, *plot = NULL;
 	const char *model = NULL, *weights = NULL, *kv = NULL;
 	const char *files[MAXDATA];
 	struct pair pairs[CALIB_MAX_SCN];
-	int npairs = 1, nfiles = 0, i, j, rc, in_data = 0, accept = 0;
+	int npairs = 1, nfiles = 0, i, j, rc, opt, in_data = 0, accept = 0;
 	int freeidx[CALIB_MAX_FREE], nfree = -1, pin[K_NCONSTS], npin = 0;
 	struct val_set *v = NULL;
 	struct calib_result r;
 	struct plumb_err err;
 	struct outfile out;
-	char why[1024];
+	char why[1024], name[40];
 
 	memset(&r, 0, sizeof(r));
 	memset(pairs, 0, sizeof(pairs));
 	pairs[0].level = -1;
 	plumb_err_clear(&err);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	cmd_getopt_start();
+	while ((opt = cmd_getopt("calibrate", argc, argv, "-o:", longopts)) != -1) {
 		struct pair *p = &pairs[npairs - 1];
-		int needs = !strcmp(a, "-o") || !strcmp(a, "--plot") || !strcmp(a, "--free") || !strcmp(a, "--pin") ||
-			    !strcmp(a, "--gpus") || !strcmp(a, "--model") || !strcmp(a, "--weights") ||
-			    !strcmp(a, "--kv") || !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "--and");
-		if (needs && i + 1 >= argc)
-			return cmd_usage_error("calibrate", "option %s needs a value", a);
-		if (a[0] == '-' && a[1])
-			in_data = 0;
+		const char *a = name, *val = optarg;
+		if (opt < 0)
+			return -opt;
+		if (opt == 1) {         /* an argument, in its place */
+			if (in_data) {
+				if (nfiles >= MAXDATA)
+					return cmd_usage_error("calibrate", "at most %d data files", MAXDATA);
+				files[nfiles++] = val;
+				p->nfiles++;
+			} else if (!p->scenario) {
+				p->scenario = val;
+			} else {
+				return cmd_usage_error("calibrate", "unexpected argument '%s' (data files "
+						       "follow --data)", val);
+			}
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s%s", opt == 'o' ? "-o" : "--",
+			 opt == 'o' ? "" : longopts[opt - OPT_BASE].name);
+		in_data = 0;
 		if (!strcmp(a, "--data")) {
+			/* --data FILE... or --data=FILE [FILE...] */
 			in_data = 1;
-			if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1]))
+			if (val) {
+				if (nfiles >= MAXDATA)
+					return cmd_usage_error("calibrate", "at most %d data files", MAXDATA);
+				files[nfiles++] = val;
+				p->nfiles++;
+			} else if (optind >= argc || (argv[optind][0] == '-' && argv[optind][1])) {
 				return cmd_usage_error("calibrate", "option --data needs a file");
+			}
 		} else if (!strcmp(a, "--and")) {
 			if (!p->scenario || !p->nfiles)
 				return cmd_usage_error("calibrate", "--and: the scenario before it needs its "
@@ -161,47 +199,36 @@ int cmd_calibrate(int argc, char **argv)
 			if (npairs >= CALIB_MAX_SCN)
 				return cmd_usage_error("calibrate", "at most %d scenarios", CALIB_MAX_SCN);
 			p = &pairs[npairs++];
-			p->scenario = argv[++i];
+			p->scenario = val;
 			p->level = -1;
 			p->first = nfiles;
 		} else if (!strcmp(a, "-o")) {
-			outpath = argv[++i];
+			outpath = val;
 		} else if (!strcmp(a, "--plot")) {
-			plot = argv[++i];
+			plot = val;
 			if (rdr_format_of(plot) < 0)
 				return cmd_usage_error("calibrate", "--plot '%s': give a .png, .svg or .pdf file", plot);
 		} else if (!strcmp(a, "--free")) {
-			if ((nfree = parse_names("--free", argv[++i], freeidx, CALIB_MAX_FREE)) < 0)
+			if ((nfree = parse_names("--free", val, freeidx, CALIB_MAX_FREE)) < 0)
 				return PLUMB_EUSAGE;
 		} else if (!strcmp(a, "--pin")) {
-			int n = parse_names("--pin", argv[++i], pin + npin, K_NCONSTS - npin);
+			int n = parse_names("--pin", val, pin + npin, K_NCONSTS - npin);
 			if (n < 0)
 				return PLUMB_EUSAGE;
 			npin += n;
 		} else if (!strcmp(a, "--accept-poor-fit")) {
 			accept = 1;
 		} else if (!strcmp(a, "--gpus")) {
-			p->gpus = argv[++i];
+			p->gpus = val;
 		} else if (!strcmp(a, "--model")) {
-			model = argv[++i];
+			model = val;
 		} else if (!strcmp(a, "--weights")) {
-			weights = argv[++i];
+			weights = val;
 		} else if (!strcmp(a, "--kv")) {
-			kv = argv[++i];
-		} else if (!strcmp(a, "--nccl-p2p-level")) {
-			if ((p->level = topo_nccl_path_parse(argv[++i])) < 0)
-				return cmd_usage_error("calibrate", "unknown NCCL_P2P_LEVEL '%s'", argv[i]);
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error("calibrate", "unknown option '%s'", a);
-		} else if (in_data) {
-			if (nfiles >= MAXDATA)
-				return cmd_usage_error("calibrate", "at most %d data files", MAXDATA);
-			files[nfiles++] = a;
-			p->nfiles++;
-		} else if (!p->scenario) {
-			p->scenario = a;
-		} else {
-			return cmd_usage_error("calibrate", "unexpected argument '%s' (data files follow --data)", a);
+			kv = val;
+		} else {        /* --nccl-p2p-level */
+			if ((p->level = topo_nccl_path_parse(val)) < 0)
+				return cmd_usage_error("calibrate", "unknown NCCL_P2P_LEVEL '%s'", val);
 		}
 	}
 	if (!pairs[0].scenario)

@@ -3,6 +3,7 @@
  * collective, simulated on the scenario.
  */
 #include <math.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,21 @@ static int draw_time(void *arg, double *value, struct plumb_err *err)
 	return rc < 0 ? rc : 1;
 }
 
+static const struct option longopts[] = {
+	{ "op", required_argument, NULL, 'O' },
+	{ "gpus", required_argument, NULL, 'G' },
+	{ "minbytes", required_argument, NULL, 'b' },
+	{ "maxbytes", required_argument, NULL, 'e' },
+	{ "stepfactor", required_argument, NULL, 'f' },
+	{ "algo", required_argument, NULL, 'A' },
+	{ "proto", required_argument, NULL, 'P' },
+	{ "nccl-p2p-level", required_argument, NULL, 'L' },
+	{ "root", required_argument, NULL, 'R' },
+	{ "nccl-p2p-disable", no_argument, NULL, 'D' },
+	{ "verbose", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
 int cmd_coll(int argc, char **argv)
 {
 	struct plumb_err err;
@@ -74,7 +90,7 @@ int cmd_coll(int argc, char **argv)
 	const char *path = NULL, *outpath = "-", *gpus = NULL;
 	uint64_t minb = 8, maxb = 128ull << 20;
 	long factor = 2;
-	int i, rc, opened = 0, verbose = 0, op = COLL_ALLREDUCE;
+	int i, opt, rc, opened = 0, verbose = 0, op = COLL_ALLREDUCE;
 	double sum_busbw = 0;
 	int rows = 0;
 
@@ -83,35 +99,37 @@ int cmd_coll(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	c.algo = ALGO_AUTO;
 	c.proto = PROTO_AUTO;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "--op") || !strcmp(a, "--gpus") || !strcmp(a, "-b") ||
-			    !strcmp(a, "--minbytes") || !strcmp(a, "-e") || !strcmp(a, "--maxbytes") ||
-			    !strcmp(a, "-f") || !strcmp(a, "--stepfactor") || !strcmp(a, "--algo") ||
-			    !strcmp(a, "--proto") || !strcmp(a, "--nccl-p2p-level") ||
-			    !strcmp(a, "--root") || !strcmp(a, "-o");
-		if (takes) {
-			if (!val)
-				return cmd_usage_error("coll", "option %s needs a value", a);
-			i++;
-		}
-		if (!strcmp(a, "--op")) {
+	cmd_getopt_start();
+	while ((opt = cmd_getopt("coll", argc, argv, "b:e:f:o:", longopts)) != -1) {
+		const char *val = optarg;
+		char a[32];
+		switch (opt) {
+		case 'O':
 			if ((op = coll_op_parse(val)) < 0)
 				return cmd_usage_error("coll", "unknown --op '%s'", val);
-		} else if (!strcmp(a, "--gpus")) {
+			break;
+		case 'G':
 			gpus = val;
-		} else if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) {
+			break;
+		case 'b':
 			if (parse_size(val, &minb) < 0)
-				return cmd_usage_error("coll", "%s needs a size such as 8 or 64K, not '%s'", a, val);
-		} else if (!strcmp(a, "-e") || !strcmp(a, "--maxbytes")) {
+				return cmd_usage_error("coll", "%s needs a size such as 8 or 64K, not '%s'",
+						       cmd_optname(argv, a, sizeof(a)), val);
+			break;
+		case 'e':
 			if (parse_size(val, &maxb) < 0)
-				return cmd_usage_error("coll", "%s needs a size such as 128M, not '%s'", a, val);
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--stepfactor")) {
+				return cmd_usage_error("coll", "%s needs a size such as 128M, not '%s'",
+						       cmd_optname(argv, a, sizeof(a)), val);
+			break;
+		case 'f': {
 			char *end;
 			factor = strtol(val, &end, 10);
 			if (*end || factor < 2 || factor > 1024)
-				return cmd_usage_error("coll", "%s needs a whole number from 2 to 1024, not '%s'", a, val);
-		} else if (!strcmp(a, "--algo")) {
+				return cmd_usage_error("coll", "%s needs a whole number from 2 to 1024, not '%s'",
+						       cmd_optname(argv, a, sizeof(a)), val);
+			break;
+		}
+		case 'A':
 			if (!strcmp(val, "ring")) c.algo = ALGO_RING;
 			else if (!strcmp(val, "tree")) c.algo = ALGO_TREE;
 			else if (!strcmp(val, "oneshot")) c.algo = ALGO_ONESHOT;
@@ -119,34 +137,44 @@ int cmd_coll(int argc, char **argv)
 			else if (!strcmp(val, "auto")) c.algo = ALGO_AUTO;
 			else
 				return cmd_usage_error("coll", "--algo must be ring, tree, oneshot, twoshot or auto, not '%s'", val);
-		} else if (!strcmp(a, "--proto")) {
+			break;
+		case 'P':
 			if (!strcmp(val, "LL")) c.proto = PROTO_LL;
 			else if (!strcmp(val, "LL128")) c.proto = PROTO_LL128;
 			else if (!strcmp(val, "Simple")) c.proto = PROTO_SIMPLE;
 			else if (!strcmp(val, "auto")) c.proto = PROTO_AUTO;
 			else
 				return cmd_usage_error("coll", "--proto must be LL, LL128, Simple or auto, not '%s'", val);
-		} else if (!strcmp(a, "--nccl-p2p-level")) {
+			break;
+		case 'L':
 			if ((o.nccl_p2p_level = topo_nccl_path_parse(val)) < 0)
 				return cmd_usage_error("coll", "unknown NCCL_P2P_LEVEL '%s'", val);
-		} else if (!strcmp(a, "--root")) {
+			break;
+		case 'R': {
 			char *end;
 			c.root = (int)strtol(val, &end, 10);
 			if (*end || c.root < 0)
 				return cmd_usage_error("coll", "--root needs a rank, not '%s'", val);
-		} else if (!strcmp(a, "-o")) {
-			outpath = val;
-		} else if (!strcmp(a, "--nccl-p2p-disable")) {
-			o.nccl_p2p_level = NP_LOC;
-		} else if (!strcmp(a, "--verbose")) {
-			verbose = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error("coll", "unknown option '%s'", a);
-		} else if (!path) {
-			path = a;
-		} else {
-			return cmd_usage_error("coll", "unexpected argument '%s'", a);
+			break;
 		}
+		case 'o':
+			outpath = val;
+			break;
+		case 'D':
+			o.nccl_p2p_level = NP_LOC;
+			break;
+		case 'V':
+			verbose = 1;
+			break;
+		default:
+			return -opt;
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (!path)
+			path = argv[i];
+		else
+			return cmd_usage_error("coll", "unexpected argument '%s'", argv[i]);
 	}
 	if (!path)
 		return cmd_usage_error("coll", "missing SCENARIO file");

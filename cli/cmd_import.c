@@ -3,6 +3,7 @@
  * rebuilt from real tool output (io/import.h does the work).
  */
 #include <ctype.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,26 +42,13 @@ const char cmd_import_usage[] =
 	"\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid input, 4 I/O error.\n";
 
-/* Value of option argv[*i] ("--opt VAL" or "--opt=VAL"), advancing *i. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *match)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-
-	*match = 0;
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=') {
-		*match = 1;
-		return a + n + 1;
-	}
-	if (a[n] != '\0')
-		return NULL;
-	*match = 1;
-	if (*i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "gpu-model", required_argument, NULL, 'g' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "sockets", required_argument, NULL, 's' },
+	{ NULL, 0, NULL, 0 }
+};
 
 /* Print the usage error for a --gpu-model the catalog does not hold; 1 then. */
 static int unknown_gpu_model(const char *id)
@@ -107,7 +95,7 @@ int cmd_import(int argc, char **argv)
 	const char *kind = NULL, *file = NULL, *outpath = "-", *v;
 	char *buf = NULL;
 	size_t len;
-	int i, rc, match;
+	int i, rc, opt;
 
 	if (cmd_wants_help(argc, argv)) {
 		fputs(cmd_import_usage, stdout);
@@ -115,39 +103,43 @@ int cmd_import(int argc, char **argv)
 	}
 	memset(&o, 0, sizeof(o));
 	plumb_err_clear(&err);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if ((v = opt_value(argc, argv, &i, "--output", &match)) || match ||
-		    (v = opt_value(argc, argv, &i, "-o", &match)) || match) {
-			if (!v || !*v)
-				return cmd_usage_error("import", "%s needs a file name", a);
+	cmd_getopt_start();
+	while ((opt = cmd_getopt("import", argc, argv, "o:", longopts)) != -1) {
+		v = optarg;
+		switch (opt) {
+		case 'o':
 			outpath = v;
-		} else if ((v = opt_value(argc, argv, &i, "--gpu-model", &match)) || match) {
-			if (!v || !valid_id(v))
+			break;
+		case 'g':
+			if (!valid_id(v))
 				return cmd_usage_error("import", "--gpu-model needs a catalog id "
 						       "like rtx-pro-6000");
 			if (unknown_gpu_model(v))
 				return PLUMB_EUSAGE;
 			o.gpu_model = v;
-		} else if ((v = opt_value(argc, argv, &i, "--name", &match)) || match) {
-			if (!v || !*v)
-				return cmd_usage_error("import", "--name needs a value");
+			break;
+		case 'n':
 			o.name = v;
-		} else if ((v = opt_value(argc, argv, &i, "--sockets", &match)) || match) {
+			break;
+		case 's': {
 			char *end;
-			long n = v ? strtol(v, &end, 10) : 0;
-			if (!v || !*v || *end || n < 1 || n > 8)
+			long n = strtol(v, &end, 10);
+			if (!*v || *end || n < 1 || n > 8)
 				return cmd_usage_error("import", "--sockets needs a number from 1 to 8");
 			o.sockets = (int)n;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cmd_usage_error("import", "unknown option '%s'", a);
-		} else if (!kind) {
-			kind = a;
-		} else if (!file) {
-			file = a;
-		} else {
-			return cmd_usage_error("import", "unexpected argument '%s'", a);
+			break;
 		}
+		default:
+			return -opt;
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (!kind)
+			kind = argv[i];
+		else if (!file)
+			file = argv[i];
+		else
+			return cmd_usage_error("import", "unexpected argument '%s'", argv[i]);
 	}
 	if (!kind)
 		return cmd_usage_error("import", "missing input kind (topo-m or lspci)");
