@@ -27,6 +27,7 @@
 #define SCN_MAX_CATALOG 64
 #define SCN_MAX_GPU_NAMES 8     /* `names:` of one catalog entry */
 #define SCN_MAX_PCI_IDS 8       /* `pci_ids:` of one catalog entry */
+#define SCN_MAX_HOSTS 16        /* `hosts:` of a scenario of several boxes */
 /* Events one simulation of the scenario may handle (sim/engine.h's budget). */
 #define SCN_DEFAULT_EVENT_BUDGET 100000000ULL
 
@@ -99,6 +100,7 @@ struct scn_node {
 	int gpu_model;          /* gpu: index into the catalog */
 	int gpu_index;          /* gpu: 0..ngpus-1, else -1 */
 	int clique;             /* gpu in a VM with p2p_exposure clique: its clique id */
+	int host;               /* the host (box) the node is in, 0..nhosts-1 */
 	int line, col;          /* where the entry starts in the scenario file */
 };
 
@@ -163,13 +165,46 @@ struct scn_host {
 	int p2p_patched;            /* driver patched to allow P2P on GeForce cards */
 };
 
+/*
+ * One box of a scenario with `hosts:`. Its nodes, GPUs and sockets are
+ * contiguous in the scenario's arrays: GPU indices first_gpu.. (the NCCL
+ * ranks of a run over every GPU), sockets first_socket.. and NUMA nodes
+ * first_socket x numa_per_socket.. (numbered across hosts); node ids are
+ * "<host>.<id>".
+ */
+struct scn_box {
+	char name[40];
+	int first_node, nnodes;
+	int first_gpu, ngpus;
+	int first_socket, nsockets;
+	int nnics;                  /* NIC ports: `kind: nic` entries */
+	char source[256];           /* `box: FILE` as given, "" inline */
+	int line, col;              /* the hosts entry */
+};
+
+/* The network between hosts (`network:`, one switch level). */
+enum scn_net_kind { SCN_NET_IB, SCN_NET_ROCE };
+struct scn_network {
+	int given;
+	enum scn_net_kind kind;
+	double port_gbps;           /* line rate of one NIC port, Gb/s */
+	char switch_model[96];
+	int switch_ports;           /* 0: not stated */
+};
+
+const char *scn_net_kind_name(enum scn_net_kind k);
+
 struct scenario {
 	char path[512];
 	char name[96];
 	char description[512];
 	unsigned long seed;
 	uint64_t event_budget;          /* `event_budget`: per simulation, see above */
-	struct scn_host host;
+	struct scn_host host;           /* with `hosts:`, the first box's, with
+					   sockets and socket_cpus over every box */
+	int nhosts;                     /* 1 for a scenario of one box */
+	struct scn_box hosts[SCN_MAX_HOSTS];
+	struct scn_network net;
 	int nnodes;
 	struct scn_node nodes[SCN_MAX_NODES];
 	int ngpus;

@@ -38,60 +38,119 @@ static void cell(FILE *f, const char *s)
 		fputs(s, f);
 }
 
+/*
+ * The endpoints of host h of v into ep (GPUs, then NICs) and their labels
+ * as nvidia-smi on that host prints them (GPU0.., NIC0..); the count. A
+ * scenario of one box has every endpoint under its own label.
+ */
+static int host_eps(const struct topo_view *v, int h, int *ep, char (*label)[16])
+{
+	int i, n = 0, gpus = 0, nics = 0;
+	for (i = 0; i < v->nep; i++) {
+		if (v->scn->nhosts > 1 && topo_ep_host(v, i) != h)
+			continue;
+		ep[n] = i;
+		if (v->scn->nhosts <= 1)
+			snprintf(label[n], 16, "%s", v->ep[i].label);
+		else if (v->ep[i].gpu >= 0)
+			snprintf(label[n], 16, "GPU%d", gpus++);
+		else
+			snprintf(label[n], 16, "NIC%d", nics++);
+		n++;
+	}
+	return n;
+}
+
+/* Heading of host h's block when the scenario has several hosts. */
+static void host_heading(FILE *f, const struct topo_view *v, int h)
+{
+	const struct scn_box *b = &v->scn->hosts[h];
+	if (v->scn->nhosts <= 1)
+		return;
+	fprintf(f, "%s%s (GPU%d-GPU%d of the scenario, %d NIC%s):\n", h ? "\n" : "", b->name,
+		b->first_gpu, b->first_gpu + b->ngpus - 1, b->nnics, b->nnics == 1 ? "" : "s");
+}
+
 void rep_topo_matrix(FILE *f, const struct topo_view *v, int legend)
 {
-	int i, j, nics = 0;
-	char buf[16], aff[160];
+	int i, j, h, n, ep[TOPO_MAX_EP], nics = 0;
+	char buf[16], aff[160], label[TOPO_MAX_EP][16];
+	const struct scenario *s = v->scn;
 
-	for (i = 0; i < v->nep; i++)
-		fprintf(f, "\t%s", v->ep[i].label);
-	fputs("\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n", f);
-	for (i = 0; i < v->nep; i++) {
-		fputs(v->ep[i].label, f);
-		for (j = 0; j < v->nep; j++) {
-			fputc('\t', f);
-			cell(f, topo_class_str(v, i, j, buf));
+	for (h = 0; h < (s->nhosts > 1 ? s->nhosts : 1); h++) {
+		n = host_eps(v, h, ep, label);
+		host_heading(f, v, h);
+		for (i = 0; i < n; i++)
+			fprintf(f, "\t%s", label[i]);
+		fputs("\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n", f);
+		for (i = 0; i < n; i++) {
+			const struct topo_ep *e = &v->ep[ep[i]];
+			fputs(label[i], f);
+			for (j = 0; j < n; j++) {
+				fputc('\t', f);
+				cell(f, topo_class_str(v, ep[i], ep[j], buf));
+			}
+			if (e->gpu >= 0) {
+				int numa = e->numa;
+				if (v->side == TOPO_GUEST)
+					topo_guest_cpus(s, numa, aff, sizeof(aff));
+				else
+					topo_cpu_affinity(s, numa, aff, sizeof(aff));
+				/* each host numbers its NUMA nodes from 0 */
+				if (numa >= 0 && s->nhosts > 1)
+					numa -= s->hosts[h].first_socket * s->host.numa_per_socket;
+				if (numa >= 0)
+					fprintf(f, "\t%s\t%d\t\tN/A", aff, numa);
+				else
+					fprintf(f, "\t%s\tN/A\t\tN/A", aff);
+			}
+			fputc('\n', f);
+			nics += e->gpu < 0;
 		}
-		if (v->ep[i].gpu >= 0) {
-			if (v->side == TOPO_GUEST)
-				topo_guest_cpus(v->scn, v->ep[i].numa, aff, sizeof(aff));
-			else
-				topo_cpu_affinity(v->scn, v->ep[i].numa, aff, sizeof(aff));
-			if (v->ep[i].numa >= 0)
-				fprintf(f, "\t%s\t%d\t\tN/A", aff, v->ep[i].numa);
-			else
-				fprintf(f, "\t%s\tN/A\t\tN/A", aff);
+		if (legend && s->nhosts > 1 && n > s->hosts[h].ngpus) {
+			fputs("\nNIC Legend:\n\n", f);
+			for (i = 0; i < n; i++)
+				if (v->ep[ep[i]].gpu < 0)
+					fprintf(f, "  %s: %s\n", label[i], s->nodes[v->ep[ep[i]].host_node].model[0]
+						? s->nodes[v->ep[ep[i]].host_node].model
+						: s->nodes[v->ep[ep[i]].host_node].id);
 		}
-		fputc('\n', f);
-		nics += v->ep[i].gpu < 0;
 	}
 	if (legend) {
 		fputc('\n', f);
 		fputs(legend_m, f);
 	}
-	if (legend && nics) {
+	if (legend && nics && s->nhosts <= 1) {
 		fputs("\nNIC Legend:\n\n", f);
 		for (i = 0; i < v->nep; i++)
 			if (v->ep[i].gpu < 0)
 				fprintf(f, "  %s: %s\n", v->ep[i].label,
-					v->scn->nodes[v->ep[i].host_node].model[0]
-						? v->scn->nodes[v->ep[i].host_node].model
-						: v->scn->nodes[v->ep[i].host_node].id);
+					s->nodes[v->ep[i].host_node].model[0]
+						? s->nodes[v->ep[i].host_node].model
+						: s->nodes[v->ep[i].host_node].id);
 	}
 }
 
 void rep_p2p_matrix(FILE *f, const struct topo_view *v, int legend)
 {
-	int i, j;
-	fputs(" ", f);
-	for (i = 0; i < v->ngpu; i++)
-		fprintf(f, "\t%s", v->ep[i].label);
-	fputc('\n', f);
-	for (i = 0; i < v->ngpu; i++) {
-		fprintf(f, " %s", v->ep[i].label);
-		for (j = 0; j < v->ngpu; j++)
-			fprintf(f, "\t%s", topo_p2p_str((enum topo_p2p)v->p2p[i][j]));
+	int i, j, h, n, ng, ep[TOPO_MAX_EP];
+	char label[TOPO_MAX_EP][16];
+
+	for (h = 0; h < (v->scn->nhosts > 1 ? v->scn->nhosts : 1); h++) {
+		n = host_eps(v, h, ep, label);
+		for (ng = 0; ng < n && v->ep[ep[ng]].gpu >= 0; ng++)
+			;
+		host_heading(f, v, h);
+		fputs(" ", f);
+		for (i = 0; i < ng; i++)
+			fprintf(f, "\t%s", label[i]);
 		fputc('\n', f);
+		for (i = 0; i < ng; i++) {
+			fprintf(f, " %s", label[i]);
+			for (j = 0; j < ng; j++)
+				fprintf(f, "\t%s", topo_p2p_str((enum topo_p2p)v->p2p[ep[i]][ep[j]]));
+			fputc('\n', f);
+		}
 	}
 	if (legend) {
 		fputc('\n', f);
@@ -107,6 +166,8 @@ void rep_p2p_reasons(FILE *f, const struct topo_view *v)
 		for (j = i + 1; j < v->ngpu; j++) {
 			if (v->p2p[i][j] == P2P_OK && v->acs_via[i][j] < 0 && !v->acs_dt[i][j])
 				continue;
+			if (topo_ep_host(v, i) != topo_ep_host(v, j))
+				continue;       /* between hosts: the network, rep_transport */
 			topo_p2p_reason(v, i, j, why, sizeof(why));
 			fprintf(f, "%s-%s: %s, %s\n", v->ep[i].label, v->ep[j].label,
 				topo_p2p_str((enum topo_p2p)v->p2p[i][j]), why);
@@ -227,15 +288,28 @@ void rep_findings(FILE *f, const struct topo_view *host, const struct topo_view 
 
 	for (i = 0; i < run->ngpu; i++)
 		for (j = i + 1; j < run->ngpu; j++) {
+			if (topo_ep_host(run, i) != topo_ep_host(run, j))
+				continue;       /* between hosts: the network's finding */
 			pairs++;
 			ok += run->p2p[i][j] == P2P_OK;
 			p2p += run->xport[i][j] == XP_P2P;
 		}
+	if (s->nhosts > 1) {
+		int gdr = 0;
+		for (i = 0; i < host->ngpu; i++)
+			gdr += topo_gdr(host, i, NULL, NULL, 0) == 1;
+		fprintf(f, "- %d hosts joined by %s at %g Gb/s per NIC port through %s: GPUs of "
+			"different hosts use NCCL's NET transport, %d of %d GPUs with GPUDirect RDMA to "
+			"their NIC%s.\n",
+			s->nhosts, s->net.kind == SCN_NET_IB ? "InfiniBand" : "RoCE", s->net.port_gbps,
+			s->net.switch_model[0] ? s->net.switch_model : "one switch", gdr, host->ngpu,
+			gdr < host->ngpu ? ", the others staged through host memory" : "");
+	}
 	if (pairs && ok < pairs) {
 		/* The first non-OK pair stands for the rest with the same story. */
 		for (i = 0; i < run->ngpu && !n; i++)
 			for (j = i + 1; j < run->ngpu && !n; j++)
-				if (run->p2p[i][j] != P2P_OK) {
+				if (run->p2p[i][j] != P2P_OK && topo_ep_host(run, i) == topo_ep_host(run, j)) {
 					topo_p2p_reason(run, i, j, why, sizeof(why));
 					fprintf(f, "- %s-%s: %s, %s", run->ep[i].label, run->ep[j].label,
 						topo_p2p_str((enum topo_p2p)run->p2p[i][j]), why);
@@ -305,7 +379,8 @@ void rep_findings(FILE *f, const struct topo_view *host, const struct topo_view 
 		int sys = 0;
 		for (i = 0; i < host->ngpu; i++)
 			for (j = i + 1; j < host->ngpu; j++)
-				sys += host->cls[i][j] == TC_SYS;
+				sys += host->cls[i][j] == TC_SYS &&
+				       topo_ep_host(host, i) == topo_ep_host(host, j);
 		if (sys)
 			fprintf(f, "- On the host %d pairs cross the inter-socket link (SYS); keeping tensor-parallel "
 				"groups inside one NUMA node (e.g. TP4+PP2) avoids it for all-reduce.\n", sys);
@@ -395,6 +470,33 @@ int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 		rc |= jout_push(a, o);
 	}
 	rc |= jout_set(doc, "gpus", a);
+	a = json_array();
+	for (i = 0; i < s->nhosts; i++) {
+		const struct scn_box *b = &s->hosts[i];
+		json_t *g = json_array();
+		o = json_object();
+		for (j = 0; j < b->ngpus; j++)
+			rc |= jout_push(g, json_integer(b->first_gpu + j));
+		rc |= jout_set(o, "name", jout_str(b->name));
+		rc |= jout_set(o, "gpus", g);
+		rc |= jout_set(o, "nics", json_integer(b->nnics));
+		rc |= jout_set(o, "sockets", json_integer(b->nsockets));
+		rc |= jout_set(o, "box", b->source[0] ? jout_str(b->source) : json_null());
+		rc |= jout_push(a, o);
+	}
+	rc |= jout_set(doc, "hosts", a);
+	if (s->net.given) {
+		o = json_object();
+		rc |= jout_set(o, "kind", jout_str(scn_net_kind_name(s->net.kind)));
+		rc |= jout_set(o, "port_gbps", json_real(s->net.port_gbps));
+		rc |= jout_set(o, "switch", s->net.switch_model[0] ? jout_str(s->net.switch_model)
+								  : json_null());
+		rc |= jout_set(o, "switch_ports", s->net.switch_ports ? json_integer(s->net.switch_ports)
+								      : json_null());
+		rc |= jout_set(doc, "network", o);
+	} else {
+		rc |= jout_set(doc, "network", json_null());
+	}
 
 	o = json_object();
 	a = json_array();

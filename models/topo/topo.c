@@ -121,6 +121,11 @@ int topo_chip_cross(const struct scenario *s, int acs_override, int na, int nb, 
 	return 1;
 }
 
+int topo_ep_host(const struct topo_view *v, int i)
+{
+	return v->scn->nodes[v->ep[i].host_node].host;
+}
+
 static int vroot(const struct topo_view *v, int node)
 {
 	while (v->nodes[node].parent >= 0)
@@ -170,10 +175,20 @@ const char *topo_class_str(const struct topo_view *v, int i, int j, char *buf)
 	return buf;
 }
 
+int topo_numa_host(const struct scenario *s, int numa)
+{
+	int h, nps = s->host.numa_per_socket;
+	for (h = 0; h < s->nhosts; h++)
+		if (numa >= s->hosts[h].first_socket * nps &&
+		    numa < (s->hosts[h].first_socket + s->hosts[h].nsockets) * nps)
+			return h;
+	return 0;
+}
+
 void topo_cpu_affinity(const struct scenario *s, int numa, char *buf, size_t n)
 {
 	const struct scn_host *h = &s->host;
-	int nodes = h->sockets * h->numa_per_socket, cpn, total;
+	int nodes = h->sockets * h->numa_per_socket, cpn, total, local = numa;
 
 	if (numa < 0 || numa >= nodes) {
 		snprintf(buf, n, "N/A");
@@ -187,14 +202,19 @@ void topo_cpu_affinity(const struct scenario *s, int numa, char *buf, size_t n)
 		snprintf(buf, n, "N/A");
 		return;
 	}
-	/* Linux numbers first threads of every core, then the SMT siblings. */
+	/* Linux numbers first threads of every core, then the SMT siblings,
+	 * on each host of a scenario with several from CPU 0. */
+	{
+		const struct scn_box *b = &s->hosts[topo_numa_host(s, numa)];
+		local = numa - b->first_socket * h->numa_per_socket;
+		total = h->cores_per_socket * (s->nhosts > 1 ? b->nsockets : h->sockets);
+	}
 	cpn = h->cores_per_socket / h->numa_per_socket;
-	total = h->cores_per_socket * h->sockets;
 	if (h->threads_per_core > 1)
-		snprintf(buf, n, "%d-%d,%d-%d", numa * cpn, numa * cpn + cpn - 1,
-			 total + numa * cpn, total + numa * cpn + cpn - 1);
+		snprintf(buf, n, "%d-%d,%d-%d", local * cpn, local * cpn + cpn - 1,
+			 total + local * cpn, total + local * cpn + cpn - 1);
 	else
-		snprintf(buf, n, "%d-%d", numa * cpn, numa * cpn + cpn - 1);
+		snprintf(buf, n, "%d-%d", local * cpn, local * cpn + cpn - 1);
 }
 
 void topo_guest_cpus(const struct scenario *s, int numa, char *buf, size_t n)
@@ -375,6 +395,8 @@ static enum topo_p2p host_p2p(const struct scenario *s, const struct topo_view *
 {
 	const struct scn_gpu_model *a = &s->catalog->gpus[s->nodes[s->gpu_node[i]].gpu_model];
 	const struct scn_gpu_model *b = &s->catalog->gpus[s->nodes[s->gpu_node[j]].gpu_model];
+	if (s->nodes[s->gpu_node[i]].host != s->nodes[s->gpu_node[j]].host)
+		return P2P_NS;          /* no PCIe path between boxes */
 	if (host->nvl[i][j])
 		return P2P_OK;
 	if ((a->p2p == SCN_P2P_UNSUPPORTED || b->p2p == SCN_P2P_UNSUPPORTED) &&
@@ -498,6 +520,10 @@ static void fill_transport(struct topo_view *v, const struct topo_opts *o)
 				v->xport[i][j] = XP_SELF;
 				continue;
 			}
+			if (topo_ep_host(v, i) != topo_ep_host(v, j)) {
+				v->xport[i][j] = XP_NET;    /* between hosts: NCCL's NET */
+				continue;
+			}
 			p2p = nccl_path((enum topo_class)v->cls[i][j]) <= v->nccl_level &&
 			      v->p2p[i][j] == P2P_OK;
 			v->xport[i][j] = p2p ? XP_P2P : (o->nccl_shm_disable || s->nccl_shm_disable) ? XP_NET : XP_SHM;
@@ -589,8 +615,8 @@ int topo_gdr(const struct topo_view *v, int g, int *nic, char *why, size_t n)
 	char cls[8];
 
 	for (k = v->ngpu; k < v->nep; k++)
-		if (best < 0 || nccl_path((enum topo_class)v->cls[g][k]) <
-				nccl_path((enum topo_class)v->cls[g][best]))
+		if (topo_ep_host(v, k) == topo_ep_host(v, g) && (best < 0 || nccl_path((enum topo_class)v->cls[g][k]) <
+				nccl_path((enum topo_class)v->cls[g][best])))
 			best = k;
 	if (nic)
 		*nic = best;
@@ -703,6 +729,13 @@ void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t 
 	const struct scn_gpu_model *gns = a->p2p == SCN_P2P_UNSUPPORTED ? a : b;
 	char where[160];
 
+	if (s->nodes[s->gpu_node[i]].host != s->nodes[s->gpu_node[j]].host) {
+		snprintf(buf, n, "the GPUs are in different hosts (%s, %s): no PCIe path joins them, "
+			 "NCCL reaches the other host through the NICs (NET)",
+			 s->hosts[s->nodes[s->gpu_node[i]].host].name,
+			 s->hosts[s->nodes[s->gpu_node[j]].host].name);
+		return;
+	}
 	where_phrase(s, i, j, where, sizeof(where));
 	switch ((enum topo_p2p)v->p2p[i][j]) {
 	case P2P_X:

@@ -102,7 +102,16 @@ int topo_nccl_path_parse(const char *s);
  */
 void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t n);
 
-/* CPU affinity list of NUMA node `numa` ("0-31,64-95"), or "N/A". */
+/*
+ * Host (index into s->hosts) of endpoint i of v, and the host of NUMA node
+ * numa: a scenario of several boxes numbers sockets and NUMA nodes across
+ * its hosts.
+ */
+int topo_ep_host(const struct topo_view *v, int i);
+int topo_numa_host(const struct scenario *s, int numa);
+
+/* CPU affinity list of NUMA node `numa` ("0-31,64-95"), or "N/A"; with
+ * several hosts, as that node's host numbers its CPUs (from 0). */
 void topo_cpu_affinity(const struct scenario *s, int numa, char *buf, size_t n);
 
 /*

@@ -81,15 +81,17 @@ static void expect_fail_at(int at, const char *text, int code, int line, int col
 }
 
 /* GPU count from a bundled scenario's name: "...-8x-..." -> 8. */
+/* GPUs a bundled scenario's name gives: "8x", or hosts times GPUs ("2x-hgx-8x"). */
 static int gpus_in_name(const char *path)
 {
-	const char *p = strrchr(path, '/');
-	p = p ? p + 1 : path;
+	const char *p = strrchr(path, '/'), *base;
+	int n = -1;
+	p = base = p ? p + 1 : path;
 	for (; *p; p++)
 		if (*p >= '1' && *p <= '9' && (p[1] == 'x' || (p[1] >= '0' && p[1] <= '9' && p[2] == 'x')) &&
-		    (p == path || p[-1] == '-' || p[-1] == '/'))
-			return atoi(p);
-	return -1;
+		    (p == base || p[-1] == '-'))
+			n = n < 0 ? atoi(p) : n * atoi(p);
+	return n;
 }
 
 static void test_bundled_scenarios(void)
@@ -118,7 +120,7 @@ static void test_bundled_scenarios(void)
 		if (want != s->ngpus)
 			printf("\n  %s: %d GPUs, its name says %d\n", path, s->ngpus, want);
 		EXPECT_INT(s->ngpus, want);
-		CU_ASSERT(want == 8 || want == 2);
+		CU_ASSERT(want == 8 || want == 2 || want == 16);
 		CU_ASSERT(s->name[0] != '\0');
 		CU_ASSERT_PTR_NOT_NULL(s->catalog);
 		/* The loader's guarantees (scn.h): parents come first, GPUs in order. */
@@ -309,6 +311,40 @@ static void test_mtp_accept(void)
 	expect_fail("plumb_scenario: 1\n" MINI_PCIE
 		    "serving: {mtp: {draft: 2, accept: [0.9, 0.7, 0.5]}}\n",
 		    PLUMB_EINPUT, 6, 35, "one rate per draft position");
+}
+
+/* hosts: two boxes from one box file, numbered across the hosts. */
+static void test_hosts(void)
+{
+	struct scenario *s = NULL;
+	struct plumb_err e;
+	int i;
+
+	plumb_err_clear(&e);
+	EXPECT_INT(scn_load("tests/data/multihost/two-h200.yaml", &s, &e), 0);
+	if (!s) {
+		printf("\n  %s:%d:%d: %s\n", e.file, e.line, e.col, e.msg);
+		return;
+	}
+	EXPECT_INT(s->nhosts, 2);
+	EXPECT_INT(s->ngpus, 16);
+	EXPECT_INT(s->host.sockets, 4);
+	EXPECT_INT(s->hosts[1].first_gpu, 8);
+	EXPECT_INT(s->hosts[1].first_socket, 2);
+	EXPECT_INT(s->hosts[0].nnics, 4);
+	EXPECT_INT(s->net.kind, SCN_NET_ROCE);
+	CU_ASSERT_DOUBLE_EQUAL(s->net.port_gbps, 400, 1e-12);
+	CU_ASSERT_STRING_EQUAL(s->hosts[1].name, "h1");
+	CU_ASSERT_STRING_EQUAL(s->nodes[s->gpu_node[8]].id, "h1.gpu0");
+	EXPECT_INT(s->nodes[s->gpu_node[8]].host, 1);
+	EXPECT_INT(s->nodes[s->gpu_node[8]].socket, 2);
+	/* 28 NVSwitch pairs per box, none between the boxes */
+	EXPECT_INT(s->nnvlink, 56);
+	for (i = 0; i < s->nnvlink; i++)
+		CU_ASSERT((s->nvlink[i].a < 8) == (s->nvlink[i].b < 8));
+	for (i = 0; i < s->nnodes; i++)
+		CU_ASSERT(s->nodes[i].parent < i);
+	scn_free(s);
 }
 
 static void test_defaults(void)
@@ -539,6 +575,7 @@ void suite_scn(void)
 {
 	CU_pSuite s = CU_add_suite("scn", NULL, NULL);
 	CU_add_test(s, "every bundled scenario loads", test_bundled_scenarios);
+	CU_add_test(s, "hosts: several boxes", test_hosts);
 	CU_add_test(s, "seed scenario values", test_seed_scenario_values);
 	CU_add_test(s, "GPU catalog", test_catalog);
 	CU_add_test(s, "GPU catalog constants", test_catalog_consts);
