@@ -55,6 +55,55 @@ static void axis_ms(cairo_t *cr, double x0, double y, double w, double t0, doubl
 	rdr_text(cr, x0 + w / 2, y + 36, label, 12, 0, RA_CENTER, 0);
 }
 
+/*
+ * A pipeline's stage sends on the first GPU of every stage: a gold mark
+ * above each so the short sends show at any zoom, and where there is room
+ * (a zoomed view) which microbatch goes to which stage, counted in the
+ * order the stage sends them (microbatches go through a stage in turn).
+ */
+static void sends(cairo_t *cr, const struct rdr_timeline *t, int ng, double left, double pw,
+		  double y0, double rowh, double t0, double t1)
+{
+	int per = t->stages > 1 ? ng / t->stages : 0, m = t->micro > 0 ? t->micro : t->stages;
+	int g, i, k;
+	double last_end;
+	if (!per)
+		return;
+	for (g = 0; g < ng; g += per) {
+		last_end = -1e9;
+		for (i = 0, k = 0; i < t->nspans; i++) {
+			const struct step_span *sp = &t->spans[i];
+			double x0, x1, y = y0 + g * rowh + 3;
+			char lab[32];
+			if (sp->gpu != g || sp->tag != TAG_COMM_PP)
+				continue;
+			k++;
+			if (sp->t1 < t0 || sp->t0 > t1)
+				continue;
+			x0 = left + pw * (sp->t0 - t0) / (t1 - t0);
+			x1 = left + pw * (sp->t1 - t0) / (t1 - t0);
+			rdr_rgb(cr, tags[TAG_COMM_PP].rgb);
+			cairo_move_to(cr, (x0 + x1) / 2, y + 4);
+			cairo_line_to(cr, (x0 + x1) / 2 - 4, y - 3);
+			cairo_line_to(cr, (x0 + x1) / 2 + 4, y - 3);
+			cairo_close_path(cr);
+			cairo_fill(cr);
+			snprintf(lab, sizeof(lab), "mb%d \xe2\x86\x92 stage %d", (k - 1) % m,
+				 (g / per + 1) % t->stages);
+			if (x1 - x0 > 6 && x1 + 6 + rdr_text_width(cr, lab, 10, 1) < left + pw &&
+			    x1 > last_end) {
+				double w = rdr_text_width(cr, lab, 10, 1);
+				cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+				cairo_rectangle(cr, x1 + 3, y + 2, w + 6, 13);
+				cairo_fill(cr);
+				rdr_rgb(cr, 0x7a5c00);
+				rdr_text(cr, x1 + 6, y + 12, lab, 10, 1, RA_LEFT, 0);
+				last_end = x1 + 9 + w;
+			}
+		}
+	}
+}
+
 /* GPU rows of the spans between times t0 and t1, from y0 down. */
 static void gantt(cairo_t *cr, const struct rdr_timeline *t, int ng, double left, double pw,
 		  double y0, double rowh, double t0, double t1)
@@ -88,6 +137,7 @@ static void gantt(cairo_t *cr, const struct rdr_timeline *t, int ng, double left
 		cairo_fill(cr);
 	}
 	cairo_restore(cr);
+	sends(cr, t, ng, left, pw, y0, rowh, t0, t1);
 	for (g = 0; g < ng; g++) {
 		char lab[16];
 		int per = t->stages > 1 ? ng / t->stages : 0;
