@@ -77,6 +77,8 @@ static int same_scenario(const struct scenario *a, const struct coll_scn *e)
 	if (tail < sizeof(*a) && memcmp((const char *)a + tail, (const char *)b + tail,
 					sizeof(*a) - tail) != 0)
 		return 0;
+	if (!a->catalog || !b->catalog)
+		return !a->catalog && !b->catalog;
 	if (a->catalog->n != e->cat->n)
 		return 0;
 	return memcmp(a->catalog->gpus, e->cat->gpus,
@@ -124,8 +126,11 @@ static int entry_new(const struct scenario *s, const struct topo_opts *o,
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
 	memcpy(e->s, s, sizeof(*s));
-	memcpy(e->cat, s->catalog, sizeof(*e->cat));
-	e->s->catalog = e->cat;
+	if (s->catalog)
+		memcpy(e->cat, s->catalog, sizeof(*e->cat));
+	else
+		memset(e->cat, 0, sizeof(*e->cat));
+	e->s->catalog = s->catalog ? e->cat : NULL;   /* a hand-built scenario may have none */
 	e->s->own_catalog = NULL;
 	e->o = *o;
 	if ((rc = topo_build(e->s, e->s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, &e->o,
