@@ -2,6 +2,7 @@
  * cmd_predict.c - `plumb predict`, `plumb compare` and the bare `plumb`
  * comparison: tokens per second for a model, layouts and boxes.
  */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,9 +192,41 @@ static int parse_long(const char *s, long lo, long *out)
 	return 0;
 }
 
+/* Long options' val is OPT_BASE + their index, so the name comes back. */
+#define OPT_BASE 0x200
+static const struct option longopts[] = {
+	{ "model", required_argument, NULL, OPT_BASE + 0 },
+	{ "weights", required_argument, NULL, OPT_BASE + 1 },
+	{ "kv", required_argument, NULL, OPT_BASE + 2 },
+	{ "layout", required_argument, NULL, OPT_BASE + 3 },
+	{ "concurrency", required_argument, NULL, OPT_BASE + 4 },
+	{ "batch", required_argument, NULL, OPT_BASE + 5 },
+	{ "context", required_argument, NULL, OPT_BASE + 6 },
+	{ "input", required_argument, NULL, OPT_BASE + 7 },
+	{ "output", required_argument, NULL, OPT_BASE + 8 },
+	{ "microbatches", required_argument, NULL, OPT_BASE + 9 },
+	{ "mtp", required_argument, NULL, OPT_BASE + 10 },
+	{ "accept", required_argument, NULL, OPT_BASE + 11 },
+	{ "format", required_argument, NULL, OPT_BASE + 12 },
+	{ "nccl-p2p-level", required_argument, NULL, OPT_BASE + 13 },
+	{ "draws", required_argument, NULL, OPT_BASE + 14 },
+	{ "plot", required_argument, NULL, OPT_BASE + 15 },
+	{ "rate", required_argument, NULL, OPT_BASE + 16 },
+	{ "requests", required_argument, NULL, OPT_BASE + 17 },
+	{ "seed", required_argument, NULL, OPT_BASE + 18 },
+	{ "chunked-prefill", required_argument, NULL, OPT_BASE + 19 },
+	{ "trace", required_argument, NULL, OPT_BASE + 20 },
+	{ "max-batched-tokens", required_argument, NULL, OPT_BASE + 21 },
+	{ "range-ratio", required_argument, NULL, OPT_BASE + 22 },
+	{ "percentiles", no_argument, NULL, OPT_BASE + 23 },
+	{ "eager", no_argument, NULL, OPT_BASE + 24 },
+	{ "breakdown", no_argument, NULL, OPT_BASE + 25 },
+	{ NULL, 0, NULL, 0 }
+};
+
 static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, int min_paths)
 {
-	int i;
+	int i, opt;
 	memset(o, 0, sizeof(*o));
 	o->model = "glm-5";
 	o->weights = NULL;          /* after the options: llm_default_weights */
@@ -207,23 +240,14 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 	o->range_ratio = -1;
 	o->draws = CMD_CALIB_DRAWS;
 	o->compare = !strcmp(cmd, "compare");
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "--model") || !strcmp(a, "--weights") || !strcmp(a, "--kv") ||
-			    !strcmp(a, "--layout") || !strcmp(a, "--concurrency") ||
-			    !strcmp(a, "--batch") || !strcmp(a, "--context") || !strcmp(a, "--input") ||
-			    !strcmp(a, "--output") || !strcmp(a, "--microbatches") ||
-			    !strcmp(a, "--mtp") || !strcmp(a, "--accept") || !strcmp(a, "--format") ||
-			    !strcmp(a, "--nccl-p2p-level") || !strcmp(a, "-o") ||
-			    !strcmp(a, "--draws") || !strcmp(a, "--plot") || !strcmp(a, "--rate") ||
-			    !strcmp(a, "--requests") || !strcmp(a, "--seed") ||
-			    !strcmp(a, "--chunked-prefill") || !strcmp(a, "--trace") ||
-			    !strcmp(a, "--max-batched-tokens") ||
-			    !strcmp(a, "--range-ratio");
-		if (takes && !v)
-			return cmd_usage_error(cmd, "option %s needs a value", a);
-		if (takes)
-			i++;
+	cmd_getopt_start();
+	while ((opt = cmd_getopt(cmd, argc, argv, "o:", longopts)) != -1) {
+		const char *v = optarg;
+		char a[40];
+		if (opt < 0)
+			return -opt;
+		snprintf(a, sizeof(a), "%s%s", opt == 'o' ? "-o" : "--",
+			 opt == 'o' ? "" : longopts[opt - OPT_BASE].name);
 		if (!strcmp(a, "--model")) {
 			o->model = v;
 		} else if (!strcmp(a, "--weights")) {
@@ -338,13 +362,12 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			o->eager = 1;
 		} else if (!strcmp(a, "--breakdown")) {
 			o->breakdown = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error(cmd, "unknown option '%s'", a);
-		} else {
-			if (o->npaths >= MAXSCN)
-				return cmd_usage_error(cmd, "at most %d scenarios", MAXSCN);
-			o->paths[o->npaths++] = a;
 		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (o->npaths >= MAXSCN)
+			return cmd_usage_error(cmd, "at most %d scenarios", MAXSCN);
+		o->paths[o->npaths++] = argv[i];
 	}
 	if (!o->weights)
 		o->weights = llm_default_weights(o->model);

@@ -2,6 +2,7 @@
  * cmd_sweep.c - `plumb sweep GRID`: `plumb predict` over a grid of
  * scenarios, keys, models, layouts and loads (models/sweep, docs/sweep.md).
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,46 +50,61 @@ struct sopts {
 	int jobs, fresh, check, stats, noprogress;
 };
 
+static const struct option longopts[] = {
+	{ "format", required_argument, NULL, 'F' },
+	{ "fresh", no_argument, NULL, 'f' },
+	{ "check", no_argument, NULL, 'c' },
+	{ "stats", no_argument, NULL, 's' },
+	{ "no-progress", no_argument, NULL, 'n' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static int parse_args(int argc, char **argv, struct sopts *o)
 {
-	int i;
+	int i, opt;
 	memset(o, 0, sizeof(*o));
 	o->outpath = "-";
 	o->format = "csv";
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "-o") || !strcmp(a, "--format") || !strcmp(a, "-j");
-		if (takes && !v)
-			return cmd_usage_error("sweep", "option %s needs a value", a);
-		if (takes)
-			i++;
-		if (!strcmp(a, "-o")) {
+	cmd_getopt_start();
+	while ((opt = cmd_getopt("sweep", argc, argv, "o:j:", longopts)) != -1) {
+		const char *v = optarg;
+		switch (opt) {
+		case 'o':
 			o->outpath = v;
-		} else if (!strcmp(a, "--format")) {
+			break;
+		case 'F':
 			if (strcmp(v, "csv") && strcmp(v, "json"))
 				return cmd_usage_error("sweep", "--format must be csv or json, not '%s'", v);
 			o->format = v;
-		} else if (!strcmp(a, "-j")) {
+			break;
+		case 'j': {
 			char *end;
 			long n = strtol(v, &end, 10);
 			if (end == v || *end || n < 1 || n > 1024)
 				return cmd_usage_error("sweep", "-j needs a thread count 1-1024, not '%s'", v);
 			o->jobs = (int)n;
-		} else if (!strcmp(a, "--fresh")) {
-			o->fresh = 1;
-		} else if (!strcmp(a, "--check")) {
-			o->check = 1;
-		} else if (!strcmp(a, "--stats")) {
-			o->stats = 1;
-		} else if (!strcmp(a, "--no-progress")) {
-			o->noprogress = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error("sweep", "unknown option '%s'", a);
-		} else if (o->grid) {
-			return cmd_usage_error("sweep", "one GRID file");
-		} else {
-			o->grid = a;
+			break;
 		}
+		case 'f':
+			o->fresh = 1;
+			break;
+		case 'c':
+			o->check = 1;
+			break;
+		case 's':
+			o->stats = 1;
+			break;
+		case 'n':
+			o->noprogress = 1;
+			break;
+		default:
+			return -opt;
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (o->grid)
+			return cmd_usage_error("sweep", "one GRID file");
+		o->grid = argv[i];
 	}
 	if (!o->grid)
 		return cmd_usage_error("sweep", "missing GRID file");

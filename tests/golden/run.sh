@@ -267,7 +267,8 @@ if [ -s "$tmp/out" ]; then bad "plumb topo (missing file): wrote to stdout"; els
 # "--name=VALUE" is "--name VALUE" (getopt_long), before or after the file
 if [ -n "$first" ]; then
 	for pair in "topo|--format|json" "topo|--acs|off" "xfer|--bytes|1M" "coll|--minbytes|1M" \
-		    "constants|--format|yaml" "trace|--layout|tp4pp2"; do
+		    "constants|--format|yaml" "trace|--layout|tp4pp2" \
+		    "predict|--concurrency|4"; do
 		c=${pair%%|*} rest=${pair#*|} o=${rest%%|*} v=${rest#*|}
 		"$PLUMB" "$c" "$first" "$o" "$v" >"$tmp/sep" 2>&1
 		rc1=$?
