@@ -679,6 +679,11 @@ static int boxes(FILE *f, struct study *st, struct tmpdir *t, struct plumb_err *
 			svg = tmp_file(t, name);
 			rdr_topo_opts_init(&to);
 			to.view = s->vm.mode != SCN_VM ? RDR_VIEW_DEFAULT : v ? RDR_VIEW_GUEST : RDR_VIEW_HOST;
+			if (s->ngpus > 1) {
+				/* the farthest pair's route, with what it costs */
+				to.path_a = 0;
+				to.path_b = s->ngpus - 1;
+			}
 			if ((rc = rdr_topology(svg, s, &to, err)) < 0)
 				return rc;
 			snprintf(pre, sizeof(pre), "topo%d%d-", j, v);
@@ -687,6 +692,9 @@ static int boxes(FILE *f, struct study *st, struct tmpdir *t, struct plumb_err *
 					     "PCIe topology", err)) < 0)
 				return rc;
 			fputs("<figcaption>", f);
+			if (s->ngpus > 1)
+				fprintf(f, "Highlighted: a transfer from GPU0 to GPU%d, the way it goes "
+					"and what it costs. ", s->ngpus - 1);
 			if (s->vm.mode != SCN_VM)
 				fputs("The PCIe tree on bare metal: sockets, root complexes, switches and GPUs "
 				      "with each link's generation and width; dashed outlines are IOMMU "
