@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "datadir.h"
 #include "meas.h"
+#include "jout.h"
 #include "out.h"
 #include "predict.h"
 #include "render.h"
@@ -559,7 +560,15 @@ static void print_breakdown(FILE *f, const struct popts *o, const struct row *ro
  * architecture, parameters, layer kinds, each weight group's format and bits
  * per weight with scales, what the checkpoint keeps in bf16, weight bytes.
  */
-static void print_model_json(FILE *f, const struct popts *o)
+/* A count held in a double (parameters, bytes) as a JSON integer. */
+static json_t *jcount(double x)
+{
+	return json_integer((json_int_t)llround(x));
+}
+
+/* The model's description (--format json "model_info"), or NULL when the
+ * model does not resolve (the rows say why) or memory runs out. */
+static json_t *model_json(const struct popts *o)
 {
 	static const char *const group[] = {
 		"attention", "dense_mlp", "shared_experts", "routed_experts", "router",
@@ -569,10 +578,11 @@ static void print_model_json(FILE *f, const struct popts *o)
 	struct llm_prec p;
 	enum llm_dtype d[7];
 	double total, active;
-	int l, kinds[3] = { 0, 0, 0 }, j, has[7], first;
+	int l, kinds[3] = { 0, 0, 0 }, j, has[7], rc = 0;
+	json_t *mi, *k, *fmt, *bits;
 	if (llm_model_resolve(o->model, &m, NULL) < 0 ||
 	    llm_prec_setup(&p, m, o->weights, o->kv, NULL) < 0)
-		return;
+		return NULL;
 	llm_params(m, &total, &active);
 	for (l = 0; l < m->layers; l++)
 		kinds[llm_layer_kind(m, l)]++;
@@ -583,49 +593,125 @@ static void print_model_json(FILE *f, const struct popts *o)
 	has[1] = !m->experts || m->dense_layers > 0;
 	has[2] = m->shared_experts > 0;
 	has[3] = has[4] = m->experts > 0;
-	fputs("  \"model_info\": {\"id\": ", f);
-	out_quoted(f, m->id);
-	fputs(", \"name\": ", f);
-	out_quoted(f, m->name);
-	fputs(", \"architecture\": ", f);
-	out_quoted(f, m->arch[0] ? m->arch : "catalog");
-	fputs(", \"source\": ", f);
-	out_quoted(f, m->source);
-	fprintf(f, ",\n    \"params_total\": %.0f, \"params_active\": %.0f, \"layers\": %d, "
-		"\"layer_kinds\": {\"full\": %d, \"sliding\": %d, \"linear\": %d}",
-		total, active, m->layers, kinds[LLM_LAYER_FULL], kinds[LLM_LAYER_SLIDING],
-		kinds[LLM_LAYER_LINEAR]);
+	mi = json_object();
+	rc |= jout_set(mi, "id", jout_str(m->id));
+	rc |= jout_set(mi, "name", jout_str(m->name));
+	rc |= jout_set(mi, "architecture", jout_str(m->arch[0] ? m->arch : "catalog"));
+	rc |= jout_set(mi, "source", jout_str(m->source));
+	rc |= jout_set(mi, "params_total", jcount(total));
+	rc |= jout_set(mi, "params_active", jcount(active));
+	rc |= jout_set(mi, "layers", json_integer(m->layers));
+	k = json_object();
+	rc |= jout_set(k, "full", json_integer(kinds[LLM_LAYER_FULL]));
+	rc |= jout_set(k, "sliding", json_integer(kinds[LLM_LAYER_SLIDING]));
+	rc |= jout_set(k, "linear", json_integer(kinds[LLM_LAYER_LINEAR]));
+	rc |= jout_set(mi, "layer_kinds", k);
 	if (kinds[LLM_LAYER_SLIDING])
-		fprintf(f, ", \"sliding_window\": %d", m->sliding_window);
-	fputs(",\n    \"formats\": {", f);
-	for (j = 0, first = 1; j < 7; j++)
+		rc |= jout_set(mi, "sliding_window", json_integer(m->sliding_window));
+	fmt = json_object();
+	bits = json_object();
+	for (j = 0; j < 7; j++)
 		if (has[j]) {
-			fprintf(f, "%s\"%s\": \"%s\"", first ? "" : ", ", group[j],
-				llm_dtype_name(d[j]));
-			first = 0;
+			rc |= jout_set(fmt, group[j], jout_str(llm_dtype_name(d[j])));
+			rc |= jout_set(bits, group[j], jout_real(llm_prec_bits(&p, d[j]), 4));
 		}
-	fputs("},\n    \"bits_per_weight\": {", f);
-	for (j = 0, first = 1; j < 7; j++)
-		if (has[j]) {
-			fprintf(f, "%s\"%s\": %.4f", first ? "" : ", ", group[j],
-				llm_prec_bits(&p, d[j]));
-			first = 0;
-		}
-	fputc('}', f);
-	if (d[0] == LLM_INT4 || d[3] == LLM_INT4)
-		fprintf(f, ", \"int4_group\": %d, \"int4_zero_points\": %s", p.group,
-			p.zero ? "true" : "false");
-	if (m->ckpt.set) {
-		fputs(",\n    \"checkpoint\": {\"quant_method\": ", f);
-		out_quoted(f, m->ckpt.method);
-		fputs(", \"kept_bf16\": ", f);
-		out_quoted(f, m->ckpt.kept);
-		fputs(", \"kv_cache\": ", f);
-		out_quoted(f, m->ckpt.kv[0] ? m->ckpt.kv : "bf16");
-		fputc('}', f);
+	rc |= jout_set(mi, "formats", fmt);
+	rc |= jout_set(mi, "bits_per_weight", bits);
+	if (d[0] == LLM_INT4 || d[3] == LLM_INT4) {
+		rc |= jout_set(mi, "int4_group", json_integer(p.group));
+		rc |= jout_set(mi, "int4_zero_points", json_boolean(p.zero));
 	}
-	fprintf(f, ",\n    \"weight_bytes_total\": %.0f, \"kv_bytes_per_token\": %.0f},\n",
-		llm_bytes_weights_total(m, &p, 0), llm_kv_bytes_per_token(m, p.kv, 1));
+	if (m->ckpt.set) {
+		json_t *c = json_object();
+		rc |= jout_set(c, "quant_method", jout_str(m->ckpt.method));
+		rc |= jout_set(c, "kept_bf16", jout_str(m->ckpt.kept));
+		rc |= jout_set(c, "kv_cache", jout_str(m->ckpt.kv[0] ? m->ckpt.kv : "bf16"));
+		rc |= jout_set(mi, "checkpoint", c);
+	}
+	rc |= jout_set(mi, "weight_bytes_total", jcount(llm_bytes_weights_total(m, &p, 0)));
+	rc |= jout_set(mi, "kv_bytes_per_token", jcount(llm_kv_bytes_per_token(m, p.kv, 1)));
+	if (rc) {
+		json_decref(mi);
+		return NULL;
+	}
+	return mi;
+}
+
+/* --format json: the whole document (docs/cli.md). */
+static int print_json(FILE *f, const struct popts *o, struct scenario **s,
+		      const struct row *rows, int nrows, struct plumb_err *err)
+{
+	const char *xname = o->nbatch ? "batch" : "concurrency";
+	json_t *doc = json_object(), *arr = json_array(), *mi;
+	int i, j, k, rc = 0;
+
+	rc |= jout_set(doc, "model", jout_str(o->model));
+	rc |= jout_set(doc, "weights", jout_str(o->weights));
+	rc |= jout_set(doc, "kv", jout_str(o->kv));
+	if ((mi = model_json(o)))
+		rc |= jout_set(doc, "model_info", mi);
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		json_t *row = json_object();
+		rc |= jout_set(row, "scenario", jout_str(s[r->si]->name));
+		rc |= jout_set(row, "layout", jout_str(o->layouts[r->li]));
+		rc |= jout_set(row, xname, json_integer(r->x));
+		rc |= jout_set(row, "fits", json_boolean(r->fits));
+		if (!r->fits) {
+			rc |= jout_set(row, "why", jout_str(r->why));
+			rc |= jout_push(arr, row);
+			continue;
+		}
+		rc |= jout_set(row, "step_ms", jout_real(r->step_ms, 3));
+		rc |= jout_set(row, "tok_s_total", jout_real(r->tok_total, 2));
+		rc |= jout_set(row, "tok_s_per_stream", jout_real(r->tok_stream, 3));
+		rc |= jout_set(row, "tpot_ms", jout_real(r->tpot_ms, 3));
+		if (!isnan(r->ttft_ms))
+			rc |= jout_set(row, "ttft_ms", jout_real(r->ttft_ms, 2));
+		if (!isnan(r->lo)) {
+			rc |= jout_set(row, "tok_s_total_p5", jout_real(r->lo, 2));
+			rc |= jout_set(row, "tok_s_total_p95", jout_real(r->hi, 2));
+		}
+		rc |= jout_set(row, "comm_frac", jout_real(r->comm, 4));
+		rc |= jout_set(row, "compute_frac", jout_real(r->compute, 4));
+		rc |= jout_set(row, "idle_frac", jout_real(r->idle, 4));
+		rc |= jout_set(row, "busy_frac", jout_real(r->compute + r->comm, 4));
+		rc |= jout_set(row, "diagnosis", jout_str(r->diag));
+		if (!o->nbatch) {
+			json_t *pc = json_object();
+			for (k = 0; k < SERVE_NDIST; k++) {
+				const double *v = serve_dist(&r->sr, k);
+				json_t *d = json_object();
+				rc |= jout_set(d, "p50", jout_real(v[0], 3));
+				rc |= jout_set(d, "p90", jout_real(v[1], 3));
+				rc |= jout_set(d, "p99", jout_real(v[2], 3));
+				rc |= jout_set(pc, serve_dist_name[k], d);
+			}
+			rc |= jout_set(row, "percentiles_ms", pc);
+			rc |= jout_set(row, "itl_ms", jout_real(r->sr.itl_ms, 3));
+			rc |= jout_set(row, "e2e_ms", jout_real(r->sr.e2e_ms, 2));
+			rc |= jout_set(row, "kv_tokens", json_integer(r->kv_tokens));
+			rc |= jout_set(row, "kv_peak_tokens", json_integer(r->sr.kv_peak));
+			rc |= jout_set(row, "queued_max", json_integer(r->sr.max_waiting));
+			rc |= jout_set(row, "retracted", json_integer(r->sr.preemptions));
+		}
+		if (o->breakdown) {
+			json_t *bd = json_object();
+			for (j = 0; j < PART_N; j++)
+				rc |= jout_set(bd, pred_part_name((enum pred_part)j),
+					       jout_real(r->part[j], 3));
+			rc |= jout_set(row, "breakdown_ms", bd);
+		}
+		rc |= jout_push(arr, row);
+	}
+	rc |= jout_set(doc, "rows", arr);
+	if (rc) {
+		json_decref(doc);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	rc = jout_write(f, doc, 2, err);
+	json_decref(doc);
+	return rc;
 }
 
 /* --percentiles in a table: each serving row's distributions and KV. */
@@ -709,57 +795,6 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 					r->sr.preemptions);
 			fputc('\n', f);
 		}
-		return;
-	}
-	if (!strcmp(o->format, "json")) {
-		fputs("{\n  \"model\": ", f);
-		out_quoted(f, o->model);
-		fprintf(f, ", \"weights\": \"%s\", \"kv\": \"%s\",\n", o->weights, o->kv);
-		print_model_json(f, o);
-		fputs("  \"rows\": [", f);
-		for (i = 0; i < nrows; i++) {
-			const struct row *r = &rows[i];
-			fprintf(f, "%s\n    {\"scenario\": ", i ? "," : "");
-			out_quoted(f, s[r->si]->name);
-			fprintf(f, ", \"layout\": \"%s\", \"%s\": %d, \"fits\": %s", o->layouts[r->li],
-				xname, r->x, r->fits ? "true" : "false");
-			if (r->fits) {
-				fprintf(f, ", \"step_ms\": %.3f, \"tok_s_total\": %.2f, \"tok_s_per_stream\": %.3f, \"tpot_ms\": %.3f",
-					r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
-				if (!isnan(r->ttft_ms))
-					fprintf(f, ", \"ttft_ms\": %.2f", r->ttft_ms);
-				if (!isnan(r->lo))
-					fprintf(f, ", \"tok_s_total_p5\": %.2f, \"tok_s_total_p95\": %.2f", r->lo, r->hi);
-				fprintf(f, ", \"comm_frac\": %.4f, \"compute_frac\": %.4f, \"idle_frac\": %.4f, \"busy_frac\": %.4f, \"diagnosis\": ",
-					r->comm, r->compute, r->idle, r->compute + r->comm);
-				out_quoted(f, r->diag);
-				if (!o->nbatch) {
-					int k;
-					fputs(", \"percentiles_ms\": {", f);
-					for (k = 0; k < SERVE_NDIST; k++) {
-						const double *v = serve_dist(&r->sr, k);
-						fprintf(f, "%s\"%s\": {\"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f}",
-							k ? ", " : "", serve_dist_name[k], v[0], v[1], v[2]);
-					}
-					fprintf(f, "}, \"itl_ms\": %.3f, \"e2e_ms\": %.2f, \"kv_tokens\": %ld, "
-						   "\"kv_peak_tokens\": %ld, \"queued_max\": %d, \"retracted\": %d",
-						r->sr.itl_ms, r->sr.e2e_ms, r->kv_tokens, r->sr.kv_peak,
-						r->sr.max_waiting, r->sr.preemptions);
-				}
-				if (o->breakdown) {
-					fputs(", \"breakdown_ms\": {", f);
-					for (j = 0; j < PART_N; j++)
-						fprintf(f, "%s\"%s\": %.3f", j ? ", " : "",
-							pred_part_name((enum pred_part)j), r->part[j]);
-					fputc('}', f);
-				}
-			} else {
-				fputs(", \"why\": ", f);
-				out_quoted(f, r->why);
-			}
-			fputc('}', f);
-		}
-		fputs("\n  ]\n}\n", f);
 		return;
 	}
 	/* table */
@@ -1044,7 +1079,12 @@ static int run(const char *cmd, struct popts *o, int compare)
 	if ((rc = out_open(&out, o->outpath, &err)) < 0)
 		goto fail;
 	opened = 1;
-	print_rows(out.f, o, s, o->npaths, rows, nrows, compare);
+	if (!strcmp(o->format, "json")) {
+		if ((rc = print_json(out.f, o, s, rows, nrows, &err)) < 0)
+			goto fail;
+	} else {
+		print_rows(out.f, o, s, o->npaths, rows, nrows, compare);
+	}
 	if (compare && !strcmp(o->format, "table") && (rc = print_depends(out.f, o, s, rows, nrows, &err)) < 0)
 		goto fail;
 	opened = 0;

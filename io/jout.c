@@ -10,7 +10,6 @@
 
 #define JOUT_FLAGS (JSON_ENCODE_ANY | JSON_PRESERVE_ORDER | \
 		    JSON_REAL_PRECISION(JOUT_REAL_DIGITS))
-#define JOUT_BREAK_DEPTH 3   /* containers above this depth may break */
 
 json_t *jout_str(const char *s)
 {
@@ -109,14 +108,14 @@ static void indent(FILE *f, int depth)
 		fputs("  ", f);
 }
 
-/* Recursion depth is bounded by JOUT_BREAK_DEPTH: deeper values go inline. */
-static int put(FILE *f, json_t *v, int depth)
+/* Recursion depth is bounded by levels: deeper values go inline. */
+static int put(FILE *f, json_t *v, int depth, int levels)
 {
 	const char *k;
 	json_t *m;
 	size_t i, n;
 
-	if (depth >= JOUT_BREAK_DEPTH || !holds_container(v))
+	if (depth >= levels || !holds_container(v))
 		return put_inline(f, v);
 	if (json_is_object(v)) {
 		n = json_object_size(v);
@@ -131,7 +130,7 @@ static int put(FILE *f, json_t *v, int depth)
 			}
 			json_decref(key);
 			fputs(": ", f);
-			if (put(f, m, depth + 1) < 0)
+			if (put(f, m, depth + 1, levels) < 0)
 				return -1;
 			fputs(++i < n ? ",\n" : "\n", f);
 		}
@@ -143,7 +142,7 @@ static int put(FILE *f, json_t *v, int depth)
 	fputs("[\n", f);
 	json_array_foreach(v, i, m) {
 		indent(f, depth + 1);
-		if (put(f, m, depth + 1) < 0)
+		if (put(f, m, depth + 1, levels) < 0)
 			return -1;
 		fputs(i + 1 < n ? ",\n" : "\n", f);
 	}
@@ -152,9 +151,9 @@ static int put(FILE *f, json_t *v, int depth)
 	return 0;
 }
 
-int jout_write(FILE *f, json_t *v, struct plumb_err *err)
+int jout_write(FILE *f, json_t *v, int levels, struct plumb_err *err)
 {
-	if (!v || put(f, v, 0) < 0)
+	if (!v || put(f, v, 0, levels) < 0)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
 				     "out of memory writing JSON");
 	fputc('\n', f);

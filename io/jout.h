@@ -3,9 +3,10 @@
  * and written by jansson's encoder (escapes, numbers), laid out the same
  * way for every command.
  *
- * Layout: an object or array at depth 0, 1 or 2 that holds a non-empty
- * object or array puts each member on its own line, indented two spaces
- * per level; every other value is one line as json_dumps() writes it
+ * Layout: an object or array at a depth below `levels` (the document's
+ * choice: 3 for topo's matrices, 2 for predict's rows) that holds a
+ * non-empty object or array puts each member on its own line, indented two
+ * spaces per level; every other value is one line as json_dumps() writes it
  * (", " and ": " between members, keys in insertion order). Reals are
  * written with JSON_REAL_PRECISION(JOUT_REAL_DIGITS): the shortest form
  * that gives the double back for any value a caller rounded with
@@ -42,12 +43,13 @@ int jout_set(json_t *o, const char *key, json_t *v);
 int jout_push(json_t *a, json_t *v);
 
 /*
- * Write v in the layout above and a final newline to f. Returns 0, or
+ * Write v in the layout above (containers below depth `levels` may break)
+ * and a final newline to f. Returns 0, or
  * -PLUMB_ERUNTIME with err filled when v is NULL (a failed build) or the
  * encoder runs out of memory. v is not changed (jansson's iteration takes
  * a non-const value). Write errors show on f (ferror) and are
  * reported by whoever commits f (io/out.h).
  */
-int jout_write(FILE *f, json_t *v, struct plumb_err *err);
+int jout_write(FILE *f, json_t *v, int levels, struct plumb_err *err);
 
 #endif

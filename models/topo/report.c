@@ -558,7 +558,7 @@ int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 		json_decref(doc);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
-	rc = jout_write(f, doc, err);
+	rc = jout_write(f, doc, 3, err);
 	json_decref(doc);
 	return rc;
 }

@@ -30,7 +30,7 @@ static char *written(json_t *v, int *rc)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	plumb_err_clear(&e);
-	*rc = jout_write(f, v, &e);
+	*rc = jout_write(f, v, 3, &e);
 	fclose(f);
 	json_decref(v);
 	return buf;
@@ -75,6 +75,21 @@ static void test_layout(void)
 		      "  }\n"
 		      "}\n");
 	free(s);
+
+	/* two levels: the rows themselves on one line each */
+	doc = json_pack("{s[[ii][ii]]}", "rows", 1, 2, 3, 4);
+	{
+		char *buf = NULL;
+		size_t n = 0;
+		struct plumb_err e;
+		FILE *f = open_memstream(&buf, &n);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		CU_ASSERT_EQUAL(jout_write(f, doc, 1, &e), 0);
+		fclose(f);
+		EXPECT_STR(buf, "{\n  \"rows\": [[1, 2], [3, 4]]\n}\n");
+		free(buf);
+	}
+	json_decref(doc);
 }
 
 static void test_values(void)
