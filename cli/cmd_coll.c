@@ -210,6 +210,18 @@ int cmd_coll(int argc, char **argv)
 		fprintf(out.f, " %d", c.gpus[i]);
 	fprintf(out.f, "\n# minBytes %llu maxBytes %llu step: %ld(factor)\n#\n",
 		(unsigned long long)minb, (unsigned long long)maxb, factor);
+	if (s->nhosts > 1) {
+		/* several hosts: each rank's host and device, as nccl-tests lists them */
+		fprintf(out.f, "# Using devices (%d hosts, %s %g Gb/s per NIC port)\n", s->nhosts,
+			s->net.kind == SCN_NET_IB ? "InfiniBand" : "RoCE", s->net.port_gbps);
+		for (i = 0; i < c.n; i++) {
+			const struct scn_node *g = &s->nodes[s->gpu_node[c.gpus[i]]];
+			fprintf(out.f, "#  Rank %2d on %10s device %2d %s\n", i, s->hosts[g->host].name,
+				c.gpus[i] - s->hosts[g->host].first_gpu,
+				s->catalog->gpus[g->gpu_model].name);
+		}
+		fputs("#\n", out.f);
+	}
 	fputs("#                                                              out-of-place                       in-place          \n"
 	      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 	      "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       \n",
@@ -233,6 +245,8 @@ int cmd_coll(int argc, char **argv)
 		if (verbose)
 			fprintf(out.f, "  # %s/%s p2p=%d shm=%d", coll_algo_name(r.algo),
 				coll_proto_name(r.proto), r.p2p_hops, r.shm_hops);
+		if (verbose && r.net_hops)
+			fprintf(out.f, " net=%d", r.net_hops);
 		if (cmd_calib()) {
 			struct draw d = { s, &o, &c };
 			double lo, hi;

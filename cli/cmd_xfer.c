@@ -153,7 +153,8 @@ int cmd_xfer(int argc, char **argv)
 			goto fail;
 		fprintf(out.f, "GPU%d -> GPU%d%s: %llu bytes by %s in %.3f us = %.2f GB/s%s\n",
 			from, to, bidir ? " (and back at once)" : "", (unsigned long long)bytes,
-			m == XFER_P2P ? "P2P" : "host bounce", t * 1e6,
+			s->nodes[s->gpu_node[from]].host != s->nodes[s->gpu_node[to]].host
+				? "RDMA over the network" : m == XFER_P2P ? "P2P" : "host bounce", t * 1e6,
 			(bidir ? 2.0 : 1.0) * (double)bytes / t / 1e9, bidir ? " total" : "");
 	} else {
 		r = calloc(1, sizeof(*r));

@@ -78,6 +78,20 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 	[K_NCCL_NVL_SIMPLE_US] = { "nccl_nvl_simple_us", "us", 3.4, 0, 1000,
 		"NCCL src/graph/tuning.cc hwLat NVLink, Ring Simple",
 		SCOPE_NCCL, 1.5, 15 },
+	[K_NCCL_NET_LL_US] = { "nccl_net_ll_us", "us", 2.7, 0, 1000,
+		"NCCL src/graph/tuning.cc hwLatencies NET, Ring LL (the interLat of a ring step between nodes)",
+		SCOPE_NCCL, 1, 15 },
+	[K_NCCL_NET_LL128_US] = { "nccl_net_ll128_us", "us", 4.0, 0, 1000,
+		"NCCL src/graph/tuning.cc hwLatencies NET, Ring LL128",
+		SCOPE_NCCL, 1.5, 20 },
+	[K_NCCL_NET_SIMPLE_US] = { "nccl_net_simple_us", "us", 14.0, 0, 1000,
+		"NCCL src/graph/tuning.cc hwLatencies NET, Ring Simple",
+		SCOPE_NCCL, 5, 60 },
+	[K_NCCL_NET_OVERHEAD_US] = { "nccl_net_overhead_us", "us", 1.0, 0, 1000,
+		"NCCL src/graph/tuning.cc getNetOverhead: 1.0 us on Intel x86 (2.0 on AMD, taken "
+		"from the scenario's cpu_vendor when this is not set), three times that for Simple; "
+		"the floor of every intra-node step of a ring that spans nodes",
+		SCOPE_NCCL, 0.3, 10 },
 	[K_NCCL_SHM_STEP_US] = { "nccl_shm_step_us", "us", 1.3, 0, 1000,
 		"derived: 8x RTX 4090 SHM all_reduce 8 B takes 38.8 us vs NCCL's "
 		"6.6 + 14 x 1.0 us for a P2P ring: (38.8 - 20.6) / 14 steps (realdata/nccl-tests-samples.txt)",

@@ -32,6 +32,10 @@ enum plumb_const {
 	K_NCCL_NVL_LL_US,       /* NCCL per-step hardware latency, NVLink, LL */
 	K_NCCL_NVL_LL128_US,
 	K_NCCL_NVL_SIMPLE_US,
+	K_NCCL_NET_LL_US,       /* NCCL per-step latency of a step between hosts, LL */
+	K_NCCL_NET_LL128_US,
+	K_NCCL_NET_SIMPLE_US,
+	K_NCCL_NET_OVERHEAD_US, /* NCCL's floor of an intra-host step of an inter-host ring */
 	K_NCCL_SHM_STEP_US,     /* extra per step when a step bounces through host memory */
 	K_NCCL_SHM_GBS,         /* per-GPU rate of NCCL's SHM transport (GPU reads of host memory) */
 	K_NCCL_BW_EFF,          /* fraction of link bandwidth a ring step reaches (Simple) */

@@ -75,6 +75,7 @@ static const char *const kind_names[SIM_LINK_NKINDS] = {
 	[SIM_LINK_HOST_DRAM] = "host_dram",
 	[SIM_LINK_NVLINK] = "nvlink",
 	[SIM_LINK_NVSWITCH] = "nvswitch",
+	[SIM_LINK_NETWORK] = "network",
 };
 
 const char *sim_link_kind_name(enum sim_link_kind kind)

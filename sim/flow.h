@@ -59,6 +59,7 @@ enum sim_link_kind {
 	SIM_LINK_HOST_DRAM,
 	SIM_LINK_NVLINK,
 	SIM_LINK_NVSWITCH,
+	SIM_LINK_NETWORK,       /* a NIC port <-> the network switch */
 	SIM_LINK_NKINDS
 };
 

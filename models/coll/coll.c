@@ -31,7 +31,8 @@ struct crun {
 	int nch;                    /* channels: parallel flows per send */
 	double ch_cap;              /* per-channel wire rate cap (LL, LL128), 0 = none */
 	double *step_lat;           /* n x n, per hop, seconds (allocated with the run) */
-	unsigned char *shm;         /* n x n, 1: hop bounces through host */
+	unsigned char *shm;         /* n x n, 1: hop bounces through host, 2: between
+				       hosts (NCCL's NET, fab_path_net) */
 	int kind_send;
 	/* ring */
 	int nsteps;
@@ -85,6 +86,41 @@ static int flow_done(struct sim_net *net, int flow, void *arg, struct plumb_err 
 	return on_recv(copy.r, &copy, err);
 }
 
+/*
+ * A send between hosts: NCCL's channels cross over every NIC of the hosts
+ * (fab_net_ways, at least one way per channel), each way its own path
+ * (fab_path_net) carrying an equal share.
+ */
+static int send_net(struct crun *r, struct sendrec *sr, int a, int b, double bytes,
+		    struct plumb_err *err)
+{
+	struct sim_flow_spec fs;
+	int buf[FAB_MAX_PATH], ways = fab_net_ways(r->fab, a, b), w, rc;
+
+	if (ways < r->nch)
+		ways = r->nch;
+	sr->remaining = ways;
+	memset(&fs, 0, sizeof(fs));
+	if (r->ch_cap > 0)
+		fs.rate_cap = r->ch_cap * r->nch / ways;
+	fs.bytes = bytes / r->eff / ways;
+	fs.start = sim_now(r->eng) + r->step_lat[(sr->src) * r->n + (sr->dst)];
+	fs.on_done = flow_done;
+	fs.arg = sr;
+	for (w = 0; w < ways; w++) {
+		fs.path_len = fab_path_net(r->fab, a, b, w, buf);
+		fs.path = buf;
+		if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0) {
+			if (w == 0) {
+				send_unlink(sr);
+				free(sr);
+			}
+			return rc;
+		}
+	}
+	return 0;
+}
+
 /* Start the flows of a send (one per channel) after the hop's step latency. */
 static int send_now(struct crun *r, int src, int dst, int phase, int idx, double bytes,
 		    struct plumb_err *err)
@@ -110,6 +146,8 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 		r->sends->prev = sr;
 	r->sends = sr;
 	memset(&fs, 0, sizeof(fs));
+	if (r->shm[(src) * r->n + (dst)] == 2)
+		return send_net(r, sr, a, b, bytes, err);
 	if (r->shm[(src) * r->n + (dst)]) {
 		fs.path_len = fab_route_shm(r->fab, a, b, buf, &path);
 		/* The cap is a payload rate per GPU, shared by the channels;
@@ -402,6 +440,16 @@ void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
 			int a = c->gpus[i], b = c->gpus[j];
 			if (i == j || a == b || !uses_pair(c, algo, i, j))
 				continue;
+			if (x->fab->s->nodes[x->fab->s->gpu_node[a]].host !=
+			    x->fab->s->nodes[x->fab->s->gpu_node[b]].host) {
+				int w, ways = fab_net_ways(x->fab, a, b);
+				for (w = 0; w < ways; w++) {
+					np = fab_path_net(x->fab, a, b, w, buf);
+					for (k = 0; k < np; k++)
+						used[buf[k]] = 1;
+				}
+				continue;
+			}
 			/* the path send_now() takes for this pair */
 			np = x->view->xport[a][b] != XP_P2P ? fab_route_shm(x->fab, a, b, buf, &path)
 							    : fab_route_gpu(x->fab, a, b, buf, &path);
@@ -427,11 +475,13 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	static const int base_k[PROTO_N] = { K_NCCL_BASE_US, K_NCCL_BASE_LL128_US, K_NCCL_BASE_SIMPLE_US };
 	static const int pci_k[PROTO_N] = { K_NCCL_PCI_LL_US, K_NCCL_PCI_LL128_US, K_NCCL_PCI_SIMPLE_US };
 	static const int nvl_k[PROTO_N] = { K_NCCL_NVL_LL_US, K_NCCL_NVL_LL128_US, K_NCCL_NVL_SIMPLE_US };
+	static const int net_k[PROTO_N] = { K_NCCL_NET_LL_US, K_NCCL_NET_LL128_US, K_NCCL_NET_SIMPLE_US };
 	const struct scenario *s = x->fab->s;
 	const struct topo_view *view = x->view;
 	struct crun *r;
 	struct sim_payload pl;
-	int i, j, rc, all_nvl = 1;
+	int i, j, rc, all_nvl = 1, hosts = 0;
+	double net_floor = 0;
 
 	if (c->n < 2 || c->n > SCN_MAX_GPUS)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
@@ -461,27 +511,52 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	r->arg = arg;
 	r->t0 = start;
 	if (res)
-		res->shm_hops = res->p2p_hops = 0;
+		res->shm_hops = res->p2p_hops = res->net_hops = 0;
+	for (i = 1; i < r->n; i++)
+		hosts |= s->nodes[s->gpu_node[c->gpus[i]]].host != s->nodes[s->gpu_node[c->gpus[0]]].host;
+	if (hosts) {
+		/* NCCL's getNetOverhead floors every intra-node step of a ring
+		 * that spans nodes: 1 us on Intel, 2 us on AMD, three times that
+		 * for Simple (src/graph/tuning.cc). */
+		net_floor = s->k.v[K_NCCL_NET_OVERHEAD_US];
+		if (!s->k.set[K_NCCL_NET_OVERHEAD_US] && s->host.cpu_vendor == SCN_AMD)
+			net_floor = 2.0;
+		if (proto == PROTO_SIMPLE)
+			net_floor *= 3;
+	}
 	for (i = 0; i < r->n; i++)
 		for (j = 0; j < r->n; j++) {
-			int a = c->gpus[i], b = c->gpus[j], nvl;
+			int a = c->gpus[i], b = c->gpus[j], nvl, net;
 			if (i == j || a == b)
 				continue;
-			r->shm[(i) * r->n + (j)] = view->xport[a][b] != XP_P2P;
+			net = s->nodes[s->gpu_node[a]].host != s->nodes[s->gpu_node[b]].host;
+			r->shm[(i) * r->n + (j)] = net ? 2 : view->xport[a][b] != XP_P2P;
 			nvl = !r->shm[(i) * r->n + (j)] && nvlink_path(r->fab, a, b);
 			if (uses_pair(c, algo, i, j)) {
-				all_nvl &= nvl;
-				if (res && r->shm[(i) * r->n + (j)])
+				/* LL128 crosses the network (NCCL's NET has it);
+				 * inside a host it needs NVLink */
+				all_nvl &= nvl || net;
+				if (res && net)
+					res->net_hops++;
+				else if (res && r->shm[(i) * r->n + (j)])
 					res->shm_hops++;
 				else if (res)
 					res->p2p_hops++;
+			}
+			if (net) {
+				/* NCCL's interLat: its NET hardware latency per step
+				 * (src/graph/tuning.cc hwLatencies NET, Ring) */
+				int buf[FAB_MAX_PATH], np = fab_path_net(r->fab, a, b, 0, buf);
+				double hw = s->k.v[net_k[proto]] * 1e-6 - fab_path_latency(r->fab, buf, np);
+				r->step_lat[(i) * r->n + (j)] = hw > 0 ? hw : 0;
+				continue;
 			}
 			{
 				/* NCCL's per-step latency already holds the wire's: the
 				 * flow adds its path latency, so delay by the rest. */
 				int buf[FAB_MAX_PATH], np;
 				const int *path;
-				double hw = (nvl ? s->k.v[nvl_k[proto]] : s->k.v[pci_k[proto]]) * 1e-6;
+				double hw = fmax(nvl ? s->k.v[nvl_k[proto]] : s->k.v[pci_k[proto]], net_floor) * 1e-6;
 				np = r->shm[(i) * r->n + (j)] ? fab_route_shm(r->fab, a, b, buf, &path)
 						  : fab_route_gpu(r->fab, a, b, buf, &path);
 				hw -= fab_path_latency(r->fab, path, np);
@@ -725,6 +800,7 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 				r->proto = proto;
 				r->shm_hops = tmp.shm_hops;
 				r->p2p_hops = tmp.p2p_hops;
+				r->net_hops = tmp.net_hops;
 			}
 		}
 	}

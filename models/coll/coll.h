@@ -62,6 +62,7 @@ struct coll_result {
 	double seconds;
 	int algo, proto;            /* what ran (the fastest when auto) */
 	int shm_hops, p2p_hops;     /* ring neighbours by transport */
+	int net_hops;               /* ring neighbours on different hosts (NET) */
 	double busbw_factor;
 };
 

@@ -655,6 +655,39 @@ int topo_gdr(const struct topo_view *v, int g, int *nic, char *why, size_t n)
 	return 1;
 }
 
+int topo_node_path(const struct scenario *s, int na, int nb)
+{
+	int x, y, lca = -1, sw = 0;
+
+	if (s->nodes[na].host != s->nodes[nb].host)
+		return NP_SYS;
+	for (x = s->nodes[na].parent; x >= 0 && lca < 0; x = s->nodes[x].parent)
+		for (y = s->nodes[nb].parent; y >= 0; y = s->nodes[y].parent)
+			if (x == y) {
+				lca = x;
+				break;
+			}
+	if (lca < 0)
+		return s->nodes[topo_root_of(s, na)].numa == s->nodes[topo_root_of(s, nb)].numa
+		       ? NP_PHB : NP_SYS;
+	if (s->nodes[lca].kind == SCN_ROOT_COMPLEX)
+		return NP_PHB;
+	for (x = s->nodes[na].parent; x != lca; x = s->nodes[x].parent)
+		sw += s->nodes[x].kind == SCN_SWITCH;
+	for (x = s->nodes[nb].parent; x != lca; x = s->nodes[x].parent)
+		sw += s->nodes[x].kind == SCN_SWITCH;
+	return sw ? NP_PXB : NP_PIX;
+}
+
+int topo_net_gdr(const struct scenario *s, int g, int nic)
+{
+	const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[g]].gpu_model];
+	int level = s->nccl_gdr_level >= 0 ? s->nccl_gdr_level : NP_PXB;
+	if (m->p2p == SCN_P2P_UNSUPPORTED)
+		return 0;
+	return topo_node_path(s, s->gpu_node[g], nic) <= level;
+}
+
 void topo_apply_acs(struct scenario *s, int acs)
 {
 	int i;

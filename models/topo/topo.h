@@ -155,6 +155,24 @@ int topo_root_of(const struct scenario *s, int node);
 int topo_gdr(const struct topo_view *v, int g, int *nic, char *why, size_t n);
 
 /*
+ * NCCL's PCIe path type (enum topo_nccl_path: NP_PIX, NP_PXB, NP_PHB or
+ * NP_SYS) between host nodes na and nb of one host of s, by the classes'
+ * rule (NODE counts as PHB, as in NCCL's graph); NP_SYS across hosts.
+ */
+int topo_node_path(const struct scenario *s, int na, int nb);
+
+/*
+ * Does NCCL use GPUDirect RDMA between GPU g and NIC node nic (src/graph/
+ * paths.cc ncclTopoCheckGdr)? 1 when the GPU supports it (GeForce cards do
+ * not) and their path type is at most NCCL_NET_GDR_LEVEL (`nccl:
+ * net_gdr_level`, default PXB), else 0: the NIC's traffic is staged through
+ * host memory. (NCCL also refuses GDR reads on pre-Ampere GPUs without
+ * NVLink; the catalog's GPUs before Ampere are GeForce cards, refused
+ * anyway.)
+ */
+int topo_net_gdr(const struct scenario *s, int g, int nic);
+
+/*
  * Force ACS on (1) or off (0) on every root port and switch of s, as
  * `--acs` does for topo and render; -1 leaves the scenario as it is.
  */

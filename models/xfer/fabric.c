@@ -51,7 +51,7 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 		return rc;
 	}
 	for (i = 0; i < SCN_MAX_NODES; i++)
-		f->up[i] = f->down[i] = f->rc_in[i] = f->rc_out[i] = -1;
+		f->up[i] = f->down[i] = f->rc_in[i] = f->rc_out[i] = f->net_up[i] = f->net_down[i] = -1;
 	for (i = 0; i < SCN_MAX_GPUS; i++) {
 		f->nvl_up[i] = f->nvl_down[i] = -1;
 		for (j = 0; j < SCN_MAX_GPUS; j++)
@@ -117,6 +117,12 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 				goto fail;
 		}
 	}
+	if (s->net.given)
+		for (i = 0; i < s->nnodes; i++)
+			if (s->nodes[i].kind == SCN_NIC &&
+			    ((rc = add(f, SIM_LINK_NETWORK, fab_net_bytes_per_s(s), &f->net_up[i], err)) < 0 ||
+			     (rc = add(f, SIM_LINK_NETWORK, fab_net_bytes_per_s(s), &f->net_down[i], err)) < 0))
+				goto fail;
 	*out = f;
 	return 0;
 fail:
@@ -195,6 +201,8 @@ int fab_path_gpu(const struct fabric *f, int a, int b, int *path)
 
 static int path_shm(const struct fabric *f, int a, int b, int *path)
 {
+	if (f->s->nodes[f->s->gpu_node[a]].host != f->s->nodes[f->s->gpu_node[b]].host)
+		return fab_path_net(f, a, b, 0, path);
 	int sock = fab_gpu_socket(f, b), n, m, tmp[FAB_MAX_PATH], i;
 	n = fab_path_to_host(f, a, sock, path);
 	m = fab_path_from_host(f, sock, b, tmp);
@@ -296,6 +304,8 @@ static int path_gpu(const struct fabric *f, int a, int b, int *path)
 
 	if (a == b)
 		return 0;
+	if (s->nodes[na].host != s->nodes[nb].host)
+		return fab_path_net(f, a, b, 0, path);
 	if (f->nvp[a][b] >= 0) {
 		path[0] = f->nvp[a][b];
 		return 1;
@@ -397,4 +407,157 @@ double fab_path_latency(const struct fabric *f, const int *path, int n)
 	for (i = 0; i < n; i++)
 		t += sim_net_link_latency(f->net, path[i]);
 	return t;
+}
+
+/*
+ * Payload per 4096-byte MTU packet. InfiniBand adds LRH 8, BTH 12, ICRC 4
+ * and VCRC 2 bytes to a packet in the middle of an RDMA write (IBTA
+ * InfiniBand Architecture Specification vol. 1, ch. 5 "Data packets");
+ * RoCE v2 carries BTH 12 and ICRC 4 in UDP 8 and IPv4 20 over Ethernet
+ * (header 14, FCS 4, preamble 8, inter-frame gap 12; IBTA RoCEv2, annex
+ * A17). port_gbps is the port's data rate (IB's 4x NDR 400 Gb/s and 4x
+ * HDR 200 Gb/s are after line coding).
+ */
+double fab_net_bytes_per_s(const struct scenario *s)
+{
+	double hdr = s->net.kind == SCN_NET_IB ? 8 + 12 + 4 + 2 : 14 + 4 + 8 + 12 + 20 + 8 + 12 + 4;
+	return s->net.port_gbps / 8 * 1e9 * 4096.0 / (4096.0 + hdr);
+}
+
+/* The NIC nodes of host h in tree order into out (room SCN_MAX_NODES); the count. */
+static int host_nics(const struct scenario *s, int h, int *out)
+{
+	int i, n = 0;
+	for (i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].kind == SCN_NIC && s->nodes[i].host == h)
+			out[n++] = i;
+	return n;
+}
+
+int fab_net_ways(const struct fabric *f, int a, int b)
+{
+	const struct scenario *s = f->s;
+	int nics[SCN_MAX_NODES], na, nb;
+	if (!s->net.given)
+		return 0;
+	na = host_nics(s, s->nodes[s->gpu_node[a]].host, nics);
+	nb = host_nics(s, s->nodes[s->gpu_node[b]].host, nics);
+	return na > nb ? na : nb;
+}
+
+/* The GPU of NIC node k's host nearest it (lowest path type, first on ties). */
+static int nic_gpu(const struct scenario *s, int k)
+{
+	int g, best = -1, bp = 0;
+	for (g = 0; g < s->ngpus; g++) {
+		int p;
+		if (s->nodes[s->gpu_node[g]].host != s->nodes[k].host)
+			continue;
+		p = topo_node_path(s, s->gpu_node[g], k);
+		if (best < 0 || p < bp) {
+			best = g;
+			bp = p;
+		}
+	}
+	return best;
+}
+
+/* PCIe path between nodes na and nb of one host (GPU or NIC), appended at len. */
+static int pcie_path(const struct fabric *f, int na, int nb, int *path, int len)
+{
+	const struct scenario *s = f->s;
+	int x, y, lca = -1, pa, pb;
+
+	for (x = s->nodes[na].parent; x >= 0 && lca < 0; x = s->nodes[x].parent)
+		for (y = s->nodes[nb].parent; y >= 0; y = s->nodes[y].parent)
+			if (x == y) {
+				lca = x;
+				break;
+			}
+	if (lca >= 0 && topo_acs_redirect(s, f->acs_override, na, nb, NULL) >= 0)
+		lca = root_of(s, na);   /* up to the root complex and back */
+	if (topo_chip_cross(s, f->acs_override, na, nb, &pa, &pb)) {
+		len = climb(f, na, pa, path, len);
+		return descend(f, pb, nb, path, len);
+	}
+	if (lca >= 0) {
+		len = climb(f, na, lca, path, len);
+		return descend(f, lca, nb, path, len);
+	} else {
+		int ra = root_of(s, na), rb = root_of(s, nb);
+		int sa = s->nodes[ra].socket, sb = s->nodes[rb].socket;
+		len = climb(f, na, ra, path, len);
+		path[len++] = f->rc_out[ra];
+		if (sa != sb)
+			path[len++] = f->xs[sa][sb];
+		path[len++] = f->rc_in[rb];
+		return descend(f, rb, nb, path, len);
+	}
+}
+
+/* The NVLink from GPU a to GPU b (one host), or -1 when they share none. */
+static int nvlink_hop(const struct fabric *f, int a, int b, int *hop)
+{
+	if (f->nvp[a][b] >= 0) {
+		hop[0] = f->nvp[a][b];
+		return 1;
+	}
+	if (f->nvl_up[a] >= 0 && f->nvl_down[b] >= 0) {
+		hop[0] = f->nvl_up[a];
+		hop[1] = f->nvl_down[b];
+		return 2;
+	}
+	return -1;
+}
+
+/*
+ * GPU g's side of a step between hosts through NIC node k, appended at len:
+ * g to the NIC (send 1) or the NIC to g (send 0).
+ */
+static int nic_leg(const struct fabric *f, int g, int k, int send, int *path, int len)
+{
+	const struct scenario *s = f->s;
+	int p = nic_gpu(s, k), hop[2], nh = -1, i, ng, rk = root_of(s, k);
+	int sock = s->nodes[rk].socket;
+
+	if (p >= 0 && p != g)
+		nh = send ? nvlink_hop(f, g, p, hop) : nvlink_hop(f, p, g, hop);
+	if (nh < 0)
+		p = g;          /* no NVLink to the NIC's GPU: g's own PCIe path */
+	if (send)
+		for (i = 0; i < nh; i++)
+			path[len++] = hop[i];
+	ng = s->gpu_node[p];
+	if (topo_net_gdr(s, p, k)) {
+		len = send ? pcie_path(f, ng, k, path, len) : pcie_path(f, k, ng, path, len);
+	} else if (send) {
+		len += fab_path_to_host(f, p, sock, path + len);
+		path[len++] = f->rc_in[rk];
+		len = descend(f, rk, k, path, len);
+	} else {
+		len = climb(f, k, rk, path, len);
+		path[len++] = f->rc_out[rk];
+		len += fab_path_from_host(f, sock, p, path + len);
+	}
+	if (!send)
+		for (i = 0; i < nh; i++)
+			path[len++] = hop[i];
+	return len;
+}
+
+int fab_path_net(const struct fabric *f, int a, int b, int i, int *path)
+{
+	const struct scenario *s = f->s;
+	int nics[SCN_MAX_NODES], n, ka, kb, len;
+
+	if (!s->net.given)
+		return 0;
+	n = host_nics(s, s->nodes[s->gpu_node[a]].host, nics);
+	ka = nics[i % n];
+	n = host_nics(s, s->nodes[s->gpu_node[b]].host, nics);
+	kb = nics[i % n];
+	len = nic_leg(f, a, ka, 1, path, 0);
+	path[len++] = f->net_up[ka];
+	path[len++] = f->net_down[kb];
+	return nic_leg(f, b, kb, 0, path, len);
 }

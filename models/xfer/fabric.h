@@ -59,6 +59,8 @@ struct fabric {
 	int xs[SCN_MAX_SOCKETS][SCN_MAX_SOCKETS];        /* socket s -> t */
 	int nvl_up[SCN_MAX_GPUS], nvl_down[SCN_MAX_GPUS];/* NVSwitch ports, -1 if none */
 	int nvp[SCN_MAX_GPUS][SCN_MAX_GPUS];             /* point-to-point NVLink a -> b, -1 if none */
+	int net_up[SCN_MAX_NODES], net_down[SCN_MAX_NODES]; /* NIC port -> network switch and
+							   back, -1 for other nodes */
 	int acs_override;                                /* -1 each switch's acs, 0 off, 1 on */
 	const struct fab_routes *routes;                 /* borrowed, NULL: paths computed per call */
 };
@@ -133,6 +135,26 @@ int fab_gpu_numa(const struct fabric *f, int a);
 
 /* Socket of GPU a (its root complex's). */
 int fab_gpu_socket(const struct fabric *f, int a);
+
+/*
+ * Between hosts (a scenario's `hosts:` and `network:`). A NIC port's link
+ * to the network switch runs at the port's line rate less the packet
+ * headers of a 4096-byte MTU (fab_net_bytes_per_s). NCCL's NET transport
+ * moves GPU a's data to a GPU b of another host in parallel over the
+ * hosts' NICs: fab_net_ways gives the number of parallel paths a step
+ * between hosts uses (every NIC of the busier side, at least one per
+ * channel), fab_path_net the i-th of them: NIC i of a's host (in tree
+ * order, round robin), reached from a over NVLink through the GPU nearest
+ * that NIC when they share NVLink (NCCL's PXN), then GPUDirect RDMA from
+ * that GPU when the pair's path type is within NCCL_NET_GDR_LEVEL
+ * (topo_net_gdr: the NIC reads GPU memory over PCIe, through the root
+ * complex when an ACS redirect sends it there), else staged through host
+ * memory on the NIC's socket; the network switch; and the mirror image on
+ * b's host. Returns the path length (room FAB_MAX_PATH).
+ */
+double fab_net_bytes_per_s(const struct scenario *s);
+int fab_net_ways(const struct fabric *f, int a, int b);
+int fab_path_net(const struct fabric *f, int a, int b, int i, int *path);
 
 /* Sum of the latencies of a path, seconds. */
 double fab_path_latency(const struct fabric *f, const int *path, int n);

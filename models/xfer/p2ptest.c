@@ -30,7 +30,9 @@ int p2pt_run(const struct scenario *s, struct p2pt_result *r, struct plumb_err *
 	memset(r, 0, sizeof(*r));
 	if (s->ngpus > 64)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "at most 64 GPUs");
-	r->n = s->ngpus;
+	/* the sample runs in one process on one host: with several hosts,
+	 * the first host's GPUs */
+	r->n = s->nhosts > 1 ? s->hosts[0].ngpus : s->ngpus;
 	topo_opts_init(&o);
 	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, &o, &v, err)) < 0)
 		return rc;
@@ -91,6 +93,9 @@ void p2pt_print(FILE *f, const struct scenario *s, const struct p2pt_result *r)
 	fputs("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n", f);
 	fprintf(f, "(simulated by plumb for scenario %s%s)\n", s->name[0] ? s->name : s->path,
 		s->vm.mode == SCN_VM ? ", inside the VM" : "");
+	if (s->nhosts > 1)
+		fprintf(f, "(on host %s, one of %d: the sample runs on one host)\n", s->hosts[0].name,
+			s->nhosts);
 	for (i = 0; i < r->n; i++) {
 		const struct scn_node *d = &s->nodes[s->gpu_node[i]];
 		fprintf(f, "Device: %d, %s, id: %s\n", i, s->catalog->gpus[d->gpu_model].name, d->id);

@@ -8,7 +8,8 @@
  * "P2P=Enabled" matrices use P2P only where the side the test runs on (the
  * guest in a VM) reports P2P OK; elsewhere they repeat the staged numbers,
  * as the real test does. The diagonal is a local copy at d2d_eff of the
- * GPU's memory bandwidth, and p2p_lat_us for latency.
+ * GPU's memory bandwidth, and p2p_lat_us for latency. On a scenario of
+ * several hosts it runs on the first host, as the sample runs on one.
  */
 #ifndef PLUMB_P2PTEST_H
 #define PLUMB_P2PTEST_H

@@ -253,7 +253,9 @@ int xfer_start(struct xfer_ctx *x, const struct xfer_spec *sp, struct plumb_err 
 	op->x = x;
 	op->sp = *sp;
 	x->active++;
-	if (sp->method == XFER_P2P) {
+	if (sp->method == XFER_P2P ||
+	    s->nodes[s->gpu_node[sp->src]].host != s->nodes[s->gpu_node[sp->dst]].host) {
+		/* between hosts either way: RDMA through the NICs (fab_path_net) */
 		op->np2p = fab_path_gpu(x->fab, sp->src, sp->dst, op->p2p_path);
 		if (op->np2p == 0) {
 			/* Same GPU: a local copy, modelled as instantaneous. */
