@@ -165,7 +165,7 @@ static int parse(int argc, char **argv, struct ropts *o)
 
 /* ---- the temporary directory ------------------------------------------- */
 
-#define MAXTMP (4 + 3 * MAXSCN)
+#define MAXTMP (5 + 3 * MAXSCN)
 
 struct tmpdir {
 	char dir[512];
@@ -265,6 +265,7 @@ struct prow {
 	int si, fits, x;
 	const char *layout, *diag, *why;        /* borrowed from the JSON document */
 	double tok, lo, hi, stream, tpot, ttft, comm, busy;
+	double part[PART_N];                    /* the step's parts, ms per GPU */
 };
 
 struct study {
@@ -318,6 +319,9 @@ static int read_rows(struct study *st, const char *path, struct plumb_err *err)
 		p->comm = num(r, "comm_frac");
 		p->busy = num(r, "busy_frac");
 		p->diag = str(r, "diagnosis");
+		for (k = 0; k < PART_N; k++)
+			p->part[k] = num(json_object_get(r, "breakdown_ms"),
+					 pred_part_name((enum pred_part)k));
 		p->why = str(r, "why");
 		st->interval |= p->fits && isfinite(p->lo);
 		for (k = 0; k < st->nlayouts && strcmp(st->layouts[k], p->layout); k++)
@@ -562,9 +566,45 @@ static void table(FILE *f, const struct study *st)
 	}
 }
 
-static void diagnosis(FILE *f, const struct study *st, const char *depends)
+/* Where the step's time goes at load x: a bar per box and layout. */
+static int figure_parts(FILE *f, const struct study *st, int x, struct tmpdir *t,
+			struct plumb_err *err)
 {
-	int j, li;
+	struct rdr_parts_bar *bars = calloc((size_t)(st->ns * st->nlayouts), sizeof(*bars));
+	char title[160], *svg = tmp_file(t, "parts.svg");
+	int j, li, k, n = 0, rc;
+	if (!bars)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	for (j = 0; j < st->ns; j++)
+		for (li = 0; li < st->nlayouts; li++) {
+			const struct prow *p = row_at(st, j, st->layouts[li], x);
+			if (!p || !isfinite(p->part[0]))
+				continue;
+			snprintf(bars[n].label, sizeof(bars[n].label), "%s, %s", st->s[j]->name,
+				 st->layouts[li]);
+			for (k = 0; k < PART_N; k++)
+				bars[n].ms[k] = isfinite(p->part[k]) ? p->part[k] : 0;
+			n++;
+		}
+	snprintf(title, sizeof(title), "Where a decode step's time goes at %d %s", x, loadname(x));
+	rc = n ? rdr_parts(svg, title, bars, n, err) : 0;
+	free(bars);
+	if (rc < 0 || !n)
+		return rc;
+	fputs("<figure>\n", f);
+	if ((rc = inline_svg(f, svg, "parts-", "where the step's time goes", err)) < 0)
+		return rc;
+	fprintf(f, "<figcaption>One decode step per GPU at %d %s, split into kernel launches and "
+		"minimum kernel durations, reading weights and the KV cache, math, each kind of "
+		"communication and idle time: the longest part is what a faster box or another "
+		"layout has to shorten.</figcaption>\n</figure>\n", x, loadname(x));
+	return 0;
+}
+
+static int diagnosis(FILE *f, const struct study *st, const char *depends, struct tmpdir *t,
+		     struct plumb_err *err)
+{
+	int j, li, rc;
 	int x0 = st->xs[0], x1 = st->xs[st->nx - 1];
 	fputs("<h2>Diagnosis</h2>\n<p>Where each step's time goes, from the simulated decode step "
 	      "(kernel latency is launch gaps and minimum kernel durations; memory is streaming "
@@ -587,6 +627,8 @@ static void diagnosis(FILE *f, const struct study *st, const char *depends)
 			fputs("</td></tr>\n", f);
 		}
 	fputs("</tbody>\n</table></div>\n", f);
+	if ((rc = figure_parts(f, st, x1, t, err)) < 0)
+		return rc;
 	if (depends && *depends) {
 		const char *p = depends, *nl;
 		fputs("<h3>What the speed-up depends on</h3>\n", f);
@@ -607,6 +649,7 @@ static void diagnosis(FILE *f, const struct study *st, const char *depends)
 			fputs("</p>\n", f);
 		}
 	}
+	return 0;
 }
 
 /* "PCIe VM, q35 ..." as plumb topo says it. */
@@ -862,7 +905,8 @@ static int write_page(const struct ropts *o, struct study *st, const char *depen
 	if ((rc = figure_tput(f, st, svg, err)) < 0)
 		goto fail;
 	table(f, st);
-	diagnosis(f, st, depends);
+	if ((rc = diagnosis(f, st, depends, t, err)) < 0)
+		goto fail;
 	if ((rc = boxes(f, st, t, err)) < 0)
 		goto fail;
 	assumptions(f, st, o);
@@ -881,8 +925,9 @@ int cmd_report(int argc, char **argv)
 	struct plumb_err err;
 	struct tmpdir t;
 	struct study *st = NULL;
-	static char opt_draws[] = "--draws", json[] = "json", tab[] = "table", zero[] = "0";
-	char *table_txt = NULL, *jpath, *tpath, draws[16], *extra[2];
+	static char opt_draws[] = "--draws", json[] = "json", tab[] = "table", zero[] = "0",
+		    breakdown[] = "--breakdown";
+	char *table_txt = NULL, *jpath, *tpath, draws[16], *extra[3];
 	const char *depends = NULL;
 	int rc, i, status = 0;
 
@@ -905,9 +950,10 @@ int cmd_report(int argc, char **argv)
 	/* the rows, with ranges unless --draws says otherwise */
 	jpath = tmp_file(&t, "rows.json");
 	snprintf(draws, sizeof(draws), "%d", CMD_CALIB_DRAWS);
-	extra[0] = opt_draws;
-	extra[1] = draws;
-	if ((status = run_pred(&o, json, jpath, extra, o.draws_given ? 0 : 2)) != 0)
+	extra[0] = breakdown;
+	extra[1] = opt_draws;
+	extra[2] = draws;
+	if ((status = run_pred(&o, json, jpath, extra, o.draws_given ? 1 : 3)) != 0)
 		goto quiet;
 	if ((rc = read_rows(st, jpath, &err)) < 0)
 		goto out;
@@ -917,6 +963,7 @@ int cmd_report(int argc, char **argv)
 	}
 	/* several boxes: the table's "what the speed-up depends on" lines */
 	if (o.npaths > 1) {
+		extra[0] = opt_draws;
 		extra[1] = zero;
 		tpath = tmp_file(&t, "table.txt");
 		if ((status = run_pred(&o, tab, tpath, extra, 2)) != 0)

@@ -474,6 +474,120 @@ int rdr_throughput(const char *path, const char *title, const char *xlabel,
 	return rdr_canvas_end(&cv, err);
 }
 
+/* ---- parts of a step --------------------------------------------------- */
+
+static const struct {
+	unsigned rgb;
+	const char *name;
+} parts[PART_N] = {
+	[PART_LAUNCH] = { 0x8c8c8c, "kernel launches" },
+	[PART_KMIN] = { 0xbdbdbd, "minimum kernel durations" },
+	[PART_WEIGHTS] = { 0x4e79a7, "reading weights" },
+	[PART_KV] = { 0x9ecae9, "reading the KV cache" },
+	[PART_COMPUTE] = { 0x59a14f, "tensor-core math" },
+	[PART_ALLREDUCE] = { 0xe15759, "all-reduce (TP)" },
+	[PART_EXPERT_COMM] = { 0xf28e2b, "expert all-to-all (EP)" },
+	[PART_STAGE_SEND] = { 0xd4a017, "stage sends (PP)" },
+	[PART_IDLE] = { 0xeeeeee, "idle (waiting)" },
+};
+
+/* The largest part of a bar and its share, as a phrase. */
+static void largest(char *buf, size_t n, const struct rdr_parts_bar *b)
+{
+	double sum = 0;
+	int k, m = 0;
+	for (k = 0; k < PART_N; k++) {
+		sum += b->ms[k];
+		if (b->ms[k] > b->ms[m])
+			m = k;
+	}
+	snprintf(buf, n, "%s: %s %.0f%% of a %.1f ms step", b->label, parts[m].name,
+		 sum > 0 ? 100 * b->ms[m] / sum : 0, sum);
+}
+
+int rdr_parts(const char *path, const char *title, const struct rdr_parts_bar *bars, int n,
+	      struct plumb_err *err)
+{
+	struct rdr_canvas cv;
+	struct rdr_chart c;
+	const double W = 1300, L = 330, T = 96, PW = 820, BH = 26, GAP = 10;
+	double H, y;
+	char buf[420], a[200], b[200];
+	int i, k, rc, used[PART_N] = { 0 };
+
+	H = T + n * (BH + GAP) + 50 + 26 * 3 + 20;
+	if ((rc = rdr_canvas_begin(&cv, path, W, H, err)) < 0)
+		return rc;
+	rdr_rgb(cv.cr, 0x111111);
+	rdr_text(cv.cr, 24, 32, title, 18, 1, RA_LEFT, W - 48);
+	if (n > 0) {
+		largest(a, sizeof(a), &bars[0]);
+		largest(b, sizeof(b), &bars[n - 1]);
+		snprintf(buf, sizeof(buf), "%s; %s.", a, b);
+		rdr_rgb(cv.cr, 0x333333);
+		rdr_text(cv.cr, 24, 56, buf, 12.5, 0, RA_LEFT, W - 48);
+	}
+	rdr_rgb(cv.cr, 0x666666);
+	rdr_text(cv.cr, 24, 74, "Each bar is one decode step per GPU, split into what its time is "
+		 "spent on; the longest part is what to fix first.", 11.5, 0, RA_LEFT, W - 48);
+	rdr_chart_init(&c, cv.cr, L, T, PW, n * (BH + GAP));
+	rdr_axis_fit(&c.ax, RDR_LIN, 0, 100, 1);
+	c.ay.nticks = 0;
+	c.ax.title = "share of the step (%)";
+	rdr_chart_axes(&c);
+	for (i = 0; i < n; i++) {
+		double sum = 0, x = 0;
+		y = T + GAP / 2 + i * (BH + GAP);
+		for (k = 0; k < PART_N; k++)
+			sum += bars[i].ms[k] > 0 ? bars[i].ms[k] : 0;
+		rdr_rgb(cv.cr, 0x222222);
+		rdr_text(cv.cr, L - 10, y + BH / 2 + 4, bars[i].label, 12, 0, RA_RIGHT, L - 34);
+		if (!(sum > 0))
+			continue;
+		for (k = 0; k < PART_N; k++) {
+			double share = (bars[i].ms[k] > 0 ? bars[i].ms[k] : 0) / sum, w = PW * share;
+			if (!(w > 0))
+				continue;
+			used[k] = 1;
+			rdr_rgb(cv.cr, parts[k].rgb);
+			cairo_rectangle(cv.cr, L + x, y, w, BH);
+			cairo_fill(cv.cr);
+			if (share >= 0.06) {
+				snprintf(buf, sizeof(buf), "%.0f%%", 100 * share);
+				rdr_rgb(cv.cr, k == PART_KV || k == PART_KMIN || k == PART_IDLE ? 0x222222 :
+					0xffffff);
+				rdr_text(cv.cr, L + x + w / 2, y + BH / 2 + 4, buf, 11, 1, RA_CENTER, w - 4);
+			}
+			x += w;
+		}
+		snprintf(buf, sizeof(buf), "%.1f ms", sum);
+		rdr_rgb(cv.cr, 0x222222);
+		rdr_text(cv.cr, L + PW + 10, y + BH / 2 + 4, buf, 12, 0, RA_LEFT, W - L - PW - 30);
+	}
+	/* the legend: the parts any bar has */
+	{
+		double x = L;
+		y = T + n * (BH + GAP) + 64;
+		for (k = 0; k < PART_N; k++) {
+			double tw;
+			if (!used[k])
+				continue;
+			tw = rdr_text_width(cv.cr, parts[k].name, 12, 0);
+			if (x + 26 + tw > W - 24) {
+				x = L;
+				y += 24;
+			}
+			rdr_rgb(cv.cr, parts[k].rgb);
+			cairo_rectangle(cv.cr, x, y - 11, 18, 14);
+			cairo_fill(cv.cr);
+			rdr_rgb(cv.cr, 0x222222);
+			rdr_text(cv.cr, x + 24, y, parts[k].name, 12, 0, RA_LEFT, 0);
+			x += 24 + tw + 26;
+		}
+	}
+	return rdr_canvas_end(&cv, err);
+}
+
 /* ---- fit --------------------------------------------------------------- */
 
 enum { Q_US, Q_GBS, Q_TOKS, Q_MS, Q_N };

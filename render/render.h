@@ -182,6 +182,26 @@ struct rdr_series {
 int rdr_throughput(const char *path, const char *title, const char *xlabel,
 		   const struct rdr_series *series, int n, struct plumb_err *err);
 
+/* ---- parts of a step --------------------------------------------------- */
+
+/* One bar: a box and layout's decode step in its physical parts. */
+struct rdr_parts_bar {
+	char label[128];
+	double ms[PART_N];              /* pred_part order, ms per GPU; they sum to the step */
+};
+
+/*
+ * Where the step's time goes: a horizontal bar per box and layout, split
+ * into the parts of enum pred_part as shares of its step (launch and
+ * minimum kernel durations in greys, weights and KV cache in blues,
+ * compute green, all-reduce red, expert all-to-all orange, stage sends
+ * gold, idle pale), each share of 6% or more written on it, the step in
+ * ms at the end; the caption names the largest part of the first bar and
+ * of the last.
+ */
+int rdr_parts(const char *path, const char *title, const struct rdr_parts_bar *bars, int n,
+	      struct plumb_err *err);
+
 /* ---- fit --------------------------------------------------------------- */
 
 /*

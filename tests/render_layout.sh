@@ -8,8 +8,9 @@
 #     both ways).
 # Kinds: topology (and with --path 0:N-1), matrix, bars (VMs), timeline
 # (tp over all GPUs, tpNpp2 where there are 4 or more), throughput, fit
-# (the validation cases), and the topology and matrix of a scenario
-# imported from every lspci and topo -m sample in tests/data/import.
+# (the validation cases), the topology and matrix of a scenario imported
+# from every lspci and topo -m sample in tests/data/import, and the
+# pictures of the seed comparison's report (plumb report).
 # Prints one FAIL: line per picture with its offending texts, then
 # "N passed, M failed".
 set -u
@@ -75,6 +76,16 @@ for f in tests/data/import/lspci-*.txt tests/data/import/topom-*.txt; do
 		draw "$b-matrix" "$T/$b.yaml" --what matrix
 	fi
 done
+
+# the seed report's six pictures: throughput, the step's parts, the VM's host
+# and guest topology, the two bare-metal boxes' topology
+if "$PLUMB" report -o "$T/report.html" --draws 0 > /dev/null 2> "$T/err"; then
+	n=$((n + 6))
+else
+	echo "FAIL: plumb report exited with an error:"
+	head -n 3 "$T/err"
+	runfail=$((runfail + 1))
+fi
 
 python3 - "$T/text.log" "$n" "$runfail" <<'EOF'
 import sys

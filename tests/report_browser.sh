@@ -164,12 +164,13 @@ browse "$T/bad.html" 1280
 [ "$(value overflow)" = 1 ] && ok || bad "the checker misses overflowing text"
 grep 'CONSOLE' "$T/log" | grep -q '"broken"' && ok || bad "the checker misses a console error"
 
-# The seed comparison (bare `plumb`): VM host and guest, two bare-metal boxes, the chart.
+# The seed comparison (bare `plumb`): the chart, the step's parts, VM host and guest, two
+# bare-metal boxes.
 if "$PLUMB" report -o "$T/seed.html" --draws "$DRAWS"; then
 	ok
 	s=$(wc -c < "$T/seed.html")
 	[ "$s" -lt 2097152 ] && ok || bad "the seed report is $s bytes, not under 2 MB"
-	check seed "$T/seed.html" 5 1280 900
+	check seed "$T/seed.html" 6 1280 900
 else
 	bad "plumb report (the seed comparison) exited $?"
 fi
@@ -179,7 +180,7 @@ one="$PLUMB report scenarios/hgx-8x-h200.yaml --layout tp8,ep8 --concurrency 1,8
 if $one -o "$T/hgx.html" && $one -o "$T/hgx2.html"; then
 	ok
 	cmp -s "$T/hgx.html" "$T/hgx2.html" && ok || bad "two runs of one report differ"
-	check hgx "$T/hgx.html" 2 1280
+	check hgx "$T/hgx.html" 3 1280
 else
 	bad "plumb report on one box failed"
 fi
