@@ -878,55 +878,19 @@ static void memo_key(struct bytes *b, uint64_t scn, int replay, const struct ste
 	}
 }
 
-/* A step's result as the memo keeps it: the scalars, then busy and comm
- * of its ngpus GPUs. */
-struct memo_val {
-	double seconds, window0, run_seconds;
-	double by_tag[TAG_NTAGS];
-	long events, flows;
-	int ngpus, sends, simulated, replayed, reruns, nspans;
-};
-
-static void memo_val(struct bytes *b, const struct step_result *r)
-{
-	struct memo_val v;
-	memset(&v, 0, sizeof(v));
-	v.seconds = r->seconds;
-	v.window0 = r->window0;
-	v.run_seconds = r->run_seconds;
-	memcpy(v.by_tag, r->by_tag, sizeof(v.by_tag));
-	v.events = r->events;
-	v.flows = r->flows;
-	v.ngpus = r->ngpus;
-	v.sends = r->sends;
-	v.simulated = r->simulated;
-	v.replayed = r->replayed;
-	v.reruns = r->reruns;
-	v.nspans = r->nspans;
-	put(b, &v, sizeof(v));
-	put(b, r->busy, (size_t)r->ngpus * sizeof(r->busy[0]));
-	put(b, r->comm, (size_t)r->ngpus * sizeof(r->comm[0]));
-}
-
+/* A step's result as the memo keeps it: the whole struct, so every field
+ * step_run() fills comes back (one added later included); the caller's
+ * inputs (timeline, hook, switches) are the asker's, not the stored run's. */
 static void memo_fill(const unsigned char *p, struct step_result *r)
 {
-	struct memo_val v;
-	memcpy(&v, p, sizeof(v));
-	r->seconds = v.seconds;
-	r->window0 = v.window0;
-	r->run_seconds = v.run_seconds;
-	memcpy(r->by_tag, v.by_tag, sizeof(v.by_tag));
-	r->events = v.events;
-	r->flows = v.flows;
-	r->ngpus = v.ngpus;
-	r->sends = v.sends;
-	r->simulated = v.simulated;
-	r->replayed = v.replayed;
-	r->reruns = v.reruns;
-	r->nspans = v.nspans;
-	memcpy(r->busy, p + sizeof(v), (size_t)v.ngpus * sizeof(r->busy[0]));
-	memcpy(r->comm, p + sizeof(v) + (size_t)v.ngpus * sizeof(r->busy[0]),
-	       (size_t)v.ngpus * sizeof(r->comm[0]));
+	struct step_result in = *r;
+	memcpy(r, p, sizeof(*r));
+	r->spans = in.spans;
+	r->cap = in.cap;
+	r->hook = in.hook;
+	r->hook_ctx = in.hook_ctx;
+	r->no_replay = in.no_replay;
+	r->rounds = in.rounds;
 }
 
 /* The simulation itself: replay's re-runs around run_once. */
@@ -985,7 +949,7 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	memset(&key, 0, sizeof(key));
 	memset(&val, 0, sizeof(val));
 	if (memo) {
-		size_t nv = sizeof(struct memo_val) + 2 * (size_t)l->gpus * sizeof(r->busy[0]);
+		size_t nv = sizeof(*r);
 		memo_key(&key, coll_scn_id(shared), replay, l, prog, micro, r->rounds);
 		if (!key.oom && (val.p = malloc(nv)) != NULL &&
 		    step_memo_get(key.p, key.n, val.p, nv)) {
@@ -994,13 +958,8 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 		}
 	}
 	rc = step_sim(s, o, l, prog, micro, r, shared, replay, err);
-	if (rc == 0 && memo && !key.oom && r->ngpus == l->gpus) {
-		free(val.p);
-		memset(&val, 0, sizeof(val));
-		memo_val(&val, r);
-		if (!val.oom)
-			step_memo_put(key.p, key.n, val.p, val.n);
-	}
+	if (rc == 0 && memo && !key.oom)
+		step_memo_put(key.p, key.n, r, sizeof(*r));
 out:
 	free(key.p);
 	free(val.p);
