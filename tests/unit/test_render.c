@@ -754,6 +754,29 @@ static void test_charts(void)
 	snprintf(p, sizeof(p), "%s/tl.pdf", tmpdir);
 	EXPECT_INT(rdr_timeline(p, &t, &err), 0);
 	CU_ASSERT(pdf_ok(p));
+	/* the parts of a step: shares from ms, a bar with nothing in it, a pipeline */
+	{
+		struct rdr_parts_bar b[3];
+		memset(b, 0, sizeof(b));
+		snprintf(b[0].label, sizeof(b[0].label), "box 0, tp8");
+		b[0].ms[PART_LAUNCH] = 2;
+		b[0].ms[PART_WEIGHTS] = 10;
+		b[0].ms[PART_ALLREDUCE] = 30;
+		snprintf(b[1].label, sizeof(b[1].label), "box 1, tp8 (empty)");
+		snprintf(b[2].label, sizeof(b[2].label), "box 1, tp4pp2");
+		b[2].ms[PART_STAGE_SEND] = 1;
+		b[2].ms[PART_IDLE] = 5;
+		b[2].ms[PART_COMPUTE] = 4;
+		snprintf(p, sizeof(p), "%s/parts.png", tmpdir);
+		EXPECT_INT(rdr_parts(p, "parts", b, 3, &err), 0);
+		CU_ASSERT(png_ok(p, &w, &h));
+		snprintf(p, sizeof(p), "%s/parts.svg", tmpdir);
+		EXPECT_INT(rdr_parts(p, "parts", b, 3, &err), 0);
+		CU_ASSERT(svg_ok(p));
+		snprintf(p, sizeof(p), "%s/parts-none.svg", tmpdir);
+		EXPECT_INT(rdr_parts(p, "no bars", b, 0, &err), 0);
+		CU_ASSERT(svg_ok(p));
+	}
 }
 
 void suite_render(void)
@@ -764,6 +787,6 @@ void suite_render(void)
 		    test_synthetic);
 	CU_add_test(s, "output errors leave nothing behind", test_output_errors);
 	CU_add_test(s, "trace: valid JSON, events match the step", test_trace);
-	CU_add_test(s, "throughput and timeline charts", test_charts);
+	CU_add_test(s, "throughput, timeline and step-parts charts", test_charts);
 	CU_add_test(s, "chart layer: scales, labels, coinciding series, outliers", test_chart_layer);
 }
