@@ -445,21 +445,32 @@ int fab_net_ways(const struct fabric *f, int a, int b)
 	return na > nb ? na : nb;
 }
 
-/* The GPU of NIC node k's host nearest it (lowest path type, first on ties). */
+/*
+ * The GPU of NIC node k's host nearest it (lowest path type). Several GPUs
+ * equally near share the NICs near them in turn: the i-th of the NICs with
+ * k's parent goes to the (i mod n)-th of the n nearest GPUs, as NCCL spreads
+ * its channels over a switch's GPUs and NICs.
+ */
 static int nic_gpu(const struct scenario *s, int k)
 {
-	int g, best = -1, bp = 0;
+	int g, bp = NP_SYS + 1, near[SCN_MAX_GPUS], n = 0, i, idx = 0;
 	for (g = 0; g < s->ngpus; g++) {
 		int p;
 		if (s->nodes[s->gpu_node[g]].host != s->nodes[k].host)
 			continue;
 		p = topo_node_path(s, s->gpu_node[g], k);
-		if (best < 0 || p < bp) {
-			best = g;
+		if (p < bp) {
 			bp = p;
+			n = 0;
 		}
+		if (p == bp)
+			near[n++] = g;
 	}
-	return best;
+	if (n == 0)
+		return -1;
+	for (i = 0; i < k; i++)
+		idx += s->nodes[i].kind == SCN_NIC && s->nodes[i].parent == s->nodes[k].parent;
+	return near[idx % n];
 }
 
 /* PCIe path between nodes na and nb of one host (GPU or NIC), appended at len. */
