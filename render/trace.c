@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "fabric.h"
+#include "jout.h"
 #include "render.h"
 
 struct seg {
@@ -109,19 +110,42 @@ static void link_name(const struct fabric *f, const struct scenario *s, int id, 
 	}
 }
 
-static void json_str(FILE *f, const char *s)
+/* A metadata ("M") event: name, pid, tid and one argument. */
+static json_t *meta(const char *name, int pid, int tid, const char *key, json_t *val)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
+	json_t *e = json_object(), *args = json_object();
+	int rc = 0;
+	rc |= jout_set(e, "name", jout_str(name));
+	rc |= jout_set(e, "ph", jout_str("M"));
+	rc |= jout_set(e, "pid", json_integer(pid));
+	rc |= jout_set(e, "tid", json_integer(tid));
+	rc |= jout_set(args, key, val);
+	rc |= jout_set(e, "args", args);
+	if (rc) {
+		json_decref(e);
+		return NULL;
 	}
-	fputc('"', f);
+	return e;
+}
+
+/* A complete ("X") event from t0 for dur seconds, in microseconds. */
+static json_t *span(const char *name, const char *cat, int pid, int tid, double t0,
+		    double dur)
+{
+	json_t *e = json_object();
+	int rc = 0;
+	rc |= jout_set(e, "name", jout_str(name));
+	rc |= jout_set(e, "cat", jout_str(cat));
+	rc |= jout_set(e, "ph", jout_str("X"));
+	rc |= jout_set(e, "pid", json_integer(pid));
+	rc |= jout_set(e, "tid", json_integer(tid));
+	rc |= jout_set(e, "ts", jout_real(t0 * 1e6, 4));
+	rc |= jout_set(e, "dur", jout_real(dur * 1e6, 4));
+	if (rc) {
+		json_decref(e);
+		return NULL;
+	}
+	return e;
 }
 
 static const char *tag_name(int tag)
@@ -144,7 +168,8 @@ int rdr_trace(FILE *f, const struct pred_cfg *c, int batch, long context,
 	struct step_span *spans = NULL;
 	struct sim_engine *eng = NULL;
 	struct fabric *fab = NULL;
-	int rc, st, micro = 0, cap = 4096, i, l, nlinks, first = 1, ntracks = 0;
+	int rc, st, micro = 0, cap = 4096, i, l, nlinks, first = 1, ntracks = 0, bad = 0;
+	json_t *doc = NULL, *ev;
 	double sec;
 	char name[160];
 
@@ -207,24 +232,20 @@ int rdr_trace(FILE *f, const struct pred_cfg *c, int batch, long context,
 	if (sec < s->k.v[K_STEP_OVERHEAD_US] * 1e-6)
 		sec = s->k.v[K_STEP_OVERHEAD_US] * 1e-6;
 
-	fputs("{\"traceEvents\": [\n", f);
-	fprintf(f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": ");
+	doc = json_object();
+	ev = json_array();
 	snprintf(name, sizeof(name), "GPUs: %s, %s, batch %d, context %ld", s->name, c->lay.name,
 		 batch, context);
-	json_str(f, name);
-	fputs("}}", f);
+	bad |= jout_push(ev, meta("process_name", 1, 0, "name", jout_str(name)));
 	for (i = 0; i < r.ngpus; i++) {
-		fprintf(f, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
-			   "\"args\": {\"name\": \"GPU%d\"}}", i, i);
-		fprintf(f, ",\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
-			   "\"args\": {\"sort_index\": %d}}", i, i);
+		snprintf(name, sizeof(name), "GPU%d", i);
+		bad |= jout_push(ev, meta("thread_name", 1, i, "name", jout_str(name)));
+		bad |= jout_push(ev, meta("thread_sort_index", 1, i, "sort_index", json_integer(i)));
 	}
 	for (i = 0; i < r.nspans; i++) {
 		const struct step_span *sp = &spans[i];
-		fprintf(f, ",\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, "
-			   "\"ts\": %.4f, \"dur\": %.4f}",
-			tag_name(sp->tag), sp->comm ? "comm" : "compute", sp->gpu, sp->t0 * 1e6,
-			(sp->t1 - sp->t0) * 1e6);
+		bad |= jout_push(ev, span(tag_name(sp->tag), sp->comm ? "comm" : "compute", 1, sp->gpu,
+					  sp->t0, sp->t1 - sp->t0));
 	}
 	for (l = 0; l < nlinks; l++) {
 		int used = 0;
@@ -235,31 +256,43 @@ int rdr_trace(FILE *f, const struct pred_cfg *c, int batch, long context,
 		ntracks++;
 		link_name(fab, s, l, name, sizeof(name));
 		if (first) {
-			fputs(",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 2, \"tid\": 0, "
-			      "\"args\": {\"name\": \"links (load from the flow model)\"}}", f);
+			bad |= jout_push(ev, meta("process_name", 2, 0, "name",
+						  jout_str("links (load from the flow model)")));
 			first = 0;
 		}
-		fprintf(f, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 2, \"tid\": %d, "
-			   "\"args\": {\"name\": ", l);
-		json_str(f, name);
-		fputs("}}", f);
+		bad |= jout_push(ev, meta("thread_name", 2, l, "name", jout_str(name)));
 	}
 	for (i = 0; i < k.nseg; i++) {
 		const struct seg *g = &k.seg[i];
 		double capb = sim_net_link_capacity(fab->net, g->link);
-		fprintf(f, ",\n{\"name\": \"%.1f GB/s\", \"cat\": \"link\", \"ph\": \"X\", \"pid\": 2, "
-			   "\"tid\": %d, \"ts\": %.4f, \"dur\": %.4f, \"args\": {\"GB/s\": %.3f, "
-			   "\"utilisation\": %.4f}}",
-			g->bps / 1e9, g->link, g->t0 * 1e6, (g->t1 - g->t0) * 1e6, g->bps / 1e9,
-			capb > 0 ? g->bps / capb : 0);
+		json_t *e, *args = json_object();
+		snprintf(name, sizeof(name), "%.1f GB/s", g->bps / 1e9);
+		e = span(name, "link", 2, g->link, g->t0, g->t1 - g->t0);
+		bad |= jout_set(args, "GB/s", jout_real(g->bps / 1e9, 3));
+		bad |= jout_set(args, "utilisation", jout_real(capb > 0 ? g->bps / capb : 0, 4));
+		bad |= jout_set(e, "args", args);
+		bad |= jout_push(ev, e);
 	}
-	fprintf(f, "\n],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"scenario\": ");
-	json_str(f, s->name);
-	fprintf(f, ", \"model\": ");
-	json_str(f, c->m->id);
-	fprintf(f, ", \"layout\": \"%s\", \"batch\": %d, \"context\": %ld, \"step_us\": %.3f, "
-		   "\"simulated_us\": %.3f}\n}\n",
-		c->lay.name, batch, context, sec * 1e6, r.seconds * 1e6);
+	bad |= jout_set(doc, "traceEvents", ev);
+	bad |= jout_set(doc, "displayTimeUnit", jout_str("ms"));
+	{
+		json_t *od = json_object();
+		bad |= jout_set(od, "scenario", jout_str(s->name));
+		bad |= jout_set(od, "model", jout_str(c->m->id));
+		bad |= jout_set(od, "layout", jout_str(c->lay.name));
+		bad |= jout_set(od, "batch", json_integer(batch));
+		bad |= jout_set(od, "context", json_integer(context));
+		bad |= jout_set(od, "step_us", jout_real(sec * 1e6, 3));
+		bad |= jout_set(od, "simulated_us", jout_real(r.seconds * 1e6, 3));
+		bad |= jout_set(doc, "otherData", od);
+	}
+	if (bad) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	/* each event on its own line, as Perfetto's examples are */
+	if ((rc = jout_write(f, doc, 2, err)) < 0)
+		goto out;
 	if (info) {
 		memset(info, 0, sizeof(*info));
 		info->run = r;
@@ -273,6 +306,7 @@ int rdr_trace(FILE *f, const struct pred_cfg *c, int batch, long context,
 	}
 	rc = 0;
 out:
+	json_decref(doc);
 	for (st = 0; st < 16; st++)
 		step_prog_release(&prog[st]);
 	free(spans);
