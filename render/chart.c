@@ -7,6 +7,7 @@
  * (rdr_axis_fit guarantees it); its ticks are increasing and inside
  * [lo, hi].
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,19 @@ void rdr_axis_fit(struct rdr_axis *a, enum rdr_scale scale, double lo, double hi
 		fit_log2(a, lo, hi);
 	else
 		fit_ratio(a, lo, hi);
+}
+
+void rdr_axis_exact(struct rdr_axis *a, double lo, double hi)
+{
+	double step, v;
+	assert(hi > lo);
+	a->scale = RDR_LIN;
+	a->nticks = 0;
+	a->lo = lo;
+	a->hi = hi;
+	step = rdr_nice_step(hi - lo, 10);
+	for (v = ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-6; v += step)
+		add_tick(a, fabs(v) < step * 1e-9 ? 0 : v, 1);
 }
 
 void rdr_axis_label(const struct rdr_axis *a, double v, char *buf, size_t n)

@@ -63,6 +63,10 @@ void rdr_chart_init(struct rdr_chart *c, cairo_t *cr, double x, double y, double
 void rdr_axis_fit(struct rdr_axis *a, enum rdr_scale scale, double lo, double hi,
 		  int zero_based);
 
+/* A linear axis over exactly [lo, hi] (a time span, a zoom), ticks at a
+ * nice step inside it. lo < hi. */
+void rdr_axis_exact(struct rdr_axis *a, double lo, double hi);
+
 /* Tick label text of value v on axis a ("0.5", "20", "1k", "2M", "+10%"). */
 void rdr_axis_label(const struct rdr_axis *a, double v, char *buf, size_t n);
 

@@ -28,31 +28,17 @@ static const struct {
 
 #define IDLE_RGB 0xececec
 
-static void axis_ms(cairo_t *cr, double x0, double y, double w, double t0, double t1,
-		    double top, const char *label)
+/* The time axis of a Gantt panel from t0 to t1 seconds, in ms, on the chart
+ * layer: grid lines over the rows from top, ticks at a nice step. */
+static void axis_ms(cairo_t *cr, double x0, double top, double w, double rows_h, double t0,
+		    double t1, const char *label)
 {
-	double a = t0 * 1e3, b = t1 * 1e3, step = rdr_nice_step(b - a, 10), t;
-	char buf[32];
-	rdr_rgb(cr, 0x333333);
-	cairo_set_line_width(cr, 1);
-	cairo_move_to(cr, x0, y);
-	cairo_line_to(cr, x0 + w, y);
-	cairo_stroke(cr);
-	for (t = ceil(a / step - 1e-9) * step; t <= b + step * 1e-6; t += step) {
-		double x = x0 + w * (t - a) / (b - a);
-		rdr_rgba(cr, 0x000000, 0.12);
-		cairo_move_to(cr, x, top);
-		cairo_line_to(cr, x, y);
-		cairo_stroke(cr);
-		rdr_rgb(cr, 0x333333);
-		cairo_move_to(cr, x, y);
-		cairo_line_to(cr, x, y + 5);
-		cairo_stroke(cr);
-		snprintf(buf, sizeof(buf), step < 0.01 ? "%.3f" : step < 0.1 ? "%.2f" :
-			 step < 1 ? "%.1f" : "%.0f", fabs(t) < step * 1e-6 ? 0.0 : t);
-		rdr_text(cr, x, y + 18, buf, 11, 0, RA_CENTER, 0);
-	}
-	rdr_text(cr, x0 + w / 2, y + 36, label, 12, 0, RA_CENTER, 0);
+	struct rdr_chart c;
+	rdr_chart_init(&c, cr, x0, top, w, rows_h);
+	rdr_axis_exact(&c.ax, t0 * 1e3, t1 * 1e3);
+	c.ay.nticks = 0;
+	c.ax.title = label;
+	rdr_chart_axes(&c);
 }
 
 /*
@@ -218,11 +204,11 @@ int rdr_timeline(const char *path, const struct rdr_timeline *t, struct plumb_er
 		rdr_text(c.cr, left + pw + 14, top + g * rowh + rowh / 2 + 4, s, 11.5, 0, RA_LEFT,
 			 right - 10);
 	}
-	axis_ms(c.cr, left, top + ng * rowh + 4, pw, 0, sec, top,
+	axis_ms(c.cr, left, top, pw, ng * rowh + 4, 0, sec,
 		"time in the step (ms); upper half of a row: compute, lower half: communication");
 	snprintf(zlab, sizeof(zlab), "zoom: %.2f to %.2f ms (the box above)", z0 * 1e3, z1 * 1e3);
 	gantt(c.cr, t, ng, left, pw, ztop, rowh, z0, z1);
-	axis_ms(c.cr, left, ztop + ng * rowh + 4, pw, z0, z1, ztop, zlab);
+	axis_ms(c.cr, left, ztop, pw, ng * rowh + 4, z0, z1, zlab);
 	ly = ztop + ng * rowh + 70;
 	{
 		double x = left, y = ly;
