@@ -482,18 +482,21 @@ static int step_impl(const struct pred_cfg *c, const struct serve_shape *sh, dou
 		{
 			/* Do the layout's collectives bounce through host memory? */
 			struct topo_view *v = NULL;
-			int per = c->lay.gpus / c->lay.pp, a, b2, shm = 0, pairs = 0;
+			int per = c->lay.gpus / c->lay.pp, a, b2, shm = 0, pairs = 0, net = 0;
 			if (topo_build(c->s, c->s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST,
 				       &c->topo, &v, NULL) == 0) {
 				for (a = 0; a < per; a++)
 					for (b2 = 0; b2 < per; b2++)
-						if (a != b2) {
+						if (a != b2 && topo_ep_host(v, a) != topo_ep_host(v, b2)) {
+							net = 1;        /* between hosts: the network */
+						} else if (a != b2) {
 							pairs++;
 							shm += v->xport[a][b2] != XP_P2P;
 						}
 				topo_free(v);
 			}
 			info->shm_hops = shm;
+			info->comm_net = net;
 			info->comm_host_frac = pairs && shm * 2 >= pairs && r.seconds > 0
 						       ? info->comm_s / r.seconds : 0;
 		}
@@ -605,7 +608,9 @@ void pred_diagnosis(const struct pred_cfg *c, const struct pred_step_info *i, ch
 {
 	const double *p = i->part;
 	double step = 0, lat, mem, comp, comm, idle, best;
-	const char *how = i->comm_host_frac > 0 ? " over host memory" : "";
+	const char *how = i->comm_net ? (i->comm_host_frac > 0 ? " over host memory and the network"
+							       : " partly over the network")
+				      : i->comm_host_frac > 0 ? " over host memory" : "";
 	const char *what = c->lay.kind == LAY_EP ? "all-to-all" : "all-reduce";
 	int k;
 	for (k = 0; k < PART_N; k++)

@@ -66,6 +66,7 @@ struct pred_step_info {
 	double compute_s, comm_s, idle_s;   /* per GPU, averaged */
 	double busy_frac;                   /* compute / step, averaged over GPUs */
 	double comm_host_frac;              /* communication through host memory */
+	int comm_net;                       /* 1: the layout's groups span hosts (NCCL's NET) */
 	int shm_hops;                       /* collectives' hops that bounce via the host */
 };
 

@@ -331,7 +331,9 @@ static void send_links(const struct srun *sr, int a, int b, unsigned char *used)
 {
 	int path[FAB_MAX_PATH], n, k, sock;
 	memset(used, 0, (size_t)sr->rc->nlinks);
-	if (sr->view->xport[a][b] == XP_P2P) {
+	if (sr->view->xport[a][b] == XP_P2P ||
+	    sr->fab->s->nodes[sr->fab->s->gpu_node[a]].host !=
+	    sr->fab->s->nodes[sr->fab->s->gpu_node[b]].host) {   /* between hosts: the NICs */
 		n = fab_path_gpu(sr->fab, a, b, path);
 		for (k = 0; k < n; k++)
 			used[path[k]] = 1;
