@@ -12,6 +12,8 @@
 #include "sweep.h"
 #include "sweep_int.h"
 
+#include "jout.h"
+
 /* ---- writing ------------------------------------------------------------------ */
 
 
@@ -65,25 +67,21 @@ void swp_csv_field(struct swp_sb *b, const char *s, int force)
 	swp_sb_put(b, "\"", 1);
 }
 
-/* Control characters are escaped, not dropped: a row read back when
- * resuming must give the same key as the point it was written for. */
+/* The string through jansson's encoder (control characters escaped, not
+ * dropped: a row read back when resuming must give the same key as the
+ * point it was written for; json_split reads every escape it writes). */
 void swp_json_str(struct swp_sb *b, const char *s)
 {
-	swp_sb_put(b, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			swp_sb_put(b, "\\", 1);
-		if (c == '\n')
-			swp_sb_put(b, "\\n", 2);
-		else if (c == '\t')
-			swp_sb_put(b, "\\t", 2);
-		else if (c < 0x20)
-			swp_sb_printf(b, "\\u%04x", c);
-		else
-			swp_sb_put(b, s, 1);
+	json_t *j = jout_str(s);
+	char *e = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+
+	json_decref(j);
+	if (!e) {
+		b->oom = 1;
+		return;
 	}
-	swp_sb_put(b, "\"", 1);
+	swp_sb_put(b, e, strlen(e));
+	free(e);
 }
 
 /* A JSON number as written: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
@@ -252,6 +250,12 @@ static int json_split(const char *line, char *buf, size_t n, char **names, char 
 							c = '\n';
 						else if (c == 't')
 							c = '\t';
+						else if (c == 'r')
+							c = '\r';
+						else if (c == 'b')
+							c = '\b';
+						else if (c == 'f')
+							c = '\f';
 						else if (c == 'u') {
 							if (sscanf(p, "%4x", &u) != 1 || u < 1 || u >= 0x20)
 								return -1;

@@ -37,7 +37,9 @@ void swp_sb_put(struct swp_sb *b, const char *t, size_t len);
 void swp_sb_printf(struct swp_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A CSV field, quoted when needed (always with force). */
 void swp_csv_field(struct swp_sb *b, const char *s, int force);
-/* A JSON string; a value: a number when s is one as written, else a string. */
+/* A JSON string (jansson's encoder; b->oom set when memory runs out); a
+ * value: a number, its digits as the row's other formats print them, when
+ * s is one as written, else a string. */
 void swp_json_str(struct swp_sb *b, const char *s);
 void swp_json_val(struct swp_sb *b, const char *s);
 
