@@ -7,11 +7,15 @@
 # interval's Monte Carlo draws are compared on one scenario, not all). A
 # layout the box cannot run fails the same way both times; each scenario must
 # run at least one. The bare `plumb` seed comparison is compared too.
+# The shared step memo (docs/engine.md "Shared derived state and the step
+# memo") changes no byte either: the seed comparison, a compare of four
+# boxes and four layouts and the interval's draws run again with
+# PLUMB_NO_STEP_MEMO=1 (every step simulated).
 #   sh tests/replay.sh        PLUMB names the binary (default ./plumb)
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
 LC_ALL=C
 export LC_ALL
-unset NCCL_P2P_LEVEL NCCL_P2P_DISABLE NCCL_SHM_DISABLE PLUMB_NO_REPLAY
+unset NCCL_P2P_LEVEL NCCL_P2P_DISABLE NCCL_SHM_DISABLE PLUMB_NO_REPLAY PLUMB_NO_STEP_MEMO
 PLUMB=${PLUMB:-./plumb}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-replay.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -19,19 +23,21 @@ trap 'exit 130' INT TERM
 pass=0
 fail=0
 
-# same NAME ARGS...: 0 when both runs succeed, 1 when both fail alike
+# same NAME ARGS...: 0 when both runs succeed, 1 when both fail alike; the
+# second run has $off=1 in its environment (PLUMB_NO_REPLAY unless set)
+off=PLUMB_NO_REPLAY
 same() {
 	name=$1
 	shift
 	# side by side: the simulated run is the slow one
-	(PLUMB_NO_REPLAY=1 "$PLUMB" "$@" >"$tmp/s.out" 2>"$tmp/s.err"; echo $? >"$tmp/s.rc") &
+	(env "$off=1" "$PLUMB" "$@" >"$tmp/s.out" 2>"$tmp/s.err"; echo $? >"$tmp/s.rc") &
 	"$PLUMB" "$@" >"$tmp/r.out" 2>"$tmp/r.err"
 	rc1=$?
 	wait
 	rc2=$(cat "$tmp/s.rc")
 	if [ $rc1 -ne $rc2 ] || ! cmp -s "$tmp/r.out" "$tmp/s.out" || ! cmp -s "$tmp/r.err" "$tmp/s.err"; then
 		fail=$((fail + 1))
-		echo "FAIL: $name: plumb $*: replay and simulation differ (exit $rc1 vs $rc2)"
+		echo "FAIL: $name: plumb $*: differs with $off=1 (exit $rc1 vs $rc2)"
 		diff "$tmp/s.out" "$tmp/r.out" | head -n 6 | sed 's/^/    /'
 		diff "$tmp/s.err" "$tmp/r.err" | head -n 4 | sed 's/^/    /'
 		return 2
@@ -59,5 +65,12 @@ for scn in scenarios/*.yaml; do
 		echo "FAIL: $name: no layout ran"
 	fi
 done
+off=PLUMB_NO_STEP_MEMO
+same memo/seed-comparison
+same memo/compare compare scenarios/baremetal-8x-rtxpro6000.yaml \
+	scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/switch-8x-rtxpro6000.yaml \
+	scenarios/hgx-8x-h200.yaml --layout tp8,tp4pp2,ep8,tp8ep
+same memo/interval-draws predict scenarios/hgx-8x-h200.yaml --concurrency 1,64 --format csv \
+	--draws 4
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -767,11 +767,17 @@ out:
 	return rc;
 }
 
-/* PLUMB_NO_REPLAY set to anything but "" or "0". */
+/* Environment variable `name` set to anything but "" or "0". */
+static int env_on(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/* PLUMB_NO_REPLAY: simulate every collective. */
 static int replay_off_env(void)
 {
-	const char *v = getenv("PLUMB_NO_REPLAY");
-	return v && *v && strcmp(v, "0") != 0;
+	return env_on("PLUMB_NO_REPLAY");
 }
 
 /* ---- the shared memo ---------------------------------------------------- */
@@ -946,8 +952,9 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	if ((rc = coll_scn_get(s, o, &shared, err)) < 0)
 		return rc;
 	replay = !r->no_replay && !r->hook && !replay_off_env();
-	/* A timeline or a hook needs the run itself. */
-	memo = !r->hook && !(r->spans && r->cap > 0);
+	/* A timeline or a hook needs the run itself; PLUMB_NO_STEP_MEMO=1
+	 * simulates every step (tests/replay.sh compares the bytes). */
+	memo = !r->hook && !(r->spans && r->cap > 0) && !env_on("PLUMB_NO_STEP_MEMO");
 	memset(&key, 0, sizeof(key));
 	memset(&val, 0, sizeof(val));
 	if (memo) {

@@ -148,6 +148,8 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
  * calibrate, validate and sweep simulate a step once between them. Keys
  * are compared in full; the results are those of the simulation, bit for
  * bit. Thread-safe; the table grows until its keys and values hold 256 MiB.
+ * PLUMB_NO_STEP_MEMO=1 in the environment (any value but empty or `0`)
+ * simulates every step (tests/replay.sh checks the output is the same).
  *
  * step_memo_stats: lookups that hit and missed, entries and bytes stored.
  * step_memo_clear: forget every step (tests).
