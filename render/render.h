@@ -103,6 +103,8 @@ struct rdr_layout {
 				   "13.7 us small copy\n41.3 GB/s large" */
 	double cost_x, cost_y;  /* its label's left end (centre if cost_center) and middle */
 	int cost_center;
+	double vfio_y;          /* a VM with a path in both views: the level of the lines
+				   joining each highlighted guest GPU to its host GPU; 0 none */
 	int nbox, nframe, nedge;
 	struct rdr_box box[RDR_MAX_BOX];
 	struct rdr_frame frame[RDR_MAX_FRAME];

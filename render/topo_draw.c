@@ -272,6 +272,52 @@ static void legend(cairo_t *cr, const struct rdr_layout *L)
 	}
 }
 
+/*
+ * A VM with a path in both views: a dotted line from each highlighted
+ * guest GPU down under the panels and up into the host GPU passed through
+ * to it, labelled, so the guest's route and the host's read as one.
+ */
+static void vfio_lines(cairo_t *cr, const struct rdr_layout *L)
+{
+	static const double dot[] = { 2, 3 };
+	int i, k, n, pass;
+	/* lines first, then their labels (beside the guest end) over them */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0, n = 0; i < L->nbox; i++) {
+			const struct rdr_box *g = &L->box[i], *h = NULL;
+			double y, gx, hx;
+			char lab[200];
+			if (!g->hl || g->panel != 1 || g->kind != RB_GPU)
+				continue;
+			for (k = 0; k < L->nbox; k++)
+				if (L->box[k].panel == 0 && L->box[k].kind == RB_GPU &&
+				    L->box[k].gpu == g->gpu)
+					h = &L->box[k];
+			if (!h)
+				continue;
+			y = L->vfio_y + 22 * n++;
+			/* near the right edge: an IOMMU group's label sits at the left */
+			gx = g->x + g->w - 14;
+			hx = h->x + h->w - 14;
+			if (!pass) {
+				rdr_rgb(cr, 0x6c3483);
+				cairo_set_line_width(cr, 1.6);
+				cairo_set_dash(cr, dot, 2, 0);
+				cairo_move_to(cr, gx, g->y + g->h);
+				cairo_line_to(cr, gx, y);
+				cairo_line_to(cr, hx, y);
+				cairo_line_to(cr, hx, h->y + h->h);
+				cairo_stroke(cr);
+				cairo_set_dash(cr, NULL, 0, 0);
+				continue;
+			}
+			snprintf(lab, sizeof(lab), "VFIO passthrough: guest %s is host %s", g->line1,
+				 h->line1);
+			rdr_rgb(cr, 0x6c3483);
+			rdr_label(cr, gx - 14 - rdr_text_width(cr, lab, 10.5, 0) / 2, y, lab, 10.5);
+		}
+}
+
 static void draw_layout(cairo_t *cr, const struct rdr_layout *L)
 {
 	int i, k;
@@ -290,6 +336,8 @@ static void draw_layout(cairo_t *cr, const struct rdr_layout *L)
 	for (i = 0; i < L->nframe; i++)
 		if (L->frame[i].kind == RF_GROUP)
 			draw_frame(cr, &L->frame[i]);
+	if (L->vfio_y > 0)
+		vfio_lines(cr, L);
 	for (i = 0; i < L->nbox; i++)
 		draw_box(cr, &L->box[i]);
 	rdr_rgb(cr, 0x333333);

@@ -962,6 +962,11 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 	} else if (gv && (rc = vm_note(L, s, gv, err)) < 0) {
 		goto fail;
 	}
+	if (o->path_a >= 0 && np == 2) {
+		/* room under the panels for the passthrough lines */
+		L->vfio_y = bottom + 16;
+		bottom += 52;
+	}
 	L->legend_y = bottom + 14;
 	L->w = right + MARGIN;
 	L->h = L->legend_y + 30 + (L->note[0] ? 40 : 0) + MARGIN;
