@@ -709,6 +709,12 @@ void rep_nccl_xml(FILE *f, const struct topo_view *v, const struct topo_view *ho
 					   "every vCPU: the guest sees one NUMA node") :
 			"unknown: set vcpus in the scenario; without it NCCL reads each node's cpumap "
 			"from the guest's sysfs");
+	if (s->nhosts > 1) {
+		/* NCCL_TOPO_FILE describes the node it is read on */
+		fprintf(f, "<!-- Host %s, the first of %d: NCCL reads one such file on each node. -->\n",
+			s->hosts[0].name, s->nhosts);
+		nn = s->hosts[0].nsockets * s->host.numa_per_socket;
+	}
 	fputs("<system version=\"1\">\n", f);
 	for (numa = 0; numa < nn; numa++) {
 		int has = 0;
