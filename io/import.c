@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <yaml.h>
 
 struct imp_scn *imp_scn_new(void)
 {
@@ -532,26 +533,212 @@ static void output_order(struct wctx *w)
 	}
 }
 
-/* Write a YAML double-quoted scalar. */
-static void put_q(FILE *f, const char *str)
+/* The libyaml emitter and whether an event failed (then nothing more is
+ * emitted and the writer reports it). */
+struct yout {
+	yaml_emitter_t e;
+	int bad;
+};
+
+static void emit(struct yout *y, yaml_event_t *ev, int ok)
 {
-	fputc('"', f);
-	for (; *str; str++) {
-		unsigned char c = (unsigned char)*str;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
+	if (!ok || y->bad || !yaml_emitter_emit(&y->e, ev))
+		y->bad = 1;
+}
+
+/* Length of the valid UTF-8 sequence at p (1-4), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+	int n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	for (i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* A scalar: plain for ids, numbers and enums, double-quoted for text
+ * from the input. libyaml takes UTF-8 only: a byte that is not part of a
+ * valid sequence (tool output in another encoding) becomes '?'. */
+static void scalar(struct yout *y, const char *v, int quoted)
+{
+	yaml_char_t buf[1024];
+	const unsigned char *p = (const unsigned char *)v;
+	size_t n = 0;
+	yaml_event_t ev;
+	int ok, k;
+
+	while (*p && n + 4 < sizeof(buf)) {
+		if ((k = utf8_len(p)) == 0) {
+			buf[n++] = '?';
+			p++;
+			continue;
+		}
+		memcpy(buf + n, p, (size_t)k);
+		n += (size_t)k;
+		p += k;
 	}
-	fputc('"', f);
+	buf[n] = '\0';
+	ok = yaml_scalar_event_initialize(&ev, NULL, NULL, buf, (int)n, 1, 1,
+					  quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+						 : YAML_PLAIN_SCALAR_STYLE);
+	emit(y, &ev, ok);
+}
+
+static void scalar_int(struct yout *y, int v)
+{
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%d", v);
+	scalar(y, buf, 0);
+}
+
+static void map_start(struct yout *y, int flow)
+{
+	yaml_event_t ev;
+	emit(y, &ev, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, flow ?
+			YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE));
+}
+
+static void map_end(struct yout *y)
+{
+	yaml_event_t ev;
+	emit(y, &ev, yaml_mapping_end_event_initialize(&ev));
+}
+
+static void seq_start(struct yout *y, int flow)
+{
+	yaml_event_t ev;
+	emit(y, &ev, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, flow ?
+			YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE));
+}
+
+static void seq_end(struct yout *y)
+{
+	yaml_event_t ev;
+	emit(y, &ev, yaml_sequence_end_event_initialize(&ev));
+}
+
+/* The document of s (nodes in output order seq, ids given), through y. */
+static void emit_scenario(struct yout *y, const struct imp_scn *s, const int *seq, int nseq,
+			  char (*ids)[24])
+{
+	yaml_event_t ev;
+	int i;
+
+	emit(y, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING));
+	emit(y, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1));
+	map_start(y, 0);
+	scalar(y, "plumb_scenario", 0);
+	scalar(y, "1", 0);
+	scalar(y, "name", 0);
+	scalar(y, s->name, 1);
+	scalar(y, "description", 0);
+	scalar(y, s->description, 1);
+	scalar(y, "host", 0);
+	map_start(y, 0);
+	scalar(y, "cpu_vendor", 0);
+	scalar(y, vendor_names[s->cpu_vendor], 0);
+	if (s->cpu_model[0]) {
+		scalar(y, "cpu_model", 0);
+		scalar(y, s->cpu_model, 1);
+	}
+	scalar(y, "sockets", 0);
+	scalar_int(y, s->sockets);
+	if (s->numa_per_socket > 1) {
+		scalar(y, "numa_per_socket", 0);
+		scalar_int(y, s->numa_per_socket);
+	}
+	if (s->nsocket_cpus > 0) {
+		scalar(y, "socket_cpus", 0);
+		seq_start(y, 1);
+		for (i = 0; i < s->nsocket_cpus; i++)
+			scalar(y, s->socket_cpus[i], 1);
+		seq_end(y);
+	}
+	map_end(y);
+	scalar(y, "pcie", 0);
+	seq_start(y, 0);
+	for (i = 0; i < nseq; i++) {
+		const struct imp_node *d = &s->nodes[seq[i]];
+		map_start(y, 1);
+		scalar(y, "id", 0);
+		scalar(y, ids[seq[i]], 0);
+		scalar(y, "kind", 0);
+		scalar(y, kind_names[d->kind], 0);
+		if (d->kind == IMP_RC) {
+			scalar(y, "socket", 0);
+			scalar_int(y, d->socket);
+			if (d->numa >= 0) {
+				scalar(y, "numa", 0);
+				scalar_int(y, d->numa);
+			}
+		} else {
+			scalar(y, "parent", 0);
+			scalar(y, ids[d->parent], 0);
+		}
+		if (d->model[0]) {
+			scalar(y, "model", 0);
+			scalar(y, d->model, d->kind != IMP_GPU);
+		}
+		if (d->gen > 0) {
+			scalar(y, "gen", 0);
+			scalar_int(y, d->gen);
+		}
+		if (d->width > 0) {
+			scalar(y, "width", 0);
+			scalar_int(y, d->width);
+		}
+		if (d->acs >= 0 && (d->kind == IMP_RP || d->kind == IMP_SW)) {
+			scalar(y, "acs", 0);
+			scalar(y, d->acs ? "true" : "false", 0);
+		}
+		if (d->bdf[0]) {
+			scalar(y, "bdf", 0);
+			scalar(y, d->bdf, 1);
+		}
+		map_end(y);
+	}
+	seq_end(y);
+	if (s->nvswitch || s->npairs > 0) {
+		scalar(y, "nvlink", 0);
+		map_start(y, 0);
+		if (s->nvswitch) {
+			scalar(y, "nvswitch", 0);
+			scalar(y, "true", 0);
+			scalar(y, "links_per_gpu", 0);
+			scalar_int(y, s->links_per_gpu);
+		}
+		if (s->npairs > 0) {
+			scalar(y, "pairs", 0);
+			seq_start(y, 0);
+			for (i = 0; i < s->npairs; i++) {
+				map_start(y, 1);
+				scalar(y, "gpus", 0);
+				seq_start(y, 1);
+				scalar(y, ids[s->pairs[i].a], 0);
+				scalar(y, ids[s->pairs[i].b], 0);
+				seq_end(y);
+				scalar(y, "links", 0);
+				scalar_int(y, s->pairs[i].links);
+				map_end(y);
+			}
+			seq_end(y);
+		}
+		map_end(y);
+	}
+	map_end(y);
+	emit(y, &ev, yaml_document_end_event_initialize(&ev, 1));
+	emit(y, &ev, yaml_stream_end_event_initialize(&ev));
 }
 
 int imp_write_yaml(FILE *f, const struct imp_scn *s, const char *path,
 		   struct plumb_err *err)
 {
 	struct wctx w;
+	struct yout y;
 	char (*ids)[24];
 	int count[5] = { 0 }, i;
 
@@ -572,79 +759,35 @@ int imp_write_yaml(FILE *f, const struct imp_scn *s, const char *path,
 			 count[d->kind]++);
 	}
 
+	/* comments are not events: written before the document */
 	fprintf(f, "# Scenario skeleton written by `plumb import`; check it against the\n"
 		   "# machine before use.\n");
 	for (i = 0; i < s->nnotes; i++)
 		fprintf(f, "# %s\n", s->notes[i]);
-	fprintf(f, "plumb_scenario: 1\nname: ");
-	put_q(f, s->name);
-	fprintf(f, "\ndescription: ");
-	put_q(f, s->description);
-	fprintf(f, "\nhost:\n  cpu_vendor: %s\n", vendor_names[s->cpu_vendor]);
-	if (s->cpu_model[0]) {
-		fprintf(f, "  cpu_model: ");
-		put_q(f, s->cpu_model);
-		fputc('\n', f);
-	}
-	fprintf(f, "  sockets: %d\n", s->sockets);
-	if (s->numa_per_socket > 1)
-		fprintf(f, "  numa_per_socket: %d\n", s->numa_per_socket);
-	if (s->nsocket_cpus > 0) {
-		fprintf(f, "  socket_cpus: [");
-		for (i = 0; i < s->nsocket_cpus; i++) {
-			if (i)
-				fprintf(f, ", ");
-			put_q(f, s->socket_cpus[i]);
-		}
-		fprintf(f, "]\n");
-	}
-	fprintf(f, "pcie:\n");
 	for (i = 0; i < w.nseq; i++) {
 		const struct imp_node *d = &s->nodes[w.seq[i]];
-		fprintf(f, "  - {id: %s, kind: %s", ids[w.seq[i]], kind_names[d->kind]);
-		if (d->kind == IMP_RC) {
-			fprintf(f, ", socket: %d", d->socket);
-			if (d->numa >= 0)
-				fprintf(f, ", numa: %d", d->numa);
-		} else {
-			fprintf(f, ", parent: %s", ids[d->parent]);
-		}
-		if (d->model[0]) {
-			fprintf(f, ", model: ");
-			if (d->kind == IMP_GPU)
-				fprintf(f, "%s", d->model);
-			else
-				put_q(f, d->model);
-		}
-		if (d->gen > 0)
-			fprintf(f, ", gen: %d", d->gen);
-		if (d->width > 0)
-			fprintf(f, ", width: %d", d->width);
-		if (d->acs >= 0 && (d->kind == IMP_RP || d->kind == IMP_SW))
-			fprintf(f, ", acs: %s", d->acs ? "true" : "false");
-		if (d->bdf[0]) {
-			fprintf(f, ", bdf: ");
-			put_q(f, d->bdf);
-		}
-		fputc('}', f);
 		if (d->comment[0])
-			fprintf(f, "  # %s", d->comment);
-		fputc('\n', f);
+			fprintf(f, "# %s: %s\n", ids[w.seq[i]], d->comment);
 	}
-	if (s->nvswitch || s->npairs > 0) {
-		fprintf(f, "nvlink:\n");
-		if (s->nvswitch)
-			fprintf(f, "  nvswitch: true\n  links_per_gpu: %d\n", s->links_per_gpu);
-		if (s->npairs > 0) {
-			fprintf(f, "  pairs:\n");
-			for (i = 0; i < s->npairs; i++)
-				fprintf(f, "    - {gpus: [%s, %s], links: %d}\n",
-					ids[s->pairs[i].a], ids[s->pairs[i].b], s->pairs[i].links);
-		}
+	memset(&y, 0, sizeof(y));
+	if (!yaml_emitter_initialize(&y.e)) {
+		y.bad = 1;
+	} else {
+		yaml_emitter_set_output_file(&y.e, f);
+		yaml_emitter_set_width(&y.e, -1);       /* a pcie entry stays on one line */
+		yaml_emitter_set_unicode(&y.e, 1);
+		yaml_emitter_set_indent(&y.e, 2);
+		emit_scenario(&y, s, w.seq, w.nseq, ids);
+		if (!y.bad && !yaml_emitter_flush(&y.e))
+			y.bad = 1;
+		yaml_emitter_delete(&y.e);
 	}
 	free(w.minkey);
 	free(w.seq);
 	free(ids);
+	if (y.bad && !ferror(f))
+		return plumb_err_set(err, PLUMB_ERUNTIME, path, 0, 0,
+				     "cannot write the scenario YAML (libyaml emitter)");
 	if (fflush(f) != 0 || ferror(f))
 		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot write: %s",
 				     strerror(errno));

@@ -328,6 +328,8 @@ static void test_yaml_exact(void)
 		"# cpu_vendor: amd from the input (line 3: amd_iommu)\n"
 		"# topo -m does not name the GPU model: GPUs written as rtx-pro-6000; give "
 		"--gpu-model ID\n"
+		"# gpu0: GPU0: model not in the input (--gpu-model)\n"
+		"# gpu1: GPU1: model not in the input (--gpu-model)\n"
 		"plumb_scenario: 1\n"
 		"name: \"imported-topom-2x5070-phb\"\n"
 		"description: \"Imported from tests/data/import/topom-2x5070-phb.txt by plumb "
@@ -337,13 +339,11 @@ static void test_yaml_exact(void)
 		"  sockets: 1\n"
 		"  socket_cpus: [\"0-23\"]\n"
 		"pcie:\n"
-		"  - {id: rc0, kind: root_complex, socket: 0}\n"
-		"  - {id: rp0, kind: root_port, parent: rc0}\n"
-		"  - {id: gpu0, kind: gpu, parent: rp0, model: rtx-pro-6000}  "
-		"# GPU0: model not in the input (--gpu-model)\n"
-		"  - {id: rp1, kind: root_port, parent: rc0}\n"
-		"  - {id: gpu1, kind: gpu, parent: rp1, model: rtx-pro-6000}  "
-		"# GPU1: model not in the input (--gpu-model)\n";
+		"- {id: rc0, kind: root_complex, socket: 0}\n"
+		"- {id: rp0, kind: root_port, parent: rc0}\n"
+		"- {id: gpu0, kind: gpu, parent: rp0, model: rtx-pro-6000}\n"
+		"- {id: rp1, kind: root_port, parent: rc0}\n"
+		"- {id: gpu1, kind: gpu, parent: rp1, model: rtx-pro-6000}\n";
 	struct plumb_err e;
 	struct imp_scn *s = import_file("topom-2x5070-phb.txt", &e), *s2;
 	char *a, *b;
