@@ -169,6 +169,14 @@ void rep_p2p_reasons(FILE *f, const struct topo_view *v)
 			if (topo_ep_host(v, i) != topo_ep_host(v, j))
 				continue;       /* between hosts: the network, rep_transport */
 			topo_p2p_reason(v, i, j, why, sizeof(why));
+			if (v->scn->nhosts > 1) {
+				/* as the host's own matrices number its GPUs */
+				const struct scn_box *b = &v->scn->hosts[topo_ep_host(v, i)];
+				fprintf(f, "%s GPU%d-GPU%d: %s, %s\n", b->name, i - b->first_gpu,
+					j - b->first_gpu, topo_p2p_str((enum topo_p2p)v->p2p[i][j]), why);
+				any = 1;
+				continue;
+			}
 			fprintf(f, "%s-%s: %s, %s\n", v->ep[i].label, v->ep[j].label,
 				topo_p2p_str((enum topo_p2p)v->p2p[i][j]), why);
 			any = 1;

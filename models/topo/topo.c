@@ -493,6 +493,16 @@ static int nccl_path(enum topo_class c)
 	return NP_SYS;
 }
 
+/* The most GPUs one host holds: NCCL's topology is the node's own. */
+static int gpus_per_host(const struct scenario *s)
+{
+	int h, n = s->nhosts > 1 ? 0 : s->ngpus;
+	for (h = 0; s->nhosts > 1 && h < s->nhosts; h++)
+		if (s->hosts[h].ngpus > n)
+			n = s->hosts[h].ngpus;
+	return n;
+}
+
 /*
  * NCCL transport per pair (src/graph/paths.cc ncclTopoCheckP2p): P2P when
  * the path type is at most NCCL_P2P_LEVEL and the driver reports P2P OK;
@@ -509,7 +519,7 @@ static void fill_transport(struct topo_view *v, const struct topo_opts *o)
 		v->nccl_level = o->nccl_p2p_level;
 	else if (s->nccl_level >= 0)
 		v->nccl_level = s->nccl_level;
-	else if (s->host.cpu_vendor == SCN_AMD && v->ngpu <= 2)
+	else if (s->host.cpu_vendor == SCN_AMD && gpus_per_host(s) <= 2)
 		v->nccl_level = NP_SYS;
 	else
 		v->nccl_level = NP_PXB;
