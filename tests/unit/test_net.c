@@ -66,7 +66,9 @@ static void test_numbering_and_views(void)
 	if (v) {
 		CU_ASSERT_EQUAL(v->xport[0][2], XP_NET);
 		CU_ASSERT_EQUAL(v->p2p[0][2], P2P_NS);
-		CU_ASSERT_EQUAL(v->xport[0][1], XP_SHM);    /* NODE pair, NCCL default PXB */
+		/* a NODE pair: P2P, as NCCL's level is SYS on AMD with at most two
+		 * GPUs in the node (each host has two, the scenario four) */
+		CU_ASSERT_EQUAL(v->xport[0][1], XP_P2P);
 		/* each GPU's NIC is its own host's */
 		CU_ASSERT_EQUAL(topo_gdr(v, 2, &nic, why, sizeof(why)), 1);
 		CU_ASSERT(nic >= 0 && topo_ep_host(v, nic) == 1);
