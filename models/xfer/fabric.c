@@ -201,9 +201,9 @@ int fab_path_gpu(const struct fabric *f, int a, int b, int *path)
 
 static int path_shm(const struct fabric *f, int a, int b, int *path)
 {
-	if (f->s->nodes[f->s->gpu_node[a]].host != f->s->nodes[f->s->gpu_node[b]].host)
-		return fab_path_net(f, a, b, 0, path);
 	int sock = fab_gpu_socket(f, b), n, m, tmp[FAB_MAX_PATH], i;
+	if (f->s->nodes[f->s->gpu_node[a]].host != f->s->nodes[f->s->gpu_node[b]].host)
+		return fab_path_net(f, a, b, 0, path);   /* no host memory is shared */
 	n = fab_path_to_host(f, a, sock, path);
 	m = fab_path_from_host(f, sock, b, tmp);
 	/* Both halves hold the socket's memory link: keep it once. */
