@@ -475,6 +475,7 @@ int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 		rc |= jout_set(o, "bdf", v->ep[i].bdf[0] ? jout_str(v->ep[i].bdf) : json_null());
 		rc |= jout_set(o, "numa", v->ep[i].numa >= 0 ? json_integer(v->ep[i].numa)
 							    : json_null());
+		rc |= jout_set(o, "host", jout_str(s->nhosts > 0 ? s->hosts[d->host].name : "host0"));
 		rc |= jout_push(a, o);
 	}
 	rc |= jout_set(doc, "gpus", a);
