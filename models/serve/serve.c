@@ -111,7 +111,11 @@ static void push(struct run *R, double **a, int *n, int *cap, double v)
 static void itl_add(struct run *R, double v)
 {
 	int i;
-	for (i = 0; i < R->nstep; i++)
+	if (R->nstep && R->stepitl[0].v == v) {         /* the step's common gap */
+		R->stepitl[0].w += 1;
+		return;
+	}
+	for (i = 1; i < R->nstep; i++)
 		if (R->stepitl[i].v == v) {
 			R->stepitl[i].w += 1;
 			return;
@@ -136,8 +140,13 @@ static void itl_flush(struct run *R)
 		R->oom = 1;
 		return;
 	}
-	for (i = 0; i < R->nstep; i++)
-		R->itl[R->nitl++] = R->stepitl[i];
+	for (i = 0; i < R->nstep; i++) {
+		/* a run of steps of one duration gives one gap: one entry */
+		if (R->nitl && R->itl[R->nitl - 1].v == R->stepitl[i].v)
+			R->itl[R->nitl - 1].w += R->stepitl[i].w;
+		else
+			R->itl[R->nitl++] = R->stepitl[i];
+	}
 	R->nstep = 0;
 }
 
@@ -432,6 +441,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	int C = open ? 0 : p->concurrency, i, rc = 0, done_measured = 0, want, steps = 0;
 	double t = 0, win0 = -1, tokens_win = 0, tpot_sum = 0, ttft_sum = 0, dstep_sum = 0;
 	double batch_sum = 0, max_steps = 1e7;
+	long kv_step = (long)ceil(p->accept_per_step);     /* KV a full decode step adds */
 	int dsteps = 0, completed = 0, ttft_n = 0, next = 0;
 	long issued = 0, kv_used = 0, admissions = 0;
 
@@ -495,7 +505,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * the system are visited in a fixed order: the clients' slots, or the
 	 * arrival order. */
 	while (done_measured < want) {
-		int waiting = 0, active = 0, nsys, k, nw, admit = 0, *sys;
+		int waiting = 0, active = 0, prefilling = 0, nsys, k, nw, admit = 0, *sys;
+		double ctxsum_run = 0;  /* the running requests' contexts, in slot order */
 		double dt, reserve = 0, ctxsum_pf = 0;
 		long newsum = 0, budget;
 		int np, mixed;
@@ -527,13 +538,17 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			if (sys[k] < 0)
 				continue;
 			waiting += R.rq[sys[k]].state == RQ_WAITING;
-			active += R.rq[sys[k]].state == RQ_RUNNING;
+			prefilling += R.rq[sys[k]].state == RQ_PREFILL;
+			if (R.rq[sys[k]].state == RQ_RUNNING) {
+				active++;
+				ctxsum_run += R.rq[sys[k]].input + R.rq[sys[k]].generated;
+			}
 		}
 		/* Admission while the prompts fit the KV budget: retracted
 		 * requests first, then by arrival (FIFO). */
 		if (grow((void **)&R.order, &R.caporder, waiting, sizeof(*R.order)) < 0)
 			goto oom;
-		for (k = 0, nw = 0; k < nsys; k++)
+		for (k = 0, nw = 0; waiting && k < nsys; k++)
 			if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_WAITING) {
 				R.order[nw].retracted = R.rq[sys[k]].retracted;
 				R.order[nw].arrival = R.rq[sys[k]].arrival;
@@ -545,7 +560,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		 * keeps SERVE_RESERVE of each one's remaining output free, as
 		 * SGLang's new_token_ratio does, so that admissions do not
 		 * retract each other at once. */
-		if (p->kv_tokens > 0) {
+		if (p->kv_tokens > 0 && nw > 0) {
 			reserve = 0;
 			for (k = 0; k < nsys; k++)
 				if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING)
@@ -579,7 +594,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			if (budget < 1)
 				budget = 0;
 		}
-		for (k = 0, np = 0; k < nsys; k++) {
+		for (k = 0, np = 0; (admit || prefilling) && k < nsys; k++) {
 			struct req *q;
 			long take;
 			if (sys[k] < 0 || R.rq[sys[k]].state != RQ_PREFILL)
@@ -608,7 +623,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		mixed = np > 0 && p->max_batched > 0 && active > 0;
 		memset(&shp, 0, sizeof(shp));
 		if (!np || mixed) {
-			double ctxsum = 0;
+			double ctxsum = ctxsum_run;
+			int retracted = 0;
 			/* Decoding past the KV budget: retract the newest. */
 			while (p->kv_tokens > 0 && active > 1 &&
 			       kv_used + (long)ceil(active * p->accept_per_step) > p->kv_tokens) {
@@ -623,10 +639,12 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				R.rq[newest].kv = 0;
 				active--;
 				r->preemptions++;
+				retracted = 1;
 			}
-			for (k = 0; k < nsys; k++)
-				if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING)
-					ctxsum += R.rq[sys[k]].input + R.rq[sys[k]].generated;
+			if (retracted)  /* summed again, in the same order */
+				for (k = 0, ctxsum = 0; k < nsys; k++)
+					if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING)
+						ctxsum += R.rq[sys[k]].input + R.rq[sys[k]].generated;
 			shp.kind = SERVE_DECODE;
 			shp.batch = active;
 			shp.context = bucketed((long)(ctxsum / active), p->bucket);
@@ -659,15 +677,18 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			}
 			for (k = 0; k < nsys; k++) {
 				double add = p->accept_per_step;
+				long kv_add = kv_step;
 				struct req *q;
 				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_RUNNING)
 					continue;
 				q = &R.rq[sys[k]];
-				if (q->generated + add > (double)q->target)
+				if (q->generated + add > (double)q->target) {
 					add = (double)q->target - q->generated;
+					kv_add = (long)ceil(add);
+				}
 				q->generated += add;
-				q->kv += (long)ceil(add);
-				kv_used += (long)ceil(add);
+				q->kv += kv_add;
+				kv_used += kv_add;
 				if (q->measured)
 					itl_add(&R, t - q->last);
 				q->last = t;
