@@ -4,6 +4,7 @@
  * and of a validation set (fit), as PNG, SVG or PDF.
  */
 #include <math.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,35 +88,53 @@ static int parse_list(const char *s, int *out, int max)
 	return n;
 }
 
+enum { R_WHAT = 0x200, R_VIEW, R_PATH, R_ACS, R_SCENARIO, R_CASES, R_CONC, R_INPUT, R_OUTPUT,
+       R_DRAWS };
+
+static const struct option longopts[] = {
+	{ "what", required_argument, NULL, R_WHAT },
+	{ "view", required_argument, NULL, R_VIEW },
+	{ "path", required_argument, NULL, R_PATH },
+	{ "acs", required_argument, NULL, R_ACS },
+	{ "scenario", required_argument, NULL, R_SCENARIO },
+	{ "cases", required_argument, NULL, R_CASES },
+	{ "concurrency", required_argument, NULL, R_CONC },
+	{ "input", required_argument, NULL, R_INPUT },
+	{ "output", required_argument, NULL, R_OUTPUT },
+	{ "draws", required_argument, NULL, R_DRAWS },
+	CMD_STEPOPT_LONGOPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
 static int parse(int argc, char **argv, struct ropts *o)
 {
 	static const char *cmd = "render";
-	int i, rc;
+	int opt, rc;
 	memset(o, 0, sizeof(*o));
 	rdr_topo_opts_init(&o->topo);
 	cmd_stepopt_init(&o->step);
 	o->input = o->output = 1024;
 	o->draws = CMD_CALIB_DRAWS;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = !strcmp(a, "--what") || !strcmp(a, "-o") || !strcmp(a, "--view") ||
-			    !strcmp(a, "--path") || !strcmp(a, "--acs") || !strcmp(a, "--scenario") ||
-			    !strcmp(a, "--cases") || !strcmp(a, "--concurrency") ||
-			    !strcmp(a, "--input") || !strcmp(a, "--output") || !strcmp(a, "--draws") ||
-			    (!strcmp(a, "--layout") && v && strchr(v, ','));
-		if (takes && !v)
-			return cmd_usage_error(cmd, "option %s needs a value", a);
-		if (takes)
-			i++;
-		if (!strcmp(a, "--what")) {
+	cmd_getopt_start();
+	/* "-": arguments in their order, so the positional SCENARIO and the
+	 * --scenario ones keep theirs */
+	while ((opt = cmd_getopt(cmd, argc, argv, "-o:", longopts)) != -1) {
+		const char *v = optarg;
+		char name[64];
+		if (opt < 0)
+			return -opt;
+		switch (opt) {
+		case R_WHAT:
 			if (strcmp(v, "topology") && strcmp(v, "matrix") && strcmp(v, "timeline") &&
 			    strcmp(v, "throughput") && strcmp(v, "fit") && strcmp(v, "bars"))
 				return cmd_usage_error(cmd, "--what must be topology, matrix, timeline, "
 							    "throughput, bars or fit, not '%s'", v);
 			o->what = v;
-		} else if (!strcmp(a, "-o")) {
+			break;
+		case 'o':
 			o->outpath = v;
-		} else if (!strcmp(a, "--view")) {
+			break;
+		case R_VIEW:
 			if (!strcmp(v, "host"))
 				o->topo.view = RDR_VIEW_HOST;
 			else if (!strcmp(v, "guest"))
@@ -124,7 +143,8 @@ static int parse(int argc, char **argv, struct ropts *o)
 				o->topo.view = RDR_VIEW_BOTH;
 			else
 				return cmd_usage_error(cmd, "--view must be host, guest or both, not '%s'", v);
-		} else if (!strcmp(a, "--path")) {
+			break;
+		case R_PATH: {
 			char *end;
 			long x = strtol(v, &end, 10), y;
 			if (end == v || *end != ':')
@@ -135,47 +155,61 @@ static int parse(int argc, char **argv, struct ropts *o)
 				return cmd_usage_error(cmd, "--path needs two GPUs like 0:5");
 			o->topo.path_a = (int)x;
 			o->topo.path_b = (int)y;
-		} else if (!strcmp(a, "--acs")) {
+			break;
+		}
+		case R_ACS:
 			if (strcmp(v, "on") && strcmp(v, "off"))
 				return cmd_usage_error(cmd, "--acs must be on or off, not '%s'", v);
 			o->topo.topo.acs_override = !strcmp(v, "on");
-		} else if (!strcmp(a, "--scenario")) {
+			break;
+		case R_SCENARIO:
 			if (o->npaths >= MAXSCN)
 				return cmd_usage_error(cmd, "at most %d scenarios", MAXSCN);
 			o->paths[o->npaths++] = v;
-		} else if (!strcmp(a, "--cases")) {
+			break;
+		case R_CASES:
 			o->cases = v;
-		} else if (!strcmp(a, "--layout") && takes) {
-			/* a comma list (several layouts): throughput only */
-			o->layouts = v;
-		} else if (!strcmp(a, "--concurrency")) {
+			break;
+		case R_CONC:
 			if ((o->nconc = parse_list(v, o->conc, RDR_MAX_PTS)) < 0)
 				return cmd_usage_error(cmd, "--concurrency needs numbers like 1,2,4, not '%s'", v);
-		} else if (!strcmp(a, "--draws")) {
+			break;
+		case R_DRAWS: {
 			char *end;
 			long d = strtol(v, &end, 10);
 			if (end == v || *end || d < 0 || d > 10000)
 				return cmd_usage_error(cmd, "--draws needs 0-10000, not '%s'", v);
 			o->draws = (int)d;
 			o->draws_given = 1;
-		} else if (!strcmp(a, "--input") || !strcmp(a, "--output")) {
+			break;
+		}
+		case R_INPUT:
+		case R_OUTPUT: {
 			char *end;
 			long n = strtol(v, &end, 10);
 			if (end == v || *end || n < 1 || n > 10000000)
-				return cmd_usage_error(cmd, "%s needs a token count, not '%s'", a, v);
-			*(!strcmp(a, "--input") ? &o->input : &o->output) = n;
-		} else if ((rc = cmd_stepopt_parse(cmd, &o->step, argc, argv, &i)) != 0) {
-			if (rc < 0 || rc == PLUMB_EUSAGE)
-				return PLUMB_EUSAGE;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error(cmd, "unknown option '%s'", a);
-		} else {
+				return cmd_usage_error(cmd, "%s needs a token count, not '%s'",
+						       cmd_optname(argv, name, sizeof(name)), v);
+			*(opt == R_INPUT ? &o->input : &o->output) = n;
+			break;
+		}
+		case 1:
 			if (o->npaths >= MAXSCN)
 				return cmd_usage_error(cmd, "at most %d scenarios", MAXSCN);
 			/* the positional SCENARIO comes first */
 			memmove(o->paths + 1, o->paths, (size_t)o->npaths * sizeof(o->paths[0]));
-			o->paths[0] = a;
+			o->paths[0] = v;
 			o->npaths++;
+			break;
+		default:
+			if (opt == CMD_STEPOPT_VAL + 3 && v && strchr(v, ',')) {
+				/* a comma list (several layouts): throughput only */
+				o->layouts = v;
+				break;
+			}
+			if ((rc = cmd_stepopt_take(cmd, &o->step, opt, v)) != 1)
+				return rc ? PLUMB_EUSAGE : cmd_usage_error(cmd, "unknown option");
+			break;
 		}
 	}
 	if (!o->what)

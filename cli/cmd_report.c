@@ -16,6 +16,7 @@
 #include <assert.h>
 #include <jansson.h>
 #include <math.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,20 +77,31 @@ struct ropts {
 	const char *input, *output, *context;
 };
 
-/* Options of `plumb predict` the report hands on: with a value, or a flag. */
-static const char *const value_opts[] = {
+/* Options of `plumb predict` the report hands on: with a value, then the
+ * flag (the last). Handed on as "--name value". */
+static char pass_names[][20] = {
 	"--model", "--weights", "--kv", "--layout", "--concurrency", "--input", "--output",
-	"--context", "--microbatches", "--mtp", "--accept", "--nccl-p2p-level", "--draws", NULL
+	"--context", "--microbatches", "--mtp", "--accept", "--nccl-p2p-level", "--draws", "--eager"
 };
+#define NPASS_VALUE 13          /* the first 13 take a value */
 
-static int is_value_opt(const char *a)
-{
-	int i;
-	for (i = 0; value_opts[i]; i++)
-		if (!strcmp(a, value_opts[i]))
-			return 1;
-	return 0;
-}
+static const struct option longopts[] = {
+	{ "model", required_argument, NULL, 0x100 + 0 },
+	{ "weights", required_argument, NULL, 0x100 + 1 },
+	{ "kv", required_argument, NULL, 0x100 + 2 },
+	{ "layout", required_argument, NULL, 0x100 + 3 },
+	{ "concurrency", required_argument, NULL, 0x100 + 4 },
+	{ "input", required_argument, NULL, 0x100 + 5 },
+	{ "output", required_argument, NULL, 0x100 + 6 },
+	{ "context", required_argument, NULL, 0x100 + 7 },
+	{ "microbatches", required_argument, NULL, 0x100 + 8 },
+	{ "mtp", required_argument, NULL, 0x100 + 9 },
+	{ "accept", required_argument, NULL, 0x100 + 10 },
+	{ "nccl-p2p-level", required_argument, NULL, 0x100 + 11 },
+	{ "draws", required_argument, NULL, 0x100 + 12 },
+	{ "eager", no_argument, NULL, 0x100 + 13 },
+	{ NULL, 0, NULL, 0 }
+};
 
 static int html_name(const char *p)
 {
@@ -102,44 +114,40 @@ static char opt_layout[] = "--layout", seed_layouts[] = "tp8,tp4pp2,ep8";
 static int parse(int argc, char **argv, struct ropts *o)
 {
 	static const char *cmd = "report";
-	int i;
+	int i, opt;
 	memset(o, 0, sizeof(*o));
 	o->input = o->output = "1024";
 	o->context = "0";
-	for (i = 1; i < argc; i++) {
-		char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-o")) {
-			if (!v)
-				return cmd_usage_error(cmd, "option -o needs a value");
-			o->out = v;
-			i++;
-		} else if (is_value_opt(a)) {
-			if (!v)
-				return cmd_usage_error(cmd, "option %s needs a value", a);
-			if (o->npass + 2 > MAXPASS)
-				return cmd_usage_error(cmd, "too many options");
-			o->pass[o->npass++] = a;
-			o->pass[o->npass++] = v;
-			o->draws_given |= !strcmp(a, "--draws");
-			o->layout_given |= !strcmp(a, "--layout");
-			if (!strcmp(a, "--input"))
-				o->input = v;
-			else if (!strcmp(a, "--output"))
-				o->output = v;
-			else if (!strcmp(a, "--context"))
-				o->context = v;
-			i++;
-		} else if (!strcmp(a, "--eager")) {
-			if (o->npass + 1 > MAXPASS)
-				return cmd_usage_error(cmd, "too many options");
-			o->pass[o->npass++] = a;
-		} else if (a[0] == '-' && a[1]) {
-			return cmd_usage_error(cmd, "unknown option '%s'", a);
-		} else {
-			if (o->npaths >= MAXSCN)
-				return cmd_usage_error(cmd, "at most %d scenarios", MAXSCN);
-			o->paths[o->npaths++] = a;
+	cmd_getopt_start();
+	while ((opt = cmd_getopt(cmd, argc, argv, "o:", longopts)) != -1) {
+		int k = opt - 0x100;
+		if (opt < 0)
+			return -opt;
+		if (opt == 'o') {
+			o->out = optarg;
+			continue;
 		}
+		if (k < 0 || k > NPASS_VALUE)
+			return PLUMB_EUSAGE;
+		if (o->npass + 2 > MAXPASS)
+			return cmd_usage_error(cmd, "too many options");
+		o->pass[o->npass++] = pass_names[k];
+		if (k == NPASS_VALUE)
+			continue;       /* --eager */
+		o->pass[o->npass++] = optarg;
+		o->draws_given |= k == 12;
+		o->layout_given |= k == 3;
+		if (k == 5)
+			o->input = optarg;
+		else if (k == 6)
+			o->output = optarg;
+		else if (k == 7)
+			o->context = optarg;
+	}
+	for (i = optind; i < argc; i++) {
+		if (o->npaths >= MAXSCN)
+			return cmd_usage_error(cmd, "at most %d scenarios", MAXSCN);
+		o->paths[o->npaths++] = argv[i];
 	}
 	if (!o->out)
 		return cmd_usage_error(cmd, "missing -o FILE.html");
