@@ -98,6 +98,61 @@ static void track(cairo_t *cr, const struct scenario *s, const struct bar_result
 }
 
 /*
+ * The small BARs (registers, doorbells: under 1 GiB each) that the track's
+ * address scale cannot show: each GPU's, to a scale of their own, packed
+ * in GPU order. Their place in the 32-bit window is the firmware's and is
+ * not modelled, so the strip shows sizes, not addresses.
+ */
+static void small_bars(cairo_t *cr, const struct scenario *s, double x, double y, double w)
+{
+	double total = 0, sx, bx = x, th = 22;
+	char buf[160], a[32];
+	int g, k;
+	for (g = 0; g < s->ngpus; g++) {
+		const struct scn_gpu_model *m;
+		if (s->nodes[s->gpu_node[g]].gpu_model < 0)
+			continue;
+		m = &s->catalog->gpus[s->nodes[s->gpu_node[g]].gpu_model];
+		for (k = 0; k < m->nbars; k++)
+			if (m->bars[k].size < (1ULL << 30))
+				total += (double)m->bars[k].size;
+	}
+	if (total <= 0)
+		return;
+	sx = w / total;
+	gib(a, sizeof(a), total);
+	snprintf(buf, sizeof(buf), "the small BARs, %s in all, to their own scale: they go to the "
+		 "32-bit window below 4 GiB", a);
+	rdr_rgb(cr, 0x111111);
+	rdr_text(cr, x, y - 10, buf, 12, 1, RA_LEFT, w);
+	for (g = 0; g < s->ngpus; g++) {
+		const struct scn_gpu_model *m;
+		double gx = bx;
+		if (s->nodes[s->gpu_node[g]].gpu_model < 0)
+			continue;
+		m = &s->catalog->gpus[s->nodes[s->gpu_node[g]].gpu_model];
+		for (k = 0; k < m->nbars; k++) {
+			double bw;
+			if (m->bars[k].size >= (1ULL << 30))
+				continue;
+			bw = (double)m->bars[k].size * sx;
+			rdr_rgba(cr, rdr_palette(g), k % 2 ? 0.45 : 0.8);
+			cairo_rectangle(cr, bx + 0.5, y, bw - 1, th);
+			cairo_fill(cr);
+			snprintf(buf, sizeof(buf), "BAR%d", m->bars[k].region);
+			rdr_rgb(cr, 0xffffff);
+			if (bw > 34)
+				rdr_text(cr, bx + bw / 2, y + th / 2 + 4, buf, 9, 0, RA_CENTER, 0);
+			bx += bw;
+		}
+		snprintf(buf, sizeof(buf), "GPU%d", g);
+		rdr_rgb(cr, 0x333333);
+		if (bx - gx > 34)
+			rdr_text(cr, (gx + bx) / 2, y + th + 13, buf, 9, 0, RA_CENTER, 0);
+	}
+}
+
+/*
  * Why the two passes need different room, from GPU 0's BARs: the firmware
  * gives each GPU's root port one window for all its 64-bit prefetchable
  * BARs, rounded up to the largest BAR's alignment; pci=realloc packs only
@@ -174,7 +229,7 @@ int rdr_bars(const char *path, const struct scenario *s, struct plumb_err *err)
 	/* from address 0: guest RAM below the region shows as the gap */
 	lo = 0;
 	hi = fmax((double)r[0].limit64 + 1, (double)r[1].limit64 + 1);
-	if ((rc = rdr_canvas_begin(&c, path, W, 600, err)) < 0)
+	if ((rc = rdr_canvas_begin(&c, path, W, 690, err)) < 0)
 		goto out;
 	rdr_rgb(c.cr, 0x111111);
 	snprintf(buf, sizeof(buf), "%.200s: GPU BARs in the VM's 64-bit MMIO space",
@@ -191,6 +246,7 @@ int rdr_bars(const char *path, const struct scenario *s, struct plumb_err *err)
 	      "as the firmware assigns them (kernel without pci=realloc)");
 	track(c.cr, s, &r[1], x0, w, 300, lo, hi, "after the kernel re-assigns them (pci=realloc)");
 	why(c.cr, s, &r[0], 24, 548, W - 48);
+	small_bars(c.cr, s, x0, 632, w);
 	/* address axis */
 	/* binary steps: 128 GiB, 256 GiB, ... */
 	step = exp2(ceil(log2((hi - lo) / 8)));
