@@ -53,9 +53,10 @@ struct rdr_topo_opts {
 
 void rdr_topo_opts_init(struct rdr_topo_opts *o);
 
-enum rdr_box_kind { RB_MEM, RB_CPU, RB_RC, RB_RP, RB_SWITCH, RB_GPU, RB_NIC, RB_NVSWITCH };
-enum rdr_frame_kind { RF_PANEL, RF_SOCKET, RF_NUMA, RF_GROUP };
-enum rdr_edge_kind { RE_PCIE, RE_FABRIC, RE_DRAM, RE_XSOCKET, RE_NVLINK };
+enum rdr_box_kind { RB_MEM, RB_CPU, RB_RC, RB_RP, RB_SWITCH, RB_GPU, RB_NIC, RB_NVSWITCH,
+		    RB_NETSW };
+enum rdr_frame_kind { RF_PANEL, RF_HOST, RF_SOCKET, RF_NUMA, RF_GROUP };
+enum rdr_edge_kind { RE_PCIE, RE_FABRIC, RE_DRAM, RE_XSOCKET, RE_NVLINK, RE_NET };
 enum rdr_hl { RH_NONE, RH_P2P, RH_BOUNCE };
 
 #define RDR_MAX_BOX 640

@@ -24,6 +24,7 @@ static unsigned box_fill(enum rdr_box_kind k)
 	case RB_GPU: return 0xd5eaa8;
 	case RB_NIC: return 0xf6d9c6;
 	case RB_NVSWITCH: return 0xbfe3a0;
+	case RB_NETSW: return 0xdcd3ec;
 	}
 	return 0xffffff;
 }
@@ -39,6 +40,16 @@ static void draw_frame(cairo_t *cr, const struct rdr_frame *f)
 		cairo_stroke(cr);
 		rdr_rgb(cr, 0x303030);
 		rdr_text(cr, f->x + 10, f->y + 20, f->label, 14, 1, RA_LEFT, f->w - 20);
+		break;
+	case RF_HOST:
+		rdr_rgb(cr, 0xfcfcfd);
+		rdr_round_rect(cr, f->x, f->y, f->w, f->h, 8);
+		cairo_fill_preserve(cr);
+		rdr_rgb(cr, 0x4a5a70);
+		cairo_set_line_width(cr, 1.8);
+		cairo_stroke(cr);
+		rdr_rgb(cr, 0x1f2d40);
+		rdr_text(cr, f->x + 10, f->y + 19, f->label, 13, 1, RA_LEFT, f->w - 20);
 		break;
 	case RF_SOCKET:
 		rdr_rgb(cr, 0xf5f7fb);
@@ -140,6 +151,8 @@ static void draw_edge(cairo_t *cr, const struct rdr_edge *e, int hl_pass)
 			w = 4, c = 0x2c3e5a;
 		else if (e->kind == RE_NVLINK)
 			w = 2.4, c = C_NVLINK;
+		else if (e->kind == RE_NET)
+			w = 3.2, c = 0x6a4c93;
 		rdr_rgb(cr, c);
 		cairo_set_line_width(cr, w);
 		edge_path(cr, e);

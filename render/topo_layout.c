@@ -58,6 +58,9 @@ struct panel {
 	int nvs_box;
 	int nvs_edge[SCN_MAX_GPUS];
 	int nsock;
+	double sock_x0[SCN_MAX_SOCKETS], sock_x1[SCN_MAX_SOCKETS];     /* socket frames */
+	double sock_top;
+	int net_edge[SCN_MAX_HOSTS];            /* a host's ports -> the network switch */
 	double x0, y0, top_row_y, bottom;       /* panel origin, first PCIe row, content bottom */
 	int erow;                               /* endpoints' row */
 };
@@ -244,13 +247,58 @@ static void link_label(const struct scn_node *n, char *buf, size_t sz)
 }
 
 /* Lay out one view from x0, y0; returns the panel's right edge or < 0. */
+#define HOST_GAP 60.0   /* between the last socket of a host and the next host's */
+#define HOST_TITLE 30.0 /* a host frame's title above its sockets */
+
+/* The host (box) of socket sk, of GPU g: 0 in a scenario of one box. */
+static int socket_host(const struct scenario *s, int sk)
+{
+	int h;
+	for (h = 0; h < s->nhosts; h++)
+		if (sk >= s->hosts[h].first_socket && sk < s->hosts[h].first_socket + s->hosts[h].nsockets)
+			return h;
+	return 0;
+}
+
+static int gpu_host(const struct scenario *s, int g)
+{
+	int h;
+	for (h = 0; h < s->nhosts; h++)
+		if (g >= s->hosts[h].first_gpu && g < s->hosts[h].first_gpu + s->hosts[h].ngpus)
+			return h;
+	return 0;
+}
+
+/* The NIC node of GPU g's host nearest to it (NCCL gives each GPU the
+ * closest NIC: the smallest path type, then the first in the tree), or -1. */
+static int nearest_nic(const struct scenario *s, int g)
+{
+	int n, best = -1, bp = 1 << 30, h = gpu_host(s, g);
+	for (n = 0; n < s->nnodes; n++) {
+		int pt;
+		if (s->nodes[n].kind != SCN_NIC || s->nodes[n].host != h)
+			continue;
+		pt = topo_node_path(s, s->gpu_node[g], n);
+		if (pt < bp) {
+			bp = pt;
+			best = n;
+		}
+	}
+	return best;
+}
+
+static int multi_host(const struct panel *p)
+{
+	return p->host && p->s->nhosts > 1;
+}
+
 static double layout_panel(struct panel *p, double x0, double y0)
 {
 	struct rdr_layout *L = p->L;
 	const struct topo_view *v = p->v;
 	const struct scenario *s = p->s;
 	int n, sk, i, maxdepth = 0, emax = 0;
-	double x = x0 + PAD, sock_top = y0 + 34, bottom = 0;
+	double x = x0 + PAD, sock_top = y0 + 34 + (multi_host(p) ? HOST_TITLE : 0), bottom = 0;
 	double mem_y = sock_top + STITLE, cpu_y = mem_y + BH + 34;
 
 	p->x0 = x0;
@@ -371,7 +419,11 @@ static double layout_panel(struct panel *p, double x0, double y0)
 			snprintf(lbl, sizeof(lbl), "the tree the hypervisor builds");
 		}
 		add_frame(L, RF_SOCKET, sx, sock_top, w + 2 * PAD, 0, lbl);
+		p->sock_x0[sk] = sx;
+		p->sock_x1[sk] = sx + w + 2 * PAD;
 		x = sx + w + 2 * PAD + SOCK_GAP;
+		if (multi_host(p) && sk + 1 < p->nsock && socket_host(s, sk + 1) != socket_host(s, sk))
+			x += HOST_GAP;
 		(void)nroots;
 	}
 	/* socket frames all reach the lowest content */
@@ -394,12 +446,16 @@ static double layout_panel(struct panel *p, double x0, double y0)
 		p->edge_of[n] = add_vedge(L, RE_PCIE, p->box_of[n], p->box_of[par],
 					  cb->x + cb->w / 2, lab);
 	}
-	/* inter-socket links */
+	/* inter-socket links, inside a host */
 	for (sk = 0; sk + 1 < p->nsock; sk++) {
 		const struct rdr_box *a = &L->box[p->cpu_box[sk]], *b = &L->box[p->cpu_box[sk + 1]];
 		struct rdr_edge *e = &L->edge[L->nedge];
 		char kind[16];
 		int k;
+		if (multi_host(p) && socket_host(s, sk + 1) != socket_host(s, sk)) {
+			p->xs_edge[sk] = -1;
+			continue;
+		}
 		if (L->nedge >= RDR_MAX_EDGE)
 			return -1;
 		memset(e, 0, sizeof(*e));
@@ -427,6 +483,7 @@ static double layout_panel(struct panel *p, double x0, double y0)
 		p->xs_edge[sk] = L->nedge++;
 	}
 	p->bottom = bottom;
+	p->sock_top = sock_top;
 	return x - SOCK_GAP;
 }
 
@@ -485,29 +542,43 @@ static double nvlink(struct panel *p, const struct fabric *f, double right)
 	double y = p->bottom + 36, x0 = 1e18, x1 = -1e18;
 	int i, j, any = 0;
 
+	int h, nh = multi_host(p) ? p->s->nhosts : 1;
+	double ybot = -1;
+
 	for (i = 0; i < SCN_MAX_GPUS; i++)
 		p->nvs_edge[i] = -1;
 	p->nvs_box = -1;
-	for (i = 0; i < v->ngpu; i++)
-		if (f->nvl_up[i] >= 0 && p->box_of[v->ep[i].node] >= 0) {
-			const struct rdr_box *b = &L->box[p->box_of[v->ep[i].node]];
-			x0 = fmin(x0, b->x);
-			x1 = fmax(x1, b->x + b->w);
-			any = 1;
-		}
-	if (any) {
-		int nb = add_box(L, RB_NVSWITCH, p->idx, -1, -1, x0, y + 40, x1 - x0, BH);
+	/* an NVSwitch domain per host: NVLink does not leave a box */
+	for (h = 0; h < nh; h++) {
+		int nb;
+		x0 = 1e18;
+		x1 = -1e18;
+		any = 0;
+		for (i = 0; i < v->ngpu; i++)
+			if (f->nvl_up[i] >= 0 && p->box_of[v->ep[i].node] >= 0 &&
+			    (nh == 1 || gpu_host(p->s, i) == h)) {
+				const struct rdr_box *b = &L->box[p->box_of[v->ep[i].node]];
+				x0 = fmin(x0, b->x);
+				x1 = fmax(x1, b->x + b->w);
+				any = 1;
+			}
+		if (!any)
+			continue;
+		nb = add_box(L, RB_NVSWITCH, p->idx, -1, -1, x0, y + 40, x1 - x0, BH);
 		if (nb < 0)
 			return -1;
 		p->nvs_box = nb;
-		snprintf(L->box[nb].line1, sizeof(L->box[nb].line1), "NVSwitch");
-		snprintf(L->box[nb].line2, sizeof(L->box[nb].line2),
+		snprintf(L->box[nb].line1, sizeof(L->box[nb].line1), nh > 1 ? "NVSwitch of host %d" :
+			 "NVSwitch", h);
+		snprintf(L->box[nb].line2, sizeof(L->box[nb].line2), nh > 1 ?
+			 "every GPU of the host reaches every other over NVLink" :
 			 "every GPU reaches every other over NVLink");
 		for (i = 0; i < v->ngpu; i++) {
 			const struct rdr_box *b;
 			struct rdr_edge *e;
 			int links = 0;
-			if (f->nvl_up[i] < 0 || p->box_of[v->ep[i].node] < 0 || L->nedge >= RDR_MAX_EDGE)
+			if (f->nvl_up[i] < 0 || p->box_of[v->ep[i].node] < 0 || L->nedge >= RDR_MAX_EDGE ||
+			    (nh > 1 && gpu_host(p->s, i) != h))
 				continue;
 			b = &L->box[p->box_of[v->ep[i].node]];
 			for (j = 0; j < v->ngpu; j++)
@@ -527,8 +598,10 @@ static double nvlink(struct panel *p, const struct fabric *f, double right)
 			e->ly = L->box[nb].y - 18;
 			p->nvs_edge[i] = L->nedge++;
 		}
-		return L->box[nb].y + BH;
+		ybot = L->box[nb].y + BH;
 	}
+	if (ybot >= 0)
+		return ybot;
 	/* point-to-point bonds, one level per overlap */
 	{
 		double lvl_end[32];
@@ -770,6 +843,24 @@ static void legend_note(struct rdr_layout *L, const struct scenario *s,
 	char why[400], cls[16];
 	int a = o->path_a, b = o->path_b;
 	topo_p2p_reason(nv, a, b, why, sizeof(why));
+	if (s->nhosts > 1 && gpu_host(s, a) != gpu_host(s, b)) {
+		/* NCCL's NET route: each GPU's nearest NIC */
+		int ha = gpu_host(s, a), hb = gpu_host(s, b), na = nearest_nic(s, a),
+		    nb = nearest_nic(s, b), ga, gb;
+		ga = na >= 0 && topo_net_gdr(s, a, na);
+		gb = nb >= 0 && topo_net_gdr(s, b, nb);
+		snprintf(L->note, sizeof(L->note), "GPU%d \xe2\x86\x92 GPU%d: between hosts, NCCL's NET "
+			 "transport over %s: out through %s of host %d, in through %s of host %d; %s. "
+			 "No P2P and no shared host memory between hosts.",
+			 a, b, s->net.kind == SCN_NET_ROCE ? "RoCE" : "InfiniBand",
+			 na >= 0 ? s->nodes[na].id : "a NIC", ha, nb >= 0 ? s->nodes[nb].id : "a NIC", hb,
+			 ga && gb ? "GPUDirect RDMA at both ends (each NIC reads or writes its GPU's "
+				    "memory over PCIe)" :
+			 ga || gb ? "GPUDirect RDMA at one end, staged through host memory at the other "
+				    "(NCCL_NET_GDR_LEVEL)" :
+				    "staged through host memory at both ends (NCCL_NET_GDR_LEVEL)");
+		return;
+	}
 	if (!p2p && nv->p2p[a][b] == P2P_OK) {
 		/* the driver allows P2P; NCCL's level is what sends it through memory */
 		snprintf(L->note, sizeof(L->note), "GPU%d \xe2\x86\x92 GPU%d: a host bounce through "
@@ -818,6 +909,75 @@ static int vm_note(struct rdr_layout *L, const struct scenario *s, const struct 
 	return 0;
 }
 
+/*
+ * Several hosts: a frame around each host's sockets (and NVSwitch), a box
+ * for its NIC ports at the bottom of it, and the network switch below
+ * every host with one link from each host's ports. Returns the bottom of
+ * what it drew, or -1.
+ */
+static double hosts_net(struct panel *p, double y)
+{
+	const struct scenario *s = p->s;
+	struct rdr_layout *L = p->L;
+	int h, ports[SCN_MAX_HOSTS], nsw;
+	double fx0 = 1e18, fx1 = -1e18, ybot = y;
+	char lbl[160], rate[32];
+	const char *net = s->net.kind == SCN_NET_ROCE ? "RoCE" : "InfiniBand";
+
+	snprintf(rate, sizeof(rate), "%.0f Gb/s", s->net.port_gbps);
+	for (h = 0; h < SCN_MAX_HOSTS; h++)
+		p->net_edge[h] = -1;
+	for (h = 0; h < s->nhosts; h++) {
+		const struct scn_box *bx = &s->hosts[h];
+		int first = bx->first_socket, last = bx->first_socket + bx->nsockets - 1;
+		double hx0 = p->sock_x0[first] - 10, hx1 = p->sock_x1[last] + 10, pw = 260;
+		ports[h] = -1;
+		if (bx->nnics > 0) {
+			ports[h] = add_box(L, RB_NIC, p->idx, -1, -1, (hx0 + hx1) / 2 - pw / 2, y + 24, pw, BH);
+			if (ports[h] < 0)
+				return -1;
+			snprintf(L->box[ports[h]].line1, sizeof(L->box[ports[h]].line1), "%d NIC port%s",
+				 bx->nnics, bx->nnics == 1 ? "" : "s");
+			snprintf(L->box[ports[h]].line2, sizeof(L->box[ports[h]].line2), "%s %s each, "
+				 "to the network", rate, net);
+			ybot = fmax(ybot, y + 24 + BH);
+		}
+		snprintf(lbl, sizeof(lbl), "host %d \xc2\xb7 %s", h, bx->name[0] ? bx->name : "box");
+		if (add_frame(L, RF_HOST, hx0, p->sock_top - HOST_TITLE, hx1 - hx0, 0, lbl) < 0)
+			return -1;
+		fx0 = fmin(fx0, hx0);
+		fx1 = fmax(fx1, hx1);
+	}
+	/* host frames all reach the lowest content */
+	for (h = 0; h < L->nframe; h++)
+		if (L->frame[h].kind == RF_HOST && L->frame[h].h == 0)
+			L->frame[h].h = ybot + 14 - L->frame[h].y;
+	nsw = add_box(L, RB_NETSW, p->idx, -1, -1, fx0, ybot + 80, fx1 - fx0, BH);
+	if (nsw < 0)
+		return -1;
+	snprintf(L->box[nsw].line1, sizeof(L->box[nsw].line1), "%s switch", net);
+	if (s->net.switch_model[0])
+		snprintf(L->box[nsw].line2, sizeof(L->box[nsw].line2), "%.60s%s", s->net.switch_model,
+			 s->net.switch_ports > 0 ? "" : " \xc2\xb7 joins the hosts");
+	else
+		snprintf(L->box[nsw].line2, sizeof(L->box[nsw].line2), "joins the hosts");
+	if (s->net.switch_ports > 0)
+		snprintf(L->box[nsw].line2 + strlen(L->box[nsw].line2),
+			 sizeof(L->box[nsw].line2) - strlen(L->box[nsw].line2), " \xc2\xb7 %d ports",
+			 s->net.switch_ports);
+	for (h = 0; h < s->nhosts; h++) {
+		const struct rdr_box *pb;
+		char lab[48];
+		if (ports[h] < 0)
+			continue;
+		pb = &L->box[ports[h]];
+		snprintf(lab, sizeof(lab), "%d x %s", s->hosts[h].nnics, rate);
+		if ((p->net_edge[h] = add_vedge(L, RE_NET, nsw, ports[h], pb->x + pb->w / 2, lab)) < 0)
+			return -1;
+	}
+	return L->box[nsw].y + BH;
+}
+
 int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		    struct rdr_layout **out, struct plumb_err *err)
 {
@@ -829,6 +989,7 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 	enum rdr_view view = o->view;
 	int rc, np = 0, i, vm = s->vm.mode == SCN_VM;
 	double x = MARGIN, right = MARGIN, bottom = 0;
+	char hosts_title[96];
 
 	*out = NULL;
 	if (view == RDR_VIEW_DEFAULT)
@@ -889,12 +1050,18 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		if (p->host)
 			group_frames(p);
 		b = p->host ? nvlink(p, f, r) : p->bottom;
+		if (b >= 0 && multi_host(p))
+			b = hosts_net(p, b);
+		snprintf(hosts_title, sizeof(hosts_title), "%d hosts joined by a%s %s network",
+			 s->nhosts, s->net.kind == SCN_NET_ROCE ? "" : "n",
+			 s->net.kind == SCN_NET_ROCE ? "RoCE" : "InfiniBand");
 		if (b < 0) {
 			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "too many boxes to draw");
 			goto fail;
 		}
 		fr = add_frame(L, RF_PANEL, x, MARGIN + 56 - 4, r - x + 12, b - (MARGIN + 52) + 16,
-			       p->host ? (vm ? "host: the physical machine" : "host") :
+			       p->host ? (vm ? "host: the physical machine" :
+					  multi_host(p) ? hosts_title : "host") :
 			       "guest: what the VM sees");
 		(void)fr;
 		if (b + 12 > bottom)
@@ -920,6 +1087,8 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 	if (o->path_a >= 0) {
 		const struct topo_view *nv = vm ? gv : hv;
 		int a = o->path_a, b = o->path_b, p2p = nv->xport[a][b] == XP_P2P, path[FAB_MAX_PATH];
+		int cross = s->nhosts > 1 && gpu_host(s, a) != gpu_host(s, b);
+		int nic_a = cross ? nearest_nic(s, a) : -1, nic_b = cross ? nearest_nic(s, b) : -1;
 		enum rdr_hl hl = p2p ? RH_P2P : RH_BOUNCE;
 		for (i = 0; i < np; i++) {
 			struct panel *p = pn[i];
@@ -928,7 +1097,17 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 			for (k = 0; k < L->nbox; k++)
 				if (L->box[k].panel == p->idx && (L->box[k].gpu == a || L->box[k].gpu == b))
 					L->box[k].hl = 1;
-			if (p->host) {
+			if (cross && p->host) {
+				/* between hosts: each GPU's nearest NIC, the network */
+				if (nic_a >= 0)
+					mark_tree(p, v->ep[a].node, nic_a, RH_P2P);
+				if (nic_b >= 0)
+					mark_tree(p, nic_b, v->ep[b].node, RH_P2P);
+				if (p->net_edge[gpu_host(s, a)] >= 0)
+					mark(L, p->net_edge[gpu_host(s, a)], RH_P2P);
+				if (p->net_edge[gpu_host(s, b)] >= 0)
+					mark(L, p->net_edge[gpu_host(s, b)], RH_P2P);
+			} else if (p->host) {
 				int n;
 				if (p2p) {
 					n = fab_path_gpu(f, a, b, path);
@@ -953,10 +1132,29 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 			}
 			orient(p, a, b, p->host ? fab_gpu_socket(f, a) : 0,
 			       p->host ? fab_gpu_socket(f, b) : 0);
+			if (cross && p->host) {
+				/* data goes down into the sender's NIC, up out of the
+				 * receiver's, out of one host's ports and into the other's */
+				if (nic_a >= 0 && p->edge_of[nic_a] >= 0)
+					L->edge[p->edge_of[nic_a]].dir = -1;
+				if (nic_b >= 0 && p->edge_of[nic_b] >= 0)
+					L->edge[p->edge_of[nic_b]].dir = 1;
+				if (p->net_edge[gpu_host(s, a)] >= 0)
+					L->edge[p->net_edge[gpu_host(s, a)]].dir = -1;
+				if (p->net_edge[gpu_host(s, b)] >= 0)
+					L->edge[p->net_edge[gpu_host(s, b)]].dir = 1;
+			}
 		}
 		legend_note(L, s, nv, o, p2p);
 		if ((rc = path_cost(L, s, a, b, p2p, err)) < 0)
 			goto fail;
+		if (cross && pn[0]->host && pn[0]->net_edge[gpu_host(s, a)] >= 0) {
+			/* the cost beside the sender's link to the network */
+			const struct rdr_edge *ne = &L->edge[pn[0]->net_edge[gpu_host(s, a)]];
+			L->cost_center = 0;
+			L->cost_x = ne->px[0] + 14;
+			L->cost_y = (ne->py[0] + ne->py[1]) / 2;
+		}
 	} else if (view == RDR_VIEW_HOST && !vm) {
 		level_note(L, hv);
 	} else if (gv && (rc = vm_note(L, s, gv, err)) < 0) {

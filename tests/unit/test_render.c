@@ -779,6 +779,44 @@ static void test_charts(void)
 	}
 }
 
+/* Several hosts: a frame per host, no inter-socket link between hosts, an
+ * NVSwitch per host, one network switch joined by a link per host; a path
+ * between hosts lights its NICs' links and both network links. */
+static void test_hosts(void)
+{
+	struct scenario *s = NULL;
+	struct plumb_err err;
+	struct rdr_topo_opts o;
+	struct rdr_layout *L = NULL;
+	int i, frames = 0, nvs = 0, netsw = 0, net = 0, net_hl = 0, xs = 0;
+	CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/2x-hgx-8x-h100-ib.yaml", &s, &err), 0);
+	CU_ASSERT_FATAL(s->nhosts == 2);
+	rdr_topo_opts_init(&o);
+	o.path_a = 3;
+	o.path_b = 12;
+	CU_ASSERT_EQUAL_FATAL(rdr_topo_layout(s, &o, &L, &err), 0);
+	for (i = 0; i < L->nframe; i++)
+		frames += L->frame[i].kind == RF_HOST;
+	for (i = 0; i < L->nbox; i++) {
+		nvs += L->box[i].kind == RB_NVSWITCH;
+		netsw += L->box[i].kind == RB_NETSW;
+	}
+	for (i = 0; i < L->nedge; i++) {
+		net += L->edge[i].kind == RE_NET;
+		net_hl += L->edge[i].kind == RE_NET && L->edge[i].hl != RH_NONE;
+		xs += L->edge[i].kind == RE_XSOCKET;
+	}
+	EXPECT_INT(frames, 2);
+	EXPECT_INT(nvs, 2);
+	EXPECT_INT(netsw, 1);
+	EXPECT_INT(net, 2);
+	EXPECT_INT(net_hl, 2);
+	EXPECT_INT(xs, 2);              /* one UPI in each two-socket host, none between */
+	CU_ASSERT(strstr(L->note, "NET transport") != NULL);
+	free(L);
+	scn_free(s);
+}
+
 void suite_render(void)
 {
 	CU_pSuite s = CU_add_suite("render", suite_init, suite_clean);
@@ -787,6 +825,7 @@ void suite_render(void)
 		    test_synthetic);
 	CU_add_test(s, "output errors leave nothing behind", test_output_errors);
 	CU_add_test(s, "trace: valid JSON, events match the step", test_trace);
+	CU_add_test(s, "several hosts: frames, NVSwitch per host, the network", test_hosts);
 	CU_add_test(s, "throughput, timeline and step-parts charts", test_charts);
 	CU_add_test(s, "chart layer: scales, labels, coinciding series, outliers", test_chart_layer);
 }
