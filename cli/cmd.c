@@ -77,39 +77,61 @@ void cmd_set_calib(const struct calib_file *c)
  */
 typedef double (*perturb_fn)(const void *pctx, gsl_rng *rng, struct plumb_consts *k);
 
-static int mc_interval(struct plumb_consts *k, int draws, perturb_fn perturb, const void *pctx,
-		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
-		       double *lo, double *hi, struct plumb_err *err)
+static int mc_values(struct plumb_consts *k, int draws, perturb_fn perturb, const void *pctx,
+		     int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+		     double *vals, struct plumb_err *err)
 {
 	struct plumb_consts keep = *k;
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	double *v = malloc((size_t)draws * sizeof(*v)), e;
-	int d, n = 0, rc = 0;
+	double e;
+	int d, rc = 0;
 
-	if (!rng || !v) {
-		if (rng)
-			gsl_rng_free(rng);
-		free(v);
+	if (!rng)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
 	gsl_rng_set(rng, CMD_CALIB_SEED);
 	for (d = 0; d < draws; d++) {
 		*k = keep;
+		vals[d] = NAN;
 		e = perturb(pctx, rng, k);
-		if ((rc = fn(arg, &v[n], err)) < 0)
+		if ((rc = fn(arg, &vals[d], err)) < 0)
 			break;
-		if (rc > 0)
-			v[n++] *= e;
+		vals[d] = rc > 0 ? vals[d] * e : NAN;
 	}
 	*k = keep;
-	if (rc >= 0 && n > 0) {
+	gsl_rng_free(rng);
+	return rc < 0 ? rc : 0;
+}
+
+void cmd_draws_interval(const double *vals, int draws, double *lo, double *hi)
+{
+	double *v = malloc((size_t)(draws > 0 ? draws : 1) * sizeof(*v));
+	int d, n = 0;
+	*lo = *hi = NAN;
+	if (!v)
+		return;
+	for (d = 0; d < draws; d++)
+		if (!isnan(vals[d]))
+			v[n++] = vals[d];
+	if (n > 0) {
 		gsl_sort(v, 1, (size_t)n);
 		*lo = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.05);
 		*hi = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, 0.95);
 	}
-	gsl_rng_free(rng);
 	free(v);
-	return rc < 0 ? rc : 0;
+}
+
+static int mc_interval(struct plumb_consts *k, int draws, perturb_fn perturb, const void *pctx,
+		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+		       double *lo, double *hi, struct plumb_err *err)
+{
+	double *v = malloc((size_t)draws * sizeof(*v));
+	int rc;
+	if (!v)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	if ((rc = mc_values(k, draws, perturb, pctx, fn, arg, v, err)) >= 0)
+		cmd_draws_interval(v, draws, lo, hi);
+	free(v);
+	return rc;
 }
 
 /* A draw from the calibration's covariance, and the model error the fit
@@ -171,6 +193,30 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
 	if (!open_k || draws < 1)
 		return 0;
 	return mc_interval(k, draws, perturb_defaults, NULL, fn, arg, lo, hi, err);
+}
+
+int cmd_interval_draws(struct plumb_consts *k, int draws, int defaults,
+		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+		       double *vals, struct plumb_err *err)
+{
+	const struct calib_file *cf = the_calib;
+	int i, open_k = 0, rc;
+	if (draws < 1)
+		return 0;
+	if (cf) {
+		if (!(cf->has_chol || cf->sd > 0))
+			return 0;
+		rc = mc_values(k, draws, perturb_calib, cf, fn, arg, vals, err);
+		return rc < 0 ? rc : 1;
+	}
+	if (!defaults)
+		return 0;
+	for (i = 0; i < NSTEP_K; i++)
+		open_k += !k->set[step_k[i]];
+	if (!open_k)
+		return 0;
+	rc = mc_values(k, draws, perturb_defaults, NULL, fn, arg, vals, err);
+	return rc < 0 ? rc : 1;
 }
 
 int cmd_usage_error(const char *cmd, const char *fmt, ...)

@@ -72,6 +72,22 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
 			  int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 			  double *lo, double *hi, struct plumb_err *err);
 
+/*
+ * The draws behind those intervals, one value per draw into vals[0..draws)
+ * (NAN where the point does not fit): with --calib the calibration's, else
+ * (when defaults is 1) the documented defaults'. The same seed for every
+ * point, so draw d of one box and draw d of another share their drawn
+ * constants: the ratio of two points draw by draw is a paired speed-up.
+ * 1 when vals were filled, 0 when there is no interval, < 0 on error.
+ */
+int cmd_interval_draws(struct plumb_consts *k, int draws, int defaults,
+		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+		       double *vals, struct plumb_err *err);
+
+/* The 5th and 95th percentile of the values of vals[0..draws) that are not
+ * NAN (NAN, NAN without any). */
+void cmd_draws_interval(const double *vals, int draws, double *lo, double *hi);
+
 /* True when argv has -h or --help. */
 int cmd_wants_help(int argc, char **argv);
 

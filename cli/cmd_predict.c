@@ -160,9 +160,19 @@ struct row {
 	double part[PART_N];        /* the representative step's parts, ms */
 	char diag[320];
 	double lo, hi;              /* tok_total 90% interval, NAN: none */
+	double *dv;                 /* its draws (ndv, NAN: no value), or NULL */
+	int ndv;
 	struct serve_result sr;     /* serving runs: distributions, KV */
 	long kv_tokens;             /* the KV cache, tokens */
 };
+
+static void free_rows(struct row *rows, int n)
+{
+	int i;
+	for (i = 0; rows && i < n; i++)
+		free(rows[i].dv);
+	free(rows);
+}
 
 static int parse_ints(const char *s, int *out, int max)
 {
@@ -521,16 +531,24 @@ static int interval(const struct popts *o, struct scenario *s, const char *lay, 
 		    struct row *r, struct plumb_err *err)
 {
 	struct draw d = { o, s, lay, x };
+	int rc;
 	r->lo = r->hi = NAN;
-	if (!r->fits)
+	if (!r->fits || o->draws < 1)
 		return 0;
-	if (cmd_calib())
-		return cmd_calib_interval(&s->k, o->draws, draw_tok, &d, &r->lo, &r->hi, err);
 	/* Uncalibrated: the interval of the defaults, for predict, and for
 	 * compare when --draws is given (it runs many boxes). */
-	if (o->compare && !o->draws_given)
+	if (!cmd_calib() && o->compare && !o->draws_given)
 		return 0;
-	return cmd_defaults_interval(&s->k, o->draws, draw_tok, &d, &r->lo, &r->hi, err);
+	if (!(r->dv = malloc((size_t)o->draws * sizeof(*r->dv))))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	if ((rc = cmd_interval_draws(&s->k, o->draws, 1, draw_tok, &d, r->dv, err)) <= 0) {
+		free(r->dv);
+		r->dv = NULL;
+		return rc;
+	}
+	r->ndv = o->draws;
+	cmd_draws_interval(r->dv, r->ndv, &r->lo, &r->hi);
+	return 0;
 }
 
 /* --breakdown in a table: each representative step's parts, ms per GPU. */
@@ -671,6 +689,19 @@ static int print_json(FILE *f, const struct popts *o, struct scenario **s,
 		if (!isnan(r->lo)) {
 			rc |= jout_set(row, "tok_s_total_p5", jout_real(r->lo, 2));
 			rc |= jout_set(row, "tok_s_total_p95", jout_real(r->hi, 2));
+		}
+		if (r->dv) {
+			/* the interval's draws, in draw order (the same constants
+			 * for draw d of every row): a paired speed-up is the
+			 * ratio draw by draw; null where the point did not fit */
+			json_t *dv = json_array();
+			int d;
+			rc |= !dv;
+			for (d = 0; dv && d < r->ndv; d++)
+				rc |= jout_push(dv, isnan(r->dv[d]) ? json_null()
+								    : jout_real(r->dv[d], 2));
+			if (dv)
+				rc |= jout_set(row, "tok_s_draws", dv);
 		}
 		rc |= jout_set(row, "comm_frac", jout_real(r->comm, 4));
 		rc |= jout_set(row, "compute_frac", jout_real(r->compute, 4));
@@ -1092,7 +1123,7 @@ static int run(const char *cmd, struct popts *o, int compare)
 		goto fail;
 	if (o->plot && (rc = plot_rows(o, s, rows, nrows, &err)) < 0)
 		goto fail;
-	free(rows);
+	free_rows(rows, nrows);
 	free(o->reqs);
 	for (i = 0; i < o->npaths; i++)
 		scn_free(s[i]);
@@ -1102,7 +1133,7 @@ fail:
 	if (opened)
 		out_abort(&out);
 	plumb_err_print(&err);
-	free(rows);
+	free_rows(rows, nrows);
 	free(o->reqs);
 	for (i = 0; i < o->npaths; i++)
 		scn_free(s[i]);

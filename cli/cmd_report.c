@@ -274,6 +274,7 @@ struct prow {
 	const char *layout, *diag, *why;        /* borrowed from the JSON document */
 	double tok, lo, hi, stream, tpot, ttft, comm, busy;
 	double part[PART_N];                    /* the step's parts, ms per GPU */
+	json_t *draws;                          /* tok_s_draws (borrowed), or NULL */
 };
 
 struct study {
@@ -331,6 +332,9 @@ static int read_rows(struct study *st, const char *path, struct plumb_err *err)
 			p->part[k] = num(json_object_get(r, "breakdown_ms"),
 					 pred_part_name((enum pred_part)k));
 		p->why = str(r, "why");
+		p->draws = json_object_get(r, "tok_s_draws");
+		if (!json_is_array(p->draws))
+			p->draws = NULL;
 		st->interval |= p->fits && isfinite(p->lo);
 		for (k = 0; k < st->nlayouts && strcmp(st->layouts[k], p->layout); k++)
 			;
@@ -385,6 +389,28 @@ static void tok_range(FILE *f, const struct prow *p)
 		fprintf(f, " (90%%: %.1f&ndash;%.1f)", p->lo, p->hi);
 }
 
+/*
+ * " (90%: x1.9-2.6)": the speed-up of b over a draw by draw (draw d of
+ * every row has the same constants drawn, so the ratio cancels what the
+ * two boxes share), its 5th and 95th percentile; nothing without draws.
+ */
+static void speedup_range(FILE *f, const struct prow *b, const struct prow *a)
+{
+	double v[1024], lo, hi;
+	size_t d, n = b->draws && a->draws ? json_array_size(b->draws) : 0;
+	int k = 0;
+	if (!n || n != json_array_size(a->draws) || n > 1024)
+		return;
+	for (d = 0; d < n; d++) {
+		json_t *x = json_array_get(b->draws, d), *y = json_array_get(a->draws, d);
+		if (json_is_number(x) && json_is_number(y) && json_number_value(y) > 0)
+			v[k++] = json_number_value(x) / json_number_value(y);
+	}
+	cmd_draws_interval(v, k, &lo, &hi);
+	if (isfinite(lo))
+		fprintf(f, " (90%%: x%.2f&ndash;%.2f)", lo, hi);
+}
+
 static const char *loadname(int x)
 {
 	return x == 1 ? "request" : "requests";
@@ -419,12 +445,16 @@ static void answer(FILE *f, const struct study *st)
 			esc(f, st->s[0]->name);
 			fprintf(f, " with %s, ", b0->layout);
 			tok_range(f, b0);
-			fprintf(f, ": <b>x%.2f</b>.</li>\n", b->tok / b0->tok);
+			fprintf(f, ": <b>x%.2f</b>", b->tok / b0->tok);
+			speedup_range(f, b, b0);
+			fputs(".</li>\n", f);
 		}
 	}
 	fputs("</ul>\n<p class=\"note\">Each box at its own best layout. ", f);
 	if (st->interval)
-		fprintf(f, "The ranges are 90%% intervals of each box's tok/s: %s.",
+		fprintf(f, "The ranges are 90%% intervals of each box's tok/s and of the speed-up, "
+			   "the latter taken draw by draw with the same constants drawn for both "
+			   "boxes: %s.",
 			cmd_calib() ? "constants drawn from the calibration's covariance, times its "
 				      "residual spread" :
 				      "the step constants the scenarios leave at their defaults drawn over "

@@ -171,6 +171,13 @@ if "$PLUMB" report -o "$T/seed.html" --draws "$DRAWS"; then
 	s=$(wc -c < "$T/seed.html")
 	[ "$s" -lt 2097152 ] && ok || bad "the seed report is $s bytes, not under 2 MB"
 	check seed "$T/seed.html" 6 1280 900
+	# the answer's speed-ups carry their paired range, which holds the speed-up
+	python3 - "$T/seed.html" <<'PYEOF' && ok || bad "the answer's speed-ups lack a range that holds them"
+import re, sys
+page = open(sys.argv[1], encoding='utf-8').read()
+found = re.findall(r'x([0-9.]+)</b> \(90%: x([0-9.]+)&ndash;([0-9.]+)\)', page)
+sys.exit(0 if found and all(float(lo) <= float(x) <= float(hi) for x, lo, hi in found) else 1)
+PYEOF
 else
 	bad "plumb report (the seed comparison) exited $?"
 fi
