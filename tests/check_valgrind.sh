@@ -29,13 +29,26 @@ chmod +x "$tmp/plumb"
 PLUMB=$tmp/plumb
 export PLUMB
 fail=0
-run() {
-	echo "check-valgrind: $*"
-	"$@" || { fail=$((fail + 1)); echo "check-valgrind: FAILED: $*"; }
+# Two lanes on the machine's two cores: the golden runs beside the bad
+# inputs and then the repeat runs (each suite in its own temporary
+# directory); each lane's output is printed when both are done.
+lane() {
+	name=$1
+	shift
+	for suite in "$@"; do
+		echo "check-valgrind: sh $suite"
+		if sh "$suite"; then :; else echo "check-valgrind: FAILED: sh $suite"; echo x >> "$tmp/$name.failed"; fi
+	done > "$tmp/$name.out" 2>&1
 }
-run sh tests/golden/run.sh
-run sh tests/bad_inputs.sh
-run sh tests/repeat.sh
+lane a tests/golden/run.sh &
+lane b tests/bad_inputs.sh tests/repeat.sh &
+wait
+for name in a b; do
+	cat "$tmp/$name.out"
+	if [ -s "$tmp/$name.failed" ]; then
+		fail=$((fail + $(wc -l < "$tmp/$name.failed")))
+	fi
+done
 # Every report, even one whose process status a suite did not look at.
 for log in "$tmp"/vg.*.log; do
 	[ -s "$log" ] || continue
