@@ -38,10 +38,16 @@ struct crun {
 	int nsteps;
 	double chunk;
 	int got[SCN_MAX_GPUS];      /* ring: steps received */
-	/* chains, per phase (0 reduce, 1 broadcast): chunks sent and received
-	 * per rank, and whether a send is in flight (a rank sends its chunks
-	 * one after another). */
-	int csent[2][SCN_MAX_GPUS], crecv[2][SCN_MAX_GPUS], cbusy[2][SCN_MAX_GPUS];
+	/* chains (tree, broadcast): nchain chains of the n ranks, each its
+	 * own order; per chain, phase (0 reduce, 1 broadcast) and position:
+	 * chunks sent and received, and whether a send is in flight (a rank
+	 * sends a chain's chunks one after another). One block, r->ord. */
+	int nchain, nways;
+	int *ord;                   /* nchain x n: the rank at each position */
+	int *pos;                   /* nchain x n: each rank's position */
+	int *cst;                   /* nchain x 2 x n x 3: sent, received, busy */
+	int *cway;                  /* nchain x (nways + 1): the chain's NIC ways
+				       between hosts, their count first; 0 = every way */
 	int nchunks;
 	int recv_total, recv_need;
 	int shot2;                  /* two-shot: the second phase has started */
@@ -52,6 +58,7 @@ struct crun {
 struct sendrec {
 	struct crun *r;
 	int src, dst, phase, idx;
+	int ch;                     /* the chain of a chain's send, else -1 */
 	double bytes;
 	int remaining;              /* channel flows still in flight */
 	struct sendrec *prev, *next;    /* the run's sends in flight */
@@ -96,9 +103,15 @@ static int send_net(struct crun *r, struct sendrec *sr, int a, int b, double byt
 {
 	struct sim_flow_spec fs;
 	int buf[FAB_MAX_PATH], ways = fab_net_ways(r->fab, a, b), w, rc;
+	const int *wl = NULL;
 
-	if (ways < r->nch)
+	if (sr->ch >= 0 && r->cway && r->cway[sr->ch * (r->nways + 1)] > 0) {
+		/* a tree channel crosses over its own NICs */
+		wl = &r->cway[sr->ch * (r->nways + 1) + 1];
+		ways = wl[-1];
+	} else if (ways < r->nch) {
 		ways = r->nch;
+	}
 	sr->remaining = ways;
 	memset(&fs, 0, sizeof(fs));
 	if (r->ch_cap > 0)
@@ -108,7 +121,7 @@ static int send_net(struct crun *r, struct sendrec *sr, int a, int b, double byt
 	fs.on_done = flow_done;
 	fs.arg = sr;
 	for (w = 0; w < ways; w++) {
-		fs.path_len = fab_path_net(r->fab, a, b, w, buf);
+		fs.path_len = fab_path_net(r->fab, a, b, wl ? wl[w] : w, buf);
 		fs.path = buf;
 		if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0) {
 			if (w == 0) {
@@ -121,9 +134,10 @@ static int send_net(struct crun *r, struct sendrec *sr, int a, int b, double byt
 	return 0;
 }
 
-/* Start the flows of a send (one per channel) after the hop's step latency. */
-static int send_now(struct crun *r, int src, int dst, int phase, int idx, double bytes,
-		    struct plumb_err *err)
+/* Start the flows of a send (one per channel) after the hop's step latency;
+ * chain: the chain a chain's send belongs to, else -1. */
+static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double bytes,
+		   int chain, struct plumb_err *err)
 {
 	int a = r->c->gpus[src], b = r->c->gpus[dst];
 	struct sim_flow_spec fs;
@@ -138,6 +152,7 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 	sr->dst = dst;
 	sr->phase = phase;
 	sr->idx = idx;
+	sr->ch = chain;
 	sr->bytes = bytes;
 	sr->remaining = r->nch;
 	sr->prev = NULL;
@@ -176,6 +191,18 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 	return 0;
 }
 
+static int send_now(struct crun *r, int src, int dst, int phase, int idx, double bytes,
+		    struct plumb_err *err)
+{
+	return send_ch(r, src, dst, phase, idx, bytes, -1, err);
+}
+
+static void run_free(struct crun *r)
+{
+	free(r->ord);
+	free(r);
+}
+
 static int chain_next(const struct crun *r, int i, int dir)
 {
 	return (i + dir + r->n) % r->n;
@@ -194,7 +221,7 @@ static int finish(struct crun *r, struct plumb_err *err)
 		r->next->prev = r->prev;
 	if (r->done)
 		rc = r->done(r->ctx, sim_now(r->eng) - r->t0, r->arg, err);
-	free(r);
+	run_free(r);
 	return rc;
 }
 
@@ -210,8 +237,10 @@ static int on_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *e
 	return 0;
 }
 
-/* Chain order: broadcast runs root, root+1, ...; the tree's reduce runs
- * n-1 -> 0 and its broadcast 0 -> n-1. */
+/* Chain order, in positions of a chain: broadcast runs root, root+1, ...;
+ * the tree's reduce runs n-1 -> 0 and its broadcast 0 -> n-1. */
+enum { C_SENT, C_RECV, C_BUSY };
+#define CST(r, t, ph, p, k) ((r)->cst[(((t) * 2 + (ph)) * (r)->n + (p)) * 3 + (k)])
 static int chain_head(const struct crun *r, int ph)
 {
 	if (ph == 0)
@@ -227,29 +256,31 @@ static int chain_succ(const struct crun *r, int ph, int i)
 	return i == chain_head(r, 1) ? -1 : i;
 }
 
-/* Chunks rank i holds for phase ph. */
-static int chain_avail(const struct crun *r, int ph, int i)
+/* Chunks position i of chain t holds for phase ph. */
+static int chain_avail(const struct crun *r, int t, int ph, int i)
 {
 	if (i == chain_head(r, ph))
-		return ph == 1 && r->c->op == COLL_ALLREDUCE ? r->crecv[0][0] : r->nchunks;
-	return r->crecv[ph][i];
+		return ph == 1 && r->c->op == COLL_ALLREDUCE ? CST(r, t, 0, 0, C_RECV) : r->nchunks;
+	return CST(r, t, ph, i, C_RECV);
 }
 
-/* Send rank i's next chunk of phase ph if it has one and is not busy. */
-static int chain_try(struct crun *r, int ph, int i, struct plumb_err *err)
+/* Send position i's next chunk of chain t, phase ph, if it has one and is
+ * not busy. Each chain carries its share of the buffer. */
+static int chain_try(struct crun *r, int t, int ph, int i, struct plumb_err *err)
 {
 	int j = chain_succ(r, ph, i);
-	if (j < 0 || r->cbusy[ph][i] || r->csent[ph][i] >= chain_avail(r, ph, i))
+	if (j < 0 || CST(r, t, ph, i, C_BUSY) || CST(r, t, ph, i, C_SENT) >= chain_avail(r, t, ph, i))
 		return 0;
-	r->cbusy[ph][i] = 1;
-	return send_now(r, i, j, ph == 0 ? PH_REDUCE : PH_BCAST, r->csent[ph][i]++,
-			r->c->bytes / r->nchunks, err);
+	CST(r, t, ph, i, C_BUSY) = 1;
+	return send_ch(r, r->ord[t * r->n + i], r->ord[t * r->n + j],
+		       ph == 0 ? PH_REDUCE : PH_BCAST, CST(r, t, ph, i, C_SENT)++,
+		       r->c->bytes / r->nchunks / r->nchain, t, err);
 }
 
 static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 			struct plumb_err *err)
 {
-	int ph, rc;
+	int ph, rc, t, ps, pj;
 	switch (sr->phase) {
 	case PH_RING:
 		r->got[j]++;
@@ -271,13 +302,17 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 	case PH_REDUCE:
 	case PH_BCAST:
 		ph = sr->phase == PH_REDUCE ? 0 : 1;
-		r->crecv[ph][j]++;
-		r->cbusy[ph][sr->src] = 0;
-		if ((rc = chain_try(r, ph, sr->src, err)) < 0 || (rc = chain_try(r, ph, j, err)) < 0)
+		t = sr->ch;
+		ps = r->pos[t * n + sr->src];
+		pj = r->pos[t * n + j];
+		CST(r, t, ph, pj, C_RECV)++;
+		CST(r, t, ph, ps, C_BUSY) = 0;
+		if ((rc = chain_try(r, t, ph, ps, err)) < 0 || (rc = chain_try(r, t, ph, pj, err)) < 0)
 			return rc;
-		/* Rank 0 turns reduced chunks around for the broadcast. */
-		if (ph == 0 && j == 0)
-			return chain_try(r, 1, 0, err);
+		/* The chain's first rank turns reduced chunks around for the
+		 * broadcast. */
+		if (ph == 0 && pj == 0)
+			return chain_try(r, t, 1, 0, err);
 		return 0;
 	default:
 		return 0;
@@ -308,13 +343,17 @@ static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *e
 		return 0;
 	case COLL_BROADCAST:
 		r->recv_need = (n - 1) * r->nchunks;
-		return chain_try(r, 1, c->root, err);
+		return chain_try(r, 0, 1, c->root, err);
 	default:
 		break;
 	}
 	if (r->algo == ALGO_TREE && c->op == COLL_ALLREDUCE) {
-		r->recv_need = 2 * (n - 1) * r->nchunks;
-		return chain_try(r, 0, n - 1, err);
+		int t;
+		r->recv_need = 2 * (n - 1) * r->nchunks * r->nchain;
+		for (t = 0; t < r->nchain; t++)
+			if ((rc = chain_try(r, t, 0, n - 1, err)) < 0)
+				return rc;
+		return 0;
 	}
 	if (r->algo == ALGO_TWOSHOT) {
 		/* Each rank reads its shard from every peer (reduce-scatter),
@@ -417,36 +456,174 @@ static int nvlink_path(const struct fabric *f, int a, int b)
 	return 1;
 }
 
-/* Pairs the collective's schedule uses (sender -> receiver ranks). */
-static int uses_pair(const struct coll_spec *c, int algo, int i, int j)
+/* Rank of host h's GPU g among the collective's ranks, or -1. */
+static int rank_on(const struct scenario *s, const struct coll_spec *c, int h, int g)
 {
-	int n = c->n;
+	int i;
+	for (i = 0; i < c->n; i++)
+		if (c->gpus[i] == g && s->nodes[s->gpu_node[g]].host == h)
+			return i;
+	return -1;
+}
+
+/*
+ * The chains of a tree or broadcast, in one block: ord (nchain x n, the rank
+ * at each position), pos (nchain x n), cway (nchain x (nways + 1)) and the
+ * zeroed chunk state (nchain x 2 x n x 3). NULL when out of memory.
+ *
+ * In one host a chain runs in rank order. Between hosts it is NCCL's tree
+ * (src/graph/trees.cc, connect.cc): every channel chains the GPUs of each
+ * host and reaches the next host over one NIC, entering and leaving a host
+ * at the GPU nearest that NIC, so the crossing is that GPU's own GPUDirect
+ * RDMA (or staged copy), with no PXN hop through another GPU; channels over
+ * different NICs cross at different GPUs, which spreads the hosts' traffic
+ * over every NIC and the PCIe links of the GPUs near them. The chain stands
+ * for the channel's tree: each link carries the buffer's share once up
+ * (reduce) and once down (broadcast), a tree's bytes. Channels whose chains
+ * come out the same are one chain over all their NICs.
+ */
+static int *chains_new(const struct fabric *f, const struct coll_spec *c, int between,
+		       int *nchainp, int *nwaysp)
+{
+	const struct scenario *s = f->s;
+	int n = c->n, hosts[SCN_MAX_GPUS], first[SCN_MAX_GPUS], nh = 0, ways = 1, i, h, w, t;
+	int nchain = 0, o[SCN_MAX_GPUS], *blk, *ord, *pos, *cway;
+
+	if (between) {
+		for (i = 0; i < n; i++) {
+			int hi = s->nodes[s->gpu_node[c->gpus[i]]].host;
+			for (h = 0; h < nh && hosts[h] != hi; h++)
+				;
+			if (h == nh) {
+				hosts[nh] = hi;
+				first[nh++] = i;
+			}
+		}
+		for (h = 0, ways = 0; h + 1 < nh; h++) {
+			int k = fab_net_ways(f, c->gpus[first[h]], c->gpus[first[h + 1]]);
+			ways = k > ways ? k : ways;
+		}
+		if (nh < 2 || ways < 1)
+			between = 0, ways = 1;
+	}
+	blk = calloc((size_t)ways * (2 * n + ways + 1 + 6 * n), sizeof(int));
+	if (!blk)
+		return NULL;
+	ord = blk;
+	for (w = 0; w < ways; w++) {
+		int p = 0;
+		if (!between) {
+			for (i = 0; i < n; i++)
+				o[i] = i;
+		}
+		for (h = 0; between && h < nh; h++) {
+			int in = -1, out = -1, g = fab_net_nic_gpu(f, c->gpus[first[h]], w);
+			if (h > 0)
+				in = rank_on(s, c, hosts[h], g);
+			if (h + 1 < nh) {
+				out = rank_on(s, c, hosts[h], g);
+				if (out < 0 || out == in)
+					/* a host between two others leaves at
+					 * another of its GPUs */
+					for (i = n - 1, out = -1; i >= 0 && out < 0; i--)
+						if (i != in && s->nodes[s->gpu_node[c->gpus[i]]].host == hosts[h])
+							out = i;
+			}
+			if (h > 0 && in < 0)
+				in = first[h];
+			if (in >= 0 && in == out)
+				out = -1;
+			if (in >= 0)
+				o[p++] = in;
+			for (i = 0; i < n; i++)
+				if (i != in && i != out && s->nodes[s->gpu_node[c->gpus[i]]].host == hosts[h])
+					o[p++] = i;
+			if (out >= 0)
+				o[p++] = out;
+		}
+		for (t = 0; t < nchain && memcmp(&ord[t * n], o, n * sizeof(int)); t++)
+			;
+		if (t == nchain)
+			memcpy(&ord[nchain++ * n], o, n * sizeof(int));
+		if (between) {
+			cway = &blk[2 * ways * n + t * (ways + 1)];
+			cway[1 + cway[0]++] = w;
+		}
+	}
+	/* pack: pos, cway and the state follow the chains actually made */
+	pos = ord + nchain * n;
+	if (between)
+		memmove(pos + nchain * n, blk + 2 * ways * n, (size_t)nchain * (ways + 1) * sizeof(int));
+	cway = pos + nchain * n;
+	for (t = 0; t < nchain; t++)
+		for (i = 0; i < n; i++)
+			pos[t * n + ord[t * n + i]] = i;
+	if (!between)
+		memset(cway, 0, (size_t)nchain * (ways + 1) * sizeof(int));
+	memset(cway + nchain * (ways + 1), 0, (size_t)nchain * 6 * n * sizeof(int));
+	*nchainp = nchain;
+	*nwaysp = ways;
+	return blk;
+}
+
+/* Pairs the collective's schedule uses (sender -> receiver ranks); pos:
+ * the chains' positions (nchain x n) of a tree, or NULL. */
+static int uses_pair(const struct coll_spec *c, int algo, int i, int j, const int *pos,
+		     int nchain)
+{
+	int n = c->n, t;
 	if (i == j)
 		return 0;
 	if (c->op == COLL_ALLTOALL || algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT)
 		return 1;
-	if (algo == ALGO_TREE && c->op == COLL_ALLREDUCE)
-		return j == i - 1 || j == i + 1;
+	if (algo == ALGO_TREE && c->op == COLL_ALLREDUCE) {
+		if (!pos)
+			return j == i - 1 || j == i + 1;
+		for (t = 0; t < nchain; t++)
+			if (abs(pos[t * n + i] - pos[t * n + j]) == 1)
+				return 1;
+		return 0;
+	}
 	return j == (i + 1) % n;
+}
+
+/* Do c's ranks span hosts? */
+static int spans_hosts(const struct scenario *s, const struct coll_spec *c)
+{
+	int i;
+	for (i = 1; i < c->n; i++)
+		if (s->nodes[s->gpu_node[c->gpus[i]]].host != s->nodes[s->gpu_node[c->gpus[0]]].host)
+			return 1;
+	return 0;
 }
 
 void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
 		unsigned char *used)
 {
-	int i, j, k, np, buf[FAB_MAX_PATH];
-	const int *path;
+	int i, j, k, np, buf[FAB_MAX_PATH], n = c->n, nchain = 0, nways = 0, *blk = NULL;
+	const int *path, *pos = NULL, *cway = NULL;
+	if (algo == ALGO_TREE && c->op == COLL_ALLREDUCE && spans_hosts(x->fab->s, c) &&
+	    (blk = chains_new(x->fab, c, 1, &nchain, &nways))) {
+		pos = blk + nchain * n;
+		cway = pos + nchain * n;
+	}
 	for (i = 0; i < c->n; i++)
 		for (j = 0; j < c->n; j++) {
 			int a = c->gpus[i], b = c->gpus[j];
-			if (i == j || a == b || !uses_pair(c, algo, i, j))
+			if (i == j || a == b || !uses_pair(c, algo, i, j, pos, nchain))
 				continue;
 			if (x->fab->s->nodes[x->fab->s->gpu_node[a]].host !=
 			    x->fab->s->nodes[x->fab->s->gpu_node[b]].host) {
-				int w, ways = fab_net_ways(x->fab, a, b);
-				for (w = 0; w < ways; w++) {
-					np = fab_path_net(x->fab, a, b, w, buf);
-					for (k = 0; k < np; k++)
-						used[buf[k]] = 1;
+				int w, t, ways = fab_net_ways(x->fab, a, b);
+				for (t = 0; t < (pos ? nchain : 1); t++) {
+					const int *wl = pos ? &cway[t * (nways + 1)] : NULL;
+					if (pos && abs(pos[t * n + i] - pos[t * n + j]) != 1)
+						continue;
+					for (w = 0; w < (wl ? wl[0] : ways); w++) {
+						np = fab_path_net(x->fab, a, b, wl ? wl[1 + w] : w, buf);
+						for (k = 0; k < np; k++)
+							used[buf[k]] = 1;
+					}
 				}
 				continue;
 			}
@@ -456,6 +633,7 @@ void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
 			for (k = 0; k < np; k++)
 				used[path[k]] = 1;
 		}
+	free(blk);
 }
 
 int coll_ctx_init(struct coll_ctx *x, struct sim_engine *eng, struct fabric *fab,
@@ -512,8 +690,18 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	r->t0 = start;
 	if (res)
 		res->shm_hops = res->p2p_hops = res->net_hops = 0;
-	for (i = 1; i < r->n; i++)
-		hosts |= s->nodes[s->gpu_node[c->gpus[i]]].host != s->nodes[s->gpu_node[c->gpus[0]]].host;
+	hosts = spans_hosts(s, c);
+	if (algo == ALGO_TREE || c->op == COLL_BROADCAST) {
+		int *blk = chains_new(x->fab, c, hosts && algo == ALGO_TREE, &r->nchain, &r->nways);
+		if (!blk) {
+			free(r);
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		}
+		r->ord = blk;
+		r->pos = blk + r->nchain * r->n;
+		r->cway = r->pos + r->nchain * r->n;
+		r->cst = r->cway + r->nchain * (r->nways + 1);
+	}
 	if (hosts) {
 		/* NCCL's getNetOverhead floors every intra-node step of a ring
 		 * that spans nodes: 1 us on Intel, 2 us on AMD, three times that
@@ -532,7 +720,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 			net = s->nodes[s->gpu_node[a]].host != s->nodes[s->gpu_node[b]].host;
 			r->shm[(i) * r->n + (j)] = net ? 2 : view->xport[a][b] != XP_P2P;
 			nvl = !r->shm[(i) * r->n + (j)] && nvlink_path(r->fab, a, b);
-			if (uses_pair(c, algo, i, j)) {
+			if (uses_pair(c, algo, i, j, r->nchain > 1 ? r->pos : NULL, r->nchain)) {
 				/* LL128 crosses the network (NCCL's NET has it);
 				 * inside a host it needs NVLink */
 				all_nvl &= nvl || net;
@@ -576,7 +764,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		}
 	/* LL128 needs NVLink on every hop (NCCL turns it off on PCIe). */
 	if (proto == PROTO_LL128 && !all_nvl) {
-		free(r);
+		run_free(r);
 		return 1;
 	}
 	if (algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) {
@@ -592,7 +780,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 				if (i == j || a == b)
 					continue;
 				if (view->p2p[a][b] != P2P_OK) {
-					free(r);
+					run_free(r);
 					return 1;
 				}
 				r->shm[(i) * r->n + (j)] = 0;
@@ -608,7 +796,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		pl.p = r;
 		if ((rc = sim_at(x->eng, start + s->k.v[K_ONESHOT_US] * 1e-6, SIM_PRIO_DEFAULT,
 				 x->kind_start, &pl, NULL, err)) < 0) {
-			free(r);
+			run_free(r);
 			return rc;
 		}
 		goto started;
@@ -618,8 +806,8 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	r->eff = proto == PROTO_LL ? s->k.v[K_NCCL_LL_FRAC] * s->k.v[K_NCCL_BW_EFF] :
 		 proto == PROTO_LL128 ? 120.0 / 128.0 * s->k.v[K_NCCL_BW_EFF] : s->k.v[K_NCCL_BW_EFF];
 	r->nch = (int)s->k.v[K_NCCL_CHANNELS];
-	if (r->nch < 1)
-		r->nch = 1;
+	if (r->nch < 1 || r->nchain > 1)
+		r->nch = 1;         /* a tree between hosts: its chains are the channels */
 	if (proto != PROTO_SIMPLE) {
 		/* NCCL's LL caps (llMaxBws) bound the collective's bus bandwidth,
 		 * LL128's (perChMaxRingLL128Bws) each channel's; by GPU generation
@@ -633,13 +821,14 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 				gen = sm;
 		}
 		if (proto == PROTO_LL)
-			r->ch_cap = s->k.v[K_NCCL_LL_MAX_VOLTA + gen] * 1e9 / r->eff / r->nch;
+			r->ch_cap = s->k.v[K_NCCL_LL_MAX_VOLTA + gen] * 1e9 / r->eff / r->nch /
+				    (r->nchain > 1 ? r->nchain : 1);
 		else
 			r->ch_cap = s->k.v[K_NCCL_LL128_CH_VOLTA + gen] * 1e9 / r->eff;
 	}
 	r->nsteps = c->op == COLL_ALLREDUCE ? 2 * (r->n - 1) : r->n - 1;
 	r->chunk = c->bytes / r->n;
-	r->nchunks = (int)ceil(c->bytes / COLL_CHUNK);
+	r->nchunks = (int)ceil(c->bytes / (r->nchain > 1 ? r->nchain : 1) / COLL_CHUNK);
 	if (r->nchunks < 1)
 		r->nchunks = 1;
 	if (r->nchunks > COLL_MAX_CHUNKS)
@@ -648,7 +837,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	pl.p = r;
 	if ((rc = sim_at(x->eng, start + s->k.v[base_k[proto]] * 1e-6, SIM_PRIO_DEFAULT,
 			 x->kind_start, &pl, NULL, err)) < 0) {
-		free(r);
+		run_free(r);
 		return rc;
 	}
 started:
@@ -670,7 +859,7 @@ void coll_ctx_release(struct coll_ctx *x)
 			r->sends = sr->next;
 			free(sr);
 		}
-		free(r);
+		run_free(r);
 	}
 	x->active = 0;
 }

@@ -556,6 +556,17 @@ static int nic_leg(const struct fabric *f, int g, int k, int send, int *path, in
 	return len;
 }
 
+int fab_net_nic_gpu(const struct fabric *f, int a, int i)
+{
+	const struct scenario *s = f->s;
+	int nics[SCN_MAX_NODES], n;
+
+	if (!s->net.given)
+		return -1;
+	n = host_nics(s, s->nodes[s->gpu_node[a]].host, nics);
+	return n > 0 ? nic_gpu(s, nics[i % n]) : -1;
+}
+
 int fab_path_net(const struct fabric *f, int a, int b, int i, int *path)
 {
 	const struct scenario *s = f->s;

@@ -155,6 +155,9 @@ int fab_gpu_socket(const struct fabric *f, int a);
 double fab_net_bytes_per_s(const struct scenario *s);
 int fab_net_ways(const struct fabric *f, int a, int b);
 int fab_path_net(const struct fabric *f, int a, int b, int i, int *path);
+/* The GPU nearest the i-th NIC (round robin) of GPU a's host, the GPU
+ * fab_path_net's way i leaves or enters that host through; -1 without NICs. */
+int fab_net_nic_gpu(const struct fabric *f, int a, int i);
 
 /* Sum of the latencies of a path, seconds. */
 double fab_path_latency(const struct fabric *f, const int *path, int n);

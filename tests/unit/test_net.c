@@ -150,10 +150,70 @@ static void test_allreduce_between_hosts(void)
 	scn_free(s);
 }
 
+/*
+ * Two boxes of two GPUs, each GPU beside its own 100 Gb/s NIC under one
+ * switch: NIC-bound. NCCL's tree crosses each NIC at the GPU beside it and
+ * puts the buffer on the network once each way, the ring about 2(n-1)/n
+ * times: the tree is faster, and no faster than the NICs carry it.
+ */
+static const char two_boxes_two_nics[] =
+	"plumb_scenario: 1\n"
+	"hosts:\n"
+	"  - name: box\n"
+	"    count: 2\n"
+	"    host: {cpu_vendor: amd, sockets: 1, cores_per_socket: 32}\n"
+	"    pcie:\n"
+	"      - {id: rc0, kind: root_complex, socket: 0}\n"
+	"      - {id: rp0, kind: root_port, parent: rc0, gen: 5, width: 16}\n"
+	"      - {id: sw0, kind: switch, parent: rp0, gen: 5, width: 16, acs: false}\n"
+	"      - {id: gpu0, kind: gpu, parent: sw0, model: rtx-pro-6000}\n"
+	"      - {id: nic0, kind: nic, parent: sw0, model: ConnectX-6, gen: 4, width: 16}\n"
+	"      - {id: rc1, kind: root_complex, socket: 0}\n"
+	"      - {id: rp1, kind: root_port, parent: rc1, gen: 5, width: 16}\n"
+	"      - {id: sw1, kind: switch, parent: rp1, gen: 5, width: 16, acs: false}\n"
+	"      - {id: gpu1, kind: gpu, parent: sw1, model: rtx-pro-6000}\n"
+	"      - {id: nic1, kind: nic, parent: sw1, model: ConnectX-6, gen: 4, width: 16}\n"
+	"network: {kind: infiniband, port_gbps: 100}\n";
+
+static void test_tree_between_hosts(void)
+{
+	struct scenario *s = fix_load(two_boxes_two_nics);
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result ring, tree;
+	int i;
+
+	if (!s)
+		return;
+	topo_opts_init(&o);
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = 4;
+	for (i = 0; i < 4; i++)
+		c.gpus[i] = i;
+	c.bytes = 1e9;
+	c.proto = PROTO_SIMPLE;
+	c.algo = ALGO_RING;
+	memset(&ring, 0, sizeof(ring));
+	memset(&tree, 0, sizeof(tree));
+	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &ring, NULL), 0);
+	c.algo = ALGO_TREE;
+	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &tree, NULL), 0);
+	CU_ASSERT_EQUAL(tree.algo, ALGO_TREE);
+	/* one chain per NIC, each crossing once each way at its own GPU */
+	CU_ASSERT_EQUAL(tree.net_hops, 4);
+	CU_ASSERT(tree.seconds > 0 && tree.seconds < ring.seconds * 0.8);
+	/* the buffer crosses once each way over the two ports */
+	if (tree.seconds > 0)
+		CU_ASSERT(c.bytes / tree.seconds <= 2 * fab_net_bytes_per_s(s) * 1.001);
+	scn_free(s);
+}
+
 void suite_net(void)
 {
 	CU_pSuite su = CU_add_suite("net", NULL, NULL);
 	CU_add_test(su, "hosts: numbering, per-host views, GDR", test_numbering_and_views);
 	CU_add_test(su, "hosts: NET paths and port rates", test_paths_and_rates);
 	CU_add_test(su, "hosts: ring all-reduce across hosts", test_allreduce_between_hosts);
+	CU_add_test(su, "hosts: NCCL's tree across hosts, one chain per NIC", test_tree_between_hosts);
 }
