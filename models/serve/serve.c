@@ -444,6 +444,11 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	long kv_step = (long)ceil(p->accept_per_step);     /* KV a full decode step adds */
 	int dsteps = 0, completed = 0, ttft_n = 0, next = 0;
 	long issued = 0, kv_used = 0, admissions = 0;
+	/* Counts a pure decode step leaves for the next (closed loop): its
+	 * running requests' contexts summed in slot order as the next step
+	 * would sum them, and the waiting ones; fast says they stand. */
+	int fast = 0, next_active = 0, next_waiting = 0;
+	double next_ctx = 0;
 
 	memset(r, 0, sizeof(*r));
 	memset(&R, 0, sizeof(R));
@@ -511,6 +516,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		long newsum = 0, budget;
 		int np, mixed;
 		struct serve_shape shp;
+		int retracted = 0;
 
 		if (open) {
 			/* With a concurrency cap (bench_serving's
@@ -534,7 +540,12 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			sys = slot;
 			nsys = C;
 		}
-		for (k = 0; k < nsys; k++) {
+		if (fast) {
+			active = next_active;
+			waiting = next_waiting;
+			ctxsum_run = next_ctx;
+		}
+		for (k = 0; !fast && k < nsys; k++) {
 			if (sys[k] < 0)
 				continue;
 			waiting += R.rq[sys[k]].state == RQ_WAITING;
@@ -624,7 +635,6 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		memset(&shp, 0, sizeof(shp));
 		if (!np || mixed) {
 			double ctxsum = ctxsum_run;
-			int retracted = 0;
 			/* Decoding past the KV budget: retract the newest. */
 			while (p->kv_tokens > 0 && active > 1 &&
 			       kv_used + (long)ceil(active * p->accept_per_step) > p->kv_tokens) {
@@ -668,6 +678,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		if ((rc = step_shape(&lp, &shp, &dt, err)) < 0)
 			goto out;
 		t += dt;
+		fast = !open && !np && !admit && !prefilling && !retracted;
+		next_active = 0;
+		next_waiting = waiting;
+		next_ctx = 0;
 		if (!np || mixed) {
 			double step_tokens = 0;
 			if (win0 >= 0) {
@@ -695,8 +709,11 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				if (win0 >= 0)
 					tokens_win += add;
 				step_tokens += add;
-				if (q->generated < (double)q->target - 1e-9)
+				if (q->generated < (double)q->target - 1e-9) {
+					next_active++;
+					next_ctx += q->input + q->generated;
 					continue;
+				}
 				q->state = RQ_DONE;
 				kv_used -= q->kv;
 				q->kv = 0;
@@ -720,6 +737,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				}
 				slot[k] = new_req(&R, t, in_len(p, issued), out_len(p, issued), win0 >= 0);
 				issued++;
+				next_waiting++;
 				sys = slot;
 			}
 			itl_flush(&R);
