@@ -303,7 +303,10 @@ int cmd_calibrate(int argc, char **argv)
 	if (outpath) {
 		if ((rc = out_open(&out, outpath, &err)) < 0)
 			goto fail;
-		calib_write(out.f, v, &r, files, nfiles);
+		if ((rc = calib_write(out.f, v, &r, files, nfiles, outpath, &err)) < 0) {
+			out_abort(&out);
+			goto fail;
+		}
 		if ((rc = out_commit(&out, &err)) < 0)
 			goto fail;
 		fprintf(stderr, "plumb calibrate: wrote %s (use it with --calib %s)\n", outpath, outpath);

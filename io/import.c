@@ -13,15 +13,14 @@
 #include "import_int.h"
 #include "scn.h"
 #include "ytree.h"
+#include "yout.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <yaml.h>
 
 struct imp_scn *imp_scn_new(void)
 {
@@ -533,205 +532,112 @@ static void output_order(struct wctx *w)
 	}
 }
 
-/* The libyaml emitter and whether an event failed (then nothing more is
- * emitted and the writer reports it). */
-struct yout {
-	yaml_emitter_t e;
-	int bad;
-};
-
-static void emit(struct yout *y, yaml_event_t *ev, int ok)
-{
-	if (!ok || y->bad || !yaml_emitter_emit(&y->e, ev))
-		y->bad = 1;
-}
-
-/* Length of the valid UTF-8 sequence at p (1-4), or 0. */
-static int utf8_len(const unsigned char *p)
-{
-	int n, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	for (i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* A scalar: plain for ids, numbers and enums, double-quoted for text
- * from the input. libyaml takes UTF-8 only: a byte that is not part of a
- * valid sequence (tool output in another encoding) becomes '?'. */
-static void scalar(struct yout *y, const char *v, int quoted)
-{
-	yaml_char_t buf[1024];
-	const unsigned char *p = (const unsigned char *)v;
-	size_t n = 0;
-	yaml_event_t ev;
-	int ok, k;
-
-	while (*p && n + 4 < sizeof(buf)) {
-		if ((k = utf8_len(p)) == 0) {
-			buf[n++] = '?';
-			p++;
-			continue;
-		}
-		memcpy(buf + n, p, (size_t)k);
-		n += (size_t)k;
-		p += k;
-	}
-	buf[n] = '\0';
-	ok = yaml_scalar_event_initialize(&ev, NULL, NULL, buf, (int)n, 1, 1,
-					  quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-						 : YAML_PLAIN_SCALAR_STYLE);
-	emit(y, &ev, ok);
-}
-
-static void scalar_int(struct yout *y, int v)
-{
-	char buf[16];
-	snprintf(buf, sizeof(buf), "%d", v);
-	scalar(y, buf, 0);
-}
-
-static void map_start(struct yout *y, int flow)
-{
-	yaml_event_t ev;
-	emit(y, &ev, yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, flow ?
-			YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE));
-}
-
-static void map_end(struct yout *y)
-{
-	yaml_event_t ev;
-	emit(y, &ev, yaml_mapping_end_event_initialize(&ev));
-}
-
-static void seq_start(struct yout *y, int flow)
-{
-	yaml_event_t ev;
-	emit(y, &ev, yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, flow ?
-			YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE));
-}
-
-static void seq_end(struct yout *y)
-{
-	yaml_event_t ev;
-	emit(y, &ev, yaml_sequence_end_event_initialize(&ev));
-}
-
 /* The document of s (nodes in output order seq, ids given), through y. */
 static void emit_scenario(struct yout *y, const struct imp_scn *s, const int *seq, int nseq,
 			  char (*ids)[24])
 {
-	yaml_event_t ev;
 	int i;
 
-	emit(y, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING));
-	emit(y, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1));
-	map_start(y, 0);
-	scalar(y, "plumb_scenario", 0);
-	scalar(y, "1", 0);
-	scalar(y, "name", 0);
-	scalar(y, s->name, 1);
-	scalar(y, "description", 0);
-	scalar(y, s->description, 1);
-	scalar(y, "host", 0);
-	map_start(y, 0);
-	scalar(y, "cpu_vendor", 0);
-	scalar(y, vendor_names[s->cpu_vendor], 0);
+	yout_map(y, YOUT_BLOCK);
+	yout_scalar(y, "plumb_scenario", 0);
+	yout_scalar(y, "1", 0);
+	yout_scalar(y, "name", 0);
+	yout_scalar(y, s->name, 1);
+	yout_scalar(y, "description", 0);
+	yout_scalar(y, s->description, 1);
+	yout_scalar(y, "host", 0);
+	yout_map(y, YOUT_BLOCK);
+	yout_scalar(y, "cpu_vendor", 0);
+	yout_scalar(y, vendor_names[s->cpu_vendor], 0);
 	if (s->cpu_model[0]) {
-		scalar(y, "cpu_model", 0);
-		scalar(y, s->cpu_model, 1);
+		yout_scalar(y, "cpu_model", 0);
+		yout_scalar(y, s->cpu_model, 1);
 	}
-	scalar(y, "sockets", 0);
-	scalar_int(y, s->sockets);
+	yout_scalar(y, "sockets", 0);
+	yout_fmt(y, "%d", s->sockets);
 	if (s->numa_per_socket > 1) {
-		scalar(y, "numa_per_socket", 0);
-		scalar_int(y, s->numa_per_socket);
+		yout_scalar(y, "numa_per_socket", 0);
+		yout_fmt(y, "%d", s->numa_per_socket);
 	}
 	if (s->nsocket_cpus > 0) {
-		scalar(y, "socket_cpus", 0);
-		seq_start(y, 1);
+		yout_scalar(y, "socket_cpus", 0);
+		yout_seq(y, YOUT_FLOW);
 		for (i = 0; i < s->nsocket_cpus; i++)
-			scalar(y, s->socket_cpus[i], 1);
-		seq_end(y);
+			yout_scalar(y, s->socket_cpus[i], 1);
+		yout_seq_end(y);
 	}
-	map_end(y);
-	scalar(y, "pcie", 0);
-	seq_start(y, 0);
+	yout_map_end(y);
+	yout_scalar(y, "pcie", 0);
+	yout_seq(y, YOUT_BLOCK);
 	for (i = 0; i < nseq; i++) {
 		const struct imp_node *d = &s->nodes[seq[i]];
-		map_start(y, 1);
-		scalar(y, "id", 0);
-		scalar(y, ids[seq[i]], 0);
-		scalar(y, "kind", 0);
-		scalar(y, kind_names[d->kind], 0);
+		yout_map(y, YOUT_FLOW);
+		yout_scalar(y, "id", 0);
+		yout_scalar(y, ids[seq[i]], 0);
+		yout_scalar(y, "kind", 0);
+		yout_scalar(y, kind_names[d->kind], 0);
 		if (d->kind == IMP_RC) {
-			scalar(y, "socket", 0);
-			scalar_int(y, d->socket);
+			yout_scalar(y, "socket", 0);
+			yout_fmt(y, "%d", d->socket);
 			if (d->numa >= 0) {
-				scalar(y, "numa", 0);
-				scalar_int(y, d->numa);
+				yout_scalar(y, "numa", 0);
+				yout_fmt(y, "%d", d->numa);
 			}
 		} else {
-			scalar(y, "parent", 0);
-			scalar(y, ids[d->parent], 0);
+			yout_scalar(y, "parent", 0);
+			yout_scalar(y, ids[d->parent], 0);
 		}
 		if (d->model[0]) {
-			scalar(y, "model", 0);
-			scalar(y, d->model, d->kind != IMP_GPU);
+			yout_scalar(y, "model", 0);
+			yout_scalar(y, d->model, d->kind != IMP_GPU);
 		}
 		if (d->gen > 0) {
-			scalar(y, "gen", 0);
-			scalar_int(y, d->gen);
+			yout_scalar(y, "gen", 0);
+			yout_fmt(y, "%d", d->gen);
 		}
 		if (d->width > 0) {
-			scalar(y, "width", 0);
-			scalar_int(y, d->width);
+			yout_scalar(y, "width", 0);
+			yout_fmt(y, "%d", d->width);
 		}
 		if (d->acs >= 0 && (d->kind == IMP_RP || d->kind == IMP_SW)) {
-			scalar(y, "acs", 0);
-			scalar(y, d->acs ? "true" : "false", 0);
+			yout_scalar(y, "acs", 0);
+			yout_scalar(y, d->acs ? "true" : "false", 0);
 		}
 		if (d->bdf[0]) {
-			scalar(y, "bdf", 0);
-			scalar(y, d->bdf, 1);
+			yout_scalar(y, "bdf", 0);
+			yout_scalar(y, d->bdf, 1);
 		}
-		map_end(y);
+		yout_map_end(y);
 	}
-	seq_end(y);
+	yout_seq_end(y);
 	if (s->nvswitch || s->npairs > 0) {
-		scalar(y, "nvlink", 0);
-		map_start(y, 0);
+		yout_scalar(y, "nvlink", 0);
+		yout_map(y, YOUT_BLOCK);
 		if (s->nvswitch) {
-			scalar(y, "nvswitch", 0);
-			scalar(y, "true", 0);
-			scalar(y, "links_per_gpu", 0);
-			scalar_int(y, s->links_per_gpu);
+			yout_scalar(y, "nvswitch", 0);
+			yout_scalar(y, "true", 0);
+			yout_scalar(y, "links_per_gpu", 0);
+			yout_fmt(y, "%d", s->links_per_gpu);
 		}
 		if (s->npairs > 0) {
-			scalar(y, "pairs", 0);
-			seq_start(y, 0);
+			yout_scalar(y, "pairs", 0);
+			yout_seq(y, YOUT_BLOCK);
 			for (i = 0; i < s->npairs; i++) {
-				map_start(y, 1);
-				scalar(y, "gpus", 0);
-				seq_start(y, 1);
-				scalar(y, ids[s->pairs[i].a], 0);
-				scalar(y, ids[s->pairs[i].b], 0);
-				seq_end(y);
-				scalar(y, "links", 0);
-				scalar_int(y, s->pairs[i].links);
-				map_end(y);
+				yout_map(y, YOUT_FLOW);
+				yout_scalar(y, "gpus", 0);
+				yout_seq(y, YOUT_FLOW);
+				yout_scalar(y, ids[s->pairs[i].a], 0);
+				yout_scalar(y, ids[s->pairs[i].b], 0);
+				yout_seq_end(y);
+				yout_scalar(y, "links", 0);
+				yout_fmt(y, "%d", s->pairs[i].links);
+				yout_map_end(y);
 			}
-			seq_end(y);
+			yout_seq_end(y);
 		}
-		map_end(y);
+		yout_map_end(y);
 	}
-	map_end(y);
-	emit(y, &ev, yaml_document_end_event_initialize(&ev, 1));
-	emit(y, &ev, yaml_stream_end_event_initialize(&ev));
+	yout_map_end(y);
 }
 
 int imp_write_yaml(FILE *f, const struct imp_scn *s, const char *path,
@@ -769,27 +675,10 @@ int imp_write_yaml(FILE *f, const struct imp_scn *s, const char *path,
 		if (d->comment[0])
 			fprintf(f, "# %s: %s\n", ids[w.seq[i]], d->comment);
 	}
-	memset(&y, 0, sizeof(y));
-	if (!yaml_emitter_initialize(&y.e)) {
-		y.bad = 1;
-	} else {
-		yaml_emitter_set_output_file(&y.e, f);
-		yaml_emitter_set_width(&y.e, -1);       /* a pcie entry stays on one line */
-		yaml_emitter_set_unicode(&y.e, 1);
-		yaml_emitter_set_indent(&y.e, 2);
-		emit_scenario(&y, s, w.seq, w.nseq, ids);
-		if (!y.bad && !yaml_emitter_flush(&y.e))
-			y.bad = 1;
-		yaml_emitter_delete(&y.e);
-	}
+	yout_begin(&y, f);
+	emit_scenario(&y, s, w.seq, w.nseq, ids);
 	free(w.minkey);
 	free(w.seq);
 	free(ids);
-	if (y.bad && !ferror(f))
-		return plumb_err_set(err, PLUMB_ERUNTIME, path, 0, 0,
-				     "cannot write the scenario YAML (libyaml emitter)");
-	if (fflush(f) != 0 || ferror(f))
-		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot write: %s",
-				     strerror(errno));
-	return 0;
+	return yout_end(&y, path, err);
 }

@@ -308,6 +308,8 @@ calib-covariance-unknown 3 topo $BM --calib $DIR/calib-covariance-unknown.yaml
 calib-covariance-not-pd  3 predict $BM --calib $DIR/calib-covariance-not-pd.yaml
 calib-missing            4 xfer $BM --calib $DIR/no-such-calibration.yaml
 calib-fitted-on-key      3 predict $BM --calib $DIR/calib-fitted-on-key.yaml
+calib-standard-error-unknown 3 topo $BM --calib $DIR/calib-standard-error-unknown.yaml
+calib-standard-error-negative 3 topo $BM --calib $DIR/calib-standard-error-negative.yaml
 # ---- plumb calibrate: joint fits
 calibrate-and-first      2 calibrate $BM --and $VM --data $DIR/csv-nan.csv
 calibrate-and-no-data    2 calibrate $BM --data $DIR/csv-nan.csv --and $VM

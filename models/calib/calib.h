@@ -132,12 +132,18 @@ int calib_poor(const struct calib_result *r, char *why, size_t n);
  * files, and the NCCL_P2P_LEVEL and hop transports collectives assumed. */
 void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r);
 
-/* Write the calibration file (YAML): what it was fitted on, fitted
- * constants (shared ones at top level, a joint fit's per-scenario ones
- * under `scenarios:`), their covariance and the residual spread.
- * files[0..nfiles) are every data file. */
-void calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
-		 const char *const *files, int nfiles);
+/*
+ * Write the calibration file (YAML, through io/yout): what it was fitted
+ * on, fitted constants (shared ones at top level, a joint fit's
+ * per-scenario ones under `scenarios:`), their standard errors and units,
+ * their covariance and the residual spread. files[0..nfiles) are every
+ * data file. Values, standard errors and covariance are written "%.9g";
+ * the same result gives the same bytes. Returns 0, or -PLUMB_ERUNTIME
+ * (the emitter failed) or -PLUMB_EIO (writing f failed) with err naming
+ * path; f then holds part of a file, for the caller to discard.
+ */
+int calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
+		const char *const *files, int nfiles, const char *path, struct plumb_err *err);
 
 #define CALIB_MAX_ENTRIES (K_NCONSTS + CALIB_MAX_FREE)
 
@@ -148,6 +154,8 @@ struct calib_file {
 	int idx[CALIB_MAX_ENTRIES];
 	int grp[CALIB_MAX_ENTRIES];         /* -1 top level, else scn[]: only for that scenario */
 	double value[CALIB_MAX_ENTRIES];
+	double se[CALIB_MAX_ENTRIES];       /* standard error: `standard_errors:`, else the
+					       covariance's diagonal (older files), else 0 */
 	int ncov;                           /* constants with a covariance */
 	int cov_idx[CALIB_MAX_FREE];
 	int cov_grp[CALIB_MAX_FREE];        /* as grp */
@@ -163,8 +171,10 @@ struct calib_file {
 };
 
 /* Load a calibration file written by calib_write (errors with line/col,
- * among them a covariance that is not positive definite). Files without
- * `fitted_on:`, `scenarios:` or the residual spread still load. */
+ * among them a covariance that is not positive definite, and standard
+ * errors of constants the file does not hold). Files without `fitted_on:`,
+ * `scenarios:`, `standard_errors:`, `units:` or the residual spread (older
+ * ones, which said standard errors and units in comments) still load. */
 int calib_load(const char *path, struct calib_file *c, struct plumb_err *err);
 
 /* Put c's top-level values into k (marked set). */

@@ -8,8 +8,11 @@
  * apply everywhere; `scenarios: NAME: {constant: value}` only to a scenario
  * named NAME; `fitted_on:` records each scenario the fit ran on (GPU
  * models, virtualization, serving stack, NCCL_P2P_LEVEL); the covariance
- * names a per-scenario entry "NAME/constant". Older files without the
- * newer keys load unchanged.
+ * names a per-scenario entry "NAME/constant", and so does
+ * `standard_errors:`; `units:` gives each constant's unit. These are data,
+ * not comments, as libyaml's emitter writes none; the loader reads the
+ * standard errors and checks only the names of `units:`. Older files
+ * without the newer keys load unchanged.
  */
 #include "calib.h"
 
@@ -19,106 +22,169 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "out.h"
+#include "yout.h"
 #include "ytree.h"
 
 /* ---- writing ----------------------------------------------------------- */
 
-static void write_scn(FILE *f, const struct calib_scn *d)
+/* A key and its plain value. */
+static void kv(struct yout *y, const char *key, const char *val)
 {
-	fputs("  - name: ", f);
-	out_quoted(f, d->name);
-	fputs("\n    file: ", f);
-	out_quoted(f, d->file);
-	fputs("\n    gpus: ", f);
-	out_quoted(f, d->gpus);
-	fprintf(f, "\n    virtualization: %s\n", d->vm ? "vm" : "bare-metal");
-	if (d->vm)
-		fprintf(f, "    chipset: %s\n    host_iommu: %s\n", d->chipset, d->iommu);
-	fprintf(f, "    serving:\n      engine: %s\n      cuda_graphs: %s\n"
-		   "      custom_allreduce: \"%s\"\n      moe_backend: ",
-		d->engine, d->cuda_graphs ? "true" : "false", d->allreduce);
-	out_quoted(f, d->moe_backend);
-	fprintf(f, "\n      dsa: %s\n", d->dsa);
-	if (d->nccl_level[0]) {
-		fputs("    nccl_p2p_level: ", f);
-		out_quoted(f, d->nccl_level);
-		fputc('\n', f);
-	}
+	yout_scalar(y, key, 0);
+	yout_scalar(y, val, 0);
 }
 
-void calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
-		 const char *const *files, int nfiles)
+/* A key and its text value (double-quoted). */
+static void kq(struct yout *y, const char *key, const char *val)
 {
+	yout_scalar(y, key, 0);
+	yout_scalar(y, val, 1);
+}
+
+static void write_scn(struct yout *y, const struct calib_scn *d)
+{
+	yout_map(y, YOUT_BLOCK);
+	kq(y, "name", d->name);
+	kq(y, "file", d->file);
+	kq(y, "gpus", d->gpus);
+	kv(y, "virtualization", d->vm ? "vm" : "bare-metal");
+	if (d->vm) {
+		kv(y, "chipset", d->chipset);
+		kv(y, "host_iommu", d->iommu);
+	}
+	yout_scalar(y, "serving", 0);
+	yout_map(y, YOUT_BLOCK);
+	kv(y, "engine", d->engine);
+	kv(y, "cuda_graphs", d->cuda_graphs ? "true" : "false");
+	kq(y, "custom_allreduce", d->allreduce);    /* "off" read plain is a YAML 1.1 bool */
+	kq(y, "moe_backend", d->moe_backend);
+	kv(y, "dsa", d->dsa);
+	yout_map_end(y);
+	if (d->nccl_level[0])
+		kq(y, "nccl_p2p_level", d->nccl_level);
+	yout_map_end(y);
+}
+
+/* Parameter j's name as the covariance and standard_errors: give it:
+ * "constant", or "SCENARIO/constant" for a per-scenario one. */
+static void param_name(const struct calib_result *r, int j, char *buf, size_t n)
+{
+	if (r->grp[j] < 0)
+		snprintf(buf, n, "%s", plumb_const_defs[r->idx[j]].name);
+	else
+		snprintf(buf, n, "%s/%s", r->scn[r->grp[j]].name, plumb_const_defs[r->idx[j]].name);
+}
+
+int calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
+		const char *const *files, int nfiles, const char *path, struct plumb_err *err)
+{
+	struct yout y;
+	char buf[256];
 	int i, j, g, any = 0;
-	fprintf(f, "# plumb calibration: fitted constants and their covariance.\n"
-		   "# Use with --calib FILE on any plumb command.\n");
-	fputs("plumb_calibration: 1\nscenario: ", f);
-	out_quoted(f, v->ncases ? v->cases[0].scenario : "");
-	fputs("\ndata:\n", f);
-	for (i = 0; i < nfiles; i++) {
-		fputs("  - ", f);
-		out_quoted(f, files[i]);
-		fputc('\n', f);
-	}
-	fprintf(f, "points: %d\ndof: %d\nconverged: %s\nstatus: ", r->npoints, r->dof,
-		r->converged ? "true" : "false");
-	out_quoted(f, r->status);
-	fprintf(f, "\nr2: %.6f\n", r->r2);
-	fprintf(f, "residual_rms: %.6g    # RMS of log(predicted / measured)\n", r->rms);
-	fprintf(f, "residual_sd: %.6g    # sqrt(sum of squares / dof): the model error of intervals\n",
-		r->sd);
+
+	/* comments are not events: written before the document */
+	fputs("# plumb calibration: fitted constants and their covariance.\n"
+	      "# Use with --calib FILE on any plumb command.\n"
+	      "# residual_rms: RMS of log(predicted / measured); residual_sd: sqrt(sum of\n"
+	      "# squares / dof), the model error of intervals.\n", f);
+	yout_begin(&y, f);
+	yout_map(&y, YOUT_BLOCK);
+	kv(&y, "plumb_calibration", "1");
+	kq(&y, "scenario", v->ncases ? v->cases[0].scenario : "");
+	yout_scalar(&y, "data", 0);
+	yout_seq(&y, YOUT_BLOCK);
+	for (i = 0; i < nfiles; i++)
+		yout_scalar(&y, files[i], 1);
+	yout_seq_end(&y);
+	yout_scalar(&y, "points", 0);
+	yout_fmt(&y, "%d", r->npoints);
+	yout_scalar(&y, "dof", 0);
+	yout_fmt(&y, "%d", r->dof);
+	kv(&y, "converged", r->converged ? "true" : "false");
+	kq(&y, "status", r->status);
+	yout_scalar(&y, "r2", 0);
+	yout_fmt(&y, "%.6f", r->r2);
+	yout_scalar(&y, "residual_rms", 0);
+	yout_fmt(&y, "%.6g", r->rms);
+	yout_scalar(&y, "residual_sd", 0);
+	yout_fmt(&y, "%.6g", r->sd);
 	if (r->nscn > 0) {
-		fputs("fitted_on:\n", f);
+		yout_scalar(&y, "fitted_on", 0);
+		yout_seq(&y, YOUT_BLOCK);
 		for (g = 0; g < r->nscn; g++)
-			write_scn(f, &r->scn[g]);
+			write_scn(&y, &r->scn[g]);
+		yout_seq_end(&y);
 	}
-	for (j = 0; j < r->nfree && r->grp[j] >= 0; j++)
-		;
-	fputs(j < r->nfree ? "constants:\n" : "constants: {}\n", f);
+	yout_scalar(&y, "constants", 0);
+	yout_map(&y, YOUT_BLOCK);
 	for (j = 0; j < r->nfree; j++)
-		if (r->grp[j] < 0)
-			fprintf(f, "  %s: %.9g    # +- %.3g %s\n", plumb_const_defs[r->idx[j]].name,
-				r->value[j], r->se[j], plumb_const_defs[r->idx[j]].unit);
-		else
+		if (r->grp[j] < 0) {
+			yout_scalar(&y, plumb_const_defs[r->idx[j]].name, 0);
+			yout_fmt(&y, "%.9g", r->value[j]);
+		} else {
 			any = 1;
+		}
+	yout_map_end(&y);
 	if (any) {
-		fputs("scenarios:\n", f);
+		yout_scalar(&y, "scenarios", 0);
+		yout_map(&y, YOUT_BLOCK);
 		for (g = 0; g < r->nscn; g++) {
 			int first = 1;
 			for (j = 0; j < r->nfree; j++) {
 				if (r->grp[j] != g)
 					continue;
 				if (first) {
-					fputs("  ", f);
-					out_quoted(f, r->scn[g].name);
-					fputs(":\n", f);
+					yout_scalar(&y, r->scn[g].name, 1);
+					yout_map(&y, YOUT_BLOCK);
 					first = 0;
 				}
-				fprintf(f, "    %s: %.9g    # +- %.3g %s\n", plumb_const_defs[r->idx[j]].name,
-					r->value[j], r->se[j], plumb_const_defs[r->idx[j]].unit);
+				yout_scalar(&y, plumb_const_defs[r->idx[j]].name, 0);
+				yout_fmt(&y, "%.9g", r->value[j]);
 			}
+			if (!first)
+				yout_map_end(&y);
 		}
+		yout_map_end(&y);
 	}
-	fputs("covariance:\n  names: [", f);
+	/* what the values' comments said before: each one's spread and unit */
+	yout_scalar(&y, "standard_errors", 0);
+	yout_map(&y, YOUT_BLOCK);
 	for (j = 0; j < r->nfree; j++) {
-		fputs(j ? ", " : "", f);
-		if (r->grp[j] < 0) {
-			fputs(plumb_const_defs[r->idx[j]].name, f);
-		} else {
-			char buf[256];
-			snprintf(buf, sizeof(buf), "%s/%s", r->scn[r->grp[j]].name,
-				 plumb_const_defs[r->idx[j]].name);
-			out_quoted(f, buf);
-		}
+		param_name(r, j, buf, sizeof(buf));
+		yout_scalar(&y, buf, r->grp[j] >= 0);
+		yout_fmt(&y, "%.9g", r->se[j]);
 	}
-	fputs("]\n  matrix:\n", f);
+	yout_map_end(&y);
+	yout_scalar(&y, "units", 0);
+	yout_map(&y, YOUT_BLOCK);
+	for (j = 0; j < r->nfree; j++) {
+		for (i = 0; i < j && r->idx[i] != r->idx[j]; i++)
+			;
+		if (i == j)     /* each constant once, shared or per scenario */
+			kv(&y, plumb_const_defs[r->idx[j]].name, plumb_const_defs[r->idx[j]].unit);
+	}
+	yout_map_end(&y);
+	yout_scalar(&y, "covariance", 0);
+	yout_map(&y, YOUT_BLOCK);
+	yout_scalar(&y, "names", 0);
+	yout_seq(&y, YOUT_FLOW);
+	for (j = 0; j < r->nfree; j++) {
+		param_name(r, j, buf, sizeof(buf));
+		yout_scalar(&y, buf, r->grp[j] >= 0);
+	}
+	yout_seq_end(&y);
+	yout_scalar(&y, "matrix", 0);
+	yout_seq(&y, YOUT_BLOCK);
 	for (i = 0; i < r->nfree; i++) {
-		fputs("    - [", f);
+		yout_seq(&y, YOUT_FLOW);
 		for (j = 0; j < r->nfree; j++)
-			fprintf(f, "%s%.9g", j ? ", " : "", r->cov[i * r->nfree + j]);
-		fputs("]\n", f);
+			yout_fmt(&y, "%.9g", r->cov[i * r->nfree + j]);
+		yout_seq_end(&y);
 	}
+	yout_seq_end(&y);
+	yout_map_end(&y);
+	yout_map_end(&y);
+	return yout_end(&y, path, err);
 }
 
 /* ---- loading ------------------------------------------------------------ */
@@ -248,12 +314,80 @@ static int factor(struct calib_file *c)
 	return 1;
 }
 
+/*
+ * The entry of c that x names ("constant", or "SCENARIO/constant" for a
+ * per-scenario one, as the covariance and standard_errors: name them):
+ * its index, with its constant in *k and group in *g; or an error at x,
+ * `what` saying where the name is.
+ */
+static int entry_named(const struct ytree *t, const struct ynode *x, struct calib_file *c,
+		       const char *what, int *k, int *g, struct plumb_err *err)
+{
+	const char *nm = x->type == Y_SCALAR ? x->str : "";
+	const char *slash = strrchr(nm, '/');
+	int j;
+
+	*k = consts_find(slash ? slash + 1 : nm);
+	*g = -1;
+	if (x->type != Y_SCALAR)
+		return yerr(t, x, PLUMB_EINPUT, err, "expected a constant's name in %s", what);
+	if (*k < 0)
+		return yerr(t, x, PLUMB_EINPUT, err, "unknown constant '%s' in %s", nm, what);
+	if (slash) {
+		char sn[96];
+		snprintf(sn, sizeof(sn), "%.*s", (int)(slash - nm), nm);
+		if ((*g = scn_slot(c, sn)) < 0)
+			return yerr(t, x, PLUMB_EINPUT, err, "more than %d scenarios", CALIB_MAX_SCN);
+	}
+	for (j = 0; j < c->n && !(c->idx[j] == *k && c->grp[j] == *g); j++)
+		;
+	if (j == c->n)
+		return yerr(t, x, PLUMB_EINPUT, err, "'%s' in %s is not among the file's constants",
+			    nm, what);
+	return j;
+}
+
+/* `standard_errors:` into c->se; have[] marks the entries it gives. */
+static int load_se(const struct ytree *t, const struct ynode *m, struct calib_file *c,
+		   int *have, struct plumb_err *err)
+{
+	size_t i;
+	int rc, j, k, g;
+	if ((rc = yexpect(t, m, Y_MAP, "standard_errors", err)) < 0)
+		return rc;
+	for (i = 0; i < m->n; i++) {
+		if ((j = entry_named(t, m->keys[i], c, "standard_errors", &k, &g, err)) < 0)
+			return j;
+		if ((rc = yget_double(t, m->vals[i], m->keys[i]->str, 0, 1e300, &c->se[j], err)) < 0)
+			return rc;
+		have[j] = 1;
+	}
+	return 0;
+}
+
+/* `units:`: for people; its names must be constants, its values text. */
+static int check_units(const struct ytree *t, const struct ynode *m, struct plumb_err *err)
+{
+	size_t i;
+	int rc;
+	if ((rc = yexpect(t, m, Y_MAP, "units", err)) < 0)
+		return rc;
+	for (i = 0; i < m->n; i++) {
+		if (consts_find(m->keys[i]->str) < 0)
+			return yerr(t, m->keys[i], PLUMB_EINPUT, err, "unknown constant '%s'",
+				    m->keys[i]->str);
+		if ((rc = yexpect(t, m->vals[i], Y_SCALAR, m->keys[i]->str, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int load_cov(const struct ytree *t, const struct ynode *m, struct calib_file *c,
 		    struct plumb_err *err)
 {
 	struct ynode *names = ymap_get(m, "names"), *mat = ymap_get(m, "matrix");
 	size_t i, j;
-	int rc, ok;
+	int rc, ok, k, g;
 	if (m->type != Y_MAP || !names || !mat || names->type != Y_SEQ || mat->type != Y_SEQ ||
 	    names->n != mat->n || names->n > CALIB_MAX_FREE)
 		return yerr(t, m, PLUMB_EINPUT, err,
@@ -261,27 +395,12 @@ static int load_cov(const struct ytree *t, const struct ynode *m, struct calib_f
 			    CALIB_MAX_FREE);
 	c->ncov = (int)names->n;
 	for (i = 0; i < names->n; i++) {
-		const char *nm = names->vals[i]->type == Y_SCALAR ? names->vals[i]->str : "";
-		const char *slash = strrchr(nm, '/');
-		int k = consts_find(slash ? slash + 1 : nm), g = -1;
-		if (names->vals[i]->type != Y_SCALAR || k < 0)
-			return yerr(t, names->vals[i], PLUMB_EINPUT, err, "unknown constant in 'names'");
-		if (slash) {
-			char sn[96];
-			snprintf(sn, sizeof(sn), "%.*s", (int)(slash - nm), nm);
-			if ((g = scn_slot(c, sn)) < 0)
-				return yerr(t, names->vals[i], PLUMB_EINPUT, err, "more than %d scenarios",
-					    CALIB_MAX_SCN);
-		}
-		for (j = 0; j < (size_t)c->n && !(c->idx[j] == k && c->grp[j] == g); j++)
-			;
-		if (j == (size_t)c->n)
-			return yerr(t, names->vals[i], PLUMB_EINPUT, err,
-				    "'%s' in the covariance is not among the file's constants", nm);
+		if ((rc = entry_named(t, names->vals[i], c, "the covariance", &k, &g, err)) < 0)
+			return rc;
 		for (j = 0; j < i; j++)
 			if (c->cov_idx[j] == k && c->cov_grp[j] == g)
 				return yerr(t, names->vals[i], PLUMB_EINPUT, err,
-					    "'%s' is named twice in the covariance", nm);
+					    "'%s' is named twice in the covariance", names->vals[i]->str);
 		c->cov_idx[i] = k;
 		c->cov_grp[i] = g;
 		if (mat->vals[i]->type != Y_SEQ || mat->vals[i]->n != names->n)
@@ -305,13 +424,15 @@ int calib_load(const char *path, struct calib_file *c, struct plumb_err *err)
 {
 	static const char *const keys[] = {
 		"plumb_calibration", "scenario", "data", "points", "dof", "converged", "status", "r2",
-		"residual_rms", "residual_sd", "fitted_on", "constants", "scenarios", "covariance", NULL
+		"residual_rms", "residual_sd", "fitted_on", "constants", "scenarios",
+		"standard_errors", "units", "covariance", NULL
 	};
 	struct ytree *t = NULL;
 	struct ynode *x, *m;
+	int have[CALIB_MAX_ENTRIES] = { 0 };
 	size_t i;
 	long l;
-	int rc;
+	int rc, j;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->path, sizeof(c->path), "%s", path);
@@ -364,8 +485,18 @@ int calib_load(const char *path, struct calib_file *c, struct plumb_err *err)
 				goto out;
 		}
 	}
+	if ((m = ymap_get(t->root, "standard_errors")) && (rc = load_se(t, m, c, have, err)) < 0)
+		goto out;
+	if ((m = ymap_get(t->root, "units")) && (rc = check_units(t, m, err)) < 0)
+		goto out;
 	if ((m = ymap_get(t->root, "covariance")) && (rc = load_cov(t, m, c, err)) < 0)
 		goto out;
+	/* an older file has no standard_errors: the covariance's diagonal */
+	for (i = 0; i < (size_t)c->ncov; i++)
+		for (j = 0; j < c->n; j++)
+			if (!have[j] && c->idx[j] == c->cov_idx[i] && c->grp[j] == c->cov_grp[i] &&
+			    c->cov[i * (size_t)c->ncov + i] > 0)
+				c->se[j] = sqrt(c->cov[i * (size_t)c->ncov + i]);
 out:
 	ytree_free(t);
 	return rc;

@@ -12,7 +12,9 @@
 #   3. every command listed by `plumb --help` answers --help and is
 #      documented in docs/cli.md; usage and I/O errors give exit 2 and 4;
 #   4. determinism (two runs agree) and atomic -o output;
-#   5. predict without --calib brackets every point with the defaults' interval.
+#   5. predict without --calib brackets every point with the defaults' interval;
+#   6. `plumb constants --format yaml` pasted into a scenario loads and gives
+#      the same values.
 # tests/bad/pending/ holds bad inputs whose message should read better; their
 # .expected file has the proposed text. Only their exit status counts; when
 # the text matches too, the script says the case can move to tests/bad/.
@@ -357,6 +359,26 @@ if "$PLUMB" predict scenarios/hgx-8x-h200.yaml --concurrency 1 --output 128 --fo
 	bad "plumb predict --draws 0 still prints an interval"
 else
 	ok
+fi
+
+# ---- 6. the constants block pastes into a scenario -------------------------
+# A scenario without `constants:` plus the block `plumb constants --format
+# yaml` prints for it: it loads, and its block (the comment lines aside,
+# which now say every value is set) is the same.
+scn=scenarios/workstation-2x-rtx5090.yaml
+if grep -q '^constants:' "$scn"; then
+	bad "$scn has a constants: block; pick another scenario for this check"
+else
+	"$PLUMB" constants "$scn" --format yaml > "$tmp/k1.yaml" 2>&1
+	cat "$scn" "$tmp/k1.yaml" > "$tmp/pasted.yaml"
+	if "$PLUMB" constants "$tmp/pasted.yaml" --format yaml > "$tmp/k2.yaml" 2>&1 &&
+	   grep -v '^#' "$tmp/k1.yaml" > "$tmp/k1.doc" && grep -v '^#' "$tmp/k2.yaml" > "$tmp/k2.doc" &&
+	   cmp -s "$tmp/k1.doc" "$tmp/k2.doc" && grep -q '^# Set by the scenario: ' "$tmp/k2.yaml"; then
+		ok
+	else
+		bad "plumb constants $scn --format yaml, pasted into it, does not give the same values"
+		diff -u "$tmp/k1.yaml" "$tmp/k2.yaml" | sed 's/^/    /' | head -n 20
+	fi
 fi
 
 echo "$pass passed, $fail failed"

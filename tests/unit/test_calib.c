@@ -523,6 +523,30 @@ static void test_multi_run(void)
 	remove(path);
 }
 
+/* x as the file writes it ("%.9g") and reads it back. */
+static double as_written(double x)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.9g", x);
+	return strtod(buf, NULL);
+}
+
+/* The whole of file path (caller frees), NULL when unreadable. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = calloc(1, (size_t)n + 1)) && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
 static void test_file_round_trip(void)
 {
 	struct calib_file c;
@@ -539,7 +563,7 @@ static void test_file_round_trip(void)
 	files[1] = F.coll;
 	f = fopen(F.calfile, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	calib_write(f, F.v, &F.r, files, 2);
+	CU_ASSERT_EQUAL(calib_write(f, F.v, &F.r, files, 2, F.calfile, &e), 0);
 	CU_ASSERT_EQUAL(fclose(f), 0);
 	plumb_err_clear(&e);
 	CU_ASSERT_EQUAL_FATAL(calib_load(F.calfile, &c, &e), 0);
@@ -550,6 +574,10 @@ static void test_file_round_trip(void)
 		CU_ASSERT_EQUAL(c.idx[j], F.r.idx[j]);
 		CU_ASSERT_EQUAL(c.cov_idx[j], F.r.idx[j]);
 		CU_ASSERT(fabs(c.value[j] / F.r.value[j] - 1) < 1e-8);
+		/* values and standard errors come back as written, to the bit */
+		CU_ASSERT_EQUAL(c.value[j], as_written(F.r.value[j]));
+		CU_ASSERT_EQUAL(c.se[j], as_written(F.r.se[j]));
+		CU_ASSERT(c.se[j] > 0);
 		for (i = 0; i < n; i++) {
 			double a = c.cov[i * n + j], b = F.r.cov[i * n + j];
 			CU_ASSERT(fabs(a - b) <= 1e-8 * fabs(b));
@@ -561,6 +589,28 @@ static void test_file_round_trip(void)
 				d += c.chol[j * n + i] * c.chol[j * n + i];
 			CU_ASSERT(fabs(d / F.r.cov[j * n + j] - 1) < 1e-6);
 		}
+	}
+	/* The same result gives the same bytes, and only the header is comment. */
+	{
+		char again[160], *a, *b, *p;
+		snprintf(again, sizeof(again), "%s/again.yaml", F.dir);
+		f = fopen(again, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		CU_ASSERT_EQUAL(calib_write(f, F.v, &F.r, files, 2, again, &e), 0);
+		CU_ASSERT_EQUAL(fclose(f), 0);
+		a = slurp(F.calfile);
+		b = slurp(again);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+		CU_ASSERT_STRING_EQUAL(a, b);
+		CU_ASSERT_PTR_NOT_NULL(strstr(a, "\nstandard_errors:\n"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(a, "\nunits:\n"));
+		p = strstr(a, "\nplumb_calibration:");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		CU_ASSERT_PTR_NULL(strchr(p, '#'));   /* no '#' in this test's paths */
+		free(a);
+		free(b);
+		remove(again);
 	}
 	/* Applied, the file gives the fitted values. */
 	consts_defaults(&k);
@@ -678,7 +728,7 @@ static void test_joint(void)
 	/* the file: per-box rates under scenarios:, read back */
 	f = fopen(cal, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	calib_write(f, v, &r, fa, 1);
+	CU_ASSERT_EQUAL(calib_write(f, v, &r, fa, 1, cal, &e), 0);
 	fclose(f);
 	plumb_err_clear(&e);
 	CU_ASSERT_EQUAL_FATAL(calib_load(cal, c, &e), 0);
@@ -687,6 +737,12 @@ static void test_joint(void)
 	CU_ASSERT_EQUAL(c->ncov, 3);
 	CU_ASSERT(c->has_chol);
 	CU_ASSERT_EQUAL(c->dof, r.npoints - 3);
+	for (j = 0; j < c->n; j++) {       /* shared and per-scenario, in fit order */
+		CU_ASSERT_EQUAL(c->idx[j], r.idx[j]);
+		CU_ASSERT_EQUAL(c->grp[j], r.grp[j]);
+		CU_ASSERT_EQUAL(c->value[j], as_written(r.value[j]));
+		CU_ASSERT_EQUAL(c->se[j], as_written(r.se[j]));
+	}
 	CU_ASSERT(fabs(c->sd / r.sd - 1) < 1e-5 || (r.sd < 1e-12 && c->sd < 1e-9));
 	for (i = 0; i < 2; i++) {
 		const char *path = i ? sb : sa;
@@ -739,7 +795,7 @@ static void test_fitted_on_and_warnings(void)
 	files[1] = F.coll;
 	f = fopen(F.calfile, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	calib_write(f, F.v, &F.r, files, 2);
+	CU_ASSERT_EQUAL(calib_write(f, F.v, &F.r, files, 2, F.calfile, &e), 0);
 	fclose(f);
 	plumb_err_clear(&e);
 	CU_ASSERT_EQUAL_FATAL(calib_load(F.calfile, c, &e), 0);
@@ -785,6 +841,78 @@ static void test_fitted_on_and_warnings(void)
 	CU_ASSERT_EQUAL(c->sd, 0);
 	CU_ASSERT_EQUAL(c->n, 1);
 	remove(old);
+	free(c);
+}
+
+/*
+ * A file as plumb wrote it before standard errors and units were data: they
+ * were comments after each value. It loads; the standard errors come from
+ * the covariance's diagonal.
+ */
+static void test_old_file_with_comments(void)
+{
+	static const char old[] =
+		"# plumb calibration: fitted constants and their covariance.\n"
+		"# Use with --calib FILE on any plumb command.\n"
+		"plumb_calibration: 1\n"
+		"scenario: \"scenarios/baremetal-8x-rtxpro6000.yaml\"\n"
+		"data:\n  - \"bm-allreduce.txt\"\n  - \"vm-allreduce.txt\"\n"
+		"points: 40\ndof: 37\nconverged: true\n"
+		"status: \"converged after 6 iterations (gradient small)\"\n"
+		"r2: 0.991000\n"
+		"residual_rms: 0.0412    # RMS of log(predicted / measured)\n"
+		"residual_sd: 0.0428    # sqrt(sum of squares / dof): the model error of intervals\n"
+		"fitted_on:\n"
+		"  - name: \"baremetal-8x-rtxpro6000\"\n"
+		"    file: \"scenarios/baremetal-8x-rtxpro6000.yaml\"\n"
+		"    gpus: \"rtx-pro-6000\"\n"
+		"    virtualization: bare-metal\n"
+		"    serving:\n      engine: sglang\n      cuda_graphs: true\n"
+		"      custom_allreduce: \"off\"\n      moe_backend: \"cutlass\"\n      dsa: dense\n"
+		"    nccl_p2p_level: \"SYS (the scenario's nccl: p2p_level)\"\n"
+		"  - name: \"proxmox-vm-8x-rtxpro6000\"\n"
+		"    file: \"scenarios/proxmox-vm-8x-rtxpro6000.yaml\"\n"
+		"    gpus: \"rtx-pro-6000\"\n"
+		"    virtualization: vm\n    chipset: i440fx\n    host_iommu: translate\n"
+		"    serving:\n      engine: sglang\n      cuda_graphs: true\n"
+		"      custom_allreduce: \"off\"\n      moe_backend: \"cutlass\"\n      dsa: dense\n"
+		"    nccl_p2p_level: \"PHB (NCCL's default for this box)\"\n"
+		"constants:\n"
+		"  nccl_base_ll_us: 7.1    # +- 0.2 us\n"
+		"scenarios:\n"
+		"  \"proxmox-vm-8x-rtxpro6000\":\n"
+		"    nccl_shm_gbs: 6.2    # +- 0.3 GB/s\n"
+		"covariance:\n"
+		"  names: [nccl_base_ll_us, \"proxmox-vm-8x-rtxpro6000/nccl_shm_gbs\"]\n"
+		"  matrix:\n"
+		"    - [0.04, 0.001]\n"
+		"    - [0.001, 0.09]\n";
+	struct calib_file *c = malloc(sizeof(*c));
+	struct plumb_err e;
+	char path[] = "/tmp/plumb-calib-old-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(old, f);
+	CU_ASSERT_EQUAL(fclose(f), 0);
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL_FATAL(calib_load(path, c, &e), 0);
+	CU_ASSERT_EQUAL(c->n, 2);
+	CU_ASSERT_EQUAL(c->nscn, 2);
+	CU_ASSERT_EQUAL(c->dof, 37);
+	CU_ASSERT_EQUAL(c->sd, 0.0428);
+	CU_ASSERT_EQUAL(c->idx[0], K_NCCL_BASE_US);
+	CU_ASSERT_EQUAL(c->grp[0], -1);
+	CU_ASSERT_EQUAL(c->value[0], 7.1);
+	CU_ASSERT(fabs(c->se[0] - 0.2) < 1e-15);
+	CU_ASSERT_EQUAL(c->idx[1], K_NCCL_SHM_GBS);
+	CU_ASSERT_EQUAL(c->grp[1], 1);
+	CU_ASSERT_EQUAL(c->value[1], 6.2);
+	CU_ASSERT(fabs(c->se[1] - 0.3) < 1e-15);
+	CU_ASSERT(c->has_chol);
+	remove(path);
 	free(c);
 }
 
@@ -834,4 +962,6 @@ void suite_calib(void)
 	CU_add_test(s, "the file records what it was fitted on; --calib warns on another GPU",
 		    test_fitted_on_and_warnings);
 	CU_add_test(s, "intervals include the fit's residual spread", test_interval_model_error);
+	CU_add_test(s, "a file with standard errors and units in comments still loads",
+		    test_old_file_with_comments);
 }
