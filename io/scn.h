@@ -139,6 +139,13 @@ struct scn_serving {
 	int cuda_graphs;            /* default 1 */
 	enum scn_allreduce allreduce;   /* custom_allreduce */
 	char moe_backend[32];       /* free text, recorded by calibrations; "" unknown */
+	int moe_trtllm_gen;         /* derived: moe_backend is a FlashInfer trtllm-gen
+				       fused MoE (flashinfer_mxfp4, flashinfer_trtllm) */
+	char attention_backend[32]; /* free text; "" unknown */
+	int attn_trtllm_gen;        /* derived: attention_backend is trtllm-gen's
+				       decode kernel (trtllm_mha, trtllm_mla) */
+	int allreduce_fusion;       /* the engine folds residual add + RMSNorm into
+				       its all-reduce kernel (allreduce_fusion) */
 	int dsa_dense;              /* dsa: dense (indexer ignored) or sparse (default) */
 	int mtp_draft;              /* MTP draft tokens, 0 off */
 	double mtp_accept;          /* acceptance per draft token */

@@ -29,7 +29,8 @@ static const char *const network_keys[] = { "kind", "port_gbps", "switch", NULL 
 static const char *const netswitch_keys[] = { "model", "ports", NULL };
 static const char *const net_kind_names[] = { "infiniband", "roce", NULL };
 static const char *const serving_keys[] = {
-	"engine", "cuda_graphs", "custom_allreduce", "moe_backend", "dsa", "mtp", "note", NULL
+	"engine", "cuda_graphs", "custom_allreduce", "allreduce_fusion", "moe_backend",
+	"attention_backend", "dsa", "mtp", "note", NULL
 };
 static const char *const engine_names[] = { "sglang", "vllm", "trtllm", "other", NULL };
 static const char *const allreduce_names[] = { "off", "oneshot", "twoshot", "auto", NULL };
@@ -783,9 +784,22 @@ static int parse_serving(const struct ytree *t, const struct ynode *m, struct sc
 			return rc;
 		sv->allreduce = (enum scn_allreduce)e;
 	}
+	if ((v = ymap_get(m, "allreduce_fusion")) &&
+	    (rc = yget_bool(t, v, "allreduce_fusion", &sv->allreduce_fusion, err)) < 0)
+		return rc;
 	if ((v = ymap_get(m, "moe_backend")) &&
 	    (rc = yget_str(t, v, "moe_backend", sv->moe_backend, sizeof(sv->moe_backend), err)) < 0)
 		return rc;
+	/* FlashInfer's trtllm-gen fused MoE, whatever the engine calls it
+	 * (SGLang's --moe-runner-backend names; docs/model.md) */
+	sv->moe_trtllm_gen = !strcmp(sv->moe_backend, "flashinfer_mxfp4") ||
+			     !strcmp(sv->moe_backend, "flashinfer_trtllm");
+	if ((v = ymap_get(m, "attention_backend")) &&
+	    (rc = yget_str(t, v, "attention_backend", sv->attention_backend,
+			   sizeof(sv->attention_backend), err)) < 0)
+		return rc;
+	sv->attn_trtllm_gen = !strcmp(sv->attention_backend, "trtllm_mha") ||
+			      !strcmp(sv->attention_backend, "trtllm_mla");
 	if ((v = ymap_get(m, "dsa"))) {
 		if ((rc = yget_enum(t, v, "dsa", dsa_names, &e, err)) < 0)
 			return rc;

@@ -434,6 +434,7 @@ int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 				     llm_dtype_name(kv));
 	p->kv = kv;
 	p->dsa_dense = 0;
+	p->moe_trtllm_gen = p->attn_trtllm_gen = p->ar_norm_fused = 0;
 	p->embed = LLM_BF16;
 	p->experts = weights;
 	p->linear = weights;

@@ -209,6 +209,14 @@ struct llm_prec {
 	int dsa_dense;              /* the engine ignores the DSA indexer and runs
 				       dense MLA over the whole cache (SGLang on
 				       SM120, docs/model.md) */
+	/* How the engine cuts a layer into kernels (the scenario's serving:
+	 * section; docs/model.md, "Kernels per op"); 0 is plumb's default cut. */
+	int moe_trtllm_gen;         /* FlashInfer's trtllm-gen fused MoE: top-k in
+				       its routing kernel, SwiGLU in its gate_up GEMM */
+	int attn_trtllm_gen;        /* trtllm-gen decode attention: one kernel, the
+				       split-KV reduction inside it */
+	int ar_norm_fused;          /* residual add + RMSNorm folded into the TP
+				       all-reduce before it (tp > 1) */
 };
 int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 		  enum llm_dtype weights, enum llm_dtype kv, struct plumb_err *err);

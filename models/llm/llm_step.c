@@ -11,8 +11,10 @@
  *   - GQA: heads and KV heads split by tp; with tp > kv_heads a KV head is
  *     replicated (at least one per GPU).
  *   - Experts: experts / ep per GPU, each split over moe_tp GPUs.
- * Kernel counts per op are the assumed fusion of a decode step with
- * CUDA graphs; they only scale the launch term (kernel_launch_us).
+ * Kernel counts per op are the fusion of a decode step with CUDA graphs:
+ * plumb's default cut below, or the cut of the engine's backends where the
+ * scenario names them (struct llm_prec; docs/model.md, "Kernels per op").
+ * Every kernel pays its launch gap and its class's minimum duration.
  */
 #include "llm.h"
 
@@ -30,6 +32,26 @@ enum {
 	KERN_CORE = 2,          /* split-KV attention, combine */
 	KERN_ROUTER = 2,        /* gate gemm, top-k */
 	KERN_EXPERTS = 4,       /* align/sort, gate_up grouped gemm, activation, down + combine */
+	/*
+	 * FlashInfer's trtllm-gen fused MoE (SGLang --moe-runner-backend
+	 * flashinfer_mxfp4 / flashinfer_trtllm): the engine passes the router
+	 * logits, not top-k ids, to trtllm_fp4_block_scale_moe (SGLang
+	 * python/sglang/srt/layers/quantization/mxfp4.py at 0043c43,
+	 * Mxfp4MoEMethod.apply), whose routing kernel does the top-k; gate_up
+	 * runs with SwiGLU in its epilogue, then down, then a finalize kernel
+	 * (SGLang v0.5.6 on B200, one decode step: bmm_E2m1 gate_up, bmm down,
+	 * finalizeKernelVecLoad once per MoE layer, SemiAnalysisAI/InferenceX
+	 * issue 863). Before it the activations are quantized to the experts'
+	 * input format (mxfp8_quantize in the same apply; cvt_fp16_to_fp4 in
+	 * issue 863's step), an element-wise kernel.
+	 */
+	KERN_ROUTER_TRTLLM = 1,         /* gate gemm */
+	KERN_EXPERTS_TRTLLM = 4,        /* routing with top-k, gate_up + SwiGLU, down, finalize */
+	KERN_MOE_QUANT = 1,             /* activations to mxfp8 / nvfp4 / fp8 */
+	/* trtllm-gen decode attention (SGLang trtllm_mha, trtllm_mla): one
+	 * fmhaSm100 kernel per layer, no separate combine (InferenceX issue
+	 * 863: 61 per step of DeepSeek-R1's 61 layers) */
+	KERN_CORE_TRTLLM = 1,
 	KERN_MLP = 3,           /* gate_up gemm, activation, down */
 	KERN_LM_HEAD = 2        /* gemm, sampling */
 };
@@ -419,6 +441,7 @@ struct emit {
 	const struct llm_shard *s;
 	struct llm_ops *o;
 	int layer, pass;
+	int after_ar;           /* the layer's input follows the previous layer's all-reduce */
 	int oom;
 };
 
@@ -467,12 +490,28 @@ static void add(struct emit *e, enum llm_op_kind kind, const char *what,
 	op->flops = flops;
 }
 
-/* RMSNorm over T tokens: reads its weight, the activation and the residual. */
-static void add_norm(struct emit *e, const char *what, double T)
+/*
+ * RMSNorm over T tokens: reads its weight, the activation and the residual.
+ * After a TP all-reduce that folds residual add + RMSNorm into its own
+ * kernel (fused), the norm is no kernel of its own: its bytes stay, its
+ * launch and minimum go.
+ */
+static void add_norm(struct emit *e, const char *what, double T, int fused)
 {
 	double h = e->m->hidden;
-	add(e, LLM_OP_NORM, what, LLM_BF16, KERN_NORM, h * 2.0 + T * h * 2.0 * 2.0,
+	add(e, LLM_OP_NORM, what, LLM_BF16, fused ? 0 : KERN_NORM, h * 2.0 + T * h * 2.0 * 2.0,
 	    4.0 * h * T);
+}
+
+/*
+ * Does the TP all-reduce before a norm over T tokens take the norm into its
+ * kernel? SGLang fuses up to 2048 tokens (FUSE_ALLREDUCE_MAX_BATCH_SIZE,
+ * python/sglang/srt/layers/communicator.py); a longer prefill all-reduces
+ * and normalises apart.
+ */
+static int norm_fused(const struct emit *e, double T)
+{
+	return e->p->ar_norm_fused && e->s->tp > 1 && T <= 2048;
 }
 
 /*
@@ -488,7 +527,7 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 	double ap = attn_params(m, p, s->tp, e->layer), att, per;
 	enum llm_layer_kind kind = llm_layer_kind(m, e->layer);
 
-	add_norm(e, "input norm", T);
+	add_norm(e, "input norm", T, e->after_ar && norm_fused(e, T));
 	add(e, LLM_OP_ATTN, "attention projections", p->linear,
 	    kind == LLM_LAYER_LINEAR ? KERN_ATTN_LIN :
 	    m->attn == LLM_ATTN_MLA ? KERN_ATTN_MLA : KERN_ATTN_GQA,
@@ -519,9 +558,10 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 	 * sequence's cache and runs all dcp x heads/tp query heads over it:
 	 * the same math, 1/dcp of the reads. */
 	if (kind != LLM_LAYER_LINEAR)
-		add(e, LLM_OP_KV, "attention core", LLM_BF16, KERN_CORE,
+		add(e, LLM_OP_KV, "attention core", LLM_BF16,
+		    p->attn_trtllm_gen ? KERN_CORE_TRTLLM : KERN_CORE,
 		    batch * att * kv_layer_bytes(m, p->kv, s->tp) / dcp_of(s), per * att * T);
-	add_norm(e, "post-attention norm", T);
+	add_norm(e, "post-attention norm", T, norm_fused(e, T));
 	if (moe) {
 		int mtp = moe_tp_of(s);
 		/*
@@ -536,9 +576,18 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		double Tm = T * ((double)s->ep * mtp / s->tp);
 		double eparams = expert_params(m, mtp), rp = router_params(m);
 		double n = llm_expected_experts(m->experts, m->top_k, Tm) / s->ep;
-		add(e, LLM_OP_ROUTER, "router", p->embed, KERN_ROUTER,
+		add(e, LLM_OP_ROUTER, "router", p->embed,
+		    p->moe_trtllm_gen ? KERN_ROUTER_TRTLLM : KERN_ROUTER,
 		    rp * wb(p, p->embed), 2.0 * rp * T);
-		add(e, LLM_OP_EXPERTS, "routed experts", p->experts, KERN_EXPERTS,
+		if (p->moe_trtllm_gen && p->experts != LLM_BF16 && p->experts != LLM_INT4) {
+			/* reads bf16 activations, writes one byte each (scales aside) */
+			add(e, LLM_OP_EXPERTS, "MoE input quantize", LLM_BF16, KERN_MOE_QUANT,
+			    T * h * 3.0, 0);
+			if (!e->oom)
+				e->o->op[e->o->n - 1].kclass = LLM_K_ELEM;
+		}
+		add(e, LLM_OP_EXPERTS, "routed experts", p->experts,
+		    p->moe_trtllm_gen ? KERN_EXPERTS_TRTLLM : KERN_EXPERTS,
 		    n * eparams * wb(p, p->experts),
 		    2.0 * eparams * Tm * m->top_k / s->ep);
 		if (m->shared_experts) {
@@ -557,7 +606,7 @@ static void add_head(struct emit *e, double T)
 {
 	double vp = vocab_shard(e->m, e->s->tp) * e->m->hidden;
 	e->layer = -1;
-	add_norm(e, "final norm", T);
+	add_norm(e, "final norm", T, 0);
 	add(e, LLM_OP_LM_HEAD, "lm_head", e->p->embed, KERN_LM_HEAD,
 	    vp * wb(e->p, e->p->embed), 2.0 * vp * T);
 }
@@ -592,8 +641,10 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 	e.o = o;
 	for (l = s->first; l < s->last; l++) {
 		e.layer = l;
+		e.after_ar = l > s->first;
 		add_layer(&e, layer_is_moe(m, l), B, T, L);
 	}
+	e.after_ar = 0;
 	if (s->last == m->layers)
 		add_head(&e, step->head_tokens > 0 && step->head_tokens < T ? (double)step->head_tokens : T);
 	for (j = 1; s->mtp && j <= step->draft; j++) {
@@ -601,7 +652,7 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 		double ep = 2.0 * m->hidden * m->hidden / s->tp;
 		e.pass = j;
 		e.layer = m->layers;
-		add_norm(&e, "MTP input norms", 2.0 * B);
+		add_norm(&e, "MTP input norms", 2.0 * B, 0);
 		add(&e, LLM_OP_DENSE_MLP, "MTP input projection", p->linear, 1,
 		    ep * wb(p, p->linear), 2.0 * ep * B);
 		add_layer(&e, m->experts != 0, B, B, L + j);

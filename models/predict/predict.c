@@ -651,6 +651,9 @@ void pred_cfg_serving(struct pred_cfg *c)
 {
 	c->cuda_graphs = c->s->serving.cuda_graphs;
 	c->prec.dsa_dense = c->s->serving.dsa_dense;
+	c->prec.moe_trtllm_gen = c->s->serving.moe_trtllm_gen;
+	c->prec.attn_trtllm_gen = c->s->serving.attn_trtllm_gen;
+	c->prec.ar_norm_fused = c->s->serving.allreduce_fusion;
 }
 
 int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *model,

@@ -265,6 +265,94 @@ static void test_roofline_by_hand(void)
 	free(c);
 }
 
+/* Kernels in a step's op list. */
+static int kernels_of(const struct llm_ops *o)
+{
+	int i, n = 0;
+	for (i = 0; i < o->n; i++)
+		n += o->op[i].kernels;
+	return n;
+}
+
+/*
+ * The engine's kernel cut: trtllm-gen MoE and attention with the all-reduce
+ * fused with RMSNorm issue fewer kernels than plumb's default cut, and the
+ * batch-1 step on a B200 is shorter by exactly those kernels' launch gaps
+ * and minimum durations (the bytes are the same).
+ */
+static void test_fused_backends(void)
+{
+	struct llm_catalog *c = NULL;
+	struct llm_step st = { 1, 300, 0, 0, 0 };
+	struct plumb_consts k;
+	struct plumb_err e;
+	struct llm_prec p, f;
+	struct llm_shard s;
+	struct llm_ops o;
+	const struct scn_gpu_model *g = gpu("b200");
+	double t_default, t_fused, bytes_default = 0, bytes_fused = 0, kmin_default = 0,
+	       kmin_fused = 0;
+	int i, n_default, quant = -1;
+
+	CU_ASSERT_EQUAL_FATAL(llm_catalog_parse("tiny.yaml", tiny_yaml, &c, &e), 0);
+	consts_defaults(&k);
+	llm_prec_init(&p, &c->models[0], LLM_NVFP4, LLM_BF16, &e);
+	f = p;
+	f.moe_trtllm_gen = f.attn_trtllm_gen = f.ar_norm_fused = 1;
+	llm_shard_init(&s, &c->models[0], 2, 1);
+	llm_ops_init(&o);
+
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(&c->models[0], &p, &s, &st, &o, &e), 0);
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 1, &t_default, &e), 0);
+	n_default = kernels_of(&o);
+	/* dense layer 1+3+2+1+3, MoE layer 1+3+2+1 + router 2 + experts 4 +
+	 * shared 3, final norm 1 + lm_head 2 */
+	CU_ASSERT_EQUAL(n_default, 10 + 16 + 3);
+	for (i = 0; i < o.n; i++) {
+		bytes_default += o.op[i].bytes;
+		kmin_default += o.op[i].kmin_s;
+	}
+
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(&c->models[0], &f, &s, &st, &o, &e), 0);
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 1, &t_fused, &e), 0);
+	/* layer 0: its input norm has no all-reduce before it (1), attention
+	 * 3 + 1, its post-attention norm is fused (0), MLP 3; layer 1: both
+	 * norms fused, attention 3 + 1, router 1, quantize 1, experts 4,
+	 * shared 3; final norm 1, lm_head 2 */
+	CU_ASSERT_EQUAL(kernels_of(&o), 8 + 13 + 3);
+	for (i = 0; i < o.n; i++) {
+		bytes_fused += o.op[i].bytes;
+		kmin_fused += o.op[i].kmin_s;
+		if (!strcmp(o.op[i].what, "MoE input quantize"))
+			quant = i;
+	}
+	CU_ASSERT_FATAL(quant >= 0);
+	CU_ASSERT_EQUAL(o.op[quant].kclass, LLM_K_ELEM);
+	CU_ASSERT_EQUAL(o.op[quant].kind, LLM_OP_EXPERTS);
+	CU_ASSERT(kmin_fused < kmin_default);
+	CU_ASSERT(t_fused < t_default);
+	/* the same bytes, plus the quantize's: 3 bytes a hidden element */
+	EXPECT_NEAR(bytes_fused, bytes_default + 64 * 3.0, 1e-12);
+	/* the whole difference is launch gaps and minimum durations */
+	EXPECT_NEAR(t_default - t_fused,
+		    (n_default - kernels_of(&o)) * k.v[K_KERNEL_LAUNCH_US] * 1e-6 +
+		    (kmin_default - kmin_fused) -
+		    (o.op[quant].seconds - o.op[quant].launch_s - o.op[quant].kmin_s), 1e-9);
+
+	/* Without tensor parallelism there is no all-reduce to fold a norm into. */
+	llm_shard_init(&s, &c->models[0], 1, 1);
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(&c->models[0], &f, &s, &st, &o, &e), 0);
+	CU_ASSERT_EQUAL(kernels_of(&o), 9 + 15 + 3);
+	/* bf16 experts take bf16 activations: no quantize */
+	llm_prec_init(&p, &c->models[0], LLM_BF16, LLM_BF16, &e);
+	p.moe_trtllm_gen = 1;
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(&c->models[0], &p, &s, &st, &o, &e), 0);
+	for (i = 0; i < o.n; i++)
+		CU_ASSERT(strcmp(o.op[i].what, "MoE input quantize") != 0);
+	llm_ops_release(&o);
+	free(c);
+}
+
 /* Decode context parallel: an MLA cache split over the ranks. */
 static void test_dcp(void)
 {
@@ -547,6 +635,7 @@ void suite_llm(void)
 	CU_add_test(s, "speculative decoding tokens per step", test_spec);
 	CU_add_test(s, "bytes per op of a small model by hand", test_tiny_by_hand);
 	CU_add_test(s, "roofline by hand, graphs and eager", test_roofline_by_hand);
+	CU_add_test(s, "fused engine backends issue fewer kernels", test_fused_backends);
 	CU_add_test(s, "decode context parallel splits the MLA cache", test_dcp);
 	CU_add_test(s, "GLM-5 weights and KV per token", test_glm5_sizes);
 	CU_add_test(s, "catalog parameter counts", test_catalog_sizes);
