@@ -464,6 +464,9 @@ static void describe(const struct val_set *v, const int *cg, int g, struct calib
 	snprintf(d->allreduce, sizeof(d->allreduce), "%s",
 		 scn_allreduce_name(s->serving.allreduce));
 	snprintf(d->moe_backend, sizeof(d->moe_backend), "%s", s->serving.moe_backend);
+	snprintf(d->attention_backend, sizeof(d->attention_backend), "%s",
+		 s->serving.attention_backend);
+	d->allreduce_fusion = s->serving.allreduce_fusion;
 	snprintf(d->dsa, sizeof(d->dsa), "%s", s->serving.dsa_dense ? "dense" : "sparse");
 	for (c = 0; c < v->ncases; c++)
 		if (cg[c] == g && (v->cases[c].kind == VAL_NCCL || v->cases[c].kind == VAL_COLLCSV)) {

@@ -43,6 +43,8 @@ struct calib_scn {
 	char engine[16];                    /* serving: */
 	int cuda_graphs;
 	char allreduce[16], moe_backend[32], dsa[16];
+	char attention_backend[32];
+	int allreduce_fusion;
 	char nccl_level[64];                /* NCCL_P2P_LEVEL its collectives assumed, "" none */
 };
 

@@ -57,7 +57,9 @@ static void write_scn(struct yout *y, const struct calib_scn *d)
 	kv(y, "engine", d->engine);
 	kv(y, "cuda_graphs", d->cuda_graphs ? "true" : "false");
 	kq(y, "custom_allreduce", d->allreduce);    /* "off" read plain is a YAML 1.1 bool */
+	kv(y, "allreduce_fusion", d->allreduce_fusion ? "true" : "false");
 	kq(y, "moe_backend", d->moe_backend);
+	kq(y, "attention_backend", d->attention_backend);
 	kv(y, "dsa", d->dsa);
 	yout_map_end(y);
 	if (d->nccl_level[0])
@@ -220,7 +222,8 @@ static int load_fitted_on(const struct ytree *t, const struct ynode *list, struc
 		"nccl_p2p_level", NULL
 	};
 	static const char *const skeys[] = {
-		"engine", "cuda_graphs", "custom_allreduce", "moe_backend", "dsa", NULL
+		"engine", "cuda_graphs", "custom_allreduce", "allreduce_fusion", "moe_backend",
+		"attention_backend", "dsa", NULL
 	};
 	size_t i;
 	int rc;
@@ -256,10 +259,15 @@ static int load_fitted_on(const struct ytree *t, const struct ynode *list, struc
 			    (rc = opt_str(t, sv, "engine", d->engine, sizeof(d->engine), err)) < 0 ||
 			    (rc = opt_str(t, sv, "custom_allreduce", d->allreduce, sizeof(d->allreduce), err)) < 0 ||
 			    (rc = opt_str(t, sv, "moe_backend", d->moe_backend, sizeof(d->moe_backend), err)) < 0 ||
+			    (rc = opt_str(t, sv, "attention_backend", d->attention_backend,
+					  sizeof(d->attention_backend), err)) < 0 ||
 			    (rc = opt_str(t, sv, "dsa", d->dsa, sizeof(d->dsa), err)) < 0)
 				return rc;
 			if ((x = ymap_get(sv, "cuda_graphs")) &&
 			    (rc = yget_bool(t, x, "cuda_graphs", &d->cuda_graphs, err)) < 0)
+				return rc;
+			if ((x = ymap_get(sv, "allreduce_fusion")) &&
+			    (rc = yget_bool(t, x, "allreduce_fusion", &d->allreduce_fusion, err)) < 0)
 				return rc;
 		}
 	}
@@ -590,7 +598,8 @@ void calib_apply_scn(struct calib_file *c, struct scenario *s, FILE *f)
 		eng_ok |= !d->engine[0] ||
 			  (!strcmp(d->engine, scn_engine_name(s->serving.engine)) &&
 			   d->cuda_graphs == s->serving.cuda_graphs &&
-			   !strcmp(d->allreduce, scn_allreduce_name(s->serving.allreduce)));
+			   !strcmp(d->allreduce, scn_allreduce_name(s->serving.allreduce)) &&
+			   d->allreduce_fusion == s->serving.allreduce_fusion);
 		if (strlen(fitted) + strlen(d->name) + 3 < sizeof(fitted))
 			snprintf(fitted + strlen(fitted), sizeof(fitted) - strlen(fitted), "%s%s",
 				 g ? ", " : "", d->name);
