@@ -448,6 +448,9 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * running requests' contexts summed in slot order as the next step
 	 * would sum them, and the waiting ones; fast says they stand. */
 	int fast = 0, next_active = 0, next_waiting = 0;
+	/* R.order holds the waiting requests sorted while sorted_nw >= 0:
+	 * every change to who waits sets it to -1 */
+	int sorted_nw = -1;
 	double next_ctx = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -527,6 +530,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				if (grow((void **)&R.live, &R.caplive, R.nlive + 1, sizeof(int)) < 0)
 					goto oom;
 				R.rq[next].state = RQ_WAITING;
+				sorted_nw = -1;
 				R.rq[next].arrival = t > R.rq[next].arrival ? t : R.rq[next].arrival;
 				R.live[R.nlive++] = next++;
 			}
@@ -559,14 +563,20 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		 * requests first, then by arrival (FIFO). */
 		if (grow((void **)&R.order, &R.caporder, waiting, sizeof(*R.order)) < 0)
 			goto oom;
-		for (k = 0, nw = 0; waiting && k < nsys; k++)
-			if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_WAITING) {
-				R.order[nw].retracted = R.rq[sys[k]].retracted;
-				R.order[nw].arrival = R.rq[sys[k]].arrival;
-				R.order[nw++].idx = sys[k];
-			}
-		if (p->kv_tokens > 0 && nw > 1)
-			qsort(R.order, (size_t)nw, sizeof(*R.order), cmp_cand);
+		if (sorted_nw >= 0 && sorted_nw == waiting) {
+			nw = sorted_nw;         /* the same requests wait: the same order */
+		} else {
+			for (k = 0, nw = 0; waiting && k < nsys; k++)
+				if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_WAITING) {
+					R.order[nw].retracted = R.rq[sys[k]].retracted;
+					R.order[nw].arrival = R.rq[sys[k]].arrival;
+					R.order[nw++].idx = sys[k];
+				}
+			/* cmp_cand is a total order: one sorted result */
+			if (p->kv_tokens > 0 && nw > 1)
+				qsort(R.order, (size_t)nw, sizeof(*R.order), cmp_cand);
+			sorted_nw = nw;
+		}
 		/* Room the running requests will still take: the scheduler
 		 * keeps SERVE_RESERVE of each one's remaining output free, as
 		 * SGLang's new_token_ratio does, so that admissions do not
@@ -592,6 +602,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			q->todo = prompt - p->context;
 			kv_used += prompt;
 			admit++;
+			sorted_nw = -1;
 		}
 		/* This step's prefill: every admitted prompt, or with a token
 		 * budget (chunked prefill) the first ones' chunks in order; a
@@ -644,6 +655,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					    (newest < 0 || R.rq[sys[k]].admitted > R.rq[newest].admitted))
 						newest = sys[k];
 				R.rq[newest].state = RQ_WAITING;
+				sorted_nw = -1;
 				R.rq[newest].retracted = 1;
 				kv_used -= R.rq[newest].kv;
 				R.rq[newest].kv = 0;
@@ -736,6 +748,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					continue;
 				}
 				slot[k] = new_req(&R, t, in_len(p, issued), out_len(p, issued), win0 >= 0);
+				sorted_nw = -1;
 				issued++;
 				next_waiting++;
 				sys = slot;
