@@ -65,15 +65,41 @@ static struct {
 	uint64_t next_id, tick;
 } pool = { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0, 0 };
 
+/*
+ * The step model's kernel constants: models/llm/llm_step.c is their only
+ * reader (it turns them into the step's op durations, which the step memo
+ * keys on), so nothing derived here depends on them. The defaults'
+ * interval draws (cli/cmd.c) vary exactly these: leaving them out of the
+ * key lets every draw share the views, routes and tuner answers.
+ */
+static int step_only(int i)
+{
+	switch (i) {
+	case K_MEM_EFF: case K_ATTN_MEM_EFF: case K_MOE_MEM_EFF: case K_FLOPS_EFF:
+	case K_FP4_FLOPS_EFF: case K_KMIN_GEMM_US: case K_KMIN_MOE_US: case K_KMIN_ATTN_US:
+	case K_KMIN_ELEM_US: case K_KERNEL_LAUNCH_US:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* The bytes of struct scenario a derived value depends on: all of it but
- * the two catalog pointers (compared by content). */
+ * the step model's kernel constants and the two catalog pointers (compared
+ * by content). */
 static int same_scenario(const struct scenario *a, const struct coll_scn *e)
 {
 	const struct scenario *b = e->s;
+	size_t k0 = offsetof(struct scenario, k), k1 = k0 + sizeof(a->k);
 	size_t head = offsetof(struct scenario, catalog);
 	size_t tail = offsetof(struct scenario, own_catalog) + sizeof(a->own_catalog);
-	if (memcmp(a, b, head) != 0)
+	int i;
+	if (memcmp(a, b, k0) != 0 || memcmp(a->k.set, b->k.set, sizeof(a->k.set)) != 0 ||
+	    memcmp((const char *)a + k1, (const char *)b + k1, head - k1) != 0)
 		return 0;
+	for (i = 0; i < K_NCONSTS; i++)
+		if (!step_only(i) && memcmp(&a->k.v[i], &b->k.v[i], sizeof(a->k.v[i])) != 0)
+			return 0;
 	if (tail < sizeof(*a) && memcmp((const char *)a + tail, (const char *)b + tail,
 					sizeof(*a) - tail) != 0)
 		return 0;

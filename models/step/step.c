@@ -131,6 +131,7 @@ struct memo {
 	int stage, op;
 	double bytes;
 	int algo, proto;
+	double seconds;             /* the tuner's: the collective alone */
 };
 
 /* A collective seen in this step_run: key, links, and its duration alone. */
@@ -348,9 +349,11 @@ static void send_links(const struct srun *sr, int a, int b, unsigned char *used)
 		used[path[k]] = 1;
 }
 
-/* The fastest algorithm/protocol for a collective alone, remembered. */
+/* The fastest algorithm/protocol for a collective alone, remembered, and
+ * its time alone (*seconds, the tuner's simulation of it on an idle
+ * fabric). */
 static int pick(struct srun *sr, int st, const struct coll_spec *c, int *algo, int *proto,
-		struct plumb_err *err)
+		double *seconds, struct plumb_err *err)
 {
 	struct coll_result cr;
 	int i, rc;
@@ -359,12 +362,14 @@ static int pick(struct srun *sr, int st, const struct coll_spec *c, int *algo, i
 		    sr->memo[i].bytes == c->bytes) {
 			*algo = sr->memo[i].algo;
 			*proto = sr->memo[i].proto;
+			*seconds = sr->memo[i].seconds;
 			return 0;
 		}
 	if ((rc = coll_time_in(sr->shared, sr->s, c, &cr, err)) < 0)
 		return rc;
 	*algo = cr.algo;
 	*proto = cr.proto;
+	*seconds = cr.seconds;
 	if (sr->nmemo < STEP_MEMO) {
 		struct memo *m = &sr->memo[sr->nmemo++];
 		m->stage = st;
@@ -372,6 +377,7 @@ static int pick(struct srun *sr, int st, const struct coll_spec *c, int *algo, i
 		m->bytes = c->bytes;
 		m->algo = cr.algo;
 		m->proto = cr.proto;
+		m->seconds = cr.seconds;
 	}
 	return 0;
 }
@@ -570,6 +576,7 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 			struct sim_payload pl;
 			struct coll_spec c;
 			int algo, proto, i;
+			double alone;
 			if (op->kind == SOP_COMPUTE) {
 				memset(&pl, 0, sizeof(pl));
 				pl.i0 = st;
@@ -593,13 +600,21 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 			/* The engine's own all-reduce, where the scenario's has one. */
 			c.custom = coll_custom_of(sr->s);
 			c.proto = PROTO_AUTO;
-			if ((rc = pick(sr, st, &c, &algo, &proto, err)) < 0)
+			if ((rc = pick(sr, st, &c, &algo, &proto, &alone, err)) < 0)
 				return rc;
 			if (sr->rc) {
 				int e, k;
 				struct claim *cl;
 				if ((e = rentry_get(sr, &c, algo, proto, err)) < 0)
 					return e;
+				/* The tuner simulated it alone on this fabric: that
+				 * is its time wherever its links are its own, so even
+				 * its first instance is replayed (claims still check
+				 * that nothing meets it). */
+				if (!sr->rc->e[e].have && alone > 0) {
+					sr->rc->e[e].seconds = alone;
+					sr->rc->e[e].have = 1;
+				}
 				if ((k = claim_new(sr, CL_SIM, sr->rc->e[e].links, err)) < 0)
 					return k;
 				cl = &sr->cl[k];
