@@ -145,7 +145,8 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
  *
  * coll_scn_get: the entry for (s, o), found by content (a scenario with the
  * same bytes, catalog included, shares it; one whose constants changed does
- * not). *out is held until coll_scn_put. Errors: those of topo_build and
+ * not, unless only the step model's kernel constants changed, which nothing
+ * derived here reads). *out is held until coll_scn_put. Errors: those of topo_build and
  * fab_build. The entry's view and routes are read-only and valid while it
  * is held.
  * coll_scn_id: an id no other content gets during the process.
