@@ -91,13 +91,17 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 				goto fail;
 		}
 	if (s->nvswitch) {
+		/* a GPU's links to the NVSwitches: those of the last bond
+		 * listing it */
+		int glinks[SCN_MAX_GPUS] = { 0 }, k;
+		for (k = 0; k < s->nnvlink; k++) {
+			glinks[s->nvlink[k].a] = s->nvlink[k].links;
+			glinks[s->nvlink[k].b] = s->nvlink[k].links;
+		}
 		for (i = 0; i < s->ngpus; i++) {
 			const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[i]].gpu_model];
-			int links = 0, k;
+			int links = glinks[i];
 			double bps;
-			for (k = 0; k < s->nnvlink; k++)
-				if (s->nvlink[k].a == i || s->nvlink[k].b == i)
-					links = s->nvlink[k].links;
 			if (!links)
 				continue;
 			bps = links * (m->nvlink_gbs_per_link > 0 ? m->nvlink_gbs_per_link : 25.0) * 1e9;
