@@ -12,7 +12,15 @@
 #   compare      plumb compare of 4 boxes (bare metal, the VM, the switch box,
 #                HGX H200) x 4 layouts (tp8, tp4pp2, ep8, tp8ep); the bar is
 #                0.5 s
-# Every case runs twice: with collective replay (the default) and with
+#   tp64         plumb predict --layout tp64 (Llama 3.1 70B, every default:
+#                7 concurrencies, the interval's 32 draws) on a 64-GPU box
+#                the script writes: one NVLink domain of 64 H200 (NVSwitch),
+#                eight Gen5 PCIe switches of eight GPUs on two sockets; a
+#                synthetic box for scale, not a product; the bar is 0.5 s.
+#                Timed with replay only (without it every one of its 33
+#                serving runs simulates 160 64-rank all-reduces a step: hours);
+#                tests/replay.sh checks replay's bytes on the bundled boxes
+# Every case but tp64 runs twice: with collective replay (the default) and with
 # PLUMB_NO_REPLAY=1 (every collective simulated as flows; docs/engine.md
 # "Collective replay"); the outputs must be the same bytes, the script stops
 # if they are not. Columns: seconds (replay), seconds_no_replay, speedup,
@@ -25,7 +33,7 @@ scn=scenarios/proxmox-vm-8x-rtxpro6000.yaml
 out=bench/predict.csv
 mkdir -p bench
 tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.r" "$tmp.s" "$tmp.t0" "$tmp.t1"' EXIT
+trap 'rm -f "$tmp" "$tmp.r" "$tmp.s" "$tmp.t0" "$tmp.t1" "$tmp.64.yaml"' EXIT
 
 # CPU seconds (user + system) of the shell's children in the output of the
 # `times` builtin in file $1 (its second line: "0m1.234s 0m0.056s"); the
@@ -98,5 +106,25 @@ row poisson 10000 predict scenarios/baremetal-8x-rtxpro6000.yaml --layout tp8 \
 row compare "4 boxes x 4 layouts" compare scenarios/baremetal-8x-rtxpro6000.yaml \
 	scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/switch-8x-rtxpro6000.yaml \
 	scenarios/hgx-8x-h200.yaml --layout tp8,tp4pp2,ep8,tp8ep
+# the 64-GPU box of the tp64 case
+{
+	printf 'plumb_scenario: 1\nname: nvswitch-64x-h200\nseed: 1\n'
+	printf 'description: 64 H200 in one NVLink domain (synthetic, for scale)\n'
+	printf 'host: {cpu_vendor: intel, sockets: 2, cores_per_socket: 56, threads_per_core: 2}\n'
+	printf 'pcie:\n'
+	g=0
+	for r in 0 1 2 3 4 5 6 7; do
+		printf '  - {id: rc%d, kind: root_complex, socket: %d}\n' "$r" $((r / 4))
+		printf '  - {id: rp%d, kind: root_port, parent: rc%d, gen: 5, width: 16}\n' "$r" "$r"
+		printf '  - {id: sw%d, kind: switch, parent: rp%d, gen: 5, width: 16}\n' "$r" "$r"
+		for k in 0 1 2 3 4 5 6 7; do
+			printf '  - {id: gpu%d, kind: gpu, parent: sw%d, model: h200}\n' "$g" "$r"
+			g=$((g + 1))
+		done
+	done
+	printf 'nvlink: {nvswitch: true}\n'
+} > "$tmp.64.yaml"
+rb=$(best "$PLUMB" predict "$tmp.64.yaml" --model llama-3.1-70b --layout tp64)
+echo "tp64,64-GPU NVSwitch box,${rb% *},-,-,${rb#* }" >> "$tmp"
 mv "$tmp" "$out"
 cat "$out"
