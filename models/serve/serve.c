@@ -133,6 +133,17 @@ static void itl_add(struct run *R, double v)
 	R->stepitl[R->nstep++].w = 1;
 }
 
+/* w measured requests with one gap v, in a step with no gap added yet: what
+ * w calls of itl_add(R, v) leave. */
+static void itl_step_w(struct run *R, double v, double w)
+{
+	if (w <= 0)
+		return;
+	R->stepitl[0].v = v;
+	R->stepitl[0].w = w;
+	R->nstep = 1;
+}
+
 static void itl_flush(struct run *R)
 {
 	int i;
@@ -557,6 +568,86 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			if (R.rq[sys[k]].state == RQ_RUNNING) {
 				active++;
 				ctxsum_run += R.rq[sys[k]].input + R.rq[sys[k]].generated;
+			}
+		}
+		/* A run of pure decode steps: the last step was one (fast),
+		 * nothing waits or prefills, and each step adds the same whole
+		 * number of tokens to every running request. Until the first of
+		 * them completes (or the KV budget would retract one) the steps
+		 * are taken here, each with its shape, time, gap and counts, and
+		 * the requests' own updates are summed once at the end. Every
+		 * sum involved holds whole numbers, exact in any order, so this
+		 * is the arithmetic of the steps taken one by one. */
+		if (fast && !waiting && !prefilling && active > 0 &&
+		    (double)kv_step == p->accept_per_step) {
+			long left = -1, nblk, j, room;
+			double nmeas = 0, tprev = t;
+			for (k = 0; k < nsys; k++) {
+				const struct req *q;
+				long rem;
+				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_RUNNING)
+					continue;
+				q = &R.rq[sys[k]];
+				rem = (long)((double)q->target - q->generated);
+				if (left < 0 || rem < left)
+					left = rem;
+				nmeas += q->measured;
+			}
+			/* steps j = 1.. with generated + j x kv_step < target */
+			nblk = left > 0 ? (left - 1) / kv_step : 0;
+			if (p->kv_tokens > 0 && active > 1) {
+				room = p->kv_tokens - (long)ceil(active * p->accept_per_step) - kv_used;
+				if (room < 0)
+					nblk = 0;
+				else if (room / ((long)active * kv_step) + 1 < nblk)
+					nblk = room / ((long)active * kv_step) + 1;
+			}
+			if (nblk > (long)(max_steps - steps))
+				nblk = (long)(max_steps - steps);
+			if (nblk >= 2) {
+				for (j = 0; j < nblk; j++) {
+					double cx = ctxsum_run + (double)(j * (long)active * kv_step);
+					double step_tokens = (double)active * p->accept_per_step;
+					memset(&shp, 0, sizeof(shp));
+					shp.kind = SERVE_DECODE;
+					shp.batch = active;
+					shp.context = bucketed((long)(cx / active), p->bucket);
+					shp.tokens = 1;
+					if ((rc = step_shape(&lp, &shp, &dt, err)) < 0)
+						goto out;
+					t += dt;
+					if (win0 >= 0) {
+						dstep_sum += dt;
+						batch_sum += active;
+						dsteps++;
+						tokens_win += step_tokens;
+					}
+					kv_used += (long)active * kv_step;
+					itl_step_w(&R, t - tprev, nmeas);
+					itl_flush(&R);
+					if (seconds_span(&sec, t - dt, t, step_tokens) < 0)
+						goto oom;
+					if (R.oom)
+						goto oom;
+					if (kv_used > r->kv_peak)
+						r->kv_peak = kv_used;
+					tprev = t;
+					steps++;
+				}
+				next_ctx = 0;
+				for (k = 0; k < nsys; k++) {
+					struct req *q;
+					if (sys[k] < 0 || R.rq[sys[k]].state != RQ_RUNNING)
+						continue;
+					q = &R.rq[sys[k]];
+					q->generated += (double)(nblk * kv_step);
+					q->kv += nblk * kv_step;
+					q->last = t;
+					next_ctx += q->input + q->generated;
+				}
+				next_active = active;
+				next_waiting = 0;
+				continue;       /* fast still holds */
 			}
 		}
 		/* Admission while the prompts fit the KV budget: retracted
