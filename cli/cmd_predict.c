@@ -916,6 +916,48 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 }
 
 /*
+ * The 90% range of the speed-up of box s over box s0 at load x (layout
+ * lay): both predicted under the same draws of the constants (draw d draws
+ * the same values for both, so what the boxes share cancels in the ratio),
+ * the 5th and 95th percentiles of the ratios. *lo = *hi = NAN without
+ * draws. v0: s0's draws, filled when *have0 is 0.
+ */
+static int pair_range(const struct popts *o, struct scenario *s0, struct scenario *s,
+		      const char *lay, int x, double *v0, int *have0, double *lo, double *hi,
+		      struct plumb_err *err)
+{
+	struct draw d0 = { o, s0, lay, x }, d1 = { o, s, lay, x };
+	double *v1;
+	int rc, i;
+	*lo = *hi = NAN;
+	if (o->draws < 1)
+		return 0;
+	if (!*have0) {
+		if ((rc = cmd_interval_draws(&s0->k, o->draws, 1, draw_tok, &d0, v0, err)) <= 0)
+			return rc;
+		*have0 = 1;
+	}
+	if (!(v1 = malloc((size_t)o->draws * sizeof(*v1))))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	if ((rc = cmd_interval_draws(&s->k, o->draws, 1, draw_tok, &d1, v1, err)) > 0) {
+		for (i = 0; i < o->draws; i++)
+			v1[i] = v0[i] > 0 && v1[i] > 0 ? v1[i] / v0[i] : NAN;
+		cmd_draws_interval(v1, o->draws, lo, hi);
+	}
+	free(v1);
+	return rc < 0 ? rc : 0;
+}
+
+/* " (90%: xLO-HI)", or "" without a range. */
+static const char *range_text(char *buf, size_t n, double lo, double hi)
+{
+	if (isnan(lo) || isnan(hi))
+		return "";
+	snprintf(buf, n, " (90%%: x%.2f-%.2f)", lo, hi);
+	return buf;
+}
+
+/*
  * What a box's speed-up over the first depends on, for every bare-metal box:
  * the first layout at the lowest and highest load again with NCCL's default
  * level (PXB) when the scenario sets NCCL_P2P_LEVEL=SYS (P2P across host
@@ -925,10 +967,15 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
 			 const struct row *rows, int nrows, struct plumb_err *err)
 {
-	int j, i, rc, head = 0;
+	int j, i, rc = 0, head = 0, have0[2] = { 0, 0 };
+	double *v0 = calloc((size_t)(o->draws > 0 ? 2 * o->draws : 2), sizeof(*v0));
+	if (!v0)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	for (j = 1; j < o->npaths; j++) {
 		const struct row *lo = NULL, *hi = NULL;
 		struct row t[2], v[2], b[2];
+		double rlo[2], rhi[2];
+		char buf[2][64];
 		if (s[j]->vm.mode == SCN_VM)
 			continue;
 		for (i = 0; i < nrows; i++)
@@ -942,35 +989,46 @@ static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
 		for (i = 0; i < 2; i++) {
 			struct pred_cfg c;
 			int x = (i ? hi : lo)->x;
+			if ((rc = pair_range(o, s[0], s[j], o->layouts[0], x, v0 + i * o->draws,
+					     &have0[i], &rlo[i], &rhi[i], err)) < 0)
+				goto out;
 			memset(&t[i], 0, sizeof(t[i]));
 			memset(&v[i], 0, sizeof(v[i]));
 			memset(&b[i], 0, sizeof(b[i]));
 			/* NCCL's default level: P2P across host bridges becomes SHM. */
 			if (s[j]->nccl_level == NP_SYS) {
 				if ((rc = setup(o, s[j], o->layouts[0], &c, err)) < 0)
-					return rc;
+					goto out;
 				c.topo.nccl_p2p_level = NP_PXB;
 				if ((rc = run_point(o, &c, x, &t[i], err)) < 0)
-					return rc;
+					goto out;
 			}
 			/* Both boxes without CUDA graphs. */
 			if ((rc = setup(o, s[0], o->layouts[0], &c, err)) < 0)
-				return rc;
+				goto out;
 			c.cuda_graphs = 0;
 			if ((rc = run_point(o, &c, x, &v[i], err)) < 0)
-				return rc;
+				goto out;
 			if ((rc = setup(o, s[j], o->layouts[0], &c, err)) < 0)
-				return rc;
+				goto out;
 			c.cuda_graphs = 0;
 			if ((rc = run_point(o, &c, x, &b[i], err)) < 0)
-				return rc;
+				goto out;
 		}
-		if (!head++)
+		if (!head++) {
 			fprintf(f, "\nWhat the speed-up over %s depends on (%s, %d and %d requests):\n",
 				s[0]->name, o->layouts[0], lo->x, hi->x);
-		fprintf(f, "  %s: x%.2f and x%.2f as predicted above.\n", s[j]->name,
+			if (!isnan(rlo[0]))
+				fprintf(f, "  (90%%: the speed-up under %d draws of the constants, %s, "
+					   "each draw the same for both boxes)\n", o->draws,
+					cmd_calib() ? "from the calibration's covariance and residual spread" :
+					"the step constants the scenarios leave open over their plausible ranges");
+		}
+		fprintf(f, "  %s: x%.2f%s and x%.2f%s as predicted above.\n", s[j]->name,
 			lo->tok_total / rows[lo - rows - j].tok_total,
-			hi->tok_total / rows[hi - rows - j].tok_total);
+			range_text(buf[0], sizeof(buf[0]), rlo[0], rhi[0]),
+			hi->tok_total / rows[hi - rows - j].tok_total,
+			range_text(buf[1], sizeof(buf[1]), rlo[1], rhi[1]));
 		if (s[j]->nccl_level == NP_SYS)
 			fprintf(f, "    It runs P2P between GPUs on different host bridges only with "
 				   "NCCL_P2P_LEVEL=SYS (its scenario sets it); with NCCL's default (PXB) "
@@ -989,7 +1047,9 @@ static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
 			   "tok/s with CUDA graphs on; if its engine ran without them, the same data "
 			   "gives a smaller one (scripts/calibrate-seed.sh prints both and the "
 			   "speed-up each implies).\n", s[0]->name);
-	return 0;
+out:
+	free(v0);
+	return rc < 0 ? rc : 0;
 }
 
 /* The rows as the throughput chart: a line per box and layout. */

@@ -361,6 +361,24 @@ else
 	ok
 fi
 
+# compare's "depends on" lines carry the speed-up's paired 90% range, which
+# holds the speed-up; --draws 0 leaves it out.
+"$PLUMB" compare scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/baremetal-8x-rtxpro6000.yaml \
+	--layout tp8 --concurrency 1,64 --output 128 --draws 8 > "$tmp/dep.txt" 2>&1
+if sed -n 's/.*: x\([0-9.]*\) (90%: x\([0-9.]*\)-\([0-9.]*\)) and x\([0-9.]*\) (90%: x\([0-9.]*\)-\([0-9.]*\)) as predicted above\./\1 \2 \3 \4 \5 \6/p' \
+	"$tmp/dep.txt" | awk '{ n++; if (!($2 <= $1 && $1 <= $3 && $5 <= $4 && $4 <= $6 && $2 < $3)) exit 1 }
+	END { if (n != 1) exit 1 }'; then
+	ok
+else
+	bad "plumb compare: the speed-up's range is missing or does not hold it (see $tmp/dep.txt)"
+fi
+if "$PLUMB" compare scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/baremetal-8x-rtxpro6000.yaml \
+	--layout tp8 --concurrency 1,64 --output 128 --draws 0 2>&1 | grep 'as predicted above' | grep -q '90%'; then
+	bad "plumb compare --draws 0 still prints the speed-up's range"
+else
+	ok
+fi
+
 # ---- 6. the constants block pastes into a scenario -------------------------
 # A scenario without `constants:` plus the block `plumb constants --format
 # yaml` prints for it: it loads, and its block (the comment lines aside,
