@@ -774,7 +774,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		       const struct row *rows, int nrows, int compare)
 {
 	const char *xname = o->nbatch ? "batch" : "concurrency";
-	int i, j, iv = 0, pct = o->percentiles && !o->nbatch;
+	int i, j, w, iv = 0, pct = o->percentiles && !o->nbatch;
 
 	for (i = 0; i < nrows; i++)
 		iv |= rows[i].fits && !isnan(rows[i].lo);
@@ -874,10 +874,16 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			print_percentiles(f, o, rows, nrows);
 		return;
 	}
-	fprintf(f, "# total tok/s per box; x = speed-up over %s\n", s[0]->name);
+	/* With draws every speed-up also gets its paired 90% range: the
+	 * ratio under each draw (draw d the same constants for both rows). */
+	for (i = 0, w = 30; i < nrows; i++)
+		if (rows[i].dv)
+			w = 44;
+	fprintf(f, "# total tok/s per box; x = speed-up over %s%s\n", s[0]->name,
+		w > 30 ? " (with its 90% range over the draws, each the same for every box)" : "");
 	fprintf(f, "%-8s %11s", "layout", xname);
 	for (j = 0; j < ns; j++)
-		fprintf(f, " %*s", j ? 30 : 24, s[j]->name);
+		fprintf(f, " %*s", j ? w : 24, s[j]->name);
 	fputc('\n', f);
 	for (i = 0; i < nrows; i += ns) {
 		const struct row *r0 = &rows[i];
@@ -885,17 +891,29 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		for (j = 0; j < ns; j++) {
 			const struct row *r = &rows[i + j];
 			if (!r->fits)
-				fprintf(f, " %*s", j ? 30 : 24, "does not fit");
+				fprintf(f, " %*s", j ? w : 24, "does not fit");
 			else {
-				char cell[96], band[48] = "";
+				char cell[128], band[48] = "", xr[48] = "";
 				if (!isnan(r->lo))
 					snprintf(band, sizeof(band), " [%.0f-%.0f]", r->lo, r->hi);
+				if (j > 0 && r0->fits && r->dv && r0->dv && r->ndv == r0->ndv) {
+					double *q = malloc((size_t)r->ndv * sizeof(*q)), lo, hi;
+					int d;
+					if (q) {
+						for (d = 0; d < r->ndv; d++)
+							q[d] = r->dv[d] > 0 && r0->dv[d] > 0 ? r->dv[d] / r0->dv[d] : NAN;
+						cmd_draws_interval(q, r->ndv, &lo, &hi);
+						if (!isnan(lo))
+							snprintf(xr, sizeof(xr), ", x%.2f-%.2f", lo, hi);
+						free(q);
+					}
+				}
 				if (j == 0 || !r0->fits)
 					snprintf(cell, sizeof(cell), "%.1f%s", r->tok_total, band);
 				else
-					snprintf(cell, sizeof(cell), "%.1f%s (x%.2f)", r->tok_total, band,
-						 r->tok_total / r0->tok_total);
-				fprintf(f, " %*s", j ? 30 : 24, cell);
+					snprintf(cell, sizeof(cell), "%.1f%s (x%.2f%s)", r->tok_total, band,
+						 r->tok_total / r0->tok_total, xr);
+				fprintf(f, " %*s", j ? w : 24, cell);
 			}
 		}
 		fputc('\n', f);
