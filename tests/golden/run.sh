@@ -372,6 +372,13 @@ if sed -n 's/.*: x\([0-9.]*\) (90%: x\([0-9.]*\)-\([0-9.]*\)) and x\([0-9.]*\) (
 else
 	bad "plumb compare: the speed-up's range is missing or does not hold it (see $tmp/dep.txt)"
 fi
+# and so does every speed-up of the table
+if sed -n 's/.*(x\([0-9.]*\), x\([0-9.]*\)-\([0-9.]*\))$/\1 \2 \3/p' "$tmp/dep.txt" |
+	awk '{ n++; if (!($2 <= $1 && $1 <= $3 && $2 < $3)) exit 1 } END { if (n != 2) exit 1 }'; then
+	ok
+else
+	bad "plumb compare --draws: a speed-up of the table lacks its range or is outside it (see $tmp/dep.txt)"
+fi
 if "$PLUMB" compare scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/baremetal-8x-rtxpro6000.yaml \
 	--layout tp8 --concurrency 1,64 --output 128 --draws 0 2>&1 | grep 'as predicted above' | grep -q '90%'; then
 	bad "plumb compare --draws 0 still prints the speed-up's range"
