@@ -69,7 +69,7 @@ static const struct scn_gpu_model *gpu(const char *id)
 static double glm5_step(int batch, int context)
 {
 	const struct llm_model *m = builtin("glm-5");
-	struct llm_step st = { batch, context, 0, 0 };
+	struct llm_step st = { batch, context, 0, 0, 0 };
 	struct plumb_consts k;
 	struct plumb_err e;
 	struct llm_prec p;
@@ -148,7 +148,7 @@ static void test_tiny_by_hand(void)
 		{ LLM_OP_SHARED, 1, 6144 }, { LLM_OP_NORM, -1, 384 }, { LLM_OP_LM_HEAD, -1, 6400 },
 	};
 	struct llm_catalog *c = NULL;
-	struct llm_step st = { 1, 10, 0, 0 };
+	struct llm_step st = { 1, 10, 0, 0, 0 };
 	struct plumb_err e;
 	struct llm_prec p;
 	struct llm_shard s;
@@ -220,7 +220,7 @@ static void test_tiny_by_hand(void)
 static void test_roofline_by_hand(void)
 {
 	struct llm_catalog *c = NULL;
-	struct llm_step st = { 1, 10, 0, 0 };
+	struct llm_step st = { 1, 10, 0, 0, 0 };
 	struct plumb_consts k;
 	struct plumb_err e;
 	struct llm_prec p;
@@ -360,7 +360,7 @@ static void test_dcp(void)
 	struct plumb_err e;
 	struct llm_prec p;
 	struct llm_shard s;
-	struct llm_step st = { 16, 8192, 0, 0 };
+	struct llm_step st = { 16, 8192, 0, 0, 0 };
 	struct llm_ops a, b;
 	double kv1, core1 = 0, core8 = 0, fl1 = 0, fl8 = 0;
 	int i;
@@ -461,7 +461,7 @@ static void test_gpu_tflops(void)
 static void test_memory_bound_b1(void)
 {
 	const struct llm_model *m = builtin("glm-5");
-	struct llm_step st = { 1, 4096, 0, 0 };
+	struct llm_step st = { 1, 4096, 0, 0, 0 };
 	struct plumb_consts k;
 	struct plumb_err e;
 	struct llm_prec p;
@@ -538,7 +538,7 @@ static void test_errors(void)
 	struct llm_prec p;
 	struct llm_shard s;
 	struct llm_ops o;
-	struct llm_step st = { 1, 10, 0, 0 };
+	struct llm_step st = { 1, 10, 0, 0, 0 };
 	char text[1024];
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -603,7 +603,7 @@ static void test_errors(void)
 static void test_mtp_draft(void)
 {
 	const struct llm_model *m = builtin("glm-5");
-	struct llm_step st = { 4, 1000, 0, 2 };
+	struct llm_step st = { 4, 1000, 0, 2, 0 };
 	struct plumb_err e;
 	struct llm_prec p;
 	struct llm_shard s;
