@@ -119,25 +119,31 @@ static void test_paths_and_rates(void)
 	scn_free(s);
 }
 
+/* An all-reduce of bytes over the four GPUs of two boxes, (algo, Simple). */
+static void allreduce4(struct coll_spec *c, double bytes, int algo)
+{
+	int i;
+	memset(c, 0, sizeof(*c));
+	c->op = COLL_ALLREDUCE;
+	c->n = 4;
+	for (i = 0; i < 4; i++)
+		c->gpus[i] = i;
+	c->bytes = bytes;
+	c->algo = algo;
+	c->proto = PROTO_SIMPLE;
+}
+
 static void test_allreduce_between_hosts(void)
 {
 	struct scenario *s = fix_load(two_boxes);
 	struct topo_opts o;
 	struct coll_spec c;
 	struct coll_result r;
-	int i;
 
 	if (!s)
 		return;
 	topo_opts_init(&o);
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 4;
-	for (i = 0; i < 4; i++)
-		c.gpus[i] = i;
-	c.bytes = 4e9;
-	c.algo = ALGO_RING;
-	c.proto = PROTO_SIMPLE;
+	allreduce4(&c, 4e9, ALGO_RING);
 	memset(&r, 0, sizeof(r));
 	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
 	CU_ASSERT_EQUAL(r.net_hops, 2);
@@ -181,19 +187,11 @@ static void test_tree_between_hosts(void)
 	struct topo_opts o;
 	struct coll_spec c;
 	struct coll_result ring, tree;
-	int i;
 
 	if (!s)
 		return;
 	topo_opts_init(&o);
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 4;
-	for (i = 0; i < 4; i++)
-		c.gpus[i] = i;
-	c.bytes = 1e9;
-	c.proto = PROTO_SIMPLE;
-	c.algo = ALGO_RING;
+	allreduce4(&c, 1e9, ALGO_RING);
 	memset(&ring, 0, sizeof(ring));
 	memset(&tree, 0, sizeof(tree));
 	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &ring, NULL), 0);
