@@ -129,6 +129,23 @@ static void test_published_params(void)
 	}
 }
 
+/*
+ * Qwen's card for Qwen3-30B-A3B also gives "Number of Paramaters
+ * (Non-Embedding): 29.9B" (quoted in QingyaFan/blog issue 132): the total
+ * less the input embedding and the lm_head (151,936 x 2,048 each) is that
+ * figure, so plumb counts this config's tensors as Qwen does, and the
+ * card's "3.3B activated" (3.353B by the same count) is a cut, not a
+ * different count.
+ */
+static void test_qwen_non_embedding(void)
+{
+	const struct llm_model *m = load("Qwen--Qwen3-30B-A3B");
+	double total, active, emb = 151936.0 * 2048.0;
+	llm_params(m, &total, &active);
+	EXPECT_NEAR(total - 2 * emb, 29.9e9, 0.5 / 299);  /* "29.9B": half its last digit */
+	CU_ASSERT(active >= 3.3e9 && active < 3.4e9);     /* "3.3B" as a cut */
+}
+
 /* Every config of tests/data/hf has a row above. */
 static void test_published_every_config(void)
 {
@@ -438,6 +455,7 @@ void suite_hfconfig(void)
 {
 	CU_pSuite s = CU_add_suite("hfconfig", NULL, NULL);
 	CU_add_test(s, "published parameter counts", test_published_params);
+	CU_add_test(s, "Qwen3-30B-A3B: the card's non-embedding total", test_qwen_non_embedding);
 	CU_add_test(s, "every config has published counts", test_published_every_config);
 	CU_add_test(s, "what each active count leaves out", test_count_definitions);
 	CU_add_test(s, "checkpoint sizes and GLM-5 NVFP4 per GPU", test_checkpoint_sizes);
