@@ -219,6 +219,41 @@ int cmd_interval_draws(struct plumb_consts *k, int draws, int defaults,
 	return rc < 0 ? rc : 1;
 }
 
+int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
+			struct plumb_consts *out, double *mult, struct plumb_err *err)
+{
+	const struct calib_file *cf = the_calib;
+	perturb_fn perturb = perturb_defaults;
+	const void *pctx = NULL;
+	gsl_rng *rng;
+	int i, d, open_k = 0;
+	if (draws < 1)
+		return 0;
+	if (cf) {
+		if (!(cf->has_chol || cf->sd > 0))
+			return 0;
+		perturb = perturb_calib;
+		pctx = cf;
+	} else {
+		if (!defaults)
+			return 0;
+		for (i = 0; i < NSTEP_K; i++)
+			open_k += !k->set[step_k[i]];
+		if (!open_k)
+			return 0;
+	}
+	/* mc_values' loop without the evaluation */
+	if (!(rng = gsl_rng_alloc(gsl_rng_mt19937)))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	gsl_rng_set(rng, CMD_CALIB_SEED);
+	for (d = 0; d < draws; d++) {
+		out[d] = *k;
+		mult[d] = perturb(pctx, rng, &out[d]);
+	}
+	gsl_rng_free(rng);
+	return 1;
+}
+
 int cmd_usage_error(const char *cmd, const char *fmt, ...)
 {
 	char msg[2048], shown[2048];

@@ -84,6 +84,15 @@ int cmd_interval_draws(struct plumb_consts *k, int draws, int defaults,
 		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 		       double *vals, struct plumb_err *err);
 
+/*
+ * The constants of each draw cmd_interval_draws would evaluate, in its order
+ * (the same seed and the same sequence): out[d], and mult[d] the draw's
+ * model-error factor, which multiplies the value. For evaluating the draws
+ * in any order or in parallel. 1 when filled, 0 when there is no interval.
+ */
+int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
+			struct plumb_consts *out, double *mult, struct plumb_err *err);
+
 /* The 5th and 95th percentile of the values of vals[0..draws) that are not
  * NAN (NAN, NAN without any). */
 void cmd_draws_interval(const double *vals, int draws, double *lo, double *hi);

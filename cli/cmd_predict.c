@@ -4,9 +4,11 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "datadir.h"
@@ -505,32 +507,132 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 	return 0;
 }
 
-/* One draw of interval(): r's point again with the constants drawn. */
-struct draw {
+/*
+ * The draws of one point (layout lay, load x on scenario s): the point again
+ * under each draw's constants (cmd_interval_consts), its total tok/s times
+ * the draw's model error, NAN where it does not fit. The draws run on the
+ * machine's cores, each thread on its own copy of the scenario; a draw's
+ * value does not depend on which thread runs it or when (the shared caches
+ * return what a simulation gives), so the values are those of one thread.
+ * An error is that of the first failing draw, as one thread would meet it.
+ */
+struct dpool {
 	const struct popts *o;
 	const struct scenario *s;
 	const char *lay;
-	int x;
+	int x, draws;
+	const struct plumb_consts *ks;
+	const double *mult;
+	double *vals;
+	pthread_mutex_t mu;
+	int next;                   /* the next draw to hand out */
+	int bad;                    /* the first draw that failed, draws if none */
+	struct plumb_err err;       /* its error */
 };
 
-static int draw_tok(void *arg, double *value, struct plumb_err *err)
+static void *dpool_run(void *arg)
 {
-	const struct draw *d = arg;
-	struct pred_cfg c;
-	struct row t;
-	int rc;
-	memset(&t, 0, sizeof(t));
-	if ((rc = setup(d->o, d->s, d->lay, &c, err)) < 0 || (rc = run_point(d->o, &c, d->x, &t, err)) < 0)
-		return rc;
-	*value = t.tok_total;
-	return t.fits;
+	struct dpool *p = arg;
+	struct scenario *copy = malloc(sizeof(*copy));
+	if (copy)
+		memcpy(copy, p->s, sizeof(*copy));
+	for (;;) {
+		struct pred_cfg c;
+		struct plumb_err e;
+		struct row t;
+		int d, rc;
+		pthread_mutex_lock(&p->mu);
+		d = p->next < p->bad ? p->next++ : p->draws;
+		pthread_mutex_unlock(&p->mu);
+		if (d >= p->draws)
+			break;
+		memset(&t, 0, sizeof(t));
+		plumb_err_clear(&e);
+		if (!copy) {
+			rc = plumb_err_set(&e, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		} else {
+			copy->k = p->ks[d];
+			if ((rc = setup(p->o, copy, p->lay, &c, &e)) >= 0)
+				rc = run_point(p->o, &c, p->x, &t, &e);
+		}
+		if (rc < 0) {
+			pthread_mutex_lock(&p->mu);
+			if (d < p->bad) {
+				p->bad = d;
+				p->err = e;
+			}
+			pthread_mutex_unlock(&p->mu);
+			continue;
+		}
+		p->vals[d] = t.fits ? t.tok_total * p->mult[d] : NAN;
+	}
+	free(copy);
+	return NULL;
+}
+
+/* 1 when vals[0..o->draws) were filled, 0 when there is no interval, < 0
+ * on error. */
+static int point_draws(const struct popts *o, const struct scenario *s, const char *lay, int x,
+		       double *vals, struct plumb_err *err)
+{
+	struct dpool p;
+	struct plumb_consts *ks;
+	double *mult;
+	pthread_t th[8];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, n, rc, started = 0;
+
+	if (o->draws < 1)
+		return 0;
+	ks = malloc((size_t)o->draws * sizeof(*ks));
+	mult = malloc((size_t)o->draws * sizeof(*mult));
+	if (!ks || !mult) {
+		free(ks);
+		free(mult);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	if ((rc = cmd_interval_consts(&s->k, o->draws, 1, ks, mult, err)) <= 0)
+		goto out;
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.s = s;
+	p.lay = lay;
+	p.x = x;
+	p.draws = p.bad = o->draws;
+	p.ks = ks;
+	p.mult = mult;
+	p.vals = vals;
+	for (i = 0; i < o->draws; i++)
+		vals[i] = NAN;
+	pthread_mutex_init(&p.mu, NULL);
+	n = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
+	if (n > o->draws)
+		n = o->draws;
+	/* the other threads, then this one as the last */
+	for (i = 0; i + 1 < n; i++)
+		if (pthread_create(&th[i], NULL, dpool_run, &p) == 0)
+			started++;
+	dpool_run(&p);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&p.mu);
+	if (p.bad < p.draws) {
+		if (err)
+			*err = p.err;
+		rc = p.err.code ? -p.err.code : -PLUMB_ERUNTIME;
+	} else {
+		rc = 1;
+	}
+out:
+	free(ks);
+	free(mult);
+	return rc;
 }
 
 /* With --calib: the 90% interval of r's total tok/s. */
 static int interval(const struct popts *o, struct scenario *s, const char *lay, int x,
 		    struct row *r, struct plumb_err *err)
 {
-	struct draw d = { o, s, lay, x };
 	int rc;
 	r->lo = r->hi = NAN;
 	if (!r->fits || o->draws < 1)
@@ -541,7 +643,7 @@ static int interval(const struct popts *o, struct scenario *s, const char *lay, 
 		return 0;
 	if (!(r->dv = malloc((size_t)o->draws * sizeof(*r->dv))))
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	if ((rc = cmd_interval_draws(&s->k, o->draws, 1, draw_tok, &d, r->dv, err)) <= 0) {
+	if ((rc = point_draws(o, s, lay, x, r->dv, err)) <= 0) {
 		free(r->dv);
 		r->dv = NULL;
 		return rc;
@@ -944,20 +1046,19 @@ static int pair_range(const struct popts *o, struct scenario *s0, struct scenari
 		      const char *lay, int x, double *v0, int *have0, double *lo, double *hi,
 		      struct plumb_err *err)
 {
-	struct draw d0 = { o, s0, lay, x }, d1 = { o, s, lay, x };
 	double *v1;
 	int rc, i;
 	*lo = *hi = NAN;
 	if (o->draws < 1)
 		return 0;
 	if (!*have0) {
-		if ((rc = cmd_interval_draws(&s0->k, o->draws, 1, draw_tok, &d0, v0, err)) <= 0)
+		if ((rc = point_draws(o, s0, lay, x, v0, err)) <= 0)
 			return rc;
 		*have0 = 1;
 	}
 	if (!(v1 = malloc((size_t)o->draws * sizeof(*v1))))
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	if ((rc = cmd_interval_draws(&s->k, o->draws, 1, draw_tok, &d1, v1, err)) > 0) {
+	if ((rc = point_draws(o, s, lay, x, v1, err)) > 0) {
 		for (i = 0; i < o->draws; i++)
 			v1[i] = v0[i] > 0 && v1[i] > 0 ? v1[i] / v0[i] : NAN;
 		cmd_draws_interval(v1, o->draws, lo, hi);
