@@ -195,30 +195,6 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
 	return mc_interval(k, draws, perturb_defaults, NULL, fn, arg, lo, hi, err);
 }
 
-int cmd_interval_draws(struct plumb_consts *k, int draws, int defaults,
-		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
-		       double *vals, struct plumb_err *err)
-{
-	const struct calib_file *cf = the_calib;
-	int i, open_k = 0, rc;
-	if (draws < 1)
-		return 0;
-	if (cf) {
-		if (!(cf->has_chol || cf->sd > 0))
-			return 0;
-		rc = mc_values(k, draws, perturb_calib, cf, fn, arg, vals, err);
-		return rc < 0 ? rc : 1;
-	}
-	if (!defaults)
-		return 0;
-	for (i = 0; i < NSTEP_K; i++)
-		open_k += !k->set[step_k[i]];
-	if (!open_k)
-		return 0;
-	rc = mc_values(k, draws, perturb_defaults, NULL, fn, arg, vals, err);
-	return rc < 0 ? rc : 1;
-}
-
 int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 			struct plumb_consts *out, double *mult, struct plumb_err *err)
 {

@@ -73,22 +73,13 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
 			  double *lo, double *hi, struct plumb_err *err);
 
 /*
- * The draws behind those intervals, one value per draw into vals[0..draws)
- * (NAN where the point does not fit): with --calib the calibration's, else
- * (when defaults is 1) the documented defaults'. The same seed for every
- * point, so draw d of one box and draw d of another share their drawn
- * constants: the ratio of two points draw by draw is a paired speed-up.
- * 1 when vals were filled, 0 when there is no interval, < 0 on error.
- */
-int cmd_interval_draws(struct plumb_consts *k, int draws, int defaults,
-		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
-		       double *vals, struct plumb_err *err);
-
-/*
- * The constants of each draw cmd_interval_draws would evaluate, in its order
- * (the same seed and the same sequence): out[d], and mult[d] the draw's
- * model-error factor, which multiplies the value. For evaluating the draws
- * in any order or in parallel. 1 when filled, 0 when there is no interval.
+ * The draws behind those intervals: the constants of each draw, out[d], and
+ * mult[d], the draw's model-error factor that multiplies its value: with
+ * --calib the calibration's, else (when defaults is 1) the documented
+ * defaults'. The same seed for every point, so draw d of one box and draw d
+ * of another share their drawn constants: the ratio of two points draw by
+ * draw is a paired speed-up. The caller evaluates the draws, in any order.
+ * 1 when filled, 0 when there is no interval, < 0 on error.
  */
 int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 			struct plumb_consts *out, double *mult, struct plumb_err *err);
