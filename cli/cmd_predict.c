@@ -570,6 +570,15 @@ static void *dpool_run(void *arg)
 	return NULL;
 }
 
+/* Threads for n independent pieces of work: the machine's cores, at most
+ * 8, at most n. */
+static int pool_threads(int n)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int t = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
+	return t > n ? n : t;
+}
+
 /* 1 when vals[0..o->draws) were filled, 0 when there is no interval, < 0
  * on error. */
 static int point_draws(const struct popts *o, const struct scenario *s, const char *lay, int x,
@@ -579,7 +588,6 @@ static int point_draws(const struct popts *o, const struct scenario *s, const ch
 	struct plumb_consts *ks;
 	double *mult;
 	pthread_t th[8];
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int i, n, rc, started = 0;
 
 	if (o->draws < 1)
@@ -605,9 +613,7 @@ static int point_draws(const struct popts *o, const struct scenario *s, const ch
 	for (i = 0; i < o->draws; i++)
 		vals[i] = NAN;
 	pthread_mutex_init(&p.mu, NULL);
-	n = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
-	if (n > o->draws)
-		n = o->draws;
+	n = pool_threads(o->draws);
 	/* the other threads, then this one as the last */
 	for (i = 0; i + 1 < n; i++)
 		if (pthread_create(&th[i], NULL, dpool_run, &p) == 0)
@@ -1240,6 +1246,84 @@ out:
 	return rc;
 }
 
+/*
+ * The rows of run(): each point (layout, load, scenario) with its interval,
+ * on the machine's cores. The rows are independent and read the scenarios
+ * only (an interval's draws run on copies), and the shared caches return
+ * what a simulation gives, so the rows are those of one thread. An error is
+ * that of the first failing row in row order, as one thread would meet it.
+ */
+struct rpool {
+	const struct popts *o;
+	struct scenario *const *s;
+	struct row *rows;
+	int nrows, nx;
+	pthread_mutex_t mu;
+	int next, bad;
+	struct plumb_err err;
+};
+
+static void *rpool_run(void *arg)
+{
+	struct rpool *p = arg;
+	for (;;) {
+		const struct popts *o = p->o;
+		struct pred_cfg c;
+		struct plumb_err e;
+		struct row *r;
+		int i, li, xi, x, rc;
+		pthread_mutex_lock(&p->mu);
+		i = p->next < p->bad ? p->next++ : p->nrows;
+		pthread_mutex_unlock(&p->mu);
+		if (i >= p->nrows)
+			break;
+		r = &p->rows[i];
+		li = r->li;
+		xi = i / o->npaths % p->nx;
+		x = o->nbatch ? o->batch[xi] : o->conc[xi];
+		plumb_err_clear(&e);
+		if ((rc = setup(o, p->s[r->si], o->layouts[li], &c, &e)) >= 0 &&
+		    (rc = run_point(o, &c, x, r, &e)) >= 0)
+			rc = interval(o, p->s[r->si], o->layouts[li], x, r, &e);
+		if (rc < 0) {
+			pthread_mutex_lock(&p->mu);
+			if (i < p->bad) {
+				p->bad = i;
+				p->err = e;
+			}
+			pthread_mutex_unlock(&p->mu);
+		}
+	}
+	return NULL;
+}
+
+static int run_rows(const struct popts *o, struct scenario *const *s, struct row *rows,
+		    int nrows, int nx, struct plumb_err *err)
+{
+	struct rpool p;
+	pthread_t th[8];
+	int i, n = pool_threads(nrows), started = 0;
+	memset(&p, 0, sizeof(p));
+	p.o = o;
+	p.s = s;
+	p.rows = rows;
+	p.nrows = p.bad = nrows;
+	p.nx = nx;
+	pthread_mutex_init(&p.mu, NULL);
+	for (i = 0; i + 1 < n; i++)
+		if (pthread_create(&th[i], NULL, rpool_run, &p) == 0)
+			started++;
+	rpool_run(&p);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&p.mu);
+	if (p.bad < nrows) {
+		*err = p.err;
+		return p.err.code ? -p.err.code : -PLUMB_ERUNTIME;
+	}
+	return 0;
+}
+
 static int run(const char *cmd, struct popts *o, int compare)
 {
 	struct plumb_err err;
@@ -1268,17 +1352,12 @@ static int run(const char *cmd, struct popts *o, int compare)
 	for (li = 0; li < o->nlayouts; li++)
 		for (xi = 0; xi < nx; xi++)
 			for (si = 0; si < o->npaths; si++) {
-				struct pred_cfg c;
 				struct row *r = &rows[nrows++];
 				r->si = si;
 				r->li = li;
-				if ((rc = setup(o, s[si], o->layouts[li], &c, &err)) < 0)
-					goto fail;
-				if ((rc = run_point(o, &c, o->nbatch ? o->batch[xi] : o->conc[xi], r, &err)) < 0 ||
-				    (rc = interval(o, s[si], o->layouts[li],
-						   o->nbatch ? o->batch[xi] : o->conc[xi], r, &err)) < 0)
-					goto fail;
 			}
+	if ((rc = run_rows(o, s, rows, nrows, nx, &err)) < 0)
+		goto fail;
 	for (i = 0; i < nrows && !rows[i].fits; i++)
 		;
 	if (i == nrows) {   /* nothing to print but reasons: say the first */
