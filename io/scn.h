@@ -20,7 +20,7 @@
 
 #define SCN_MAX_NODES 512
 #define SCN_MAX_GPUS 64
-#define SCN_MAX_SOCKETS 8
+#define SCN_MAX_SOCKETS 32
 #define SCN_MAX_CPU 1023  /* highest CPU in socket_cpus (NCCL's 1024-bit affinity mask) */
 #define SCN_MAX_BARS 6
 #define SCN_MAX_NVLINK (SCN_MAX_GPUS * (SCN_MAX_GPUS - 1) / 2)  /* every pair bonded */

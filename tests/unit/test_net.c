@@ -207,6 +207,46 @@ static void test_tree_between_hosts(void)
 	scn_free(s);
 }
 
+/* Sixteen one-socket boxes: 16 sockets, more than one box's worth, and a
+ * ring all-reduce over all 32 GPUs crosses every host once. */
+static void test_many_hosts(void)
+{
+	char text[sizeof(two_boxes) + 16];
+	struct scenario *s;
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r;
+	int i;
+	const char *at = strstr(two_boxes, "count: 2");
+
+	CU_ASSERT_PTR_NOT_NULL(at);
+	if (!at)
+		return;
+	snprintf(text, sizeof(text), "%.*scount: 16%s", (int)(at - two_boxes), two_boxes,
+		 at + strlen("count: 2"));
+	if (!(s = fix_load(text)))
+		return;
+	CU_ASSERT_EQUAL(s->nhosts, 16);
+	CU_ASSERT_EQUAL(s->ngpus, 32);
+	CU_ASSERT_EQUAL(s->host.sockets, 16);
+	CU_ASSERT_STRING_EQUAL(s->nodes[s->gpu_node[31]].id, "box15.gpu1");
+	CU_ASSERT_EQUAL(s->nodes[s->gpu_node[31]].socket, 15);
+	topo_opts_init(&o);
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = 32;
+	for (i = 0; i < 32; i++)
+		c.gpus[i] = i;
+	c.bytes = 1e8;
+	c.algo = ALGO_RING;
+	c.proto = PROTO_SIMPLE;
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.net_hops, 16);
+	CU_ASSERT(r.seconds > 0);
+	scn_free(s);
+}
+
 void suite_net(void)
 {
 	CU_pSuite su = CU_add_suite("net", NULL, NULL);
@@ -214,4 +254,5 @@ void suite_net(void)
 	CU_add_test(su, "hosts: NET paths and port rates", test_paths_and_rates);
 	CU_add_test(su, "hosts: ring all-reduce across hosts", test_allreduce_between_hosts);
 	CU_add_test(su, "hosts: NCCL's tree across hosts, one chain per NIC", test_tree_between_hosts);
+	CU_add_test(su, "hosts: sixteen boxes, a socket each", test_many_hosts);
 }
