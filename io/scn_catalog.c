@@ -8,6 +8,7 @@
 #include "scn.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -346,12 +347,17 @@ const struct scn_catalog *scn_catalog_builtin(struct plumb_err *err)
 	 * Parsed once and kept for the life of the process: read-only after
 	 * the first call, so it is shared state, not mutable global state.
 	 */
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static struct scn_catalog *builtin;
+	struct scn_catalog *c;
+	pthread_mutex_lock(&mu);        /* the first call may come from threads */
 	if (!builtin &&
 	    scn_catalog_parse("scenarios/catalog/gpus.yaml", scn_catalog_gpus_yaml,
 			      &builtin, err) < 0)
-		return NULL;
-	return builtin;
+		builtin = NULL;
+	c = builtin;
+	pthread_mutex_unlock(&mu);
+	return c;
 }
 
 int scn_catalog_find(const struct scn_catalog *c, const char *id)

@@ -303,13 +303,19 @@ fail:
 
 const struct llm_catalog *llm_catalog_builtin(struct plumb_err *err)
 {
-	/* Parsed once, read-only afterwards (as scn_catalog_builtin). */
+	/* Parsed once, read-only afterwards (as scn_catalog_builtin); the
+	 * first call may come from several threads at once (a run's points). */
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	static struct llm_catalog *builtin;
+	struct llm_catalog *c;
+	pthread_mutex_lock(&mu);
 	if (!builtin &&
 	    llm_catalog_parse("scenarios/catalog/models.yaml", llm_catalog_models_yaml,
 			      &builtin, err) < 0)
-		return NULL;
-	return builtin;
+		builtin = NULL;
+	c = builtin;
+	pthread_mutex_unlock(&mu);
+	return c;
 }
 
 int llm_catalog_find(const struct llm_catalog *c, const char *id)
