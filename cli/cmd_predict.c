@@ -508,75 +508,127 @@ static int run_point(const struct popts *o, const struct pred_cfg *c, int x, str
 }
 
 /*
- * The draws of one point (layout lay, load x on scenario s): the point again
- * under each draw's constants (cmd_interval_consts), its total tok/s times
- * the draw's model error, NAN where it does not fit. The draws run on the
- * machine's cores, each thread on its own copy of the scenario; a draw's
- * value does not depend on which thread runs it or when (the shared caches
- * return what a simulation gives), so the values are those of one thread.
- * An error is that of the first failing draw, as one thread would meet it.
+ * Items 0..n-1 on the machine's cores (at most 8 threads, at most n): each
+ * thread takes the next item until none is left or one has failed, with a
+ * state of its own (tls_new, freed by tls_free; both may be NULL). An item's
+ * result must not depend on which thread runs it or when, so the results
+ * are those of one thread; the error returned is that of the first failing
+ * item in item order, as one thread would meet it (later items may not run).
  */
-struct dpool {
-	const struct popts *o;
-	const struct scenario *s;
-	const char *lay;
-	int x, draws;
-	const struct plumb_consts *ks;
-	const double *mult;
-	double *vals;
+typedef int (*work_fn)(void *arg, void *tls, int i, struct plumb_err *err);
+
+struct wpool {
+	work_fn item;
+	void *arg;
+	void *(*tls_new)(void *arg);
+	void (*tls_free)(void *tls);
 	pthread_mutex_t mu;
-	int next;                   /* the next draw to hand out */
-	int bad;                    /* the first draw that failed, draws if none */
+	int n, next;
+	int bad;                    /* the first item that failed, n if none */
 	struct plumb_err err;       /* its error */
 };
 
-static void *dpool_run(void *arg)
+static void *wpool_run(void *arg)
 {
-	struct dpool *p = arg;
-	struct scenario *copy = malloc(sizeof(*copy));
-	if (copy)
-		memcpy(copy, p->s, sizeof(*copy));
+	struct wpool *p = arg;
+	void *tls = p->tls_new ? p->tls_new(p->arg) : NULL;
 	for (;;) {
-		struct pred_cfg c;
 		struct plumb_err e;
-		struct row t;
-		int d, rc;
+		int i;
 		pthread_mutex_lock(&p->mu);
-		d = p->next < p->bad ? p->next++ : p->draws;
+		i = p->next < p->bad ? p->next++ : p->n;
 		pthread_mutex_unlock(&p->mu);
-		if (d >= p->draws)
+		if (i >= p->n)
 			break;
-		memset(&t, 0, sizeof(t));
 		plumb_err_clear(&e);
-		if (!copy) {
-			rc = plumb_err_set(&e, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		} else {
-			copy->k = p->ks[d];
-			if ((rc = setup(p->o, copy, p->lay, &c, &e)) >= 0)
-				rc = run_point(p->o, &c, p->x, &t, &e);
-		}
-		if (rc < 0) {
+		if (p->item(p->arg, tls, i, &e) < 0) {
 			pthread_mutex_lock(&p->mu);
-			if (d < p->bad) {
-				p->bad = d;
+			if (i < p->bad) {
+				p->bad = i;
 				p->err = e;
 			}
 			pthread_mutex_unlock(&p->mu);
-			continue;
 		}
-		p->vals[d] = t.fits ? t.tok_total * p->mult[d] : NAN;
 	}
-	free(copy);
+	if (p->tls_free)
+		p->tls_free(tls);
 	return NULL;
 }
 
-/* Threads for n independent pieces of work: the machine's cores, at most
- * 8, at most n. */
-static int pool_threads(int n)
+static int work_run(int n, work_fn item, void *arg, void *(*tls_new)(void *arg),
+		    void (*tls_free)(void *tls), struct plumb_err *err)
 {
+	struct wpool p;
+	pthread_t th[8];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int t = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
-	return t > n ? n : t;
+	int i, t = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu, started = 0;
+	if (t > n)
+		t = n;
+	memset(&p, 0, sizeof(p));
+	p.item = item;
+	p.arg = arg;
+	p.tls_new = tls_new;
+	p.tls_free = tls_free;
+	p.n = p.bad = n;
+	pthread_mutex_init(&p.mu, NULL);
+	/* the other threads, then this one as the last */
+	for (i = 0; i + 1 < t; i++)
+		if (pthread_create(&th[i], NULL, wpool_run, &p) == 0)
+			started++;
+	wpool_run(&p);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&p.mu);
+	if (p.bad < n) {
+		if (err)
+			*err = p.err;
+		return p.err.code ? -p.err.code : -PLUMB_ERUNTIME;
+	}
+	return 0;
+}
+
+/*
+ * The draws of one point (layout lay, load x on scenario s): the point again
+ * under each draw's constants (cmd_interval_consts), its total tok/s times
+ * the draw's model error, NAN where it does not fit. Each thread runs its
+ * draws on its own copy of the scenario; a draw's value does not depend on
+ * which thread runs it (the shared caches return what a simulation gives).
+ */
+struct draws {
+	const struct popts *o;
+	const struct scenario *s;
+	const char *lay;
+	int x;
+	const struct plumb_consts *ks;
+	const double *mult;
+	double *vals;
+};
+
+static void *draw_copy(void *arg)
+{
+	const struct draws *d = arg;
+	struct scenario *copy = malloc(sizeof(*copy));
+	if (copy)
+		memcpy(copy, d->s, sizeof(*copy));
+	return copy;
+}
+
+static int draw_item(void *arg, void *tls, int i, struct plumb_err *err)
+{
+	const struct draws *d = arg;
+	struct scenario *copy = tls;
+	struct pred_cfg c;
+	struct row t;
+	int rc;
+	if (!copy)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	memset(&t, 0, sizeof(t));
+	copy->k = d->ks[i];
+	if ((rc = setup(d->o, copy, d->lay, &c, err)) < 0 ||
+	    (rc = run_point(d->o, &c, d->x, &t, err)) < 0)
+		return rc;
+	d->vals[i] = t.fits ? t.tok_total * d->mult[i] : NAN;
+	return 0;
 }
 
 /* 1 when vals[0..o->draws) were filled, 0 when there is no interval, < 0
@@ -584,11 +636,10 @@ static int pool_threads(int n)
 static int point_draws(const struct popts *o, const struct scenario *s, const char *lay, int x,
 		       double *vals, struct plumb_err *err)
 {
-	struct dpool p;
+	struct draws d;
 	struct plumb_consts *ks;
 	double *mult;
-	pthread_t th[8];
-	int i, n, rc, started = 0;
+	int i, rc;
 
 	if (o->draws < 1)
 		return 0;
@@ -599,37 +650,19 @@ static int point_draws(const struct popts *o, const struct scenario *s, const ch
 		free(mult);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
-	if ((rc = cmd_interval_consts(&s->k, o->draws, 1, ks, mult, err)) <= 0)
-		goto out;
-	memset(&p, 0, sizeof(p));
-	p.o = o;
-	p.s = s;
-	p.lay = lay;
-	p.x = x;
-	p.draws = p.bad = o->draws;
-	p.ks = ks;
-	p.mult = mult;
-	p.vals = vals;
-	for (i = 0; i < o->draws; i++)
-		vals[i] = NAN;
-	pthread_mutex_init(&p.mu, NULL);
-	n = pool_threads(o->draws);
-	/* the other threads, then this one as the last */
-	for (i = 0; i + 1 < n; i++)
-		if (pthread_create(&th[i], NULL, dpool_run, &p) == 0)
-			started++;
-	dpool_run(&p);
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&p.mu);
-	if (p.bad < p.draws) {
-		if (err)
-			*err = p.err;
-		rc = p.err.code ? -p.err.code : -PLUMB_ERUNTIME;
-	} else {
-		rc = 1;
+	if ((rc = cmd_interval_consts(&s->k, o->draws, 1, ks, mult, err)) > 0) {
+		d.o = o;
+		d.s = s;
+		d.lay = lay;
+		d.x = x;
+		d.ks = ks;
+		d.mult = mult;
+		d.vals = vals;
+		for (i = 0; i < o->draws; i++)
+			vals[i] = NAN;
+		rc = work_run(o->draws, draw_item, &d, draw_copy, free, err);
+		rc = rc < 0 ? rc : 1;
 	}
-out:
 	free(ks);
 	free(mult);
 	return rc;
@@ -878,6 +911,21 @@ static void print_percentiles(FILE *f, const struct popts *o, const struct row *
 	}
 }
 
+/* The 90% interval of num[d] / den[d] over n paired draws (draw d the same
+ * constants for both); NAN, NAN without a value or memory. */
+static void ratio_interval(const double *num, const double *den, int n, double *lo, double *hi)
+{
+	double *q = malloc((size_t)(n > 0 ? n : 1) * sizeof(*q));
+	int d;
+	*lo = *hi = NAN;
+	if (!q)
+		return;
+	for (d = 0; d < n; d++)
+		q[d] = num[d] > 0 && den[d] > 0 ? num[d] / den[d] : NAN;
+	cmd_draws_interval(q, n, lo, hi);
+	free(q);
+}
+
 static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,
 		       const struct row *rows, int nrows, int compare)
 {
@@ -1005,16 +1053,10 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 				if (!isnan(r->lo))
 					snprintf(band, sizeof(band), " [%.0f-%.0f]", r->lo, r->hi);
 				if (j > 0 && r0->fits && r->dv && r0->dv && r->ndv == r0->ndv) {
-					double *q = malloc((size_t)r->ndv * sizeof(*q)), lo, hi;
-					int d;
-					if (q) {
-						for (d = 0; d < r->ndv; d++)
-							q[d] = r->dv[d] > 0 && r0->dv[d] > 0 ? r->dv[d] / r0->dv[d] : NAN;
-						cmd_draws_interval(q, r->ndv, &lo, &hi);
-						if (!isnan(lo))
-							snprintf(xr, sizeof(xr), ", x%.2f-%.2f", lo, hi);
-						free(q);
-					}
+					double lo, hi;
+					ratio_interval(r->dv, r0->dv, r->ndv, &lo, &hi);
+					if (!isnan(lo))
+						snprintf(xr, sizeof(xr), ", x%.2f-%.2f", lo, hi);
 				}
 				if (j == 0 || !r0->fits)
 					snprintf(cell, sizeof(cell), "%.1f%s", r->tok_total, band);
@@ -1053,7 +1095,7 @@ static int pair_range(const struct popts *o, struct scenario *s0, struct scenari
 		      struct plumb_err *err)
 {
 	double *v1;
-	int rc, i;
+	int rc;
 	*lo = *hi = NAN;
 	if (o->draws < 1)
 		return 0;
@@ -1064,11 +1106,8 @@ static int pair_range(const struct popts *o, struct scenario *s0, struct scenari
 	}
 	if (!(v1 = malloc((size_t)o->draws * sizeof(*v1))))
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	if ((rc = point_draws(o, s, lay, x, v1, err)) > 0) {
-		for (i = 0; i < o->draws; i++)
-			v1[i] = v0[i] > 0 && v1[i] > 0 ? v1[i] / v0[i] : NAN;
-		cmd_draws_interval(v1, o->draws, lo, hi);
-	}
+	if ((rc = point_draws(o, s, lay, x, v1, err)) > 0)
+		ratio_interval(v1, v0, o->draws, lo, hi);
 	free(v1);
 	return rc < 0 ? rc : 0;
 }
@@ -1248,80 +1287,29 @@ out:
 
 /*
  * The rows of run(): each point (layout, load, scenario) with its interval,
- * on the machine's cores. The rows are independent and read the scenarios
- * only (an interval's draws run on copies), and the shared caches return
- * what a simulation gives, so the rows are those of one thread. An error is
- * that of the first failing row in row order, as one thread would meet it.
+ * on the machine's cores (work_run). The rows are independent and read the
+ * scenarios only (an interval's draws run on copies); an error is the first
+ * failing row's, in row order.
  */
-struct rpool {
+struct rows {
 	const struct popts *o;
 	struct scenario *const *s;
 	struct row *rows;
-	int nrows, nx;
-	pthread_mutex_t mu;
-	int next, bad;
-	struct plumb_err err;
+	int nx;
 };
 
-static void *rpool_run(void *arg)
+static int row_item(void *arg, void *tls, int i, struct plumb_err *err)
 {
-	struct rpool *p = arg;
-	for (;;) {
-		const struct popts *o = p->o;
-		struct pred_cfg c;
-		struct plumb_err e;
-		struct row *r;
-		int i, li, xi, x, rc;
-		pthread_mutex_lock(&p->mu);
-		i = p->next < p->bad ? p->next++ : p->nrows;
-		pthread_mutex_unlock(&p->mu);
-		if (i >= p->nrows)
-			break;
-		r = &p->rows[i];
-		li = r->li;
-		xi = i / o->npaths % p->nx;
-		x = o->nbatch ? o->batch[xi] : o->conc[xi];
-		plumb_err_clear(&e);
-		if ((rc = setup(o, p->s[r->si], o->layouts[li], &c, &e)) >= 0 &&
-		    (rc = run_point(o, &c, x, r, &e)) >= 0)
-			rc = interval(o, p->s[r->si], o->layouts[li], x, r, &e);
-		if (rc < 0) {
-			pthread_mutex_lock(&p->mu);
-			if (i < p->bad) {
-				p->bad = i;
-				p->err = e;
-			}
-			pthread_mutex_unlock(&p->mu);
-		}
-	}
-	return NULL;
-}
-
-static int run_rows(const struct popts *o, struct scenario *const *s, struct row *rows,
-		    int nrows, int nx, struct plumb_err *err)
-{
-	struct rpool p;
-	pthread_t th[8];
-	int i, n = pool_threads(nrows), started = 0;
-	memset(&p, 0, sizeof(p));
-	p.o = o;
-	p.s = s;
-	p.rows = rows;
-	p.nrows = p.bad = nrows;
-	p.nx = nx;
-	pthread_mutex_init(&p.mu, NULL);
-	for (i = 0; i + 1 < n; i++)
-		if (pthread_create(&th[i], NULL, rpool_run, &p) == 0)
-			started++;
-	rpool_run(&p);
-	for (i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&p.mu);
-	if (p.bad < nrows) {
-		*err = p.err;
-		return p.err.code ? -p.err.code : -PLUMB_ERUNTIME;
-	}
-	return 0;
+	const struct rows *w = arg;
+	const struct popts *o = w->o;
+	struct row *r = &w->rows[i];
+	struct pred_cfg c;
+	int xi = i / o->npaths % w->nx, x = o->nbatch ? o->batch[xi] : o->conc[xi], rc;
+	(void)tls;
+	if ((rc = setup(o, w->s[r->si], o->layouts[r->li], &c, err)) < 0 ||
+	    (rc = run_point(o, &c, x, r, err)) < 0)
+		return rc;
+	return interval(o, w->s[r->si], o->layouts[r->li], x, r, err);
 }
 
 static int run(const char *cmd, struct popts *o, int compare)
@@ -1356,8 +1344,11 @@ static int run(const char *cmd, struct popts *o, int compare)
 				r->si = si;
 				r->li = li;
 			}
-	if ((rc = run_rows(o, s, rows, nrows, nx, &err)) < 0)
-		goto fail;
+	{
+		struct rows w = { o, s, rows, nx };
+		if ((rc = work_run(nrows, row_item, &w, NULL, NULL, &err)) < 0)
+			goto fail;
+	}
 	for (i = 0; i < nrows && !rows[i].fits; i++)
 		;
 	if (i == nrows) {   /* nothing to print but reasons: say the first */
