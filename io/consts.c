@@ -19,6 +19,12 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 	[K_RC_GBS] = { "rc_gbs", "GB/s", 73.09, 1, 10000,
 		"8 GPUs through one I/O-die quadrant cap at 73.09 GB/s H2D (realdata/gpu-specs.md 1c)",
 		SCOPE_BOX, 40, 300 },
+	[K_SW_DUPLEX_EFF] = { "switch_duplex_eff", "fraction", 103.571 / (2 * 54.802), 0.3, 1.0,
+		"Gen5 Microchip Switchtec box, every GPU under a switch: bidirectional P2P mean 103.57 GB/s "
+		"over twice the unidirectional mean 54.80 GB/s, 56 pairs each "
+		"(validation/data/p2p-wrx90-cpayne-8xpro6000.txt); Broadcom PEX890xx pairs under one "
+		"switch 103 / (2 x 53.5), 0.96 (validation/data/p2p-esc8000a-e13p-8xpro6000.txt)",
+		SCOPE_BOX, 0.85, 1.0 },
 	[K_DRAM_GBS] = { "dram_gbs", "GB/s", 614.4, 1, 100000,
 		"AMD EPYC 9005: 12 channels DDR5-6400, 12 x 51.2 GB/s (AMD datasheet)",
 		SCOPE_BOX, 100, 1500 },

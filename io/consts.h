@@ -14,6 +14,7 @@ enum plumb_const {
 	K_PCIE_EFF,             /* DMA payload efficiency of a PCIe link */
 	K_HOP_NS,               /* latency per fabric element on a path */
 	K_RC_GBS,               /* root complex (I/O die quadrant) capacity, per direction */
+	K_SW_DUPLEX_EFF,        /* a PCIe switch port's both-ways rate / twice its one-way rate */
 	K_DRAM_GBS,             /* host memory bandwidth per socket */
 	K_XSOCK_GBS,            /* inter-socket link when the scenario gives none */
 	K_P2P_LAT_US,           /* small P2P copy latency */

@@ -33,10 +33,23 @@ static int add(struct fabric *f, enum sim_link_kind kind, double bps, int *id,
 	return sim_net_add_link(f->net, kind, bps, f->s->k.v[K_HOP_NS] * 1e-9, id, err);
 }
 
+/*
+ * Does node n's link to its parent end at a port of a switch chip: is n a
+ * switch, or is its parent one? A "switch" all of whose children are NICs
+ * is a multi-port NIC card written as a switch (its functions side by
+ * side), not a switch chip: its ports are the card's own.
+ */
+static int switch_port(const struct scenario *s, const unsigned char *chip, int n)
+{
+	int p = s->nodes[n].parent;
+	return chip[n] || (p >= 0 && chip[p]);
+}
+
 int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **out,
 	      struct plumb_err *err)
 {
 	struct fabric *f = calloc(1, sizeof(*f));
+	unsigned char chip[SCN_MAX_NODES] = { 0 };   /* a switch chip: a switch with a non-NIC child */
 	int i, j, rc, nsock = s->host.sockets;
 	double xgbs = s->host.inter_socket_gbs > 0 ? s->host.inter_socket_gbs
 						   : s->k.v[K_XSOCK_GBS];
@@ -51,7 +64,13 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 		return rc;
 	}
 	for (i = 0; i < SCN_MAX_NODES; i++)
-		f->up[i] = f->down[i] = f->rc_in[i] = f->rc_out[i] = f->net_up[i] = f->net_down[i] = -1;
+		f->up[i] = f->down[i] = f->dpx[i] = f->rc_in[i] = f->rc_out[i] =
+			f->net_up[i] = f->net_down[i] = -1;
+	for (i = 0; i < s->nnodes; i++) {
+		int p = s->nodes[i].parent;
+		if (p >= 0 && s->nodes[p].kind == SCN_SWITCH && s->nodes[i].kind != SCN_NIC)
+			chip[p] = 1;
+	}
 	for (i = 0; i < SCN_MAX_GPUS; i++) {
 		f->nvl_up[i] = f->nvl_down[i] = -1;
 		for (j = 0; j < SCN_MAX_GPUS; j++)
@@ -67,9 +86,15 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 		} else if (d->kind == SCN_ROOT_PORT) {
 			continue;   /* its link is its child's link */
 		} else {
-			double bps = fab_pcie_bytes_per_s(s, i);
+			double bps = fab_pcie_bytes_per_s(s, i), dx = s->k.v[K_SW_DUPLEX_EFF];
 			if ((rc = add(f, SIM_LINK_PCIE, bps, &f->up[i], err)) < 0 ||
 			    (rc = add(f, SIM_LINK_PCIE, bps, &f->down[i], err)) < 0)
+				goto fail;
+			/* both directions of a switch port together: no
+			 * latency of its own, the up and down links carry it */
+			if (dx < 1 && switch_port(s, chip, i) &&
+			    (rc = sim_net_add_link(f->net, SIM_LINK_SWITCH, 2 * dx * bps, 0,
+						   &f->dpx[i], err)) < 0)
 				goto fail;
 		}
 	}
@@ -159,12 +184,31 @@ int fab_gpu_socket(const struct fabric *f, int a)
 	return f->s->nodes[root_of(f->s, f->s->gpu_node[a])].socket;
 }
 
+/*
+ * Append node n's switch-port link (both directions together) unless the
+ * path has it already: a path up a switch's uplink and back down it (ACS
+ * redirect) counts against the port once.
+ */
+static int port(const struct fabric *f, int n, int *path, int len)
+{
+	int i;
+	if (f->dpx[n] < 0)
+		return len;
+	for (i = 0; i < len; i++)
+		if (path[i] == f->dpx[n])
+			return len;
+	path[len++] = f->dpx[n];
+	return len;
+}
+
 /* Append the up links from node n to (not including) ancestor stop. */
 static int climb(const struct fabric *f, int n, int stop, int *path, int len)
 {
 	for (; n >= 0 && n != stop; n = f->s->nodes[n].parent)
-		if (f->up[n] >= 0)
+		if (f->up[n] >= 0) {
 			path[len++] = f->up[n];
+			len = port(f, n, path, len);
+		}
 	return len;
 }
 
@@ -174,9 +218,12 @@ static int descend(const struct fabric *f, int stop, int n, int *path, int len)
 	int chain[SCN_MAX_NODES], k = 0;
 	for (; n >= 0 && n != stop; n = f->s->nodes[n].parent)
 		if (f->down[n] >= 0)
-			chain[k++] = f->down[n];
-	while (k > 0)
-		path[len++] = chain[--k];
+			chain[k++] = n;
+	while (k > 0) {
+		n = chain[--k];
+		path[len++] = f->down[n];
+		len = port(f, n, path, len);
+	}
 	return len;
 }
 
@@ -210,9 +257,15 @@ static int path_shm(const struct fabric *f, int a, int b, int *path)
 		return fab_path_net(f, a, b, 0, path);   /* no host memory is shared */
 	n = fab_path_to_host(f, a, sock, path);
 	m = fab_path_from_host(f, sock, b, tmp);
-	/* Both halves hold the socket's memory link: keep it once. */
-	for (i = 1; i < m; i++)
-		path[n++] = tmp[i];
+	/* Both halves hold the socket's memory link, and the port of a switch
+	 * both GPUs sit under: keep each once. */
+	for (i = 1; i < m; i++) {
+		int j;
+		for (j = 0; j < n && path[j] != tmp[i]; j++)
+			;
+		if (j == n)
+			path[n++] = tmp[i];
+	}
 	return n;
 }
 

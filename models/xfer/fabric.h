@@ -4,6 +4,11 @@
  * Links (each direction its own capacity resource, sim/flow.h):
  *  - every PCIe link between a node and its parent (GPU, NIC, switch uplink):
  *    lanes x per-lane rate x pcie_eff, up and down;
+ *  - where such a link ends at a port of a switch chip, that port with both
+ *    directions together: switch_duplex_eff x twice the link (Gen5 switches
+ *    forward about 95% of two links' worth with traffic both ways, where a
+ *    GPU on a root port moves the full two), no latency of its own; a path
+ *    lists it after the link;
  *  - every root complex toward the socket's data fabric: rc_gbs, in and out
  *    (an I/O-die quadrant's cap);
  *  - host memory per socket: dram_gbs, one resource for reads and writes;
@@ -53,6 +58,8 @@ struct fabric {
 	const struct scenario *s;     /* borrowed */
 	struct sim_net *net;          /* owned */
 	int up[SCN_MAX_NODES], down[SCN_MAX_NODES];      /* node <-> parent; -1 for a root complex */
+	int dpx[SCN_MAX_NODES];                          /* a switch port's link, both ways
+							    together (switch_duplex_eff); -1 if none */
 	int rc_out[SCN_MAX_NODES], rc_in[SCN_MAX_NODES]; /* root complex <-> socket fabric */
 	int dram[SCN_MAX_SOCKETS];
 	int mem[FAB_MAX_NUMA];                           /* a NUMA node's channels, -1 if one node per socket */

@@ -49,6 +49,17 @@ static struct scenario *load(const char *extra)
 	return s;
 }
 
+/* p without its switch-port links (both directions together): the PCIe
+ * links a route climbs and descends. */
+static int pcie_links(const struct fabric *f, int *p, int n)
+{
+	int i, k = 0;
+	for (i = 0; i < n; i++)
+		if (sim_net_link_kind(f->net, p[i]) != SIM_LINK_SWITCH)
+			p[k++] = p[i];
+	return k;
+}
+
 static void test_paths(void)
 {
 	struct scenario *s = load("");
@@ -60,17 +71,17 @@ static void test_paths(void)
 	CU_ASSERT_EQUAL(sim_engine_new(1, &eng, NULL), 0);
 	CU_ASSERT_EQUAL(fab_build(eng, s, &f, NULL), 0);
 	/* Under one switch: GPU0 up, GPU1 down; the switch uplink is not used. */
-	n = fab_path_gpu(f, 0, 1, p);
+	n = pcie_links(f, p, fab_path_gpu(f, 0, 1, p));
 	CU_ASSERT_EQUAL(n, 2);
 	CU_ASSERT_EQUAL(p[0], f->up[s->gpu_node[0]]);
 	CU_ASSERT_EQUAL(p[1], f->down[s->gpu_node[1]]);
 	/* Across sockets: GPU0 up, switch up, rc0 out, socket 0->1, rc1 in, GPU2 down. */
-	n = fab_path_gpu(f, 0, 2, p);
+	n = pcie_links(f, p, fab_path_gpu(f, 0, 2, p));
 	CU_ASSERT_EQUAL(n, 6);
 	CU_ASSERT_EQUAL(p[3], f->xs[0][1]);
 	CU_ASSERT_EQUAL(p[5], f->down[s->gpu_node[2]]);
 	/* Into host memory of socket 1 from GPU0. */
-	n = fab_path_to_host(f, 0, 1, p);
+	n = pcie_links(f, p, fab_path_to_host(f, 0, 1, p));
 	CU_ASSERT_EQUAL(n, 5);
 	CU_ASSERT_EQUAL(p[4], f->dram[1]);
 	EXPECT_NEAR(fab_lane_gbs(5), 3.9384615, 1e-6);
@@ -95,13 +106,72 @@ static void test_p2p_time(void)
 	/* Across sockets the 20 GB/s inter-socket link is the bottleneck. */
 	CU_ASSERT_EQUAL(xfer_time(s, 0, 2, 1e8, XFER_P2P, 0, &t, NULL), 0);
 	EXPECT_NEAR(1e8 / t, 20e9, 0.01);
-	/* Both directions at once do not share a link: same time as one. */
+	/* Both directions at once share no link, only each GPU's switch port,
+	 * which carries switch_duplex_eff of two links' worth. */
 	{
-		double t1, t2;
-		xfer_time(s, 0, 1, 1e8, XFER_P2P, 0, &t1, NULL);
+		double t2;
 		xfer_time(s, 0, 1, 1e8, XFER_P2P, 1, &t2, NULL);
-		EXPECT_NEAR(t2, t1, 1e-9);
+		EXPECT_NEAR(t2, lat + 1e8 / (s->k.v[K_SW_DUPLEX_EFF] * rate), 1e-9);
 	}
+	scn_free(s);
+}
+
+/* Switch ports: one two-way link each where a PCIe link ends at a switch
+ * chip; none on a root port, none for a card of NICs written as a switch,
+ * none at switch_duplex_eff 1. */
+static void test_switch_ports(void)
+{
+	static const char nics[] =
+		"  - {id: rc2, kind: root_complex, socket: 0}\n"
+		"  - {id: rp2, kind: root_port, parent: rc2, gen: 5, width: 16}\n"
+		"  - {id: card, kind: switch, parent: rp2, gen: 5, width: 16}\n"
+		"  - {id: nic0, kind: nic, parent: card, model: mlx5_0}\n"
+		"  - {id: nic1, kind: nic, parent: card, model: mlx5_1}\n";
+	struct scenario *s = load(nics);
+	struct sim_engine *eng = NULL;
+	struct fabric *f = NULL;
+	double t1, t2, rate;
+	int p[FAB_MAX_PATH], n, i, k, ports = 0;
+	if (!s)
+		return;
+	CU_ASSERT_EQUAL(sim_engine_new(1, &eng, NULL), 0);
+	CU_ASSERT_EQUAL(fab_build(eng, s, &f, NULL), 0);
+	for (i = 0; i < s->nnodes; i++) {
+		const char *id = s->nodes[i].id;
+		int want = !strcmp(id, "sw0") || !strcmp(id, "gpu0") || !strcmp(id, "gpu1");
+		CU_ASSERT_EQUAL(f->dpx[i] >= 0, want);
+		ports += f->dpx[i] >= 0;
+		if (f->dpx[i] >= 0)
+			EXPECT_NEAR(sim_net_link_capacity(f->net, f->dpx[i]),
+				    2 * s->k.v[K_SW_DUPLEX_EFF] * fab_pcie_bytes_per_s(s, i), 1e-12);
+	}
+	CU_ASSERT_EQUAL(ports, 3);
+	/* GPU0 -> GPU2: GPU0's port after its link up, the uplink's after the
+	 * uplink; GPU2 on its root port has none. */
+	n = fab_path_gpu(f, 0, 2, p);
+	for (i = k = 0; i < n; i++)
+		k += sim_net_link_kind(f->net, p[i]) == SIM_LINK_SWITCH;
+	CU_ASSERT_EQUAL(k, 2);
+	CU_ASSERT_EQUAL(p[1], f->dpx[s->gpu_node[0]]);
+	CU_ASSERT_EQUAL(p[3], f->dpx[s->gpu_node[0] - 1]);
+	/* Under ACS the route goes up the uplink and back down: its port once. */
+	fab_set_acs(f, 1);
+	n = fab_path_gpu(f, 0, 1, p);
+	for (i = k = 0; i < n; i++)
+		k += p[i] == f->dpx[s->gpu_node[0] - 1];
+	CU_ASSERT_EQUAL(k, 1);
+	fab_free(f);
+	sim_engine_free(eng);
+	scn_free(s);
+	/* At 1 the bound is gone: both ways as fast as one. */
+	s = load("constants: {switch_duplex_eff: 1}\n");
+	if (!s)
+		return;
+	rate = fab_pcie_bytes_per_s(s, s->gpu_node[0]);
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 1, 1e8, XFER_P2P, 0, &t1, NULL), 0);
+	CU_ASSERT_EQUAL(xfer_time(s, 0, 1, 1e8, XFER_P2P, 1, &t2, NULL), 0);
+	EXPECT_NEAR(t2, t1, 1e-9);
+	CU_ASSERT(t1 > 1e8 / rate);
 	scn_free(s);
 }
 
@@ -308,7 +378,7 @@ static int acs_path(const char *sw, const char *gpu, const char *iommu, int over
 	if (sim_engine_new(1, &eng, NULL) == 0 && fab_build(eng, s, &f, NULL) == 0 &&
 	    topo_build(s, TOPO_HOST, &o, &v, NULL) == 0) {
 		fab_set_acs(f, override);
-		n = fab_path_gpu(f, 0, 1, p);
+		n = pcie_links(f, p, fab_path_gpu(f, 0, 1, p));
 		/* the P2P route and the view agree */
 		*via = v->acs_via[0][1];
 		*dt = v->acs_dt[0][1];
@@ -360,9 +430,11 @@ static void test_acs_redirect(void)
 	snprintf(text, sizeof(text), acs_sw, ", acs: false", "", "", "translate");
 	CU_ASSERT_EQUAL(scn_parse("acs.yaml", text, &s, NULL), 0);
 	if (s) {
+		double r = fab_pcie_bytes_per_s(s, s->gpu_node[0]);
 		xfer_time(s, 0, 1, 1e9, XFER_P2P, 0, &t1, NULL);
 		xfer_time(s, 0, 1, 1e9, XFER_P2P, 1, &t2, NULL);
-		EXPECT_NEAR(t2, t1, 1e-9);
+		/* only the GPUs' switch ports, both ways, slow it */
+		EXPECT_NEAR(t2 - t1, 1e9 / r * (1 / s->k.v[K_SW_DUPLEX_EFF] - 1), 1e-6);
 		scn_free(s);
 	}
 }
@@ -393,7 +465,7 @@ static int parts_path(const char *c0, const char *c1, int override)
 		return -1;
 	if (sim_engine_new(1, &eng, NULL) == 0 && fab_build(eng, s, &f, NULL) == 0) {
 		fab_set_acs(f, override);
-		n = fab_path_gpu(f, 0, 1, p);
+		n = pcie_links(f, p, fab_path_gpu(f, 0, 1, p));
 		if (n == 2) {
 			CU_ASSERT_EQUAL(p[0], f->up[s->gpu_node[0]]);
 			CU_ASSERT_EQUAL(p[1], f->down[s->gpu_node[1]]);
@@ -463,6 +535,7 @@ void suite_xfer(void)
 	CU_add_test(s, "partitions of one switch chip: P2P inside the chip", test_chip_partitions);
 	CU_add_test(s, "NPS: staging memory on the sender's node", test_numa_node_memory);
 	CU_add_test(s, "P2P: latency then bandwidth; inter-socket bottleneck", test_p2p_time);
+	CU_add_test(s, "switch ports: both directions together", test_switch_ports);
 	CU_add_test(s, "bounce: floor and pipelined rate", test_bounce_floor_and_rate);
 	CU_add_test(s, "P2P never slower than bounce", test_bounce_never_faster_than_p2p);
 	CU_add_test(s, "more bandwidth never slower", test_more_bandwidth_never_slower);
