@@ -950,7 +950,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void val_stats(const struct val_set *v, int first, int n, struct val_stats *st)
+/* val_stats over the points of cases of one kind (-1: every kind). */
+static void stats_of(const struct val_set *v, int first, int n, int kind, struct val_stats *st)
 {
 	double *e = malloc((size_t)(n > 0 ? n : 1) * sizeof(*e)), worst = -1;
 	int i, k = 0;
@@ -962,6 +963,8 @@ void val_stats(const struct val_set *v, int first, int n, struct val_stats *st)
 	for (i = first; i < first + n; i++) {
 		const struct val_point *p = &v->points[i];
 		double ratio = p->predicted / p->measured, lr;
+		if (kind >= 0 && (int)v->cases[p->c].kind != kind)
+			continue;
 		if (!isfinite(ratio) || ratio <= 0)
 			continue;
 		e[k++] = fabs(ratio - 1);
@@ -980,6 +983,11 @@ void val_stats(const struct val_set *v, int first, int n, struct val_stats *st)
 		st->max_err = e[k - 1];
 	}
 	free(e);
+}
+
+void val_stats(const struct val_set *v, int first, int n, struct val_stats *st)
+{
+	stats_of(v, first, n, -1, st);
 }
 
 static const char *unit_of(const struct val_point *p, const struct val_case *c)
@@ -1127,6 +1135,23 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 	fprintf(f, "| cases | %d |\n| measured points | %d |\n", v->ncases, all.n);
 	fprintf(f, "| median error | %.1f%% |\n", 100 * all.median_err);
 	fprintf(f, "| points within 2x | %d of %d |\n", all.within2x, all.n);
+	{
+		static const struct { int kind; const char *what; } by[] = {
+			{ VAL_P2P, "p2pBandwidthLatencyTest points" },
+			{ VAL_NCCL, "nccl-tests points" },
+			{ VAL_COLLCSV, "collective timings" },
+			{ VAL_DECODE, "decode points" },
+			{ VAL_SERVING, "serving points" },
+		};
+		size_t b;
+		for (b = 0; b < sizeof(by) / sizeof(by[0]); b++) {
+			struct val_stats st;
+			stats_of(v, 0, v->npoints, by[b].kind, &st);
+			if (st.n)
+				fprintf(f, "| %s | %d, median error %.1f%%, %d within 2x |\n",
+					by[b].what, st.n, 100 * st.median_err, st.within2x);
+		}
+	}
 	if (all.worst >= 0)
 		fprintf(f, "| worst point | %s, %s: measured %.4g, predicted %.4g (x%.2f) |\n",
 			v->cases[v->points[all.worst].c].name, v->points[all.worst].label,
