@@ -18,26 +18,42 @@
 void suite_net(void);
 
 /*
- * Two boxes of two RTX PRO 6000 each: GPU0 of a box shares a switch with
- * the box's one NIC (PIX: GPUDirect RDMA), GPU1 hangs off the other root
- * complex (NODE to the NIC, beyond NCCL's default PXB: staged).
+ * count boxes of two RTX PRO 6000 each (boxes_new). With one NIC per box,
+ * GPU0 of a box shares a switch with the box's one NIC (PIX: GPUDirect
+ * RDMA) and GPU1 hangs off the other root complex (NODE to the NIC, beyond
+ * NCCL's default PXB: staged); 400 Gb/s InfiniBand. With a NIC per GPU,
+ * each GPU sits beside its own 100 Gb/s NIC under a switch of its own.
  */
-static const char two_boxes[] =
+static const char boxes[] =
 	"plumb_scenario: 1\n"
 	"hosts:\n"
 	"  - name: box\n"
-	"    count: 2\n"
+	"    count: %d\n"
 	"    host: {cpu_vendor: amd, sockets: 1, cores_per_socket: 32}\n"
 	"    pcie:\n"
 	"      - {id: rc0, kind: root_complex, socket: 0}\n"
 	"      - {id: rp0, kind: root_port, parent: rc0, gen: 5, width: 16}\n"
 	"      - {id: sw0, kind: switch, parent: rp0, gen: 5, width: 16, acs: false}\n"
 	"      - {id: gpu0, kind: gpu, parent: sw0, model: rtx-pro-6000}\n"
-	"      - {id: nic0, kind: nic, parent: sw0, model: ConnectX-7, gen: 5, width: 16}\n"
+	"      - {id: nic0, kind: nic, parent: sw0, model: %s}\n"
 	"      - {id: rc1, kind: root_complex, socket: 0}\n"
 	"      - {id: rp1, kind: root_port, parent: rc1, gen: 5, width: 16}\n"
-	"      - {id: gpu1, kind: gpu, parent: rp1, model: rtx-pro-6000}\n"
-	"network: {kind: infiniband, port_gbps: 400}\n";
+	"%s"
+	"network: {kind: infiniband, port_gbps: %d}\n";
+
+static struct scenario *boxes_new(int count, int nic_per_gpu)
+{
+	char text[sizeof(boxes) + 512];
+	snprintf(text, sizeof(text), boxes, count,
+		 nic_per_gpu ? "ConnectX-6, gen: 4, width: 16" : "ConnectX-7, gen: 5, width: 16",
+		 nic_per_gpu ?
+		 "      - {id: sw1, kind: switch, parent: rp1, gen: 5, width: 16, acs: false}\n"
+		 "      - {id: gpu1, kind: gpu, parent: sw1, model: rtx-pro-6000}\n"
+		 "      - {id: nic1, kind: nic, parent: sw1, model: ConnectX-6, gen: 4, width: 16}\n" :
+		 "      - {id: gpu1, kind: gpu, parent: rp1, model: rtx-pro-6000}\n",
+		 nic_per_gpu ? 100 : 400);
+	return fix_load(text);
+}
 
 static int has_kind(const struct fabric *f, const int *p, int n, enum sim_link_kind k)
 {
@@ -49,7 +65,7 @@ static int has_kind(const struct fabric *f, const int *p, int n, enum sim_link_k
 
 static void test_numbering_and_views(void)
 {
-	struct scenario *s = fix_load(two_boxes);
+	struct scenario *s = boxes_new(2, 0);
 	struct topo_opts o;
 	struct topo_view *v = NULL;
 	int nic = -1;
@@ -84,7 +100,7 @@ static void test_numbering_and_views(void)
 
 static void test_paths_and_rates(void)
 {
-	struct scenario *s = fix_load(two_boxes);
+	struct scenario *s = boxes_new(2, 0);
 	struct sim_engine *eng = NULL;
 	struct fabric *f = NULL;
 	int p[FAB_MAX_PATH], n;
@@ -135,7 +151,7 @@ static void allreduce4(struct coll_spec *c, double bytes, int algo)
 
 static void test_allreduce_between_hosts(void)
 {
-	struct scenario *s = fix_load(two_boxes);
+	struct scenario *s = boxes_new(2, 0);
 	struct topo_opts o;
 	struct coll_spec c;
 	struct coll_result r;
@@ -162,28 +178,9 @@ static void test_allreduce_between_hosts(void)
  * puts the buffer on the network once each way, the ring about 2(n-1)/n
  * times: the tree is faster, and no faster than the NICs carry it.
  */
-static const char two_boxes_two_nics[] =
-	"plumb_scenario: 1\n"
-	"hosts:\n"
-	"  - name: box\n"
-	"    count: 2\n"
-	"    host: {cpu_vendor: amd, sockets: 1, cores_per_socket: 32}\n"
-	"    pcie:\n"
-	"      - {id: rc0, kind: root_complex, socket: 0}\n"
-	"      - {id: rp0, kind: root_port, parent: rc0, gen: 5, width: 16}\n"
-	"      - {id: sw0, kind: switch, parent: rp0, gen: 5, width: 16, acs: false}\n"
-	"      - {id: gpu0, kind: gpu, parent: sw0, model: rtx-pro-6000}\n"
-	"      - {id: nic0, kind: nic, parent: sw0, model: ConnectX-6, gen: 4, width: 16}\n"
-	"      - {id: rc1, kind: root_complex, socket: 0}\n"
-	"      - {id: rp1, kind: root_port, parent: rc1, gen: 5, width: 16}\n"
-	"      - {id: sw1, kind: switch, parent: rp1, gen: 5, width: 16, acs: false}\n"
-	"      - {id: gpu1, kind: gpu, parent: sw1, model: rtx-pro-6000}\n"
-	"      - {id: nic1, kind: nic, parent: sw1, model: ConnectX-6, gen: 4, width: 16}\n"
-	"network: {kind: infiniband, port_gbps: 100}\n";
-
 static void test_tree_between_hosts(void)
 {
-	struct scenario *s = fix_load(two_boxes_two_nics);
+	struct scenario *s = boxes_new(2, 1);
 	struct topo_opts o;
 	struct coll_spec c;
 	struct coll_result ring, tree;
@@ -211,20 +208,13 @@ static void test_tree_between_hosts(void)
  * ring all-reduce over all 32 GPUs crosses every host once. */
 static void test_many_hosts(void)
 {
-	char text[sizeof(two_boxes) + 16];
 	struct scenario *s;
 	struct topo_opts o;
 	struct coll_spec c;
 	struct coll_result r;
 	int i;
-	const char *at = strstr(two_boxes, "count: 2");
 
-	CU_ASSERT_PTR_NOT_NULL(at);
-	if (!at)
-		return;
-	snprintf(text, sizeof(text), "%.*scount: 16%s", (int)(at - two_boxes), two_boxes,
-		 at + strlen("count: 2"));
-	if (!(s = fix_load(text)))
+	if (!(s = boxes_new(16, 0)))
 		return;
 	CU_ASSERT_EQUAL(s->nhosts, 16);
 	CU_ASSERT_EQUAL(s->ngpus, 32);
