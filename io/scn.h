@@ -210,14 +210,10 @@ struct scenario {
 	struct scn_host host;           /* with `hosts:`, the first box's, with
 					   sockets and socket_cpus over every box */
 	int nhosts;                     /* 1 for a scenario of one box */
-	struct scn_box hosts[SCN_MAX_HOSTS];
 	struct scn_network net;
 	int nnodes;
-	struct scn_node nodes[SCN_MAX_NODES];
 	int ngpus;
-	int gpu_node[SCN_MAX_GPUS];     /* GPU index -> node index */
 	int nnvlink;
-	struct scn_nvlink nvlink[SCN_MAX_NVLINK];
 	int nvswitch;                   /* 1: GPUs listed in nvswitch share NVSwitches */
 	struct scn_vm vm;
 	struct plumb_consts k;          /* model constants: defaults, the GPU
@@ -227,6 +223,14 @@ struct scenario {
 	int nccl_shm_disable;           /* `nccl: shm_disable` */
 	int nccl_gdr_level;             /* `nccl: net_gdr_level` (enum topo_nccl_path), -1 unset */
 	struct scn_serving serving;     /* `serving:` the software stack measured or planned */
+	/* The tables that grow with the machine, sized to it (owned: scn_free
+	 * frees them, scn_dup copies them). Only their first nhosts, nnodes,
+	 * ngpus and nnvlink entries are the scenario's; cap_* is the room. */
+	struct scn_box *hosts;          /* [nhosts] */
+	struct scn_node *nodes;         /* [nnodes] */
+	int *gpu_node;                  /* [ngpus] GPU index -> node index */
+	struct scn_nvlink *nvlink;      /* [nnvlink] */
+	int cap_hosts, cap_nodes, cap_gpus, cap_nvlink;
 	const struct scn_catalog *catalog;  /* the built-in catalog (borrowed), or
 					       own_catalog */
 	struct scn_catalog *own_catalog;    /* owned: the built-in one plus the
@@ -307,6 +311,21 @@ int scn_parse(const char *file, const char *text, struct scenario **out,
 	      struct plumb_err *err);
 
 void scn_free(struct scenario *s);
+
+/*
+ * A copy of s that owns its own tables (and its own catalog copy when s
+ * owns one); free with scn_free. The copy's catalog pointer is s's when s
+ * borrows the built-in or the run's catalog. Returns 0, or -PLUMB_ERUNTIME
+ * (out of memory) with *out NULL. O(size of s).
+ */
+int scn_dup(const struct scenario *s, struct scenario **out, struct plumb_err *err);
+
+/*
+ * 1 when a and b hold the same tables (hosts, nodes, GPUs, NVLink bonds),
+ * entry for entry, whatever room each allocated; the rest of the structs
+ * is the caller's to compare.
+ */
+int scn_same_tables(const struct scenario *a, const struct scenario *b);
 
 /*
  * Parse a GPU list such as "0-3,6,7" into out (at most max entries, each

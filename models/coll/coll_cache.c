@@ -85,17 +85,19 @@ static int step_only(int i)
 }
 
 /* The bytes of struct scenario a derived value depends on: all of it but
- * the step model's kernel constants and the two catalog pointers (compared
+ * the step model's kernel constants, the tables' pointers and room (the
+ * tables are compared by content) and the two catalog pointers (compared
  * by content). */
 static int same_scenario(const struct scenario *a, const struct coll_scn *e)
 {
 	const struct scenario *b = e->s;
 	size_t k0 = offsetof(struct scenario, k), k1 = k0 + sizeof(a->k);
-	size_t head = offsetof(struct scenario, catalog);
+	size_t head = offsetof(struct scenario, hosts);
 	size_t tail = offsetof(struct scenario, own_catalog) + sizeof(a->own_catalog);
 	int i;
 	if (memcmp(a, b, k0) != 0 || memcmp(a->k.set, b->k.set, sizeof(a->k.set)) != 0 ||
-	    memcmp((const char *)a + k1, (const char *)b + k1, head - k1) != 0)
+	    memcmp((const char *)a + k1, (const char *)b + k1, head - k1) != 0 ||
+	    !scn_same_tables(a, b))
 		return 0;
 	for (i = 0; i < K_NCONSTS; i++)
 		if (!step_only(i) && memcmp(&a->k.v[i], &b->k.v[i], sizeof(a->k.v[i])) != 0)
@@ -119,7 +121,7 @@ static void entry_free(struct coll_scn *e)
 	fab_routes_free(e->routes);
 	free(e->ch);
 	free(e->slot);
-	free(e->s);
+	scn_free(e->s);
 	free(e->cat);
 	free(e);
 }
@@ -147,11 +149,15 @@ static int entry_new(const struct scenario *s, const struct topo_opts *o,
 	int rc;
 
 	*out = NULL;
-	if (!e || !(e->s = malloc(sizeof(*e->s))) || !(e->cat = malloc(sizeof(*e->cat)))) {
+	if (!e || !(e->cat = malloc(sizeof(*e->cat)))) {
 		entry_free(e);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
-	memcpy(e->s, s, sizeof(*s));
+	if ((rc = scn_dup(s, &e->s, err)) < 0) {
+		entry_free(e);
+		return rc;
+	}
+	free(e->s->own_catalog);   /* the entry's catalog is e->cat */
 	if (s->catalog)
 		memcpy(e->cat, s->catalog, sizeof(*e->cat));
 	else
