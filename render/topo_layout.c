@@ -204,8 +204,10 @@ static int place(struct panel *p, int n, double x)
 		break;
 	}
 	case SCN_SWITCH:
-		snprintf(bx->line1, sizeof(bx->line1), "PCIe switch %s%s", nd->id,
-			 nd->acs ? "" : " (no ACS)");
+		/* a long id is cut at the box's width */
+		if (snprintf(bx->line1, sizeof(bx->line1), "PCIe switch %s%s", nd->id,
+			     nd->acs ? "" : " (no ACS)") < 0)
+			bx->line1[0] = 0;
 		device_name(nd->model, bx->line2, sizeof(bx->line2));
 		break;
 	case SCN_ROOT_PORT:
