@@ -48,7 +48,8 @@ enum coll_proto { PROTO_AUTO = -1, PROTO_LL, PROTO_LL128, PROTO_SIMPLE, PROTO_N 
 struct coll_spec {
 	enum coll_op op;
 	int n;                      /* ranks */
-	int gpus[SCN_MAX_GPUS];     /* rank -> GPU index */
+	const int *gpus;            /* [n] rank -> GPU index (borrowed: coll_start and
+				       the caches keep their own copies) */
 	double bytes;               /* nccl-tests "size" */
 	int algo;                   /* enum coll_algo */
 	int proto;                  /* enum coll_proto */

@@ -33,11 +33,12 @@
 struct choice_key {
 	int op, n, algo, proto, root, custom;
 	double bytes;
-	int gpus[SCN_MAX_GPUS];         /* past n: 0 */
+	const int *gpus;                /* [n]: the question's, or a kept answer's own */
 };
 
 struct choice {
 	struct choice_key k;
+	int *gpus;                      /* owned: k.gpus */
 	uint64_t hash;
 	struct coll_result r;
 };
@@ -115,10 +116,13 @@ static int same_scenario(const struct scenario *a, const struct coll_scn *e)
 
 static void entry_free(struct coll_scn *e)
 {
+	int i;
 	if (!e)
 		return;
 	topo_free(e->view);
 	fab_routes_free(e->routes);
+	for (i = 0; i < e->nch; i++)
+		free(e->ch[i].gpus);
 	free(e->ch);
 	free(e->slot);
 	scn_free(e->s);
@@ -286,20 +290,32 @@ static void choice_key(const struct coll_spec *c, struct choice_key *k)
 	k->root = c->root;
 	k->custom = c->custom;
 	k->bytes = c->bytes;
-	memcpy(k->gpus, c->gpus, (size_t)c->n * sizeof(int));
+	k->gpus = c->gpus;
 }
 
-/* FNV-1a over the key's bytes (normalised, so padding is zero). */
+/* FNV-1a over the key's fields' bytes (normalised, so padding is zero),
+ * then its GPUs. */
 static uint64_t choice_hash(const struct choice_key *k)
 {
 	const unsigned char *p = (const unsigned char *)k;
-	size_t i, n = offsetof(struct choice_key, gpus) + (size_t)k->n * sizeof(int);
+	size_t i, n = offsetof(struct choice_key, gpus);
 	uint64_t h = 0xcbf29ce484222325ULL;
 	for (i = 0; i < n; i++) {
 		h ^= p[i];
 		h *= 0x100000001b3ULL;
 	}
+	p = (const unsigned char *)k->gpus;
+	for (i = 0; i < (size_t)k->n * sizeof(int); i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
 	return h;
+}
+
+static int choice_same(const struct choice_key *a, const struct choice_key *b)
+{
+	return !memcmp(a, b, offsetof(struct choice_key, gpus)) &&
+	       !memcmp(a->gpus, b->gpus, (size_t)a->n * sizeof(*a->gpus));
 }
 
 /* Index of k's answer in e->ch, or -1. Caller holds the lock. */
@@ -312,7 +328,7 @@ static int choice_find(const struct coll_scn *e, const struct choice_key *k, uin
 		int j = e->slot[i];
 		if (j < 0)
 			return -1;
-		if (e->ch[j].hash == h && !memcmp(&e->ch[j].k, k, sizeof(*k)))
+		if (e->ch[j].hash == h && choice_same(&e->ch[j].k, k))
 			return j;
 	}
 }
@@ -322,6 +338,7 @@ static void choice_add(struct coll_scn *e, const struct choice_key *k, uint64_t 
 		       const struct coll_result *r)
 {
 	size_t i;
+	int *gpus;
 	if (choice_find(e, k, h) >= 0)
 		return;
 	if (e->nch == e->chcap) {
@@ -348,7 +365,12 @@ static void choice_add(struct coll_scn *e, const struct choice_key *k, uint64_t 
 		e->slot = n;
 		e->nslot = ns;
 	}
+	if (!(gpus = malloc((size_t)(k->n > 0 ? k->n : 1) * sizeof(*gpus))))
+		return;
+	memcpy(gpus, k->gpus, (size_t)k->n * sizeof(*gpus));
 	e->ch[e->nch].k = *k;
+	e->ch[e->nch].k.gpus = gpus;
+	e->ch[e->nch].gpus = gpus;
 	e->ch[e->nch].hash = h;
 	e->ch[e->nch].r = *r;
 	for (i = h & (size_t)(e->nslot - 1); e->slot[i] >= 0; i = (i + 1) & (size_t)(e->nslot - 1))
