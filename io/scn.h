@@ -164,7 +164,6 @@ struct scn_host {
 	int sockets;
 	int numa_per_socket;        /* NPS setting: NUMA nodes per socket */
 	int cores_per_socket, threads_per_core;
-	char socket_cpus[SCN_MAX_SOCKETS][128];  /* "" = derive from cores */
 	char inter_socket_kind[16];
 	double inter_socket_gbs;
 	double inter_socket_latency_ns;
@@ -208,7 +207,7 @@ struct scenario {
 	unsigned long seed;
 	uint64_t event_budget;          /* `event_budget`: per simulation, see above */
 	struct scn_host host;           /* with `hosts:`, the first box's, with
-					   sockets and socket_cpus over every box */
+					   sockets over every box */
 	int nhosts;                     /* 1 for a scenario of one box */
 	struct scn_network net;
 	int nnodes;
@@ -230,7 +229,11 @@ struct scenario {
 	struct scn_node *nodes;         /* [nnodes] */
 	int *gpu_node;                  /* [ngpus] GPU index -> node index */
 	struct scn_nvlink *nvlink;      /* [nnvlink] */
-	int cap_hosts, cap_nodes, cap_gpus, cap_nvlink;
+	char (*numa_cpus)[128];         /* [nnuma_cpus] `socket_cpus` of each NUMA node,
+					   numbered across hosts ("" = derive from cores);
+					   nnuma_cpus is 0 or host.sockets x numa_per_socket */
+	int nnuma_cpus;
+	int cap_hosts, cap_nodes, cap_gpus, cap_nvlink, cap_numa;
 	const struct scn_catalog *catalog;  /* the built-in catalog (borrowed), or
 					       own_catalog */
 	struct scn_catalog *own_catalog;    /* owned: the built-in one plus the

@@ -132,6 +132,23 @@ static int room_nvlink(struct scenario *s, int need, struct plumb_err *err)
 	return 0;
 }
 
+/* Room for need NUMA nodes' CPU lists, the new ones "" and counted. */
+static int room_numa(struct scenario *s, int need, struct plumb_err *err)
+{
+	char (*q)[128];
+	if (need > s->cap_numa) {
+		if (!(q = grow(s->numa_cpus, &s->cap_numa, need, sizeof(*q))))
+			return oom(err);
+		s->numa_cpus = q;
+	}
+	if (need > s->nnuma_cpus) {
+		memset(s->numa_cpus[s->nnuma_cpus], 0,
+		       (size_t)(need - s->nnuma_cpus) * sizeof(s->numa_cpus[0]));
+		s->nnuma_cpus = need;
+	}
+	return 0;
+}
+
 static int room_hosts(struct scenario *s, int need, struct plumb_err *err)
 {
 	struct scn_box *q;
@@ -150,12 +167,14 @@ static void tables_free(struct scenario *s)
 	free(s->nodes);
 	free(s->gpu_node);
 	free(s->nvlink);
+	free(s->numa_cpus);
 	s->hosts = NULL;
 	s->nodes = NULL;
 	s->gpu_node = NULL;
 	s->nvlink = NULL;
-	s->cap_hosts = s->cap_nodes = s->cap_gpus = s->cap_nvlink = 0;
-	s->nhosts = s->nnodes = s->ngpus = s->nnvlink = 0;
+	s->numa_cpus = NULL;
+	s->cap_hosts = s->cap_nodes = s->cap_gpus = s->cap_nvlink = s->cap_numa = 0;
+	s->nhosts = s->nnodes = s->ngpus = s->nnvlink = s->nnuma_cpus = 0;
 }
 
 static int find_node(const struct scenario *s, const char *id)
@@ -288,14 +307,16 @@ static int parse_host(const struct ytree *t, const struct ynode *h,
 				    "socket_cpus has %zu entr%s but the host has %d NUMA node%s (sockets x numa_per_socket)",
 				    v->n, v->n == 1 ? "y" : "ies", H->sockets * H->numa_per_socket,
 				    H->sockets * H->numa_per_socket == 1 ? "" : "s");
+		if ((rc = room_numa(s, (int)v->n, err)) < 0)
+			return rc;
 		for (i = 0; i < v->n; i++) {
 			if ((rc = yget_str(t, v->vals[i], "socket_cpus entry",
-					   H->socket_cpus[i], sizeof(H->socket_cpus[i]), err)) < 0)
+					   s->numa_cpus[i], sizeof(s->numa_cpus[i]), err)) < 0)
 				return rc;
-			if (!scn_cpulist_ok(H->socket_cpus[i]))
+			if (!scn_cpulist_ok(s->numa_cpus[i]))
 				return yerr(t, v->vals[i], PLUMB_EINPUT, err,
 					    "socket_cpus entry \"%s\" is not a CPU list like \"0-15,32-47\" "
-					    "(ascending ranges of CPUs 0-%d)", H->socket_cpus[i], SCN_MAX_CPU);
+					    "(ascending ranges of CPUs 0-%d)", s->numa_cpus[i], SCN_MAX_CPU);
 		}
 	}
 	if ((v = ymap_get(h, "inter_socket"))) {
@@ -1114,7 +1135,6 @@ static int add_box(const struct ytree *t, const struct ynode *at, struct scenari
 	if (s->nhosts == 0) {
 		s->host = b->host;
 		s->host.sockets = 0;
-		memset(s->host.socket_cpus, 0, sizeof(s->host.socket_cpus));
 	} else if ((diff = host_differs(&s->host, &b->host))) {
 		return yerr(t, at, PLUMB_EINPUT, err,
 			    "host '%s' differs from host '%s' in %s; the hosts of one scenario share their CPU kind",
@@ -1165,9 +1185,13 @@ static int add_box(const struct ytree *t, const struct ynode *at, struct scenari
 		}
 		h->nnics += d->kind == SCN_NIC;
 	}
-	for (i = 0; i < b->host.sockets * nps; i++)
-		memcpy(s->host.socket_cpus[soff * nps + i], b->host.socket_cpus[i],
-		       sizeof(s->host.socket_cpus[i]));
+	/* the boxes' CPU lists, by NUMA node across hosts, when one gives them */
+	if (b->nnuma_cpus || s->nnuma_cpus) {
+		if ((rc = room_numa(s, (soff + b->host.sockets) * nps, err)) < 0)
+			return rc;
+		for (i = 0; i < b->nnuma_cpus; i++)
+			memcpy(s->numa_cpus[soff * nps + i], b->numa_cpus[i], sizeof(s->numa_cpus[i]));
+	}
 	for (i = 0; i < b->nnvlink; i++) {
 		s->nvlink[s->nnvlink] = b->nvlink[i];
 		s->nvlink[s->nnvlink].a += goff;
@@ -1679,6 +1703,8 @@ int scn_dup(const struct scenario *s, struct scenario **out, struct plumb_err *e
 	c->nodes = dup_table(s->nodes, s->nnodes, sizeof(*s->nodes));
 	c->gpu_node = dup_table(s->gpu_node, s->ngpus, sizeof(*s->gpu_node));
 	c->nvlink = dup_table(s->nvlink, s->nnvlink, sizeof(*s->nvlink));
+	c->numa_cpus = dup_table(s->numa_cpus, s->nnuma_cpus, sizeof(*s->numa_cpus));
+	c->cap_numa = c->numa_cpus ? s->nnuma_cpus : 0;
 	c->cap_hosts = c->hosts ? s->nhosts : 0;
 	c->cap_nodes = c->nodes ? s->nnodes : 0;
 	c->cap_gpus = c->gpu_node ? s->ngpus : 0;
@@ -1691,6 +1717,7 @@ int scn_dup(const struct scenario *s, struct scenario **out, struct plumb_err *e
 	}
 	if ((s->nhosts > 0 && !c->hosts) || (s->nnodes > 0 && !c->nodes) ||
 	    (s->ngpus > 0 && !c->gpu_node) || (s->nnvlink > 0 && !c->nvlink) ||
+	    (s->nnuma_cpus > 0 && !c->numa_cpus) ||
 	    (s->own_catalog && !c->own_catalog)) {
 		scn_free(c);
 		return oom(err);
@@ -1702,11 +1729,13 @@ int scn_dup(const struct scenario *s, struct scenario **out, struct plumb_err *e
 int scn_same_tables(const struct scenario *a, const struct scenario *b)
 {
 	return a->nhosts == b->nhosts && a->nnodes == b->nnodes && a->ngpus == b->ngpus &&
-	       a->nnvlink == b->nnvlink &&
+	       a->nnvlink == b->nnvlink && a->nnuma_cpus == b->nnuma_cpus &&
 	       (!a->nhosts || !memcmp(a->hosts, b->hosts, (size_t)a->nhosts * sizeof(*a->hosts))) &&
 	       (!a->nnodes || !memcmp(a->nodes, b->nodes, (size_t)a->nnodes * sizeof(*a->nodes))) &&
 	       (!a->ngpus || !memcmp(a->gpu_node, b->gpu_node, (size_t)a->ngpus * sizeof(*a->gpu_node))) &&
-	       (!a->nnvlink || !memcmp(a->nvlink, b->nvlink, (size_t)a->nnvlink * sizeof(*a->nvlink)));
+	       (!a->nnvlink || !memcmp(a->nvlink, b->nvlink, (size_t)a->nnvlink * sizeof(*a->nvlink))) &&
+	       (!a->nnuma_cpus ||
+		!memcmp(a->numa_cpus, b->numa_cpus, (size_t)a->nnuma_cpus * sizeof(*a->numa_cpus)));
 }
 
 int scn_gpu_list_parse(const char *s, int *out, int max)

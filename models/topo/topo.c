@@ -194,8 +194,8 @@ void topo_cpu_affinity(const struct scenario *s, int numa, char *buf, size_t n)
 		snprintf(buf, n, "N/A");
 		return;
 	}
-	if (h->socket_cpus[numa][0]) {
-		snprintf(buf, n, "%s", h->socket_cpus[numa]);
+	if (numa < s->nnuma_cpus && s->numa_cpus[numa][0]) {
+		snprintf(buf, n, "%s", s->numa_cpus[numa]);
 		return;
 	}
 	if (h->cores_per_socket <= 0) {
