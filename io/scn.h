@@ -18,16 +18,25 @@
 #include "consts.h"
 #include "err.h"
 
-#define SCN_MAX_NODES 512
-#define SCN_MAX_GPUS 64
-#define SCN_MAX_SOCKETS 32
+/*
+ * Limits of a scenario, over all its hosts. The tables that grow with them
+ * are sized to the scenario (below), so a limit costs nothing until used:
+ * 1,024 GPUs, e.g. 128 boxes of 8 with a root port, a switch and a NIC
+ * per GPU (5,120 entries), or one NVSwitch domain of them all (NVLink
+ * bonds have no limit of their own: at most one per pair of GPUs); 128
+ * two-socket boxes at NPS 2.
+ */
+#define SCN_MAX_NODES 8192      /* `pcie` entries */
+#define SCN_MAX_GPUS 1024
+#define SCN_MAX_SOCKETS 512     /* sockets x numa_per_socket */
 #define SCN_MAX_CPU 1023  /* highest CPU in socket_cpus (NCCL's 1024-bit affinity mask) */
 #define SCN_MAX_BARS 6
-#define SCN_MAX_NVLINK (SCN_MAX_GPUS * (SCN_MAX_GPUS - 1) / 2)  /* every pair bonded */
 #define SCN_MAX_CATALOG 64
 #define SCN_MAX_GPU_NAMES 8     /* `names:` of one catalog entry */
 #define SCN_MAX_PCI_IDS 8       /* `pci_ids:` of one catalog entry */
-#define SCN_MAX_HOSTS 16        /* `hosts:` of a scenario of several boxes */
+#define SCN_MAX_HOSTS 128       /* `hosts:` of a scenario of several boxes */
+#define SCN_MAX_VM_GPUS 64      /* GPUs passed through to one virtual machine
+				   (the guest's BAR placement, models/topo/bar.h) */
 /* Events one simulation of the scenario may handle (sim/engine.h's budget). */
 #define SCN_DEFAULT_EVENT_BUDGET 100000000ULL
 

@@ -1446,6 +1446,10 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	if (s->nhosts > 1 && s->vm.mode == SCN_VM)
 		return yerr(t, ymap_get(ymap_get(r, "virtualization"), "mode"), PLUMB_EINPUT, err,
 			    "a scenario of several hosts runs on bare metal (virtual machines span one box)");
+	if (s->vm.mode == SCN_VM && s->ngpus > SCN_MAX_VM_GPUS)
+		return yerr(t, ymap_get(ymap_get(r, "virtualization"), "mode"), PLUMB_EINPUT, err,
+			    "a virtual machine takes at most %d GPUs, this box has %d",
+			    SCN_MAX_VM_GPUS, s->ngpus);
 	if ((v = ymap_get(r, "constants")) && (rc = scn_parse_consts(t, v, -1, &s->k, err)) < 0)
 		return rc;
 	if ((v = ymap_get(r, "nccl")) && (rc = parse_nccl(t, v, s, err)) < 0)
