@@ -90,7 +90,7 @@ int cmd_coll(int argc, char **argv)
 	const char *path = NULL, *outpath = "-", *gpus = NULL;
 	uint64_t minb = 8, maxb = 128ull << 20;
 	long factor = 2;
-	int i, opt, rc, opened = 0, verbose = 0, op = COLL_ALLREDUCE;
+	int i, opt, rc, opened = 0, verbose = 0, op = COLL_ALLREDUCE, *ranks = NULL;
 	double sum_busbw = 0;
 	int rows = 0;
 
@@ -184,8 +184,13 @@ int cmd_coll(int argc, char **argv)
 		goto fail;
 	c.op = (enum coll_op)op;
 	c.custom = coll_custom_of(s);
+	if (!(ranks = malloc((size_t)s->ngpus * sizeof(*ranks)))) {
+		plumb_err_set(&err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
+	c.gpus = ranks;
 	if (gpus) {
-		c.n = scn_gpu_list_parse(gpus, c.gpus, s->ngpus);
+		c.n = scn_gpu_list_parse(gpus, ranks, s->ngpus);
 		if (c.n < 1) {
 			plumb_err_set(&err, PLUMB_EUSAGE, NULL, 0, 0,
 				      "--gpus '%s': give distinct GPU indices or ranges below %d, e.g. 0-%d",
@@ -195,7 +200,7 @@ int cmd_coll(int argc, char **argv)
 	} else {
 		c.n = s->ngpus;
 		for (i = 0; i < c.n; i++)
-			c.gpus[i] = i;
+			ranks[i] = i;
 	}
 	if (c.root >= c.n) {
 		plumb_err_set(&err, PLUMB_EUSAGE, NULL, 0, 0, "--root %d: only %d ranks", c.root, c.n);
@@ -267,12 +272,14 @@ int cmd_coll(int argc, char **argv)
 	opened = 0;
 	if ((rc = out_commit(&out, &err)) < 0)
 		goto fail;
+	free(ranks);
 	scn_free(s);
 	return PLUMB_OK;
 fail:
 	if (opened)
 		out_abort(&out);
 	plumb_err_print(&err);
+	free(ranks);
 	scn_free(s);
 	return plumb_err_status(&err);
 }

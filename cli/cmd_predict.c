@@ -607,10 +607,14 @@ struct draws {
 static void *draw_copy(void *arg)
 {
 	const struct draws *d = arg;
-	struct scenario *copy = malloc(sizeof(*copy));
-	if (copy)
-		memcpy(copy, d->s, sizeof(*copy));
+	struct scenario *copy = NULL;
+	scn_dup(d->s, &copy, NULL);
 	return copy;
+}
+
+static void draw_free(void *tls)
+{
+	scn_free(tls);
 }
 
 static int draw_item(void *arg, void *tls, int i, struct plumb_err *err)
@@ -660,7 +664,7 @@ static int point_draws(const struct popts *o, const struct scenario *s, const ch
 		d.vals = vals;
 		for (i = 0; i < o->draws; i++)
 			vals[i] = NAN;
-		rc = work_run(o->draws, draw_item, &d, draw_copy, free, err);
+		rc = work_run(o->draws, draw_item, &d, draw_copy, draw_free, err);
 		rc = rc < 0 ? rc : 1;
 	}
 	free(ks);

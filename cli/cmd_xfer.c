@@ -41,7 +41,7 @@ static int parse_gpu(const char *v, int *out)
 {
 	char *end;
 	long l = strtol(v, &end, 10);
-	if (end == v || *end || l < 0 || l > 63)
+	if (end == v || *end || l < 0 || l >= SCN_MAX_GPUS)
 		return -1;
 	*out = (int)l;
 	return 0;
@@ -133,14 +133,9 @@ int cmd_xfer(int argc, char **argv)
 		opened = 1;
 		if (method < 0) {
 			/* P2P where the running side allows it (connectivity of the test). */
-			r = calloc(1, sizeof(*r));
-			if (!r) {
-				plumb_err_set(&err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			if ((rc = p2pt_can(s, from, to, &err)) < 0)
 				goto fail;
-			}
-			if ((rc = p2pt_run(s, r, &err)) < 0)
-				goto fail;
-			m = r->can[from][to] ? XFER_P2P : XFER_BOUNCE;
+			m = rc ? XFER_P2P : XFER_BOUNCE;
 		} else {
 			char why[640];
 			m = (enum xfer_method)method;

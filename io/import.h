@@ -30,8 +30,11 @@
 
 struct scn_catalog;
 
+/* An import is one box as one tool prints it (a scenario of several boxes
+ * names their files in `hosts:`): its tables are sized for one box. */
 #define IMP_MAX_INPUT (16u << 20)   /* largest input accepted, bytes */
-#define IMP_MAX_NODES 512           /* same bound as the scenario loader */
+#define IMP_MAX_NODES 512           /* PCIe entries of the box */
+#define IMP_MAX_GPUS 64             /* GPUs of the box */
 #define IMP_MAX_PAIRS 1024
 #define IMP_MAX_NUMA 8              /* sockets x numa_per_socket limit */
 #define IMP_MAX_NOTES 16

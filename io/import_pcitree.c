@@ -483,11 +483,11 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 		for (p = i; p >= 0 && !L.d[p].keep; p = L.d[p].parent)
 			L.d[p].keep = 1;
 	}
-	if (ngpu > SCN_MAX_GPUS) {
-		/* the loader's limit: refused here, not written for it to refuse */
+	if (ngpu > IMP_MAX_GPUS) {
+		/* the import's limit: refused, never cut short */
 		rc = plumb_err_set(err, PLUMB_EINPUT, src, 0, 0,
-				   "%d GPUs in the lspci output: a scenario holds at most %d",
-				   ngpu, SCN_MAX_GPUS);
+				   "%d GPUs in the lspci output: plumb import reads one box of at most %d",
+				   ngpu, IMP_MAX_GPUS);
 		goto out;
 	}
 	if (ngpu == 0) {

@@ -60,7 +60,7 @@ struct tm {
 	int truncated;
 	int p2p_only;           /* endpoints come from a topo -p2p matrix */
 	int over_col;           /* header: column of the first label past a limit, 0 none */
-	int over_gpus;          /* ... the limit was SCN_MAX_GPUS (else TM_MAX_EP) */
+	int over_gpus;          /* ... the limit was IMP_MAX_GPUS (else TM_MAX_EP) */
 	/* scratch */
 	char line[TM_MAX_LINE];
 	char *tok[TM_MAX_TOK];
@@ -234,9 +234,9 @@ static int header_labels(struct tm *t)
 			break;
 		if (strncmp(s, "GPU", 3) == 0 && !isdigit((unsigned char)s[3]))
 			break;  /* "GPU NUMA ID" */
-		/* the loader's limits: a matrix it would refuse is refused here,
+		/* the import's limits: a matrix past them is refused here,
 		 * never cut short */
-		t->over_gpus = strncmp(s, "GPU", 3) == 0 && ngpu == SCN_MAX_GPUS;
+		t->over_gpus = strncmp(s, "GPU", 3) == 0 && ngpu == IMP_MAX_GPUS;
 		if (t->over_gpus || n == TM_MAX_EP) {
 			t->over_col = t->tokcol[i];
 			break;
@@ -403,8 +403,8 @@ static int read_matrix(struct tm *t, const char *text, size_t len, struct plumb_
 			continue;
 		if (t->over_col && t->over_gpus)
 			return plumb_err_set(err, PLUMB_EINPUT, t->src, l.no, t->over_col,
-					     "more than %d GPUs: a scenario holds at most %d",
-					     SCN_MAX_GPUS, SCN_MAX_GPUS);
+					     "more than %d GPUs: plumb import reads one box of at most %d",
+					     IMP_MAX_GPUS, IMP_MAX_GPUS);
 		if (t->over_col)
 			return plumb_err_set(err, PLUMB_EINPUT, t->src, l.no, t->over_col,
 					     "more than %d devices (GPUs and NICs) in one matrix",

@@ -18,16 +18,25 @@
 #include "consts.h"
 #include "err.h"
 
-#define SCN_MAX_NODES 512
-#define SCN_MAX_GPUS 64
-#define SCN_MAX_SOCKETS 32
+/*
+ * Limits of a scenario, over all its hosts. The tables that grow with them
+ * are sized to the scenario (below), so a limit costs nothing until used:
+ * 1,024 GPUs, e.g. 128 boxes of 8 with a root port, a switch and a NIC
+ * per GPU (5,120 entries), or one NVSwitch domain of them all (NVLink
+ * bonds have no limit of their own: at most one per pair of GPUs); 128
+ * two-socket boxes at NPS 2.
+ */
+#define SCN_MAX_NODES 8192      /* `pcie` entries */
+#define SCN_MAX_GPUS 1024
+#define SCN_MAX_SOCKETS 512     /* sockets x numa_per_socket */
 #define SCN_MAX_CPU 1023  /* highest CPU in socket_cpus (NCCL's 1024-bit affinity mask) */
 #define SCN_MAX_BARS 6
-#define SCN_MAX_NVLINK (SCN_MAX_GPUS * (SCN_MAX_GPUS - 1) / 2)  /* every pair bonded */
 #define SCN_MAX_CATALOG 64
 #define SCN_MAX_GPU_NAMES 8     /* `names:` of one catalog entry */
 #define SCN_MAX_PCI_IDS 8       /* `pci_ids:` of one catalog entry */
-#define SCN_MAX_HOSTS 16        /* `hosts:` of a scenario of several boxes */
+#define SCN_MAX_HOSTS 128       /* `hosts:` of a scenario of several boxes */
+#define SCN_MAX_VM_GPUS 64      /* GPUs passed through to one virtual machine
+				   (the guest's BAR placement, models/topo/bar.h) */
 /* Events one simulation of the scenario may handle (sim/engine.h's budget). */
 #define SCN_DEFAULT_EVENT_BUDGET 100000000ULL
 
@@ -164,7 +173,6 @@ struct scn_host {
 	int sockets;
 	int numa_per_socket;        /* NPS setting: NUMA nodes per socket */
 	int cores_per_socket, threads_per_core;
-	char socket_cpus[SCN_MAX_SOCKETS][128];  /* "" = derive from cores */
 	char inter_socket_kind[16];
 	double inter_socket_gbs;
 	double inter_socket_latency_ns;
@@ -208,16 +216,12 @@ struct scenario {
 	unsigned long seed;
 	uint64_t event_budget;          /* `event_budget`: per simulation, see above */
 	struct scn_host host;           /* with `hosts:`, the first box's, with
-					   sockets and socket_cpus over every box */
+					   sockets over every box */
 	int nhosts;                     /* 1 for a scenario of one box */
-	struct scn_box hosts[SCN_MAX_HOSTS];
 	struct scn_network net;
 	int nnodes;
-	struct scn_node nodes[SCN_MAX_NODES];
 	int ngpus;
-	int gpu_node[SCN_MAX_GPUS];     /* GPU index -> node index */
 	int nnvlink;
-	struct scn_nvlink nvlink[SCN_MAX_NVLINK];
 	int nvswitch;                   /* 1: GPUs listed in nvswitch share NVSwitches */
 	struct scn_vm vm;
 	struct plumb_consts k;          /* model constants: defaults, the GPU
@@ -227,6 +231,18 @@ struct scenario {
 	int nccl_shm_disable;           /* `nccl: shm_disable` */
 	int nccl_gdr_level;             /* `nccl: net_gdr_level` (enum topo_nccl_path), -1 unset */
 	struct scn_serving serving;     /* `serving:` the software stack measured or planned */
+	/* The tables that grow with the machine, sized to it (owned: scn_free
+	 * frees them, scn_dup copies them). Only their first nhosts, nnodes,
+	 * ngpus and nnvlink entries are the scenario's; cap_* is the room. */
+	struct scn_box *hosts;          /* [nhosts] */
+	struct scn_node *nodes;         /* [nnodes] */
+	int *gpu_node;                  /* [ngpus] GPU index -> node index */
+	struct scn_nvlink *nvlink;      /* [nnvlink] */
+	char (*numa_cpus)[128];         /* [nnuma_cpus] `socket_cpus` of each NUMA node,
+					   numbered across hosts ("" = derive from cores);
+					   nnuma_cpus is 0 or host.sockets x numa_per_socket */
+	int nnuma_cpus;
+	int cap_hosts, cap_nodes, cap_gpus, cap_nvlink, cap_numa;
 	const struct scn_catalog *catalog;  /* the built-in catalog (borrowed), or
 					       own_catalog */
 	struct scn_catalog *own_catalog;    /* owned: the built-in one plus the
@@ -307,6 +323,21 @@ int scn_parse(const char *file, const char *text, struct scenario **out,
 	      struct plumb_err *err);
 
 void scn_free(struct scenario *s);
+
+/*
+ * A copy of s that owns its own tables (and its own catalog copy when s
+ * owns one); free with scn_free. The copy's catalog pointer is s's when s
+ * borrows the built-in or the run's catalog. Returns 0, or -PLUMB_ERUNTIME
+ * (out of memory) with *out NULL. O(size of s).
+ */
+int scn_dup(const struct scenario *s, struct scenario **out, struct plumb_err *err);
+
+/*
+ * 1 when a and b hold the same tables (hosts, nodes, GPUs, NVLink bonds),
+ * entry for entry, whatever room each allocated; the rest of the structs
+ * is the caller's to compare.
+ */
+int scn_same_tables(const struct scenario *a, const struct scenario *b);
 
 /*
  * Parse a GPU list such as "0-3,6,7" into out (at most max entries, each

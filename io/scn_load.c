@@ -74,6 +74,109 @@ const char *scn_kind_name(enum scn_kind k)
 	return kind_names[k];
 }
 
+/*
+ * The scenario's tables grow as the file is read (doubling): p holds *cap
+ * entries of size bytes. The table with room for need entries (p itself
+ * when it has it), or NULL when out of memory (p is left as it was).
+ */
+static void *grow(void *p, int *cap, int need, size_t size)
+{
+	void *q;
+	int n = *cap > 0 ? *cap : 8;
+	if (need <= *cap)
+		return p;
+	while (n < need)
+		n *= 2;
+	if (!(q = realloc(p, (size_t)n * size)))
+		return NULL;
+	*cap = n;
+	return q;
+}
+
+static int oom(struct plumb_err *err)
+{
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+}
+
+/* Room for need entries in a table of s: 0, or -PLUMB_ERUNTIME. */
+static int room_nodes(struct scenario *s, int need, struct plumb_err *err)
+{
+	struct scn_node *q;
+	if (need <= s->cap_nodes)
+		return 0;
+	if (!(q = grow(s->nodes, &s->cap_nodes, need, sizeof(*q))))
+		return oom(err);
+	s->nodes = q;
+	return 0;
+}
+
+static int room_gpus(struct scenario *s, int need, struct plumb_err *err)
+{
+	int *q;
+	if (need <= s->cap_gpus)
+		return 0;
+	if (!(q = grow(s->gpu_node, &s->cap_gpus, need, sizeof(*q))))
+		return oom(err);
+	s->gpu_node = q;
+	return 0;
+}
+
+static int room_nvlink(struct scenario *s, int need, struct plumb_err *err)
+{
+	struct scn_nvlink *q;
+	if (need <= s->cap_nvlink)
+		return 0;
+	if (!(q = grow(s->nvlink, &s->cap_nvlink, need, sizeof(*q))))
+		return oom(err);
+	s->nvlink = q;
+	return 0;
+}
+
+/* Room for need NUMA nodes' CPU lists, the new ones "" and counted. */
+static int room_numa(struct scenario *s, int need, struct plumb_err *err)
+{
+	char (*q)[128];
+	if (need > s->cap_numa) {
+		if (!(q = grow(s->numa_cpus, &s->cap_numa, need, sizeof(*q))))
+			return oom(err);
+		s->numa_cpus = q;
+	}
+	if (need > s->nnuma_cpus) {
+		memset(s->numa_cpus[s->nnuma_cpus], 0,
+		       (size_t)(need - s->nnuma_cpus) * sizeof(s->numa_cpus[0]));
+		s->nnuma_cpus = need;
+	}
+	return 0;
+}
+
+static int room_hosts(struct scenario *s, int need, struct plumb_err *err)
+{
+	struct scn_box *q;
+	if (need <= s->cap_hosts)
+		return 0;
+	if (!(q = grow(s->hosts, &s->cap_hosts, need, sizeof(*q))))
+		return oom(err);
+	s->hosts = q;
+	return 0;
+}
+
+/* The tables of s freed, and their counts zero. */
+static void tables_free(struct scenario *s)
+{
+	free(s->hosts);
+	free(s->nodes);
+	free(s->gpu_node);
+	free(s->nvlink);
+	free(s->numa_cpus);
+	s->hosts = NULL;
+	s->nodes = NULL;
+	s->gpu_node = NULL;
+	s->nvlink = NULL;
+	s->numa_cpus = NULL;
+	s->cap_hosts = s->cap_nodes = s->cap_gpus = s->cap_nvlink = s->cap_numa = 0;
+	s->nhosts = s->nnodes = s->ngpus = s->nnvlink = s->nnuma_cpus = 0;
+}
+
 static int find_node(const struct scenario *s, const char *id)
 {
 	int i;
@@ -204,14 +307,16 @@ static int parse_host(const struct ytree *t, const struct ynode *h,
 				    "socket_cpus has %zu entr%s but the host has %d NUMA node%s (sockets x numa_per_socket)",
 				    v->n, v->n == 1 ? "y" : "ies", H->sockets * H->numa_per_socket,
 				    H->sockets * H->numa_per_socket == 1 ? "" : "s");
+		if ((rc = room_numa(s, (int)v->n, err)) < 0)
+			return rc;
 		for (i = 0; i < v->n; i++) {
 			if ((rc = yget_str(t, v->vals[i], "socket_cpus entry",
-					   H->socket_cpus[i], sizeof(H->socket_cpus[i]), err)) < 0)
+					   s->numa_cpus[i], sizeof(s->numa_cpus[i]), err)) < 0)
 				return rc;
-			if (!scn_cpulist_ok(H->socket_cpus[i]))
+			if (!scn_cpulist_ok(s->numa_cpus[i]))
 				return yerr(t, v->vals[i], PLUMB_EINPUT, err,
 					    "socket_cpus entry \"%s\" is not a CPU list like \"0-15,32-47\" "
-					    "(ascending ranges of CPUs 0-%d)", H->socket_cpus[i], SCN_MAX_CPU);
+					    "(ascending ranges of CPUs 0-%d)", s->numa_cpus[i], SCN_MAX_CPU);
 		}
 	}
 	if ((v = ymap_get(h, "inter_socket"))) {
@@ -273,6 +378,8 @@ static int parse_node(const struct ytree *t, const struct ynode *list, size_t id
 	if (s->nnodes >= SCN_MAX_NODES)
 		return yerr(t, n, PLUMB_EINPUT, err, "more than %d pcie entries",
 			    SCN_MAX_NODES);
+	if ((rc = room_nodes(s, s->nnodes + 1, err)) < 0)
+		return rc;
 	d = &s->nodes[s->nnodes];
 	memset(d, 0, sizeof(*d));
 	d->line = n->line;
@@ -462,6 +569,8 @@ static int parse_node(const struct ytree *t, const struct ynode *list, size_t id
 		}
 		if (s->ngpus >= SCN_MAX_GPUS)
 			return yerr(t, n, PLUMB_EINPUT, err, "more than %d GPUs", SCN_MAX_GPUS);
+		if ((rc = room_gpus(s, s->ngpus + 1, err)) < 0)
+			return rc;
 		d->gpu_index = s->ngpus;
 		s->gpu_node[s->ngpus++] = s->nnodes;
 		/* An unstated link trains to the lower of the card and its slot. */
@@ -498,19 +607,62 @@ static int gpu_ref(const struct ytree *t, const struct ynode *v, const struct sc
 	return 0;
 }
 
-static int add_link(const struct ytree *t, const struct ynode *at, struct scenario *s,
-		    int a, int b, int links, struct plumb_err *err)
+/*
+ * The GPU pairs bonded so far, to find a bond given twice in O(1) rather
+ * than by a pass over the bonds (an NVSwitch domain of N GPUs has N(N-1)/2):
+ * open addressing, power-of-two capacity, key (lo << 32 | hi) + 1, 0 empty.
+ */
+struct pairset {
+	uint64_t *k;
+	size_t cap, n;
+};
+
+static size_t pair_slot(const struct pairset *p, uint64_t key)
 {
-	int i;
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (p->cap - 1);
+	while (p->k[i] && p->k[i] != key)
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+/* Add the pair (a, b): 1 when it is new, 0 when it was there, -1 when out
+ * of memory. */
+static int pair_add(struct pairset *p, int a, int b)
+{
+	uint64_t key = ((uint64_t)(a < b ? a : b) << 32 | (uint64_t)(a < b ? b : a)) + 1;
+	size_t i;
+	if (2 * (p->n + 1) > p->cap) {
+		struct pairset q = { NULL, p->cap ? 2 * p->cap : 64, 0 };
+		if (!(q.k = calloc(q.cap, sizeof(*q.k))))
+			return -1;
+		for (i = 0; i < p->cap; i++)
+			if (p->k[i])
+				q.k[pair_slot(&q, p->k[i])] = p->k[i];
+		q.n = p->n;
+		free(p->k);
+		*p = q;
+	}
+	i = pair_slot(p, key);
+	if (p->k[i])
+		return 0;
+	p->k[i] = key;
+	p->n++;
+	return 1;
+}
+
+static int add_link(const struct ytree *t, const struct ynode *at, struct scenario *s,
+		    struct pairset *seen, int a, int b, int links, struct plumb_err *err)
+{
+	int rc;
 	if (a == b)
 		return yerr(t, at, PLUMB_EINPUT, err, "an NVLink bond needs two different GPUs");
-	for (i = 0; i < s->nnvlink; i++)
-		if ((s->nvlink[i].a == a && s->nvlink[i].b == b) ||
-		    (s->nvlink[i].a == b && s->nvlink[i].b == a))
-			return yerr(t, at, PLUMB_EINPUT, err,
-				    "NVLink between GPU%d and GPU%d is given twice", a, b);
-	if (s->nnvlink >= SCN_MAX_NVLINK)
-		return yerr(t, at, PLUMB_EINPUT, err, "too many NVLink bonds");
+	if ((rc = pair_add(seen, a, b)) < 0)
+		return oom(err);
+	if (rc == 0)
+		return yerr(t, at, PLUMB_EINPUT, err,
+			    "NVLink between GPU%d and GPU%d is given twice", a, b);
+	if ((rc = room_nvlink(s, s->nnvlink + 1, err)) < 0)
+		return rc;
 	s->nvlink[s->nnvlink].a = a < b ? a : b;
 	s->nvlink[s->nnvlink].b = a < b ? b : a;
 	s->nvlink[s->nnvlink].links = links;
@@ -518,11 +670,31 @@ static int add_link(const struct ytree *t, const struct ynode *at, struct scenar
 	return 0;
 }
 
+static int nvlink_bonds(const struct ytree *t, const struct ynode *nv,
+			struct scenario *s, struct pairset *seen, struct plumb_err *err);
+
+/* `nvlink:` of a machine: an NVSwitch domain and point-to-point pairs. */
 static int parse_nvlink(const struct ytree *t, const struct ynode *nv,
 			struct scenario *s, struct plumb_err *err)
 {
+	struct pairset seen = { NULL, 0, 0 };
+	int rc, i;
+
+	for (i = 0; i < s->nnvlink; i++)
+		if (pair_add(&seen, s->nvlink[i].a, s->nvlink[i].b) < 0) {
+			free(seen.k);
+			return oom(err);
+		}
+	rc = nvlink_bonds(t, nv, s, &seen, err);
+	free(seen.k);
+	return rc;
+}
+
+static int nvlink_bonds(const struct ytree *t, const struct ynode *nv,
+			struct scenario *s, struct pairset *seen, struct plumb_err *err)
+{
 	struct ynode *v;
-	int rc, nvs = 0, links = 0, sel[SCN_MAX_GPUS], nsel = 0, i, j;
+	int rc, nvs = 0, links = 0, *sel = NULL, nsel = 0, i, j;
 	size_t k;
 
 	if ((rc = yexpect(t, nv, Y_MAP, "nvlink", err)) < 0 ||
@@ -534,28 +706,34 @@ static int parse_nvlink(const struct ytree *t, const struct ynode *nv,
 		if ((rc = opt_int(t, nv, "links_per_gpu", 1, 64, &links, err)) < 0)
 			return rc;
 		v = ymap_get(nv, "gpus");
+		if (!(sel = malloc((size_t)(s->ngpus + (v ? (int)v->n : 0) + 1) * sizeof(*sel))))
+			return oom(err);
 		if (!v || (v->type == Y_SCALAR && strcmp(v->str, "all") == 0)) {
 			for (i = 0; i < s->ngpus; i++)
 				sel[nsel++] = i;
 		} else {
 			if ((rc = yexpect(t, v, Y_SEQ, "gpus", err)) < 0)
-				return rc;
+				goto out;
 			for (k = 0; k < v->n && nsel < SCN_MAX_GPUS; k++)
 				if ((rc = gpu_ref(t, v->vals[k], s, &sel[nsel++], err)) < 0)
-					return rc;
+					goto out;
 		}
 		for (i = 0; i < nsel; i++) {
 			const struct scn_gpu_model *m =
 				&s->catalog->gpus[s->nodes[s->gpu_node[sel[i]]].gpu_model];
 			int l = links ? links : m->nvlink_links;
-			if (l <= 0)
-				return yerr(t, nv, PLUMB_EINPUT, err,
-					    "GPU%d (%s) has no NVLink; set links_per_gpu or use another model",
-					    sel[i], m->id);
+			if (l <= 0) {
+				rc = yerr(t, nv, PLUMB_EINPUT, err,
+					  "GPU%d (%s) has no NVLink; set links_per_gpu or use another model",
+					  sel[i], m->id);
+				goto out;
+			}
 			for (j = i + 1; j < nsel; j++)
-				if ((rc = add_link(t, nv, s, sel[i], sel[j], l, err)) < 0)
-					return rc;
+				if ((rc = add_link(t, nv, s, seen, sel[i], sel[j], l, err)) < 0)
+					goto out;
 		}
+		free(sel);
+		sel = NULL;
 		s->nvswitch = 1;
 	} else if (ymap_get(nv, "links_per_gpu") || ymap_get(nv, "gpus")) {
 		return yerr(t, nv, PLUMB_EINPUT, err,
@@ -581,11 +759,14 @@ static int parse_nvlink(const struct ytree *t, const struct ynode *nv,
 			if ((l = ymap_get(p, "links")) &&
 			    (rc = yget_int(t, l, "links", 1, 64, &nl, err)) < 0)
 				return rc;
-			if ((rc = add_link(t, p, s, a, b, (int)nl, err)) < 0)
+			if ((rc = add_link(t, p, s, seen, a, b, (int)nl, err)) < 0)
 				return rc;
 		}
 	}
 	return 0;
+out:
+	free(sel);
+	return rc;
 }
 
 static int parse_vm(const struct ytree *t, const struct ynode *m, struct scenario *s,
@@ -942,7 +1123,7 @@ static int add_box(const struct ytree *t, const struct ynode *at, struct scenari
 		   struct plumb_err *err)
 {
 	struct scn_box *h;
-	int i, noff = s->nnodes, goff = s->ngpus, soff, nps;
+	int i, rc, noff = s->nnodes, goff = s->ngpus, soff, nps;
 	const char *diff;
 
 	if (s->nhosts >= SCN_MAX_HOSTS)
@@ -954,7 +1135,6 @@ static int add_box(const struct ytree *t, const struct ynode *at, struct scenari
 	if (s->nhosts == 0) {
 		s->host = b->host;
 		s->host.sockets = 0;
-		memset(s->host.socket_cpus, 0, sizeof(s->host.socket_cpus));
 	} else if ((diff = host_differs(&s->host, &b->host))) {
 		return yerr(t, at, PLUMB_EINPUT, err,
 			    "host '%s' differs from host '%s' in %s; the hosts of one scenario share their CPU kind",
@@ -972,8 +1152,11 @@ static int add_box(const struct ytree *t, const struct ynode *at, struct scenari
 	if (goff + b->ngpus > SCN_MAX_GPUS)
 		return yerr(t, at, PLUMB_EINPUT, err, "the hosts hold more than %d GPUs in all",
 			    SCN_MAX_GPUS);
-	if (s->nnvlink + b->nnvlink > SCN_MAX_NVLINK)
-		return yerr(t, at, PLUMB_EINPUT, err, "too many NVLink bonds");
+	if ((rc = room_hosts(s, s->nhosts + 1, err)) < 0 ||
+	    (rc = room_nodes(s, noff + b->nnodes, err)) < 0 ||
+	    (rc = room_gpus(s, goff + b->ngpus, err)) < 0 ||
+	    (rc = room_nvlink(s, s->nnvlink + b->nnvlink, err)) < 0)
+		return rc;
 	h = &s->hosts[s->nhosts];
 	memset(h, 0, sizeof(*h));
 	snprintf(h->name, sizeof(h->name), "%s", name);
@@ -1002,9 +1185,13 @@ static int add_box(const struct ytree *t, const struct ynode *at, struct scenari
 		}
 		h->nnics += d->kind == SCN_NIC;
 	}
-	for (i = 0; i < b->host.sockets * nps; i++)
-		memcpy(s->host.socket_cpus[soff * nps + i], b->host.socket_cpus[i],
-		       sizeof(s->host.socket_cpus[i]));
+	/* the boxes' CPU lists, by NUMA node across hosts, when one gives them */
+	if (b->nnuma_cpus || s->nnuma_cpus) {
+		if ((rc = room_numa(s, (soff + b->host.sockets) * nps, err)) < 0)
+			return rc;
+		for (i = 0; i < b->nnuma_cpus; i++)
+			memcpy(s->numa_cpus[soff * nps + i], b->numa_cpus[i], sizeof(s->numa_cpus[i]));
+	}
 	for (i = 0; i < b->nnvlink; i++) {
 		s->nvlink[s->nnvlink] = b->nvlink[i];
 		s->nvlink[s->nnvlink].a += goff;
@@ -1089,7 +1276,7 @@ static int parse_hosts(const struct ytree *t, const struct ynode *list, struct s
 		return rc;
 	if (list->n == 0)
 		return yerr(t, list, PLUMB_EINPUT, err, "'hosts' is empty (list the boxes)");
-	if (!(b = malloc(sizeof(*b))))
+	if (!(b = calloc(1, sizeof(*b))))
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	for (i = 0; i < list->n; i++) {
 		const struct ynode *e = list->vals[i], *v;
@@ -1108,6 +1295,7 @@ static int parse_hosts(const struct ytree *t, const struct ynode *list, struct s
 		if ((v = ymap_get(e, "count")) &&
 		    (rc = yget_int(t, v, "count", 1, SCN_MAX_HOSTS, &count, err)) < 0)
 			goto out;
+		tables_free(b);
 		memset(b, 0, sizeof(*b));
 		set_defaults(b);
 		b->catalog = s->catalog;
@@ -1139,6 +1327,7 @@ static int parse_hosts(const struct ytree *t, const struct ynode *list, struct s
 		}
 	}
 out:
+	tables_free(b);
 	free(b);
 	return rc;
 }
@@ -1233,6 +1422,9 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	} else {
 		if ((rc = parse_machine(t, r, s, err)) < 0)
 			return rc;
+		if ((rc = room_hosts(s, 1, err)) < 0)
+			return rc;
+		memset(&s->hosts[0], 0, sizeof(s->hosts[0]));
 		s->nhosts = 1;
 		snprintf(s->hosts[0].name, sizeof(s->hosts[0].name), "%s", "host0");
 		s->hosts[0].nnodes = s->nnodes;
@@ -1254,6 +1446,10 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	if (s->nhosts > 1 && s->vm.mode == SCN_VM)
 		return yerr(t, ymap_get(ymap_get(r, "virtualization"), "mode"), PLUMB_EINPUT, err,
 			    "a scenario of several hosts runs on bare metal (virtual machines span one box)");
+	if (s->vm.mode == SCN_VM && s->ngpus > SCN_MAX_VM_GPUS)
+		return yerr(t, ymap_get(ymap_get(r, "virtualization"), "mode"), PLUMB_EINPUT, err,
+			    "a virtual machine takes at most %d GPUs, this box has %d",
+			    SCN_MAX_VM_GPUS, s->ngpus);
 	if ((v = ymap_get(r, "constants")) && (rc = scn_parse_consts(t, v, -1, &s->k, err)) < 0)
 		return rc;
 	if ((v = ymap_get(r, "nccl")) && (rc = parse_nccl(t, v, s, err)) < 0)
@@ -1450,8 +1646,7 @@ static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 	return 0;
 fail:
 	ytree_free(t);
-	free(s->own_catalog);
-	free(s);
+	scn_free(s);
 	return rc;
 }
 
@@ -1484,9 +1679,67 @@ int scn_load(const char *path, struct scenario **out, struct plumb_err *err)
 
 void scn_free(struct scenario *s)
 {
-	if (s)
-		free(s->own_catalog);
+	if (!s)
+		return;
+	tables_free(s);
+	free(s->own_catalog);
 	free(s);
+}
+
+/* A copy of n entries of size bytes (NULL for none or out of memory). */
+static void *dup_table(const void *p, int n, size_t size)
+{
+	void *q;
+	if (n <= 0 || !(q = malloc((size_t)n * size)))
+		return NULL;
+	return memcpy(q, p, (size_t)n * size);
+}
+
+int scn_dup(const struct scenario *s, struct scenario **out, struct plumb_err *err)
+{
+	struct scenario *c = malloc(sizeof(*c));
+
+	*out = NULL;
+	if (!c)
+		return oom(err);
+	memcpy(c, s, sizeof(*c));
+	c->hosts = dup_table(s->hosts, s->nhosts, sizeof(*s->hosts));
+	c->nodes = dup_table(s->nodes, s->nnodes, sizeof(*s->nodes));
+	c->gpu_node = dup_table(s->gpu_node, s->ngpus, sizeof(*s->gpu_node));
+	c->nvlink = dup_table(s->nvlink, s->nnvlink, sizeof(*s->nvlink));
+	c->numa_cpus = dup_table(s->numa_cpus, s->nnuma_cpus, sizeof(*s->numa_cpus));
+	c->cap_numa = c->numa_cpus ? s->nnuma_cpus : 0;
+	c->cap_hosts = c->hosts ? s->nhosts : 0;
+	c->cap_nodes = c->nodes ? s->nnodes : 0;
+	c->cap_gpus = c->gpu_node ? s->ngpus : 0;
+	c->cap_nvlink = c->nvlink ? s->nnvlink : 0;
+	c->own_catalog = NULL;
+	if (s->own_catalog) {
+		if ((c->own_catalog = malloc(sizeof(*c->own_catalog))))
+			*c->own_catalog = *s->own_catalog;
+		c->catalog = c->own_catalog;
+	}
+	if ((s->nhosts > 0 && !c->hosts) || (s->nnodes > 0 && !c->nodes) ||
+	    (s->ngpus > 0 && !c->gpu_node) || (s->nnvlink > 0 && !c->nvlink) ||
+	    (s->nnuma_cpus > 0 && !c->numa_cpus) ||
+	    (s->own_catalog && !c->own_catalog)) {
+		scn_free(c);
+		return oom(err);
+	}
+	*out = c;
+	return 0;
+}
+
+int scn_same_tables(const struct scenario *a, const struct scenario *b)
+{
+	return a->nhosts == b->nhosts && a->nnodes == b->nnodes && a->ngpus == b->ngpus &&
+	       a->nnvlink == b->nnvlink && a->nnuma_cpus == b->nnuma_cpus &&
+	       (!a->nhosts || !memcmp(a->hosts, b->hosts, (size_t)a->nhosts * sizeof(*a->hosts))) &&
+	       (!a->nnodes || !memcmp(a->nodes, b->nodes, (size_t)a->nnodes * sizeof(*a->nodes))) &&
+	       (!a->ngpus || !memcmp(a->gpu_node, b->gpu_node, (size_t)a->ngpus * sizeof(*a->gpu_node))) &&
+	       (!a->nnvlink || !memcmp(a->nvlink, b->nvlink, (size_t)a->nnvlink * sizeof(*a->nvlink))) &&
+	       (!a->nnuma_cpus ||
+		!memcmp(a->numa_cpus, b->numa_cpus, (size_t)a->nnuma_cpus * sizeof(*a->numa_cpus)));
 }
 
 int scn_gpu_list_parse(const char *s, int *out, int max)

@@ -204,8 +204,10 @@ static int place(struct panel *p, int n, double x)
 		break;
 	}
 	case SCN_SWITCH:
-		snprintf(bx->line1, sizeof(bx->line1), "PCIe switch %s%s", nd->id,
-			 nd->acs ? "" : " (no ACS)");
+		/* a long id is cut at the box's width */
+		if (snprintf(bx->line1, sizeof(bx->line1), "PCIe switch %s%s", nd->id,
+			     nd->acs ? "" : " (no ACS)") < 0)
+			bx->line1[0] = 0;
 		device_name(nd->model, bx->line2, sizeof(bx->line2));
 		break;
 	case SCN_ROOT_PORT:
@@ -613,7 +615,7 @@ static double nvlink(struct panel *p, const struct fabric *f, double right)
 				const struct rdr_box *a, *b;
 				struct rdr_edge *e;
 				double xa, xb;
-				if (f->nvp[i][j] < 0 || p->box_of[v->ep[i].node] < 0 ||
+				if (fab_nvp(f, i, j) < 0 || p->box_of[v->ep[i].node] < 0 ||
 				    p->box_of[v->ep[j].node] < 0 || L->nedge >= RDR_MAX_EDGE)
 					continue;
 				a = &L->box[p->box_of[v->ep[i].node]];
@@ -663,12 +665,12 @@ static void mark_fabric(struct panel *p, const struct fabric *f, const int *path
 		for (k = 0; k < s->nnodes; k++)
 			if (f->up[k] == id || f->down[k] == id || f->rc_out[k] == id || f->rc_in[k] == id)
 				mark(p->L, p->edge_of[k], hl);
-		for (k = 0; k < s->host.sockets && k < SCN_MAX_SOCKETS; k++)
+		for (k = 0; k < s->host.sockets; k++)
 			if (f->dram[k] == id)
 				mark(p->L, p->mem_edge[k], hl);
 		for (a = 0; a < p->nsock; a++)
 			for (b = 0; b < p->nsock; b++)
-				if (a != b && f->xs[a][b] == id) {
+				if (a != b && fab_xs(f, a, b) == id) {
 					int lo = a < b ? a : b, hi = a < b ? b : a, t;
 					for (t = lo; t < hi; t++)
 						mark(p->L, p->xs_edge[t], hl);
@@ -677,7 +679,7 @@ static void mark_fabric(struct panel *p, const struct fabric *f, const int *path
 			if (f->nvl_up[k] == id || f->nvl_down[k] == id)
 				mark(p->L, p->nvs_edge[k], hl);
 			for (a = 0; a < s->ngpus; a++)
-				if (f->nvp[k][a] == id) {
+				if (fab_nvp(f, k, a) == id) {
 					int e;
 					for (e = 0; e < p->L->nedge; e++) {
 						const struct rdr_edge *ed = &p->L->edge[e];

@@ -91,11 +91,11 @@ static void link_name(const struct fabric *f, const struct scenario *s, int id, 
 		else if (f->rc_in[i] == id)
 			snprintf(buf, n, "socket %d fabric -> %s", nd->socket, nd->id);
 	}
-	for (i = 0; i < s->host.sockets && i < SCN_MAX_SOCKETS; i++) {
+	for (i = 0; i < s->host.sockets; i++) {
 		if (f->dram[i] == id)
 			snprintf(buf, n, "host memory, socket %d", i);
-		for (j = 0; j < s->host.sockets && j < SCN_MAX_SOCKETS; j++)
-			if (i != j && f->xs[i][j] == id)
+		for (j = 0; j < s->host.sockets; j++)
+			if (i != j && fab_xs(f, i, j) == id)
 				snprintf(buf, n, "%s socket %d -> %d", s->host.inter_socket_kind[0] ?
 					 s->host.inter_socket_kind : "inter-socket", i, j);
 	}
@@ -104,9 +104,9 @@ static void link_name(const struct fabric *f, const struct scenario *s, int id, 
 			snprintf(buf, n, "NVLink GPU%d -> NVSwitch", i);
 		if (f->nvl_down[i] == id)
 			snprintf(buf, n, "NVLink NVSwitch -> GPU%d", i);
-		for (j = 0; j < s->ngpus; j++)
-			if (f->nvp[i][j] == id)
-				snprintf(buf, n, "NVLink GPU%d -> GPU%d", i, j);
+		for (j = f->nvp_off[i]; j < f->nvp_off[i + 1]; j++)
+			if (f->nvp_link[j] == id)
+				snprintf(buf, n, "NVLink GPU%d -> GPU%d", i, f->nvp_peer[j]);
 	}
 }
 

@@ -14,6 +14,8 @@
 #   @big:NAME                            a file of NAME's kind just over the
 #                                         16 MiB input limit, in TMP/
 #   @sparse:NAME                         a 4 GiB sparse file, in TMP/
+#   @gen:KIND:N                          the scenario tests/gen_scale.sh KIND N
+#                                         writes, in TMP/gen-KIND-N.yaml
 #   @long:N                              an option value of N characters
 #   @empty                               an empty argument
 # Paths under the temporary directory are printed as TMP/ in the .err files.
@@ -71,6 +73,13 @@ expand() {
 		# a 4 GiB file of no data blocks: refused by its size, unread
 		f=$tmp/${1#@sparse:}
 		truncate -s 4G "$f"
+		echo "$f"
+		;;
+	@gen:*)
+		# a scenario at the scale limits, written by its generator
+		k=${1#@gen:}
+		f=$tmp/gen-${k%%:*}-${k#*:}.yaml
+		sh tests/gen_scale.sh "${k%%:*}" "${k#*:}" >"$f"
 		echo "$f"
 		;;
 	@empty) echo ;;
@@ -330,7 +339,8 @@ input-directory-calib    4 predict $BM --calib tests
 # ---- limits and runtime errors
 budget-coll              5 coll $DIR/budget-tiny.yaml
 budget-predict           5 predict $DIR/budget-tiny.yaml --layout tp8 --concurrency 1
-scenario-65-gpus         3 topo $DIR/scenario-65-gpus.yaml
+scenario-1025-gpus       3 topo @gen:flat:1025
+scenario-vm-65-gpus      3 topo $DIR/scenario-vm-65-gpus.yaml
 scenario-mmio-too-small  3 predict $DIR/scenario-mmio-too-small.yaml --layout tp8 --concurrency 1
 TABLE
 

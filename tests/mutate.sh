@@ -142,7 +142,7 @@ io/err.c @@ \t\t\tdst[o++] = '?'; @@ \t\t\tdst[o++] = (char)s[i];
 io/err.c @@ \t\tif (shown == max) { @@ \t\tif (0) {
 io/err.c @@ \tif (col > 80)\n @@ \tif (col > 8000)\n
 io/err.c @@ (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff @@ cp > 0x10ffff
-io/import_topom.c @@ ngpu == SCN_MAX_GPUS; @@ ngpu == SCN_MAX_GPUS + 1;
+io/import_topom.c @@ ngpu == IMP_MAX_GPUS; @@ ngpu == IMP_MAX_GPUS + 1;
 # ---- models/sweep: output, locking, resuming
 models/sweep/run.c @@ \t\tif (json && end > row && end[-1] == ',') @@ \t\tif (end > row && end[-1] == ',')
 models/sweep/run.c @@ \tif (!csv)\n\t\treturn strchr(p, '\\n'); @@ \tif (1)\n\t\treturn strchr(p, '\\n');

@@ -37,7 +37,8 @@ struct crun {
 	/* ring */
 	int nsteps;
 	double chunk;
-	int got[SCN_MAX_GPUS];      /* ring: steps received */
+	int *got;                   /* [n] ring: steps received */
+	int *gpus;                  /* [n] spec.gpus, the run's own copy */
 	/* chains (tree, broadcast): nchain chains of the n ranks, each its
 	 * own order; per chain, phase (0 reduce, 1 broadcast) and position:
 	 * chunks sent and received, and whether a send is in flight (a rank
@@ -486,8 +487,13 @@ static int *chains_new(const struct fabric *f, const struct coll_spec *c, int be
 		       int *nchainp, int *nwaysp)
 {
 	const struct scenario *s = f->s;
-	int n = c->n, hosts[SCN_MAX_GPUS], first[SCN_MAX_GPUS], nh = 0, ways = 1, i, h, w, t;
-	int nchain = 0, o[SCN_MAX_GPUS], *blk, *ord, *pos, *cway;
+	int n = c->n, *hosts, *first, nh = 0, ways = 1, i, h, w, t;
+	int nchain = 0, *o, *blk = NULL, *ord, *pos, *cway;
+
+	if (!(hosts = malloc((size_t)3 * (n + 1) * sizeof(*hosts))))
+		return NULL;
+	first = hosts + n + 1;
+	o = first + n + 1;
 
 	if (between) {
 		for (i = 0; i < n; i++) {
@@ -507,8 +513,10 @@ static int *chains_new(const struct fabric *f, const struct coll_spec *c, int be
 			between = 0, ways = 1;
 	}
 	blk = calloc((size_t)ways * (2 * n + ways + 1 + 6 * n), sizeof(int));
-	if (!blk)
+	if (!blk) {
+		free(hosts);
 		return NULL;
+	}
 	ord = blk;
 	for (w = 0; w < ways; w++) {
 		int p = 0;
@@ -563,6 +571,7 @@ static int *chains_new(const struct fabric *f, const struct coll_spec *c, int be
 	memset(cway + nchain * (ways + 1), 0, (size_t)nchain * 6 * n * sizeof(int));
 	*nchainp = nchain;
 	*nwaysp = ways;
+	free(hosts);
 	return blk;
 }
 
@@ -661,25 +670,31 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	int i, j, rc, all_nvl = 1, hosts = 0;
 	double net_floor = 0;
 
-	if (c->n < 2 || c->n > SCN_MAX_GPUS)
+	if (c->n < 2 || c->n > s->ngpus)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "a simulated collective needs 2 to %d ranks", SCN_MAX_GPUS);
+				     "a simulated collective needs 2 to %d ranks", s->ngpus);
 	if ((algo == ALGO_TREE || algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) &&
 	    c->op != COLL_ALLREDUCE)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "the %s algorithm is modelled for all-reduce only",
 				     coll_algo_name(algo));
-	/* One block: the run, then its n x n latency and transport tables. */
-	r = calloc(1, sizeof(*r) + (size_t)c->n * c->n * (sizeof(double) + 1));
+	/* One block: the run, then its n x n latency table, its ranks' GPUs
+	 * and steps received, and its n x n transport table. */
+	r = calloc(1, sizeof(*r) + (size_t)c->n * c->n * (sizeof(double) + 1) +
+		   (size_t)2 * c->n * sizeof(int));
 	if (!r)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	r->step_lat = (double *)(void *)(r + 1);
-	r->shm = (unsigned char *)(r->step_lat + (size_t)c->n * c->n);
+	r->gpus = (int *)(void *)(r->step_lat + (size_t)c->n * c->n);
+	r->got = r->gpus + c->n;
+	r->shm = (unsigned char *)(r->got + c->n);
+	memcpy(r->gpus, c->gpus, (size_t)c->n * sizeof(*r->gpus));
 	r->s = s;
 	r->eng = x->eng;
 	r->fab = x->fab;
 	r->ctx = x;
 	r->spec = *c;
+	r->spec.gpus = r->gpus;
 	r->c = &r->spec;
 	r->view = view;
 	r->algo = algo;

@@ -48,7 +48,8 @@ enum coll_proto { PROTO_AUTO = -1, PROTO_LL, PROTO_LL128, PROTO_SIMPLE, PROTO_N 
 struct coll_spec {
 	enum coll_op op;
 	int n;                      /* ranks */
-	int gpus[SCN_MAX_GPUS];     /* rank -> GPU index */
+	const int *gpus;            /* [n] rank -> GPU index (borrowed: coll_start and
+				       the caches keep their own copies) */
 	double bytes;               /* nccl-tests "size" */
 	int algo;                   /* enum coll_algo */
 	int proto;                  /* enum coll_proto */
@@ -146,7 +147,9 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
  * coll_scn_get: the entry for (s, o), found by content (a scenario with the
  * same bytes, catalog included, shares it; one whose constants changed does
  * not, unless only the step model's kernel constants changed, which nothing
- * derived here reads). *out is held until coll_scn_put. Errors: those of topo_build and
+ * derived here reads; entries of one machine under other constants share
+ * its view and routes, which read no constant). *out is held until
+ * coll_scn_put. Errors: those of topo_build and
  * fab_build. The entry's view and routes are read-only and valid while it
  * is held.
  * coll_scn_id: an id no other content gets during the process.

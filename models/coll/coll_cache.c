@@ -4,12 +4,18 @@
  *
  * An entry is keyed on the scenario's content, not its address: a sweep
  * frees variants and parses others that may land at the same address, and
- * a calibration changes constants in place. The entry keeps its own copy
- * of the scenario and of the GPU catalog it names; a lookup compares the
- * caller's scenario with that copy byte for byte (all of struct scenario
- * but its two catalog pointers, then the catalog's entries), so a hit is a
- * scenario every derived value is a function of. The view is built from
- * the copy and so never points at a scenario that was freed.
+ * a calibration changes constants in place. A lookup compares the caller's
+ * scenario byte for byte with the entry's machine and constants (all of
+ * struct scenario but its table and catalog pointers, then the tables and
+ * the catalog's entries), so a hit is a scenario every derived value is a
+ * function of.
+ *
+ * The view and the routes depend on the machine alone, not on the
+ * constants: entries of one machine under other constants (an interval's
+ * draws) share them (struct coll_views, counted references), built once
+ * from a copy of the scenario and of its GPU catalog that they own, so
+ * they never point at a scenario that was freed. On a machine of 1,024
+ * GPUs a view is tens of megabytes and a fraction of a second to build.
  *
  * The pool is process-wide, like the parsed catalogs (io/scn_catalog.c,
  * models/llm/llm.c): every command reaches it without a context to carry,
@@ -22,6 +28,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,21 +40,31 @@
 struct choice_key {
 	int op, n, algo, proto, root, custom;
 	double bytes;
-	int gpus[SCN_MAX_GPUS];         /* past n: 0 */
+	const int *gpus;                /* [n]: the question's, or a kept answer's own */
 };
 
 struct choice {
 	struct choice_key k;
+	int *gpus;                      /* owned: k.gpus */
 	uint64_t hash;
 	struct coll_result r;
 };
 
-struct coll_scn {
-	struct scenario *s;             /* owned copy; s->catalog = cat */
+/* What the machine alone derives: shared by the entries of one machine. */
+struct coll_views {
+	struct scenario *s;             /* owned copy; s->catalog = cat; its constants are
+					   the first entry's, which nothing here reads */
 	struct scn_catalog *cat;        /* owned copy of the scenario's catalog */
 	struct topo_opts o;
 	struct topo_view *view;
 	struct fab_routes *routes;
+	atomic_int refs;                /* entries holding it */
+};
+
+struct coll_scn {
+	struct coll_views *vw;          /* held */
+	struct plumb_consts k;          /* the entry's constants */
+	unsigned char k_catalog[K_NCONSTS];
 	uint64_t id;
 	int refs;
 	int pooled;                     /* 0: not in the pool, freed on the last put */
@@ -84,87 +101,140 @@ static int step_only(int i)
 	}
 }
 
-/* The bytes of struct scenario a derived value depends on: all of it but
- * the step model's kernel constants and the two catalog pointers (compared
- * by content). */
-static int same_scenario(const struct scenario *a, const struct coll_scn *e)
+/* The machine: the bytes of struct scenario but its constants (k and
+ * k_catalog), the tables' pointers and room and the two catalog pointers;
+ * the tables and the catalog by content. */
+static int same_machine(const struct scenario *a, const struct coll_views *w)
 {
-	const struct scenario *b = e->s;
-	size_t k0 = offsetof(struct scenario, k), k1 = k0 + sizeof(a->k);
-	size_t head = offsetof(struct scenario, catalog);
+	const struct scenario *b = w->s;
+	size_t k0 = offsetof(struct scenario, k);
+	size_t k1 = offsetof(struct scenario, k_catalog) + sizeof(a->k_catalog);
+	size_t head = offsetof(struct scenario, hosts);
 	size_t tail = offsetof(struct scenario, own_catalog) + sizeof(a->own_catalog);
-	int i;
-	if (memcmp(a, b, k0) != 0 || memcmp(a->k.set, b->k.set, sizeof(a->k.set)) != 0 ||
-	    memcmp((const char *)a + k1, (const char *)b + k1, head - k1) != 0)
+	if (memcmp(a, b, k0) != 0 ||
+	    memcmp((const char *)a + k1, (const char *)b + k1, head - k1) != 0 ||
+	    !scn_same_tables(a, b))
 		return 0;
-	for (i = 0; i < K_NCONSTS; i++)
-		if (!step_only(i) && memcmp(&a->k.v[i], &b->k.v[i], sizeof(a->k.v[i])) != 0)
-			return 0;
 	if (tail < sizeof(*a) && memcmp((const char *)a + tail, (const char *)b + tail,
 					sizeof(*a) - tail) != 0)
 		return 0;
 	if (!a->catalog || !b->catalog)
 		return !a->catalog && !b->catalog;
-	if (a->catalog->n != e->cat->n)
+	if (a->catalog->n != w->cat->n)
 		return 0;
-	return memcmp(a->catalog->gpus, e->cat->gpus,
+	return memcmp(a->catalog->gpus, w->cat->gpus,
 		      (size_t)a->catalog->n * sizeof(a->catalog->gpus[0])) == 0;
+}
+
+/* All a derived value depends on: the machine and the constants but the
+ * step model's kernel constants. */
+static int same_scenario(const struct scenario *a, const struct coll_scn *e)
+{
+	int i;
+	if (memcmp(a->k.set, e->k.set, sizeof(a->k.set)) != 0 ||
+	    memcmp(a->k_catalog, e->k_catalog, sizeof(a->k_catalog)) != 0)
+		return 0;
+	for (i = 0; i < K_NCONSTS; i++)
+		if (!step_only(i) && memcmp(&a->k.v[i], &e->k.v[i], sizeof(a->k.v[i])) != 0)
+			return 0;
+	return same_machine(a, e->vw);
+}
+
+static void views_put(struct coll_views *w)
+{
+	if (!w || atomic_fetch_sub(&w->refs, 1) != 1)
+		return;
+	topo_free(w->view);
+	fab_routes_free(w->routes);
+	scn_free(w->s);
+	free(w->cat);
+	free(w);
 }
 
 static void entry_free(struct coll_scn *e)
 {
+	int i;
 	if (!e)
 		return;
-	topo_free(e->view);
-	fab_routes_free(e->routes);
+	views_put(e->vw);
+	for (i = 0; i < e->nch; i++)
+		free(e->ch[i].gpus);
 	free(e->ch);
 	free(e->slot);
-	free(e->s);
-	free(e->cat);
 	free(e);
 }
 
 /* Routes of the copy's fabric (ACS as the scenario says, as every
  * simulation builds it). */
-static int entry_routes(struct coll_scn *e, struct plumb_err *err)
+static int views_routes(struct coll_views *w, struct plumb_err *err)
 {
 	struct sim_engine *eng = NULL;
 	struct fabric *fab = NULL;
 	int rc;
-	if ((rc = sim_engine_new(e->s->seed, &eng, err)) < 0)
+	if ((rc = sim_engine_new(w->s->seed, &eng, err)) < 0)
 		return rc;
-	if ((rc = fab_build(eng, e->s, &fab, err)) == 0)
-		rc = fab_routes_build(fab, &e->routes, err);
+	if ((rc = fab_build(eng, w->s, &fab, err)) == 0)
+		rc = fab_routes_build(fab, &w->routes, err);
 	fab_free(fab);
 	sim_engine_free(eng);
 	return rc;
 }
 
+/* The view and routes of s's machine under options o, one reference. */
+static int views_new(const struct scenario *s, const struct topo_opts *o,
+		     struct coll_views **out, struct plumb_err *err)
+{
+	struct coll_views *w = calloc(1, sizeof(*w));
+	int rc;
+
+	*out = NULL;
+	if (!w || !(w->cat = malloc(sizeof(*w->cat)))) {
+		free(w);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	atomic_init(&w->refs, 1);
+	if ((rc = scn_dup(s, &w->s, err)) < 0) {
+		views_put(w);
+		return rc;
+	}
+	free(w->s->own_catalog);   /* the copy's catalog is w->cat */
+	if (s->catalog)
+		memcpy(w->cat, s->catalog, sizeof(*w->cat));
+	else
+		memset(w->cat, 0, sizeof(*w->cat));
+	w->s->catalog = s->catalog ? w->cat : NULL;   /* a hand-built scenario may have none */
+	w->s->own_catalog = NULL;
+	w->o = *o;
+	if ((rc = topo_build(w->s, w->s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, &w->o,
+			     &w->view, err)) < 0 ||
+	    (rc = views_routes(w, err)) < 0) {
+		views_put(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+/* A new entry for s over w (its reference passes to the entry), or over
+ * a new view and routes when w is NULL. */
 static int entry_new(const struct scenario *s, const struct topo_opts *o,
-		     struct coll_scn **out, struct plumb_err *err)
+		     struct coll_views *w, struct coll_scn **out, struct plumb_err *err)
 {
 	struct coll_scn *e = calloc(1, sizeof(*e));
 	int rc;
 
 	*out = NULL;
-	if (!e || !(e->s = malloc(sizeof(*e->s))) || !(e->cat = malloc(sizeof(*e->cat)))) {
-		entry_free(e);
+	if (!e) {
+		views_put(w);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
-	memcpy(e->s, s, sizeof(*s));
-	if (s->catalog)
-		memcpy(e->cat, s->catalog, sizeof(*e->cat));
-	else
-		memset(e->cat, 0, sizeof(*e->cat));
-	e->s->catalog = s->catalog ? e->cat : NULL;   /* a hand-built scenario may have none */
-	e->s->own_catalog = NULL;
-	e->o = *o;
-	if ((rc = topo_build(e->s, e->s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, &e->o,
-			     &e->view, err)) < 0 ||
-	    (rc = entry_routes(e, err)) < 0) {
-		entry_free(e);
+	if (!w && (rc = views_new(s, o, &w, err)) < 0) {
+		free(e);
 		return rc;
 	}
+	e->vw = w;
+	e->k = s->k;
+	memcpy(e->k_catalog, s->k_catalog, sizeof(e->k_catalog));
 	*out = e;
 	return 0;
 }
@@ -173,13 +243,14 @@ int coll_scn_get(const struct scenario *s, const struct topo_opts *o, struct col
 		 struct plumb_err *err)
 {
 	struct coll_scn *e = NULL;
+	struct coll_views *w = NULL;
 	int i, victim = -1, rc;
 
 	*out = NULL;
 	pthread_mutex_lock(&pool.mu);
 	for (i = 0; i < POOL_CAP; i++) {
 		struct coll_scn *p = pool.e[i];
-		if (p && !memcmp(&p->o, o, sizeof(*o)) && same_scenario(s, p)) {
+		if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_scenario(s, p)) {
 			p->refs++;
 			p->tick = ++pool.tick;
 			pthread_mutex_unlock(&pool.mu);
@@ -187,15 +258,23 @@ int coll_scn_get(const struct scenario *s, const struct topo_opts *o, struct col
 			return 0;
 		}
 	}
+	/* the same machine under other constants: its view and routes */
+	for (i = 0; i < POOL_CAP && !w; i++) {
+		struct coll_scn *p = pool.e[i];
+		if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_machine(s, p->vw)) {
+			w = p->vw;
+			atomic_fetch_add(&w->refs, 1);
+		}
+	}
 	pthread_mutex_unlock(&pool.mu);
 	/* Built outside the lock: another thread may build the same one, and
 	 * then the first to enter keeps its copy. */
-	if ((rc = entry_new(s, o, &e, err)) < 0)
+	if ((rc = entry_new(s, o, w, &e, err)) < 0)
 		return rc;
 	pthread_mutex_lock(&pool.mu);
 	for (i = 0; i < POOL_CAP; i++) {
 		struct coll_scn *p = pool.e[i];
-		if (p && !memcmp(&p->o, o, sizeof(*o)) && same_scenario(s, p)) {
+		if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_scenario(s, p)) {
 			p->refs++;
 			p->tick = ++pool.tick;
 			pthread_mutex_unlock(&pool.mu);
@@ -255,12 +334,12 @@ void coll_scn_clear(void)
 
 const struct topo_view *coll_scn_view(const struct coll_scn *e)
 {
-	return e->view;
+	return e->vw->view;
 }
 
 const struct fab_routes *coll_scn_routes(const struct coll_scn *e)
 {
-	return e->routes;
+	return e->vw->routes;
 }
 
 uint64_t coll_scn_id(const struct coll_scn *e)
@@ -280,20 +359,32 @@ static void choice_key(const struct coll_spec *c, struct choice_key *k)
 	k->root = c->root;
 	k->custom = c->custom;
 	k->bytes = c->bytes;
-	memcpy(k->gpus, c->gpus, (size_t)c->n * sizeof(int));
+	k->gpus = c->gpus;
 }
 
-/* FNV-1a over the key's bytes (normalised, so padding is zero). */
+/* FNV-1a over the key's fields' bytes (normalised, so padding is zero),
+ * then its GPUs. */
 static uint64_t choice_hash(const struct choice_key *k)
 {
 	const unsigned char *p = (const unsigned char *)k;
-	size_t i, n = offsetof(struct choice_key, gpus) + (size_t)k->n * sizeof(int);
+	size_t i, n = offsetof(struct choice_key, gpus);
 	uint64_t h = 0xcbf29ce484222325ULL;
 	for (i = 0; i < n; i++) {
 		h ^= p[i];
 		h *= 0x100000001b3ULL;
 	}
+	p = (const unsigned char *)k->gpus;
+	for (i = 0; i < (size_t)k->n * sizeof(int); i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
 	return h;
+}
+
+static int choice_same(const struct choice_key *a, const struct choice_key *b)
+{
+	return !memcmp(a, b, offsetof(struct choice_key, gpus)) &&
+	       !memcmp(a->gpus, b->gpus, (size_t)a->n * sizeof(*a->gpus));
 }
 
 /* Index of k's answer in e->ch, or -1. Caller holds the lock. */
@@ -306,7 +397,7 @@ static int choice_find(const struct coll_scn *e, const struct choice_key *k, uin
 		int j = e->slot[i];
 		if (j < 0)
 			return -1;
-		if (e->ch[j].hash == h && !memcmp(&e->ch[j].k, k, sizeof(*k)))
+		if (e->ch[j].hash == h && choice_same(&e->ch[j].k, k))
 			return j;
 	}
 }
@@ -316,6 +407,7 @@ static void choice_add(struct coll_scn *e, const struct choice_key *k, uint64_t 
 		       const struct coll_result *r)
 {
 	size_t i;
+	int *gpus;
 	if (choice_find(e, k, h) >= 0)
 		return;
 	if (e->nch == e->chcap) {
@@ -342,7 +434,12 @@ static void choice_add(struct coll_scn *e, const struct choice_key *k, uint64_t 
 		e->slot = n;
 		e->nslot = ns;
 	}
+	if (!(gpus = malloc((size_t)(k->n > 0 ? k->n : 1) * sizeof(*gpus))))
+		return;
+	memcpy(gpus, k->gpus, (size_t)k->n * sizeof(*gpus));
 	e->ch[e->nch].k = *k;
+	e->ch[e->nch].k.gpus = gpus;
+	e->ch[e->nch].gpus = gpus;
 	e->ch[e->nch].hash = h;
 	e->ch[e->nch].r = *r;
 	for (i = h & (size_t)(e->nslot - 1); e->slot[i] >= 0; i = (i + 1) & (size_t)(e->nslot - 1))

@@ -480,11 +480,13 @@ static int step_impl(const struct pred_cfg *c, const struct serve_shape *sh, dou
 			info->part[PART_IDLE] = info->idle_s;
 		}
 		{
-			/* Do the layout's collectives bounce through host memory? */
-			struct topo_view *v = NULL;
+			/* Do the layout's collectives bounce through host memory?
+			 * (the view the step ran in, the scenario's shared one) */
+			struct coll_scn *shared = NULL;
+			const struct topo_view *v;
 			int per = c->lay.gpus / c->lay.pp, a, b2, shm = 0, pairs = 0, net = 0;
-			if (topo_build(c->s, c->s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST,
-				       &c->topo, &v, NULL) == 0) {
+			if (coll_scn_get(c->s, &c->topo, &shared, NULL) == 0) {
+				v = coll_scn_view(shared);
 				for (a = 0; a < per; a++)
 					for (b2 = 0; b2 < per; b2++)
 						if (a != b2 && topo_ep_host(v, a) != topo_ep_host(v, b2)) {
@@ -493,7 +495,7 @@ static int step_impl(const struct pred_cfg *c, const struct serve_shape *sh, dou
 							pairs++;
 							shm += v->xport[a][b2] != XP_P2P;
 						}
-				topo_free(v);
+				coll_scn_put(shared);
 			}
 			info->shm_hops = shm;
 			info->comm_net = net;

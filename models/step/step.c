@@ -137,7 +137,7 @@ struct memo {
 /* A collective seen in this step_run: key, links, and its duration alone. */
 struct rentry {
 	int op, n, algo, proto;
-	int gpus[SCN_MAX_GPUS];
+	int *gpus;                  /* [n], owned */
 	double bytes;
 	unsigned char *links;       /* nlinks flags */
 	double seconds;
@@ -243,8 +243,12 @@ static int rentry_get(struct srun *sr, const struct coll_spec *c, int algo, int 
 	e = &rc->e[rc->n];
 	memset(e, 0, sizeof(*e));
 	e->links = calloc((size_t)rc->nlinks + 1, 1);
-	if (!e->links)
+	e->gpus = malloc((size_t)c->n * sizeof(*e->gpus));
+	if (!e->links || !e->gpus) {
+		free(e->links);
+		free(e->gpus);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
 	e->op = c->op;
 	e->n = c->n;
 	e->algo = algo;
@@ -260,8 +264,10 @@ static void rcache_free(struct rcache *rc)
 	int i;
 	if (!rc)
 		return;
-	for (i = 0; i < rc->n; i++)
+	for (i = 0; i < rc->n; i++) {
 		free(rc->e[i].links);
+		free(rc->e[i].gpus);
+	}
 	free(rc->e);
 	free(rc->scratch);
 	free(rc);
@@ -575,7 +581,7 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 			const struct step_op *op = &p->ops[sr->pc[st]];
 			struct sim_payload pl;
 			struct coll_spec c;
-			int algo, proto, i;
+			int algo, proto, i, gpus[SCN_MAX_GPUS];
 			double alone;
 			if (op->kind == SOP_COMPUTE) {
 				memset(&pl, 0, sizeof(pl));
@@ -594,7 +600,8 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 			       op->kind == SOP_REDUCESCATTER ? COLL_REDUCESCATTER : COLL_ALLGATHER;
 			c.n = sr->per_stage;
 			for (i = 0; i < c.n; i++)
-				c.gpus[i] = stage_gpu(sr, st, i);
+				gpus[i] = stage_gpu(sr, st, i);
+			c.gpus = gpus;
 			c.bytes = op->bytes;
 			c.algo = ALGO_AUTO;
 			/* The engine's own all-reduce, where the scenario's has one. */
@@ -901,13 +908,41 @@ static void memo_key(struct bytes *b, uint64_t scn, int replay, const struct ste
 	}
 }
 
-/* A step's result as the memo keeps it: the whole struct, so every field
- * step_run() fills comes back (one added later included); the caller's
- * inputs (timeline, hook, switches) are the asker's, not the stored run's. */
-static void memo_fill(const unsigned char *p, struct step_result *r)
+/*
+ * A step's result as the memo keeps it: the whole struct, so every field
+ * step_run() fills comes back (one added later included), but of the
+ * per-GPU arrays only the step's ngpus entries (the rest are zero): the
+ * bytes before busy, busy and comm of ngpus each, the bytes after comm.
+ */
+#define MEMO_HEAD offsetof(struct step_result, busy)
+#define MEMO_TAIL (offsetof(struct step_result, comm) + sizeof(((struct step_result *)0)->comm))
+
+static size_t memo_size(int ngpus)
+{
+	return MEMO_HEAD + (size_t)2 * ngpus * sizeof(double) + (sizeof(struct step_result) - MEMO_TAIL);
+}
+
+/* r as the memo keeps it into p (room memo_size(r->ngpus)). */
+static void memo_pack(const struct step_result *r, unsigned char *p)
+{
+	size_t g = (size_t)r->ngpus * sizeof(double);
+	memcpy(p, r, MEMO_HEAD);
+	memcpy(p + MEMO_HEAD, r->busy, g);
+	memcpy(p + MEMO_HEAD + g, r->comm, g);
+	memcpy(p + MEMO_HEAD + 2 * g, (const char *)r + MEMO_TAIL, sizeof(*r) - MEMO_TAIL);
+}
+
+/* The caller's inputs (timeline, hook, switches) are the asker's, not the
+ * stored run's. */
+static void memo_fill(const unsigned char *p, size_t n, struct step_result *r)
 {
 	struct step_result in = *r;
-	memcpy(r, p, sizeof(*r));
+	size_t g = (n - MEMO_HEAD - (sizeof(*r) - MEMO_TAIL)) / 2;
+	memset(r, 0, sizeof(*r));
+	memcpy(r, p, MEMO_HEAD);
+	memcpy(r->busy, p + MEMO_HEAD, g);
+	memcpy(r->comm, p + MEMO_HEAD + g, g);
+	memcpy((char *)r + MEMO_TAIL, p + MEMO_HEAD + 2 * g, sizeof(*r) - MEMO_TAIL);
 	r->spans = in.spans;
 	r->cap = in.cap;
 	r->hook = in.hook;
@@ -973,17 +1008,21 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	memset(&key, 0, sizeof(key));
 	memset(&val, 0, sizeof(val));
 	if (memo) {
-		size_t nv = sizeof(*r);
+		/* a step's result has one entry per GPU of its layout */
+		size_t nv = memo_size(l->gpus);
 		memo_key(&key, coll_scn_id(shared), replay, l, prog, micro, r->rounds);
 		if (!key.oom && (val.p = malloc(nv)) != NULL &&
 		    step_memo_get(key.p, key.n, val.p, nv)) {
-			memo_fill(val.p, r);
+			memo_fill(val.p, nv, r);
 			goto out;
 		}
 	}
 	rc = step_sim(s, o, l, prog, micro, r, shared, replay, err);
-	if (rc == 0 && memo && !key.oom)
-		step_memo_put(key.p, key.n, r, sizeof(*r));
+	if (rc == 0 && memo && !key.oom && r->ngpus == l->gpus &&
+	    (val.p || (val.p = malloc(memo_size(r->ngpus))) != NULL)) {
+		memo_pack(r, val.p);
+		step_memo_put(key.p, key.n, val.p, memo_size(r->ngpus));
+	}
 out:
 	free(key.p);
 	free(val.p);

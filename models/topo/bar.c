@@ -53,7 +53,7 @@ int bar_fit(const struct scenario *s, int realloc, struct bar_result *r,
 {
 	const struct scn_vm *vm = &s->vm;
 	uint64_t start = region64_start(vm), next64, limit, next32, end32;
-	uint64_t win_base[SCN_MAX_GPUS], win_size[SCN_MAX_GPUS];
+	uint64_t win_base[SCN_MAX_VM_GPUS], win_size[SCN_MAX_VM_GPUS];
 	int g, k, any_fail = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -61,6 +61,9 @@ int bar_fit(const struct scenario *s, int realloc, struct bar_result *r,
 		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
 				     "the BAR check models a VM's firmware; '%s' is bare metal",
 				     s->name);
+	if (s->ngpus > SCN_MAX_VM_GPUS)     /* the loader refuses such a VM */
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "a virtual machine takes at most %d GPUs", SCN_MAX_VM_GPUS);
 	r->realloc = realloc;
 	r->ngpus = s->ngpus;
 	r->start64 = start;

@@ -39,10 +39,10 @@ struct bar_result {
 	int realloc;            /* the pass modelled: 1 with pci=realloc */
 	int ngpus, ok_gpus;     /* GPUs with every BAR assigned */
 	int nplace;
-	struct bar_place place[SCN_MAX_GPUS * SCN_MAX_BARS];
+	struct bar_place place[SCN_MAX_VM_GPUS * SCN_MAX_BARS];
 	uint64_t need64, avail64;   /* bytes asked of / offered by the 64-bit window */
 	uint64_t start64, limit64;  /* 64-bit region bounds used */
-	uint64_t win_base[SCN_MAX_GPUS], win_size[SCN_MAX_GPUS];  /* each GPU's 64-bit window
+	uint64_t win_base[SCN_MAX_VM_GPUS], win_size[SCN_MAX_VM_GPUS];  /* each GPU's 64-bit window
 				       (firmware: its root port's bridge window; realloc: its
 				       largest BAR), size 0 when it found no room */
 	int nmsg;
@@ -51,7 +51,8 @@ struct bar_result {
 
 /*
  * Model the guest's BAR assignment of VM scenario s, with (realloc=1) or
- * without (0) pci=realloc. Fills *r. Returns 0, or EUSAGE for bare metal.
+ * without (0) pci=realloc. Fills *r. Returns 0, or EUSAGE for bare metal
+ * (EINPUT past SCN_MAX_VM_GPUS GPUs, which the loader refuses for a VM).
  */
 int bar_fit(const struct scenario *s, int realloc, struct bar_result *r,
 	    struct plumb_err *err);

@@ -73,9 +73,16 @@ static void host_heading(FILE *f, const struct topo_view *v, int h)
 
 void rep_topo_matrix(FILE *f, const struct topo_view *v, int legend)
 {
-	int i, j, h, n, ep[TOPO_MAX_EP], nics = 0;
-	char buf[16], aff[160], label[TOPO_MAX_EP][16];
+	int i, j, h, n, *ep = malloc((size_t)v->nep * sizeof(*ep)), nics = 0;
+	char buf[16], aff[160], (*label)[16] = malloc((size_t)v->nep * sizeof(*label));
 	const struct scenario *s = v->scn;
+
+	if (!ep || !label) {
+		free(ep);
+		free(label);
+		fputs("plumb: out of memory\n", f);
+		return;
+	}
 
 	for (h = 0; h < (s->nhosts > 1 ? s->nhosts : 1); h++) {
 		n = host_eps(v, h, ep, label);
@@ -129,12 +136,21 @@ void rep_topo_matrix(FILE *f, const struct topo_view *v, int legend)
 						? s->nodes[v->ep[i].host_node].model
 						: s->nodes[v->ep[i].host_node].id);
 	}
+	free(ep);
+	free(label);
 }
 
 void rep_p2p_matrix(FILE *f, const struct topo_view *v, int legend)
 {
-	int i, j, h, n, ng, ep[TOPO_MAX_EP];
-	char label[TOPO_MAX_EP][16];
+	int i, j, h, n, ng, *ep = malloc((size_t)v->nep * sizeof(*ep));
+	char (*label)[16] = malloc((size_t)v->nep * sizeof(*label));
+
+	if (!ep || !label) {
+		free(ep);
+		free(label);
+		fputs("plumb: out of memory\n", f);
+		return;
+	}
 
 	for (h = 0; h < (v->scn->nhosts > 1 ? v->scn->nhosts : 1); h++) {
 		n = host_eps(v, h, ep, label);
@@ -156,6 +172,8 @@ void rep_p2p_matrix(FILE *f, const struct topo_view *v, int legend)
 		fputc('\n', f);
 		fputs(legend_p2p, f);
 	}
+	free(ep);
+	free(label);
 }
 
 void rep_p2p_reasons(FILE *f, const struct topo_view *v)

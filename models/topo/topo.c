@@ -194,8 +194,8 @@ void topo_cpu_affinity(const struct scenario *s, int numa, char *buf, size_t n)
 		snprintf(buf, n, "N/A");
 		return;
 	}
-	if (h->socket_cpus[numa][0]) {
-		snprintf(buf, n, "%s", h->socket_cpus[numa]);
+	if (numa < s->nnuma_cpus && s->numa_cpus[numa][0]) {
+		snprintf(buf, n, "%s", s->numa_cpus[numa]);
 		return;
 	}
 	if (h->cores_per_socket <= 0) {
@@ -346,6 +346,54 @@ static void build_guest_tree(struct topo_view *v)
 	}
 }
 
+static unsigned char **uc_table(int n)
+{
+	unsigned char **r = malloc((size_t)n * sizeof(*r)), *c = calloc((size_t)n * n, 1);
+	int i;
+	if (!r || !c) {
+		free(r);
+		free(c);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		r[i] = c + (size_t)i * n;
+	return r;
+}
+
+static void uc_table_free(unsigned char **t)
+{
+	if (t)
+		free(t[0]);
+	free(t);
+}
+
+/* The view's endpoint tables for its tree's GPUs and NICs, zeroed (acs_via
+ * -1). 0, or -1 when out of memory. */
+static int alloc_tables(struct topo_view *v)
+{
+	int n = v->scn->ngpus, k, i;
+	short *c;
+	for (k = 0; k < v->nnodes; k++)
+		n += v->nodes[k].kind == SCN_NIC;
+	if (n < 1)
+		n = 1;
+	if (!(v->ep = calloc((size_t)n, sizeof(*v->ep))) ||
+	    !(v->group = calloc((size_t)n, sizeof(*v->group))) ||
+	    !(v->cls = uc_table(n)) || !(v->nvl = uc_table(n)) || !(v->p2p = uc_table(n)) ||
+	    !(v->xport = uc_table(n)) || !(v->acs_dt = uc_table(n)) ||
+	    !(c = malloc((size_t)n * n * sizeof(*c))))
+		return -1;
+	if (!(v->acs_via = malloc((size_t)n * sizeof(*v->acs_via)))) {
+		free(c);
+		return -1;
+	}
+	for (i = 0; i < n * n; i++)
+		c[i] = -1;
+	for (i = 0; i < n; i++)
+		v->acs_via[i] = c + (size_t)i * n;
+	return 0;
+}
+
 static void collect_endpoints(struct topo_view *v)
 {
 	const struct scenario *s = v->scn;
@@ -375,7 +423,7 @@ static void collect_endpoints(struct topo_view *v)
 			for (k = 0, v->ep[i].dev = 0; k < v->ngpu; k++)
 				v->ep[i].dev += strcmp(v->ep[k].bdf, v->ep[i].bdf) < 0;
 	}
-	for (k = 0; k < v->nnodes && v->nep < TOPO_MAX_EP; k++) {
+	for (k = 0; k < v->nnodes; k++) {
 		struct topo_ep *e;
 		if (v->nodes[k].kind != SCN_NIC)
 			continue;
@@ -411,7 +459,6 @@ static void fill_classes(struct topo_view *v)
 {
 	const struct scenario *s = v->scn;
 	int i, j, k;
-	memset(v->nvl, 0, sizeof(v->nvl));
 	for (k = 0; k < s->nnvlink; k++) {
 		v->nvl[s->nvlink[k].a][s->nvlink[k].b] = (unsigned char)s->nvlink[k].links;
 		v->nvl[s->nvlink[k].b][s->nvlink[k].a] = (unsigned char)s->nvlink[k].links;
@@ -438,9 +485,13 @@ static int uf_find(int *p, int x)
  * taken as separate devices (not functions of one multifunction device,
  * the case where Linux would group their subtrees).
  */
-static void fill_groups(struct topo_view *v)
+static int fill_groups(struct topo_view *v)
 {
-	int parent[TOPO_MAX_EP], key[TOPO_MAX_EP], i, j, x;
+	int *parent = malloc((size_t)v->nep * 4 * sizeof(*parent)), *key, i, j, x;
+
+	if (!parent)
+		return -1;
+	key = parent + v->nep;
 
 	for (i = 0; i < v->nep; i++) {
 		int top = -1;
@@ -458,7 +509,7 @@ static void fill_groups(struct topo_view *v)
 	v->ngroups = 0;
 	/* Number groups in host-tree order of their first device. */
 	{
-		int order[TOPO_MAX_EP], n = 0, a, b, gid[TOPO_MAX_EP];
+		int *order = key + v->nep, n = 0, a, b, *gid = order + v->nep;
 		for (i = 0; i < v->nep; i++)
 			order[n++] = i;
 		for (a = 1; a < n; a++)
@@ -477,6 +528,8 @@ static void fill_groups(struct topo_view *v)
 		for (i = 0; i < v->nep; i++)
 			v->group[i] = gid[uf_find(parent, i)];
 	}
+	free(parent);
+	return 0;
 }
 
 static int nccl_path(enum topo_class c)
@@ -557,16 +610,22 @@ int topo_build(const struct scenario *s, enum topo_side side,
 	v->side = side;
 	v->scn = s;
 	v->acs_override = o->acs_override;
+	/* the guest's tree: a root per NUMA node, a root port and the GPU per GPU */
+	if (!(v->nodes = malloc((size_t)(s->nnodes + 1 + s->host.sockets * s->host.numa_per_socket +
+					 2 * s->ngpus) * sizeof(*v->nodes))))
+		goto oom;
 	if (side == TOPO_HOST) {
 		build_host_tree(v, o);
 	} else {
 		int rc = topo_build(s, TOPO_HOST, o, &host, err);
 		if (rc < 0) {
-			free(v);
+			topo_free(v);
 			return rc;
 		}
 		build_guest_tree(v);
 	}
+	if (alloc_tables(v) < 0)
+		goto oom;
 	collect_endpoints(v);
 	fill_classes(v);
 	for (i = 0; i < v->ngpu; i++)
@@ -587,9 +646,6 @@ int topo_build(const struct scenario *s, enum topo_side side,
 				p = (enum topo_p2p)host->p2p[i][j];
 			v->p2p[i][j] = (unsigned char)p;
 		}
-	for (i = 0; i < TOPO_MAX_EP; i++)
-		for (j = 0; j < TOPO_MAX_EP; j++)
-			v->acs_via[i][j] = -1;
 	if (side == TOPO_HOST)
 		for (i = 0; i < v->ngpu; i++)
 			for (j = 0; j < v->ngpu; j++) {
@@ -601,19 +657,38 @@ int topo_build(const struct scenario *s, enum topo_side side,
 				v->acs_dt[i][j] = (unsigned char)dt;
 			}
 	if (side == TOPO_HOST) {
-		fill_groups(v);
+		if (fill_groups(v) < 0)
+			goto oom;
 	} else {
-		memcpy(v->group, host->group, sizeof(v->group));
+		/* the guest's endpoints are the host's GPUs, in their order */
+		memcpy(v->group, host->group, (size_t)v->nep * sizeof(*v->group));
 		v->ngroups = host->ngroups;
 	}
 	fill_transport(v, o);
 	topo_free(host);
 	*out = v;
 	return 0;
+oom:
+	topo_free(host);
+	topo_free(v);
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 }
 
 void topo_free(struct topo_view *v)
 {
+	if (!v)
+		return;
+	free(v->nodes);
+	free(v->ep);
+	free(v->group);
+	uc_table_free(v->cls);
+	uc_table_free(v->nvl);
+	uc_table_free(v->p2p);
+	uc_table_free(v->xport);
+	uc_table_free(v->acs_dt);
+	if (v->acs_via)
+		free(v->acs_via[0]);
+	free(v->acs_via);
 	free(v);
 }
 

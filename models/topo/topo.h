@@ -20,8 +20,6 @@
 
 #include "scn.h"
 
-#define TOPO_MAX_EP 128
-
 enum topo_class { TC_X, TC_NV, TC_PIX, TC_PXB, TC_PHB, TC_NODE, TC_SYS };
 enum topo_p2p { P2P_X, P2P_OK, P2P_CNS, P2P_GNS, P2P_TNS, P2P_NS, P2P_DR, P2P_U };
 enum topo_xport { XP_SELF, XP_P2P, XP_SHM, XP_NET };
@@ -51,26 +49,31 @@ struct topo_ep {
 				   PCI bus order); in a guest, by guest bus id */
 };
 
+/*
+ * The tables are sized to the scenario (owned, freed by topo_free): the
+ * pair tables are nep x nep, rows of one block each, so v->cls[i][j] reads
+ * as a two-dimensional array.
+ */
 struct topo_view {
 	enum topo_side side;
 	const struct scenario *scn;
 	int nnodes;
-	struct scn_node nodes[SCN_MAX_NODES];   /* the tree this side sees */
+	struct scn_node *nodes;                 /* the tree this side sees */
 	int nep, ngpu;                          /* GPUs first, then NICs */
-	struct topo_ep ep[TOPO_MAX_EP];
-	unsigned char cls[TOPO_MAX_EP][TOPO_MAX_EP];    /* enum topo_class */
-	unsigned char nvl[TOPO_MAX_EP][TOPO_MAX_EP];    /* bonded NVLinks */
-	unsigned char p2p[TOPO_MAX_EP][TOPO_MAX_EP];    /* enum topo_p2p (GPUs only) */
-	unsigned char xport[TOPO_MAX_EP][TOPO_MAX_EP];  /* enum topo_xport (GPUs only) */
-	short acs_via[TOPO_MAX_EP][TOPO_MAX_EP];        /* host: switch whose ACS redirect sends
-							   the pair's P2P up to the root complex
-							   (index into nodes), -1 none (GPUs only) */
-	unsigned char acs_dt[TOPO_MAX_EP][TOPO_MAX_EP]; /* host: 1 when ACS Direct Translated P2P
-							   lets the pair's ATS requests skip it */
+	struct topo_ep *ep;                     /* [nep] */
+	unsigned char **cls;                    /* [nep][nep] enum topo_class */
+	unsigned char **nvl;                    /* [nep][nep] bonded NVLinks */
+	unsigned char **p2p;                    /* [nep][nep] enum topo_p2p (GPUs only) */
+	unsigned char **xport;                  /* [nep][nep] enum topo_xport (GPUs only) */
+	short **acs_via;                        /* [nep][nep] host: switch whose ACS redirect
+						   sends the pair's P2P up to the root complex
+						   (index into nodes), -1 none (GPUs only) */
+	unsigned char **acs_dt;                 /* [nep][nep] host: 1 when ACS Direct Translated
+						   P2P lets the pair's ATS requests skip it */
 	int nccl_level;                         /* effective NCCL_P2P_LEVEL */
 	int nccl_level_default;                 /* 1 when it is NCCL's default */
 	int nccl_level_scenario;                /* 1 when the scenario's `nccl:` set it */
-	int group[TOPO_MAX_EP];                 /* IOMMU group per endpoint (host) */
+	int *group;                             /* [nep] IOMMU group per endpoint (host) */
 	int ngroups;
 	int acs_override;                       /* the option the view was built with */
 };

@@ -854,7 +854,7 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 				cs.n = row->gpus;
 				cs.bytes = (double)row->bytes;
 			}
-			memcpy(cs.gpus, c->gpus, sizeof(cs.gpus));
+			cs.gpus = c->gpus;
 			cs.algo = c->algo;
 			cs.custom = coll_custom_of(c->scn);
 			cs.proto = PROTO_AUTO;

@@ -34,6 +34,103 @@ static int add(struct fabric *f, enum sim_link_kind kind, double bps, int *id,
 }
 
 /*
+ * f's tables in one block: every link id -1, the sockets' hosts and the
+ * rows of xs, and the offsets of each GPU's point-to-point bonds (filled
+ * by fab_build in bond order). 0, or -1 when out of memory.
+ */
+static int fab_tables(struct fabric *f)
+{
+	const struct scenario *s = f->s;
+	int n = s->nnodes, g = s->ngpus, ns = s->host.sockets, h, i, k, nxs = 0, nvp = 0;
+	int nps = s->host.numa_per_socket > 0 ? s->host.numa_per_socket : 1;
+	size_t total;
+	int *p;
+
+	for (h = 0; h < s->nhosts; h++)
+		nxs += s->hosts[h].nsockets * s->hosts[h].nsockets;
+	if (s->nhosts < 1 || ns <= FAB_XS_ALL_PAIRS)
+		nxs = ns * ns;
+	if (!s->nvswitch)
+		nvp = 2 * s->nnvlink;
+	f->nmem = ns * nps;
+	total = (size_t)7 * n + (size_t)3 * ns + (size_t)f->nmem + (size_t)nxs + (size_t)2 * g +
+		(size_t)(g + 1) + (size_t)2 * nvp;
+	if (!(f->blk = malloc((total ? total : 1) * sizeof(*f->blk))))
+		return -1;
+	for (i = 0; i < (int)total; i++)
+		f->blk[i] = -1;
+	p = f->blk;
+	f->up = p;       p += n;
+	f->down = p;     p += n;
+	f->dpx = p;      p += n;
+	f->rc_out = p;   p += n;
+	f->rc_in = p;    p += n;
+	f->net_up = p;   p += n;
+	f->net_down = p; p += n;
+	f->dram = p;     p += ns;
+	f->mem = p;      p += f->nmem;
+	f->xs_group = p; p += ns;
+	f->xs_row = p;   p += ns;
+	f->xs = p;       p += nxs;
+	f->nvl_up = p;   p += g;
+	f->nvl_down = p; p += g;
+	f->nvp_off = p;  p += g + 1;
+	f->nvp_peer = p; p += nvp;
+	f->nvp_link = p;
+	/* a socket's group and its row: the pairs of each host's own
+	 * sockets, or of all of them */
+	for (i = 0, k = 0; i < ns; i++) {
+		int first = 0, cnt = ns;
+		for (h = 0; h < s->nhosts && ns > FAB_XS_ALL_PAIRS; h++)
+			if (i >= s->hosts[h].first_socket &&
+			    i < s->hosts[h].first_socket + s->hosts[h].nsockets) {
+				first = s->hosts[h].first_socket;
+				cnt = s->hosts[h].nsockets;
+				break;
+			}
+		f->xs_group[i] = ns > FAB_XS_ALL_PAIRS && h < s->nhosts ? h : 0;
+		f->xs_row[i] = k - first;
+		k += cnt;
+	}
+	/* GPU a's bonds start at nvp_off[a] */
+	for (i = 0; i <= g; i++)
+		f->nvp_off[i] = 0;
+	for (k = 0; k < nvp / 2; k++) {
+		f->nvp_off[s->nvlink[k].a + 1]++;
+		f->nvp_off[s->nvlink[k].b + 1]++;
+	}
+	for (i = 0; i < g; i++)
+		f->nvp_off[i + 1] += f->nvp_off[i];
+	return 0;
+}
+
+int fab_nvp(const struct fabric *f, int a, int b)
+{
+	int k;
+	for (k = f->nvp_off[a]; k < f->nvp_off[a + 1]; k++)
+		if (f->nvp_peer[k] == b)
+			return f->nvp_link[k];
+	return -1;
+}
+
+int fab_xs(const struct fabric *f, int a, int b)
+{
+	int ns = f->s->host.sockets;
+	if (a < 0 || b < 0 || a >= ns || b >= ns || a == b || f->xs_group[a] != f->xs_group[b])
+		return -1;
+	return f->xs[f->xs_row[a] + b];
+}
+
+/* Append the point-to-point bond a -> b as link id (bonds come in order,
+ * so each GPU's list fills from its start). */
+static void nvp_put(struct fabric *f, int *fill, int a, int b, int id)
+{
+	int k = f->nvp_off[a] + fill[a]++;
+	f->nvp_peer[k] = b;
+	f->nvp_link[k] = id;
+}
+
+/*
  * Does node n's link to its parent end at a port of a switch chip: is n a
  * switch, or is its parent one? A "switch" all of whose children are NICs
  * is a multi-port NIC card written as a switch (its functions side by
@@ -49,8 +146,8 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 	      struct plumb_err *err)
 {
 	struct fabric *f = calloc(1, sizeof(*f));
-	unsigned char chip[SCN_MAX_NODES] = { 0 };   /* a switch chip: a switch with a non-NIC child */
-	int i, j, rc, nsock = s->host.sockets;
+	unsigned char *chip = NULL;   /* [nnodes] a switch chip: a switch with a non-NIC child */
+	int i, j, rc, nsock = s->host.sockets, *fill = NULL;
 	double xgbs = s->host.inter_socket_gbs > 0 ? s->host.inter_socket_gbs
 						   : s->k.v[K_XSOCK_GBS];
 
@@ -59,22 +156,22 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	f->s = s;
 	f->acs_override = -1;
-	if ((rc = sim_net_new(eng, &f->net, err)) < 0) {
+	if (fab_tables(f) < 0) {
 		free(f);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	if ((rc = sim_net_new(eng, &f->net, err)) < 0) {
+		fab_free(f);
 		return rc;
 	}
-	for (i = 0; i < SCN_MAX_NODES; i++)
-		f->up[i] = f->down[i] = f->dpx[i] = f->rc_in[i] = f->rc_out[i] =
-			f->net_up[i] = f->net_down[i] = -1;
+	if (!(chip = calloc((size_t)s->nnodes + 1, 1))) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
 	for (i = 0; i < s->nnodes; i++) {
 		int p = s->nodes[i].parent;
 		if (p >= 0 && s->nodes[p].kind == SCN_SWITCH && s->nodes[i].kind != SCN_NIC)
 			chip[p] = 1;
-	}
-	for (i = 0; i < SCN_MAX_GPUS; i++) {
-		f->nvl_up[i] = f->nvl_down[i] = -1;
-		for (j = 0; j < SCN_MAX_GPUS; j++)
-			f->nvp[i][j] = -1;
 	}
 	for (i = 0; i < s->nnodes; i++) {
 		const struct scn_node *d = &s->nodes[i];
@@ -98,27 +195,31 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 				goto fail;
 		}
 	}
+	free(chip);
+	chip = NULL;
 	for (i = 0; i < nsock; i++)
 		if ((rc = add(f, SIM_LINK_HOST_DRAM, s->k.v[K_DRAM_GBS] * 1e9, &f->dram[i], err)) < 0)
 			goto fail;
-	for (i = 0; i < FAB_MAX_NUMA; i++)
-		f->mem[i] = -1;
 	if (s->host.numa_per_socket > 1)
-		for (i = 0; i < nsock * s->host.numa_per_socket && i < FAB_MAX_NUMA; i++)
+		for (i = 0; i < f->nmem; i++)
 			if ((rc = add(f, SIM_LINK_HOST_DRAM,
 				      s->k.v[K_DRAM_GBS] / s->host.numa_per_socket * 1e9,
 				      &f->mem[i], err)) < 0)
 				goto fail;
 	for (i = 0; i < nsock; i++)
-		for (j = 0; j < nsock; j++) {
-			f->xs[i][j] = -1;
-			if (i != j && (rc = add(f, SIM_LINK_INTER_SOCKET, xgbs * 1e9, &f->xs[i][j], err)) < 0)
+		for (j = 0; j < nsock; j++)
+			if (i != j && f->xs_group[i] == f->xs_group[j] &&
+			    (rc = add(f, SIM_LINK_INTER_SOCKET, xgbs * 1e9, &f->xs[f->xs_row[i] + j],
+				      err)) < 0)
 				goto fail;
-		}
 	if (s->nvswitch) {
 		/* a GPU's links to the NVSwitches: those of the last bond
 		 * listing it */
-		int glinks[SCN_MAX_GPUS] = { 0 }, k;
+		int *glinks = calloc((size_t)s->ngpus, sizeof(*glinks)), k;
+		if (!glinks) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			goto fail;
+		}
 		for (k = 0; k < s->nnvlink; k++) {
 			glinks[s->nvlink[k].a] = s->nvlink[k].links;
 			glinks[s->nvlink[k].b] = s->nvlink[k].links;
@@ -131,20 +232,31 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 				continue;
 			bps = links * (m->nvlink_gbs_per_link > 0 ? m->nvlink_gbs_per_link : 25.0) * 1e9;
 			if ((rc = add(f, SIM_LINK_NVSWITCH, bps, &f->nvl_up[i], err)) < 0 ||
-			    (rc = add(f, SIM_LINK_NVSWITCH, bps, &f->nvl_down[i], err)) < 0)
+			    (rc = add(f, SIM_LINK_NVSWITCH, bps, &f->nvl_down[i], err)) < 0) {
+				free(glinks);
 				goto fail;
+			}
 		}
+		free(glinks);
 	} else {
 		int k;
+		if (!(fill = calloc((size_t)s->ngpus + 1, sizeof(*fill)))) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			goto fail;
+		}
 		for (k = 0; k < s->nnvlink; k++) {
-			int a = s->nvlink[k].a, b = s->nvlink[k].b;
+			int a = s->nvlink[k].a, b = s->nvlink[k].b, ab, ba;
 			const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[a]].gpu_model];
 			double bps = s->nvlink[k].links *
 				     (m->nvlink_gbs_per_link > 0 ? m->nvlink_gbs_per_link : 25.0) * 1e9;
-			if ((rc = add(f, SIM_LINK_NVLINK, bps, &f->nvp[a][b], err)) < 0 ||
-			    (rc = add(f, SIM_LINK_NVLINK, bps, &f->nvp[b][a], err)) < 0)
+			if ((rc = add(f, SIM_LINK_NVLINK, bps, &ab, err)) < 0 ||
+			    (rc = add(f, SIM_LINK_NVLINK, bps, &ba, err)) < 0)
 				goto fail;
+			nvp_put(f, fill, a, b, ab);
+			nvp_put(f, fill, b, a, ba);
 		}
+		free(fill);
+		fill = NULL;
 	}
 	if (s->net.given)
 		for (i = 0; i < s->nnodes; i++)
@@ -155,6 +267,8 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 	*out = f;
 	return 0;
 fail:
+	free(chip);
+	free(fill);
 	fab_free(f);
 	return rc;
 }
@@ -164,6 +278,7 @@ void fab_free(struct fabric *f)
 	if (!f)
 		return;
 	sim_net_free(f->net);
+	free(f->blk);
 	free(f);
 }
 
@@ -307,6 +422,10 @@ int fab_routes_build(const struct fabric *f, struct fab_routes **out, struct plu
 	int ng = f->s->ngpus, kind, a, b, k = 0, n, cap = 0, path[FAB_MAX_PATH];
 
 	*out = NULL;
+	if (ng > FAB_ROUTES_MAX_GPUS) {
+		free(r);
+		return 0;
+	}
 	if (!r)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	r->ngpus = ng;
@@ -363,8 +482,8 @@ static int path_gpu(const struct fabric *f, int a, int b, int *path)
 		return 0;
 	if (s->nodes[na].host != s->nodes[nb].host)
 		return fab_path_net(f, a, b, 0, path);
-	if (f->nvp[a][b] >= 0) {
-		path[0] = f->nvp[a][b];
+	if ((x = fab_nvp(f, a, b)) >= 0) {
+		path[0] = x;
 		return 1;
 	}
 	if (f->nvl_up[a] >= 0 && f->nvl_down[b] >= 0) {
@@ -397,7 +516,7 @@ static int path_gpu(const struct fabric *f, int a, int b, int *path)
 		len = climb(f, na, ra, path, 0);
 		path[len++] = f->rc_out[ra];
 		if (sa != sb)
-			path[len++] = f->xs[sa][sb];
+			path[len++] = fab_xs(f, sa, sb);
 		path[len++] = f->rc_in[rb];
 		return descend(f, rb, nb, path, len);
 	}
@@ -410,7 +529,7 @@ int fab_path_to_host(const struct fabric *f, int a, int sock, int *path)
 	int len = climb(f, na, ra, path, 0);
 	path[len++] = f->rc_out[ra];
 	if (sa != sock)
-		path[len++] = f->xs[sa][sock];
+		path[len++] = fab_xs(f, sa, sock);
 	path[len++] = f->dram[sock];
 	return len;
 }
@@ -421,7 +540,7 @@ int fab_path_from_host(const struct fabric *f, int sock, int b, int *path)
 	int nb = s->gpu_node[b], rb = root_of(s, nb), sb = s->nodes[rb].socket, len = 0;
 	path[len++] = f->dram[sock];
 	if (sb != sock)
-		path[len++] = f->xs[sock][sb];
+		path[len++] = fab_xs(f, sock, sb);
 	path[len++] = f->rc_in[rb];
 	return descend(f, rb, nb, path, len);
 }
@@ -441,7 +560,7 @@ static int node_socket(const struct scenario *s, int node)
 int fab_path_to_node(const struct fabric *f, int a, int node, int *path)
 {
 	int len = fab_path_to_host(f, a, node_socket(f->s, node), path);
-	if (node >= 0 && node < FAB_MAX_NUMA && f->mem[node] >= 0)
+	if (node >= 0 && node < f->nmem && f->mem[node] >= 0)
 		path[len++] = f->mem[node];
 	return len;
 }
@@ -449,7 +568,7 @@ int fab_path_to_node(const struct fabric *f, int a, int node, int *path)
 int fab_path_from_node(const struct fabric *f, int node, int b, int *path)
 {
 	int tmp[FAB_MAX_PATH], n, len = 0, i;
-	if (node >= 0 && node < FAB_MAX_NUMA && f->mem[node] >= 0)
+	if (node >= 0 && node < f->nmem && f->mem[node] >= 0)
 		path[len++] = f->mem[node];
 	n = fab_path_from_host(f, node_socket(f->s, node), b, tmp);
 	for (i = 0; i < n; i++)
@@ -557,7 +676,7 @@ static int pcie_path(const struct fabric *f, int na, int nb, int *path, int len)
 		len = climb(f, na, ra, path, len);
 		path[len++] = f->rc_out[ra];
 		if (sa != sb)
-			path[len++] = f->xs[sa][sb];
+			path[len++] = fab_xs(f, sa, sb);
 		path[len++] = f->rc_in[rb];
 		return descend(f, rb, nb, path, len);
 	}
@@ -566,8 +685,9 @@ static int pcie_path(const struct fabric *f, int na, int nb, int *path, int len)
 /* The NVLink from GPU a to GPU b (one host), or -1 when they share none. */
 static int nvlink_hop(const struct fabric *f, int a, int b, int *hop)
 {
-	if (f->nvp[a][b] >= 0) {
-		hop[0] = f->nvp[a][b];
+	int k = fab_nvp(f, a, b);
+	if (k >= 0) {
+		hop[0] = k;
 		return 1;
 	}
 	if (f->nvl_up[a] >= 0 && f->nvl_down[b] >= 0) {

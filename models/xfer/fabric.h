@@ -15,8 +15,11 @@
  *    with several NUMA nodes per socket (NPS2, NPS4) also each node's own
  *    channels, dram_gbs / numa_per_socket: memory allocated on a node is
  *    interleaved over that node's channels only;
- *  - inter-socket link per ordered socket pair: the scenario's bandwidth_gbs
- *    (or xsock_gbs);
+ *  - inter-socket link per ordered pair of sockets of one host: the
+ *    scenario's bandwidth_gbs (or xsock_gbs); a scenario of at most
+ *    FAB_XS_ALL_PAIRS sockets has one per pair across hosts too (on no
+ *    path, but the link ids after them, a trace's link tracks, stay those
+ *    of the fabric before links were per host);
  *  - NVLink: per GPU an NVSwitch port (links x per-link rate) up and down,
  *    or one link per direction of each point-to-point bond.
  * Every link has latency hop_ns. Paths never repeat a link.
@@ -38,7 +41,11 @@
 #include "scn.h"
 
 #define FAB_MAX_PATH 64
-#define FAB_MAX_NUMA (SCN_MAX_SOCKETS * 8)
+/* Scenarios of up to this many GPUs get the table of every pair's routes
+ * (fab_routes_build): 2 x N^2 paths, cheap at 128 GPUs; a larger one
+ * computes each path when asked (the same links). */
+#define FAB_ROUTES_MAX_GPUS 128
+#define FAB_XS_ALL_PAIRS 32
 
 /*
  * Every GPU pair's paths (fab_path_gpu and fab_path_shm), computed once for
@@ -54,23 +61,42 @@ struct fab_routes {
 	int *ids;
 };
 
+/*
+ * Link ids of the scenario's parts (-1: none), in tables sized to the
+ * scenario (one block, owned). Point-to-point NVLink is sparse: GPU a's
+ * bonds are nvp_peer/nvp_link[nvp_off[a] .. nvp_off[a + 1]) (fab_nvp);
+ * the inter-socket links are those of each host's own sockets (fab_xs).
+ */
 struct fabric {
 	const struct scenario *s;     /* borrowed */
 	struct sim_net *net;          /* owned */
-	int up[SCN_MAX_NODES], down[SCN_MAX_NODES];      /* node <-> parent; -1 for a root complex */
-	int dpx[SCN_MAX_NODES];                          /* a switch port's link, both ways
-							    together (switch_duplex_eff); -1 if none */
-	int rc_out[SCN_MAX_NODES], rc_in[SCN_MAX_NODES]; /* root complex <-> socket fabric */
-	int dram[SCN_MAX_SOCKETS];
-	int mem[FAB_MAX_NUMA];                           /* a NUMA node's channels, -1 if one node per socket */
-	int xs[SCN_MAX_SOCKETS][SCN_MAX_SOCKETS];        /* socket s -> t */
-	int nvl_up[SCN_MAX_GPUS], nvl_down[SCN_MAX_GPUS];/* NVSwitch ports, -1 if none */
-	int nvp[SCN_MAX_GPUS][SCN_MAX_GPUS];             /* point-to-point NVLink a -> b, -1 if none */
-	int net_up[SCN_MAX_NODES], net_down[SCN_MAX_NODES]; /* NIC port -> network switch and
-							   back, -1 for other nodes */
-	int acs_override;                                /* -1 each switch's acs, 0 off, 1 on */
-	const struct fab_routes *routes;                 /* borrowed, NULL: paths computed per call */
+	int *up, *down;               /* [nnodes] node <-> parent; -1 for a root complex */
+	int *dpx;                     /* [nnodes] a switch port's link, both ways together
+					 (switch_duplex_eff); -1 if none */
+	int *rc_out, *rc_in;          /* [nnodes] root complex <-> socket fabric */
+	int *dram;                    /* [sockets] */
+	int nmem;
+	int *mem;                     /* [nmem] a NUMA node's channels, -1 if one node per socket */
+	int *xs_group;                /* [sockets] the sockets a socket has links to: its
+					 host's (all of them up to FAB_XS_ALL_PAIRS) */
+	int *xs_row;                  /* [sockets] socket s's row in xs */
+	int *xs;                      /* row s: s -> each socket of its group, from the first */
+	int *nvl_up, *nvl_down;       /* [ngpus] NVSwitch ports, -1 if none */
+	int *nvp_off;                 /* [ngpus + 1] */
+	int *nvp_peer, *nvp_link;     /* point-to-point NVLink a -> peer */
+	int *net_up, *net_down;       /* [nnodes] NIC port -> network switch and back, -1 for
+					 other nodes */
+	int acs_override;             /* -1 each switch's acs, 0 off, 1 on */
+	const struct fab_routes *routes;  /* borrowed, NULL: paths computed per call */
+	int *blk;                     /* owned: the tables above */
 };
+
+/* The point-to-point NVLink from GPU a to GPU b, or -1 (O(bonds of a)). */
+int fab_nvp(const struct fabric *f, int a, int b);
+
+/* The inter-socket link from socket a to socket b, or -1 (the same socket,
+ * or sockets of two hosts past FAB_XS_ALL_PAIRS sockets). */
+int fab_xs(const struct fabric *f, int a, int b);
 
 
 /* Per-lane payload rate of PCIe generation gen before efficiency, GB/s. */
@@ -119,7 +145,8 @@ int fab_route_shm(const struct fabric *f, int a, int b, int *buf, const int **pa
 
 /*
  * The routes of every GPU pair of f's scenario. *out: new table, free with
- * fab_routes_free. Returns 0 or -PLUMB_ERUNTIME (out of memory).
+ * fab_routes_free; NULL (and 0) for a scenario of more than
+ * FAB_ROUTES_MAX_GPUS GPUs. Returns 0 or -PLUMB_ERUNTIME (out of memory).
  */
 int fab_routes_build(const struct fabric *f, struct fab_routes **out, struct plumb_err *err);
 void fab_routes_free(struct fab_routes *r);

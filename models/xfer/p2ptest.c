@@ -28,11 +28,13 @@ int p2pt_run(const struct scenario *s, struct p2pt_result *r, struct plumb_err *
 	int i, j, rc;
 
 	memset(r, 0, sizeof(*r));
-	if (s->ngpus > 64)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "at most 64 GPUs");
 	/* the sample runs in one process on one host: with several hosts,
 	 * the first host's GPUs */
 	r->n = s->nhosts > 1 ? s->hosts[0].ngpus : s->ngpus;
+	if (r->n > P2PT_MAX_GPUS)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "at most %d GPUs in the matrices (use --from and --to)",
+				     P2PT_MAX_GPUS);
 	topo_opts_init(&o);
 	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, &o, &v, err)) < 0)
 		return rc;
@@ -69,6 +71,22 @@ int p2pt_run(const struct scenario *s, struct p2pt_result *r, struct plumb_err *
 		}
 	}
 	return 0;
+}
+
+int p2pt_can(const struct scenario *s, int a, int b, struct plumb_err *err)
+{
+	struct topo_opts o;
+	struct topo_view *v = NULL;
+	int n = s->nhosts > 1 ? s->hosts[0].ngpus : s->ngpus, rc, can;
+
+	if (a >= n || b >= n)
+		return 0;
+	topo_opts_init(&o);
+	if ((rc = topo_build(s, s->vm.mode == SCN_VM ? TOPO_GUEST : TOPO_HOST, &o, &v, err)) < 0)
+		return rc;
+	can = a == b || v->p2p[a][b] == P2P_OK;
+	topo_free(v);
+	return can;
 }
 
 static void print_matrix(FILE *f, const struct p2pt_result *r, enum p2pt_matrix m)

@@ -19,6 +19,7 @@
 #include "scn.h"
 
 #define P2PT_BYTES 40000000.0    /* 10,000,000 x sizeof(int) */
+#define P2PT_MAX_GPUS 64         /* GPUs of the host the matrices are for */
 #define P2PT_LAT_BYTES 4.0
 
 enum p2pt_matrix {
@@ -28,12 +29,20 @@ enum p2pt_matrix {
 
 struct p2pt_result {
 	int n;                                   /* GPUs */
-	int can[64][64];                         /* P2P connectivity */
-	double m[P2PT_NMATRIX][64][64];          /* GB/s or us */
+	int can[P2PT_MAX_GPUS][P2PT_MAX_GPUS];   /* P2P connectivity */
+	double m[P2PT_NMATRIX][P2PT_MAX_GPUS][P2PT_MAX_GPUS];  /* GB/s or us */
 };
 
-/* Fill r for scenario s. Returns 0 or a negative plumb code. */
+/* Fill r for scenario s (its first host's GPUs, at most P2PT_MAX_GPUS).
+ * Returns 0 or a negative plumb code. */
 int p2pt_run(const struct scenario *s, struct p2pt_result *r, struct plumb_err *err);
+
+/*
+ * The test's P2P connectivity of GPUs a and b alone (p2pt_run's can[a][b],
+ * without the matrices): 1 or 0, 0 for a GPU past the first host's; or a
+ * negative plumb code.
+ */
+int p2pt_can(const struct scenario *s, int a, int b, struct plumb_err *err);
 
 /* Print r in p2pBandwidthLatencyTest's layout. */
 void p2pt_print(FILE *f, const struct scenario *s, const struct p2pt_result *r);

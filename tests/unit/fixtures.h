@@ -16,6 +16,10 @@ struct scenario *fix_load(const char *text);
  * keys, or ""). */
 struct scenario *fix_seed_box(const char *xsock, const char *extra);
 
+/* 0, 1, ..., 63: the GPUs of a collective over the first n in order
+ * (coll_spec.gpus). */
+extern const int fix_ranks[64];
+
 /* The YAML text imp_write_yaml writes for s (caller frees). */
 char *fix_imp_yaml(const struct imp_scn *s);
 /* Nodes of kind k in s. */

@@ -28,14 +28,12 @@ static double t_us(const struct scenario *s, int level, enum coll_op op, int n,
 	struct topo_opts o;
 	struct coll_spec c;
 	struct coll_result r;
-	int i;
 	topo_opts_init(&o);
 	o.nccl_p2p_level = level;
 	memset(&c, 0, sizeof(c));
 	c.op = op;
 	c.n = n;
-	for (i = 0; i < n; i++)
-		c.gpus[i] = gpus ? gpus[i] : i;
+	c.gpus = gpus ? gpus : fix_ranks;
 	c.bytes = bytes;
 	c.algo = algo;
 	c.proto = proto;
@@ -99,7 +97,7 @@ static void test_protocols_and_auto(void)
 	memset(&c, 0, sizeof(c));
 	c.op = COLL_ALLREDUCE;
 	c.n = 4;
-	c.gpus[1] = 1, c.gpus[2] = 2, c.gpus[3] = 3;
+	c.gpus = fix_ranks;
 	c.bytes = 1 << 20;
 	c.algo = ALGO_RING;
 	c.proto = PROTO_LL128;
@@ -192,10 +190,10 @@ static void test_contention(void)
 	memset(&a, 0, sizeof(a));
 	a.op = COLL_ALLREDUCE;
 	a.n = 4;
-	memcpy(a.gpus, ga, sizeof(ga));
+	a.gpus = ga;
 	a.bytes = 256 << 20;
 	b = a;
-	memcpy(b.gpus, gb, sizeof(gb));
+	b.gpus = gb;
 	CU_ASSERT_EQUAL(coll_start(&x, &a, ALGO_RING, PROTO_SIMPLE, 0, add_time, &ta, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(coll_start(&x, &b, ALGO_RING, PROTO_SIMPLE, 0, add_time, &tb, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(sim_run(eng, INFINITY, NULL), 0);
@@ -239,8 +237,7 @@ static void test_oneshot(void)
 	memset(&c, 0, sizeof(c));
 	c.op = COLL_ALLREDUCE;
 	c.n = 8;
-	for (int i = 0; i < 8; i++)
-		c.gpus[i] = i;
+	c.gpus = fix_ranks;
 	c.bytes = 8;
 	c.algo = ALGO_AUTO;
 	c.proto = PROTO_AUTO;
@@ -284,8 +281,7 @@ static void test_twoshot(void)
 	memset(&c, 0, sizeof(c));
 	c.op = COLL_ALLREDUCE;
 	c.n = 8;
-	for (int i = 0; i < 8; i++)
-		c.gpus[i] = i;
+	c.gpus = fix_ranks;
 	c.algo = ALGO_AUTO;
 	c.proto = PROTO_AUTO;
 	c.custom = COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT;
@@ -334,8 +330,7 @@ static void test_shared_by_content(void)
 	memset(&c, 0, sizeof(c));
 	c.op = COLL_ALLREDUCE;
 	c.n = 8;
-	for (int i = 0; i < 8; i++)
-		c.gpus[i] = i;
+	c.gpus = fix_ranks;
 	c.bytes = 1 << 20;
 	c.algo = ALGO_AUTO;
 	c.proto = PROTO_AUTO;

@@ -396,15 +396,15 @@ static char *matrix(int n, const char *cell, size_t *len)
 	return t;
 }
 
-/* The importer and the loader agree: what imports loads, and a matrix the
- * loader would refuse is refused at its header, never cut short. */
+/* What imports loads, and a matrix past the import's limit (one box of
+ * IMP_MAX_GPUS) is refused at its header, never cut short. */
 static void test_limits(void)
 {
 	struct plumb_err e;
 	struct imp_scn *s;
 	struct scenario *scn = NULL;
 	size_t len;
-	char *t = matrix(SCN_MAX_GPUS, "NV18", &len), *y;
+	char *t = matrix(IMP_MAX_GPUS, "NV18", &len), *y;
 
 	s = import_text(t, len, "nv64.txt", &e);
 	free(t);
@@ -414,23 +414,23 @@ static void test_limits(void)
 		printf("\n  64 x NV18: imported YAML does not load: %d:%d: %s\n", e.line, e.col, e.msg);
 	CU_ASSERT_PTR_NOT_NULL(scn);
 	if (scn) {
-		EXPECT_INT(scn->ngpus, SCN_MAX_GPUS);
-		EXPECT_INT(scn->nnvlink, SCN_MAX_GPUS * (SCN_MAX_GPUS - 1) / 2);
+		EXPECT_INT(scn->ngpus, IMP_MAX_GPUS);
+		EXPECT_INT(scn->nnvlink, IMP_MAX_GPUS * (IMP_MAX_GPUS - 1) / 2);
 	}
 	scn_free(scn);
 	free(y);
 	imp_scn_free(s);
 
-	t = matrix(SCN_MAX_GPUS + 1, "SYS", &len);
+	t = matrix(IMP_MAX_GPUS + 1, "SYS", &len);
 	CU_ASSERT_PTR_NULL(import_text(t, len, "bad.txt", &e));
 	EXPECT_INT(e.code, PLUMB_EINPUT);
 	EXPECT_INT(e.line, 1);
 	EXPECT_INT(e.col, (int)(strstr(t, "\tGPU64\t") - t) + 2);
-	EXPECT_STR(e.msg, "more than 64 GPUs: a scenario holds at most 64");
+	EXPECT_STR(e.msg, "more than 64 GPUs: plumb import reads one box of at most 64");
 	free(t);
 	t = matrix(200, "SYS", &len);
 	CU_ASSERT_PTR_NULL(import_text(t, len, "bad.txt", &e));
-	EXPECT_STR(e.msg, "more than 64 GPUs: a scenario holds at most 64");
+	EXPECT_STR(e.msg, "more than 64 GPUs: plumb import reads one box of at most 64");
 	free(t);
 }
 
@@ -539,6 +539,6 @@ void suite_import_topom(void)
 	CU_add_test(s, "exact and deterministic YAML", test_yaml_exact);
 	CU_add_test(s, "the CPU vendor from the input, or a note", test_cpu_vendor);
 	CU_add_test(s, "malformed input: exact errors", test_errors);
-	CU_add_test(s, "the loader's limits: 64 GPUs, every pair bonded", test_limits);
+	CU_add_test(s, "the import's limits: 64 GPUs, every pair bonded", test_limits);
 	CU_add_test(s, "prefixes and junk do not crash", test_no_crash);
 }

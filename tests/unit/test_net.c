@@ -138,12 +138,10 @@ static void test_paths_and_rates(void)
 /* An all-reduce of bytes over the four GPUs of two boxes, (algo, Simple). */
 static void allreduce4(struct coll_spec *c, double bytes, int algo)
 {
-	int i;
 	memset(c, 0, sizeof(*c));
 	c->op = COLL_ALLREDUCE;
 	c->n = 4;
-	for (i = 0; i < 4; i++)
-		c->gpus[i] = i;
+	c->gpus = fix_ranks;
 	c->bytes = bytes;
 	c->algo = algo;
 	c->proto = PROTO_SIMPLE;
@@ -212,7 +210,6 @@ static void test_many_hosts(void)
 	struct topo_opts o;
 	struct coll_spec c;
 	struct coll_result r;
-	int i;
 
 	if (!(s = boxes_new(16, 0)))
 		return;
@@ -225,8 +222,7 @@ static void test_many_hosts(void)
 	memset(&c, 0, sizeof(c));
 	c.op = COLL_ALLREDUCE;
 	c.n = 32;
-	for (i = 0; i < 32; i++)
-		c.gpus[i] = i;
+	c.gpus = fix_ranks;
 	c.bytes = 1e8;
 	c.algo = ALGO_RING;
 	c.proto = PROTO_SIMPLE;

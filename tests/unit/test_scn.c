@@ -522,7 +522,7 @@ static void test_errors(void)
 	expect_fail("plumb_scenario: 1\nhost:\n  cpu_vendr: amd\n" MINI_PCIE, PLUMB_EINPUT, 3, 3,
 		    "unknown key 'cpu_vendr' in host (did you mean 'cpu_vendor'?)");
 	expect_fail("plumb_scenario: 1\nhost: {sockets: 0}\n" MINI_PCIE, PLUMB_EINPUT, 2, 17,
-		    "'sockets' must be between 1 and 32, got 0");
+		    "'sockets' must be between 1 and 512, got 0");
 	expect_fail("plumb_scenario: 1\nhost: {sockets: 1, sockets: 2}\n" MINI_PCIE, PLUMB_EINPUT,
 		    2, 20, "duplicate key 'sockets' (first at line 2)");
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "fixtures.h"
 #include "step.h"
 
 void suite_step(void);
@@ -83,7 +84,7 @@ static void test_sequence(void)
 	memset(&c, 0, sizeof(c));
 	c.op = COLL_ALLREDUCE;
 	c.n = 4;
-	c.gpus[1] = 1, c.gpus[2] = 2, c.gpus[3] = 3;
+	c.gpus = fix_ranks;
 	c.bytes = 65536;
 	c.algo = ALGO_AUTO;
 	c.proto = PROTO_AUTO;

@@ -78,7 +78,7 @@ static void test_paths(void)
 	/* Across sockets: GPU0 up, switch up, rc0 out, socket 0->1, rc1 in, GPU2 down. */
 	n = pcie_links(f, p, fab_path_gpu(f, 0, 2, p));
 	CU_ASSERT_EQUAL(n, 6);
-	CU_ASSERT_EQUAL(p[3], f->xs[0][1]);
+	CU_ASSERT_EQUAL(p[3], fab_xs(f, 0, 1));
 	CU_ASSERT_EQUAL(p[5], f->down[s->gpu_node[2]]);
 	/* Into host memory of socket 1 from GPU0. */
 	n = pcie_links(f, p, fab_path_to_host(f, 0, 1, p));
