@@ -125,6 +125,10 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 int rdr_topology(const char *path, const struct scenario *s, const struct rdr_topo_opts *o,
 		 struct plumb_err *err);
 
+/* Devices (GPUs and NICs) a matrix picture holds: 256 columns of 78 pt,
+ * within what one Cairo image surface takes (32,767 pixels a side). */
+#define RDR_MATRIX_MAX 256
+
 /* The topo -m matrix with P2P status and NCCL transport per cell, coloured
  * by class, with the legend; host, guest or both side by side. */
 int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo_opts *o,

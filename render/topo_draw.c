@@ -535,6 +535,15 @@ int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo
 		snprintf(title[n++], sizeof(title[0]), "guest view (where the GPUs are used)");
 	}
 	for (i = 0; i < n; i++)
+		if (v[i]->nep > RDR_MATRIX_MAX) {
+			rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+					   "the matrix picture holds at most %d devices and %s has "
+					   "%d; `plumb topo %s` prints the whole matrix as text",
+					   RDR_MATRIX_MAX, s->name[0] ? s->name : s->path, v[i]->nep,
+					   s->path[0] ? s->path : "SCENARIO");
+			goto out;
+		}
+	for (i = 0; i < n; i++)
 		w += matrix_w(v[i]) + (i ? 60 : 0);
 	if (w < 900)
 		w = 900;

@@ -58,6 +58,7 @@ struct panel {
 	int nvs_box;
 	int nvs_edge[SCN_MAX_GPUS];
 	int nsock;
+	int ndraw;                              /* hosts drawn: the first ndraw (draw_hosts) */
 	double sock_x0[SCN_MAX_SOCKETS], sock_x1[SCN_MAX_SOCKETS];     /* socket frames */
 	double sock_top;
 	int net_edge[SCN_MAX_HOSTS];            /* a host's ports -> the network switch */
@@ -294,6 +295,31 @@ static int multi_host(const struct panel *p)
 	return p->host && p->s->nhosts > 1;
 }
 
+/*
+ * The hosts a picture draws: all of them up to DRAW_HOSTS when their boxes
+ * (entries, CPUs, memory) fit, else the first DRAW_FEW that fit; the rest
+ * are one frame that names them (ELIDE_W wide).
+ */
+#define DRAW_HOSTS 8
+#define DRAW_FEW 2
+#define ELIDE_W 300.0
+static int draw_hosts(const struct scenario *s)
+{
+	int h, boxes = 8, max = s->nhosts;      /* 8: the network switch, NVSwitches */
+	if (s->nhosts <= 1)
+		return 1;
+	for (h = 0; h < s->nhosts; h++)
+		boxes += s->hosts[h].nnodes + 2 * s->hosts[h].nsockets + 2;
+	if (s->nhosts > DRAW_HOSTS || boxes > RDR_MAX_BOX)
+		max = DRAW_FEW;
+	for (h = 0, boxes = 8; h < max; h++) {
+		boxes += s->hosts[h].nnodes + 2 * s->hosts[h].nsockets + 2;
+		if (boxes > RDR_MAX_BOX)
+			break;
+	}
+	return h > 0 ? h : 1;
+}
+
 static double layout_panel(struct panel *p, double x0, double y0)
 {
 	struct rdr_layout *L = p->L;
@@ -327,7 +353,8 @@ static double layout_panel(struct panel *p, double x0, double y0)
 		if (v->nodes[n].parent < 0)
 			subtree_width(p, n);
 
-	p->nsock = p->host ? s->host.sockets : 1;
+	p->nsock = !p->host ? 1 : p->ndraw < s->nhosts ?
+		s->hosts[p->ndraw - 1].first_socket + s->hosts[p->ndraw - 1].nsockets : s->host.sockets;
 	for (sk = 0; sk < p->nsock; sk++) {
 		double w = 0, sx = x, cpuw, bot;
 		int nroots = 0, numa, b;
@@ -486,6 +513,8 @@ static double layout_panel(struct panel *p, double x0, double y0)
 	}
 	p->bottom = bottom;
 	p->sock_top = sock_top;
+	if (multi_host(p) && p->ndraw < s->nhosts)
+		x += HOST_GAP + ELIDE_W + SOCK_GAP;     /* the hosts not drawn */
 	return x - SOCK_GAP;
 }
 
@@ -544,7 +573,7 @@ static double nvlink(struct panel *p, const struct fabric *f, double right)
 	double y = p->bottom + 36, x0 = 1e18, x1 = -1e18;
 	int i, j, any = 0;
 
-	int h, nh = multi_host(p) ? p->s->nhosts : 1;
+	int h, nh = multi_host(p) ? p->ndraw : 1;
 	double ybot = -1;
 
 	for (i = 0; i < SCN_MAX_GPUS; i++)
@@ -921,7 +950,7 @@ static double hosts_net(struct panel *p, double y)
 {
 	const struct scenario *s = p->s;
 	struct rdr_layout *L = p->L;
-	int h, ports[SCN_MAX_HOSTS], nsw;
+	int h, ports[SCN_MAX_HOSTS], nsw, elide = -1;
 	double fx0 = 1e18, fx1 = -1e18, ybot = y;
 	char lbl[160], rate[32];
 	const char *net = s->net.kind == SCN_NET_ROCE ? "RoCE" : "InfiniBand";
@@ -929,7 +958,7 @@ static double hosts_net(struct panel *p, double y)
 	snprintf(rate, sizeof(rate), "%.0f Gb/s", s->net.port_gbps);
 	for (h = 0; h < SCN_MAX_HOSTS; h++)
 		p->net_edge[h] = -1;
-	for (h = 0; h < s->nhosts; h++) {
+	for (h = 0; h < p->ndraw; h++) {
 		const struct scn_box *bx = &s->hosts[h];
 		int first = bx->first_socket, last = bx->first_socket + bx->nsockets - 1;
 		double hx0 = p->sock_x0[first] - 10, hx1 = p->sock_x1[last] + 10, pw = 260;
@@ -950,6 +979,36 @@ static double hosts_net(struct panel *p, double y)
 		fx0 = fmin(fx0, hx0);
 		fx1 = fmax(fx1, hx1);
 	}
+	if (p->ndraw < s->nhosts) {
+		/* the rest: one frame naming them, their ports in one box */
+		int last = s->nhosts - 1, more = s->nhosts - p->ndraw, nics = 0;
+		double hx0 = fx1 + HOST_GAP, pw = ELIDE_W - 40;
+		for (h = p->ndraw; h < s->nhosts; h++)
+			nics += s->hosts[h].nnics;
+		elide = -1;
+		if (nics > 0) {
+			elide = add_box(L, RB_NIC, p->idx, -1, -1, hx0 + 20, y + 24, pw, BH);
+			if (elide < 0)
+				return -1;
+			snprintf(L->box[elide].line1, sizeof(L->box[elide].line1), "%d NIC ports", nics);
+			snprintf(L->box[elide].line2, sizeof(L->box[elide].line2), "%s %s each", rate, net);
+			ybot = fmax(ybot, y + 24 + BH);
+		}
+		{
+			int same = 1;
+			for (h = p->ndraw + 1; h < s->nhosts; h++)
+				same &= !strcmp(s->hosts[h].name, s->hosts[p->ndraw].name);
+			if (same && s->hosts[p->ndraw].name[0])
+				snprintf(lbl, sizeof(lbl), "hosts %d-%d \xc2\xb7 %s: %d more, not drawn",
+					 p->ndraw, last, s->hosts[p->ndraw].name, more);
+			else
+				snprintf(lbl, sizeof(lbl), "hosts %d-%d: %d more, not drawn", p->ndraw,
+					 last, more);
+		}
+		if (add_frame(L, RF_HOST, hx0, p->sock_top - HOST_TITLE, ELIDE_W, 0, lbl) < 0)
+			return -1;
+		fx1 = hx0 + ELIDE_W;
+	}
 	/* host frames all reach the lowest content */
 	for (h = 0; h < L->nframe; h++)
 		if (L->frame[h].kind == RF_HOST && L->frame[h].h == 0)
@@ -967,7 +1026,7 @@ static double hosts_net(struct panel *p, double y)
 		snprintf(L->box[nsw].line2 + strlen(L->box[nsw].line2),
 			 sizeof(L->box[nsw].line2) - strlen(L->box[nsw].line2), " \xc2\xb7 %d ports",
 			 s->net.switch_ports);
-	for (h = 0; h < s->nhosts; h++) {
+	for (h = 0; h < p->ndraw; h++) {
 		const struct rdr_box *pb;
 		char lab[48];
 		if (ports[h] < 0)
@@ -975,6 +1034,16 @@ static double hosts_net(struct panel *p, double y)
 		pb = &L->box[ports[h]];
 		snprintf(lab, sizeof(lab), "%d x %s", s->hosts[h].nnics, rate);
 		if ((p->net_edge[h] = add_vedge(L, RE_NET, nsw, ports[h], pb->x + pb->w / 2, lab)) < 0)
+			return -1;
+	}
+	if (elide >= 0) {
+		const struct rdr_box *pb = &L->box[elide];
+		char lab[48];
+		int nics = 0;
+		for (h = p->ndraw; h < s->nhosts; h++)
+			nics += s->hosts[h].nnics;
+		snprintf(lab, sizeof(lab), "%d x %s", nics, rate);
+		if (add_vedge(L, RE_NET, nsw, elide, pb->x + pb->w / 2, lab) < 0)
 			return -1;
 	}
 	return L->box[nsw].y + BH;
@@ -1006,6 +1075,15 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		if (o->path_a == o->path_b)
 			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 					     "--path needs two different GPUs");
+		for (i = 0; i < 2; i++) {
+			int g = i ? o->path_b : o->path_a, h = gpu_host(s, g), nd = draw_hosts(s);
+			if (h >= nd)
+				return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+						     "--path: GPU%d is in host %d, and the picture "
+						     "draws hosts 0-%d of %d (GPUs 0-%d)", g, h, nd - 1,
+						     s->nhosts, s->hosts[nd - 1].first_gpu +
+						     s->hosts[nd - 1].ngpus - 1);
+		}
 	}
 	L = calloc(1, sizeof(*L));
 	pn[0] = calloc(1, sizeof(*pn[0]));
@@ -1032,6 +1110,7 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		p->v = hv;
 		p->idx = 0;
 		p->host = 1;
+		p->ndraw = draw_hosts(s);
 	}
 	if (view != RDR_VIEW_HOST) {
 		struct panel *p = pn[np++];
@@ -1040,6 +1119,7 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		p->v = gv;
 		p->idx = 1;
 		p->host = 0;
+		p->ndraw = 1;
 	}
 	for (i = 0; i < np; i++) {
 		struct panel *p = pn[i];

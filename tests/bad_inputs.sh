@@ -17,6 +17,7 @@
 #   @gen:KIND:N                          the scenario tests/gen_scale.sh KIND N
 #                                         writes, in TMP/gen-KIND-N.yaml
 #   @long:N                              an option value of N characters
+#   @out:NAME                            TMP/NAME, a file a command would write
 #   @empty                               an empty argument
 # Paths under the temporary directory are printed as TMP/ in the .err files.
 # (Malformed scenarios for `plumb topo` live in tests/bad/, run by
@@ -82,6 +83,7 @@ expand() {
 		sh tests/gen_scale.sh "${k%%:*}" "${k#*:}" >"$f"
 		echo "$f"
 		;;
+	@out:*) echo "$tmp/${1#@out:}" ;;
 	@empty) echo ;;
 	*) echo "$1" ;;
 	esac
@@ -340,6 +342,7 @@ input-directory-calib    4 predict $BM --calib tests
 budget-coll              5 coll $DIR/budget-tiny.yaml
 budget-predict           5 predict $DIR/budget-tiny.yaml --layout tp8 --concurrency 1
 scenario-1025-gpus       3 topo @gen:flat:1025
+render-matrix-too-big    2 render @gen:cluster:17 --what matrix -o @out:matrix.png
 scenario-vm-65-gpus      3 topo $DIR/scenario-vm-65-gpus.yaml
 scenario-mmio-too-small  3 predict $DIR/scenario-mmio-too-small.yaml --layout tp8 --concurrency 1
 TABLE

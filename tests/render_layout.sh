@@ -9,8 +9,9 @@
 # Kinds: topology (and with --path 0:N-1), matrix, bars (VMs), timeline
 # (tp over all GPUs, tpNpp2 where there are 4 or more), throughput, fit
 # (the validation cases), the topology and matrix of a scenario imported
-# from every lspci and topo -m sample in tests/data/import, and the
-# pictures of the seed comparison's report (plumb report).
+# from every lspci and topo -m sample in tests/data/import, the topology of
+# a 16-box cluster (tests/gen_scale.sh), and the pictures of the seed
+# comparison's report (plumb report).
 # Prints one FAIL: line per picture with its offending texts, then
 # "N passed, M failed".
 set -u
@@ -76,6 +77,17 @@ for f in tests/data/import/lspci-*.txt tests/data/import/topom-*.txt; do
 		draw "$b-matrix" "$T/$b.yaml" --what matrix
 	fi
 done
+
+# a cluster past what one picture holds: its first two hosts drawn, the
+# other fourteen named in one frame with their NIC ports
+sh tests/gen_scale.sh cluster 16 > "$T/cluster16.yaml"
+draw cluster16-topology "$T/cluster16.yaml" --what topology
+draw cluster16-path "$T/cluster16.yaml" --what topology --path 0:15
+if ! grep -q " hosts 2-15: 14 more, not drawn$" "$PLUMB_RENDER_TEXTLOG" ||
+   ! grep -q " 112 NIC ports$" "$PLUMB_RENDER_TEXTLOG"; then
+	echo "FAIL: cluster16-topology: no frame naming hosts 2-15 and their 112 NIC ports"
+	runfail=$((runfail + 1))
+fi
 
 # the seed report's six pictures: throughput, the step's parts, the VM's host
 # and guest topology, the two bare-metal boxes' topology
