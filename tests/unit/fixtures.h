@@ -7,6 +7,16 @@
 #include "import.h"
 #include "scn.h"
 
+/* CU_ASSERT_EQUAL on two integers that prints both on failure (the file
+ * includes <stdio.h> and CUnit). */
+#define EXPECT_INT(actual, expected) do { \
+	long long a_ = (long long)(actual), e_ = (long long)(expected); \
+	if (a_ != e_) \
+		printf("\n  %s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
+		       #actual, a_, e_); \
+	CU_ASSERT_EQUAL(a_, e_); \
+} while (0)
+
 /* Load inline scenario text as "inline.yaml"; on failure print the error,
  * record a failed assertion and return NULL. */
 struct scenario *fix_load(const char *text);

@@ -16,13 +16,6 @@
 
 void suite_import_topom(void);
 
-#define EXPECT_INT(actual, expected) do { \
-	long a_ = (long)(actual), e_ = (long)(expected); \
-	if (a_ != e_) \
-		printf("\n  %s:%d: %s = %ld, expected %ld\n", __FILE__, __LINE__, #actual, a_, e_); \
-	CU_ASSERT_EQUAL(a_, e_); \
-} while (0)
-
 #define EXPECT_STR(actual, expected) do { \
 	const char *a_ = (actual), *e_ = (expected); \
 	if (strcmp(a_, e_) != 0) \

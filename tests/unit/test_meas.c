@@ -12,19 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "meas.h"
 
 void suite_meas(void);
 
 #define DATA "tests/data/meas/"
-
-#define EXPECT_INT(actual, expected) do { \
-	long long a_ = (long long)(actual), e_ = (long long)(expected); \
-	if (a_ != e_) \
-		printf("\n  %s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
-		       #actual, a_, e_); \
-	CU_ASSERT_EQUAL(a_, e_); \
-} while (0)
 
 #define EXPECT_STR(actual, expected) do { \
 	const char *a_ = (actual), *e_ = (expected); \

@@ -135,12 +135,12 @@ static void test_paths_and_rates(void)
 	scn_free(s);
 }
 
-/* An all-reduce of bytes over the four GPUs of two boxes, (algo, Simple). */
-static void allreduce4(struct coll_spec *c, double bytes, int algo)
+/* An all-reduce of bytes over GPUs 0 to n-1, (algo, Simple). */
+static void allreduce(struct coll_spec *c, int n, double bytes, int algo)
 {
 	memset(c, 0, sizeof(*c));
 	c->op = COLL_ALLREDUCE;
-	c->n = 4;
+	c->n = n;
 	c->gpus = fix_ranks;
 	c->bytes = bytes;
 	c->algo = algo;
@@ -157,7 +157,7 @@ static void test_allreduce_between_hosts(void)
 	if (!s)
 		return;
 	topo_opts_init(&o);
-	allreduce4(&c, 4e9, ALGO_RING);
+	allreduce(&c, 4, 4e9, ALGO_RING);
 	memset(&r, 0, sizeof(r));
 	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
 	CU_ASSERT_EQUAL(r.net_hops, 2);
@@ -186,7 +186,7 @@ static void test_tree_between_hosts(void)
 	if (!s)
 		return;
 	topo_opts_init(&o);
-	allreduce4(&c, 1e9, ALGO_RING);
+	allreduce(&c, 4, 1e9, ALGO_RING);
 	memset(&ring, 0, sizeof(ring));
 	memset(&tree, 0, sizeof(tree));
 	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &ring, NULL), 0);
@@ -219,13 +219,7 @@ static void test_many_hosts(void)
 	CU_ASSERT_STRING_EQUAL(s->nodes[s->gpu_node[31]].id, "box15.gpu1");
 	CU_ASSERT_EQUAL(s->nodes[s->gpu_node[31]].socket, 15);
 	topo_opts_init(&o);
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 32;
-	c.gpus = fix_ranks;
-	c.bytes = 1e8;
-	c.algo = ALGO_RING;
-	c.proto = PROTO_SIMPLE;
+	allreduce(&c, 32, 1e8, ALGO_RING);
 	memset(&r, 0, sizeof(r));
 	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
 	CU_ASSERT_EQUAL(r.net_hops, 16);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fixtures.h"
 #include "input.h"
 #include "out.h"
 
@@ -21,14 +22,6 @@ void suite_out(void);
 		printf("\n  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
 		       #actual, a_, e_); \
 	CU_ASSERT_STRING_EQUAL(a_, e_); \
-} while (0)
-
-#define EXPECT_INT(actual, expected) do { \
-	long long a_ = (long long)(actual), e_ = (long long)(expected); \
-	if (a_ != e_) \
-		printf("\n  %s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
-		       #actual, a_, e_); \
-	CU_ASSERT_EQUAL(a_, e_); \
 } while (0)
 
 /* What fn(f, s) writes, in a static buffer. */

@@ -12,13 +12,6 @@
 
 void suite_predict(void);
 
-#define EXPECT_INT(actual, expected) do { \
-	long a_ = (long)(actual), e_ = (long)(expected); \
-	if (a_ != e_) \
-		printf("\n  %s:%d: %s = %ld, expected %ld\n", __FILE__, __LINE__, #actual, a_, e_); \
-	CU_ASSERT_EQUAL(a_, e_); \
-} while (0)
-
 static int cfg(struct pred_cfg *c, const struct scenario *s, const char *model,
 	       const char *layout)
 {

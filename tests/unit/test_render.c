@@ -14,16 +14,10 @@
 #include <unistd.h>
 
 #include "chart.h"
+#include "fixtures.h"
 #include "render.h"
 
 void suite_render(void);
-
-#define EXPECT_INT(actual, expected) do { \
-	long a_ = (long)(actual), e_ = (long)(expected); \
-	if (a_ != e_) \
-		printf("\n  %s:%d: %s = %ld, expected %ld\n", __FILE__, __LINE__, #actual, a_, e_); \
-	CU_ASSERT_EQUAL(a_, e_); \
-} while (0)
 
 static char tmpdir[256];
 

@@ -12,19 +12,12 @@
 #include <string.h>
 
 #include "fabric.h"
+#include "fixtures.h"
 #include "scn.h"
 #include "engine.h"
 #include "topo.h"
 
 void suite_scale(void);
-
-#define EXPECT_INT(actual, expected) do { \
-	long long a_ = (long long)(actual), e_ = (long long)(expected); \
-	if (a_ != e_) \
-		printf("\n  %s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
-		       #actual, a_, e_); \
-	CU_ASSERT_EQUAL(a_, e_); \
-} while (0)
 
 /* A growing text. */
 struct text {

@@ -19,14 +19,6 @@
 void suite_scn(void);
 
 /* Assertions that print the actual and the expected value on failure. */
-#define EXPECT_INT(actual, expected) do { \
-	long long a_ = (long long)(actual), e_ = (long long)(expected); \
-	if (a_ != e_) \
-		printf("\n  %s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
-		       #actual, a_, e_); \
-	CU_ASSERT_EQUAL(a_, e_); \
-} while (0)
-
 #define EXPECT_U64(actual, expected) do { \
 	unsigned long long a_ = (actual), e_ = (expected); \
 	if (a_ != e_) \

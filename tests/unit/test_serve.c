@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "serve.h"
 
 void suite_serve(void);
@@ -17,14 +18,6 @@ void suite_serve(void);
 		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
 		       #actual, a_, e_, (double)(rel)); \
 	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
-} while (0)
-
-/* Decode: 10 ms + 0.1 ms per sequence; prefill: 50 ms per request. */
-#define EXPECT_INT(actual, expected) do { \
-	long a_ = (long)(actual), e_ = (long)(expected); \
-	if (a_ != e_) \
-		printf("\n  %s:%d: %s = %ld, expected %ld\n", __FILE__, __LINE__, #actual, a_, e_); \
-	CU_ASSERT_EQUAL(a_, e_); \
 } while (0)
 
 /* Decode 10 ms + 0.1 ms a sequence, prefill 50 ms a request; a mixed
