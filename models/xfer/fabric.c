@@ -299,21 +299,25 @@ int fab_gpu_socket(const struct fabric *f, int a)
 	return f->s->nodes[root_of(f->s, f->s->gpu_node[a])].socket;
 }
 
+/* Append link id to path[0..len) unless it is there already; the length. */
+static int put_once(int *path, int len, int id)
+{
+	int i;
+	for (i = 0; i < len; i++)
+		if (path[i] == id)
+			return len;
+	path[len++] = id;
+	return len;
+}
+
 /*
- * Append node n's switch-port link (both directions together) unless the
- * path has it already: a path up a switch's uplink and back down it (ACS
- * redirect) counts against the port once.
+ * Append node n's switch-port link (both directions together), once: a
+ * path up a switch's uplink and back down it (ACS redirect) counts against
+ * the port once.
  */
 static int port(const struct fabric *f, int n, int *path, int len)
 {
-	int i;
-	if (f->dpx[n] < 0)
-		return len;
-	for (i = 0; i < len; i++)
-		if (path[i] == f->dpx[n])
-			return len;
-	path[len++] = f->dpx[n];
-	return len;
+	return f->dpx[n] < 0 ? len : put_once(path, len, f->dpx[n]);
 }
 
 /* Append the up links from node n to (not including) ancestor stop. */
@@ -374,13 +378,8 @@ static int path_shm(const struct fabric *f, int a, int b, int *path)
 	m = fab_path_from_host(f, sock, b, tmp);
 	/* Both halves hold the socket's memory link, and the port of a switch
 	 * both GPUs sit under: keep each once. */
-	for (i = 1; i < m; i++) {
-		int j;
-		for (j = 0; j < n && path[j] != tmp[i]; j++)
-			;
-		if (j == n)
-			path[n++] = tmp[i];
-	}
+	for (i = 1; i < m; i++)
+		n = put_once(path, n, tmp[i]);
 	return n;
 }
 
