@@ -950,7 +950,7 @@ static double hosts_net(struct panel *p, double y)
 {
 	const struct scenario *s = p->s;
 	struct rdr_layout *L = p->L;
-	int h, ports[SCN_MAX_HOSTS], nsw, elide = -1;
+	int h, ports[SCN_MAX_HOSTS], nsw, elide = -1, nics = 0;   /* nics: the undrawn hosts' */
 	double fx0 = 1e18, fx1 = -1e18, ybot = y;
 	char lbl[160], rate[32];
 	const char *net = s->net.kind == SCN_NET_ROCE ? "RoCE" : "InfiniBand";
@@ -981,7 +981,7 @@ static double hosts_net(struct panel *p, double y)
 	}
 	if (p->ndraw < s->nhosts) {
 		/* the rest: one frame naming them, their ports in one box */
-		int last = s->nhosts - 1, more = s->nhosts - p->ndraw, nics = 0;
+		int last = s->nhosts - 1, more = s->nhosts - p->ndraw;
 		double hx0 = fx1 + HOST_GAP, pw = ELIDE_W - 40;
 		for (h = p->ndraw; h < s->nhosts; h++)
 			nics += s->hosts[h].nnics;
@@ -1039,9 +1039,6 @@ static double hosts_net(struct panel *p, double y)
 	if (elide >= 0) {
 		const struct rdr_box *pb = &L->box[elide];
 		char lab[48];
-		int nics = 0;
-		for (h = p->ndraw; h < s->nhosts; h++)
-			nics += s->hosts[h].nnics;
 		snprintf(lab, sizeof(lab), "%d x %s", nics, rate);
 		if (add_vedge(L, RE_NET, nsw, elide, pb->x + pb->w / 2, lab) < 0)
 			return -1;
@@ -1058,7 +1055,7 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 	struct sim_engine *eng = NULL;
 	struct fabric *f = NULL;
 	enum rdr_view view = o->view;
-	int rc, np = 0, i, vm = s->vm.mode == SCN_VM;
+	int rc, np = 0, i, nd, vm = s->vm.mode == SCN_VM;
 	double x = MARGIN, right = MARGIN, bottom = 0;
 	char hosts_title[96];
 
@@ -1075,8 +1072,8 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		if (o->path_a == o->path_b)
 			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 					     "--path needs two different GPUs");
-		for (i = 0; i < 2; i++) {
-			int g = i ? o->path_b : o->path_a, h = gpu_host(s, g), nd = draw_hosts(s);
+		for (i = 0, nd = draw_hosts(s); i < 2; i++) {
+			int g = i ? o->path_b : o->path_a, h = gpu_host(s, g);
 			if (h >= nd)
 				return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 						     "--path: GPU%d is in host %d, and the picture "
