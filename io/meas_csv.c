@@ -462,8 +462,8 @@ static int data_row(struct cctx *c, const struct fld *f, int n)
 		if ((rc = value(c, &r, c->hdr[i], &f[i])) < 0)
 			return rc;
 	if (c->kind == MEAS_CSV_SERVING && isnan(r.tok_s) && isnan(r.tpot_ms) &&
-	    isnan(r.peak_tok_s))
-		return fail(c, 1, "a serving row needs tok_s, tpot_ms or peak_tok_s (all are empty)");
+	    isnan(r.ttft_ms) && isnan(r.peak_tok_s))
+		return fail(c, 1, "a serving row needs tok_s, tpot_ms, ttft_ms or peak_tok_s (all are empty)");
 	if (c->kind == MEAS_CSV_COLLECTIVES && strcmp(r.op, "sendrecv") == 0 && r.gpus != 2) {
 		for (i = 0; i < n && c->hdr[i] != K_GPUS; i++)
 			;

@@ -359,6 +359,9 @@ static int case_data(struct val_set *v, int idx, struct plumb_err *err)
 					 row->concurrency);
 				if ((p = add_point(v, idx, label, VAL_SRV_PEAK, row->peak_tok_s)))
 					p->row = i;
+				snprintf(label, sizeof(label), "%s x%d ttft_ms", row->layout, row->concurrency);
+				if ((p = add_point(v, idx, label, VAL_SRV_TTFT, row->ttft_ms)))
+					p->row = i;
 			} else if (c->kind == VAL_COLLCSV) {
 				if (row->gpus > c->ngpus)
 					return plumb_err_set(err, PLUMB_EINPUT, c->data, row->line, 0,
@@ -901,6 +904,7 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 					      err)) < 0)
 				goto out;
 			pt->predicted = pt->group == VAL_SRV_TPOT ? sr.tpot_ms :
+					pt->group == VAL_SRV_TTFT ? sr.ttft_ms :
 					pt->group == VAL_SRV_PEAK ? sr.peak_tok_s : sr.tok_s_total;
 			break;
 		}
@@ -993,7 +997,7 @@ void val_stats(const struct val_set *v, int first, int n, struct val_stats *st)
 static const char *unit_of(const struct val_point *p, const struct val_case *c)
 {
 	if (c->kind == VAL_SERVING)
-		return p->group == VAL_SRV_TPOT ? "ms" : "tok/s";
+		return p->group == VAL_SRV_TPOT || p->group == VAL_SRV_TTFT ? "ms" : "tok/s";
 	if (c->kind == VAL_NCCL)
 		return "us";
 	return p->group >= MEAS_P2P_LAT_DISABLED_GPU ? "us" : "GB/s";

@@ -49,7 +49,8 @@ struct val_case {
 enum val_srv_metric {
 	VAL_SRV_TOK,            /* mean output tok/s of the run */
 	VAL_SRV_TPOT,           /* time per output token, ms */
-	VAL_SRV_PEAK            /* peak output tok/s (most tokens in one second) */
+	VAL_SRV_PEAK,           /* peak output tok/s (most tokens in one second) */
+	VAL_SRV_TTFT            /* time to first token, ms */
 };
 
 struct val_point {

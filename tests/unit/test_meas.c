@@ -781,6 +781,17 @@ static void test_csv_good(void)
 	EXPECT_INT(t->rows[0].prompts, 10);
 	EXPECT_INT(t->rows[1].prompts, 80);
 	meas_csv_free(t);
+
+	/* Or only its TTFT (a prefill measurement). */
+	{
+		static const char ttft[] = "layout,concurrency,context,tok_s,ttft_ms\ntp8,1,0,,140.76\n";
+		t = csv_ok(ttft, sizeof(ttft) - 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		EXPECT_NAN(t->rows[0].tok_s);
+		EXPECT_NAN(t->rows[0].tpot_ms);
+		EXPECT_DBL(t->rows[0].ttft_ms, 140.76);
+		meas_csv_free(t);
+	}
 }
 
 #define COLL "op,gpus,bytes,time_us\n"
@@ -804,7 +815,7 @@ static void test_csv_bad(void)
 		  "unknown column 'step_ms' for a serving CSV (allowed: layout, "
 		  "concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts, peak_tok_s)");
 	FAIL_CASE(CSV, "layout,concurrency,context,tok_s,tpot_ms\ntp8,1,0,,\n", PLUMB_EINPUT, 2, 1,
-		  "a serving row needs tok_s, tpot_ms or peak_tok_s (all are empty)");
+		  "a serving row needs tok_s, tpot_ms, ttft_ms or peak_tok_s (all are empty)");
 	FAIL_CASE(CSV, "op,gpus,bytes,time_us,Bytes\n", PLUMB_EINPUT, 1, 23,
 		  "column 'Bytes' appears twice (first at column 9)");
 	FAIL_CASE(CSV, "op,gpus,bytes,time_us,\n", PLUMB_EINPUT, 1, 23,

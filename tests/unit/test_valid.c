@@ -1,6 +1,7 @@
 /*
  * test_valid.c - validation cases: a summary's "GPUn:" matrix, points
- * quoted in prose (checked against the data file), the case's ACS setting.
+ * quoted in prose (checked against the data file), the case's ACS setting,
+ * a serving row's TTFT scored as its own point.
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
@@ -10,6 +11,50 @@
 
 #include "meas.h"
 #include "valid.h"
+
+/* A serving row's ttft_ms is a point of its own, predicted as the simulated
+ * run's mean time to first token: longer prompts take longer to come back. */
+static void test_ttft_points(void)
+{
+	const char *path = "build/test_valid_ttft.csv";
+	static const char csv[] =
+		"layout,concurrency,context,tok_s,tpot_ms,ttft_ms,input_len,output_len\n"
+		"tp8,1,0,,10.0,100,1000,100\n"
+		"tp8,1,0,,,800,8000,100\n";
+	static const char cases[] =
+		"cases:\n"
+		"  - name: t\n"
+		"    kind: serving\n"
+		"    data: build/test_valid_ttft.csv\n"
+		"    scenario: scenarios/hgx-8x-h200.yaml\n"
+		"    model: llama-3.1-70b\n"
+		"    weights: fp8t\n"
+		"    kv: bf16\n";
+	struct val_set *v = NULL;
+	struct plumb_err e;
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		CU_FAIL("cannot write the data file");
+		return;
+	}
+	fputs(csv, f);
+	fclose(f);
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL(val_parse("cases.yaml", cases, strlen(cases), &v, &e), 0);
+	if (v) {
+		CU_ASSERT_EQUAL(v->npoints, 3);
+		CU_ASSERT_EQUAL(val_predict(v, -1, &e), 0);
+		CU_ASSERT_EQUAL(v->points[0].group, VAL_SRV_TPOT);
+		CU_ASSERT_EQUAL(v->points[1].group, VAL_SRV_TTFT);
+		CU_ASSERT_EQUAL(v->points[2].group, VAL_SRV_TTFT);
+		CU_ASSERT_PTR_NOT_NULL(strstr(v->points[1].label, "ttft_ms"));
+		CU_ASSERT_DOUBLE_EQUAL(v->points[2].measured, 800, 1e-9);
+		CU_ASSERT(v->points[1].predicted > 0);
+		CU_ASSERT(v->points[2].predicted > 2 * v->points[1].predicted);
+		val_free(v);
+	}
+	remove(path);
+}
 
 void suite_valid(void);
 
@@ -109,4 +154,5 @@ void suite_valid(void)
 	CU_pSuite s = CU_add_suite("valid", NULL, NULL);
 	CU_add_test(s, "summary matrix with GPUn: rows", test_summary_matrix);
 	CU_add_test(s, "points quoted from the data file, ACS on and off", test_quoted_points);
+	CU_add_test(s, "a serving row's TTFT is its own point", test_ttft_points);
 }
