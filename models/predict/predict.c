@@ -193,6 +193,17 @@ static int merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct 
 }
 
 /*
+ * A decode shape's context counts the token the step decodes (a sequence's
+ * prompt and generated tokens, struct serve_shape); llm_step's is what the
+ * cache held before the step, the step's own token attending to itself on
+ * top (llm_causal_pairs).
+ */
+static int decode_cached(long context)
+{
+	return context > 0 ? (int)(context - 1) : 0;
+}
+
+/*
  * The timed op list of one GPU of stage st for one microbatch of the step
  * (EP attention splits it over the ranks). o must be initialised; the
  * caller releases it.
@@ -233,7 +244,7 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 			rc = llm_step_ops(c->m, &c->prec, &psh, &step, &p, err);
 		/* the decode sequences' attention and drafts */
 		step.batch = (bd + ep - 1) / ep;
-		step.context = (int)shp->dcontext;
+		step.context = decode_cached(shp->dcontext);
 		step.q_len = 0;
 		step.draft = c->draft;
 		step.head_tokens = 0;
@@ -253,7 +264,8 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 		if (shp->kind == SERVE_PREFILL)
 			sh.dcp = 1;
 		step.batch = (bm + ep - 1) / ep;
-		step.context = (int)shp->context;
+		step.context = shp->kind == SERVE_PREFILL ? (int)shp->context
+							  : decode_cached(shp->context);
 		step.q_len = shp->kind == SERVE_PREFILL ? (int)shp->tokens : 0;
 		step.draft = shp->kind == SERVE_DECODE ? c->draft : 0;
 		/* a prefill samples its next token at its last position only */
