@@ -10,7 +10,8 @@
  *
  * Conventions: sizes in bytes, times in seconds, FLOPs as counts, all double.
  * "Tokens" T of a step = batch x q_len (q_len = 1, or d + 1 when verifying d
- * draft tokens). Expected values (experts touched) are not rounded.
+ * draft tokens, or a prefill chunk). Expected values (experts touched) are
+ * not rounded.
  *
  * Lifecycle: llm_catalog_parse() returns a heap catalog freed with free();
  * llm_catalog_builtin() is parsed once and never freed. struct llm_ops is
@@ -268,8 +269,11 @@ int llm_shard_check(const struct llm_model *m, const struct llm_shard *s,
 /* One decode step's shape. */
 struct llm_step {
 	int batch;              /* sequences, >= 1 */
-	int context;            /* tokens already in each sequence's KV cache */
-	int q_len;              /* tokens per sequence this step; 0 means 1 + draft */
+	int context;            /* tokens already in each sequence's KV cache; the
+				   step's q_len tokens attend causally to them and
+				   to themselves (llm_causal_pairs) */
+	int q_len;              /* tokens per sequence this step; 0 means 1 + draft;
+				   more than 1 without draft: a prefill chunk */
 	int draft;              /* MTP draft tokens made on the last stage (0: none) */
 	long head_tokens;       /* rows the final norm and lm_head take: engines
 				   compute logits only where a token is sampled

@@ -153,7 +153,8 @@ static int step_micro(const struct pred_cfg *c, const struct serve_shape *sh)
  * over all of them, as u's op list of that many single-token sequences
  * computes them (experts touched by all the tokens), while attention reads
  * each part's own cache: u's attention cores become the sum of the prefill
- * chunks' (p) and the decode sequences' (d). d's draft passes follow.
+ * chunks' (p: each chunk's triangle and its rectangle over its cache, MLA in
+ * its prefill form) and the decode sequences' (d). d's draft passes follow.
  */
 static int merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct llm_ops *d,
 		       struct plumb_err *err)
@@ -175,6 +176,13 @@ static int merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct 
 			continue;
 		o->bytes = p->op[i].bytes + d->op[i].bytes;
 		o->flops = p->op[i].flops + d->op[i].flops;
+		/* the chunks' queries fill the attention tiles; MLA's prefill
+		 * form decompresses their cache (docs/model.md) */
+		o->rows = p->op[i].flops > 0 ? p->op[i].rows : d->op[i].rows;
+		o->dtype = p->op[i].dtype;
+		o->gemm_flops = p->op[i].gemm_flops + d->op[i].gemm_flops;
+		o->gemm_dtype = p->op[i].gemm_dtype;
+		o->gemm_rows = p->op[i].gemm_rows + d->op[i].gemm_rows;
 		o->kernels = p->op[i].kernels > d->op[i].kernels ? p->op[i].kernels
 								  : d->op[i].kernels;
 	}
