@@ -242,6 +242,30 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"mem_fraction_static picks about 0.8-0.93 by GPU size; the seed box's twin ran 0.92 "
 		"(realdata/serving-samples.md section 1)",
 		SCOPE_ENGINE, 0.5, 0.98 },
+	/* Prefill's tensor-core rates (docs/model.md, "Op time"): a GEMM per
+	 * dtype, attention its own; catalog GPUs carry their own values. */
+	[K_FP8_FLOPS_EFF] = { "fp8_flops_eff", "fraction", 1146.5 / 1978.9, 0.01, 1.0,
+		"H800 SXM5 DeepGEMM FP8 GEMMs at M = 4096, the six dense shapes of DeepSeek-V3: "
+		"751-1426 TFLOPS, median 1146.5 (deepseek-ai/DeepGEMM README at 55ab91f, \"Normal "
+		"GEMMs for dense models\") of 1978.9 dense FP8 (scenarios/catalog/gpus.yaml, h100-sxm); "
+		"replaces flops_eff for FP8 math",
+		SCOPE_GPU, 0.3, 0.9 },
+	[K_ATTN_FLOPS_EFF] = { "attn_flops_eff", "fraction", 740.0 / 989.4, 0.01, 1.0,
+		"FlashAttention-3 forward on H100 SXM5, FP16: \"up to 740 TFLOPs/s (75% utilization)\" "
+		"(Shah et al., arXiv 2407.08608, abstract) of 989.4 dense; its best case (long "
+		"sequences, head dim 128): short or causal ones reach less",
+		SCOPE_GPU, 0.3, 0.85 },
+	[K_ATTN_FP8_FLOPS_EFF] = { "attn_fp8_flops_eff", "fraction", 1200.0 / 1978.9, 0.01, 1.0,
+		"FlashAttention-3 forward on H100 SXM5, FP8: \"close to 1.2 PFLOPs/s\" (arXiv "
+		"2407.08608, abstract) of 1978.9 dense FP8; used when the KV cache is fp8 and the "
+		"GPU has FP8 tensor cores",
+		SCOPE_GPU, 0.2, 0.8 },
+	[K_GEMM_TILE_M] = { "gemm_tile_m", "rows", 128, 16, 1024,
+		"DeepGEMM picks BLOCK_M 64 or 128 (deepseek-ai/DeepGEMM README at 55ab91f: 64-row "
+		"GEMMs read weights at 1688-2668 GB/s, memory-bound; 4096-row ones at 751-1426 "
+		"TFLOPS); CUTLASS Hopper GEMMs tile 128 rows: a GEMM pays for whole tiles beyond "
+		"this many rows, and for the smallest power-of-two tile (16 and up) below",
+		SCOPE_GPU, 64, 256 },
 };
 
 void consts_defaults(struct plumb_consts *c)

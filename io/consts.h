@@ -67,6 +67,10 @@ enum plumb_const {
 	K_ONESHOT_US,           /* fixed time of the engine's one-shot P2P all-reduce */
 	K_ONESHOT_BW_EFF,       /* share of link rate its peer reads reach */
 	K_MEM_FRACTION,         /* share of GPU memory for weights and the KV cache */
+	K_FP8_FLOPS_EFF,        /* share of the dense FP8 tensor rate FP8 GEMMs reach */
+	K_ATTN_FLOPS_EFF,       /* share of the bf16 tensor rate compute-bound flash attention reaches */
+	K_ATTN_FP8_FLOPS_EFF,   /* share of the FP8 tensor rate FP8 flash attention reaches */
+	K_GEMM_TILE_M,          /* rows of a GEMM tile once M fills it (tile fill) */
 	K_NCONSTS
 };
 

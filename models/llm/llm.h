@@ -10,7 +10,8 @@
  *
  * Conventions: sizes in bytes, times in seconds, FLOPs as counts, all double.
  * "Tokens" T of a step = batch x q_len (q_len = 1, or d + 1 when verifying d
- * draft tokens). Expected values (experts touched) are not rounded.
+ * draft tokens, or a prefill chunk). Expected values (experts touched) are
+ * not rounded.
  *
  * Lifecycle: llm_catalog_parse() returns a heap catalog freed with free();
  * llm_catalog_builtin() is parsed once and never freed. struct llm_ops is
@@ -268,8 +269,11 @@ int llm_shard_check(const struct llm_model *m, const struct llm_shard *s,
 /* One decode step's shape. */
 struct llm_step {
 	int batch;              /* sequences, >= 1 */
-	int context;            /* tokens already in each sequence's KV cache */
-	int q_len;              /* tokens per sequence this step; 0 means 1 + draft */
+	int context;            /* tokens already in each sequence's KV cache; the
+				   step's q_len tokens attend causally to them and
+				   to themselves (llm_causal_pairs) */
+	int q_len;              /* tokens per sequence this step; 0 means 1 + draft;
+				   more than 1 without draft: a prefill chunk */
 	int draft;              /* MTP draft tokens made on the last stage (0: none) */
 	long head_tokens;       /* rows the final norm and lm_head take: engines
 				   compute logits only where a token is sampled
@@ -309,6 +313,14 @@ struct llm_op {
 	int kernels;            /* kernel launches (assumed fusion, docs/model.md) */
 	double bytes;           /* read from GPU memory */
 	double flops;
+	double rows;            /* rows M of its GEMMs (tokens; per expert for the
+				   routed experts; queries x heads sharing a KV head
+				   for attention); 0: no tensor-core tile to fill */
+	double gemm_flops;      /* GEMM work inside an attention op (MLA's prefill
+				   decompresses the cached latent with kv_b), timed
+				   at the GEMM rate of gemm_dtype over gemm_rows rows */
+	enum llm_dtype gemm_dtype;
+	double gemm_rows;
 	/* filled by llm_ops_time(): */
 	double mem_s, compute_s, launch_s, seconds;
 	double kmin_s;          /* kernels x the class's minimum duration */
@@ -347,19 +359,48 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
  */
 double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d);
 
-/* The constant (K_FLOPS_EFF or K_FP4_FLOPS_EFF) giving the share of that
- * rate the math on dtype d reaches on g. */
-int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_dtype d);
+/*
+ * The constant giving the share of that rate the math of kernel class c on
+ * dtype d reaches on g: attention kernels K_ATTN_FLOPS_EFF (bf16) or
+ * K_ATTN_FP8_FLOPS_EFF (fp8 on a GPU with fp8); GEMMs K_FLOPS_EFF (bf16 and
+ * the weight-only int4), K_FP8_FLOPS_EFF (fp8, fp8t) or K_FP4_FLOPS_EFF
+ * (nvfp4, mxfp4), each falling back as llm_gpu_tflops does.
+ */
+int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_kclass c, enum llm_dtype d);
+
+/*
+ * Rows a GEMM of M rows computes once its tiles are filled: M <= 16 fill
+ * one 16-row MMA; up to `tile` rows a kernel picks the smallest power-of-two
+ * tile holding them; beyond, whole tiles of `tile` rows (gemm_tile_m).
+ * M <= 0: M (no tile). docs/model.md, "Op time".
+ */
+double llm_tile_rows(double M, double tile);
+
+/*
+ * Query-key pairs of one sequence of q new tokens over c cached ones, each
+ * token attending causally to the cache and to the new tokens up to itself,
+ * at most `cap` keys per query (cap <= 0: no cap): q c + q (q + 1) / 2
+ * uncapped (the rectangle over the cache plus the triangle of the chunk);
+ * a sliding window or DSA's top-k caps each query's keys.
+ */
+double llm_causal_pairs(double c, double q, double cap);
 
 /*
  * Time of every op on GPU g, in parts (docs/model.md, "Op time"):
- *   seconds = kernels x launch + kernels x kmin(class)
- *           + max(bytes / (memory_gbs x eff(class)), flops / (tflops(dtype) x flops_eff))
- * launch = kernel_launch_us with CUDA graphs, kernel_launch_eager_us without;
- * eager launches overlap the GPU's work, so only host time beyond the op's
- * GPU time (kmin + max(...)) is added and kept in launch_s;
- * kmin and eff are the op's kernel class constants (kmin_gemm_us, mem_eff,
- * ...). Each op's largest part is recorded (LLM_BOUND_*).
+ *   gpu     = kernels x kmin(class)
+ *           + max(bytes / (memory_gbs x eff(class)),
+ *                 flops x tile(rows) / rows / (tflops(dtype) x flops_eff(class, dtype))
+ *                 + gemm_flops at the GEMM rate of gemm_dtype)
+ *   seconds = gpu + launch part
+ * tile(rows) = llm_tile_rows(rows, gemm_tile_m): a GEMM of few rows pays for
+ * the tile it fills. With CUDA graphs the launch part is kernels x
+ * kernel_launch_us (a replay gap per kernel). Without, the host is a queue:
+ * it issues kernel after kernel at kernel_launch_eager_us each, from the
+ * step's start, and a kernel starts at max(GPU free, host issued it) (the
+ * op's GPU time split evenly over its kernels); the launch part is the
+ * GPU's idle time before and inside the op, so an op behind a long one
+ * shows none. kmin and eff are the op's kernel class constants (kmin_gemm_us,
+ * mem_eff, ...). Each op's largest part is recorded (LLM_BOUND_*).
  * Fills each op's mem_s, compute_s, launch_s, seconds; *total (may be NULL)
  * gets their sum. Error (PLUMB_EINPUT) when g has no tensor rate for an op.
  */

@@ -1,7 +1,8 @@
 /*
- * llm_step.c - one decode step of one pipeline stage as a list of ops, each
- * with the bytes it reads, its FLOPs and a roofline time; weight and KV-cache
- * sizes per GPU (docs/model.md, "The decode step").
+ * llm_step.c - one decode or prefill step of one pipeline stage as a list of
+ * ops, each with the bytes it reads, its FLOPs and the rows of its GEMMs;
+ * weight and KV-cache sizes per GPU (docs/model.md, "The decode step").
+ * llm_time.c times the ops.
  *
  * Sharding follows what serving engines do for these models (SGLang, vLLM):
  *   - MLA: the low-rank input projections (q_a, kv_a with the rope key) and
@@ -442,6 +443,7 @@ struct emit {
 	struct llm_ops *o;
 	int layer, pass;
 	int after_ar;           /* the layer's input follows the previous layer's all-reduce */
+	int prefill;            /* a prefill chunk: MLA runs its compute form */
 	int oom;
 };
 
@@ -462,7 +464,7 @@ static enum llm_kclass kclass_of(enum llm_op_kind k)
 }
 
 static void add(struct emit *e, enum llm_op_kind kind, const char *what,
-		enum llm_dtype dt, int kernels, double bytes, double flops)
+		enum llm_dtype dt, int kernels, double bytes, double flops, double rows)
 {
 	struct llm_op *op;
 	if (e->oom)
@@ -488,6 +490,14 @@ static void add(struct emit *e, enum llm_op_kind kind, const char *what,
 	op->kernels = kernels;
 	op->bytes = bytes;
 	op->flops = flops;
+	op->rows = rows;
+	op->gemm_dtype = dt;
+}
+
+/* The op add() made last, or NULL after an allocation failure. */
+static struct llm_op *last_op(struct emit *e)
+{
+	return e->oom || !e->o->n ? NULL : &e->o->op[e->o->n - 1];
 }
 
 /*
@@ -500,7 +510,7 @@ static void add_norm(struct emit *e, const char *what, double T, int fused)
 {
 	double h = e->m->hidden;
 	add(e, LLM_OP_NORM, what, LLM_BF16, fused ? 0 : KERN_NORM, h * 2.0 + T * h * 2.0 * 2.0,
-	    4.0 * h * T);
+	    4.0 * h * T, 0);
 }
 
 /*
@@ -515,52 +525,91 @@ static int norm_fused(const struct emit *e, double T)
 }
 
 /*
- * One decoder layer for `batch` sequences of T tokens in all, `context`
- * tokens cached each.
+ * One decoder layer for `batch` sequences of T tokens in all (q = T / batch
+ * each), `context` tokens cached each. Each new token attends causally to
+ * the cache and to the new tokens up to itself (llm_causal_pairs): decode
+ * (q = 1) attends to context + 1 tokens, its own key included; a prefill
+ * chunk adds the triangle of its own tokens to the rectangle over the cache.
  */
 static void add_layer(struct emit *e, int moe, double batch, double T, double context)
 {
 	const struct llm_model *m = e->m;
 	const struct llm_prec *p = e->p;
 	const struct llm_shard *s = e->s;
-	double h = m->hidden, hl = (double)m->heads / s->tp;
-	double ap = attn_params(m, p, s->tp, e->layer), att, per;
+	double h = m->hidden, hl = (double)m->heads / s->tp, q = T / batch;
+	double ap = attn_params(m, p, s->tp, e->layer), per, cap = 0, kvtok, pairs, group;
 	enum llm_layer_kind kind = llm_layer_kind(m, e->layer);
+	int dsa = m->index_topk && !p->dsa_dense && kind != LLM_LAYER_LINEAR;
+	/* MLA's two forms (vLLM v1/attention/backends/mla/common.py docstring,
+	 * PR 13789): decode runs absorbed (the latent cache as one 576-wide key
+	 * and 512-wide value shared by every head); prefill runs the compute
+	 * form, kv_b decompressing the cached latent into per-head keys
+	 * (qk_nope + qk_rope) and values (v_head) for plain attention. DSA's
+	 * sparse prefill stays absorbed (FlashMLA's sparse prefill kernel takes
+	 * the 576/512 latent, deepseek-ai/FlashMLA README). */
+	int mla_mha = m->attn == LLM_ATTN_MLA && e->prefill && !dsa;
+	enum llm_dtype adt = p->kv == LLM_FP8 ? LLM_FP8 : LLM_BF16;
+	struct llm_op *op;
 
 	add_norm(e, "input norm", T, e->after_ar && norm_fused(e, T));
 	add(e, LLM_OP_ATTN, "attention projections", p->linear,
 	    kind == LLM_LAYER_LINEAR ? KERN_ATTN_LIN :
 	    m->attn == LLM_ATTN_MLA ? KERN_ATTN_MLA : KERN_ATTN_GQA,
-	    ap * wb(p, p->linear), 2.0 * ap * T);
-	att = context;
-	if (kind == LLM_LAYER_SLIDING && att > m->sliding_window)
-		att = m->sliding_window;
+	    ap * wb(p, p->linear), 2.0 * ap * T, T);
+	if (kind == LLM_LAYER_SLIDING)
+		cap = m->sliding_window;
+	/* keys read per sequence: the cache and the new tokens, a window's
+	 * worth (and the chunk) on a sliding layer */
+	kvtok = context + q;
+	if (cap > 0 && kvtok > cap + q - 1)
+		kvtok = cap + q - 1;
 	if (kind == LLM_LAYER_LINEAR) {
 		/* the delta rule reads and writes each sequence's state once per
 		 * step; per token about 6 x heads x k_dim x v_dim FLOPs (decay,
 		 * k^T v update, q S readout) */
 		add(e, LLM_OP_KV, "linear attention state", LLM_BF16, KERN_CORE,
 		    2.0 * batch * lin_state_bytes(m, s->tp),
-		    6.0 * m->lin_v_heads / s->tp * m->lin_k_dim * m->lin_v_dim * T);
-	} else if (m->index_topk && !p->dsa_dense) {
-		/* the indexer scores every cached token with its fp8 keys */
-		add(e, LLM_OP_KV, "indexer", LLM_FP8, KERN_INDEXER,
-		    batch * context * m->index_head_dim,
-		    2.0 * m->index_heads * m->index_head_dim * context * T);
-		if (att > m->index_topk)
-			att = m->index_topk;
-	}
-	if (m->attn == LLM_ATTN_MLA)    /* absorbed: scores over 576, values over 512 */
-		per = 2.0 * hl * (2.0 * m->kv_lora + m->qk_rope);
-	else
-		per = 2.0 * hl * m->head_dim * 2.0;
-	/* With decode context parallel each rank holds 1/dcp of every
-	 * sequence's cache and runs all dcp x heads/tp query heads over it:
-	 * the same math, 1/dcp of the reads. */
-	if (kind != LLM_LAYER_LINEAR)
-		add(e, LLM_OP_KV, "attention core", LLM_BF16,
+		    6.0 * m->lin_v_heads / s->tp * m->lin_k_dim * m->lin_v_dim * T, 0);
+	} else {
+		if (dsa) {
+			/* the indexer scores every query against its whole causal
+			 * prefix with its fp8 keys; the core then attends at most
+			 * index_topk keys per query */
+			add(e, LLM_OP_KV, "indexer", LLM_FP8, KERN_INDEXER,
+			    batch * (context + q) * m->index_head_dim,
+			    2.0 * m->index_heads * m->index_head_dim * batch * llm_causal_pairs(context, q, 0),
+			    q * m->index_heads);
+			cap = m->index_topk;
+			/* the core reads only the keys picked: at most top-k per
+			 * query (a decode token's top-k of its cache) */
+			if (kvtok > q * cap)
+				kvtok = q * cap;
+		}
+		pairs = batch * llm_causal_pairs(context, q, cap);
+		if (mla_mha) {          /* scores over qk_nope + qk_rope, values over v_head */
+			per = 2.0 * hl * (m->qk_nope + m->qk_rope + m->v_head);
+			group = 1;
+		} else if (m->attn == LLM_ATTN_MLA) {   /* absorbed: scores over 576, values over 512 */
+			per = 2.0 * hl * (2.0 * m->kv_lora + m->qk_rope);
+			group = hl;
+		} else {
+			per = 2.0 * hl * m->head_dim * 2.0;
+			group = m->kv_heads >= s->tp ? (double)m->heads / m->kv_heads : hl;
+		}
+		/* With decode context parallel each rank holds 1/dcp of every
+		 * sequence's cache and runs all dcp x heads/tp query heads over it:
+		 * the same math, 1/dcp of the reads. */
+		add(e, LLM_OP_KV, "attention core", adt,
 		    p->attn_trtllm_gen ? KERN_CORE_TRTLLM : KERN_CORE,
-		    batch * att * kv_layer_bytes(m, p->kv, s->tp) / dcp_of(s), per * att * T);
+		    batch * kvtok * kv_layer_bytes(m, p->kv, s->tp) / dcp_of(s), per * pairs, q * group);
+		if (mla_mha && (op = last_op(e)) != NULL) {
+			/* kv_b over the cached latent of every sequence (the new tokens'
+			 * own pass through it is in the projections) */
+			op->gemm_flops = 2.0 * batch * context * m->kv_lora * hl * (m->qk_nope + m->v_head);
+			op->gemm_dtype = p->linear;
+			op->gemm_rows = batch * context;
+		}
+	}
 	add_norm(e, "post-attention norm", T, norm_fused(e, T));
 	if (moe) {
 		int mtp = moe_tp_of(s);
@@ -578,27 +627,28 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		double n = llm_expected_experts(m->experts, m->top_k, Tm) / s->ep;
 		add(e, LLM_OP_ROUTER, "router", p->embed,
 		    p->moe_trtllm_gen ? KERN_ROUTER_TRTLLM : KERN_ROUTER,
-		    rp * wb(p, p->embed), 2.0 * rp * T);
+		    rp * wb(p, p->embed), 2.0 * rp * T, T);
 		if (p->moe_trtllm_gen && p->experts != LLM_BF16 && p->experts != LLM_INT4) {
 			/* reads bf16 activations, writes one byte each (scales aside) */
 			add(e, LLM_OP_EXPERTS, "MoE input quantize", LLM_BF16, KERN_MOE_QUANT,
-			    T * h * 3.0, 0);
+			    T * h * 3.0, 0, 0);
 			if (!e->oom)
 				e->o->op[e->o->n - 1].kclass = LLM_K_ELEM;
 		}
 		add(e, LLM_OP_EXPERTS, "routed experts", p->experts,
 		    p->moe_trtllm_gen ? KERN_EXPERTS_TRTLLM : KERN_EXPERTS,
 		    n * eparams * wb(p, p->experts),
-		    2.0 * eparams * Tm * m->top_k / s->ep);
+		    2.0 * eparams * Tm * m->top_k / s->ep,
+		    n > 0 ? Tm * m->top_k / s->ep / n : 0);     /* rows per touched expert */
 		if (m->shared_experts) {
 			double sp = shared_params(m, s->tp);
 			add(e, LLM_OP_SHARED, "shared experts", p->shared, KERN_MLP,
-			    sp * wb(p, p->shared), 2.0 * sp * T);
+			    sp * wb(p, p->shared), 2.0 * sp * T, T);
 		}
 	} else {
 		double dp = 3.0 * h * m->intermediate / s->tp;
 		add(e, LLM_OP_DENSE_MLP, "dense MLP", p->dense, KERN_MLP,
-		    dp * wb(p, p->dense), 2.0 * dp * T);
+		    dp * wb(p, p->dense), 2.0 * dp * T, T);
 	}
 }
 
@@ -608,7 +658,7 @@ static void add_head(struct emit *e, double T)
 	e->layer = -1;
 	add_norm(e, "final norm", T, 0);
 	add(e, LLM_OP_LM_HEAD, "lm_head", e->p->embed, KERN_LM_HEAD,
-	    vp * wb(e->p, e->p->embed), 2.0 * vp * T);
+	    vp * wb(e->p, e->p->embed), 2.0 * vp * T, T);
 }
 
 int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
@@ -639,12 +689,14 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 	e.p = p;
 	e.s = s;
 	e.o = o;
+	e.prefill = step->q_len > 1 && !step->draft;
 	for (l = s->first; l < s->last; l++) {
 		e.layer = l;
 		e.after_ar = l > s->first;
 		add_layer(&e, layer_is_moe(m, l), B, T, L);
 	}
 	e.after_ar = 0;
+	e.prefill = 0;
 	if (s->last == m->layers)
 		add_head(&e, step->head_tokens > 0 && step->head_tokens < T ? (double)step->head_tokens : T);
 	for (j = 1; s->mtp && j <= step->draft; j++) {
@@ -654,7 +706,7 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 		e.layer = m->layers;
 		add_norm(&e, "MTP input norms", 2.0 * B, 0);
 		add(&e, LLM_OP_DENSE_MLP, "MTP input projection", p->linear, 1,
-		    ep * wb(p, p->linear), 2.0 * ep * B);
+		    ep * wb(p, p->linear), 2.0 * ep * B, B);
 		add_layer(&e, m->experts != 0, B, B, L + j);
 		add_head(&e, B);
 	}
@@ -663,65 +715,18 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 	return 0;
 }
 
-/* ---- roofline ------------------------------------------------------------ */
-
-double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d)
+double llm_causal_pairs(double c, double q, double cap)
 {
-	/* int4 is weight-only (W4A16): dequantized to bf16 for the math */
-	if ((d == LLM_NVFP4 || d == LLM_MXFP4) && g->tflops_fp4 > 0)
-		return g->tflops_fp4;
-	if (d != LLM_BF16 && d != LLM_INT4 && g->tflops_fp8 > 0)
-		return g->tflops_fp8;
-	return g->tflops_bf16;
-}
-
-int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_dtype d)
-{
-	return (d == LLM_NVFP4 || d == LLM_MXFP4) && g->tflops_fp4 > 0 ? K_FP4_FLOPS_EFF : K_FLOPS_EFF;
-}
-
-int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
-		 const struct plumb_consts *k, int cuda_graphs, double *total,
-		 struct plumb_err *err)
-{
-	double launch = 1e-6 * k->v[cuda_graphs ? K_KERNEL_LAUNCH_US : K_KERNEL_LAUNCH_EAGER_US];
-	static const int kmin_of[LLM_K_N] = { K_KMIN_GEMM_US, K_KMIN_MOE_US, K_KMIN_ATTN_US,
-					      K_KMIN_ELEM_US };
-	static const int eff_of[LLM_K_N] = { K_MEM_EFF, K_MOE_MEM_EFF, K_ATTN_MEM_EFF, K_MEM_EFF };
-	double sum = 0;
-	int i;
-
-	for (i = 0; i < o->n; i++) {
-		struct llm_op *op = &o->op[i];
-		double tf = llm_gpu_tflops(g, op->dtype);
-		if (tf <= 0 && op->flops > 0)
-			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-					     "GPU '%s' has no tensor throughput for %s "
-					     "(no tflops in scenarios/catalog/gpus.yaml)",
-					     g->id, llm_dtype_name(op->dtype));
-		op->mem_s = op->bytes / (g->memory_gbs * 1e9 * k->v[eff_of[op->kclass]]);
-		op->compute_s = op->flops > 0 ? op->flops / (tf * 1e12 * k->v[llm_flops_eff_of(g, op->dtype)])
-					      : 0;
-		op->launch_s = op->kernels * launch;
-		op->kmin_s = op->kernels * 1e-6 * k->v[kmin_of[op->kclass]];
-		/* Every kernel pays its class's fixed minimum (ramp-up, tail,
-		 * synchronisation) on top of moving its bytes or doing its math:
-		 * small ops are kernel-latency-bound, large ones memory- or
-		 * compute-bound. */
-		op->bound = op->mem_s >= op->compute_s ? LLM_BOUND_MEM : LLM_BOUND_COMPUTE;
-		if (op->kmin_s >= fmax(op->mem_s, op->compute_s))
-			op->bound = LLM_BOUND_KMIN;
-		/* A graph replays its kernels back to back with a gap between
-		 * each (additive). Eager launches are asynchronous: the host
-		 * dispatches the next op while the GPU runs this one, so only
-		 * host time beyond the op's GPU time shows (launch_s keeps that
-		 * exposed part, so the parts still add up to the op's time). */
-		if (!cuda_graphs)
-			op->launch_s = fmax(0, op->launch_s - op->kmin_s - fmax(op->mem_s, op->compute_s));
-		op->seconds = op->launch_s + op->kmin_s + fmax(op->mem_s, op->compute_s);
-		sum += op->seconds;
-	}
-	if (total)
-		*total = sum;
-	return 0;
+	double n1;
+	if (q <= 0)
+		return 0;
+	if (c < 0)
+		c = 0;
+	if (cap <= 0 || c + q <= cap)
+		return q * c + q * (q + 1) / 2;
+	if (c + 1 >= cap)
+		return q * cap;
+	/* queries c+1 .. cap see their whole prefix, the rest cap keys */
+	n1 = cap - c;
+	return n1 * c + n1 * (n1 + 1) / 2 + (q - n1) * cap;
 }

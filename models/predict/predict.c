@@ -153,7 +153,8 @@ static int step_micro(const struct pred_cfg *c, const struct serve_shape *sh)
  * over all of them, as u's op list of that many single-token sequences
  * computes them (experts touched by all the tokens), while attention reads
  * each part's own cache: u's attention cores become the sum of the prefill
- * chunks' (p) and the decode sequences' (d). d's draft passes follow.
+ * chunks' (p: each chunk's triangle and its rectangle over its cache, MLA in
+ * its prefill form) and the decode sequences' (d). d's draft passes follow.
  */
 static int merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct llm_ops *d,
 		       struct plumb_err *err)
@@ -175,6 +176,13 @@ static int merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct 
 			continue;
 		o->bytes = p->op[i].bytes + d->op[i].bytes;
 		o->flops = p->op[i].flops + d->op[i].flops;
+		/* the chunks' queries fill the attention tiles; MLA's prefill
+		 * form decompresses their cache (docs/model.md) */
+		o->rows = p->op[i].flops > 0 ? p->op[i].rows : d->op[i].rows;
+		o->dtype = p->op[i].dtype;
+		o->gemm_flops = p->op[i].gemm_flops + d->op[i].gemm_flops;
+		o->gemm_dtype = p->op[i].gemm_dtype;
+		o->gemm_rows = p->op[i].gemm_rows + d->op[i].gemm_rows;
 		o->kernels = p->op[i].kernels > d->op[i].kernels ? p->op[i].kernels
 								  : d->op[i].kernels;
 	}
@@ -190,6 +198,17 @@ static int merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct 
 		u->op[u->n++] = d->op[i];
 	}
 	return 0;
+}
+
+/*
+ * A decode shape's context counts the token the step decodes (a sequence's
+ * prompt and generated tokens, struct serve_shape); llm_step's is what the
+ * cache held before the step, the step's own token attending to itself on
+ * top (llm_causal_pairs).
+ */
+static int decode_cached(long context)
+{
+	return context > 0 ? (int)(context - 1) : 0;
 }
 
 /*
@@ -233,7 +252,7 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 			rc = llm_step_ops(c->m, &c->prec, &psh, &step, &p, err);
 		/* the decode sequences' attention and drafts */
 		step.batch = (bd + ep - 1) / ep;
-		step.context = (int)shp->dcontext;
+		step.context = decode_cached(shp->dcontext);
 		step.q_len = 0;
 		step.draft = c->draft;
 		step.head_tokens = 0;
@@ -253,7 +272,8 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 		if (shp->kind == SERVE_PREFILL)
 			sh.dcp = 1;
 		step.batch = (bm + ep - 1) / ep;
-		step.context = (int)shp->context;
+		step.context = shp->kind == SERVE_PREFILL ? (int)shp->context
+							  : decode_cached(shp->context);
 		step.q_len = shp->kind == SERVE_PREFILL ? (int)shp->tokens : 0;
 		step.draft = shp->kind == SERVE_DECODE ? c->draft : 0;
 		/* a prefill samples its next token at its last position only */

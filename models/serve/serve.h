@@ -47,7 +47,8 @@ enum serve_step { SERVE_DECODE, SERVE_PREFILL, SERVE_MIXED };
 /*
  * What one step computes.
  *   decode   `batch` sequences whose KV caches hold `context` tokens on
- *            average, one token each (plus drafts);
+ *            average once this step's token is written (its prompt and
+ *            generated tokens), one token each (plus drafts);
  *   prefill  `batch` requests of `tokens` new tokens each on top of
  *            `context` cached ones;
  *   mixed    one pass carrying both (vLLM's scheduler, SGLang's

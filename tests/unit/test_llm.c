@@ -141,9 +141,9 @@ static void test_spec(void)
 static void test_tiny_by_hand(void)
 {
 	static const struct { enum llm_op_kind kind; int layer; double bytes; } want[] = {
-		{ LLM_OP_NORM, 0, 384 }, { LLM_OP_ATTN, 0, 12288 }, { LLM_OP_KV, 0, 640 },
+		{ LLM_OP_NORM, 0, 384 }, { LLM_OP_ATTN, 0, 12288 }, { LLM_OP_KV, 0, 704 },
 		{ LLM_OP_NORM, 0, 384 }, { LLM_OP_DENSE_MLP, 0, 24576 },
-		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ATTN, 1, 12288 }, { LLM_OP_KV, 1, 640 },
+		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ATTN, 1, 12288 }, { LLM_OP_KV, 1, 704 },
 		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ROUTER, 1, 512 }, { LLM_OP_EXPERTS, 1, 12288 },
 		{ LLM_OP_SHARED, 1, 6144 }, { LLM_OP_NORM, -1, 384 }, { LLM_OP_LM_HEAD, -1, 6400 },
 	};
@@ -175,8 +175,9 @@ static void test_tiny_by_hand(void)
 		EXPECT_NEAR(o.op[i].bytes, want[i].bytes, 1e-12);
 	}
 	EXPECT_NEAR(o.op[10].flops, 12288.0, 1e-12);
-	/* attention FLOPs: 2 x 2 heads x 16 x 2 (scores, values) x 10 tokens = 1280 */
-	EXPECT_NEAR(o.op[2].flops, 1280.0, 1e-12);
+	/* attention FLOPs: 2 x 2 heads x 16 x 2 (scores, values) x 11 keys (10
+	 * cached and its own) = 1408; KV read: 11 tokens x 64 B */
+	EXPECT_NEAR(o.op[2].flops, 1408.0, 1e-12);
 	/*
 	 * weights per GPU: layer 0 attn 12288 + norms 256 + dense 24576; layer 1
 	 * attn 12288 + norms 256 + router 512 + all 4 experts 4 x 3072 x 2 + shared
@@ -204,14 +205,15 @@ static void test_tiny_by_hand(void)
 	EXPECT_NEAR(o.op[10].bytes, 1.5 * 3 * 64 * 32 * 2, 1e-12);
 	EXPECT_NEAR(o.op[10].flops, 2.0 * 3 * 64 * 32 * 2, 1e-12);
 
-	/* verifying 3 drafts: 4 tokens per sequence, same KV bytes, 4x FLOPs */
+	/* verifying 3 drafts: 4 tokens per sequence attend causally, 4 x 10 +
+	 * 4 x 5 / 2 = 50 pairs of 128 FLOPs; keys of 14 tokens read */
 	s.tp = 2;
 	s.moe_tp = 0;
 	s.ep = 1;
 	st.q_len = 4;
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
-	EXPECT_NEAR(o.op[2].bytes, 640.0, 1e-12);
-	EXPECT_NEAR(o.op[2].flops, 4 * 1280.0, 1e-12);
+	EXPECT_NEAR(o.op[2].bytes, 14 * 64.0, 1e-12);
+	EXPECT_NEAR(o.op[2].flops, 50 * 128.0, 1e-12);
 	EXPECT_NEAR(o.op[1].flops, 4 * 2.0 * 6144, 1e-12);
 	llm_ops_release(&o);
 	free(c);
@@ -245,22 +247,8 @@ static void test_roofline_by_hand(void)
 		    12288.0 / (1792e9 * 0.5), 1e-12);
 	CU_ASSERT_EQUAL(o.op[1].kclass, LLM_K_GEMM);
 	CU_ASSERT_EQUAL(o.op[1].bound, LLM_BOUND_KMIN);
-	EXPECT_NEAR(o.op[1].compute_s, 2.0 * 6144 / (503.8e12 * 417.34 / 503.8), 1e-9);
-	/* Eager: the host's launches overlap the GPU's work, so the op takes
-	 * the longer of 3 x 10 us of host time and its GPU time, and launch_s
-	 * keeps the host time beyond the GPU's. */
-	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &t, &e), 0);
-	{
-		double gpu_s = 3 * k.v[K_KMIN_GEMM_US] * 1e-6 + 12288.0 / (1792e9 * 0.5);
-		CU_ASSERT(gpu_s < 3 * 10e-6);
-		EXPECT_NEAR(o.op[1].seconds, 3 * 10e-6, 1e-12);
-		EXPECT_NEAR(o.op[1].launch_s, 3 * 10e-6 - gpu_s, 1e-9);
-		/* A host faster than the GPU is hidden entirely. */
-		k.v[K_KERNEL_LAUNCH_EAGER_US] = 0.1;
-		CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &t, &e), 0);
-		EXPECT_NEAR(o.op[1].seconds, gpu_s, 1e-12);
-		CU_ASSERT_EQUAL(o.op[1].launch_s, 0);
-	}
+	/* one token's GEMM fills a 16-row MMA: 16 rows' worth of math */
+	EXPECT_NEAR(o.op[1].compute_s, 16 * 2.0 * 6144 / (503.8e12 * 417.34 / 503.8), 1e-9);
 	llm_ops_release(&o);
 	free(c);
 }
@@ -488,7 +476,7 @@ static void test_memory_bound_b1(void)
 		;
 	CU_ASSERT_FATAL(i < o.n);
 	EXPECT_NEAR(o.op[i].bytes, 1.0 * 2048 * 576 * 2, 1e-12);
-	EXPECT_NEAR(o.op[i - 1].bytes, 1.0 * 4096 * 128, 1e-12);   /* indexer keys over L */
+	EXPECT_NEAR(o.op[i - 1].bytes, 1.0 * (4096 + 1) * 128, 1e-12);   /* indexer keys: L and its own */
 	llm_ops_release(&o);
 }
 
@@ -628,6 +616,167 @@ static void test_mtp_draft(void)
 	llm_ops_release(&o);
 }
 
+/* Causal pairs: the triangle of the new tokens plus the rectangle over
+ * the cache, capped per query by a window or a top-k. */
+static void test_causal_pairs(void)
+{
+	double one = 0, sum = 0;
+	int c;
+	EXPECT_NEAR(llm_causal_pairs(0, 4, 0), 10.0, 1e-15);           /* 1+2+3+4 */
+	EXPECT_NEAR(llm_causal_pairs(10, 4, 0), 4 * 10 + 10.0, 1e-15);
+	EXPECT_NEAR(llm_causal_pairs(10, 1, 0), 11.0, 1e-15);          /* decode: c + 1 */
+	/* window 12: queries at 11, 12, 13, 14 see 11, 12, 12, 12 keys */
+	EXPECT_NEAR(llm_causal_pairs(10, 4, 12), 47.0, 1e-15);
+	EXPECT_NEAR(llm_causal_pairs(100, 4, 12), 48.0, 1e-15);
+	EXPECT_NEAR(llm_causal_pairs(0, 4, 12), 10.0, 1e-15);
+	/* chunks of 1000 over 16000 tokens, capped at 4096: the same pairs */
+	for (c = 0; c < 16000; c += 1000)
+		sum += llm_causal_pairs(c, 1000, 4096);
+	one = llm_causal_pairs(0, 16000, 4096);
+	EXPECT_NEAR(sum, one, 1e-12);
+	CU_ASSERT(one < 16000.0 * 4096);
+}
+
+/* Sum over the chunks of one attention-core field of llm_step_ops. */
+static double chunked_core(const struct llm_model *m, const struct llm_prec *p, int S, int q,
+			   int gemm)
+{
+	struct llm_step st = { 1, 0, 0, 0, 0 };
+	struct plumb_err e;
+	struct llm_shard s;
+	struct llm_ops o;
+	double sum = 0;
+	int i;
+	llm_shard_init(&s, m, 1, 1);
+	llm_ops_init(&o);
+	for (st.context = 0; st.context < S; st.context += q) {
+		st.q_len = q;
+		CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, p, &s, &st, &o, &e), 0);
+		for (i = 0; i < o.n; i++)
+			if (!strcmp(o.op[i].what, "attention core"))
+				sum += gemm ? o.op[i].gemm_flops : o.op[i].flops;
+	}
+	llm_ops_release(&o);
+	return sum;
+}
+
+/* A prompt in chunks does the attention math of the prompt in one pass:
+ * Llama-3.1-70B, 80 layers x 64 heads x 128 x 2 x 2 = 2.62e6 FLOPs per
+ * pair, S (S + 1) / 2 pairs. MLA's prefill form decompresses the cache
+ * each chunk: GEMM work a single pass has none of. */
+static void test_chunk_equals_one_pass(void)
+{
+	const struct llm_model *m = builtin("llama-3.1-70b"), *d = builtin("deepseek-v3");
+	struct plumb_err e;
+	struct llm_prec p;
+	double one, chunked;
+	llm_prec_init(&p, m, LLM_FP8, LLM_BF16, &e);
+	one = chunked_core(m, &p, 16384, 16384, 0);
+	chunked = chunked_core(m, &p, 16384, 1024, 0);
+	EXPECT_NEAR(one, 80 * 64 * 128 * 4.0 * 16384 * 16385 / 2, 1e-12);
+	EXPECT_NEAR(chunked, one, 1e-12);
+	llm_prec_init(&p, d, LLM_FP8, LLM_BF16, &e);
+	one = chunked_core(d, &p, 8192, 8192, 0);
+	chunked = chunked_core(d, &p, 8192, 1024, 0);
+	/* un-absorbed: 128 heads x (128 + 64 + 128) x 2 per pair and layer */
+	EXPECT_NEAR(one, 61 * 128 * 320 * 2.0 * 8192 * 8193 / 2, 1e-12);
+	EXPECT_NEAR(chunked, one, 1e-12);
+	CU_ASSERT_EQUAL(chunked_core(d, &p, 8192, 8192, 1), 0);
+	/* kv_b over 0 + 1024 + ... + 7168 cached tokens */
+	EXPECT_NEAR(chunked_core(d, &p, 8192, 1024, 1),
+		    61 * 2.0 * 28672 * 512 * 128 * (128 + 128), 1e-12);
+}
+
+/* Tile fill: a GEMM of few rows computes a whole tile; decode stays
+ * memory-bound, a long prefill reaches the GEMM's efficiency. */
+static void test_tile_fill(void)
+{
+	const struct llm_model *m = builtin("llama-3.1-70b");
+	const struct scn_gpu_model *g = gpu("h200");
+	struct llm_step st = { 1, 0, 0, 0, 0 };
+	struct plumb_consts k;
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_ops o;
+	double t8 = 0, t16 = 0, t8192 = 0, f8192 = 0;
+	int i, q, mem = 1;
+
+	EXPECT_NEAR(llm_tile_rows(1, 128), 16, 1e-15);
+	EXPECT_NEAR(llm_tile_rows(8, 128), 16, 1e-15);
+	EXPECT_NEAR(llm_tile_rows(17, 128), 32, 1e-15);
+	EXPECT_NEAR(llm_tile_rows(100, 128), 128, 1e-15);
+	EXPECT_NEAR(llm_tile_rows(129, 128), 256, 1e-15);
+	EXPECT_NEAR(llm_tile_rows(8192, 128), 8192, 1e-15);
+	consts_defaults(&k);
+	llm_prec_init(&p, m, LLM_FP8, LLM_BF16, &e);
+	llm_shard_init(&s, m, 1, 1);
+	llm_ops_init(&o);
+	for (q = 1; q <= 8192; q *= 2) {
+		st.q_len = q;
+		CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+		CU_ASSERT_EQUAL_FATAL(llm_ops_time(&o, g, &k, 1, NULL, &e), 0);
+		for (i = 0; i < o.n && o.op[i].kind != LLM_OP_DENSE_MLP; i++)
+			;
+		CU_ASSERT_FATAL(i < o.n);
+		if (q <= 8 && o.op[i].compute_s >= o.op[i].mem_s)
+			mem = 0;
+		if (q == 8)
+			t8 = o.op[i].compute_s;
+		if (q == 16)
+			t16 = o.op[i].compute_s;
+		if (q == 8192) {
+			t8192 = o.op[i].compute_s;
+			f8192 = o.op[i].flops;
+			CU_ASSERT_EQUAL(o.op[i].bound, LLM_BOUND_COMPUTE);
+		}
+	}
+	CU_ASSERT(mem);                 /* up to 8 rows: memory-bound */
+	EXPECT_NEAR(t8, t16, 1e-12);    /* 8 rows cost a 16-row tile */
+	EXPECT_NEAR(t8192, f8192 / (1978.9e12 * k.v[K_FP8_FLOPS_EFF]), 1e-12);
+	EXPECT_NEAR(t8 / 8, 2 * t8192 / 8192, 1e-12);   /* half the tile idle */
+	llm_ops_release(&o);
+}
+
+/* Eager launches as a host queue: three one-kernel ops, the first 100 us
+ * on the GPU, the others nothing; the host issues one every 10 us. */
+static void test_host_queue(void)
+{
+	const struct scn_gpu_model *g = gpu("h200");
+	struct llm_op ops[3];
+	struct llm_ops o = { 3, 3, ops };
+	struct plumb_consts k;
+	struct plumb_err e;
+	double t;
+	int i;
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < 3; i++) {
+		ops[i].kclass = LLM_K_ELEM;
+		ops[i].kernels = 1;
+	}
+	ops[0].bytes = 100e-6 * 4800e9;
+	consts_defaults(&k);
+	k.v[K_MEM_EFF] = 1.0;
+	k.v[K_KMIN_ELEM_US] = 0;
+	k.v[K_KERNEL_LAUNCH_EAGER_US] = 10.0;
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &t, &e), 0);
+	/* the GPU waits 10 us for the first launch, then the host is ahead */
+	EXPECT_NEAR(t, 110e-6, 1e-12);
+	EXPECT_NEAR(ops[0].launch_s, 10e-6, 1e-9);
+	CU_ASSERT_EQUAL(ops[1].launch_s, 0);
+	CU_ASSERT_EQUAL(ops[2].launch_s, 0);
+	/* the long op last: the host issued it at 30 us */
+	ops[2].bytes = ops[0].bytes;
+	ops[0].bytes = 0;
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &t, &e), 0);
+	EXPECT_NEAR(t, 130e-6, 1e-12);
+	EXPECT_NEAR(ops[1].launch_s, 10e-6, 1e-9);
+	/* with CUDA graphs the gaps add up per kernel */
+	k.v[K_KERNEL_LAUNCH_US] = 1.0;
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 1, &t, &e), 0);
+	EXPECT_NEAR(t, 103e-6, 1e-12);
+}
+
 void suite_llm(void)
 {
 	CU_pSuite s = CU_add_suite("llm", NULL, NULL);
@@ -645,4 +794,8 @@ void suite_llm(void)
 	CU_add_test(s, "memory fit", test_fit);
 	CU_add_test(s, "errors", test_errors);
 	CU_add_test(s, "MTP draft passes", test_mtp_draft);
+	CU_add_test(s, "causal pairs: triangle and rectangle", test_causal_pairs);
+	CU_add_test(s, "a chunked prompt does one pass's attention", test_chunk_equals_one_pass);
+	CU_add_test(s, "GEMM tile fill", test_tile_fill);
+	CU_add_test(s, "eager launches as a host queue", test_host_queue);
 }

@@ -191,6 +191,35 @@ static void test_mixed_step(void)
 	scn_free(s);
 }
 
+/* MLA prefills un-absorbed, kv_b decompressing the cache; a chunk riding in
+ * a mixed step does the same work, so the mixed step is never shorter
+ * than the chunk's own prefill step (DeepSeek-V3: no DSA). */
+static void test_mixed_mla_prefill(void)
+{
+	struct scenario *s = fix_seed_box("192", "nccl: {p2p_level: SYS}\n");
+	struct pred_cfg c;
+	struct serve_shape sh;
+	double pf, mix;
+	if (!s || cfg(&c, s, "deepseek-v3", "tp8") < 0) {
+		CU_FAIL("the scenario, model or layout does not load");
+		scn_free(s);
+		return;
+	}
+	CU_ASSERT_EQUAL(pred_step(&c, SERVE_PREFILL, 1, 32768, 512, &pf, NULL, NULL), 0);
+	memset(&sh, 0, sizeof(sh));
+	sh.kind = SERVE_MIXED;
+	sh.batch = 1;
+	sh.context = 32768;
+	sh.tokens = 512;
+	sh.dbatch = 1;
+	sh.dcontext = 128;
+	CU_ASSERT_EQUAL(pred_step_shape(&c, &sh, &mix, NULL, NULL), 0);
+	if (!(mix > pf))
+		printf("\n  mixed %.3f ms, its prefill alone %.3f ms\n", mix * 1e3, pf * 1e3);
+	CU_ASSERT(mix > pf);
+	scn_free(s);
+}
+
 static void test_fit(void)
 {
 	struct scenario *s = fix_seed_box("192", "");
@@ -230,4 +259,5 @@ void suite_predict(void)
 	CU_add_test(s, "monotonic in bandwidth, P2P and batch", test_monotonic);
 	CU_add_test(s, "memory fit", test_fit);
 	CU_add_test(s, "mixed prefill and decode step", test_mixed_step);
+	CU_add_test(s, "a mixed step keeps MLA's prefill work", test_mixed_mla_prefill);
 }

@@ -1,0 +1,122 @@
+/*
+ * llm_time.c - the time of a step's ops on one GPU (docs/model.md, "Op
+ * time"): bytes over the memory rate of the op's kernel class, FLOPs over
+ * the tensor rate of its dtype at its class's efficiency with the GEMM's
+ * rows rounded up to the tile they fill, each kernel's minimum, and the
+ * launches: a gap per kernel replayed from a CUDA graph, or the host issuing
+ * eager kernels as a queue ahead of the GPU.
+ */
+#include "llm.h"
+
+#include <math.h>
+
+double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d)
+{
+	/* int4 is weight-only (W4A16): dequantized to bf16 for the math */
+	if ((d == LLM_NVFP4 || d == LLM_MXFP4) && g->tflops_fp4 > 0)
+		return g->tflops_fp4;
+	if (d != LLM_BF16 && d != LLM_INT4 && g->tflops_fp8 > 0)
+		return g->tflops_fp8;
+	return g->tflops_bf16;
+}
+
+int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_kclass c, enum llm_dtype d)
+{
+	int fp8 = d != LLM_BF16 && d != LLM_INT4 && g->tflops_fp8 > 0;
+	if (c == LLM_K_ATTN)
+		return fp8 ? K_ATTN_FP8_FLOPS_EFF : K_ATTN_FLOPS_EFF;
+	if ((d == LLM_NVFP4 || d == LLM_MXFP4) && g->tflops_fp4 > 0)
+		return K_FP4_FLOPS_EFF;
+	return fp8 ? K_FP8_FLOPS_EFF : K_FLOPS_EFF;
+}
+
+/* The smallest MMA a tensor-core GEMM issues has 16 rows (mma.m16n8k16). */
+enum { TILE_MIN_ROWS = 16 };
+
+double llm_tile_rows(double M, double tile)
+{
+	double t = TILE_MIN_ROWS;
+	if (M <= 0)
+		return M;
+	if (tile < TILE_MIN_ROWS)
+		tile = TILE_MIN_ROWS;
+	if (M >= tile)
+		return ceil(M / tile - 1e-9) * tile;
+	while (t < M && t < tile)
+		t *= 2;
+	return t < tile ? t : tile;
+}
+
+/* Seconds of `flops` of kernel class c on dtype d over `rows` rows on g. */
+static double compute_time(const struct scn_gpu_model *g, const struct plumb_consts *k,
+			   enum llm_kclass c, enum llm_dtype d, double flops, double rows)
+{
+	double fill = rows > 0 ? llm_tile_rows(rows, k->v[K_GEMM_TILE_M]) / rows : 1.0;
+	if (flops <= 0)
+		return 0;
+	return flops * fill / (llm_gpu_tflops(g, d) * 1e12 * k->v[llm_flops_eff_of(g, c, d)]);
+}
+
+int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
+		 const struct plumb_consts *k, int cuda_graphs, double *total,
+		 struct plumb_err *err)
+{
+	double launch = 1e-6 * k->v[cuda_graphs ? K_KERNEL_LAUNCH_US : K_KERNEL_LAUNCH_EAGER_US];
+	static const int kmin_of[LLM_K_N] = { K_KMIN_GEMM_US, K_KMIN_MOE_US, K_KMIN_ATTN_US,
+					      K_KMIN_ELEM_US };
+	static const int eff_of[LLM_K_N] = { K_MEM_EFF, K_MOE_MEM_EFF, K_ATTN_MEM_EFF, K_MEM_EFF };
+	double sum = 0, host = 0, gpu = 0;      /* eager: host issued up to, GPU free at */
+	int i, j;
+
+	for (i = 0; i < o->n; i++) {
+		struct llm_op *op = &o->op[i];
+		double busy;
+		if ((llm_gpu_tflops(g, op->dtype) <= 0 && op->flops > 0) ||
+		    (llm_gpu_tflops(g, op->gemm_dtype) <= 0 && op->gemm_flops > 0))
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "GPU '%s' has no tensor throughput for %s "
+					     "(no tflops in scenarios/catalog/gpus.yaml)",
+					     g->id, llm_dtype_name(op->flops > 0 ? op->dtype
+										 : op->gemm_dtype));
+		op->mem_s = op->bytes / (g->memory_gbs * 1e9 * k->v[eff_of[op->kclass]]);
+		/* A GEMM of few rows pays for the tile it fills; an attention
+		 * op's GEMM part (MLA prefill's kv_b) runs at the GEMM rate. */
+		op->compute_s = compute_time(g, k, op->kclass, op->dtype, op->flops, op->rows) +
+				compute_time(g, k, LLM_K_GEMM, op->gemm_dtype, op->gemm_flops,
+					     op->gemm_rows);
+		op->kmin_s = op->kernels * 1e-6 * k->v[kmin_of[op->kclass]];
+		/* Every kernel pays its class's fixed minimum (ramp-up, tail,
+		 * synchronisation) on top of moving its bytes or doing its math:
+		 * small ops are kernel-latency-bound, large ones memory- or
+		 * compute-bound. */
+		op->bound = op->mem_s >= op->compute_s ? LLM_BOUND_MEM : LLM_BOUND_COMPUTE;
+		if (op->kmin_s >= fmax(op->mem_s, op->compute_s))
+			op->bound = LLM_BOUND_KMIN;
+		busy = op->kmin_s + fmax(op->mem_s, op->compute_s);
+		if (cuda_graphs) {
+			/* A graph replays its kernels back to back with a gap
+			 * between each (additive). */
+			op->launch_s = op->kernels * launch;
+		} else if (op->kernels < 1) {
+			/* folded into a kernel already issued */
+			op->launch_s = 0;
+			gpu += busy;
+		} else {
+			/* Eager: the host issues kernel after kernel ahead of the
+			 * GPU; a kernel starts when the GPU is free and the host
+			 * has issued it, so the GPU idles only where the host has
+			 * fallen behind (launch_s keeps that idle time). */
+			double g0 = gpu, each = busy / op->kernels;
+			for (j = 0; j < op->kernels; j++) {
+				host += launch;
+				gpu = fmax(gpu, host) + each;
+			}
+			op->launch_s = fmax(0, gpu - g0 - busy);
+		}
+		op->seconds = op->launch_s + busy;
+		sum += op->seconds;
+	}
+	if (total)
+		*total = sum;
+	return 0;
+}
