@@ -84,6 +84,10 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
 int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 			struct plumb_consts *out, double *mult, struct plumb_err *err);
 
+/* Is constant i one of the step model's constants the defaults' interval
+ * draws when a scenario leaves it open? */
+int cmd_step_const(int i);
+
 /* The 5th and 95th percentile of the values of vals[0..draws) that are not
  * NAN (NAN, NAN without any). */
 void cmd_draws_interval(const double *vals, int draws, double *lo, double *hi);
