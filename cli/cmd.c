@@ -166,18 +166,29 @@ static const int step_k[] = {
 };
 #define NSTEP_K ((int)(sizeof(step_k) / sizeof(step_k[0])))
 
-/* Each step constant left at its default: two-piece log-uniform over its
- * plausible range, half the draws between the default and each end (the
- * default is the median). No model error of its own. */
+int cmd_step_const(int i)
+{
+	int j;
+	for (j = 0; j < NSTEP_K; j++)
+		if (step_k[j] == i)
+			return 1;
+	return 0;
+}
+
+/* Each step constant the scenario leaves open: two-piece log-uniform over
+ * its draw range, half the draws between its value and each end (the value
+ * is the median). The range is the plausible one for a global default or a
+ * value assumed on this GPU, the measurement's spread for a value the GPU
+ * catalog measured on it (consts_draw_range). No model error of its own. */
 static double perturb_defaults(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
 {
 	int i;
 	(void)pctx;
 	for (i = 0; i < NSTEP_K; i++) {
-		const struct plumb_const_def *c = &plumb_const_defs[step_k[i]];
-		double t = 2 * gsl_rng_uniform(rng) - 1, def = k->v[step_k[i]];
-		if (!k->set[step_k[i]] && c->plo > 0 && def > 0)
-			k->v[step_k[i]] = def * (t < 0 ? pow(c->plo / def, -t) : pow(c->phi / def, t));
+		double t = 2 * gsl_rng_uniform(rng) - 1, def = k->v[step_k[i]], lo, hi;
+		consts_draw_range(k, step_k[i], &lo, &hi);
+		if (!k->set[step_k[i]] && lo > 0 && def > 0)
+			k->v[step_k[i]] = def * (t < 0 ? pow(lo / def, -t) : pow(hi / def, t));
 	}
 	return 1;
 }

@@ -61,10 +61,11 @@ int cmd_calib_interval(struct plumb_consts *k, int draws,
 /*
  * Without a calibration: the interval the documented defaults give. Each
  * constant of the step model (kernel classes' minimum durations and memory
- * efficiencies, flops_eff, the graph launch gap) that k leaves at its
- * default is drawn over its plausible range, log-uniformly between the
- * default and each end with half the draws on each side (so the default
- * is the median; a default near one end gives a lopsided interval); constants a
+ * efficiencies, flops_eff, the graph launch gap) that k leaves open is
+ * drawn over its draw range (consts_draw_range: the plausible range, or a
+ * per-GPU measurement's spread from the GPU catalog), log-uniformly between
+ * its value and each end with half the draws on each side (so the value
+ * is the median; a value near one end gives a lopsided interval); constants a
  * scenario sets stay. *lo, *hi as cmd_calib_interval (NAN when nothing is
  * left at its default). Same inputs, same interval.
  */
@@ -83,6 +84,10 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
  */
 int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 			struct plumb_consts *out, double *mult, struct plumb_err *err);
+
+/* Is constant i one of the step model's constants the defaults' interval
+ * draws when a scenario leaves it open? */
+int cmd_step_const(int i);
 
 /* The 5th and 95th percentile of the values of vals[0..draws) that are not
  * NAN (NAN, NAN without any). */

@@ -1002,8 +1002,9 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 		if (iv)
 			fprintf(f, cmd_calib() ? "# tok/s 90%% interval from the calibration's covariance "
 				   "and residual spread (%d draws)\n"
-				   : "# tok/s 90%% interval from the plausible ranges of the step constants "
-				   "the scenario leaves at their defaults (%d draws; plumb constants)\n",
+				   : "# tok/s 90%% interval from the step constants the scenario leaves "
+				   "open, over their plausible ranges or the GPU catalog's measured "
+				   "spreads (%d draws; plumb constants)\n",
 				o->draws);
 		fprintf(f, "%-8s %11s %9s %11s ", "layout", xname, "step_ms", "tok/s");
 		if (iv)

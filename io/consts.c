@@ -274,6 +274,7 @@ void consts_defaults(struct plumb_consts *c)
 	for (i = 0; i < K_NCONSTS; i++) {
 		c->v[i] = plumb_const_defs[i].def;
 		c->set[i] = 0;
+		c->dlo[i] = c->dhi[i] = 0;
 	}
 }
 
@@ -302,4 +303,27 @@ int consts_shared(int i)
 {
 	enum plumb_scope s = plumb_const_defs[i].scope;
 	return s == SCOPE_GPU || s == SCOPE_ENGINE || s == SCOPE_NCCL;
+}
+
+const char *consts_basis_name(enum plumb_basis b)
+{
+	static const char *const names[] = { "", "measured", "fitted", "assumed" };
+	return (unsigned)b <= BASIS_ASSUMED ? names[b] : "?";
+}
+
+void consts_draw_range(const struct plumb_consts *k, int i, double *lo, double *hi)
+{
+	const struct plumb_const_def *d = &plumb_const_defs[i];
+	if (k->dlo[i] > 0 && k->dhi[i] >= k->dlo[i]) {
+		*lo = k->dlo[i];
+		*hi = k->dhi[i];
+	} else {
+		*lo = d->plo;
+		*hi = d->phi;
+	}
+}
+
+int consts_per_gpu(int i)
+{
+	return plumb_const_defs[i].scope == SCOPE_GPU || i == K_MOE_MEM_EFF || i == K_KMIN_MOE_US;
 }

@@ -97,7 +97,32 @@ struct plumb_const_def {
 struct plumb_consts {
 	double v[K_NCONSTS];
 	unsigned char set[K_NCONSTS];   /* 1: given by the scenario or a calibration */
+	/* The range the defaults' interval draws a value left open over (cli/
+	 * cmd.c): a per-GPU catalog value measured on that GPU carries its
+	 * measurement's spread; 0 and 0: the constant's plausible range. */
+	double dlo[K_NCONSTS], dhi[K_NCONSTS];
 };
+
+/* What a per-GPU value of the GPU catalog rests on (docs/scenarios.md,
+ * "The GPU catalog"): a kernel measurement on that GPU, a fit to that GPU's
+ * data, or an assumption (no measurement of its own). */
+enum plumb_basis { BASIS_NONE, BASIS_MEASURED, BASIS_FITTED, BASIS_ASSUMED };
+
+/* A measured or fitted per-GPU value whose entry gives no `range:` is drawn
+ * within this fraction either side of it (x/ (1 + f) .. x (1 + f)). */
+#define CONSTS_MEASURED_SPREAD 0.10
+
+/* May a GPU catalog entry carry constant i? The gpu-scope constants, and
+ * the grouped MoE kernels' two (engine scope: the MoE backend's, but a
+ * kernel library's property where it was measured on that GPU). */
+int consts_per_gpu(int i);
+
+/* "measured", "fitted", "assumed" ("" for BASIS_NONE). */
+const char *consts_basis_name(enum plumb_basis b);
+
+/* The range the defaults' draws use for constant i of k: k's draw range
+ * when it has one, else the plausible range. */
+void consts_draw_range(const struct plumb_consts *k, int i, double *lo, double *hi);
 
 /* The table, K_NCONSTS entries in enum order. */
 extern const struct plumb_const_def plumb_const_defs[K_NCONSTS];

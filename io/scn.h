@@ -34,6 +34,8 @@
 #define SCN_MAX_CATALOG 64
 #define SCN_MAX_GPU_NAMES 8     /* `names:` of one catalog entry */
 #define SCN_MAX_PCI_IDS 8       /* `pci_ids:` of one catalog entry */
+#define SCN_MAX_GPU_KSRC 20     /* cited `constants:` of one catalog entry */
+#define SCN_KSRC_LEN 256        /* a cited constant's `source:` text, with its NUL */
 #define SCN_MAX_HOSTS 128       /* `hosts:` of a scenario of several boxes */
 #define SCN_MAX_VM_GPUS 64      /* GPUs passed through to one virtual machine
 				   (the guest's BAR placement, models/topo/bar.h) */
@@ -57,6 +59,17 @@ struct scn_bar {
 };
 
 /* One GPU model of the catalog (scenarios/catalog/gpus.yaml). */
+/* A constant of a catalog entry given as {value, basis, source, range}
+ * (docs/scenarios.md, "The GPU catalog"): what it rests on and where it
+ * comes from, for `plumb constants` and the defaults' interval draws. */
+struct scn_gpu_ksrc {
+	int k;                        /* enum plumb_const */
+	enum plumb_basis basis;       /* measured, fitted or assumed */
+	double lo, hi;                /* the range its draws take; 0, 0: plausible */
+	int line, col;                /* where the catalog states it */
+	char source[SCN_KSRC_LEN];
+};
+
 struct scn_gpu_model {
 	char id[48];
 	char name[96];
@@ -83,7 +96,17 @@ struct scn_gpu_model {
 	struct plumb_consts k;        /* `constants:` gpu-scope defaults of this
 					 model (set[] marks the ones given) */
 	char source[256];
+	/* The constants given with their sources ({value, basis, source,
+	 * range}); one given as a bare number has none. An assumed one may
+	 * have no value (k.set[] 0): it documents why the global default is
+	 * used on this GPU. */
+	int nksrc;
+	struct scn_gpu_ksrc ksrc[SCN_MAX_GPU_KSRC];
+	char cat_file[512];           /* the catalog file the entry is in */
 };
+
+/* The cited entry of constant k in g, or NULL. */
+const struct scn_gpu_ksrc *scn_gpu_ksrc_find(const struct scn_gpu_model *g, int k);
 
 struct scn_catalog {
 	int n;
@@ -227,6 +250,13 @@ struct scenario {
 	struct plumb_consts k;          /* model constants: defaults, the GPU
 					   catalog's, then `constants:` */
 	unsigned char k_catalog[K_NCONSTS]; /* 1: the value is the GPU catalog's */
+	/* Where each value in force comes from (plumb constants): the line
+	 * and column of the scenario's `constants:` entry setting it (0: not
+	 * the scenario's; a calibration applied over it clears it), and the
+	 * catalog entry whose constants apply (every GPU that model; -1:
+	 * none, the global defaults). */
+	int k_line[K_NCONSTS], k_col[K_NCONSTS];
+	int k_model;
 	int nccl_level;                 /* `nccl: p2p_level` (topo.h enum topo_nccl_path), -1 unset */
 	int nccl_shm_disable;           /* `nccl: shm_disable` */
 	int nccl_gdr_level;             /* `nccl: net_gdr_level` (enum topo_nccl_path), -1 unset */
@@ -310,6 +340,15 @@ int scn_catalog_add(struct scn_catalog *c, const struct ytree *t, const struct y
  */
 int scn_parse_consts(const struct ytree *t, const struct ynode *m, int scope,
 		     struct plumb_consts *k, struct plumb_err *err);
+
+/*
+ * The constant a `constants:` key names (enum plumb_const), or a negative
+ * error at the key: unknown (with the closest name), or outside scope as
+ * scn_parse_consts admits it (SCOPE_GPU also admits the MoE kernels'
+ * constants, consts_per_gpu).
+ */
+int scn_const_index(const struct ytree *t, const struct ynode *key, int scope,
+		    struct plumb_err *err);
 
 /*
  * Load and validate the scenario file at path. On success *out is a new

@@ -8,7 +8,9 @@
 #include "scn.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,116 @@ static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable"
 static const char *const pcie_keys[] = { "gen", "width", NULL };
 static const char *const tflops_keys[] = { "bf16", "fp8", "fp4", NULL };
 static const char *const p2p_names[] = { "native", "none", NULL };
+static const char *const kval_keys[] = { "value", "basis", "source", "range", NULL };
+static const char *const basis_names[] = { "measured", "fitted", "assumed", NULL };
+
+/* `range: [LO, HI]` of cited constant c: inside its hard bounds, above 0,
+ * and holding the value x. */
+static int parse_krange(const struct ytree *t, const struct ynode *n, int c, double x,
+			struct scn_gpu_ksrc *ks, struct plumb_err *err)
+{
+	const struct plumb_const_def *d = &plumb_const_defs[c];
+	int rc;
+
+	if ((rc = yexpect(t, n, Y_SEQ, "range", err)) < 0)
+		return rc;
+	if (n->n != 2)
+		return yerr(t, n, PLUMB_EINPUT, err, "'range' of '%s' is [LO, HI], two numbers",
+			    d->name);
+	if ((rc = yget_double(t, n->vals[0], "range", d->lo, d->hi, &ks->lo, err)) < 0 ||
+	    (rc = yget_double(t, n->vals[1], "range", d->lo, d->hi, &ks->hi, err)) < 0)
+		return rc;
+	if (!(ks->lo > 0) || ks->lo > x || ks->hi < x)
+		return yerr(t, n, PLUMB_EINPUT, err, "'range' [%g, %g] of '%s' must hold its value "
+			    "%g and start above 0", ks->lo, ks->hi, d->name, x);
+	return 0;
+}
+
+/*
+ * A catalog entry's `constants:` into g: each a bare number (the entry's
+ * value, no source of its own) or {value, basis, source, range} (docs/
+ * scenarios.md, "The GPU catalog"). A measured or fitted value without a
+ * range is drawn within CONSTS_MEASURED_SPREAD of it; an assumed one over
+ * its range, else its plausible range, and may leave out its value (the
+ * global default's, stated as assumed on this GPU).
+ */
+static int parse_gpu_consts(const struct ytree *t, const struct ynode *m,
+			    struct scn_gpu_model *g, struct plumb_err *err)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = yexpect(t, m, Y_MAP, "constants", err)) < 0)
+		return rc;
+	for (i = 0; i < m->n; i++) {
+		const struct ynode *v = m->vals[i], *w;
+		const struct plumb_const_def *d;
+		struct scn_gpu_ksrc *ks;
+		double x;
+		int c, e;
+
+		if ((c = scn_const_index(t, m->keys[i], SCOPE_GPU, err)) < 0)
+			return c;
+		d = &plumb_const_defs[c];
+		if (v->type != Y_MAP) {
+			if ((rc = yget_double(t, v, d->name, d->lo, d->hi, &g->k.v[c], err)) < 0)
+				return rc;
+			g->k.set[c] = 1;
+			continue;
+		}
+		if ((rc = ymap_check_keys(t, v, d->name, kval_keys, err)) < 0)
+			return rc;
+		if (g->nksrc >= SCN_MAX_GPU_KSRC)
+			return yerr(t, m->keys[i], PLUMB_EINPUT, err, "at most %d constants with "
+				    "sources in one catalog entry", SCN_MAX_GPU_KSRC);
+		ks = &g->ksrc[g->nksrc];
+		memset(ks, 0, sizeof(*ks));
+		ks->k = c;
+		ks->line = m->keys[i]->line;
+		ks->col = m->keys[i]->col;
+		if (!(w = ymap_get(v, "basis")))
+			return yerr(t, v, PLUMB_EINPUT, err, "'%s' needs 'basis': measured, fitted "
+				    "or assumed", d->name);
+		if ((rc = yget_enum(t, w, "basis", basis_names, &e, err)) < 0)
+			return rc;
+		ks->basis = (enum plumb_basis)(BASIS_MEASURED + e);
+		if (!(w = ymap_get(v, "source")))
+			return yerr(t, v, PLUMB_EINPUT, err, "'%s' needs 'source': the measurement "
+				    "it comes from (repository and issue or PR, a URL, a file), or why "
+				    "it is assumed", d->name);
+		if ((rc = yget_str(t, w, "source", ks->source, sizeof(ks->source), err)) < 0)
+			return rc;
+		if (!ks->source[0])
+			return yerr(t, w, PLUMB_EINPUT, err, "empty 'source' of '%s'", d->name);
+		if ((w = ymap_get(v, "value"))) {
+			if ((rc = yget_double(t, w, d->name, d->lo, d->hi, &g->k.v[c], err)) < 0)
+				return rc;
+			g->k.set[c] = 1;
+		} else if (ks->basis != BASIS_ASSUMED) {
+			return yerr(t, v, PLUMB_EINPUT, err, "'%s' needs 'value' (only an assumed "
+				    "constant may leave it to the global default)", d->name);
+		}
+		x = g->k.set[c] ? g->k.v[c] : d->def;
+		if ((w = ymap_get(v, "range"))) {
+			if ((rc = parse_krange(t, w, c, x, ks, err)) < 0)
+				return rc;
+		} else if (ks->basis != BASIS_ASSUMED && x > 0) {
+			ks->lo = fmax(x / (1 + CONSTS_MEASURED_SPREAD), d->lo);
+			ks->hi = fmin(x * (1 + CONSTS_MEASURED_SPREAD), d->hi);
+		}
+		g->nksrc++;
+	}
+	return 0;
+}
+
+const struct scn_gpu_ksrc *scn_gpu_ksrc_find(const struct scn_gpu_model *g, int k)
+{
+	int i;
+	for (i = 0; g && i < g->nksrc; i++)
+		if (g->ksrc[i].k == k)
+			return &g->ksrc[i];
+	return NULL;
+}
 
 static int parse_bar(const struct ytree *t, const struct ynode *n,
 		     struct scn_bar *b, struct plumb_err *err)
@@ -260,8 +372,9 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 			      &g->nvlink_gbs_per_link, err)) < 0)
 		return rc;
 	/* gpu-scope defaults for this model (the GPU and its kernel library) */
-	if ((v = ymap_get(n, "constants")) && (rc = scn_parse_consts(t, v, SCOPE_GPU, &g->k, err)) < 0)
+	if ((v = ymap_get(n, "constants")) && (rc = parse_gpu_consts(t, v, g, err)) < 0)
 		return rc;
+	snprintf(g->cat_file, sizeof(g->cat_file), "%s", t->file);
 	if ((v = ymap_get(n, "tflops"))) {
 		double *dst[] = { &g->tflops_bf16, &g->tflops_fp8, &g->tflops_fp4 };
 		struct ynode *w;

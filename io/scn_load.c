@@ -862,6 +862,42 @@ static int parse_vm(const struct ytree *t, const struct ynode *m, struct scenari
 	return 0;
 }
 
+int scn_const_index(const struct ytree *t, const struct ynode *key, int scope,
+		    struct plumb_err *err)
+{
+	const char *name = key->str;
+	const struct plumb_const_def *d;
+	int c = consts_find(name);
+
+	if (c < 0) {
+		const char *best = NULL;
+		int bd = 1000, j;
+		for (j = 0; j < K_NCONSTS; j++) {
+			int dist = str_distance(name, plumb_const_defs[j].name);
+			if (dist < bd) {
+				bd = dist;
+				best = plumb_const_defs[j].name;
+			}
+		}
+		if (best && bd <= 1 + (int)strlen(best) / 3)
+			return yerr(t, key, PLUMB_EINPUT, err,
+				    "unknown constant '%s' (did you mean '%s'?)", name, best);
+		return yerr(t, key, PLUMB_EINPUT, err,
+			    "unknown constant '%s' (see docs/model.md for the list)", name);
+	}
+	d = &plumb_const_defs[c];
+	if (scope == SCOPE_GPU && !consts_per_gpu(c))
+		return yerr(t, key, PLUMB_EINPUT, err,
+			    "'%s' has %s scope; a GPU entry holds gpu-scope constants and the MoE "
+			    "kernels' (moe_mem_eff, kmin_moe_us) only", name,
+			    consts_scope_name(d->scope));
+	if (scope >= 0 && scope != SCOPE_GPU && (int)d->scope != scope)
+		return yerr(t, key, PLUMB_EINPUT, err, "'%s' has %s scope; only %s-scope "
+			    "constants belong here", name, consts_scope_name(d->scope),
+			    consts_scope_name((enum plumb_scope)scope));
+	return c;
+}
+
 int scn_parse_consts(const struct ytree *t, const struct ynode *m, int scope,
 		     struct plumb_consts *k, struct plumb_err *err)
 {
@@ -870,32 +906,12 @@ int scn_parse_consts(const struct ytree *t, const struct ynode *m, int scope,
 	if ((rc = yexpect(t, m, Y_MAP, "constants", err)) < 0)
 		return rc;
 	for (i = 0; i < m->n; i++) {
-		const char *name = m->keys[i]->str;
-		int c = consts_find(name);
 		const struct plumb_const_def *d;
-		if (c < 0) {
-			const char *best = NULL;
-			int bd = 1000, j;
-			for (j = 0; j < K_NCONSTS; j++) {
-				int dist = str_distance(name, plumb_const_defs[j].name);
-				if (dist < bd) {
-					bd = dist;
-					best = plumb_const_defs[j].name;
-				}
-			}
-			if (best && bd <= 1 + (int)strlen(best) / 3)
-				return yerr(t, m->keys[i], PLUMB_EINPUT, err,
-					    "unknown constant '%s' (did you mean '%s'?)", name, best);
-			return yerr(t, m->keys[i], PLUMB_EINPUT, err,
-				    "unknown constant '%s' (see docs/model.md for the list)", name);
-		}
+		int c = scn_const_index(t, m->keys[i], scope, err);
+		if (c < 0)
+			return c;
 		d = &plumb_const_defs[c];
-		if (scope >= 0 && (int)d->scope != scope)
-			return yerr(t, m->keys[i], PLUMB_EINPUT, err,
-				    "'%s' has %s scope; a GPU entry holds %s-scope constants only",
-				    name, consts_scope_name(d->scope),
-				    consts_scope_name((enum plumb_scope)scope));
-		if ((rc = yget_double(t, m->vals[i], name, d->lo, d->hi, &k->v[c], err)) < 0)
+		if ((rc = yget_double(t, m->vals[i], d->name, d->lo, d->hi, &k->v[c], err)) < 0)
 			return rc;
 		k->set[c] = 1;
 	}
@@ -1029,6 +1045,7 @@ static void set_defaults(struct scenario *s)
 	s->nccl_level = -1;
 	s->nccl_gdr_level = -1;
 	consts_defaults(&s->k);
+	s->k_model = -1;
 	s->seed = 1;
 	s->event_budget = SCN_DEFAULT_EVENT_BUDGET;
 	s->host.cpu_vendor = SCN_OTHER_CPU;
@@ -1450,8 +1467,15 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 		return yerr(t, ymap_get(ymap_get(r, "virtualization"), "mode"), PLUMB_EINPUT, err,
 			    "a virtual machine takes at most %d GPUs, this box has %d",
 			    SCN_MAX_VM_GPUS, s->ngpus);
-	if ((v = ymap_get(r, "constants")) && (rc = scn_parse_consts(t, v, -1, &s->k, err)) < 0)
-		return rc;
+	if ((v = ymap_get(r, "constants"))) {
+		if ((rc = scn_parse_consts(t, v, -1, &s->k, err)) < 0)
+			return rc;
+		for (j = 0; j < (int)v->n; j++) {
+			int c = consts_find(v->keys[j]->str);
+			s->k_line[c] = v->keys[j]->line;
+			s->k_col[c] = v->keys[j]->col;
+		}
+	}
 	if ((v = ymap_get(r, "nccl")) && (rc = parse_nccl(t, v, s, err)) < 0)
 		return rc;
 	if ((v = ymap_get(r, "serving")) && (rc = parse_serving(t, v, s, err)) < 0)
@@ -1495,6 +1519,7 @@ static void catalog_consts(struct scenario *s)
 	const struct scn_gpu_model *g;
 	int i, m;
 
+	s->k_model = -1;
 	if (s->ngpus < 1)
 		return;
 	m = s->nodes[s->gpu_node[0]].gpu_model;
@@ -1503,11 +1528,19 @@ static void catalog_consts(struct scenario *s)
 			return;
 	if (m < 0)
 		return;
+	s->k_model = m;
 	g = &s->catalog->gpus[m];
 	for (i = 0; i < K_NCONSTS; i++)
 		if (g->k.set[i] && !s->k.set[i]) {
 			s->k.v[i] = g->k.v[i];
 			s->k_catalog[i] = 1;
+		}
+	/* what the interval draws take for a value the scenario leaves open:
+	 * a measured one its measurement's spread, an assumed one its range */
+	for (i = 0; i < g->nksrc; i++)
+		if (!s->k.set[g->ksrc[i].k]) {
+			s->k.dlo[g->ksrc[i].k] = g->ksrc[i].lo;
+			s->k.dhi[g->ksrc[i].k] = g->ksrc[i].hi;
 		}
 }
 
@@ -1637,6 +1670,7 @@ static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 				s->k.v[k] = overlay.v[k];
 				s->k.set[k] = 1;
 				s->k_catalog[k] = 0;
+				s->k_line[k] = s->k_col[k] = 0;
 			}
 	}
 	if (load_hook)

@@ -580,6 +580,8 @@ void calib_apply_scn(struct calib_file *c, struct scenario *s, FILE *f)
 		if (mine >= 0 && c->grp[i] == mine) {
 			s->k.v[c->idx[i]] = c->value[i];
 			s->k.set[c->idx[i]] = 1;
+			s->k_catalog[c->idx[i]] = 0;
+			s->k_line[c->idx[i]] = s->k_col[c->idx[i]] = 0;
 		}
 	}
 	/* Warn once per scenario file. */

@@ -102,14 +102,14 @@ static int step_only(int i)
 	}
 }
 
-/* The machine: the bytes of struct scenario but its constants (k and
- * k_catalog), the tables' pointers and room and the two catalog pointers;
+/* The machine: the bytes of struct scenario but its constants (k,
+ * k_catalog and where they come from, k_line and k_col), the tables' pointers and room and the two catalog pointers;
  * the tables and the catalog by content. */
 static int same_machine(const struct scenario *a, const struct coll_views *w)
 {
 	const struct scenario *b = w->s;
 	size_t k0 = offsetof(struct scenario, k);
-	size_t k1 = offsetof(struct scenario, k_catalog) + sizeof(a->k_catalog);
+	size_t k1 = offsetof(struct scenario, k_col) + sizeof(a->k_col);
 	size_t head = offsetof(struct scenario, hosts);
 	size_t tail = offsetof(struct scenario, own_catalog) + sizeof(a->own_catalog);
 	if (memcmp(a, b, k0) != 0 ||

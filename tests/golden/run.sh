@@ -14,7 +14,10 @@
 #   4. determinism (two runs agree) and atomic -o output;
 #   5. predict without --calib brackets every point with the defaults' interval;
 #   6. `plumb constants --format yaml` pasted into a scenario loads and gives
-#      the same values.
+#      the same values;
+#   7. `plumb constants` of a scenario whose GPU has per-GPU catalog values
+#      (tests/data/constants/*.yaml) names the source of each value in force,
+#      table, json and yaml, stdout as tests/golden/constants/<name>.<fmt>.out.
 # tests/bad/pending/ holds bad inputs whose message should read better; their
 # .expected file has the proposed text. Only their exit status counts; when
 # the text matches too, the script says the case can move to tests/bad/.
@@ -405,6 +408,21 @@ else
 		diff -u "$tmp/k1.yaml" "$tmp/k2.yaml" | sed 's/^/    /' | head -n 20
 	fi
 fi
+
+# ---- 7. the source of each value in force -----------------------------------
+for scn in tests/data/constants/*.yaml; do
+	name=$(basename "$scn" .yaml)
+	for fmt in table json yaml; do
+		out="$tmp/constants.$name.$fmt.out"
+		if ! "$PLUMB" constants "$scn" --format "$fmt" > "$out" 2> "$tmp/err"; then
+			bad "plumb constants $scn --format $fmt failed: $(cat "$tmp/err")"
+		elif [ $update -eq 1 ]; then
+			store "$out" "$GOLDEN/constants/$name.$fmt.out"
+		else
+			compare "$GOLDEN/constants/$name.$fmt.out" "$out" "plumb constants $scn --format $fmt"
+		fi
+	done
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

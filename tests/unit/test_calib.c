@@ -926,6 +926,44 @@ static int constant_100(void *arg, double *value, struct plumb_err *err)
 
 /* With a residual spread of 10%, a prediction the constants do not move
  * still gets an interval about exp(+-1.645 * 0.1) wide; without one, none. */
+/* The defaults' draws: a step constant with a per-GPU draw range (a
+ * measured catalog value) stays inside it with its value the median; one
+ * without is drawn over its plausible range; one the scenario sets stays. */
+static void test_draw_ranges(void)
+{
+	enum { N = 400 };
+	static struct plumb_consts out[N];
+	static double mult[N];
+	struct plumb_consts k;
+	struct plumb_err e;
+	double lo = 1e9, hi = 0, klo = 1e9, khi = 0;
+	int d, below = 0;
+
+	consts_defaults(&k);
+	k.v[K_MEM_EFF] = 0.75;
+	k.dlo[K_MEM_EFF] = 0.7;
+	k.dhi[K_MEM_EFF] = 0.8;
+	k.v[K_KMIN_ATTN_US] = 7;
+	k.set[K_KMIN_ATTN_US] = 1;
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL(cmd_interval_consts(&k, N, 1, out, mult, &e), 1);
+	for (d = 0; d < N; d++) {
+		double m = out[d].v[K_MEM_EFF], g = out[d].v[K_KMIN_GEMM_US];
+		lo = fmin(lo, m);
+		hi = fmax(hi, m);
+		below += m < 0.75;
+		klo = fmin(klo, g);
+		khi = fmax(khi, g);
+		CU_ASSERT_DOUBLE_EQUAL(out[d].v[K_KMIN_ATTN_US], 7, 0);
+	}
+	CU_ASSERT(lo >= 0.7 - 1e-12 && hi <= 0.8 + 1e-12);
+	CU_ASSERT(lo < 0.71 && hi > 0.79);
+	CU_ASSERT(below > N / 2 - 50 && below < N / 2 + 50);
+	/* kmin_gemm_us has no range of its own: its plausible 2-15 us */
+	CU_ASSERT(klo >= plumb_const_defs[K_KMIN_GEMM_US].plo - 1e-12 && klo < 2.2);
+	CU_ASSERT(khi <= plumb_const_defs[K_KMIN_GEMM_US].phi + 1e-12 && khi > 13);
+}
+
 static void test_interval_model_error(void)
 {
 	struct calib_file *c = calloc(1, sizeof(*c));
@@ -955,6 +993,8 @@ void suite_calib(void)
 	CU_add_test(s, "fitted constants predict unmeasured tp8 and tp4 steps", test_predicts_unmeasured_step);
 	CU_add_test(s, "too few points, a constant freed twice, none freed", test_errors);
 	CU_add_test(s, "calibration file round trip and sampling", test_file_round_trip);
+	CU_add_test(s, "the defaults' draws keep a measured per-GPU value in its range",
+		    test_draw_ranges);
 	CU_add_test(s, "R^2 < 0 and constants on a bound are poor fits", test_poor_fit);
 	CU_add_test(s, "a constant at 0 starts in its plausible range and is fitted", test_zero_start);
 	CU_add_test(s, "every run of a multi-run file, unusable ones named", test_multi_run);

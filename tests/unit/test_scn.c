@@ -243,7 +243,7 @@ static void test_catalog_consts(void)
 	static const char cat_engine[] =
 		"catalog: gpus\ngpus:\n"
 		"  - {id: x, name: X, memory_gib: 8, memory_gbs: 100,\n"
-		"     constants: {moe_mem_eff: 0.5}}\n";
+		"     constants: {step_overhead_us: 5}}\n";
 	struct scn_catalog *c = NULL;
 	struct plumb_err e;
 	struct scenario *s;
@@ -261,7 +261,7 @@ static void test_catalog_consts(void)
 	plumb_err_clear(&e);
 	EXPECT_INT(scn_catalog_parse("cat.yaml", cat_engine, &c, &e), -PLUMB_EINPUT);
 	EXPECT_INT(e.line, 4);
-	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'moe_mem_eff' has engine scope"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "'step_overhead_us' has engine scope"));
 	free(c);
 
 	/* The bundled rtx-pro-6000 entry: its values unless the scenario sets one. */
@@ -272,7 +272,7 @@ static void test_catalog_consts(void)
 		CU_ASSERT_DOUBLE_EQUAL(s->k.v[g], m->k.v[g], 1e-12);
 		EXPECT_INT(s->k_catalog[g], 1);
 		EXPECT_INT(s->k.set[g], 0);
-		EXPECT_INT(s->k_catalog[k], 0);
+		EXPECT_INT(s->k_catalog[consts_find("d2d_eff")], 0);
 		scn_free(s);
 	}
 	s = fix_load("plumb_scenario: 1\nconstants: {kmin_gemm_us: 4.5}\n" MINI_PCIE);
@@ -280,6 +280,182 @@ static void test_catalog_consts(void)
 		CU_ASSERT_DOUBLE_EQUAL(s->k.v[g], 4.5, 1e-12);
 		EXPECT_INT(s->k_catalog[g], 0);
 		scn_free(s);
+	}
+}
+
+/* A catalog entry's cited constants: {value, basis, source, range}, what
+ * each rests on, the range its draws take, and errors at their place. */
+static void test_catalog_sources(void)
+{
+	static const char cat[] =
+		"catalog: gpus\ngpus:\n"
+		"  - id: x\n"
+		"    memory_gib: 8\n"
+		"    memory_gbs: 100\n"
+		"    constants:\n"
+		"      mem_eff: {value: 0.8, basis: measured, source: \"a/b issue 1\", range: [0.7, 0.85]}\n"
+		"      attn_mem_eff: {value: 0.6, basis: fitted, source: \"a fit\"}\n"
+		"      kmin_gemm_us: {basis: assumed, source: \"no GEMV timing\"}\n"
+		"      kmin_moe_us: {value: 9, basis: assumed, source: \"a guess\", range: [3, 20]}\n"
+		"      moe_mem_eff: {value: 0.5, basis: measured, source: \"c/d PR 2\"}\n"
+		"      d2d_eff: 0.9\n";
+	/* one bad constant at a time, in an otherwise good entry: line 7 */
+	static const struct { const char *k, *sub; int col; } bad[] = {
+		{ "{value: 0.8, basis: measured}", "'mem_eff' needs 'source'", 16 },
+		{ "{value: 0.8, source: \"s\"}", "'mem_eff' needs 'basis'", 16 },
+		{ "{value: 0.8, basis: guessed, source: \"s\"}", "basis", 36 },
+		{ "{basis: measured, source: \"s\"}", "'mem_eff' needs 'value'", 16 },
+		{ "{value: 0.8, basis: measured, source: \"\"}", "empty 'source'", 54 },
+		{ "{value: 0.8, basis: measured, source: \"s\", range: [0.85, 0.9]}",
+		  "must hold its value 0.8", 66 },
+		{ "{value: 0.8, basis: measured, source: \"s\", range: [0.7]}", "two numbers", 66 },
+		{ "{value: 0.8, basis: measured, source: \"s\", spread: 1}", "unknown key", 59 },
+		{ "{value: 2, basis: measured, source: \"s\"}", "mem_eff", 24 },
+	};
+	int me = consts_find("mem_eff"), am = consts_find("attn_mem_eff"),
+	    kg = consts_find("kmin_gemm_us"), km = consts_find("kmin_moe_us"),
+	    mm = consts_find("moe_mem_eff"), dd = consts_find("d2d_eff");
+	struct scn_catalog *c = NULL;
+	const struct scn_gpu_ksrc *ks;
+	struct plumb_err e;
+	struct scenario *s;
+	char text[2048];
+	size_t i;
+
+	plumb_err_clear(&e);
+	EXPECT_INT(scn_catalog_parse("cat.yaml", cat, &c, &e), 0);
+	if (c) {
+		const struct scn_gpu_model *g = &c->gpus[0];
+		EXPECT_INT(g->nksrc, 5);
+		ks = scn_gpu_ksrc_find(g, me);
+		CU_ASSERT_PTR_NOT_NULL(ks);
+		if (ks) {
+			EXPECT_INT(ks->basis, BASIS_MEASURED);
+			EXPECT_INT(ks->line, 7);
+			EXPECT_INT(ks->col, 7);
+			CU_ASSERT_STRING_EQUAL(ks->source, "a/b issue 1");
+			CU_ASSERT_DOUBLE_EQUAL(ks->lo, 0.7, 1e-12);
+			CU_ASSERT_DOUBLE_EQUAL(ks->hi, 0.85, 1e-12);
+		}
+		CU_ASSERT_DOUBLE_EQUAL(g->k.v[me], 0.8, 1e-12);
+		/* fitted without a range: within CONSTS_MEASURED_SPREAD */
+		ks = scn_gpu_ksrc_find(g, am);
+		if (ks) {
+			EXPECT_INT(ks->basis, BASIS_FITTED);
+			CU_ASSERT_DOUBLE_EQUAL(ks->lo, 0.6 / (1 + CONSTS_MEASURED_SPREAD), 1e-12);
+			CU_ASSERT_DOUBLE_EQUAL(ks->hi, 0.6 * (1 + CONSTS_MEASURED_SPREAD), 1e-12);
+		}
+		/* assumed without a value: the global default, drawn over the plausible range */
+		ks = scn_gpu_ksrc_find(g, kg);
+		CU_ASSERT_PTR_NOT_NULL(ks);
+		if (ks) {
+			EXPECT_INT(ks->basis, BASIS_ASSUMED);
+			CU_ASSERT_DOUBLE_EQUAL(ks->lo, 0, 0);
+			CU_ASSERT_DOUBLE_EQUAL(ks->hi, 0, 0);
+		}
+		EXPECT_INT(g->k.set[kg], 0);
+		ks = scn_gpu_ksrc_find(g, km);
+		if (ks)
+			CU_ASSERT_DOUBLE_EQUAL(ks->hi, 20, 1e-12);
+		/* the MoE kernels' constants belong to a GPU entry too */
+		EXPECT_INT(g->k.set[mm], 1);
+		/* a bare number: the entry's value, no source of its own */
+		EXPECT_INT(g->k.set[dd], 1);
+		CU_ASSERT_PTR_NULL(scn_gpu_ksrc_find(g, dd));
+		CU_ASSERT_STRING_EQUAL(g->cat_file, "cat.yaml");
+		free(c);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "catalog: gpus\ngpus:\n  - id: x\n    memory_gib: 8\n"
+			 "    memory_gbs: 100\n    constants:\n      mem_eff: %s\n", bad[i].k);
+		c = NULL;
+		plumb_err_clear(&e);
+		EXPECT_INT(scn_catalog_parse("cat.yaml", text, &c, &e), -PLUMB_EINPUT);
+		EXPECT_INT(e.line, 7);
+		EXPECT_INT(e.col, bad[i].col);
+		if (!strstr(e.msg, bad[i].sub))
+			printf("\n  case %zu: '%s' lacks '%s'\n", i, e.msg, bad[i].sub);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, bad[i].sub));
+		free(c);
+	}
+
+	/* A scenario of that model: the draw ranges and where each value comes
+	 * from; its own constants: win and say their line. */
+	s = fix_load("plumb_scenario: 1\n"
+		     "gpu_models:\n"
+		     "  - id: y\n"
+		     "    memory_gib: 8\n"
+		     "    memory_gbs: 100\n"
+		     "    tflops: {bf16: 100}\n"
+		     "    constants:\n"
+		     "      mem_eff: {value: 0.8, basis: measured, source: \"a/b issue 1\", range: [0.7, 0.85]}\n"
+		     "      kmin_attn_us: {value: 4, basis: measured, source: \"e/f PR 3\"}\n"
+		     "constants:\n"
+		     "  kmin_attn_us: 6\n"
+		     "pcie:\n"
+		     "  - {id: rc0, kind: root_complex, socket: 0}\n"
+		     "  - {id: rp0, kind: root_port, parent: rc0}\n"
+		     "  - {id: gpu0, kind: gpu, parent: rp0, model: y}\n");
+	if (s) {
+		int ka = consts_find("kmin_attn_us");
+		double lo, hi;
+		CU_ASSERT(s->k_model >= 0);
+		EXPECT_INT(s->k_catalog[me], 1);
+		consts_draw_range(&s->k, me, &lo, &hi);
+		CU_ASSERT_DOUBLE_EQUAL(lo, 0.7, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(hi, 0.85, 1e-12);
+		/* a value the scenario sets is not the catalog's */
+		EXPECT_INT(s->k_catalog[ka], 0);
+		EXPECT_INT(s->k.set[ka], 1);
+		EXPECT_INT(s->k_line[ka], 11);
+		EXPECT_INT(s->k_col[ka], 3);
+		EXPECT_INT(s->k_line[me], 0);
+		/* a constant no entry names keeps its plausible range */
+		consts_draw_range(&s->k, kg, &lo, &hi);
+		CU_ASSERT_DOUBLE_EQUAL(lo, plumb_const_defs[kg].plo, 0);
+		CU_ASSERT_DOUBLE_EQUAL(hi, plumb_const_defs[kg].phi, 0);
+		scn_free(s);
+	}
+}
+
+/* Every constant of the bundled catalog's entries with public serving
+ * points is cited: {value, basis, source}, none a bare number (the GEMM
+ * FLOP efficiencies aside: they are stated per dtype elsewhere), and
+ * each kernel constant is there, measured, fitted or assumed. */
+static void test_catalog_cited(void)
+{
+	static const char *const ids[] = { "h100-sxm", "h200", "b200", "a100-sxm", "rtx-pro-6000",
+					   "rtx-5090", "l40s" };
+	static const char *const kernel[] = { "kmin_gemm_us", "kmin_moe_us", "kmin_attn_us",
+					      "kmin_elem_us", "kernel_launch_us", "attn_mem_eff",
+					      "mem_eff" };
+	struct plumb_err e;
+	const struct scn_catalog *c = scn_catalog_builtin(&e);
+	size_t i, j;
+	int k;
+
+	CU_ASSERT_PTR_NOT_NULL(c);
+	if (!c)
+		return;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		int m = scn_catalog_find(c, ids[i]);
+		const struct scn_gpu_model *g;
+		CU_ASSERT(m >= 0);
+		if (m < 0)
+			continue;
+		g = &c->gpus[m];
+		for (k = 0; k < K_NCONSTS; k++)
+			if (g->k.set[k] && !scn_gpu_ksrc_find(g, k) && k != K_FLOPS_EFF &&
+			    k != K_FP4_FLOPS_EFF) {
+				printf("\n  %s: %s has no source\n", g->id, plumb_const_defs[k].name);
+				CU_FAIL("a bundled constant without a source");
+			}
+		for (j = 0; j < sizeof(kernel) / sizeof(kernel[0]); j++)
+			if (!scn_gpu_ksrc_find(g, consts_find(kernel[j]))) {
+				printf("\n  %s: %s is neither measured nor marked assumed\n", g->id,
+				       kernel[j]);
+				CU_FAIL("a kernel constant the entry does not state");
+			}
 	}
 }
 
@@ -571,6 +747,8 @@ void suite_scn(void)
 	CU_add_test(s, "seed scenario values", test_seed_scenario_values);
 	CU_add_test(s, "GPU catalog", test_catalog);
 	CU_add_test(s, "GPU catalog constants", test_catalog_consts);
+	CU_add_test(s, "GPU catalog constants' sources", test_catalog_sources);
+	CU_add_test(s, "GPU catalog cites its kernel constants", test_catalog_cited);
 	CU_add_test(s, "serving: mtp acceptance per position", test_mtp_accept);
 	CU_add_test(s, "defaults", test_defaults);
 	CU_add_test(s, "GPU numbering, NUMA and link inheritance", test_numbering_and_inheritance);
