@@ -71,6 +71,15 @@ const char cmd_predict_usage[] =
 	"                         given the ones before; later positions take the last)\n"
 	"                         (default: the scenario's serving: mtp, else off;\n"
 	"                         --mtp 0 turns it off)\n"
+	"  --engine E[@V]         the serving engine's stack: sglang, vllm or trtllm, at\n"
+	"                         version V (default: the scenario's serving: engine, else\n"
+	"                         sglang; each at the engine table's default version):\n"
+	"                         attention backend, dense or sparse DSA, custom all-reduce\n"
+	"                         and fusion, MoE runner, CUDA graphs and scheduler for the\n"
+	"                         model family and GPU (docs/model.md \"Engine stacks\");\n"
+	"                         what the scenario's serving: states still wins. The\n"
+	"                         table names the stack and the first layout's answer at\n"
+	"                         the first and last load under the other engines\n"
 	"  --eager                kernel launches without CUDA graphs\n"
 	"  --breakdown            also the step's parts in ms per GPU: launch,\n"
 	"                         kernel_min, weights, kv_cache, compute, allreduce,\n"
@@ -131,6 +140,11 @@ struct popts {
 	struct serve_request *reqs; /* its requests (owned) */
 	int accept_given;           /* --accept given (only with --mtp) */
 	int percentiles;            /* --percentiles */
+	/* The engine stack of each box (its first layout), and for predict the
+	 * answer under the other engines (pred_run_engines). */
+	char stack[MAXSCN][400];
+	struct pred_engine_alt alt[3];
+	int nalt;
 };
 
 static int parse_ints(const char *s, int *out, int max)
@@ -191,6 +205,7 @@ static const struct option longopts[] = {
 	{ "percentiles", no_argument, NULL, OPT_BASE + 23 },
 	{ "eager", no_argument, NULL, OPT_BASE + 24 },
 	{ "breakdown", no_argument, NULL, OPT_BASE + 25 },
+	{ "engine", required_argument, NULL, OPT_BASE + 26 },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -332,6 +347,13 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			o->r.eager = 1;
 		} else if (!strcmp(a, "--breakdown")) {
 			o->breakdown = 1;
+		} else if (!strcmp(a, "--engine")) {
+			enum scn_engine e;
+			unsigned ver;
+			char msg[256];
+			if (scn_engine_spec(v, 0, &e, &ver, msg, sizeof(msg)) < 0)
+				return cmd_usage_error(cmd, "--engine: %s", msg);
+			o->r.engine = v;
 		}
 	}
 	for (i = optind; i < argc; i++) {
@@ -591,6 +613,37 @@ static void print_percentiles(FILE *f, const struct popts *o, const struct pred_
 	}
 }
 
+/* The stack assumed, and the first layout's first and last load under the
+ * other engines against the rows (predict's table). */
+static void print_engines(FILE *f, const struct popts *o, const struct pred_row *rows, int nrows)
+{
+	const struct pred_row *lo = NULL, *hi = NULL;
+	const char *unit = o->r.nbatch ? "batch" : "request";
+	int i;
+	fprintf(f, "# engine %s\n", o->stack[0]);
+	for (i = 0; i < nrows; i++)
+		if (rows[i].li == 0) {
+			if (!lo)
+				lo = &rows[i];
+			hi = &rows[i];
+		}
+	for (i = 0; lo && i < o->nalt; i++) {
+		const struct pred_engine_alt *a = &o->alt[i];
+		char c0[64] = "does not fit", c1[64] = "does not fit";
+		if (a->lo.fits)
+			snprintf(c0, sizeof(c0), "%.1f tok/s (x%.2f)", a->lo.tok_total,
+				 lo->fits ? a->lo.tok_total / lo->tok_total : NAN);
+		if (a->hi.fits)
+			snprintf(c1, sizeof(c1), "%.1f tok/s (x%.2f)", a->hi.tok_total,
+				 hi->fits ? a->hi.tok_total / hi->tok_total : NAN);
+		fprintf(f, "#   under %s, %s: %s at %d %s%s", a->engine, o->r.layouts[0], c0, lo->x,
+			unit, lo->x == 1 || o->r.nbatch ? "" : "s");
+		if (hi != lo)
+			fprintf(f, ", %s at %d", c1, hi->x);
+		fputc('\n', f);
+	}
+}
+
 static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,
 		       const struct pred_row *rows, int nrows, int compare)
 {
@@ -660,6 +713,7 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 			o->r.requests ? o->r.requests : 1000, o->r.rate);
 	if (!compare) {
 		fprintf(f, "# %s\n", s[0]->name[0] ? s[0]->name : s[0]->path);
+		print_engines(f, o, rows, nrows);
 		if (iv)
 			fprintf(f, cmd_calib() ? "# tok/s 90%% interval from the calibration's covariance "
 				   "and residual spread (%d draws)\n"
@@ -700,6 +754,8 @@ static void print_rows(FILE *f, const struct popts *o, struct scenario **s, int 
 	for (i = 0, w = 30; i < nrows; i++)
 		if (rows[i].dv)
 			w = 44;
+	for (j = 0; j < ns; j++)
+		fprintf(f, "# %s: engine %s\n", s[j]->name, o->stack[j]);
 	fprintf(f, "# total tok/s per box; x = speed-up over %s%s\n", s[0]->name,
 		w > 30 ? " (with its 90% range over the draws, each the same for every box)" : "");
 	fprintf(f, "%-8s %11s", "layout", xname);
@@ -907,6 +963,17 @@ static int run(const char *cmd, struct popts *o, int compare)
 		o->r.nlayouts = 1;
 	}
 	if ((rc = pred_run_rows(&o->r, s, o->npaths, &rows, &nrows, &err)) < 0)
+		goto fail;
+	for (i = 0; i < o->npaths; i++) {
+		struct pred_cfg c;
+		if (pred_run_setup(&o->r, s[i], o->r.layouts[0], &c, NULL) == 0)
+			pred_stack_text(&c, o->stack[i], sizeof(o->stack[i]));
+		else
+			snprintf(o->stack[i], sizeof(o->stack[i]), "(the first layout does not run)");
+	}
+	if (!compare && !strcmp(o->format, "table") &&
+	    (rc = pred_run_engines(&o->r, s[0], o->stack[0], sizeof(o->stack[0]), o->alt,
+				   &o->nalt, &err)) < 0)
 		goto fail;
 	for (i = 0; i < nrows && !rows[i].fits; i++)
 		;

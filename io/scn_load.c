@@ -218,7 +218,11 @@ int scn_check_id(const struct ytree *t, const struct ynode *v, const char *id,
 
 void scn_set_defaults(struct scenario *s)
 {
+	int i;
 	s->serving.cuda_graphs = 1;
+	s->serving.prefill_graphs = -1;
+	for (i = 0; i < (int)(sizeof(s->serving.src_row) / sizeof(s->serving.src_row[0])); i++)
+		s->serving.src_row[i] = -1;
 	s->nccl_level = -1;
 	s->nccl_gdr_level = -1;
 	consts_defaults(&s->k);

@@ -206,6 +206,16 @@ const char *scn_allreduce_name(enum scn_allreduce a)
 	return allreduce_names[a];
 }
 
+void scn_serving_derive(struct scn_serving *sv)
+{
+	/* FlashInfer's trtllm-gen fused MoE, whatever the engine calls it
+	 * (SGLang's --moe-runner-backend names; docs/model.md) */
+	sv->moe_trtllm_gen = !strcmp(sv->moe_backend, "flashinfer_mxfp4") ||
+			     !strcmp(sv->moe_backend, "flashinfer_trtllm");
+	sv->attn_trtllm_gen = !strcmp(sv->attention_backend, "trtllm_mha") ||
+			      !strcmp(sv->attention_backend, "trtllm_mla");
+}
+
 int scn_parse_serving(const struct ytree *t, const struct ynode *m, struct scenario *s,
 		      struct plumb_err *err)
 {
@@ -217,38 +227,46 @@ int scn_parse_serving(const struct ytree *t, const struct ynode *m, struct scena
 		return rc;
 	sv->given = 1;
 	if ((v = ymap_get(m, "engine"))) {
-		if ((rc = yget_enum(t, v, "engine", engine_names, &e, err)) < 0)
+		/* NAME or NAME@VERSION, against the engine table */
+		char spec[48], msg[256];
+		enum scn_engine en;
+		if ((rc = yget_str(t, v, "engine", spec, sizeof(spec), err)) < 0)
 			return rc;
-		sv->engine = (enum scn_engine)e;
+		if (scn_engine_spec(spec, 1, &en, &sv->version, msg, sizeof(msg)) < 0)
+			return yerr(t, v, PLUMB_EINPUT, err, "%s", msg);
+		sv->engine = en;
+		sv->stated |= SCN_SV_ENGINE;
 	}
 	if ((v = ymap_get(m, "cuda_graphs")) &&
 	    (rc = yget_bool(t, v, "cuda_graphs", &sv->cuda_graphs, err)) < 0)
 		return rc;
+	sv->stated |= v ? SCN_SV_GRAPHS : 0;
 	if ((v = ymap_get(m, "custom_allreduce"))) {
 		if ((rc = yget_enum(t, v, "custom_allreduce", allreduce_names, &e, err)) < 0)
 			return rc;
 		sv->allreduce = (enum scn_allreduce)e;
+		sv->stated |= SCN_SV_ALLREDUCE;
 	}
 	if ((v = ymap_get(m, "allreduce_fusion")) &&
 	    (rc = yget_bool(t, v, "allreduce_fusion", &sv->allreduce_fusion, err)) < 0)
 		return rc;
+	sv->stated |= v ? SCN_SV_FUSION : 0;
 	if ((v = ymap_get(m, "moe_backend")) &&
 	    (rc = yget_str(t, v, "moe_backend", sv->moe_backend, sizeof(sv->moe_backend), err)) < 0)
 		return rc;
-	/* FlashInfer's trtllm-gen fused MoE, whatever the engine calls it
-	 * (SGLang's --moe-runner-backend names; docs/model.md) */
-	sv->moe_trtllm_gen = !strcmp(sv->moe_backend, "flashinfer_mxfp4") ||
-			     !strcmp(sv->moe_backend, "flashinfer_trtllm");
+	sv->stated |= v ? SCN_SV_MOE_BACKEND : 0;
+
 	if ((v = ymap_get(m, "attention_backend")) &&
 	    (rc = yget_str(t, v, "attention_backend", sv->attention_backend,
 			   sizeof(sv->attention_backend), err)) < 0)
 		return rc;
-	sv->attn_trtllm_gen = !strcmp(sv->attention_backend, "trtllm_mha") ||
-			      !strcmp(sv->attention_backend, "trtllm_mla");
+	sv->stated |= v ? SCN_SV_ATTN : 0;
+	scn_serving_derive(sv);
 	if ((v = ymap_get(m, "dsa"))) {
 		if ((rc = yget_enum(t, v, "dsa", dsa_names, &e, err)) < 0)
 			return rc;
 		sv->dsa_dense = e;
+		sv->stated |= SCN_SV_DSA;
 	}
 	if ((v = ymap_get(m, "note")) &&
 	    (rc = yget_str(t, v, "note", sv->note, sizeof(sv->note), err)) < 0)

@@ -7,6 +7,7 @@
 #include "predict_run.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,4 +128,40 @@ int pred_run_depends(const struct pred_run *o, struct scenario *const *s, int ns
 out:
 	free(v0);
 	return rc < 0 ? rc : 0;
+}
+
+int pred_run_engines(const struct pred_run *o, const struct scenario *s, char *assumed,
+		     size_t n, struct pred_engine_alt *alt, int *nalt, struct plumb_err *err)
+{
+	static const char *const names[] = { "sglang", "vllm", "trtllm" };
+	struct pred_cfg c;
+	struct pred_run w = *o;
+	int rc, i, nx = o->nbatch ? o->nbatch : o->nconc;
+	int x0 = o->nbatch ? o->batch[0] : o->conc[0];
+	int x1 = o->nbatch ? o->batch[nx - 1] : o->conc[nx - 1];
+	enum scn_engine mine;
+
+	*nalt = 0;
+	if ((rc = pred_run_setup(o, s, o->layouts[0], &c, err)) < 0)
+		return rc;
+	pred_stack_text(&c, assumed, n);
+	mine = c.s->serving.engine;
+	w.draws = 0;
+	for (i = 0; i < 3; i++) {
+		struct pred_engine_alt *a = &alt[*nalt];
+		if ((int)mine == i)
+			continue;   /* an engine outside the table ("other") gets all three */
+		memset(a, 0, sizeof(*a));
+		snprintf(a->engine, sizeof(a->engine), "%s", names[i]);
+		w.engine = names[i];
+		if ((rc = pred_run_setup(&w, s, o->layouts[0], &c, err)) < 0 ||
+		    (rc = pred_run_point(&w, &c, x0, &a->lo, err)) < 0 ||
+		    (rc = pred_run_point(&w, &c, x1, &a->hi, err)) < 0)
+			return rc;
+		pred_stack_text(&c, a->stack, sizeof(a->stack));
+		/* "vllm 0.28.0": the stack's name and version */
+		snprintf(a->engine, sizeof(a->engine), "%.*s", (int)strcspn(a->stack, ":"), a->stack);
+		(*nalt)++;
+	}
+	return 0;
 }

@@ -17,6 +17,7 @@ int pred_run_setup(const struct pred_run *o, const struct scenario *s, const cha
 {
 	int rc;
 	pred_cfg_init(c);
+	c->engine = o->engine;
 	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, lay, err)) < 0)
 		return rc;
 	c->topo.nccl_p2p_level = o->level;
@@ -80,8 +81,9 @@ int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 		struct pred_cfg cc = *c;
 		pred_serve_params(c, x, o->input, o->output, o->context, &sp);
 		r->kv_tokens = sp.kv_tokens;
-		sp.chunk_tokens = o->chunk;
-		sp.max_batched = o->max_batched;
+		/* the engine's scheduler unless the options give one */
+		sp.chunk_tokens = o->chunk || o->max_batched ? o->chunk : c->s->serving.chunk_tokens;
+		sp.max_batched = o->chunk || o->max_batched ? o->max_batched : c->s->serving.max_batched;
 		sp.range_ratio = o->range_ratio;
 		if (o->nreqs > 0) {
 			sp.trace = o->reqs;

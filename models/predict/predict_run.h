@@ -50,11 +50,14 @@ struct pred_run {
 	double rate;                /* Poisson arrivals per second, 0 closed loop */
 	long requests;              /* requests of a rate run, 0: 1000 */
 	long seed;                  /* seed of the arrivals, -1: the scenario's */
-	long chunk;                 /* chunked prefill tokens, 0: off */
-	long max_batched;           /* max batched tokens, 0: off */
+	long chunk;                 /* chunked prefill tokens, 0: the engine's */
+	long max_batched;           /* max batched tokens, 0: the engine's (either
+				       given: both as given, the engine's scheduler
+				       is not used) */
 	double range_ratio;         /* < 0: off */
 	const struct serve_request *reqs;   /* a trace's requests (borrowed), or NULL */
 	int nreqs;
+	const char *engine;         /* NAME[@VERSION], NULL: the scenario's (borrowed) */
 	struct pred_draw_src src;
 };
 
@@ -137,5 +140,20 @@ struct pred_depends {
 int pred_run_depends(const struct pred_run *o, struct scenario *const *s, int ns,
 		     const struct pred_row *rows, int nrows, struct pred_depends *out, int *n,
 		     struct plumb_err *err);
+
+/*
+ * The engine's share of an answer: the stack o assumes on s (its text, as
+ * pred_stack_text, into assumed) and, for each other engine of the table
+ * (sglang, vllm, trtllm), its stack and the first layout at the first and
+ * last load again under it (its default version, the scenario's stated
+ * settings still winning), into alt[0..*nalt) (room for 3).
+ */
+struct pred_engine_alt {
+	char engine[32];            /* its name and version */
+	char stack[400];            /* pred_stack_text */
+	struct pred_row lo, hi;     /* the first and last load of the first layout */
+};
+int pred_run_engines(const struct pred_run *o, const struct scenario *s, char *assumed,
+		     size_t n, struct pred_engine_alt *alt, int *nalt, struct plumb_err *err);
 
 #endif

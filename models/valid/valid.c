@@ -17,7 +17,7 @@
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
 	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo",
-	"acs", "points", NULL
+	"acs", "points", "engine", NULL
 };
 static const char *const qpoint_keys[] = { "matrix", "pairs", "value", "quote", NULL };
 static const char *const whatif_keys[] = {
@@ -126,6 +126,15 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 			return rc;
 		if (llm_model_resolve(c->model, &m, &me) < 0)
 			return yerr(t, x, PLUMB_EINPUT, err, "%s", me.msg);
+	}
+	if ((x = ymap_get(n, "engine"))) {
+		enum scn_engine en;
+		unsigned ver;
+		char msg[256];
+		if ((rc = yget_str(t, x, "engine", c->engine, sizeof(c->engine), err)) < 0)
+			return rc;
+		if (scn_engine_spec(c->engine, 0, &en, &ver, msg, sizeof(msg)) < 0)
+			return yerr(t, x, PLUMB_EINPUT, err, "%s", msg);
 	}
 	if ((x = ymap_get(n, "weights"))) {
 		if ((rc = yget_str(t, x, "weights", c->weights, sizeof(c->weights), err)) < 0)
@@ -786,15 +795,19 @@ void val_free(struct val_set *v)
 }
 
 /* Serve `model` with `layout` at concurrency conc on scenario scn. */
-static int serve_point(const struct scenario *scn, const char *model, const char *weights,
-		       const char *kv, const char *layout, int conc, long input, long output,
-		       long context, long prompts, double spread, struct serve_result *sr,
-		       struct plumb_err *err)
+static int serve_point(const struct scenario *scn, const char *engine, const char *model,
+		       const char *weights, const char *kv, const char *layout, int conc,
+		       long input, long output, long context, long prompts, double spread,
+		       struct serve_result *sr, struct plumb_err *err)
 {
 	struct pred_cfg c;
 	struct serve_params sp;
 	int rc;
 	pred_cfg_init(&c);
+	/* the engine table fills the stack when the case names its engine
+	 * (engine ""), or for what-ifs (engine NULL: the scenario's) */
+	c.engine = engine && engine[0] ? engine : NULL;
+	c.stack = !engine || engine[0];
 	if ((rc = pred_cfg_setup(&c, scn, model, weights, kv, layout, err)) < 0)
 		return rc;
 	pred_serve_params(&c, conc, input, output, context, &sp);
@@ -809,6 +822,8 @@ static int case_cfg(const struct val_case *c, const char *layout, struct pred_cf
 		    struct plumb_err *err)
 {
 	pred_cfg_init(pc);
+	pc->engine = c->engine[0] ? c->engine : NULL;
+	pc->stack = c->engine[0] != 0;
 	return pred_cfg_setup(pc, c->scn, c->model, c->weights, c->kv, layout, err);
 }
 
@@ -893,7 +908,7 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 		case VAL_SERVING: {
 			const struct meas_csv_row *row = &c->serving->rows[pt->row];
 			struct serve_result sr;
-			if ((rc = serve_point(c->scn, c->model, c->weights, c->kv, row->layout,
+			if ((rc = serve_point(c->scn, c->engine, c->model, c->weights, c->kv, row->layout,
 					      row->concurrency,
 					      row->input_len > 0 ? row->input_len : c->input,
 					      row->output_len > 0 ? row->output_len : c->output,
@@ -934,7 +949,7 @@ int val_predict(struct val_set *v, int c, struct plumb_err *err)
 			for (b = 0; b < w->nlayouts; b++)
 				for (k = 0; k < w->nconc; k++) {
 					struct serve_result sr;
-					if ((rc = serve_point(w->scn[a], "glm-5", "nvfp4", "bf16",
+					if ((rc = serve_point(w->scn[a], NULL, "glm-5", "nvfp4", "bf16",
 							      w->layouts[b], w->conc[k], 1024, 1024, 0,
 							      0, 0, &sr, err)) < 0)
 						return rc;
