@@ -511,6 +511,13 @@ static int print_json(FILE *f, const struct popts *o, struct scenario **s,
 	rc |= jout_set(doc, "kv", jout_str(o->r.kv));
 	if ((mi = model_json(o)))
 		rc |= jout_set(doc, "model_info", mi);
+	{
+		/* each box's engine stack (its first layout), in scenario order */
+		json_t *es = json_array();
+		for (i = 0; es && i < o->npaths; i++)
+			rc |= jout_push(es, jout_str(o->stack[i]));
+		rc |= !es || jout_set(doc, "engine_stacks", es);
+	}
 	for (i = 0; i < nrows; i++) {
 		const struct pred_row *r = &rows[i];
 		json_t *row = json_object();

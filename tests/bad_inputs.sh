@@ -258,6 +258,10 @@ gpu-catalog-no-value     2 topo $BM --gpu-catalog
 predict-no-fit           3 predict $WS --layout tp2 --concurrency 1
 predict-p2p-level        2 predict $BM --nccl-p2p-level PCI
 predict-bad-format       2 predict $BM --format xml
+predict-engine-unknown   2 predict $BM --engine vlm
+predict-engine-version   2 predict $BM --engine sglang@0.1.0
+predict-engine-malformed 2 predict $BM --engine vllm@latest
+compare-engine-unknown   2 compare $BM $VM --engine tensorrt
 predict-missing-value    2 predict $BM --layout
 predict-value-120k       2 predict $BM --layout @long:120000
 predict-layout-empty     2 predict $BM --layout @empty
