@@ -209,6 +209,7 @@ cases-not-a-list         3 validate $DIR/cases-not-a-list.yaml
 cases-unknown-kind       3 validate $DIR/cases-unknown-kind.yaml
 cases-missing-data       4 validate $DIR/cases-missing-data.yaml
 cases-missing-scenario   4 validate $DIR/cases-missing-scenario.yaml
+cases-bad-engine         3 validate $DIR/cases-bad-engine.yaml
 cases-misspelt-key       3 validate $DIR/cases-misspelt-key.yaml
 cases-gpus-out-of-range  3 validate $DIR/cases-gpus-out-of-range.yaml
 cases-gpus-backwards     3 validate $DIR/cases-gpus-backwards.yaml
