@@ -80,10 +80,10 @@ static void test_picks(void)
 	CU_ASSERT_STRING_EQUAL(sv.moe_backend, "cutlass");
 	CU_ASSERT_STRING_EQUAL(sv.moe_runner, "fused");
 	EXPECT_INT(sv.from_table, 1);
-	/* vLLM on the same box: sparse through B12X, one token budget per step */
+	/* vLLM on the same box: sparse MLA on SM120, one token budget per step */
 	EXPECT_INT(pick(SCN_ENGINE_VLLM, NULL, SCN_FAM_DSA, "sm_120", 95.6, 0, &sv), 0);
 	EXPECT_INT(sv.dsa_dense, 0);
-	CU_ASSERT_STRING_EQUAL(sv.attention_backend, "B12X_MLA_SPARSE");
+	CU_ASSERT_STRING_EQUAL(sv.attention_backend, "FLASHINFER_MLA_SPARSE_SM120");
 	EXPECT_INT(sv.mixed, 1);
 	EXPECT_INT(sv.max_batched, 8192);
 	EXPECT_INT(sv.prefill_graphs, 1);
