@@ -174,7 +174,8 @@ struct scn_serving {
 	int mixed;                  /* the scheduler mixes decode and prompt chunks */
 	long chunk_tokens;          /* prefill chunk, 0: prompts whole */
 	long max_batched;           /* a mixed step's token budget, 0: none */
-	char moe_runner[16];        /* fused, grouped, loop, deepep ("" unknown) */
+	char table_moe_runner[16];  /* the engine table's MoE runner: fused, grouped, loop,
+				       deepep ("" unknown); not used by the step yet */
 	int src_row[16];            /* the table row that gave each setting
 				       (enum scn_eng_col), -1: stated or none */
 };

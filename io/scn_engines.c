@@ -485,7 +485,8 @@ int scn_serving_fill(struct scn_serving *sv, const struct scn_eng_table *t,
 			 at[SCN_EC_MOE_BACKEND]->moe_backend);
 	else
 		sv->src_row[SCN_EC_MOE_BACKEND] = -1;
-	snprintf(sv->moe_runner, sizeof(sv->moe_runner), "%s", at[SCN_EC_MOE_RUNNER]->moe_runner);
+	snprintf(sv->table_moe_runner, sizeof(sv->table_moe_runner), "%s",
+		 at[SCN_EC_MOE_RUNNER]->moe_runner);
 	if (!(sv->stated & SCN_SV_GRAPHS))
 		sv->cuda_graphs = at[SCN_EC_GRAPHS]->graphs;
 	else

@@ -735,7 +735,7 @@ void pred_stack_text(const struct pred_cfg *c, char *buf, size_t n)
 		 sv->allreduce == SCN_AR_NCCL ? "NCCL" : scn_allreduce_name(sv->allreduce),
 		 sv->allreduce_fusion ? " with norm fusion" : "",
 		 sv->moe_backend[0] ? sv->moe_backend : "unknown",
-		 sv->moe_runner[0] ? " " : "", sv->moe_runner,
+		 sv->table_moe_runner[0] ? " " : "", sv->table_moe_runner,
 		 c->cuda_graphs ? "CUDA graphs" : "eager",
 		 c->cuda_graphs ? (prefill ? " (prefill too)" : " (decode; prefill eager)") : "",
 		 sched, stated[0] ? "; the scenario states " : "", stated,

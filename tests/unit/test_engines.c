@@ -54,7 +54,7 @@ static void test_builtin_complete(void)
 					memset(&sv, 0, sizeof(sv));
 					EXPECT_INT(scn_serving_fill(&sv, t, t->e[i].id, vers[v],
 								    (enum scn_family)f, arch[a], 80, 1), 0);
-					CU_ASSERT(sv.moe_runner[0] != 0);
+					CU_ASSERT(sv.table_moe_runner[0] != 0);
 					CU_ASSERT(sv.attention_backend[0] != 0);
 				}
 	}
@@ -78,7 +78,7 @@ static void test_picks(void)
 	EXPECT_INT(sv.mixed, 0);
 	EXPECT_INT(sv.chunk_tokens, 8192);
 	CU_ASSERT_STRING_EQUAL(sv.moe_backend, "cutlass");
-	CU_ASSERT_STRING_EQUAL(sv.moe_runner, "fused");
+	CU_ASSERT_STRING_EQUAL(sv.table_moe_runner, "fused");
 	EXPECT_INT(sv.from_table, 1);
 	/* vLLM on the same box: sparse MLA on SM120, one token budget per step */
 	EXPECT_INT(pick(SCN_ENGINE_VLLM, NULL, SCN_FAM_DSA, "sm_120", 95.6, 0, &sv), 0);
