@@ -742,6 +742,25 @@ void pred_stack_text(const struct pred_cfg *c, char *buf, size_t n)
 		 s->serving.stated & SCN_SV_ENGINE ? "" : "");
 }
 
+void pred_stack_of(const struct scenario *s, const char *engine, const struct llm_model *m,
+		   int group, struct scn_serving *out)
+{
+	/* a pred_cfg is large (it holds a scenario struct): on the heap */
+	struct pred_cfg *c = malloc(sizeof(*c));
+	*out = s->serving;
+	if (!c)
+		return;
+	pred_cfg_init(c);
+	memcpy(&c->stack_s, s, sizeof(c->stack_s));
+	c->s = &c->stack_s;
+	c->m = m;
+	c->engine = engine;
+	c->lay.tp = group;
+	fill_stack(c);
+	*out = c->stack_s.serving;
+	free(c);
+}
+
 void pred_cfg_serving(struct pred_cfg *c)
 {
 	if (c->s != &c->stack_s)

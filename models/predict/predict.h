@@ -103,6 +103,15 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
  * call it after llm_prec_init (and step_layout_parse, for the group). */
 void pred_cfg_serving(struct pred_cfg *c);
 
+/*
+ * The stack a prediction of model m on s runs under engine (NAME[@VERSION],
+ * NULL: the scenario's), with an all-reduce group of group GPUs (0: all):
+ * s's serving: section filled from the engine table, into *out (what
+ * pred_cfg_serving puts in c->stack_s.serving).
+ */
+void pred_stack_of(const struct scenario *s, const char *engine, const struct llm_model *m,
+		   int group, struct scn_serving *out);
+
 /* The model family the engine table matches for m. */
 enum scn_family pred_family(const struct llm_model *m);
 
