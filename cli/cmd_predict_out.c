@@ -244,7 +244,7 @@ static void print_percentiles(FILE *f, const struct popts *o, const struct pred_
 static void print_engines(FILE *f, const struct popts *o, const struct pred_row *rows, int nrows)
 {
 	const struct pred_row *lo = NULL, *hi = NULL;
-	const char *unit = o->r.nbatch ? "batch" : "request";
+	const char *unit = "request";
 	int i;
 	fprintf(f, "# engine %s\n", o->stack[0]);
 	for (i = 0; i < nrows; i++)
@@ -262,10 +262,14 @@ static void print_engines(FILE *f, const struct popts *o, const struct pred_row 
 		if (a->hi.fits)
 			snprintf(c1, sizeof(c1), "%.1f tok/s (x%.2f)", a->hi.tok_total,
 				 hi->fits ? a->hi.tok_total / hi->tok_total : NAN);
-		fprintf(f, "#   under %s, %s: %s at %d %s%s", a->engine, o->r.layouts[0], c0, lo->x,
-			unit, lo->x == 1 || o->r.nbatch ? "" : "s");
+		if (o->r.nbatch)
+			fprintf(f, "#   under %s, %s: %s at batch %d", a->engine, o->r.layouts[0], c0,
+				lo->x);
+		else
+			fprintf(f, "#   under %s, %s: %s at %d %s%s", a->engine, o->r.layouts[0], c0,
+				lo->x, unit, lo->x == 1 ? "" : "s");
 		if (hi != lo)
-			fprintf(f, ", %s at %d", c1, hi->x);
+			fprintf(f, ", %s at %s%d", c1, o->r.nbatch ? "batch " : "", hi->x);
 		fputc('\n', f);
 	}
 }
