@@ -37,8 +37,9 @@ CFLAGS += -DPLUMB_MPI
 .DEFAULT_GOAL := plumb-mpi
 endif
 LIBSRC  := $(wildcard io/*.c models/*/*.c sim/*.c render/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
-GENSRC  := $(B)/catalog_gpus.c $(B)/catalog_models.c
-LIBOBJ  := $(patsubst %.c,$(B)/%.o,$(LIBSRC)) $(B)/catalog_gpus.o $(B)/catalog_models.o
+GENSRC  := $(B)/catalog_gpus.c $(B)/catalog_models.c $(B)/catalog_engines.c
+LIBOBJ  := $(patsubst %.c,$(B)/%.o,$(LIBSRC)) $(B)/catalog_gpus.o $(B)/catalog_models.o \
+	   $(B)/catalog_engines.o
 MAINOBJ := $(B)/cli/main.o
 TESTSRC := $(wildcard tests/unit/*.c)
 TESTOBJ := $(patsubst %.c,$(B)/%.o,$(TESTSRC))
@@ -76,6 +77,14 @@ $(B)/catalog_models.c: scenarios/catalog/models.yaml scripts/embed.sh
 	$(Q)sh scripts/embed.sh llm_catalog_models_yaml $< > $@.tmp && mv $@.tmp $@
 
 $(B)/catalog_models.o: $(B)/catalog_models.c
+	@echo "  CC    $<"
+	$(Q)$(CC) $(STD) $(OPT) -c -o $@ $<
+
+$(B)/catalog_engines.c: scenarios/catalog/engines.yaml scripts/embed.sh
+	@mkdir -p $(B)
+	$(Q)sh scripts/embed.sh scn_catalog_engines_yaml $< > $@.tmp && mv $@.tmp $@
+
+$(B)/catalog_engines.o: $(B)/catalog_engines.c
 	@echo "  CC    $<"
 	$(Q)$(CC) $(STD) $(OPT) -c -o $@ $<
 

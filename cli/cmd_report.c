@@ -52,7 +52,7 @@ const char cmd_report_usage[] =
 	"                         plausible ranges or the GPU catalog's measured spreads\n"
 	"  --model M, --weights W, --kv DTYPE, --layout L,..., --concurrency C,...,\n"
 	"  --input N, --output N, --context N, --microbatches M, --mtp D, --accept A,\n"
-	"  --eager, --nccl-p2p-level L\n"
+	"  --eager, --nccl-p2p-level L, --engine E[@V]\n"
 	"                         as for `plumb predict`\n"
 	"  -h, --help             this help\n"
 	"\n"
@@ -75,15 +75,17 @@ struct ropts {
 	int npass;
 	int draws_given, layout_given;
 	const char *input, *output, *context;
+	const char *engine;             /* --engine, NULL: each scenario's */
 };
 
 /* Options of `plumb predict` the report hands on: with a value, then the
  * flag (the last). Handed on as "--name value". */
 static char pass_names[][20] = {
 	"--model", "--weights", "--kv", "--layout", "--concurrency", "--input", "--output",
-	"--context", "--microbatches", "--mtp", "--accept", "--nccl-p2p-level", "--draws", "--eager"
+	"--context", "--microbatches", "--mtp", "--accept", "--nccl-p2p-level", "--draws", "--engine",
+	"--eager"
 };
-#define NPASS_VALUE 13          /* the first 13 take a value */
+#define NPASS_VALUE 14          /* the first 14 take a value */
 
 static const struct option longopts[] = {
 	{ "model", required_argument, NULL, 0x100 + 0 },
@@ -99,7 +101,8 @@ static const struct option longopts[] = {
 	{ "accept", required_argument, NULL, 0x100 + 10 },
 	{ "nccl-p2p-level", required_argument, NULL, 0x100 + 11 },
 	{ "draws", required_argument, NULL, 0x100 + 12 },
-	{ "eager", no_argument, NULL, 0x100 + 13 },
+	{ "engine", required_argument, NULL, 0x100 + 13 },
+	{ "eager", no_argument, NULL, 0x100 + 14 },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -143,6 +146,8 @@ static int parse(int argc, char **argv, struct ropts *o)
 			o->output = optarg;
 		else if (k == 7)
 			o->context = optarg;
+		else if (k == 13)
+			o->engine = optarg;
 	}
 	for (i = optind; i < argc; i++) {
 		if (o->npaths >= MAXSCN)
@@ -829,8 +834,20 @@ static void assumptions(FILE *f, const struct study *st, const struct ropts *o)
 		int nset = 0;
 		fputs("<li>", f);
 		esc(f, s->name);
-		fprintf(f, ": engine %s, CUDA graphs %s", scn_engine_name(s->serving.engine),
-			s->serving.cuda_graphs ? "on" : "off");
+		{
+			/* the stack the prediction assumed (predict's JSON), else
+			 * the scenario's own section */
+			json_t *es = json_array_get(json_object_get(st->doc, "engine_stacks"),
+						    (size_t)j);
+			if (json_is_string(es)) {
+				fputs(": engine ", f);
+				esc(f, json_string_value(es));
+			} else {
+				fprintf(f, ": engine %s, CUDA graphs %s",
+					scn_engine_name(s->serving.engine),
+					s->serving.cuda_graphs ? "on" : "off");
+			}
+		}
 		if (s->nccl_level >= 0)
 			fprintf(f, ", NCCL_P2P_LEVEL=%s", topo_nccl_path_str(s->nccl_level));
 		if (s->serving.mtp_draft > 0)

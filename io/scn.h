@@ -184,9 +184,35 @@ struct scn_serving {
 	double mtp_accept_pos[16];  /* accept: [a1, a2, ...] per draft position */
 	int mtp_naccept;            /* entries of mtp_accept_pos, 0: one rate */
 	char note[256];
+	/* The keys the file states (SCN_SV_* bits): they win over the engine
+	 * table (they record what was measured). */
+	unsigned stated;
+	unsigned version;           /* `engine: NAME@VERSION` (scn_version_pack), 0: the
+				       table's default for the engine */
+	/* Filled from the engine table (scn_serving_fill) where not stated;
+	 * before that: prefill_graphs -1 (plumb's old rule: eager under SGLang),
+	 * the rest 0. */
+	int from_table;             /* 1: the table filled this stack */
+	int prefill_graphs;         /* prefill steps replay CUDA graphs (-1 unknown) */
+	int mixed;                  /* the scheduler mixes decode and prompt chunks */
+	long chunk_tokens;          /* prefill chunk, 0: prompts whole */
+	long max_batched;           /* a mixed step's token budget, 0: none */
+	char table_moe_runner[16];  /* the engine table's MoE runner: fused, grouped, loop,
+				       deepep ("" unknown); not used by the step yet */
+	int src_row[16];            /* the table row that gave each setting
+				       (enum scn_eng_col), -1: stated or none */
+};
+
+/* Bits of scn_serving.stated. */
+enum {
+	SCN_SV_ENGINE = 1u << 0, SCN_SV_GRAPHS = 1u << 1, SCN_SV_ALLREDUCE = 1u << 2,
+	SCN_SV_FUSION = 1u << 3, SCN_SV_MOE_BACKEND = 1u << 4, SCN_SV_ATTN = 1u << 5,
+	SCN_SV_DSA = 1u << 6
 };
 
 const char *scn_engine_name(enum scn_engine e);
+/* moe_trtllm_gen and attn_trtllm_gen from sv's backend names. */
+void scn_serving_derive(struct scn_serving *sv);
 const char *scn_allreduce_name(enum scn_allreduce a);
 
 struct scn_host {
@@ -410,6 +436,101 @@ void scn_set_overlay(const struct plumb_consts *k);
 void scn_set_load_hook(void (*fn)(struct scenario *s, void *arg), void *arg);
 
 const char *scn_kind_name(enum scn_kind k);
+
+/*
+ * The engine table (scenarios/catalog/engines.yaml, compiled in; docs/model.md
+ * "Engine stacks"): what SGLang, vLLM and TensorRT-LLM run by default, by
+ * version, model family and GPU architecture. Each row states some settings
+ * (enum scn_eng_col) for the versions, families and architectures it
+ * matches; a setting comes from the first matching row that states it.
+ */
+#define SCN_ENG_MAX_ROWS 32
+#define SCN_ENG_MAX_ARCH 6
+#define SCN_ENG_MAX_TIERS 6
+#define SCN_NENGINES 3          /* sglang, vllm, trtllm: the engines with a table */
+enum scn_family { SCN_FAM_DSA, SCN_FAM_MLA, SCN_FAM_GQA_MOE, SCN_FAM_GQA, SCN_NFAMILY };
+enum scn_eng_col {
+	SCN_EC_ATTN, SCN_EC_DSA, SCN_EC_AR, SCN_EC_AR_PCIE, SCN_EC_FUSION, SCN_EC_MOE_BACKEND,
+	SCN_EC_MOE_RUNNER, SCN_EC_GRAPHS, SCN_EC_PREFILL_GRAPHS, SCN_EC_SCHED, SCN_EC_CHUNK,
+	SCN_EC_MAXBATCH, SCN_NEC
+};
+/* [[below_gib, tokens], ...]: the first tier whose bound (0: any) is above
+ * the GPU's memory gives the tokens. */
+struct scn_eng_tiers {
+	int n;
+	double below_gib[SCN_ENG_MAX_TIERS];
+	long tokens[SCN_ENG_MAX_TIERS];
+};
+struct scn_eng_row {
+	unsigned since, before;     /* versions (scn_version_pack), before 0: none */
+	unsigned families;          /* 1 << enum scn_family; all when not given */
+	int narch;                  /* 0: every architecture */
+	char arch[SCN_ENG_MAX_ARCH][16];
+	unsigned states;            /* 1 << enum scn_eng_col */
+	char attention_backend[32];
+	int dsa_dense;
+	enum scn_allreduce ar, ar_pcie;
+	int fusion;
+	char moe_backend[32];
+	char moe_runner[16];
+	int graphs, prefill_graphs, mixed;
+	struct scn_eng_tiers chunk, maxbatch;
+	char source[640];
+	int line, col;
+};
+struct scn_eng {
+	enum scn_engine id;
+	unsigned oldest, newest, def;   /* known versions [oldest, newest], default */
+	int nrows;
+	struct scn_eng_row rows[SCN_ENG_MAX_ROWS];
+};
+struct scn_eng_table {
+	int n;
+	struct scn_eng e[SCN_NENGINES];
+};
+
+/* The compiled-in table, parsed on first use (read-only, shared); NULL with
+ * err filled only on a build bug. */
+const struct scn_eng_table *scn_engines_builtin(struct plumb_err *err);
+
+/* Parse an engine table from YAML text named file; *out is freed with
+ * free(). Errors: EINPUT at file:line:col (unknown engine or key, bad
+ * version, an engine whose last row does not state every setting). */
+int scn_engines_parse(const char *file, const char *text, struct scn_eng_table **out,
+		      struct plumb_err *err);
+
+/* "0.5.9" -> 5009 + ... (major << 20 | minor << 10 | patch, each below
+ * 1024): the packed version, or 0 when s is not 1 to 3 numbers. */
+unsigned scn_version_pack(const char *s);
+/* The packed version as text ("0.5.9") into buf. */
+const char *scn_version_text(unsigned v, char *buf, size_t n);
+
+/* Engine e's entry in t, or NULL (SCN_ENGINE_OTHER has none). */
+const struct scn_eng *scn_engines_find(const struct scn_eng_table *t, enum scn_engine e);
+
+/*
+ * "NAME" or "NAME@VERSION" (sglang, vllm, trtllm; `other` too when
+ * allow_other) against the built-in table: *e and *version (0 for NAME
+ * alone). -1 with a message in msg (an unknown name with the closest one,
+ * a malformed version, a version outside what the table knows) else 0.
+ */
+int scn_engine_spec(const char *spec, int allow_other, enum scn_engine *e, unsigned *version,
+		    char *msg, size_t n);
+
+/*
+ * What engine eng runs at version (0: its default) for a model of family fam
+ * on GPUs of architecture arch with mem_gib of memory, its all-reduce group
+ * fully connected by NVLink or not (nvlink): into sv's settings that the
+ * scenario does not state (sv->stated), with src_row[] naming each row. The
+ * engine and version go into sv unless stated. 0, or -1 when a setting has
+ * no row (a table bug) or eng has no table.
+ */
+int scn_serving_fill(struct scn_serving *sv, const struct scn_eng_table *t,
+		     enum scn_engine eng, unsigned version, enum scn_family fam,
+		     const char *arch, double mem_gib, int nvlink);
+
+const char *scn_family_name(enum scn_family f);
+const char *scn_eng_col_name(enum scn_eng_col c);
 
 /* Sum of a GPU model's BARs, bytes. */
 uint64_t scn_gpu_bar_total(const struct scn_gpu_model *m);

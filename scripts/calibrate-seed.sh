@@ -35,7 +35,8 @@ strip() {
 		/^constants:/ { inb = 1; print; next }
 		inb && /^  / { if ($1 in drop) next; print; next }
 		{ inb = 0 }
-		e == 1 && /^  cuda_graphs:/ { print "  cuda_graphs: false"; next }
+		e == 1 && /^  cuda_graphs:/ { next }
+		e == 1 && /^serving:/ { print; print "  cuda_graphs: false"; next }
 		{ print }' "$1" > "$2"
 }
 

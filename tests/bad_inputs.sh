@@ -209,6 +209,7 @@ cases-not-a-list         3 validate $DIR/cases-not-a-list.yaml
 cases-unknown-kind       3 validate $DIR/cases-unknown-kind.yaml
 cases-missing-data       4 validate $DIR/cases-missing-data.yaml
 cases-missing-scenario   4 validate $DIR/cases-missing-scenario.yaml
+cases-bad-engine         3 validate $DIR/cases-bad-engine.yaml
 cases-misspelt-key       3 validate $DIR/cases-misspelt-key.yaml
 cases-gpus-out-of-range  3 validate $DIR/cases-gpus-out-of-range.yaml
 cases-gpus-backwards     3 validate $DIR/cases-gpus-backwards.yaml
@@ -258,6 +259,10 @@ gpu-catalog-no-value     2 topo $BM --gpu-catalog
 predict-no-fit           3 predict $WS --layout tp2 --concurrency 1
 predict-p2p-level        2 predict $BM --nccl-p2p-level PCI
 predict-bad-format       2 predict $BM --format xml
+predict-engine-unknown   2 predict $BM --engine vlm
+predict-engine-version   2 predict $BM --engine sglang@0.1.0
+predict-engine-malformed 2 predict $BM --engine vllm@latest
+compare-engine-unknown   2 compare $BM $VM --engine tensorrt
 predict-missing-value    2 predict $BM --layout
 predict-value-120k       2 predict $BM --layout @long:120000
 predict-layout-empty     2 predict $BM --layout @empty

@@ -16,6 +16,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "p2ptest.h"
+#include "predict.h"
 #include "ytree.h"
 
 /* ---- bounds and the map u -> value --------------------------------- */
@@ -433,6 +434,7 @@ static void describe(const struct val_set *v, const int *cg, int g, struct calib
 	static const char *const chipset[] = { "q35", "i440fx" };
 	static const char *const iommu[] = { "off", "translate", "pt" };
 	const struct scenario *s = NULL;
+	struct scn_serving sv;
 	const char *base;
 	int c, i, j;
 
@@ -459,15 +461,26 @@ static void describe(const struct val_set *v, const int *cg, int g, struct calib
 		snprintf(d->chipset, sizeof(d->chipset), "%s", chipset[s->vm.chipset == SCN_I440FX]);
 		snprintf(d->iommu, sizeof(d->iommu), "%s", iommu[s->vm.host_iommu]);
 	}
-	snprintf(d->engine, sizeof(d->engine), "%s", scn_engine_name(s->serving.engine));
-	d->cuda_graphs = s->serving.cuda_graphs;
-	snprintf(d->allreduce, sizeof(d->allreduce), "%s",
-		 scn_allreduce_name(s->serving.allreduce));
-	snprintf(d->moe_backend, sizeof(d->moe_backend), "%s", s->serving.moe_backend);
-	snprintf(d->attention_backend, sizeof(d->attention_backend), "%s",
-		 s->serving.attention_backend);
-	d->allreduce_fusion = s->serving.allreduce_fusion;
-	snprintf(d->dsa, sizeof(d->dsa), "%s", s->serving.dsa_dense ? "dense" : "sparse");
+	/* the stack the group's cases ran: the first serving or decode case
+	 * run with the engine table's fill (val_case.stack), else the
+	 * scenario's section as it is */
+	sv = s->serving;
+	for (j = 0; j < v->ncases; j++) {
+		const struct val_case *k = &v->cases[j];
+		const struct llm_model *m;
+		if (cg[j] != g || !k->stack || (k->kind != VAL_SERVING && k->kind != VAL_DECODE) ||
+		    llm_model_resolve(k->model, &m, NULL) < 0)
+			continue;
+		pred_stack_of(k->scn, k->engine[0] ? k->engine : NULL, m, 0, &sv);
+		break;
+	}
+	snprintf(d->engine, sizeof(d->engine), "%s", scn_engine_name(sv.engine));
+	d->cuda_graphs = sv.cuda_graphs;
+	snprintf(d->allreduce, sizeof(d->allreduce), "%s", scn_allreduce_name(sv.allreduce));
+	snprintf(d->moe_backend, sizeof(d->moe_backend), "%s", sv.moe_backend);
+	snprintf(d->attention_backend, sizeof(d->attention_backend), "%s", sv.attention_backend);
+	d->allreduce_fusion = sv.allreduce_fusion;
+	snprintf(d->dsa, sizeof(d->dsa), "%s", sv.dsa_dense ? "dense" : "sparse");
 	for (c = 0; c < v->ncases; c++)
 		if (cg[c] == g && (v->cases[c].kind == VAL_NCCL || v->cases[c].kind == VAL_COLLCSV)) {
 			int p2p, shm;

@@ -16,6 +16,7 @@ void pred_cfg_init(struct pred_cfg *c)
 	topo_opts_init(&c->topo);
 	c->cuda_graphs = 1;
 	c->accept = 0.0;
+	c->stack = 1;
 }
 
 /* The shard of stage st of the layout. */
@@ -125,7 +126,10 @@ int pred_rounds(const struct pred_cfg *c, enum serve_step kind)
  */
 static int step_graphs(const struct pred_cfg *c, enum serve_step kind)
 {
-	if (kind != SERVE_DECODE && c->s->serving.engine == SCN_ENGINE_SGLANG)
+	const struct scn_serving *sv = &c->s->serving;
+	int prefill = sv->prefill_graphs >= 0 ? sv->prefill_graphs
+					       : sv->engine != SCN_ENGINE_SGLANG;
+	if (kind != SERVE_DECODE && !prefill)
 		return 0;
 	return c->cuda_graphs;
 }
@@ -669,8 +673,121 @@ void pred_diagnosis(const struct pred_cfg *c, const struct pred_step_info *i, ch
 			 100 * comm, how);
 }
 
+enum scn_family pred_family(const struct llm_model *m)
+{
+	if (m->attn == LLM_ATTN_MLA)
+		return m->index_topk > 0 ? SCN_FAM_DSA : SCN_FAM_MLA;
+	return m->experts > 0 ? SCN_FAM_GQA_MOE : SCN_FAM_GQA;
+}
+
+/* Is every pair of the first g GPUs of s bonded by NVLink (or g <= 2, where
+ * engines run their own all-reduce over PCIe P2P too)? */
+static int group_nvlink(const struct scenario *s, int g)
+{
+	long pairs = 0;
+	int i;
+	if (g <= 2)
+		return 1;
+	if (s->nvswitch)
+		return 1;
+	for (i = 0; i < s->nnvlink; i++)
+		pairs += s->nvlink[i].a < g && s->nvlink[i].b < g;
+	return pairs >= (long)g * (g - 1) / 2;
+}
+
+/* The engine table's stack into c->stack_s.serving. */
+static void fill_stack(struct pred_cfg *c)
+{
+	struct scn_serving *sv = &c->stack_s.serving;
+	const struct scn_eng_table *t = scn_engines_builtin(NULL);
+	const struct scenario *s = &c->stack_s;
+	const struct scn_gpu_model *g = NULL;
+	enum scn_engine e = sv->engine;
+	unsigned ver = sv->version;
+	int group = c->lay.tp > 0 ? c->lay.tp : s->ngpus;
+
+	if (c->engine && scn_engine_spec(c->engine, 1, &e, &ver, NULL, 0) == 0 &&
+	    e != sv->engine) {
+		/* another engine than the scenario's: none of its keys are
+		 * that engine's but what the scenario measured on the box */
+		sv->engine = e;
+	}
+	if (c->engine)
+		sv->version = ver;
+	if (!t || e == SCN_ENGINE_OTHER || !c->m)
+		return;
+	if (s->ngpus > 0 && s->catalog)
+		g = &s->catalog->gpus[s->nodes[s->gpu_node[0]].gpu_model];
+	scn_serving_fill(sv, t, e, sv->version, pred_family(c->m), g ? g->arch : "",
+			 g ? g->memory_gib : 0, group_nvlink(s, group));
+}
+
+void pred_stack_text(const struct pred_cfg *c, char *buf, size_t n)
+{
+	static const struct { unsigned bit; const char *key; } keys[] = {
+		{ SCN_SV_ATTN, "attention_backend" }, { SCN_SV_DSA, "dsa" },
+		{ SCN_SV_ALLREDUCE, "custom_allreduce" }, { SCN_SV_FUSION, "allreduce_fusion" },
+		{ SCN_SV_MOE_BACKEND, "moe_backend" }, { SCN_SV_GRAPHS, "cuda_graphs" }
+	};
+	const struct scn_serving *sv = &c->s->serving;
+	const struct scenario *s = c->s;
+	char ver[16] = "", sched[64], stated[160] = "";
+	size_t i, k;
+	int prefill = sv->prefill_graphs >= 0 ? sv->prefill_graphs : sv->engine != SCN_ENGINE_SGLANG;
+
+	if (sv->from_table)
+		scn_version_text(sv->version, ver, sizeof(ver));
+	if (sv->mixed)
+		snprintf(sched, sizeof(sched), "mixed steps of %ld tokens", sv->max_batched);
+	else if (sv->chunk_tokens)
+		snprintf(sched, sizeof(sched), "prefill first, chunks of %ld", sv->chunk_tokens);
+	else
+		snprintf(sched, sizeof(sched), "prefill first, prompts whole");
+	for (i = 0, k = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (sv->stated & keys[i].bit)
+			k += (size_t)snprintf(stated + k, k < sizeof(stated) ? sizeof(stated) - k : 0,
+					      "%s%s", k ? ", " : "", keys[i].key);
+	snprintf(buf, n, "%s%s%s%s: attention %s%s, all-reduce %s%s, MoE %s%s%s, %s%s, %s%s%s%s",
+		 scn_engine_name(sv->engine), ver[0] ? " " : "", ver,
+		 sv->from_table ? "" : " (the scenario's serving: section only)",
+		 sv->attention_backend[0] ? sv->attention_backend : "unknown",
+		 c->m && c->m->index_topk > 0 ? (sv->dsa_dense ? ", DSA dense" : ", DSA sparse") : "",
+		 sv->allreduce == SCN_AR_NCCL ? "NCCL" : scn_allreduce_name(sv->allreduce),
+		 sv->allreduce_fusion ? " with norm fusion" : "",
+		 sv->moe_backend[0] ? sv->moe_backend : "unknown",
+		 sv->table_moe_runner[0] ? " " : "", sv->table_moe_runner,
+		 c->cuda_graphs ? "CUDA graphs" : "eager",
+		 c->cuda_graphs ? (prefill ? " (prefill too)" : " (decode; prefill eager)") : "",
+		 sched, stated[0] ? "; the scenario states " : "", stated,
+		 s->serving.stated & SCN_SV_ENGINE ? "" : "");
+}
+
+void pred_stack_of(const struct scenario *s, const char *engine, const struct llm_model *m,
+		   int group, struct scn_serving *out)
+{
+	/* a pred_cfg is large (it holds a scenario struct): on the heap */
+	struct pred_cfg *c = malloc(sizeof(*c));
+	*out = s->serving;
+	if (!c)
+		return;
+	pred_cfg_init(c);
+	memcpy(&c->stack_s, s, sizeof(c->stack_s));
+	c->s = &c->stack_s;
+	c->m = m;
+	c->engine = engine;
+	c->lay.tp = group;
+	fill_stack(c);
+	*out = c->stack_s.serving;
+	free(c);
+}
+
 void pred_cfg_serving(struct pred_cfg *c)
 {
+	if (c->s != &c->stack_s)
+		memcpy(&c->stack_s, c->s, sizeof(c->stack_s));
+	c->s = &c->stack_s;
+	if (c->stack)
+		fill_stack(c);
 	c->cuda_graphs = c->s->serving.cuda_graphs;
 	c->prec.dsa_dense = c->s->serving.dsa_dense;
 	c->prec.moe_trtllm_gen = c->s->serving.moe_trtllm_gen;
@@ -688,9 +805,9 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 	    (rc = llm_prec_setup(&c->prec, c->m, weights ? weights : llm_default_weights(model),
 				 kv, err)) < 0)
 		return rc;
-	pred_cfg_serving(c);
 	if ((rc = step_layout_parse(layout, &c->lay, err)) < 0)
 		return rc;
+	pred_cfg_serving(c);
 	return pred_cfg_check_box(c, layout, err);
 }
 

@@ -32,6 +32,16 @@ struct pred_cfg {
 	double accept;          /* draft acceptance probability */
 	double accept_pos[16];  /* per draft position (naccept of them), else accept */
 	int naccept;
+	/* The engine stack (docs/model.md "Engine stacks"): set before
+	 * pred_cfg_setup / pred_cfg_serving. engine: --engine NAME[@VERSION]
+	 * (borrowed; NULL: the scenario's `serving: engine`, else sglang);
+	 * stack 0 keeps the scenario's serving: section as it is (no table). */
+	const char *engine;
+	int stack;
+	/* s with its serving: section filled from the engine table; s points
+	 * here after pred_cfg_serving (a copy of the scenario struct whose
+	 * tables are the scenario's: valid while the scenario is). */
+	struct scenario stack_s;
 };
 
 /* Tokens a decode step yields per sequence: 1 plus the expected accepted
@@ -70,7 +80,7 @@ struct pred_step_info {
 	int shm_hops;                       /* collectives' hops that bounce via the host */
 };
 
-/* Defaults: CUDA graphs on, micro 0, no drafts. */
+/* Defaults: CUDA graphs on, micro 0, no drafts, the engine table on. */
 void pred_cfg_init(struct pred_cfg *c);
 
 /*
@@ -84,11 +94,31 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 		   const char *weights, const char *kv, const char *layout,
 		   struct plumb_err *err);
 
-/* Take the serving stack of c's scenario (`serving:`): CUDA graphs, and
- * whether the engine runs a DSA model's sparse attention or dense MLA.
- * pred_cfg_setup calls it; callers filling a pred_cfg by hand call it after
- * llm_prec_init. */
+/* Take the serving stack of c's scenario: its `serving:` section with
+ * what it does not state filled from the engine table (c->engine, or the
+ * scenario's engine, for c's model family, the box's GPU architecture and
+ * memory, and whether the layout's all-reduce group is on NVLink); then CUDA
+ * graphs, dense or sparse DSA and the kernel cut. c->s then points at
+ * c->stack_s. pred_cfg_setup calls it; callers filling a pred_cfg by hand
+ * call it after llm_prec_init (and step_layout_parse, for the group). */
 void pred_cfg_serving(struct pred_cfg *c);
+
+/*
+ * The stack a prediction of model m on s runs under engine (NAME[@VERSION],
+ * NULL: the scenario's), with an all-reduce group of group GPUs (0: all):
+ * s's serving: section filled from the engine table, into *out (what
+ * pred_cfg_serving puts in c->stack_s.serving).
+ */
+void pred_stack_of(const struct scenario *s, const char *engine, const struct llm_model *m,
+		   int group, struct scn_serving *out);
+
+/* The model family the engine table matches for m. */
+enum scn_family pred_family(const struct llm_model *m);
+
+/* A line on c's stack (after pred_cfg_serving): engine and version, and
+ * what it runs ("sglang 0.5.9: attention triton, DSA dense, all-reduce
+ * NCCL, ..."), with the settings the scenario states named. */
+void pred_stack_text(const struct pred_cfg *c, char *buf, size_t n);
 
 /*
  * Can c's box run its layout? It needs no more GPUs than the box has, a

@@ -24,7 +24,7 @@ const char *const swp_setting_names[SWP_NSETTINGS + 1] = {
 /* Top-level keys of a scenario: a name starting with one is a path. */
 static const char *const scn_top[] = {
 	"name", "description", "seed", "source", "host", "pcie", "nvlink", "virtualization",
-	"nccl", "constants", "network", NULL
+	"nccl", "constants", "network", "serving", NULL
 };
 
 static const char *const grid_keys[] = {

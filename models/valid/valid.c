@@ -17,7 +17,7 @@
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
 	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo",
-	"acs", "points", NULL
+	"acs", "points", "engine", NULL
 };
 static const char *const qpoint_keys[] = { "matrix", "pairs", "value", "quote", NULL };
 static const char *const whatif_keys[] = {
@@ -126,6 +126,16 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 			return rc;
 		if (llm_model_resolve(c->model, &m, &me) < 0)
 			return yerr(t, x, PLUMB_EINPUT, err, "%s", me.msg);
+	}
+	if ((x = ymap_get(n, "engine"))) {
+		enum scn_engine en;
+		unsigned ver;
+		char msg[256];
+		if ((rc = yget_str(t, x, "engine", c->engine, sizeof(c->engine), err)) < 0)
+			return rc;
+		if (scn_engine_spec(c->engine, 0, &en, &ver, msg, sizeof(msg)) < 0)
+			return yerr(t, x, PLUMB_EINPUT, err, "%s", msg);
+		c->stack = 1;
 	}
 	if ((x = ymap_get(n, "weights"))) {
 		if ((rc = yget_str(t, x, "weights", c->weights, sizeof(c->weights), err)) < 0)
@@ -689,6 +699,7 @@ int val_add_files(struct val_set *v, const char *scenario, const char *const *fi
 			c->kind = kind;
 			snprintf(c->data, sizeof(c->data), "%s", files[i]);
 			snprintf(c->scenario, sizeof(c->scenario), "%s", scenario);
+			c->stack = 1;   /* as plumb predict runs the scenario */
 			snprintf(c->model, sizeof(c->model), "%s", model ? model : "glm-5");
 			snprintf(c->weights, sizeof(c->weights), "%s",
 				 weights ? weights : llm_default_weights(c->model));
@@ -789,15 +800,19 @@ void val_free(struct val_set *v)
 }
 
 /* Serve `model` with `layout` at concurrency conc on scenario scn. */
-static int serve_point(const struct scenario *scn, const char *model, const char *weights,
-		       const char *kv, const char *layout, int conc, long input, long output,
-		       long context, long prompts, double spread, struct serve_result *sr,
-		       struct plumb_err *err)
+static int serve_point(const struct scenario *scn, const char *engine, int stack, const char *model,
+		       const char *weights, const char *kv, const char *layout, int conc,
+		       long input, long output, long context, long prompts, double spread,
+		       struct serve_result *sr, struct plumb_err *err)
 {
 	struct pred_cfg c;
 	struct serve_params sp;
 	int rc;
 	pred_cfg_init(&c);
+	/* the engine table fills the stack when stack is 1 (engine "" or
+	 * NULL: the scenario's engine) */
+	c.engine = engine && engine[0] ? engine : NULL;
+	c.stack = stack;
 	if ((rc = pred_cfg_setup(&c, scn, model, weights, kv, layout, err)) < 0)
 		return rc;
 	pred_serve_params(&c, conc, input, output, context, &sp);
@@ -812,6 +827,8 @@ static int case_cfg(const struct val_case *c, const char *layout, struct pred_cf
 		    struct plumb_err *err)
 {
 	pred_cfg_init(pc);
+	pc->engine = c->engine[0] ? c->engine : NULL;
+	pc->stack = c->stack;
 	return pred_cfg_setup(pc, c->scn, c->model, c->weights, c->kv, layout, err);
 }
 
@@ -896,7 +913,7 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 		case VAL_SERVING: {
 			const struct meas_csv_row *row = &c->serving->rows[pt->row];
 			struct serve_result sr;
-			if ((rc = serve_point(c->scn, c->model, c->weights, c->kv, row->layout,
+			if ((rc = serve_point(c->scn, c->engine, c->stack, c->model, c->weights, c->kv, row->layout,
 					      row->concurrency,
 					      row->input_len > 0 ? row->input_len : c->input,
 					      row->output_len > 0 ? row->output_len : c->output,
@@ -938,7 +955,7 @@ int val_predict(struct val_set *v, int c, struct plumb_err *err)
 			for (b = 0; b < w->nlayouts; b++)
 				for (k = 0; k < w->nconc; k++) {
 					struct serve_result sr;
-					if ((rc = serve_point(w->scn[a], "glm-5", "nvfp4", "bf16",
+					if ((rc = serve_point(w->scn[a], NULL, 1, "glm-5", "nvfp4", "bf16",
 							      w->layouts[b], w->conc[k], 1024, 1024, 0,
 							      0, 0, &sr, err)) < 0)
 						return rc;

@@ -34,6 +34,11 @@ struct val_case {
 	struct meas_p2p_file *p2p;  /* owned, kind p2p */
 	struct meas_csv *serving;   /* owned, kinds serving, collectives, decode */
 	char model[256], weights[16], kv[16];  /* serving: what was served (model: id or file) */
+	char engine[48];            /* serving: `engine: NAME[@VERSION]`, the stack its source
+				       ran, "": the scenario's engine */
+	int stack;                  /* 1: the engine table fills the scenario's serving: (a
+				       case that names its engine, or a calibrate --data
+				       case, run as predict runs it); 0: the section as it is */
 	long input, output;         /* serving: request lengths */
 	char note[1024];            /* shown under the case's table */
 	char group[48];             /* cases summarised together ("" none) */

@@ -151,6 +151,24 @@ for d in tests/data/hf/*/; do
 	fi
 done
 
+# The engine stacks (docs/model.md "Engine stacks"): GLM-5 on the bare-metal
+# RTX PRO 6000 box under vLLM, at 0 and 32k tokens of cached context: the
+# stack line, the other engines' answers, and the table.
+for v in ctx0:0 ctx32k:32768; do
+	name=${v%%:*}
+	ctx=${v#*:}
+	out=$tmp/engine.$name.out
+	"$PLUMB" predict scenarios/baremetal-8x-rtxpro6000.yaml --engine vllm --concurrency 1,8 \
+		--context "$ctx" --input $((ctx + 1024)) --output 128 --draws 0 >"$tmp/stdout" 2>"$tmp/err"
+	{ echo "exit: $?"; cat "$tmp/stdout" "$tmp/err"; } >"$out"
+	if [ "$update" -eq 1 ]; then
+		mkdir -p "$GOLDEN/engines"
+		store "$out" "$GOLDEN/engines/vllm-$name.out"
+	else
+		compare "$GOLDEN/engines/vllm-$name.out" "$out" "plumb predict --engine vllm --context $ctx"
+	fi
+done
+
 # Golden files whose scenario is gone would never be checked again.
 for g in "$GOLDEN"/*.out; do
 	[ -f "$g" ] || continue

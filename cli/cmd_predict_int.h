@@ -1,0 +1,53 @@
+/*
+ * cmd_predict_int.h - what `plumb predict` / `compare`'s two files share:
+ * the options (cli/cmd_predict.c parses them and runs the points through
+ * models/predict) and the printers of the rows (cli/cmd_predict_out.c:
+ * table, CSV, JSON, what a speed-up depends on, the throughput chart).
+ */
+#ifndef PLUMB_CMD_PREDICT_INT_H
+#define PLUMB_CMD_PREDICT_INT_H
+
+#include <stdio.h>
+
+#include "predict_run.h"
+
+#define MAXLIST PRED_MAXLIST
+#define MAXSCN 8
+
+/* The options: what is predicted (r, models/predict), and how it is shown. */
+struct popts {
+	struct pred_run r;
+	const char *format, *outpath;
+	int breakdown;              /* --breakdown: the step's parts */
+	const char *paths[MAXSCN];
+	int npaths;
+	const char *plot;           /* --plot FILE: the throughput chart */
+	const char *trace;          /* --trace FILE */
+	struct serve_request *reqs; /* its requests (owned) */
+	int accept_given;           /* --accept given (only with --mtp) */
+	int percentiles;            /* --percentiles */
+	/* The engine stack of each box (its first layout), and for predict the
+	 * answer under the other engines (pred_run_engines). */
+	char stack[MAXSCN][400];
+	struct pred_engine_alt alt[3];
+	int nalt;
+};
+
+/* --format csv or table (compare: several boxes side by side). */
+void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,
+		      const struct pred_row *rows, int nrows, int compare);
+
+/* --format json: the whole document (docs/cli.md); EUNTIME out of memory. */
+int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
+		     const struct pred_row *rows, int nrows, struct plumb_err *err);
+
+/* compare's table: what each bare-metal box's speed-up over the first
+ * depends on (pred_run_depends). */
+int cmd_predict_depends(FILE *f, const struct popts *o, struct scenario **s,
+			const struct pred_row *rows, int nrows, struct plumb_err *err);
+
+/* --plot FILE: total tok/s against the load, a line per box and layout. */
+int cmd_predict_plot(const struct popts *o, struct scenario **s, const struct pred_row *rows,
+		     int nrows, struct plumb_err *err);
+
+#endif

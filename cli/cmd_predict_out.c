@@ -1,0 +1,530 @@
+/*
+ * cmd_predict_out.c - the printers of `plumb predict` and `plumb compare`
+ * (cmd_predict_int.h): the rows as a table, CSV or JSON, the engine stacks,
+ * what a speed-up depends on, and the throughput chart.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cmd_predict_int.h"
+#include "jout.h"
+#include "render.h"
+
+/* --breakdown in a table: each representative step's parts, ms per GPU. */
+static void print_breakdown(FILE *f, const struct popts *o, const struct pred_row *rows, int nrows)
+{
+	int i, j;
+	fprintf(f, "\nStep parts, ms per GPU (%s; launch and kernel_min are kernel latency, "
+		   "weights and kv_cache memory):\n%-8s %11s", o->r.nbatch ? "each batch" :
+		   "the decode step at each concurrency, context input + output/2", "layout",
+		   o->r.nbatch ? "batch" : "concurrency");
+	for (j = 0; j < PART_N; j++)
+		fprintf(f, " %11s", pred_part_name((enum pred_part)j));
+	fputc('\n', f);
+	for (i = 0; i < nrows; i++) {
+		const struct pred_row *r = &rows[i];
+		if (!r->fits)
+			continue;
+		fprintf(f, "%-8s %11d", o->r.layouts[r->li], r->x);
+		for (j = 0; j < PART_N; j++)
+			fprintf(f, " %11.3f", r->part[j]);
+		fputc('\n', f);
+	}
+}
+
+/*
+ * JSON: what the model is and how its weights are stored ("model_info"):
+ * architecture, parameters, layer kinds, each weight group's format and bits
+ * per weight with scales, what the checkpoint keeps in bf16, weight bytes.
+ */
+/* A count held in a double (parameters, bytes) as a JSON integer. */
+static json_t *jcount(double x)
+{
+	return json_integer((json_int_t)llround(x));
+}
+
+/* The model's description (--format json "model_info"), or NULL when the
+ * model does not resolve (the rows say why) or memory runs out. */
+static json_t *model_json(const struct popts *o)
+{
+	static const char *const group[] = {
+		"attention", "dense_mlp", "shared_experts", "routed_experts", "router",
+		"embeddings", "lm_head"
+	};
+	const struct llm_model *m;
+	struct llm_prec p;
+	enum llm_dtype d[7];
+	double total, active;
+	int l, kinds[3] = { 0, 0, 0 }, j, has[7], rc = 0;
+	json_t *mi, *k, *fmt, *bits;
+	if (llm_model_resolve(o->r.model, &m, NULL) < 0 ||
+	    llm_prec_setup(&p, m, o->r.weights, o->r.kv, NULL) < 0)
+		return NULL;
+	llm_params(m, &total, &active);
+	for (l = 0; l < m->layers; l++)
+		kinds[llm_layer_kind(m, l)]++;
+	d[0] = p.linear, d[1] = p.dense, d[2] = p.shared, d[3] = p.experts;
+	d[4] = d[5] = d[6] = p.embed;
+	/* the groups the model has */
+	has[0] = has[5] = has[6] = 1;
+	has[1] = !m->experts || m->dense_layers > 0;
+	has[2] = m->shared_experts > 0;
+	has[3] = has[4] = m->experts > 0;
+	mi = json_object();
+	rc |= jout_set(mi, "id", jout_str(m->id));
+	rc |= jout_set(mi, "name", jout_str(m->name));
+	rc |= jout_set(mi, "architecture", jout_str(m->arch[0] ? m->arch : "catalog"));
+	rc |= jout_set(mi, "source", jout_str(m->source));
+	rc |= jout_set(mi, "params_total", jcount(total));
+	rc |= jout_set(mi, "params_active", jcount(active));
+	rc |= jout_set(mi, "layers", json_integer(m->layers));
+	k = json_object();
+	rc |= jout_set(k, "full", json_integer(kinds[LLM_LAYER_FULL]));
+	rc |= jout_set(k, "sliding", json_integer(kinds[LLM_LAYER_SLIDING]));
+	rc |= jout_set(k, "linear", json_integer(kinds[LLM_LAYER_LINEAR]));
+	rc |= jout_set(mi, "layer_kinds", k);
+	if (kinds[LLM_LAYER_SLIDING])
+		rc |= jout_set(mi, "sliding_window", json_integer(m->sliding_window));
+	fmt = json_object();
+	bits = json_object();
+	for (j = 0; j < 7; j++)
+		if (has[j]) {
+			rc |= jout_set(fmt, group[j], jout_str(llm_dtype_name(d[j])));
+			rc |= jout_set(bits, group[j], jout_real(llm_prec_bits(&p, d[j]), 4));
+		}
+	rc |= jout_set(mi, "formats", fmt);
+	rc |= jout_set(mi, "bits_per_weight", bits);
+	if (d[0] == LLM_INT4 || d[3] == LLM_INT4) {
+		rc |= jout_set(mi, "int4_group", json_integer(p.group));
+		rc |= jout_set(mi, "int4_zero_points", json_boolean(p.zero));
+	}
+	if (m->ckpt.set) {
+		json_t *c = json_object();
+		rc |= jout_set(c, "quant_method", jout_str(m->ckpt.method));
+		rc |= jout_set(c, "kept_bf16", jout_str(m->ckpt.kept));
+		rc |= jout_set(c, "kv_cache", jout_str(m->ckpt.kv[0] ? m->ckpt.kv : "bf16"));
+		rc |= jout_set(mi, "checkpoint", c);
+	}
+	rc |= jout_set(mi, "weight_bytes_total", jcount(llm_bytes_weights_total(m, &p, 0)));
+	rc |= jout_set(mi, "kv_bytes_per_token", jcount(llm_kv_bytes_per_token(m, p.kv, 1)));
+	if (rc) {
+		json_decref(mi);
+		return NULL;
+	}
+	return mi;
+}
+
+/* --format json: the whole document (docs/cli.md). */
+int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
+		     const struct pred_row *rows, int nrows, struct plumb_err *err)
+{
+	const char *xname = o->r.nbatch ? "batch" : "concurrency";
+	json_t *doc = json_object(), *arr = json_array(), *mi;
+	int i, j, k, rc = 0;
+
+	rc |= jout_set(doc, "model", jout_str(o->r.model));
+	rc |= jout_set(doc, "weights", jout_str(o->r.weights));
+	rc |= jout_set(doc, "kv", jout_str(o->r.kv));
+	if ((mi = model_json(o)))
+		rc |= jout_set(doc, "model_info", mi);
+	{
+		/* each box's engine stack (its first layout), in scenario order */
+		json_t *es = json_array();
+		for (i = 0; es && i < o->npaths; i++)
+			rc |= jout_push(es, jout_str(o->stack[i]));
+		rc |= !es || jout_set(doc, "engine_stacks", es);
+	}
+	for (i = 0; i < nrows; i++) {
+		const struct pred_row *r = &rows[i];
+		json_t *row = json_object();
+		rc |= jout_set(row, "scenario", jout_str(s[r->si]->name));
+		rc |= jout_set(row, "layout", jout_str(o->r.layouts[r->li]));
+		rc |= jout_set(row, xname, json_integer(r->x));
+		rc |= jout_set(row, "fits", json_boolean(r->fits));
+		if (!r->fits) {
+			rc |= jout_set(row, "why", jout_str(r->why));
+			rc |= jout_push(arr, row);
+			continue;
+		}
+		rc |= jout_set(row, "step_ms", jout_real(r->step_ms, 3));
+		rc |= jout_set(row, "tok_s_total", jout_real(r->tok_total, 2));
+		rc |= jout_set(row, "tok_s_per_stream", jout_real(r->tok_stream, 3));
+		rc |= jout_set(row, "tpot_ms", jout_real(r->tpot_ms, 3));
+		if (!isnan(r->ttft_ms))
+			rc |= jout_set(row, "ttft_ms", jout_real(r->ttft_ms, 2));
+		if (!isnan(r->lo)) {
+			rc |= jout_set(row, "tok_s_total_p5", jout_real(r->lo, 2));
+			rc |= jout_set(row, "tok_s_total_p95", jout_real(r->hi, 2));
+		}
+		if (r->dv) {
+			/* the interval's draws, in draw order (the same constants
+			 * for draw d of every row): a paired speed-up is the
+			 * ratio draw by draw; null where the point did not fit */
+			json_t *dv = json_array();
+			int d;
+			rc |= !dv;
+			for (d = 0; dv && d < r->ndv; d++)
+				rc |= jout_push(dv, isnan(r->dv[d]) ? json_null()
+								    : jout_real(r->dv[d], 2));
+			if (dv)
+				rc |= jout_set(row, "tok_s_draws", dv);
+		}
+		rc |= jout_set(row, "comm_frac", jout_real(r->comm, 4));
+		rc |= jout_set(row, "compute_frac", jout_real(r->compute, 4));
+		rc |= jout_set(row, "idle_frac", jout_real(r->idle, 4));
+		rc |= jout_set(row, "busy_frac", jout_real(r->compute + r->comm, 4));
+		rc |= jout_set(row, "diagnosis", jout_str(r->diag));
+		if (!o->r.nbatch) {
+			json_t *pc = json_object();
+			for (k = 0; k < SERVE_NDIST; k++) {
+				const double *v = serve_dist(&r->sr, k);
+				json_t *d = json_object();
+				rc |= jout_set(d, "p50", jout_real(v[0], 3));
+				rc |= jout_set(d, "p90", jout_real(v[1], 3));
+				rc |= jout_set(d, "p99", jout_real(v[2], 3));
+				rc |= jout_set(pc, serve_dist_name[k], d);
+			}
+			rc |= jout_set(row, "percentiles_ms", pc);
+			rc |= jout_set(row, "itl_ms", jout_real(r->sr.itl_ms, 3));
+			rc |= jout_set(row, "e2e_ms", jout_real(r->sr.e2e_ms, 2));
+			rc |= jout_set(row, "kv_tokens", json_integer(r->kv_tokens));
+			rc |= jout_set(row, "kv_peak_tokens", json_integer(r->sr.kv_peak));
+			rc |= jout_set(row, "queued_max", json_integer(r->sr.max_waiting));
+			rc |= jout_set(row, "retracted", json_integer(r->sr.preemptions));
+		}
+		if (o->breakdown) {
+			json_t *bd = json_object();
+			for (j = 0; j < PART_N; j++)
+				rc |= jout_set(bd, pred_part_name((enum pred_part)j),
+					       jout_real(r->part[j], 3));
+			rc |= jout_set(row, "breakdown_ms", bd);
+		}
+		rc |= jout_push(arr, row);
+	}
+	rc |= jout_set(doc, "rows", arr);
+	if (rc) {
+		json_decref(doc);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	rc = jout_write(f, doc, 2, err);
+	json_decref(doc);
+	return rc;
+}
+
+/* --percentiles in a table: each serving row's distributions and KV. */
+static void print_percentiles(FILE *f, const struct popts *o, const struct pred_row *rows, int nrows)
+{
+	int i, k;
+	fprintf(f, "\nLatency percentiles, ms (p50 / p90 / p99), and the KV cache (tokens)%s:\n"
+		   "%-8s %11s", o->r.rate > 0 ? "; arrivals Poisson" : "", "layout", "concurrency");
+	for (k = 0; k < SERVE_NDIST; k++)
+		fprintf(f, " %22s", serve_dist_name[k]);
+	fprintf(f, " %10s %10s %7s %9s\n", "kv_tokens", "kv_peak", "queued", "retracted");
+	for (i = 0; i < nrows; i++) {
+		const struct pred_row *r = &rows[i];
+		if (!r->fits)
+			continue;
+		fprintf(f, "%-8s %11d", o->r.layouts[r->li], r->x);
+		for (k = 0; k < SERVE_NDIST; k++) {
+			char cell[64];
+			const double *v = serve_dist(&r->sr, k);
+			snprintf(cell, sizeof(cell), "%.1f / %.1f / %.1f", v[0], v[1], v[2]);
+			fprintf(f, " %22s", cell);
+		}
+		fprintf(f, " %10ld %10ld %7d %9d\n", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
+			r->sr.preemptions);
+	}
+}
+
+/* The stack assumed, and the first layout's first and last load under the
+ * other engines against the rows (predict's table). */
+static void print_engines(FILE *f, const struct popts *o, const struct pred_row *rows, int nrows)
+{
+	const struct pred_row *lo = NULL, *hi = NULL;
+	const char *unit = "request";
+	int i;
+	fprintf(f, "# engine %s\n", o->stack[0]);
+	for (i = 0; i < nrows; i++)
+		if (rows[i].li == 0) {
+			if (!lo)
+				lo = &rows[i];
+			hi = &rows[i];
+		}
+	for (i = 0; lo && i < o->nalt; i++) {
+		const struct pred_engine_alt *a = &o->alt[i];
+		char c0[64] = "does not fit", c1[64] = "does not fit";
+		if (a->lo.fits)
+			snprintf(c0, sizeof(c0), "%.1f tok/s (x%.2f)", a->lo.tok_total,
+				 lo->fits ? a->lo.tok_total / lo->tok_total : NAN);
+		if (a->hi.fits)
+			snprintf(c1, sizeof(c1), "%.1f tok/s (x%.2f)", a->hi.tok_total,
+				 hi->fits ? a->hi.tok_total / hi->tok_total : NAN);
+		if (o->r.nbatch)
+			fprintf(f, "#   under %s, %s: %s at batch %d", a->engine, o->r.layouts[0], c0,
+				lo->x);
+		else
+			fprintf(f, "#   under %s, %s: %s at %d %s%s", a->engine, o->r.layouts[0], c0,
+				lo->x, unit, lo->x == 1 ? "" : "s");
+		if (hi != lo)
+			fprintf(f, ", %s at %s%d", c1, o->r.nbatch ? "batch " : "", hi->x);
+		fputc('\n', f);
+	}
+}
+
+void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,
+		      const struct pred_row *rows, int nrows, int compare)
+{
+	const char *xname = o->r.nbatch ? "batch" : "concurrency";
+	int i, j, w, iv = 0, pct = o->percentiles && !o->r.nbatch;
+
+	for (i = 0; i < nrows; i++)
+		iv |= rows[i].fits && !isnan(rows[i].lo);
+
+	if (!strcmp(o->format, "csv")) {
+		fprintf(f, "%slayout,gpus,%s,context,step_ms,tok_s_total,tok_s_per_stream,tpot_ms,ttft_ms,comm_frac,compute_frac,idle_frac,busy_frac,fits,diagnosis%s",
+			compare ? "scenario," : "", xname, iv ? ",tok_s_total_p5,tok_s_total_p95" : "");
+		for (j = 0; o->breakdown && j < PART_N; j++)
+			fprintf(f, ",%s_ms", pred_part_name((enum pred_part)j));
+		for (j = 0; pct && j < SERVE_NDIST * SERVE_NPCT; j++)
+			fprintf(f, ",%s_p%.0f_ms", serve_dist_name[j / SERVE_NPCT], 100 * serve_pct[j % SERVE_NPCT]);
+		if (pct)
+			fputs(",kv_tokens,kv_peak_tokens,queued_max,retracted", f);
+		fputc('\n', f);
+		for (i = 0; i < nrows; i++) {
+			const struct pred_row *r = &rows[i];
+			struct step_layout l;
+			step_layout_parse(o->r.layouts[r->li], &l, NULL);
+			if (compare)
+				fprintf(f, "%s,", s[r->si]->name);
+			fprintf(f, "%s,%d,%d,%ld,", o->r.layouts[r->li], l.gpus, r->x,
+				o->r.nbatch ? o->r.context : o->r.input + o->r.output / 2);
+			if (!r->fits) {
+				fprintf(f, ",,,,,,,,,0,\"%s\"%s", r->why, iv ? ",," : "");
+				for (j = 0; o->breakdown && j < PART_N; j++)
+					fputc(',', f);
+				for (j = 0; pct && j < SERVE_NDIST * SERVE_NPCT + 4; j++)
+					fputc(',', f);
+				fputc('\n', f);
+				continue;
+			}
+			fprintf(f, "%.3f,%.2f,%.3f,%.3f,", r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
+			if (isnan(r->ttft_ms))
+				fputc(',', f);
+			else
+				fprintf(f, "%.2f,", r->ttft_ms);
+			fprintf(f, "%.4f,%.4f,%.4f,%.4f,1,\"%s\"", r->comm, r->compute, r->idle,
+				r->compute + r->comm, r->diag);
+			if (iv && !isnan(r->lo))
+				fprintf(f, ",%.2f,%.2f", r->lo, r->hi);
+			else if (iv)
+				fputs(",,", f);
+			for (j = 0; o->breakdown && j < PART_N; j++)
+				fprintf(f, ",%.3f", r->part[j]);
+			for (j = 0; pct && j < SERVE_NDIST * SERVE_NPCT; j++)
+				fprintf(f, ",%.3f", serve_dist(&r->sr, j / SERVE_NPCT)[j % SERVE_NPCT]);
+			if (pct)
+				fprintf(f, ",%ld,%ld,%d,%d", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
+					r->sr.preemptions);
+			fputc('\n', f);
+		}
+		return;
+	}
+	/* table */
+	fprintf(f, "# %s, %s weights, %s KV cache; input %ld, output %ld, cached context %ld tokens%s%s\n",
+		o->r.model, o->r.weights, o->r.kv, o->r.input, o->r.output, o->r.context,
+		o->r.eager ? ", eager" : ", CUDA graphs", o->r.mtp ? ", speculative decoding" : "");
+	if (o->trace)
+		fprintf(f, "# requests: %d from %s (their arrivals and lengths)\n", o->r.nreqs, o->trace);
+	else if (o->r.rate > 0)
+		fprintf(f, "# requests: %ld arriving at %g/s (Poisson)\n",
+			o->r.requests ? o->r.requests : 1000, o->r.rate);
+	if (!compare) {
+		fprintf(f, "# %s\n", s[0]->name[0] ? s[0]->name : s[0]->path);
+		print_engines(f, o, rows, nrows);
+		if (iv)
+			fprintf(f, cmd_calib() ? "# tok/s 90%% interval from the calibration's covariance "
+				   "and residual spread (%d draws)\n"
+				   : "# tok/s 90%% interval from the step constants the scenario leaves "
+				   "open, over their plausible ranges or the GPU catalog's measured "
+				   "spreads (%d draws; plumb constants)\n",
+				o->r.draws);
+		fprintf(f, "%-8s %11s %9s %11s ", "layout", xname, "step_ms", "tok/s");
+		if (iv)
+			fprintf(f, "%17s ", "tok/s 90%");
+		fprintf(f, "%11s %9s %9s %6s %6s  %s\n", "tok/s/user", "tpot_ms", "ttft_ms", "comm%", "busy%", "diagnosis");
+		for (i = 0; i < nrows; i++) {
+			const struct pred_row *r = &rows[i];
+			if (!r->fits) {
+				fprintf(f, "%-8s %11d  %s\n", o->r.layouts[r->li], r->x, r->why);
+				continue;
+			}
+			fprintf(f, "%-8s %11d %9.2f %11.1f ", o->r.layouts[r->li], r->x, r->step_ms, r->tok_total);
+			if (iv) {
+				char cell[48];
+				snprintf(cell, sizeof(cell), "%.1f-%.1f", r->lo, r->hi);
+				fprintf(f, "%17s ", isnan(r->lo) ? "-" : cell);
+			}
+			fprintf(f, "%11.2f %9.2f ", r->tok_stream, r->tpot_ms);
+			if (isnan(r->ttft_ms))
+				fprintf(f, "%9s ", "-");
+			else
+				fprintf(f, "%9.1f ", r->ttft_ms);
+			fprintf(f, "%5.0f%% %5.0f%%  %s\n", 100 * r->comm, 100 * (r->compute + r->comm), r->diag);
+		}
+		if (o->breakdown)
+			print_breakdown(f, o, rows, nrows);
+		if (pct)
+			print_percentiles(f, o, rows, nrows);
+		return;
+	}
+	/* With draws every speed-up also gets its paired 90% range: the
+	 * ratio under each draw (draw d the same constants for both rows). */
+	for (i = 0, w = 30; i < nrows; i++)
+		if (rows[i].dv)
+			w = 44;
+	for (j = 0; j < ns; j++)
+		fprintf(f, "# %s: engine %s\n", s[j]->name, o->stack[j]);
+	fprintf(f, "# total tok/s per box; x = speed-up over %s%s\n", s[0]->name,
+		w > 30 ? " (with its 90% range over the draws, each the same for every box)" : "");
+	fprintf(f, "%-8s %11s", "layout", xname);
+	for (j = 0; j < ns; j++)
+		fprintf(f, " %*s", j ? w : 24, s[j]->name);
+	fputc('\n', f);
+	for (i = 0; i < nrows; i += ns) {
+		const struct pred_row *r0 = &rows[i];
+		fprintf(f, "%-8s %11d", o->r.layouts[r0->li], r0->x);
+		for (j = 0; j < ns; j++) {
+			const struct pred_row *r = &rows[i + j];
+			if (!r->fits)
+				fprintf(f, " %*s", j ? w : 24, "does not fit");
+			else {
+				char cell[128], band[48] = "", xr[48] = "";
+				if (!isnan(r->lo))
+					snprintf(band, sizeof(band), " [%.0f-%.0f]", r->lo, r->hi);
+				if (j > 0 && r0->fits && r->dv && r0->dv && r->ndv == r0->ndv) {
+					double lo, hi;
+					pred_ratio_interval(&o->r, r->dv, r0->dv, r->ndv, &lo, &hi);
+					if (!isnan(lo))
+						snprintf(xr, sizeof(xr), ", x%.2f-%.2f", lo, hi);
+				}
+				if (j == 0 || !r0->fits)
+					snprintf(cell, sizeof(cell), "%.1f%s", r->tok_total, band);
+				else
+					snprintf(cell, sizeof(cell), "%.1f%s (x%.2f%s)", r->tok_total, band,
+						 r->tok_total / r0->tok_total, xr);
+				fprintf(f, " %*s", j ? w : 24, cell);
+			}
+		}
+		fputc('\n', f);
+	}
+	fputs("\nWhy (per box, at the highest concurrency of each layout):\n", f);
+	for (j = 0; j < ns; j++)
+		for (i = nrows - 1; i >= 0; i--) {
+			int k;
+			const struct pred_row *r = &rows[i];
+			if (r->si != j)
+				continue;
+			for (k = i + 1; k < nrows && (rows[k].si != j || rows[k].li != r->li); k++)
+				;
+			if (k < nrows || !r->fits)
+				continue;
+			fprintf(f, "  %s %s x%d: %s\n", s[j]->name, o->r.layouts[r->li], r->x, r->diag);
+		}
+}
+
+/* " (90%: xLO-HI)", or "" without a range. */
+static const char *range_text(char *buf, size_t n, double lo, double hi)
+{
+	if (isnan(lo) || isnan(hi))
+		return "";
+	snprintf(buf, n, " (90%%: x%.2f-%.2f)", lo, hi);
+	return buf;
+}
+
+/*
+ * What a box's speed-up over the first depends on, for every bare-metal box:
+ * the first layout at the lowest and highest load again with NCCL's default
+ * level (PXB) when the scenario sets NCCL_P2P_LEVEL=SYS (P2P across host
+ * bridges becomes host-memory SHM), and with both boxes' engines on eager
+ * launches (pred_run_depends).
+ */
+int cmd_predict_depends(FILE *f, const struct popts *o, struct scenario **s,
+			const struct pred_row *rows, int nrows, struct plumb_err *err)
+{
+	struct pred_depends dep[MAXSCN];
+	int k, n, rc;
+	if ((rc = pred_run_depends(&o->r, s, o->npaths, rows, nrows, dep, &n, err)) < 0)
+		return rc;
+	for (k = 0; k < n; k++) {
+		const struct pred_depends *d = &dep[k];
+		char buf[2][64];
+		if (k == 0) {
+			fprintf(f, "\nWhat the speed-up over %s depends on (%s, %d and %d requests):\n",
+				s[0]->name, o->r.layouts[0], d->lo->x, d->hi->x);
+			if (!isnan(d->rlo[0]))
+				fprintf(f, "  (90%%: the speed-up under %d draws of the constants, %s, "
+					   "each draw the same for both boxes)\n", o->r.draws,
+					cmd_calib() ? "from the calibration's covariance and residual spread" :
+					"the step constants the scenarios leave open over their plausible ranges");
+		}
+		fprintf(f, "  %s: x%.2f%s and x%.2f%s as predicted above.\n", s[d->j]->name,
+			d->lo->tok_total / d->lo0->tok_total,
+			range_text(buf[0], sizeof(buf[0]), d->rlo[0], d->rhi[0]),
+			d->hi->tok_total / d->hi0->tok_total,
+			range_text(buf[1], sizeof(buf[1]), d->rlo[1], d->rhi[1]));
+		if (d->pxb)
+			fprintf(f, "    It runs P2P between GPUs on different host bridges only with "
+				   "NCCL_P2P_LEVEL=SYS (its scenario sets it); with NCCL's default (PXB) "
+				   "its all-reduces go through host memory: %.1f and %.1f tok/s, "
+				   "x%.2f and x%.2f.\n", d->pxb_tok[0], d->pxb_tok[1],
+				d->pxb_tok[0] / d->lo0->tok_total, d->pxb_tok[1] / d->hi0->tok_total);
+		if (d->eager_fits)
+			fprintf(f, "    With both engines on eager launches (no CUDA graphs): %.1f and "
+				   "%.1f tok/s against %.1f and %.1f, x%.2f and x%.2f.\n",
+				d->eager[0], d->eager[1], d->eager0[0], d->eager0[1],
+				d->eager[0] / d->eager0[0], d->eager[1] / d->eager0[1]);
+	}
+	if (n && s[0]->vm.mode == SCN_VM && s[0]->serving.given)
+		fprintf(f, "  %s's host-path constant (vm_shm_step_us) is fitted to its measured "
+			   "tok/s with CUDA graphs on; if its engine ran without them, the same data "
+			   "gives a smaller one (scripts/calibrate-seed.sh prints both and the "
+			   "speed-up each implies).\n", s[0]->name);
+	return 0;
+}
+
+/* The rows as the throughput chart: a line per box and layout. */
+int cmd_predict_plot(const struct popts *o, struct scenario **s, const struct pred_row *rows,
+		     int nrows, struct plumb_err *err)
+{
+	struct rdr_series *ser = calloc((size_t)(o->npaths * o->r.nlayouts), sizeof(*ser));
+	char title[256];
+	int i, rc;
+	if (!ser)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	for (i = 0; i < o->npaths * o->r.nlayouts; i++) {
+		snprintf(ser[i].label, sizeof(ser[i].label), "%s, %s", s[i / o->r.nlayouts]->name,
+			 o->r.layouts[i % o->r.nlayouts]);
+		ser[i].color = i / o->r.nlayouts;
+		ser[i].dash = i % o->r.nlayouts;
+	}
+	for (i = 0; i < nrows; i++) {
+		struct rdr_series *r = &ser[rows[i].si * o->r.nlayouts + rows[i].li];
+		if (r->n < RDR_MAX_PTS) {
+			r->x[r->n] = rows[i].x;
+			/* the 90% interval as a band where there is one (NAN draws none) */
+			r->lo[r->n] = rows[i].fits ? rows[i].lo : NAN;
+			r->hi[r->n] = rows[i].fits ? rows[i].hi : NAN;
+			r->y[r->n++] = rows[i].fits ? rows[i].tok_total : NAN;
+		}
+	}
+	snprintf(title, sizeof(title), "%s %s: total tok/s (input %ld, output %ld)", o->r.model,
+		 o->r.weights, o->r.input, o->r.output);
+	rc = rdr_throughput(o->plot, title, o->r.nbatch ? "batch (one decode step)" :
+			    "concurrent requests (closed loop)", ser, o->npaths * o->r.nlayouts, err);
+	rdr_release_fonts();
+	free(ser);
+	return rc;
+}
