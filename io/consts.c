@@ -242,6 +242,18 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"mem_fraction_static picks about 0.8-0.93 by GPU size; the seed box's twin ran 0.92 "
 		"(realdata/serving-samples.md section 1)",
 		SCOPE_ENGINE, 0.5, 0.98 },
+	/* A fused MoE kernel's time grows with the experts it touches by their
+	 * bytes and a fixed part each (tile setup, the pipeline filling again
+	 * for each expert's weights). Kernel benchmarks of one MoE layer at
+	 * batch 1..16 give the slope per touched expert; a large expert and a
+	 * small one on the same memory family separate the two parts. */
+	[K_MOE_EXPERT_US] = { "moe_expert_us", "us", 0.30, 0, 1000,
+		"derived: Triton fused_moe time per touched expert (slope over batch 1-16) 55.31 us "
+		"for Mixtral bf16 tp2 experts of 176.2 MB on H100 (vllm-project/vllm PR 24700) and "
+		"0.815 us for Qwen3-235B fp8 tp8 experts of 2.36 MB on H200 (sgl-project/sglang PR "
+		"11730): bytes at 0.956 of the memory rate plus 0.30 us each; Qwen3-30B bf16 on B200 "
+		"(vllm-project/vllm PR 31448, 9.4 MB experts, 1.59 us per expert) gives 0.36",
+		SCOPE_ENGINE, 0.1, 1.0 },
 };
 
 void consts_defaults(struct plumb_consts *c)

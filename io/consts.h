@@ -67,6 +67,7 @@ enum plumb_const {
 	K_ONESHOT_US,           /* fixed time of the engine's one-shot P2P all-reduce */
 	K_ONESHOT_BW_EFF,       /* share of link rate its peer reads reach */
 	K_MEM_FRACTION,         /* share of GPU memory for weights and the KV cache */
+	K_MOE_EXPERT_US,        /* a grouped MoE GEMM's fixed time per touched local expert */
 	K_NCONSTS
 };
 
