@@ -142,6 +142,13 @@ enum scn_engine { SCN_ENGINE_SGLANG, SCN_ENGINE_VLLM, SCN_ENGINE_TRTLLM, SCN_ENG
 /* custom_allreduce: off (NCCL), the engine's one-shot or two-shot kernel,
  * or auto (the engine's choice by size: both kernels are candidates). */
 enum scn_allreduce { SCN_AR_NCCL, SCN_AR_ONESHOT, SCN_AR_TWOSHOT, SCN_AR_AUTO };
+/* How the engine runs the routed experts (`moe_runner:`, in the order of
+ * enum llm_moe_runner) and how skewed its router is (`moe_skew:`). */
+enum scn_moe_runner { SCN_MOE_FUSED, SCN_MOE_LOOP, SCN_MOE_DEEPEP };
+struct scn_moe {
+	enum scn_moe_runner runner; /* default fused */
+	double skew;                /* Zipf exponent of expert popularity, 0 uniform */
+};
 struct scn_serving {
 	int given;                  /* the scenario has a serving: section */
 	enum scn_engine engine;     /* default sglang */
@@ -161,6 +168,7 @@ struct scn_serving {
 	double mtp_accept_pos[16];  /* accept: [a1, a2, ...] per draft position */
 	int mtp_naccept;            /* entries of mtp_accept_pos, 0: one rate */
 	char note[256];
+	struct scn_moe moe;         /* moe_runner, moe_skew */
 };
 
 const char *scn_engine_name(enum scn_engine e);

@@ -656,6 +656,12 @@ void pred_cfg_serving(struct pred_cfg *c)
 	c->prec.moe_trtllm_gen = c->s->serving.moe_trtllm_gen;
 	c->prec.attn_trtllm_gen = c->s->serving.attn_trtllm_gen;
 	c->prec.ar_norm_fused = c->s->serving.allreduce_fusion;
+	switch (c->s->serving.moe.runner) {
+	case SCN_MOE_LOOP: c->prec.moe_runner = LLM_MOE_LOOP; break;
+	case SCN_MOE_DEEPEP: c->prec.moe_runner = LLM_MOE_DEEPEP; break;
+	default: c->prec.moe_runner = LLM_MOE_FUSED; break;
+	}
+	c->prec.moe_skew = c->s->serving.moe.skew;
 }
 
 int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *model,
