@@ -365,6 +365,8 @@ int llm_moe_busiest(int E, int k, long T, int ep, double skew, struct llm_moe_lo
 			out->pairs = cap;
 		if (out->experts > m)
 			out->experts = m;
+		if (out->experts > (double)T * k)
+			out->experts = (double)T * k;
 	}
 	free(buf);
 	return rc;
