@@ -48,8 +48,8 @@ static double phi_cdf(double z)
 /* E[max of n independent standard normals], by quadrature. */
 static double max_std_normals(int n)
 {
-	const int steps = 1600;
-	double lo = -8.0, hi = 8.0, h = (hi - lo) / steps, s = 0;
+	const int steps = 400;
+	double lo = -7.0, hi = 7.0, h = (hi - lo) / steps, s = 0;
 	int i;
 	if (n <= 1)
 		return 0;
@@ -68,31 +68,42 @@ static double max_std_normals(int n)
  * certain (to 1e-13), which bounds the work for long prefills.
  * Work arrays: next[E + 1], h[(E + 1) (k + 1)].
  */
-static void distinct_dist(int E, int k, long T, double *dist, double *next, double *h)
+static void distinct_dist(int E, int k, long T, const double *lf, double *dist, double *next,
+			  double *h)
 {
-	double lck = lchoose(E, k);
+	double lck = lf[E] - lf[k] - lf[E - k];
 	long t;
-	int d, x;
-	for (d = 0; d <= E; d++)
-		for (x = 0; x <= k; x++)
-			h[d * (k + 1) + x] = x <= E - d && k - x <= d
-				? exp(lchoose(E - d, x) + lchoose(d, k - x) - lck) : 0;
+	int d, x, lo, hi;
 	memset(dist, 0, (size_t)(E + 1) * sizeof(*dist));
 	/* every expert touched but with odds below 1e-13: skip the chain */
 	if (E * pow(1.0 - (double)k / E, (double)T) < 1e-13) {
 		dist[E] = 1;
 		return;
 	}
+	for (d = 0; d <= E; d++)
+		for (x = 0; x <= k; x++)
+			h[d * (k + 1) + x] = x <= E - d && k - x <= d
+				? exp(lf[E - d] - lf[x] - lf[E - d - x] + lf[d] - lf[k - x] -
+				      lf[d - k + x] - lck) : 0;
 	dist[0] = 1;
+	lo = hi = 0;            /* the states holding mass (above 1e-18) */
 	for (t = 0; t < T; t++) {
-		memset(next, 0, (size_t)(E + 1) * sizeof(*next));
-		for (d = 0; d <= E; d++) {
-			if (dist[d] < 1e-300)
+		int nhi = hi + k < E ? hi + k : E, nlo = E;
+		memset(next + lo, 0, (size_t)(nhi - lo + 1) * sizeof(*next));
+		for (d = lo; d <= hi; d++) {
+			if (dist[d] < 1e-18)
 				continue;
 			for (x = 0; x <= k && d + x <= E; x++)
 				next[d + x] += dist[d] * h[d * (k + 1) + x];
 		}
-		memcpy(dist, next, (size_t)(E + 1) * sizeof(*next));
+		memset(dist + lo, 0, (size_t)(hi - lo + 1) * sizeof(*dist));
+		for (d = lo; d <= nhi; d++) {
+			dist[d] = next[d] >= 1e-18 ? next[d] : 0;
+			if (dist[d] > 0 && d < nlo)
+				nlo = d;
+		}
+		lo = nlo;
+		hi = nhi;
 		if (dist[E] >= 1.0 - 1e-13) {
 			memset(dist, 0, (size_t)E * sizeof(*dist));
 			dist[E] = 1;
@@ -109,46 +120,62 @@ static void distinct_dist(int E, int k, long T, double *dist, double *next, doub
  * as binomial(m, 1/2) probabilities so nothing overflows.
  * Work arrays: poly[E + 1], tmp[E + 1].
  */
-static double max_distinct_uniform(int E, int ep, const double *dist, double *poly,
-				   double *tmp)
+static double max_distinct_uniform(int E, int ep, const double *lf, const double *dist,
+				   double *poly, double *tmp)
 {
-	int m = E / ep, x, u, i, j, umin = E, deg;
+	int m = E / ep, x, u, i, j, umin = E, umax = 0, deg;
 	double sum = 0, a[1025];
-	for (j = 0; j <= m && j <= 1024; j++)
-		a[j] = exp(lchoose(m, j) - m * MOE_LN2);
 	for (u = 0; u <= E; u++)
-		if (dist[u] >= 1e-300) {
-			umin = u;
-			break;
+		if (dist[u] > 0) {
+			umin = u < umin ? u : umin;
+			umax = u;
 		}
-	for (x = 0; x < m; x++) {
+	if (umin == E)                  /* all touched: every rank holds m */
+		return m;
+	for (j = 0; j <= m; j++)
+		a[j] = exp(lf[m] - lf[j] - lf[m - j] - m * MOE_LN2);
+	/* E[max] = sum over x < m of P(max > x), from the top down: once
+	 * P(max <= x) is negligible it is for every smaller x too */
+	/* x >= umax: no rank can hold more than the touched, P(max > x) = 0 */
+	for (x = (umax < m ? umax : m) - 1; x >= 0; x--) {
 		double le = 0;
 		if ((long)ep * x < umin) {      /* some rank holds more than x for sure */
-			sum += 1;
-			continue;
+			sum += x + 1;
+			break;
 		}
-		memset(poly, 0, (size_t)(E + 1) * sizeof(*poly));
+		memset(poly, 0, (size_t)(umax + 1) * sizeof(*poly));
 		poly[0] = 1;
 		deg = 0;
-		for (i = 0; i < ep; i++) {
-			memset(tmp, 0, (size_t)(E + 1) * sizeof(*tmp));
+		for (i = 0; i < ep - 1; i++) {  /* the first ep - 1 ranks whole */
+			int nd = deg + x < umax ? deg + x : umax;
+			memset(tmp, 0, (size_t)(nd + 1) * sizeof(*tmp));
 			for (u = 0; u <= deg; u++) {
 				if (poly[u] == 0)
 					continue;
-				for (j = 0; j <= x; j++)
+				for (j = 0; j <= x && u + j <= nd; j++)
 					tmp[u + j] += poly[u] * a[j];
 			}
-			deg += x;
-			memcpy(poly, tmp, (size_t)(E + 1) * sizeof(*poly));
+			deg = nd;
+			memcpy(poly, tmp, (size_t)(nd + 1) * sizeof(*poly));
 		}
-		for (u = umin; u <= deg && u <= E; u++) {
-			double g;
-			if (dist[u] < 1e-300 || poly[u] <= 0)
+		for (u = umin; u <= umax; u++) {   /* the last rank: only the u needed */
+			double g, c = 0;
+			if (dist[u] <= 0)
 				continue;
-			g = exp(log(poly[u]) + E * MOE_LN2 - lchoose(E, u));
+			for (j = u - deg > 0 ? u - deg : 0; j <= x && j <= u; j++)
+				c += a[j] * poly[u - j];
+			if (c <= 0)
+				continue;
+			g = exp(log(c) + E * MOE_LN2 - (lf[E] - lf[u] - lf[E - u]));
 			le += dist[u] * (g < 1 ? g : 1);
 		}
-		sum += 1 - (le < 1 ? le : 1);
+		if (le > 1)
+			le = 1;
+		sum += 1 - le;
+		if (le < 1e-13) {               /* and so for every smaller x */
+			sum += x;
+			break;
+		}
 	}
 	return sum;
 }
@@ -192,7 +219,7 @@ static double max_pairs_uniform(int E, int k, long T, int ep, double *w)
 	double var = (double)T * k * f * (1 - f) * (E > 1 ? (double)(E - k) / (E - 1) : 0);
 	if (ep == 1)
 		return (double)T * k;
-	if (ep == 2 && T * k <= 1024)
+	if (ep == 2 && T * k <= 256)
 		return max_pairs_two(E, k, T, w);
 	return mu + sqrt(var) * sqrt((double)ep / (ep - 1)) * max_std_normals(ep);
 }
@@ -337,8 +364,8 @@ int llm_moe_busiest(int E, int k, long T, int ep, double skew, struct llm_moe_lo
 		out->pairs = (double)T * k;
 		return 0;
 	}
-	n = (size_t)(E + 1) * (size_t)(k + 5) + (size_t)ep * (m + 1) + (size_t)E +
-	    (ep == 2 && T * k <= 1024 ? 2 * (size_t)(T * k + 1) : 0);
+	n = (size_t)(E + 1) * (size_t)(k + 6) + (size_t)ep * (m + 1) + (size_t)E +
+	    (ep == 2 && T * k <= 256 ? 2 * (size_t)(T * k + 1) : 0);
 	if (!(buf = malloc(n * sizeof(*buf))))
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	if (skew > 0) {
@@ -352,9 +379,13 @@ int llm_moe_busiest(int E, int k, long T, int ep, double skew, struct llm_moe_lo
 		}
 	} else {
 		double *dist = buf, *next = dist + E + 1, *h = next + E + 1;
-		double *poly = h + (size_t)(E + 1) * (k + 1), *tmp = poly + E + 1, *w = tmp + E + 1;
-		distinct_dist(E, k, T, dist, next, h);
-		out->experts = max_distinct_uniform(E, ep, dist, poly, tmp);
+		double *poly = h + (size_t)(E + 1) * (k + 1), *tmp = poly + E + 1, *lf = tmp + E + 1;
+		double *w = lf + E + 1;
+		int i;
+		for (i = 0; i <= E; i++)        /* log i! */
+			lf[i] = lgamma(i + 1.0);
+		distinct_dist(E, k, T, lf, dist, next, h);
+		out->experts = max_distinct_uniform(E, ep, lf, dist, poly, tmp);
 		out->pairs = T == 1 ? out->experts : max_pairs_uniform(E, k, T, ep, w);
 	}
 	if (rc == 0) {
