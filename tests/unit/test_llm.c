@@ -778,6 +778,7 @@ static void test_moe_runners(void)
 	double per = 1e-6 * 0.30, kmin = 1e-6 * 6.0;
 	int batch;
 	consts_defaults(&k);
+	k.v[K_MOE_EXPERT_US] = 0.30;    /* its value beside moe_mem_eff 0.956 */
 	/* fused: 4 kernels plus moe_expert_us per touched expert, which grows
 	 * with the experts a batch touches */
 	for (batch = 1; batch <= 8; batch *= 2) {
@@ -792,6 +793,7 @@ static void test_moe_runners(void)
 	a.experts = llm_expected_experts(8, 2, 4);
 	EXPECT_NEAR(b.kmin_s - (4 * kmin + a.experts * per), a.experts * 1e-6, 1e-9);
 	consts_defaults(&k);
+	k.v[K_MOE_EXPERT_US] = 0.30;
 	/* tp2 and tp2+ep2 read the same bytes at the mean; the busiest GPU of
 	 * tp2+ep2 reads 10/7 whole experts where tp2 reads two halves */
 	a = mixtral_experts(1, 1, LLM_MOE_FUSED, &k);
