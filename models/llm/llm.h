@@ -377,7 +377,7 @@ int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_dtype d);
 
 /*
  * Time of every op on GPU g, in parts (docs/model.md, "Op time"):
- *   seconds = kernels x launch + kernels x kmin(class)
+ *   seconds = kernels x launch + kernels x kmin(class) + experts x moe_expert_us
  *           + max(bytes / (memory_gbs x eff(class)), flops / (tflops(dtype) x flops_eff))
  * launch = kernel_launch_us with CUDA graphs, kernel_launch_eager_us without;
  * eager launches overlap the GPU's work, so only host time beyond the op's
