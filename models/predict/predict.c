@@ -300,6 +300,17 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 	b.err = err;
 	b.ar_bytes = tok * m->hidden * 2.0;
 	b.a2a_bytes = tok_attn * m->top_k * m->hidden * 2.0;
+	/* Each rank sends its tokens' k copies, but the busiest receives the
+	 * most pairs, and the all-to-all ends when it has them: every rank's
+	 * share is the busiest rank's (llm_moe_busiest; 1 at ep 1). */
+	if (c->lay.kind == LAY_EP && m->experts && m->top_k && tok_attn >= 1) {
+		struct llm_moe_load ld;
+		long t = lround(tok_attn * ep);
+		if ((rc = llm_moe_busiest(m->experts, m->top_k, t, ep, c->prec.moe_skew, &ld,
+					  err)) < 0)
+			goto out;
+		b.a2a_bytes *= ld.pairs / (tok_attn * m->top_k);
+	}
 	b.logits_bytes = rows * m->vocab * 2.0;
 	/* DCP: every rank's queries in the latent space (kv_lora + rope, bf16)
 	 * gathered; partial outputs (kv_lora, bf16) and their log-sum-exp
