@@ -411,7 +411,8 @@ double llm_expected_experts(double E, double k, double B);
  * a fixed seeded shuffle; each expert is taken independently with its
  * inclusion probability (the touched counts per rank are Poisson-binomial,
  * exact; pairs per rank normal). Deterministic; O(T E k + ep^2 (E/ep)^3)
- * at most, bounded by stopping once every expert is touched.
+ * at most, bounded by stopping once every expert is touched, about 0.1 ms;
+ * answers are kept for the process (a pure function; thread-safe).
  * Errors: E, k, ep < 1, k > E, ep not dividing E, T < 1, skew < 0
  * (PLUMB_EINPUT); out of memory (PLUMB_ERUNTIME).
  */
