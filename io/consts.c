@@ -266,6 +266,22 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"TFLOPS); CUTLASS Hopper GEMMs tile 128 rows: a GEMM pays for whole tiles beyond "
 		"this many rows, and for the smallest power-of-two tile (16 and up) below",
 		SCOPE_GPU, 64, 256 },
+	/* A fused MoE kernel's time grows with the experts it touches by their
+	 * bytes and a fixed part each (tile setup, the pipeline filling again
+	 * for each expert's weights). Kernel benchmarks of one MoE layer at
+	 * batch 1..16 give the slope per touched expert; at moe_mem_eff's
+	 * default the bytes alone explain it, so the fixed part is 0 beside
+	 * that default and drawn over its range (it pairs with a higher
+	 * moe_mem_eff). */
+	[K_MOE_EXPERT_US] = { "moe_expert_us", "us", 0.0, 0, 1000,
+		"derived: Triton fused_moe time per touched expert (slope over batch 1-16) 0.815 us for "
+		"Qwen3-235B fp8 tp8 experts of 2.36 MB on H200 (sgl-project/sglang PR 11730) and 1.59 us "
+		"for Qwen3-30B bf16 experts of 9.4 MB on B200 (vllm-project/vllm PR 31448): their bytes at "
+		"moe_mem_eff's 0.7 leave +0.11 and -0.10 us each, so 0 beside that default; solved "
+		"with Mixtral bf16 tp2 on H100 (55.31 us per 176.2 MB expert, vllm-project/vllm PR "
+		"24700) for both parts, the weight stream runs at 0.956 and the fixed part is 0.30 "
+		"(B200: 0.36), the top of the plausible range",
+		SCOPE_ENGINE, 0, 0.4 },
 };
 
 void consts_defaults(struct plumb_consts *c)

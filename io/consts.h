@@ -71,6 +71,7 @@ enum plumb_const {
 	K_ATTN_FLOPS_EFF,       /* share of the bf16 tensor rate compute-bound flash attention reaches */
 	K_ATTN_FP8_FLOPS_EFF,   /* share of the FP8 tensor rate FP8 flash attention reaches */
 	K_GEMM_TILE_M,          /* rows of a GEMM tile once M fills it (tile fill) */
+	K_MOE_EXPERT_US,        /* a grouped MoE GEMM's fixed time per touched local expert */
 	K_NCONSTS
 };
 

@@ -165,6 +165,14 @@ enum scn_engine { SCN_ENGINE_SGLANG, SCN_ENGINE_VLLM, SCN_ENGINE_TRTLLM, SCN_ENG
 /* custom_allreduce: off (NCCL), the engine's one-shot or two-shot kernel,
  * or auto (the engine's choice by size: both kernels are candidates). */
 enum scn_allreduce { SCN_AR_NCCL, SCN_AR_ONESHOT, SCN_AR_TWOSHOT, SCN_AR_AUTO };
+/* How the engine runs the routed experts (`moe_runner:`, in the order of
+ * enum llm_moe_runner) and how skewed its router is (`moe_skew:`). */
+enum scn_moe_runner { SCN_MOE_FUSED, SCN_MOE_LOOP, SCN_MOE_DEEPEP };
+struct scn_moe {
+	enum scn_moe_runner runner; /* default fused */
+	int stated;                 /* the scenario names the runner */
+	double skew;                /* Zipf exponent of expert popularity, 0 uniform */
+};
 struct scn_serving {
 	int given;                  /* the scenario has a serving: section */
 	enum scn_engine engine;     /* default sglang */
@@ -184,6 +192,7 @@ struct scn_serving {
 	double mtp_accept_pos[16];  /* accept: [a1, a2, ...] per draft position */
 	int mtp_naccept;            /* entries of mtp_accept_pos, 0: one rate */
 	char note[256];
+	struct scn_moe moe;         /* moe_runner, moe_skew */
 	/* The keys the file states (SCN_SV_* bits): they win over the engine
 	 * table (they record what was measured). */
 	unsigned stated;
@@ -198,7 +207,7 @@ struct scn_serving {
 	long chunk_tokens;          /* prefill chunk, 0: prompts whole */
 	long max_batched;           /* a mixed step's token budget, 0: none */
 	char table_moe_runner[16];  /* the engine table's MoE runner: fused, grouped, loop,
-				       deepep ("" unknown); not used by the step yet */
+				       deepep ("" unknown); sets moe.runner unless stated */
 	int src_row[16];            /* the table row that gave each setting
 				       (enum scn_eng_col), -1: stated or none */
 };
@@ -207,7 +216,7 @@ struct scn_serving {
 enum {
 	SCN_SV_ENGINE = 1u << 0, SCN_SV_GRAPHS = 1u << 1, SCN_SV_ALLREDUCE = 1u << 2,
 	SCN_SV_FUSION = 1u << 3, SCN_SV_MOE_BACKEND = 1u << 4, SCN_SV_ATTN = 1u << 5,
-	SCN_SV_DSA = 1u << 6
+	SCN_SV_DSA = 1u << 6, SCN_SV_MOE_RUNNER = 1u << 7
 };
 
 const char *scn_engine_name(enum scn_engine e);

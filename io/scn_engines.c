@@ -487,6 +487,15 @@ int scn_serving_fill(struct scn_serving *sv, const struct scn_eng_table *t,
 		sv->src_row[SCN_EC_MOE_BACKEND] = -1;
 	snprintf(sv->table_moe_runner, sizeof(sv->table_moe_runner), "%s",
 		 at[SCN_EC_MOE_RUNNER]->moe_runner);
+	/* the table's runner drives the step unless the scenario names one:
+	 * fused or grouped kernels are plumb's fused runner */
+	if (!(sv->stated & SCN_SV_MOE_RUNNER)) {
+		const char *r = sv->table_moe_runner;
+		sv->moe.runner = !strcmp(r, "loop") ? SCN_MOE_LOOP :
+				 !strcmp(r, "deepep") ? SCN_MOE_DEEPEP : SCN_MOE_FUSED;
+	} else {
+		sv->src_row[SCN_EC_MOE_RUNNER] = -1;
+	}
 	if (!(sv->stated & SCN_SV_GRAPHS))
 		sv->cuda_graphs = at[SCN_EC_GRAPHS]->graphs;
 	else

@@ -12,7 +12,7 @@
 
 static const char *const serving_keys[] = {
 	"engine", "cuda_graphs", "custom_allreduce", "allreduce_fusion", "moe_backend",
-	"attention_backend", "dsa", "mtp", "note", NULL
+	"attention_backend", "dsa", "mtp", "note", "moe_runner", "moe_skew", NULL
 };
 static const char *const engine_names[] = { "sglang", "vllm", "trtllm", "other", NULL };
 static const char *const allreduce_names[] = { "off", "oneshot", "twoshot", "auto", NULL };
@@ -232,6 +232,26 @@ void scn_serving_derive(struct scn_serving *sv)
 			      !strcmp(sv->attention_backend, "trtllm_mla");
 }
 
+/* serving: moe_runner (fused, loop, deepep) and moe_skew (a Zipf exponent
+ * of the experts' popularity, 0..4; docs/model.md, "Sharding"). */
+static int parse_serving_moe(const struct ytree *t, const struct ynode *m,
+			     struct scn_moe *moe, struct plumb_err *err)
+{
+	static const char *const runner_names[] = { "fused", "loop", "deepep", NULL };
+	struct ynode *v;
+	int rc, e;
+	if ((v = ymap_get(m, "moe_runner"))) {
+		if ((rc = yget_enum(t, v, "moe_runner", runner_names, &e, err)) < 0)
+			return rc;
+		moe->runner = (enum scn_moe_runner)e;
+		moe->stated = 1;
+	}
+	if ((v = ymap_get(m, "moe_skew")) &&
+	    (rc = yget_double(t, v, "moe_skew", 0, 4, &moe->skew, err)) < 0)
+		return rc;
+	return 0;
+}
+
 int scn_parse_serving(const struct ytree *t, const struct ynode *m, struct scenario *s,
 		      struct plumb_err *err)
 {
@@ -278,6 +298,9 @@ int scn_parse_serving(const struct ytree *t, const struct ynode *m, struct scena
 		return rc;
 	sv->stated |= v ? SCN_SV_ATTN : 0;
 	scn_serving_derive(sv);
+	if ((rc = parse_serving_moe(t, m, &sv->moe, err)) < 0)
+		return rc;
+	sv->stated |= sv->moe.stated ? SCN_SV_MOE_RUNNER : 0;
 	if ((v = ymap_get(m, "dsa"))) {
 		if ((rc = yget_enum(t, v, "dsa", dsa_names, &e, err)) < 0)
 			return rc;

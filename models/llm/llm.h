@@ -191,6 +191,24 @@ int llm_dtype_parse(const char *name, enum llm_dtype *out);
 double llm_dtype_bits(enum llm_dtype d);
 
 /*
+ * How the engine runs the routed experts of a layer (the scenario's
+ * serving: moe_runner; docs/model.md, "Ops of one layer"):
+ *   fused   one grouped GEMM over every touched local expert (SGLang's and
+ *           vLLM's fused_moe, FlashInfer/cutlass MoE): 4 kernels, plus
+ *           moe_expert_us per touched local expert (the default);
+ *   loop    a loop over the touched local experts, each its own gate_up
+ *           GEMM, activation and down GEMM (Hugging Face eager, naive
+ *           MoE): 2 + 3 per touched expert dense GEMM kernels;
+ *   deepep  DeepEP-style dispatch into DeepGEMM's masked grouped GEMMs: 3
+ *           kernels (gate_up, activation + quantize, down) whose grid spans
+ *           every local expert, moe_expert_us per local expert.
+ */
+enum llm_moe_runner { LLM_MOE_FUSED, LLM_MOE_LOOP, LLM_MOE_DEEPEP, LLM_MOE_NRUNNERS };
+
+/* "fused", "loop", "deepep". */
+const char *llm_moe_runner_name(enum llm_moe_runner r);
+
+/*
  * The dtype of each weight group and of the KV cache. llm_prec_init() fills
  * it the way checkpoints of that format are made (docs/model.md):
  *   bf16:  everything bf16;
@@ -218,6 +236,9 @@ struct llm_prec {
 				       split-KV reduction inside it */
 	int ar_norm_fused;          /* residual add + RMSNorm folded into the TP
 				       all-reduce before it (tp > 1) */
+	enum llm_moe_runner moe_runner;     /* llm_prec_init: LLM_MOE_FUSED */
+	double moe_skew;            /* routing skew: Zipf exponent of the experts'
+				       popularity, 0 uniform (llm_moe_busiest) */
 };
 int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 		  enum llm_dtype weights, enum llm_dtype kv, struct plumb_err *err);
@@ -323,7 +344,10 @@ struct llm_op {
 	double gemm_rows;
 	/* filled by llm_ops_time(): */
 	double mem_s, compute_s, launch_s, seconds;
-	double kmin_s;          /* kernels x the class's minimum duration */
+	double kmin_s;          /* kernels x the class's minimum duration, plus
+				   experts x moe_expert_us */
+	double experts;         /* routed experts: local experts the runner pays
+				   moe_expert_us for (the busiest rank's); else 0 */
 	int bound;              /* enum llm_bound: which part decided the time */
 };
 
@@ -387,7 +411,7 @@ double llm_causal_pairs(double c, double q, double cap);
 
 /*
  * Time of every op on GPU g, in parts (docs/model.md, "Op time"):
- *   gpu     = kernels x kmin(class)
+ *   gpu     = kernels x kmin(class) + experts x moe_expert_us
  *           + max(bytes / (memory_gbs x eff(class)),
  *                 flops x tile(rows) / rows / (tflops(dtype) x flops_eff(class, dtype))
  *                 + gemm_flops at the GEMM rate of gemm_dtype)
@@ -410,6 +434,35 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 
 /* Distinct experts a batch of B tokens touches: E (1 - (1 - k/E)^B). */
 double llm_expected_experts(double E, double k, double B);
+
+/*
+ * What the busiest of ep expert-parallel ranks does in one MoE layer when T
+ * tokens each pick k distinct experts of E, rank r holding experts
+ * [r E/ep, (r + 1) E/ep): the expected maximum over ranks of the distinct
+ * experts a rank touches (experts) and of the token-expert pairs it
+ * computes (pairs). Every layer waits for that rank. ep = 1 gives the
+ * totals: llm_expected_experts and T k.
+ * Uniform routing (skew 0): experts is exact (the distinct count D after T
+ * tokens is a Markov chain; given D = u the touched set is a uniform
+ * u-subset, and a generating function counts the u-subsets with every
+ * rank's share at most x); pairs is exact for T = 1 and for ep = 2 (a chain
+ * over the first rank's pairs), else the normal approximation of the sum of
+ * T multivariate hypergeometric draws. skew s > 0: expert popularity
+ * follows a Zipf law p ~ 1 / rank^s, popularity ranks placed on experts by
+ * a fixed seeded shuffle; each expert is taken independently with its
+ * inclusion probability (the touched counts per rank are Poisson-binomial,
+ * exact; pairs per rank normal). Deterministic; O(T E k + ep^2 (E/ep)^3)
+ * at most, bounded by stopping once every expert is touched, about 0.1 ms;
+ * answers are kept for the process (a pure function; thread-safe).
+ * Errors: E, k, ep < 1, k > E, ep not dividing E, T < 1, skew < 0
+ * (PLUMB_EINPUT); out of memory (PLUMB_ERUNTIME).
+ */
+struct llm_moe_load {
+	double experts;         /* expected max distinct experts on one rank */
+	double pairs;           /* expected max token-expert pairs on one rank */
+};
+int llm_moe_busiest(int E, int k, long T, int ep, double skew, struct llm_moe_load *out,
+		    struct plumb_err *err);
 
 /*
  * Speculative decoding: expected tokens a sequence gains per step with d

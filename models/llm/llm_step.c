@@ -53,6 +53,13 @@ enum {
 	 * fmhaSm100 kernel per layer, no separate combine (InferenceX issue
 	 * 863: 61 per step of DeepSeek-R1's 61 layers) */
 	KERN_CORE_TRTLLM = 1,
+	/* the other MoE runners (struct llm_prec moe_runner): a loop over the
+	 * touched experts (routing metadata and the combine, then gate_up,
+	 * activation and down per expert), and DeepGEMM's masked grouped
+	 * GEMMs behind a DeepEP dispatch (gate_up, SwiGLU + quantize, down) */
+	KERN_LOOP_ROUTE = 2,
+	KERN_LOOP_PER_EXPERT = 3,
+	KERN_EXPERTS_DEEPEP = 3,
 	KERN_MLP = 3,           /* gate_up gemm, activation, down */
 	KERN_LM_HEAD = 2        /* gemm, sampling */
 };
@@ -445,6 +452,13 @@ struct emit {
 	int after_ar;           /* the layer's input follows the previous layer's all-reduce */
 	int prefill;            /* a prefill chunk: MLA runs its compute form */
 	int oom;
+	int rc;                 /* first error (0 none), its message in err */
+	struct plumb_err *err;
+	/* the busiest rank's load for the last token counts asked (the main
+	 * layers share one, the MTP passes another) */
+	long load_T[2];
+	struct llm_moe_load load[2];
+	int nload;
 };
 
 const char *llm_kclass_name(enum llm_kclass c)
@@ -522,6 +536,32 @@ static void add_norm(struct emit *e, const char *what, double T, int fused)
 static int norm_fused(const struct emit *e, double T)
 {
 	return e->p->ar_norm_fused && e->s->tp > 1 && T <= 2048;
+}
+
+/* The busiest expert-parallel rank's experts and pairs for Tm tokens
+ * reaching the experts (llm_moe_busiest), remembered per op list. */
+static struct llm_moe_load moe_load(struct emit *e, double Tm)
+{
+	struct llm_moe_load ld = { 0, 0 };
+	long t = lround(Tm);
+	int i;
+	if (t < 1)
+		t = 1;
+	for (i = 0; i < e->nload; i++)
+		if (e->load_T[i] == t)
+			return e->load[i];
+	if (e->rc == 0) {
+		int rc = llm_moe_busiest(e->m->experts, e->m->top_k, t, e->s->ep, e->p->moe_skew,
+					 &ld, e->err);
+		if (rc < 0) {
+			e->rc = rc;
+			return ld;
+		}
+	}
+	i = e->nload < 2 ? e->nload++ : 1;
+	e->load_T[i] = t;
+	e->load[i] = ld;
+	return ld;
 }
 
 /*
@@ -616,30 +656,46 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		/*
 		 * Expert groups: the ep x moe_tp GPUs of one group serve
 		 * dp = ep x moe_tp / tp attention groups, so T_moe = T x dp
-		 * tokens reach the experts. Each expert is touched with
-		 * probability 1 - (1 - k/E)^T_moe, so this GPU's E/ep experts
-		 * contribute llm_expected_experts(E, k, T_moe) / ep distinct
-		 * experts, each read as 1/moe_tp of 3 x hidden x moe_inter
-		 * weights; they see T_moe x k / ep token-expert pairs.
+		 * tokens reach the experts. The layer waits for the busiest of
+		 * the ep ranks: it touches the expected maximum over ranks of
+		 * the distinct experts a rank touches (n, each read as 1/moe_tp
+		 * of 3 x hidden x moe_inter weights) and computes the maximum of
+		 * the token-expert pairs (llm_moe_busiest); with ep = 1 these
+		 * are E (1 - (1 - k/E)^T_moe) and T_moe x k.
 		 */
 		double Tm = T * ((double)s->ep * mtp / s->tp);
 		double eparams = expert_params(m, mtp), rp = router_params(m);
-		double n = llm_expected_experts(m->experts, m->top_k, Tm) / s->ep;
+		struct llm_moe_load ld = moe_load(e, Tm);
+		double n = ld.experts, charged = n;
+		int fused = p->moe_runner == LLM_MOE_FUSED, trt = fused && p->moe_trtllm_gen;
+		int kern = trt ? KERN_EXPERTS_TRTLLM : KERN_EXPERTS;
 		add(e, LLM_OP_ROUTER, "router", p->embed,
-		    p->moe_trtllm_gen ? KERN_ROUTER_TRTLLM : KERN_ROUTER,
+		    trt ? KERN_ROUTER_TRTLLM : KERN_ROUTER,
 		    rp * wb(p, p->embed), 2.0 * rp * T, T);
-		if (p->moe_trtllm_gen && p->experts != LLM_BF16 && p->experts != LLM_INT4) {
+		if (trt && p->experts != LLM_BF16 && p->experts != LLM_INT4) {
 			/* reads bf16 activations, writes one byte each (scales aside) */
 			add(e, LLM_OP_EXPERTS, "MoE input quantize", LLM_BF16, KERN_MOE_QUANT,
 			    T * h * 3.0, 0, 0);
 			if (!e->oom)
 				e->o->op[e->o->n - 1].kclass = LLM_K_ELEM;
 		}
-		add(e, LLM_OP_EXPERTS, "routed experts", p->experts,
-		    p->moe_trtllm_gen ? KERN_EXPERTS_TRTLLM : KERN_EXPERTS,
-		    n * eparams * wb(p, p->experts),
-		    2.0 * eparams * Tm * m->top_k / s->ep,
-		    n > 0 ? Tm * m->top_k / s->ep / n : 0);     /* rows per touched expert */
+		/* the runner's kernels and what it pays per expert */
+		if (p->moe_runner == LLM_MOE_LOOP) {
+			kern = KERN_LOOP_ROUTE + (int)lround(KERN_LOOP_PER_EXPERT * n);
+			charged = 0;    /* each expert's own kernels carry its cost */
+		} else if (p->moe_runner == LLM_MOE_DEEPEP) {
+			kern = KERN_EXPERTS_DEEPEP;
+			charged = (double)m->experts / s->ep;   /* the grid spans them all */
+		}
+		add(e, LLM_OP_EXPERTS, "routed experts", p->experts, kern,
+		    n * eparams * wb(p, p->experts), 2.0 * eparams * ld.pairs,
+		    n > 0 ? ld.pairs / n : 0);  /* rows per touched expert */
+		if (!e->oom) {
+			struct llm_op *xop = &e->o->op[e->o->n - 1];
+			xop->experts = charged;
+			if (p->moe_runner == LLM_MOE_LOOP)
+				xop->kclass = LLM_K_GEMM;       /* plain GEMMs, one expert each */
+		}
 		if (m->shared_experts) {
 			double sp = shared_params(m, s->tp);
 			add(e, LLM_OP_SHARED, "shared experts", p->shared, KERN_MLP,
@@ -690,6 +746,7 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 	e.s = s;
 	e.o = o;
 	e.prefill = step->q_len > 1 && !step->draft;
+	e.err = err;
 	for (l = s->first; l < s->last; l++) {
 		e.layer = l;
 		e.after_ar = l > s->first;
@@ -710,6 +767,8 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 		add_layer(&e, m->experts != 0, B, B, L + j);
 		add_head(&e, B);
 	}
+	if (e.rc < 0)
+		return e.rc;
 	if (e.oom)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	return 0;

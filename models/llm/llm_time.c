@@ -84,7 +84,8 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		op->compute_s = compute_time(g, k, op->kclass, op->dtype, op->flops, op->rows) +
 				compute_time(g, k, LLM_K_GEMM, op->gemm_dtype, op->gemm_flops,
 					     op->gemm_rows);
-		op->kmin_s = op->kernels * 1e-6 * k->v[kmin_of[op->kclass]];
+		op->kmin_s = op->kernels * 1e-6 * k->v[kmin_of[op->kclass]] +
+			     op->experts * 1e-6 * k->v[K_MOE_EXPERT_US];
 		/* Every kernel pays its class's fixed minimum (ramp-up, tail,
 		 * synchronisation) on top of moving its bytes or doing its math:
 		 * small ops are kernel-latency-bound, large ones memory- or

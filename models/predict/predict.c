@@ -324,6 +324,17 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 	b.err = err;
 	b.ar_bytes = tok * m->hidden * 2.0;
 	b.a2a_bytes = tok_attn * m->top_k * m->hidden * 2.0;
+	/* Each rank sends its tokens' k copies, but the busiest receives the
+	 * most pairs, and the all-to-all ends when it has them: every rank's
+	 * share is the busiest rank's (llm_moe_busiest; 1 at ep 1). */
+	if (c->lay.kind == LAY_EP && m->experts && m->top_k && tok_attn >= 1) {
+		struct llm_moe_load ld;
+		long t = lround(tok_attn * ep);
+		if ((rc = llm_moe_busiest(m->experts, m->top_k, t, ep, c->prec.moe_skew, &ld,
+					  err)) < 0)
+			goto out;
+		b.a2a_bytes *= ld.pairs / (tok_attn * m->top_k);
+	}
 	b.logits_bytes = rows * m->vocab * 2.0;
 	/* DCP: every rank's queries in the latent space (kv_lora + rope, bf16)
 	 * gathered; partial outputs (kv_lora, bf16) and their log-sum-exp
@@ -727,7 +738,8 @@ void pred_stack_text(const struct pred_cfg *c, char *buf, size_t n)
 	static const struct { unsigned bit; const char *key; } keys[] = {
 		{ SCN_SV_ATTN, "attention_backend" }, { SCN_SV_DSA, "dsa" },
 		{ SCN_SV_ALLREDUCE, "custom_allreduce" }, { SCN_SV_FUSION, "allreduce_fusion" },
-		{ SCN_SV_MOE_BACKEND, "moe_backend" }, { SCN_SV_GRAPHS, "cuda_graphs" }
+		{ SCN_SV_MOE_BACKEND, "moe_backend" }, { SCN_SV_GRAPHS, "cuda_graphs" },
+		{ SCN_SV_MOE_RUNNER, "moe_runner" }
 	};
 	const struct scn_serving *sv = &c->s->serving;
 	const struct scenario *s = c->s;
@@ -755,7 +767,8 @@ void pred_stack_text(const struct pred_cfg *c, char *buf, size_t n)
 		 sv->allreduce == SCN_AR_NCCL ? "NCCL" : scn_allreduce_name(sv->allreduce),
 		 sv->allreduce_fusion ? " with norm fusion" : "",
 		 sv->moe_backend[0] ? sv->moe_backend : "unknown",
-		 sv->table_moe_runner[0] ? " " : "", sv->table_moe_runner,
+		 " ", sv->moe.runner == SCN_MOE_LOOP ? "loop" :
+		 sv->moe.runner == SCN_MOE_DEEPEP ? "deepep" : "fused",
 		 c->cuda_graphs ? "CUDA graphs" : "eager",
 		 c->cuda_graphs ? (prefill ? " (prefill too)" : " (decode; prefill eager)") : "",
 		 sched, stated[0] ? "; the scenario states " : "", stated,
@@ -793,6 +806,12 @@ void pred_cfg_serving(struct pred_cfg *c)
 	c->prec.moe_trtllm_gen = c->s->serving.moe_trtllm_gen;
 	c->prec.attn_trtllm_gen = c->s->serving.attn_trtllm_gen;
 	c->prec.ar_norm_fused = c->s->serving.allreduce_fusion;
+	switch (c->s->serving.moe.runner) {
+	case SCN_MOE_LOOP: c->prec.moe_runner = LLM_MOE_LOOP; break;
+	case SCN_MOE_DEEPEP: c->prec.moe_runner = LLM_MOE_DEEPEP; break;
+	default: c->prec.moe_runner = LLM_MOE_FUSED; break;
+	}
+	c->prec.moe_skew = c->s->serving.moe.skew;
 }
 
 int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *model,

@@ -189,21 +189,24 @@ static void test_tiny_by_hand(void)
 	EXPECT_NEAR(llm_kv_bytes_per_token(m, LLM_BF16, 0), 256.0, 1e-12);
 	EXPECT_NEAR(llm_kv_bytes_per_token(m, LLM_FP8, 0), 128.0, 1e-12);
 
-	/* ep 2 (moe_tp 1): 2 experts per GPU, 1 of them touched, whole */
+	/* ep 2 (moe_tp 1): 2 experts per GPU, whole; one token's 2 experts
+	 * land on one GPU with probability 1/3, so the busiest GPU touches
+	 * 4/3 of them on average (the mean is 1) */
 	s.ep = 2;
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
-	EXPECT_NEAR(o.op[10].bytes, 1.0 * 3 * 64 * 32 * 2, 1e-12);
+	EXPECT_NEAR(o.op[10].bytes, 4.0 / 3 * 3 * 64 * 32 * 2, 1e-12);
 
 	/*
 	 * data-parallel attention: tp 1, ep 2, moe_tp 1 serves 2 attention
-	 * groups, so 2 tokens reach the experts: 4 (1 - (1/2)^2) / 2 = 1.5
-	 * touched per GPU, 1.5 x 3 x 64 x 32 x 2 B; 2 x 2 picks / 2 GPUs pairs
+	 * groups, so 2 tokens reach the experts; over the 6 x 6 choices of
+	 * their expert pairs the busiest GPU touches 17/9 experts and computes
+	 * 23/9 token-expert pairs (the means: 1.5 and 2)
 	 */
 	s.tp = 1;
 	s.moe_tp = 1;
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
-	EXPECT_NEAR(o.op[10].bytes, 1.5 * 3 * 64 * 32 * 2, 1e-12);
-	EXPECT_NEAR(o.op[10].flops, 2.0 * 3 * 64 * 32 * 2, 1e-12);
+	EXPECT_NEAR(o.op[10].bytes, 17.0 / 9 * 3 * 64 * 32 * 2, 1e-12);
+	EXPECT_NEAR(o.op[10].flops, 2.0 * 3 * 64 * 32 * 23 / 9, 1e-12);
 
 	/* verifying 3 drafts: 4 tokens per sequence attend causally, 4 x 10 +
 	 * 4 x 5 / 2 = 50 pairs of 128 FLOPs; keys of 14 tokens read */
@@ -777,10 +780,197 @@ static void test_host_queue(void)
 	EXPECT_NEAR(t, 103e-6, 1e-12);
 }
 
+/*
+ * Brute force: every choice of k distinct experts for each of T tokens
+ * (all equally likely), the max over ep ranks of the distinct experts and
+ * of the pairs on a rank (rank r holds experts [r E/ep, (r + 1) E/ep)).
+ */
+static void brute_busiest(int E, int k, int T, int ep, double *experts, double *pairs)
+{
+	int subs[64][8], nsub = 0, c[8], i, t, choice[4] = { 0 }, m = E / ep;
+	double se = 0, sp = 0, n = 0;
+	for (i = 0; i < k; i++)
+		c[i] = i;
+	for (;;) {                              /* k-subsets in order */
+		memcpy(subs[nsub++], c, sizeof(c));
+		for (i = k - 1; i >= 0 && c[i] == E - k + i; i--)
+			;
+		if (i < 0)
+			break;
+		c[i]++;
+		for (t = i + 1; t < k; t++)
+			c[t] = c[t - 1] + 1;
+	}
+	for (;;) {
+		int touched[16] = { 0 }, d[8] = { 0 }, p[8] = { 0 }, md = 0, mp = 0, r;
+		for (t = 0; t < T; t++)
+			for (i = 0; i < k; i++) {
+				int x = subs[choice[t]][i];
+				p[x / m]++;
+				touched[x] = 1;
+			}
+		for (i = 0; i < E; i++)
+			d[i / m] += touched[i];
+		for (r = 0; r < ep; r++) {
+			md = d[r] > md ? d[r] : md;
+			mp = p[r] > mp ? p[r] : mp;
+		}
+		se += md;
+		sp += mp;
+		n++;
+		for (t = 0; t < T && ++choice[t] == nsub; t++)
+			choice[t] = 0;
+		if (t == T)
+			break;
+	}
+	*experts = se / n;
+	*pairs = sp / n;
+}
+
+static void test_moe_busiest(void)
+{
+	static const int cases[][4] = {         /* E, k, T, ep */
+		{ 4, 2, 1, 2 }, { 4, 2, 2, 2 }, { 8, 2, 1, 2 }, { 8, 2, 1, 4 }, { 8, 2, 2, 2 },
+		{ 8, 2, 3, 4 }, { 6, 2, 3, 3 }, { 8, 3, 2, 2 }, { 8, 2, 3, 8 }, { 8, 1, 3, 2 },
+	};
+	struct llm_moe_load ld;
+	struct plumb_err e;
+	size_t i;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const int *c = cases[i];
+		double be, bp;
+		brute_busiest(c[0], c[1], c[2], c[3], &be, &bp);
+		CU_ASSERT_EQUAL_FATAL(llm_moe_busiest(c[0], c[1], c[2], c[3], 0, &ld, &e), 0);
+		/* the experts exactly; the pairs exactly at one token or two
+		 * ranks, else by the normal approximation (6% low at 3 tokens
+		 * on 8 ranks of one expert, closer as the counts grow) */
+		EXPECT_NEAR(ld.experts, be, 1e-9);
+		EXPECT_NEAR(ld.pairs, bp, c[2] == 1 || c[3] == 2 ? 1e-9 : 0.07);
+	}
+	/* Mixtral at one token: on 2 ranks both experts share one with
+	 * probability 3/7, on 4 ranks 1/7; the busiest rank's count is 1 plus it */
+	CU_ASSERT_EQUAL(llm_moe_busiest(8, 2, 1, 2, 0, &ld, &e), 0);
+	EXPECT_NEAR(ld.experts - 1, 3.0 / 7, 1e-12);
+	CU_ASSERT_EQUAL(llm_moe_busiest(8, 2, 1, 4, 0, &ld, &e), 0);
+	EXPECT_NEAR(ld.experts - 1, 1.0 / 7, 1e-12);
+	/* one rank: the totals; many tokens: every rank touches all it holds */
+	CU_ASSERT_EQUAL(llm_moe_busiest(256, 8, 64, 1, 0, &ld, &e), 0);
+	EXPECT_NEAR(ld.experts, llm_expected_experts(256, 8, 64), 1e-12);
+	EXPECT_NEAR(ld.pairs, 512.0, 1e-12);
+	CU_ASSERT_EQUAL(llm_moe_busiest(256, 8, 4096, 8, 0, &ld, &e), 0);
+	EXPECT_NEAR(ld.experts, 32.0, 1e-12);
+	CU_ASSERT(ld.pairs > 4096.0 && ld.pairs < 4096.0 * 1.1);
+	/* the busiest rank is above the mean and below what it holds */
+	CU_ASSERT_EQUAL(llm_moe_busiest(256, 8, 64, 8, 0, &ld, &e), 0);
+	CU_ASSERT(ld.experts > llm_expected_experts(256, 8, 64) / 8 && ld.experts < 32);
+	/* errors */
+	CU_ASSERT_EQUAL(llm_moe_busiest(8, 2, 1, 3, 0, &ld, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "ep dividing E");
+	CU_ASSERT_EQUAL(llm_moe_busiest(8, 2, 0, 2, 0, &ld, &e), -PLUMB_EINPUT);
+	CU_ASSERT_EQUAL(llm_moe_busiest(8, 2, 1, 2, -1, &ld, &e), -PLUMB_EINPUT);
+}
+
+static void test_moe_skew(void)
+{
+	struct llm_moe_load u, a, b;
+	struct plumb_err e;
+	/* one token takes k experts whatever the skew */
+	CU_ASSERT_EQUAL(llm_moe_busiest(64, 4, 1, 1, 1.0, &a, &e), 0);
+	EXPECT_NEAR(a.experts, 4.0, 1e-12);
+	/* popular experts repeat: fewer distinct experts in all ... */
+	CU_ASSERT_EQUAL(llm_moe_busiest(64, 4, 32, 1, 0, &u, &e), 0);
+	CU_ASSERT_EQUAL(llm_moe_busiest(64, 4, 32, 1, 1.2, &a, &e), 0);
+	CU_ASSERT(a.experts < u.experts - 1);
+	/* ... and a busier busiest rank of pairs; the same bytes out twice */
+	CU_ASSERT_EQUAL(llm_moe_busiest(64, 4, 32, 8, 0, &u, &e), 0);
+	CU_ASSERT_EQUAL(llm_moe_busiest(64, 4, 32, 8, 1.2, &a, &e), 0);
+	CU_ASSERT_EQUAL(llm_moe_busiest(64, 4, 32, 8, 1.2, &b, &e), 0);
+	CU_ASSERT(a.pairs > u.pairs);
+	CU_ASSERT(memcmp(&a, &b, sizeof(a)) == 0);
+	CU_ASSERT(a.experts <= 8 && a.pairs <= 32 * 4);
+}
+
+/* The routed experts op of Mixtral at tp2 or tp2+ep2, batch B, runner r. */
+static struct llm_op mixtral_experts(int ep, int batch, enum llm_moe_runner r,
+				     const struct plumb_consts *k)
+{
+	const struct llm_model *m = builtin("mixtral-8x7b");
+	struct llm_step st = { batch, 100, 0, 0, 0 };
+	struct llm_op op;
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_ops o;
+	int i;
+	memset(&op, 0, sizeof(op));
+	CU_ASSERT_EQUAL(llm_prec_init(&p, m, LLM_BF16, LLM_BF16, &e), 0);
+	p.moe_runner = r;
+	llm_shard_init(&s, m, 2, ep);
+	if (ep > 1)
+		s.moe_tp = 1;
+	llm_ops_init(&o);
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(llm_ops_time(&o, gpu("h100-sxm"), k, 1, NULL, &e), 0);
+	for (i = 0; i < o.n; i++)
+		if (o.op[i].kind == LLM_OP_EXPERTS && o.op[i].layer == 0) {
+			op = o.op[i];
+			break;
+		}
+	llm_ops_release(&o);
+	return op;
+}
+
+static void test_moe_runners(void)
+{
+	struct plumb_consts k;
+	struct llm_op a, b;
+	double per = 1e-6 * 0.30, kmin = 1e-6 * 6.0;
+	int batch;
+	consts_defaults(&k);
+	k.v[K_MOE_EXPERT_US] = 0.30;    /* its value beside moe_mem_eff 0.956 */
+	/* fused: 4 kernels plus moe_expert_us per touched expert, which grows
+	 * with the experts a batch touches */
+	for (batch = 1; batch <= 8; batch *= 2) {
+		double n = llm_expected_experts(8, 2, batch);
+		a = mixtral_experts(1, batch, LLM_MOE_FUSED, &k);
+		CU_ASSERT_EQUAL(a.kernels, 4);
+		EXPECT_NEAR(a.experts, n, 1e-12);
+		EXPECT_NEAR(a.kmin_s, 4 * kmin + n * per, 1e-12);
+	}
+	k.v[K_MOE_EXPERT_US] = 1.30;
+	b = mixtral_experts(1, 4, LLM_MOE_FUSED, &k);
+	a.experts = llm_expected_experts(8, 2, 4);
+	EXPECT_NEAR(b.kmin_s - (4 * kmin + a.experts * per), a.experts * 1e-6, 1e-9);
+	consts_defaults(&k);
+	k.v[K_MOE_EXPERT_US] = 0.30;
+	/* tp2 and tp2+ep2 read the same bytes at the mean; the busiest GPU of
+	 * tp2+ep2 reads 10/7 whole experts where tp2 reads two halves */
+	a = mixtral_experts(1, 1, LLM_MOE_FUSED, &k);
+	b = mixtral_experts(2, 1, LLM_MOE_FUSED, &k);
+	EXPECT_NEAR(b.bytes / a.bytes, 10.0 / 7, 1e-12);
+	CU_ASSERT(b.seconds > a.seconds);
+	/* a loop over the experts: 2 + 3 per touched expert dense GEMMs, no
+	 * per-expert constant */
+	a = mixtral_experts(1, 1, LLM_MOE_LOOP, &k);
+	CU_ASSERT_EQUAL(a.kernels, 2 + 3 * 2);
+	CU_ASSERT_EQUAL(a.kclass, LLM_K_GEMM);
+	EXPECT_NEAR(a.kmin_s, 8 * 1e-6 * 4.0, 1e-12);
+	a = mixtral_experts(1, 8, LLM_MOE_LOOP, &k);
+	CU_ASSERT_EQUAL(a.kernels, 2 + (int)lround(3 * llm_expected_experts(8, 2, 8)));
+	/* DeepEP + masked grouped GEMM: 3 kernels over every local expert */
+	a = mixtral_experts(2, 1, LLM_MOE_DEEPEP, &k);
+	CU_ASSERT_EQUAL(a.kernels, 3);
+	EXPECT_NEAR(a.experts, 4.0, 1e-12);
+	CU_ASSERT_STRING_EQUAL(llm_moe_runner_name(LLM_MOE_DEEPEP), "deepep");
+}
+
 void suite_llm(void)
 {
 	CU_pSuite s = CU_add_suite("llm", NULL, NULL);
 	CU_add_test(s, "expected distinct experts", test_expected_experts);
+	CU_add_test(s, "busiest expert-parallel rank against brute force", test_moe_busiest);
+	CU_add_test(s, "busiest rank: skewed routing", test_moe_skew);
+	CU_add_test(s, "MoE runners: kernels and cost per touched expert", test_moe_runners);
 	CU_add_test(s, "speculative decoding tokens per step", test_spec);
 	CU_add_test(s, "bytes per op of a small model by hand", test_tiny_by_hand);
 	CU_add_test(s, "roofline by hand, graphs and eager", test_roofline_by_hand);

@@ -481,6 +481,26 @@ static void test_mtp_accept(void)
 		    PLUMB_EINPUT, 6, 35, "one rate per draft position");
 }
 
+/* serving: the MoE runner and the routing skew, defaults fused and 0. */
+static void test_serving_moe(void)
+{
+	struct scenario *s = fix_load("plumb_scenario: 1\n" MINI_PCIE
+				      "serving: {moe_runner: deepep, moe_skew: 0.8}\n");
+	if (s) {
+		EXPECT_INT(s->serving.moe.runner, SCN_MOE_DEEPEP);
+		CU_ASSERT_DOUBLE_EQUAL(s->serving.moe.skew, 0.8, 1e-12);
+		scn_free(s);
+	}
+	s = fix_load("plumb_scenario: 1\n" MINI_PCIE "serving: {engine: vllm}\n");
+	if (s) {
+		EXPECT_INT(s->serving.moe.runner, SCN_MOE_FUSED);
+		CU_ASSERT_DOUBLE_EQUAL(s->serving.moe.skew, 0, 1e-12);
+		scn_free(s);
+	}
+	expect_fail("plumb_scenario: 1\n" MINI_PCIE "serving: {moe_runner: grouped}\n",
+		    PLUMB_EINPUT, 6, 23, "unknown moe_runner 'grouped'");
+}
+
 /* hosts: two boxes from one box file, numbered across the hosts. */
 static void test_hosts(void)
 {
@@ -750,6 +770,7 @@ void suite_scn(void)
 	CU_add_test(s, "GPU catalog constants' sources", test_catalog_sources);
 	CU_add_test(s, "GPU catalog cites its kernel constants", test_catalog_cited);
 	CU_add_test(s, "serving: mtp acceptance per position", test_mtp_accept);
+	CU_add_test(s, "serving: MoE runner and routing skew", test_serving_moe);
 	CU_add_test(s, "defaults", test_defaults);
 	CU_add_test(s, "GPU numbering, NUMA and link inheritance", test_numbering_and_inheritance);
 	CU_add_test(s, "NVLink: nvswitch and pairs", test_nvlink);
