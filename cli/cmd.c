@@ -15,6 +15,7 @@
 
 #include "calib.h"
 #include "cmd.h"
+#include "coll.h"
 #include "err.h"
 
 const struct plumb_cmd plumb_commands[] = {
@@ -168,31 +169,52 @@ static const int step_k[] = {
 
 /* Each step constant left at its default: two-piece log-uniform over its
  * plausible range, half the draws between the default and each end (the
- * default is the median). No model error of its own. */
+ * default is the median). No model error of its own. A VM's host path
+ * that nobody measured (coll_vm_measured) draws vm_path_scale the same
+ * way, the prior of the measured VMs, from its own stream (pctx, a
+ * gsl_rng *), so the step constants' draws are those of bare metal. */
 static double perturb_defaults(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
 {
+	const struct plumb_const_def *v = &plumb_const_defs[K_VM_PATH_SCALE];
 	int i;
-	(void)pctx;
 	for (i = 0; i < NSTEP_K; i++) {
 		const struct plumb_const_def *c = &plumb_const_defs[step_k[i]];
 		double t = 2 * gsl_rng_uniform(rng) - 1, def = k->v[step_k[i]];
 		if (!k->set[step_k[i]] && c->plo > 0 && def > 0)
 			k->v[step_k[i]] = def * (t < 0 ? pow(c->plo / def, -t) : pow(c->phi / def, t));
 	}
+	if (pctx && !coll_vm_measured(k)) {
+		double t = 2 * gsl_rng_uniform((const gsl_rng *)pctx) - 1, def = k->v[K_VM_PATH_SCALE];
+		k->v[K_VM_PATH_SCALE] = def * (t < 0 ? pow(v->plo / def, -t) : pow(v->phi / def, t));
+	}
 	return 1;
+}
+
+/* The VM prior's stream of perturb_defaults (NULL when out of memory: no
+ * VM draws). */
+static gsl_rng *vm_rng_new(void)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	if (r)
+		gsl_rng_set(r, CMD_CALIB_SEED + 1);
+	return r;
 }
 
 int cmd_defaults_interval(struct plumb_consts *k, int draws,
 			  int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 			  double *lo, double *hi, struct plumb_err *err)
 {
-	int i, open_k = 0;
+	int i, rc, open_k = !coll_vm_measured(k);
+	gsl_rng *vr;
 	*lo = *hi = NAN;
 	for (i = 0; i < NSTEP_K; i++)
 		open_k += !k->set[step_k[i]];
 	if (!open_k || draws < 1)
 		return 0;
-	return mc_interval(k, draws, perturb_defaults, NULL, fn, arg, lo, hi, err);
+	vr = vm_rng_new();
+	rc = mc_interval(k, draws, perturb_defaults, vr, fn, arg, lo, hi, err);
+	gsl_rng_free(vr);
+	return rc;
 }
 
 int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
@@ -201,8 +223,8 @@ int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 	const struct calib_file *cf = the_calib;
 	perturb_fn perturb = perturb_defaults;
 	const void *pctx = NULL;
-	gsl_rng *rng;
-	int i, d, open_k = 0;
+	gsl_rng *rng, *vr = NULL;
+	int i, d, open_k = !coll_vm_measured(k);
 	if (draws < 1)
 		return 0;
 	if (cf) {
@@ -217,16 +239,20 @@ int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 			open_k += !k->set[step_k[i]];
 		if (!open_k)
 			return 0;
+		pctx = vr = vm_rng_new();
 	}
 	/* mc_values' loop without the evaluation */
-	if (!(rng = gsl_rng_alloc(gsl_rng_mt19937)))
+	if (!(rng = gsl_rng_alloc(gsl_rng_mt19937))) {
+		gsl_rng_free(vr);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
 	gsl_rng_set(rng, CMD_CALIB_SEED);
 	for (d = 0; d < draws; d++) {
 		out[d] = *k;
 		mult[d] = perturb(pctx, rng, &out[d]);
 	}
 	gsl_rng_free(rng);
+	gsl_rng_free(vr);
 	return 1;
 }
 

@@ -1210,8 +1210,8 @@ static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
 				b[0].tok_total, b[1].tok_total, v[0].tok_total, v[1].tok_total,
 				b[0].tok_total / v[0].tok_total, b[1].tok_total / v[1].tok_total);
 	}
-	if (head && s[0]->vm.mode == SCN_VM && s[0]->serving.given)
-		fprintf(f, "  %s's host-path constant (vm_shm_step_us) is fitted to its measured "
+	if (head && s[0]->vm.mode == SCN_VM && s[0]->serving.given && coll_vm_measured(&s[0]->k))
+		fprintf(f, "  %s's host-path constant (vm_step_exits) is fitted to its measured "
 			   "tok/s with CUDA graphs on; if its engine ran without them, the same data "
 			   "gives a smaller one (scripts/calibrate-seed.sh prints both and the "
 			   "speed-up each implies).\n", s[0]->name);
@@ -1371,6 +1371,11 @@ static int run(const char *cmd, struct popts *o, int compare)
 	}
 	if (compare && !strcmp(o->format, "table") && (rc = print_depends(out.f, o, s, rows, nrows, &err)) < 0)
 		goto fail;
+	for (i = 0; i < o->npaths; i++) {   /* a VM nobody measured says so */
+		char note[1024];
+		if (coll_vm_note(s[i], note, sizeof(note)))
+			fprintf(strcmp(o->format, "table") ? stderr : out.f, "\n%s\n", note);
+	}
 	opened = 0;
 	if ((rc = out_commit(&out, &err)) < 0)
 		goto fail;
