@@ -1197,6 +1197,14 @@ static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
 			range_text(buf[0], sizeof(buf[0]), rlo[0], rhi[0]),
 			hi->tok_total / rows[hi - rows - j].tok_total,
 			range_text(buf[1], sizeof(buf[1]), rlo[1], rhi[1]));
+		/* A benchmark's "peak throughput" (the seed's 485) is the busiest
+		 * second, not the run's mean that the table gives. */
+		if (!o->nbatch && hi->sr.peak_tok_s > 0 && rows[hi - rows - j].sr.peak_tok_s > 0)
+			fprintf(f, "    Peak output rate at %d requests (the busiest second, bench_serving's "
+				   "\"peak output token throughput\"; the table gives the run's mean): "
+				   "%.1f against %.1f tok/s, x%.2f.\n", hi->x, hi->sr.peak_tok_s,
+				rows[hi - rows - j].sr.peak_tok_s,
+				hi->sr.peak_tok_s / rows[hi - rows - j].sr.peak_tok_s);
 		if (s[j]->nccl_level == NP_SYS)
 			fprintf(f, "    It runs P2P between GPUs on different host bridges only with "
 				   "NCCL_P2P_LEVEL=SYS (its scenario sets it); with NCCL's default (PXB) "
@@ -1371,10 +1379,10 @@ static int run(const char *cmd, struct popts *o, int compare)
 	}
 	if (compare && !strcmp(o->format, "table") && (rc = print_depends(out.f, o, s, rows, nrows, &err)) < 0)
 		goto fail;
-	for (i = 0; i < o->npaths; i++) {   /* a VM nobody measured says so */
-		char note[1024];
+	for (i = 0; i < o->npaths && !strcmp(o->format, "table"); i++) {
+		char note[1024];    /* a VM nobody measured says so */
 		if (coll_vm_note(s[i], note, sizeof(note)))
-			fprintf(strcmp(o->format, "table") ? stderr : out.f, "\n%s\n", note);
+			fprintf(out.f, "\n%s\n", note);
 	}
 	opened = 0;
 	if ((rc = out_commit(&out, &err)) < 0)

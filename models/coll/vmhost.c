@@ -19,8 +19,9 @@
  *           inter-socket link, vm_numa_hop_us each;
  *
  * the sum times vm_path_scale, the prior of VMs nobody measured (1 unless
- * drawn). A VM that has its own measurement gives vm_shm_step_us, which
- * replaces the sum. Bare metal pays nothing.
+ * drawn). A VM that has its own measurement of the whole path gives
+ * vm_shm_step_us (set, or above its default 0), which replaces the sum.
+ * Bare metal pays nothing.
  */
 #include <stdio.h>
 
@@ -36,6 +37,8 @@ static const int vm_own[] = {
 int coll_vm_measured(const struct plumb_consts *k)
 {
 	size_t i;
+	if (k->v[K_VM_SHM_STEP_US] > 0)
+		return 1;
 	for (i = 0; i < sizeof(vm_own) / sizeof(vm_own[0]); i++)
 		if (k->set[vm_own[i]])
 			return 1;
@@ -51,7 +54,7 @@ double coll_vm_step_us(const struct scenario *s)
 
 	if (V->mode != SCN_VM)
 		return 0;
-	if (s->k.set[K_VM_SHM_STEP_US])
+	if (s->k.set[K_VM_SHM_STEP_US] || k[K_VM_SHM_STEP_US] > 0)
 		return k[K_VM_SHM_STEP_US];
 	exits = k[K_VM_STEP_EXITS] * k[K_VM_EXIT_US];
 	/* Expected misses: the 4 KiB pages a step touches over those one
