@@ -1190,6 +1190,9 @@ static int print_depends(FILE *f, const struct popts *o, struct scenario **s,
 				fprintf(f, "  (90%%: the speed-up under %d draws of the constants, %s, "
 					   "each draw the same for both boxes)\n", o->draws,
 					cmd_calib() ? "from the calibration's covariance and residual spread" :
+					coll_vm_unmeasured(s[0]) ? "the step constants the scenarios leave open "
+					"over their plausible ranges and the unmeasured VM's host path over "
+					"the measured VMs' prior" :
 					"the step constants the scenarios leave open over their plausible ranges");
 		}
 		fprintf(f, "  %s: x%.2f%s and x%.2f%s as predicted above.\n", s[j]->name,

@@ -218,9 +218,10 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"max(GPU time, this); it depends on the engine and its version",
 		SCOPE_ENGINE, 0, 5000 },
 	[K_VM_SHM_STEP_US] = { "vm_shm_step_us", "us", 0.0, 0, 1000,
-		"0 by default (no VM); in a VM guest each NCCL ring step through host memory pays "
-		"the guest's host path (IOMMU translation, interrupt and doorbell exits) on top of "
-		"nccl_shm_step_us: fitted per VM configuration (the seed VM: scripts/calibrate-seed.sh)",
+		"0: not given. A VM's measured host path per NCCL ring step through host memory, "
+		"on top of nccl_shm_step_us; given (or above 0) it replaces the physical estimate "
+		"of vm_step_exits, vm_iotlb_miss_us and the rest (docs/model.md, \"A VM's host path\"); "
+		"the seed VM fitted 29.5 before that estimate existed",
 		SCOPE_VM, 0, 60 },
 	/* A VM guest's host path per NCCL SHM ring step, from what the VM is
 	 * (models/coll/vmhost.c, docs/model.md "A VM's host path"): exits and
