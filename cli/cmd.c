@@ -15,6 +15,7 @@
 
 #include "calib.h"
 #include "cmd.h"
+#include "coll.h"
 #include "err.h"
 
 const struct plumb_cmd plumb_commands[] = {
@@ -134,15 +135,48 @@ static int mc_interval(struct plumb_consts *k, int draws, perturb_fn perturb, co
 	return rc;
 }
 
+/* A VM's host path that nobody measured (coll_vm_measured: no vm-scope
+ * constant of its own in the scenario or the calibration): vm_path_scale
+ * two-piece log-uniform over its plausible range, the prior of the
+ * measured VMs (docs/model.md "A VM's host path"), from a stream of its
+ * own (vr; NULL: none), so the other draws are those of bare metal. */
+static void perturb_vm(const gsl_rng *vr, struct plumb_consts *k)
+{
+	const struct plumb_const_def *v = &plumb_const_defs[K_VM_PATH_SCALE];
+	double t, def = k->v[K_VM_PATH_SCALE];
+	if (!vr || coll_vm_measured(k) || !(def > 0))
+		return;
+	t = 2 * gsl_rng_uniform(vr) - 1;
+	k->v[K_VM_PATH_SCALE] = def * (t < 0 ? pow(v->plo / def, -t) : pow(v->phi / def, t));
+}
+
+/* The VM prior's stream (NULL when out of memory: no VM draws). */
+static gsl_rng *vm_rng_new(void)
+{
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	if (r)
+		gsl_rng_set(r, CMD_CALIB_SEED + 1);
+	return r;
+}
+
+/* What perturb_calib draws from: the calibration and the VM prior's stream. */
+struct calib_draw {
+	const struct calib_file *cf;
+	const gsl_rng *vr;
+};
+
 /* A draw from the calibration's covariance, and the model error the fit
  * left as one multiplicative draw. The spread sd is itself estimated from
  * the fit's dof residual degrees of freedom, so the error is Student's t
  * with dof degrees of freedom scaled by sd (a prediction interval's
- * t quantile), normal when the file does not record dof. */
+ * t quantile), normal when the file does not record dof. A VM the
+ * calibration does not cover draws its host path (perturb_vm). */
 static double perturb_calib(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
 {
-	const struct calib_file *cf = pctx;
+	const struct calib_draw *cd = pctx;
+	const struct calib_file *cf = cd->cf;
 	calib_sample(cf, rng, k);
+	perturb_vm(cd->vr, k);
 	if (!(cf->sd > 0))
 		return 1;
 	return exp(cf->sd * (cf->dof > 0 ? gsl_ran_tdist(rng, cf->dof) : gsl_ran_ugaussian(rng)));
@@ -152,11 +186,16 @@ int cmd_calib_interval(struct plumb_consts *k, int draws,
 		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 		       double *lo, double *hi, struct plumb_err *err)
 {
-	const struct calib_file *cf = the_calib;
+	struct calib_draw cd = { the_calib, NULL };
+	gsl_rng *vr;
+	int rc;
 	*lo = *hi = NAN;
-	if (!cf || !(cf->has_chol || cf->sd > 0) || draws < 1)
+	if (!cd.cf || !(cd.cf->has_chol || cd.cf->sd > 0) || draws < 1)
 		return 0;
-	return mc_interval(k, draws, perturb_calib, cf, fn, arg, lo, hi, err);
+	cd.vr = vr = vm_rng_new();
+	rc = mc_interval(k, draws, perturb_calib, &cd, fn, arg, lo, hi, err);
+	gsl_rng_free(vr);
+	return rc;
 }
 
 /* The step model's constants the defaults' interval draws. */
@@ -179,17 +218,19 @@ int cmd_step_const(int i)
  * its draw range, half the draws between its value and each end (the value
  * is the median). The range is the plausible one for a global default or a
  * value assumed on this GPU, the measurement's spread for a value the GPU
- * catalog measured on it (consts_draw_range). No model error of its own. */
+ * catalog measured on it (consts_draw_range). No model error of its own.
+ * An unmeasured VM's host path as perturb_vm, from the stream pctx (a
+ * gsl_rng *). */
 static double perturb_defaults(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
 {
 	int i;
-	(void)pctx;
 	for (i = 0; i < NSTEP_K; i++) {
 		double t = 2 * gsl_rng_uniform(rng) - 1, def = k->v[step_k[i]], lo, hi;
 		consts_draw_range(k, step_k[i], &lo, &hi);
 		if (!k->set[step_k[i]] && lo > 0 && def > 0)
 			k->v[step_k[i]] = def * (t < 0 ? pow(lo / def, -t) : pow(hi / def, t));
 	}
+	perturb_vm(pctx, k);
 	return 1;
 }
 
@@ -197,13 +238,17 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
 			  int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 			  double *lo, double *hi, struct plumb_err *err)
 {
-	int i, open_k = 0;
+	int i, rc, open_k = !coll_vm_measured(k);
+	gsl_rng *vr;
 	*lo = *hi = NAN;
 	for (i = 0; i < NSTEP_K; i++)
 		open_k += !k->set[step_k[i]];
 	if (!open_k || draws < 1)
 		return 0;
-	return mc_interval(k, draws, perturb_defaults, NULL, fn, arg, lo, hi, err);
+	vr = vm_rng_new();
+	rc = mc_interval(k, draws, perturb_defaults, vr, fn, arg, lo, hi, err);
+	gsl_rng_free(vr);
+	return rc;
 }
 
 int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
@@ -212,15 +257,17 @@ int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 	const struct calib_file *cf = the_calib;
 	perturb_fn perturb = perturb_defaults;
 	const void *pctx = NULL;
-	gsl_rng *rng;
-	int i, d, open_k = 0;
+	struct calib_draw cd = { cf, NULL };
+	gsl_rng *rng, *vr = NULL;
+	int i, d, open_k = !coll_vm_measured(k);
 	if (draws < 1)
 		return 0;
 	if (cf) {
 		if (!(cf->has_chol || cf->sd > 0))
 			return 0;
 		perturb = perturb_calib;
-		pctx = cf;
+		cd.vr = vr = vm_rng_new();
+		pctx = &cd;
 	} else {
 		if (!defaults)
 			return 0;
@@ -228,16 +275,20 @@ int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 			open_k += !k->set[step_k[i]];
 		if (!open_k)
 			return 0;
+		pctx = vr = vm_rng_new();
 	}
 	/* mc_values' loop without the evaluation */
-	if (!(rng = gsl_rng_alloc(gsl_rng_mt19937)))
+	if (!(rng = gsl_rng_alloc(gsl_rng_mt19937))) {
+		gsl_rng_free(vr);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
 	gsl_rng_set(rng, CMD_CALIB_SEED);
 	for (d = 0; d < draws; d++) {
 		out[d] = *k;
 		mult[d] = perturb(pctx, rng, &out[d]);
 	}
 	gsl_rng_free(rng);
+	gsl_rng_free(vr);
 	return 1;
 }
 

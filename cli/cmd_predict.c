@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "coll.h"
 #include "datadir.h"
 #include "meas.h"
 #include "jout.h"
@@ -467,6 +468,11 @@ static int run(const char *cmd, struct popts *o, int compare)
 	}
 	if (compare && !strcmp(o->format, "table") && (rc = cmd_predict_depends(out.f, o, s, rows, nrows, &err)) < 0)
 		goto fail;
+	for (i = 0; i < o->npaths && !strcmp(o->format, "table"); i++) {
+		char note[1024];    /* a VM nobody measured says so */
+		if (coll_vm_note(s[i], note, sizeof(note)))
+			fprintf(out.f, "\n%s\n", note);
+	}
 	opened = 0;
 	if ((rc = out_commit(&out, &err)) < 0)
 		goto fail;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "coll.h"
 #include "cmd_predict_int.h"
 #include "jout.h"
 #include "render.h"
@@ -468,6 +469,9 @@ int cmd_predict_depends(FILE *f, const struct popts *o, struct scenario **s,
 				fprintf(f, "  (90%%: the speed-up under %d draws of the constants, %s, "
 					   "each draw the same for both boxes)\n", o->r.draws,
 					cmd_calib() ? "from the calibration's covariance and residual spread" :
+					coll_vm_unmeasured(s[0]) ? "the step constants the scenarios leave open "
+					"over their plausible ranges and the unmeasured VM's host path over "
+					"the measured VMs' prior" :
 					"the step constants the scenarios leave open over their plausible ranges");
 		}
 		fprintf(f, "  %s: x%.2f%s and x%.2f%s as predicted above.\n", s[d->j]->name,
@@ -475,6 +479,13 @@ int cmd_predict_depends(FILE *f, const struct popts *o, struct scenario **s,
 			range_text(buf[0], sizeof(buf[0]), d->rlo[0], d->rhi[0]),
 			d->hi->tok_total / d->hi0->tok_total,
 			range_text(buf[1], sizeof(buf[1]), d->rlo[1], d->rhi[1]));
+		/* A benchmark's "peak throughput" (the seed's 485) is the busiest
+		 * second, not the run's mean that the table gives. */
+		if (!o->r.nbatch && d->hi->sr.peak_tok_s > 0 && d->hi0->sr.peak_tok_s > 0)
+			fprintf(f, "    Peak output rate at %d requests (the busiest second, bench_serving's "
+				   "\"peak output token throughput\"; the table gives the run's mean): "
+				   "%.1f against %.1f tok/s, x%.2f.\n", d->hi->x, d->hi->sr.peak_tok_s,
+				d->hi0->sr.peak_tok_s, d->hi->sr.peak_tok_s / d->hi0->sr.peak_tok_s);
 		if (d->pxb)
 			fprintf(f, "    It runs P2P between GPUs on different host bridges only with "
 				   "NCCL_P2P_LEVEL=SYS (its scenario sets it); with NCCL's default (PXB) "
@@ -487,8 +498,8 @@ int cmd_predict_depends(FILE *f, const struct popts *o, struct scenario **s,
 				d->eager[0], d->eager[1], d->eager0[0], d->eager0[1],
 				d->eager[0] / d->eager0[0], d->eager[1] / d->eager0[1]);
 	}
-	if (n && s[0]->vm.mode == SCN_VM && s[0]->serving.given)
-		fprintf(f, "  %s's host-path constant (vm_shm_step_us) is fitted to its measured "
+	if (n && s[0]->vm.mode == SCN_VM && s[0]->serving.given && coll_vm_measured(&s[0]->k))
+		fprintf(f, "  %s's host-path constant (vm_step_exits) is fitted to its measured "
 			   "tok/s with CUDA graphs on; if its engine ran without them, the same data "
 			   "gives a smaller one (scripts/calibrate-seed.sh prints both and the "
 			   "speed-up each implies).\n", s[0]->name);

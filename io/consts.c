@@ -218,10 +218,54 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"max(GPU time, this); it depends on the engine and its version",
 		SCOPE_ENGINE, 0, 5000 },
 	[K_VM_SHM_STEP_US] = { "vm_shm_step_us", "us", 0.0, 0, 1000,
-		"0 by default (no VM); in a VM guest each NCCL ring step through host memory pays "
-		"the guest's host path (IOMMU translation, interrupt and doorbell exits) on top of "
-		"nccl_shm_step_us: fitted per VM configuration (the seed VM: scripts/calibrate-seed.sh)",
+		"0: not given. A VM's measured host path per NCCL ring step through host memory, "
+		"on top of nccl_shm_step_us; given (or above 0) it replaces the physical estimate "
+		"of vm_step_exits, vm_iotlb_miss_us and the rest (docs/model.md, \"A VM's host path\"); "
+		"the seed VM fitted 29.5 before that estimate existed",
 		SCOPE_VM, 0, 60 },
+	/* A VM guest's host path per NCCL SHM ring step, from what the VM is
+	 * (models/coll/vmhost.c, docs/model.md "A VM's host path"): exits and
+	 * injected interrupts, IOTLB misses of the host IOMMU (and a guest
+	 * vIOMMU), staging pages on the wrong socket when the guest has no
+	 * NUMA information. vm_shm_step_us, when given, replaces the sum. */
+	[K_VM_EXIT_US] = { "vm_exit_us", "us", 1.0, 0, 1000,
+		"a VM exit with interrupt injection costs 1,000-10,000 cycles, about 3,000 typical "
+		"(newsletter.onedfrk.com archive c9ed37c4, 2026-05-28, posted interrupts on VFIO): "
+		"1 us at 3 GHz; the range is 1,000-15,000 cycles",
+		SCOPE_VM, 0.3, 5 },
+	[K_VM_STEP_EXITS] = { "vm_step_exits", "count", 2.0, 0, 1000,
+		"assumed: per ring step the receiving rank's progress and the sending rank's doorbell "
+		"each cost the guest one exit or injected interrupt (no posted interrupts, vCPUs not "
+		"pinned); 0 with posted interrupts and busy-polling pinned vCPUs; fitted per VM "
+		"(the seed VM: scripts/calibrate-seed.sh)",
+		SCOPE_VM, 0.5, 40 },
+	[K_VM_IOTLB_MISS_US] = { "vm_iotlb_miss_us", "us", 0.61, 0, 1000,
+		"derived: a small copy in a Proxmox guest (2x RTX 3090, P2P on) takes 1.01 us against "
+		"0.40 on bare metal (realdata/p2p-latency-samples.txt sample 9, p2p_lat_us): one cold "
+		"translation of the host IOMMU per small DMA, as vm_dma_us",
+		SCOPE_VM, 0.2, 2 },
+	[K_VM_STEP_PAGES] = { "vm_step_pages", "count", 4.0, 0, 1000,
+		"assumed: each of a SHM step's two DMA legs touches its FIFO slot and its head/tail "
+		"flag, each on a 4 KiB page of its own; NCCL's 4 MiB buffers rotate over more pages "
+		"than an IOTLB holds, so each visit misses. A 2 MiB or 1 GiB IOMMU page (hugepages) "
+		"covers 512 or 262,144 of them",
+		SCOPE_VM, 2, 16 },
+	[K_VM_VIOMMU_FACTOR] = { "vm_viommu_factor", "factor", 2.0, 1, 100,
+		"assumed: a guest vIOMMU adds a second translation stage, its walk up to 24 table "
+		"reads against 4 for the host's stage alone (two-dimensional walk, x86-64 4-level "
+		"tables), of which caching keeps most: 2, in 1-6",
+		SCOPE_VM, 1, 6 },
+	[K_VM_NUMA_HOP_US] = { "vm_numa_hop_us", "us", 0.08, 0, 1000,
+		"derived: RTX PRO 6000 P2P latency 0.44 us across NUMA nodes against 0.36 within "
+		"(realdata/gpu-specs.md 1d): one crossing of the inter-socket link per page touched",
+		SCOPE_VM, 0.03, 0.5 },
+	[K_VM_PATH_SCALE] = { "vm_path_scale", "factor", 1.0, 0.01, 100,
+		"prior of an unmeasured VM: measured host paths over this model's estimate for the "
+		"same VM span 0.76 (Proxmox 2x RTX 3090 guest, staged copy 15.23 us against 14.3 "
+		"on bare metal: 0.93 us for two DMA legs the model puts at 1.22) to 6.4 (the seed "
+		"VM: 29.5 us per step fitted against 4.6 estimated); each end widened 1.5x for "
+		"having two VMs: 0.25-10, drawn when the VM has no constant of its own",
+		SCOPE_VM, 0.25, 10 },
 	/* The serving engine's own all-reduce (`serving: custom_allreduce:
 	 * oneshot`), from the measured kernel on 4 RTX PRO 6000 behind one
 	 * PEX890xx switch (realdata/serving-samples.md section 3). */

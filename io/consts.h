@@ -63,7 +63,14 @@ enum plumb_const {
 	K_KERNEL_LAUNCH_US,     /* gap between kernels replayed from a CUDA graph */
 	K_KERNEL_LAUNCH_EAGER_US,   /* host time per kernel launched eagerly (no CUDA graphs) */
 	K_STEP_OVERHEAD_US,     /* serving engine's host time per step (scheduler, sampling) */
-	K_VM_SHM_STEP_US,       /* extra per NCCL host-memory ring step in a VM guest */
+	K_VM_SHM_STEP_US,       /* a VM guest's measured host path per NCCL SHM step (overrides the model) */
+	K_VM_EXIT_US,           /* one VM exit and re-entry (interrupt injection, doorbell trap) */
+	K_VM_STEP_EXITS,        /* VM exits and injected interrupts per NCCL SHM step */
+	K_VM_IOTLB_MISS_US,     /* one host IOMMU translation miss (IOTLB page walk) */
+	K_VM_STEP_PAGES,        /* IOMMU pages a SHM step's two DMA legs touch */
+	K_VM_VIOMMU_FACTOR,     /* a guest vIOMMU's translation cost / the host's alone */
+	K_VM_NUMA_HOP_US,       /* a staging page on the wrong socket, per page touched */
+	K_VM_PATH_SCALE,        /* measured VM host paths / the physical estimate (prior) */
 	K_ONESHOT_US,           /* fixed time of the engine's one-shot P2P all-reduce */
 	K_ONESHOT_BW_EFF,       /* share of link rate its peer reads reach */
 	K_MEM_FRACTION,         /* share of GPU memory for weights and the KV cache */

@@ -157,6 +157,9 @@ struct scn_vm {
 	enum scn_p2p_exposure p2p_exposure;
 	int guest_numa;             /* 1: the guest sees the host NUMA layout */
 	int vcpus;                  /* the guest's CPUs (numbered 0..vcpus-1); 0 unknown */
+	int hugepages;              /* guest RAM backing, so the host IOMMU's page:
+				       0 4 KiB, 1 2 MiB, 2 1 GiB (`hugepages:`) */
+	int viommu;                 /* the guest has a virtual IOMMU (`viommu:`) */
 };
 
 /* The serving stack (docs/scenarios.md, `serving:`): what the engine-scope

@@ -24,7 +24,8 @@ static const char *const nccl_levels[] = { "LOC", "NVL", "NVB", "PIX", "PXB", "P
 static const char *const vm_keys[] = {
 	"mode", "hypervisor", "chipset", "pcie_passthrough", "firmware",
 	"guest_phys_bits", "mmio64_window", "mmio32_window", "guest_ram",
-	"host_iommu", "guest_kernel_args", "p2p_exposure", "guest_numa", "vcpus", NULL
+	"host_iommu", "guest_kernel_args", "p2p_exposure", "guest_numa", "vcpus",
+	"hugepages", "viommu", NULL
 };
 static const char *const mode_names[] = { "bare_metal", "vm", NULL };
 static const char *const chipset_names[] = { "q35", "i440fx", NULL };
@@ -120,6 +121,17 @@ int scn_parse_vm(const struct ytree *t, const struct ynode *m, struct scenario *
 	V->guest_numa = e;
 	if ((rc = scn_opt_int(t, m, "vcpus", 1, SCN_MAX_CPU + 1, &V->vcpus, err)) < 0)
 		return rc;
+	{
+		/* The guest's host path (models/coll/vmhost.c): its RAM's
+		 * page size, which the host IOMMU maps it in, and a vIOMMU. */
+		static const char *const page_names[] = { "none", "2m", "1g", NULL };
+		if ((rc = scn_opt_enum(t, m, "hugepages", "hugepages", page_names, &V->hugepages,
+				       err)) < 0)
+			return rc;
+		if ((v = ymap_get(m, "viommu")) &&
+		    (rc = yget_bool(t, v, "viommu", &V->viommu, err)) < 0)
+			return rc;
+	}
 	if (V->mode == SCN_VM && V->guest_numa && !(V->chipset == SCN_Q35 && V->pcie_passthrough))
 		return yerr(t, ymap_get(m, "guest_numa"), PLUMB_EINPUT, err,
 			    "guest_numa: host needs chipset q35 with pcie_passthrough (pxb-pcie expander buses)");

@@ -13,7 +13,9 @@
 #   attn_mem_eff  how fast attention reads the KV cache,
 #   moe_mem_eff   how fast the cutlass MoE runner reads the touched experts;
 # the VM's own (vm scope), fitted for the VM only:
-#   vm_shm_step_us  the guest's host path per NCCL ring step through host memory.
+#   vm_step_exits   the guest's VM exits and injected interrupts per NCCL ring
+#                   step through host memory (models/coll/vmhost.c: the one
+#                   term of the VM's physical host path the data informs).
 # Everything else keeps the scenarios' values (nccl_shm_gbs, box scope, is the
 # 8-GPU SHM sample's rate, cited in the scenarios).
 # The fit is run twice: with the VM's engine on CUDA graphs (the scenarios'
@@ -25,7 +27,7 @@ set -eu
 PLUMB=${PLUMB:-./plumb}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-FREE=kmin_gemm_us,attn_mem_eff,moe_mem_eff,vm_shm_step_us
+FREE=kmin_gemm_us,attn_mem_eff,moe_mem_eff,vm_step_exits
 
 # strip SCENARIO OUT [EAGER]: the scenario without the fitted constants (so the
 # fit starts from their defaults), CUDA graphs off when EAGER is 1.
@@ -68,7 +70,7 @@ for v in graphs eager; do
 		"$([ $v = eager ] && echo '; shared constants then' \
 			"$(fitted "$tmp/eager.yaml" kmin_gemm_us) $(fitted "$tmp/eager.yaml" attn_mem_eff)" \
 			"$(fitted "$tmp/eager.yaml" moe_mem_eff)" || true)"
-	printf '  vm_shm_step_us: %.3g\n' "$(fitted "$tmp/$v.yaml" vm_shm_step_us)"
+	printf '  vm_step_exits: %.3g\n' "$(fitted "$tmp/$v.yaml" vm_step_exits)"
 done
 
 # The VM -> bare metal speed-up (tp8) each explanation implies, both boxes

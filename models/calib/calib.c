@@ -139,7 +139,7 @@ static void case_free(const struct val_set *v, int ci, int *idx, int *n, int max
 		add_free(idx, n, max, K_MOE_MEM_EFF);
 		add_free(idx, n, max, K_ATTN_MEM_EFF);
 		if (c->scn->vm.mode == SCN_VM)
-			add_free(idx, n, max, K_VM_SHM_STEP_US);
+			add_free(idx, n, max, K_VM_STEP_EXITS);
 		break;
 	}
 }

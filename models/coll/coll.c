@@ -766,11 +766,10 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 				r->step_lat[(i) * r->n + (j)] = hw > 0 ? hw : 0;
 			}
 			if (r->shm[(i) * r->n + (j)])
-				/* A guest's host path (vm_shm_step_us) stays with
-				 * the VM: bare metal never pays it. */
+				/* A guest's host path (vmhost.c) stays with the
+				 * VM: bare metal never pays it. */
 				r->step_lat[(i) * r->n + (j)] +=
-					(s->k.v[K_NCCL_SHM_STEP_US] +
-					 (s->vm.mode == SCN_VM ? s->k.v[K_VM_SHM_STEP_US] : 0)) * 1e-6;
+					(s->k.v[K_NCCL_SHM_STEP_US] + coll_vm_step_us(s)) * 1e-6;
 			else if (!nvl)
 				/* NCCL's PCI latency is a recent GPU's; GPUs whose
 				 * measured P2P copy latency is longer pay the rest. */

@@ -28,6 +28,7 @@
 #ifndef PLUMB_COLL_H
 #define PLUMB_COLL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fabric.h"
@@ -175,5 +176,25 @@ void coll_scn_choice_add(struct coll_scn *e, const struct coll_spec *c,
  * computed once per distinct c. */
 int coll_time_in(struct coll_scn *e, const struct scenario *s, const struct coll_spec *c,
 		 struct coll_result *r, struct plumb_err *err);
+
+/*
+ * A VM guest's host path (vmhost.c, docs/model.md "A VM's host path"): the
+ * extra time, us, of one NCCL ring step through host memory in scenario s's
+ * guest: vm_shm_step_us when the scenario or a calibration gives it, else
+ * the physical estimate (exits, IOTLB misses, NUMA placement) times
+ * vm_path_scale; 0 on bare metal.
+ */
+double coll_vm_step_us(const struct scenario *s);
+
+/* Does k hold a VM host-path constant of the VM's own (scenario or
+ * calibration)? Then the interval draws leave the VM's path alone. */
+int coll_vm_measured(const struct plumb_consts *k);
+
+/* Is s a VM without P2P in its guest whose host path nobody measured? */
+int coll_vm_unmeasured(const struct scenario *s);
+
+/* The warning for such a VM (what is assumed, how to measure it) into buf
+ * (n bytes, cut to fit); 1 when s has one, else 0 and buf untouched. */
+int coll_vm_note(const struct scenario *s, char *buf, size_t n);
 
 #endif

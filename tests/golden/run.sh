@@ -407,6 +407,32 @@ else
 	ok
 fi
 
+# A VM nobody measured (tests/data/vm: the seed VM's box without its fitted
+# constant, a user's 4x L40S guest) draws its host path from the measured
+# VMs' prior: the speed-up's range is never zero-width, the seed box's at
+# one request is at least x1.5 wide and holds the measured x4.56 (the seed
+# VM is one of the VMs the prior is built from), and the output says the
+# path is unmeasured and how to measure it.
+"$PLUMB" compare tests/data/vm/proxmox-vm-8x-rtxpro6000-unmeasured.yaml \
+	scenarios/baremetal-8x-rtxpro6000.yaml --layout tp8 --concurrency 1,64 > "$tmp/vmu.txt" 2>&1
+if sed -n 's/.*: x[0-9.]* (90%: x\([0-9.]*\)-\([0-9.]*\)) and .*as predicted above\./\1 \2/p' \
+	"$tmp/vmu.txt" | awk '{ n++; if (!($2 - $1 >= 1.5 && $1 <= 4.56 && 4.56 <= $2)) exit 1 }
+	END { if (n != 1) exit 1 }' &&
+	grep -q "host path is unmeasured.*all_reduce_perf -b 8 -e 128M -f 2 -g 8" "$tmp/vmu.txt"; then
+	ok
+else
+	bad "plumb compare: an unmeasured VM's range or warning is missing (see $tmp/vmu.txt)"
+fi
+"$PLUMB" compare tests/data/vm/proxmox-vm-4x-l40s.yaml tests/data/vm/l40s-4x-baremetal.yaml \
+	--model llama-3.1-70b --weights fp8 --layout tp4 --concurrency 1,64 > "$tmp/vml.txt" 2>&1
+if sed -n 's/.*: x[0-9.]* (90%: x\([0-9.]*\)-\([0-9.]*\)) and x[0-9.]* (90%: x\([0-9.]*\)-\([0-9.]*\)) as predicted above\./\1 \2 \3 \4/p' \
+	"$tmp/vml.txt" | awk '{ n++; if (!($2 > $1 + 0.05 && $4 > $3 + 0.05)) exit 1 }
+	END { if (n != 1) exit 1 }' && grep -q "host path is unmeasured" "$tmp/vml.txt"; then
+	ok
+else
+	bad "plumb compare: the unmeasured L40S guest's range is zero-width or unwarned (see $tmp/vml.txt)"
+fi
+
 # ---- 6. the constants block pastes into a scenario -------------------------
 # A scenario without `constants:` plus the block `plumb constants --format
 # yaml` prints for it: it loads, and its block (the comment lines aside,

@@ -372,6 +372,83 @@ static void test_shared_by_content(void)
 	scn_free(b);
 }
 
+/* The seed box as a VM guest without P2P (every pair SHM), with extra
+ * virtualization keys and constants. */
+static struct scenario *vm_box(const char *vm_extra, const char *consts)
+{
+	char extra[1024];
+	snprintf(extra, sizeof(extra),
+		 "virtualization: {mode: vm, chipset: q35, pcie_passthrough: true, "
+		 "mmio64_window: 2T, guest_phys_bits: 46, host_iommu: translate, "
+		 "p2p_exposure: none, guest_kernel_args: [pci=realloc]%s}\n%s", vm_extra, consts);
+	return fix_seed_box("192", extra);
+}
+
+/* A VM's host path (vmhost.c): each term where the VM has it, the sum on
+ * every SHM ring step of the guest, nothing on bare metal. */
+static void test_vm_host_path(void)
+{
+	struct scenario *bm = fix_seed_box("192", "constants: {vm_step_exits: 30, vm_shm_step_us: 50}\n");
+	struct scenario *vm = vm_box("", "");
+	struct scenario *huge = vm_box(", hugepages: 1g", "");
+	struct scenario *viommu = vm_box(", hugepages: 1g, viommu: true", "");
+	struct scenario *numa = vm_box(", guest_numa: host", "");
+	struct scenario *meas = vm_box("", "constants: {vm_shm_step_us: 20}\n");
+	struct scenario *scaled = vm_box("", "constants: {vm_path_scale: 3}\n");
+	double base, pci, shm, exits, iotlb, cross;
+	char note[1024];
+	if (!bm || !vm || !huge || !viommu || !numa || !meas || !scaled)
+		goto out;
+	base = vm->k.v[K_NCCL_BASE_US];
+	pci = vm->k.v[K_NCCL_PCI_LL_US];
+	shm = vm->k.v[K_NCCL_SHM_STEP_US];
+	exits = vm->k.v[K_VM_STEP_EXITS] * vm->k.v[K_VM_EXIT_US];
+	iotlb = vm->k.v[K_VM_STEP_PAGES] * vm->k.v[K_VM_IOTLB_MISS_US];
+	cross = 0.5 * vm->k.v[K_VM_STEP_PAGES] * vm->k.v[K_VM_NUMA_HOP_US];
+	/* bare metal never pays it, whatever its constants say */
+	EXPECT_NEAR(coll_vm_step_us(bm) + 1, 1, 1e-12);
+	EXPECT_NEAR(t_us(bm, -1, COLL_ALLREDUCE, 8, NULL, 8, ALGO_RING, PROTO_LL),
+		    base + 14 * (pci + shm), 0.01);
+	CU_ASSERT_FALSE(coll_vm_unmeasured(bm));
+	CU_ASSERT_FALSE(coll_vm_note(bm, note, sizeof(note)));
+	/* the guest: exits + IOTLB (4 KiB pages) + half the pages across sockets */
+	EXPECT_NEAR(coll_vm_step_us(vm), exits + iotlb + cross, 1e-9);
+	EXPECT_NEAR(t_us(vm, -1, COLL_ALLREDUCE, 8, NULL, 8, ALGO_RING, PROTO_LL),
+		    base + 14 * (pci + shm + exits + iotlb + cross), 0.01);
+	/* all-gather: n-1 steps pay it */
+	EXPECT_NEAR(t_us(vm, -1, COLL_ALLGATHER, 8, NULL, 8, ALGO_RING, PROTO_LL),
+		    base + 7 * (pci + shm + exits + iotlb + cross), 0.01);
+	/* 1 GiB pages: one IOMMU entry covers the step; a vIOMMU maps in 4 KiB
+	 * pages again and walks two stages */
+	EXPECT_NEAR(coll_vm_step_us(huge), exits + iotlb / 262144 + cross, 1e-9);
+	EXPECT_NEAR(coll_vm_step_us(viommu), exits + iotlb * vm->k.v[K_VM_VIOMMU_FACTOR] + cross,
+		    1e-9);
+	/* the guest knows the host's NUMA layout: no crossing */
+	EXPECT_NEAR(coll_vm_step_us(numa), exits + iotlb, 1e-9);
+	/* the prior's scale, and a measured value replacing the estimate */
+	EXPECT_NEAR(coll_vm_step_us(scaled), 3 * (exits + iotlb + cross), 1e-9);
+	EXPECT_NEAR(coll_vm_step_us(meas), 20, 1e-12);
+	EXPECT_NEAR(t_us(meas, -1, COLL_ALLREDUCE, 8, NULL, 8, ALGO_RING, PROTO_LL),
+		    base + 14 * (pci + shm + 20), 0.01);
+	/* only the unmeasured VM says so, with how to measure it */
+	CU_ASSERT_TRUE(coll_vm_unmeasured(vm));
+	CU_ASSERT_FALSE(coll_vm_unmeasured(meas));
+	CU_ASSERT_FALSE(coll_vm_unmeasured(scaled));
+	CU_ASSERT_TRUE(coll_vm_note(vm, note, sizeof(note)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(note, "unmeasured"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(note, "all_reduce_perf -b 8 -e 128M -f 2 -g 8"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(note, "plumb calibrate"));
+	CU_ASSERT_FALSE(coll_vm_note(meas, note, sizeof(note)));
+out:
+	scn_free(bm);
+	scn_free(vm);
+	scn_free(huge);
+	scn_free(viommu);
+	scn_free(numa);
+	scn_free(meas);
+	scn_free(scaled);
+}
+
 void suite_coll(void)
 {
 	CU_pSuite s = CU_add_suite("coll", NULL, NULL);
@@ -383,4 +460,5 @@ void suite_coll(void)
 	CU_add_test(s, "the engine's one-shot all-reduce", test_oneshot);
 	CU_add_test(s, "the engine's two-shot all-reduce", test_twoshot);
 	CU_add_test(s, "derived state and steps shared by content", test_shared_by_content);
+	CU_add_test(s, "a VM's host path: its terms, never on bare metal", test_vm_host_path);
 }
