@@ -18,6 +18,8 @@
 
 enum val_kind { VAL_NCCL, VAL_P2P, VAL_SERVING, VAL_COLLCSV, VAL_DECODE };
 
+#define VAL_MAX_FITS 16
+
 struct val_case {
 	char name[64];
 	enum val_kind kind;
@@ -48,15 +50,31 @@ struct val_case {
 	int acs;                    /* p2p: -1 as the scenario, 0/1 ACS forced off/on */
 	int quoted;                 /* p2p: points listed in the case (`points:`), each
 				       with the text it was read from, not matrices */
+	int nfits;                  /* `fits:`: constants derived from this case's data */
+	char fits[VAL_MAX_FITS][32];
+	int fits_line, fits_col;    /* of the `fits:` list ("" none: 0) */
 };
+
+/* A case is fitted (in-sample) when its data fixed a constant: its points are
+ * not predictions and stay out of the headline figures. */
+#define VAL_CASE_FITTED(c) ((c)->nfits > 0)
 
 /* What a serving point measures. */
 enum val_srv_metric {
 	VAL_SRV_TOK,            /* mean output tok/s of the run */
 	VAL_SRV_TPOT,           /* time per output token, ms */
 	VAL_SRV_PEAK,           /* peak output tok/s (most tokens in one second) */
-	VAL_SRV_TTFT            /* time to first token, ms */
+	VAL_SRV_TTFT            /* mean time to first token, ms */
 };
+
+/*
+ * The quantity a point measures, for the summaries and the model-error
+ * spread: a decode or serving rate (tok/s, time per output token, a decode
+ * step), a time to first token, or an interconnect number (p2p, nccl-tests,
+ * collectives).
+ */
+enum val_qty { VAL_Q_LINK, VAL_Q_RATE, VAL_Q_TTFT, VAL_NQ };
+
 
 struct val_point {
 	int c;                      /* case index */
@@ -67,6 +85,8 @@ struct val_point {
 	int group;                  /* nccl: 0; p2p: the matrix kind; serving:
 				       enum val_srv_metric */
 	double measured, predicted; /* us or GB/s, as measured */
+	double lo, hi;              /* rate and TTFT points: plumb's 90% range
+				       (NAN: none) */
 };
 
 /* A prediction without a measurement: the same model on other boxes. */
@@ -83,6 +103,8 @@ struct val_whatif {
 
 #define VAL_MAX_SKIPPED 8
 
+struct val_spread;
+
 struct val_set {
 	char file[512];
 	int ncases;
@@ -94,6 +116,7 @@ struct val_set {
 	int oom;                    /* a point could not be stored */
 	int nskipped;               /* runs of multi-run files val_add_files could not use */
 	char skipped[VAL_MAX_SKIPPED][256];   /* the first ones: "file run N: why" */
+	struct val_spread *spread;  /* owned: model-error spread (val_spread_run), NULL */
 };
 
 /*
@@ -155,6 +178,40 @@ struct val_stats {
 	int within2x;                   /* points with 0.5 <= ratio <= 2 */
 };
 void val_stats(const struct val_set *v, int first, int n, struct val_stats *st);
+
+/* The quantity point p measures. */
+enum val_qty val_point_qty(const struct val_set *v, const struct val_point *p);
+
+/* Which points a summary takes: -1 for any. */
+struct val_sel {
+	int kind;                   /* enum val_kind */
+	int fitted;                 /* 1 points of fitted cases, 0 out-of-sample */
+	int qty;                    /* enum val_qty */
+};
+#define VAL_SEL_ALL { -1, -1, -1 }
+/* val_stats over the points s selects. */
+void val_stats_sel(const struct val_set *v, const struct val_sel *s, struct val_stats *st);
+
+/*
+ * Check that the cases' `fits:` lists and the constants' sources agree:
+ * a constant whose source (the consts table, the GPU catalog, a case's
+ * scenario `constants:`) names a validation data file or "validation case
+ * NAME" is listed in `fits:` of a case with that data file (of that case),
+ * and every constant a case lists names the case (or its data file) in one
+ * of its sources. Returns 0, or PLUMB_EINPUT with the first disagreement
+ * (file:line:column of the case's `fits:`) in err.
+ */
+int val_fits_check(const struct val_set *v, struct plumb_err *err);
+
+/*
+ * The model-error spread of rate and TTFT points (valid_err.c): from the
+ * out-of-sample points' log(predicted / measured), the log-sd each quantity's
+ * 90% range needs; a leave-one-case-out spread per case (the spread of
+ * every other case's points) sets each point's range lo/hi, so the range a
+ * point is scored against never saw that point. The report's coverage is
+ * the share of out-of-sample points inside their range.
+ */
+int val_spread_run(struct val_set *v, struct plumb_err *err);
 
 /* Markdown report of predicted vs measured (deterministic). */
 void val_report(FILE *f, const struct val_set *v, const char *title);
