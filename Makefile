@@ -144,7 +144,7 @@ docs-constants: plumb
 	sh scripts/gen-constants-doc.sh
 
 validate: plumb
-	./plumb validate validation/cases.yaml --cross -o docs/validation.md
+	./plumb validate validation/cases.yaml --cross --check-fits -o docs/validation.md
 	sh validation/loo-serving.sh > $(B)/loo.md && cat $(B)/loo.md >> docs/validation.md
 	sh validation/prefill-check.sh > $(B)/prefill.md && cat $(B)/prefill.md >> docs/validation.md
 

@@ -12,7 +12,7 @@
 #include "valid.h"
 
 const char cmd_validate_usage[] =
-	"usage: plumb validate CASES.yaml [-o FILE] [--strict] [--cross]\n"
+	"usage: plumb validate CASES.yaml [-o FILE] [--strict] [--cross] [--check-fits]\n"
 	"\n"
 	"For every case in CASES.yaml (a measured nccl-tests table or\n"
 	"p2pBandwidthLatencyTest output, and the scenario of its machine), predict\n"
@@ -27,6 +27,9 @@ const char cmd_validate_usage[] =
 	"  --cross     add the calibration cross-validation: for every nccl-tests\n"
 	"              case, fit its constants on every other message size and\n"
 	"              predict the sizes left out (and the other way round)\n"
+	"  --check-fits  check that each case's `fits:` and the constants' sources\n"
+	"              agree (a source naming a case's data file is listed in that\n"
+	"              case's fits, and back); exit 3 naming the first disagreement\n"
 	"  -h, --help  this help\n"
 	"\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid case or data file, 4 I/O error,\n"
@@ -36,6 +39,7 @@ const char cmd_validate_usage[] =
 static const struct option longopts[] = {
 	{ "strict", no_argument, NULL, 's' },
 	{ "cross", no_argument, NULL, 'x' },
+	{ "check-fits", no_argument, NULL, 'f' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -47,7 +51,7 @@ int cmd_validate(int argc, char **argv)
 	struct outfile out;
 	const char *path = NULL, *outpath = "-";
 	struct calib_cross_summary cs;
-	int i, c, rc, strict = 0, opened = 0, cross = 0;
+	int i, c, rc, strict = 0, opened = 0, cross = 0, check_fits = 0;
 
 	plumb_err_clear(&err);
 	cmd_getopt_start();
@@ -58,6 +62,8 @@ int cmd_validate(int argc, char **argv)
 			strict = 1;
 		else if (c == 'x')
 			cross = 1;
+		else if (c == 'f')
+			check_fits = 1;
 		else
 			return -c;
 	}
@@ -69,7 +75,9 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (!path)
 		return cmd_usage_error("validate", "missing CASES.yaml");
-	if ((rc = val_load(path, &v, &err)) < 0 || (rc = val_predict(v, -1, &err)) < 0)
+	if ((rc = val_load(path, &v, &err)) < 0 ||
+	    (check_fits && (rc = val_fits_check(v, &err)) < 0) ||
+	    (rc = val_predict(v, -1, &err)) < 0)
 		goto fail;
 	if ((rc = out_open(&out, outpath, &err)) < 0)
 		goto fail;

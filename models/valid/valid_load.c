@@ -8,17 +8,50 @@
 #include <string.h>
 
 #include "coll.h"
+#include "consts.h"
 #include "predict.h"
 
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
 	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo",
-	"acs", "points", "engine", NULL
+	"acs", "points", "engine", "fits", NULL
 };
 static const char *const whatif_keys[] = {
 	"name", "scenarios", "layouts", "concurrency", "note", NULL
 };
 static const char *const kind_names[] = { "nccl", "p2p", "serving", "collectives", "decode", NULL };
+
+/*
+ * `fits: [kmin_gemm_us, ...]`: the constants derived from the case's data,
+ * each a name of the constants table (plumb constants), once.
+ */
+static int load_fits(struct val_case *c, const struct ytree *t, const struct ynode *x,
+		     struct plumb_err *err)
+{
+	size_t i;
+	int rc, j;
+	if ((rc = yexpect(t, x, Y_SEQ, "fits", err)) < 0)
+		return rc;
+	if (x->n > VAL_MAX_FITS)
+		return yerr(t, x, PLUMB_EINPUT, err, "'fits' lists %zu constants, at most %d",
+			    x->n, VAL_MAX_FITS);
+	c->fits_line = x->line;
+	c->fits_col = x->col;
+	for (i = 0; i < x->n; i++) {
+		char *name = c->fits[c->nfits];
+		if ((rc = yget_str(t, x->vals[i], "fits", name, sizeof(c->fits[0]), err)) < 0)
+			return rc;
+		if (consts_find(name) < 0)
+			return yerr(t, x->vals[i], PLUMB_EINPUT, err,
+				    "'%s' in fits is not a constant (plumb constants lists them)", name);
+		for (j = 0; j < c->nfits; j++)
+			if (!strcmp(c->fits[j], name))
+				return yerr(t, x->vals[i], PLUMB_EINPUT, err,
+					    "'%s' is listed twice in fits", name);
+		c->nfits++;
+	}
+	return 0;
+}
 
 static int load_case(struct val_set *v, const struct ytree *t, const struct ynode *n,
 		     int idx, struct plumb_err *err)
@@ -144,6 +177,8 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 	}
 	if ((x = ymap_get(n, "p2p_disable")) &&
 	    (rc = yget_bool(t, x, "p2p_disable", &c->p2p_disable, err)) < 0)
+		return rc;
+	if ((x = ymap_get(n, "fits")) && (rc = load_fits(c, t, x, err)) < 0)
 		return rc;
 	if ((rc = scn_load(c->scenario, &c->scn, err)) < 0)
 		return rc;
