@@ -13,6 +13,7 @@
 
 const char cmd_validate_usage[] =
 	"usage: plumb validate CASES.yaml [-o FILE] [--strict] [--cross] [--check-fits]\n"
+	"                      [--points FILE]\n"
 	"\n"
 	"For every case in CASES.yaml (a measured nccl-tests table or\n"
 	"p2pBandwidthLatencyTest output, and the scenario of its machine), predict\n"
@@ -30,16 +31,29 @@ const char cmd_validate_usage[] =
 	"  --check-fits  check that each case's `fits:` and the constants' sources\n"
 	"              agree (a source naming a case's data file is listed in that\n"
 	"              case's fits, and back); exit 3 naming the first disagreement\n"
+	"  --points FILE  also write every point as CSV (case, fitted or out-of-sample,\n"
+	"              kind, quantity, metric, point, measured, predicted and the 90%\n"
+	"              range of decode and serving points): validation/coverage.sh\n"
 	"  -h, --help  this help\n"
 	"\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid case or data file, 4 I/O error,\n"
 	"5 --strict and the bar is not met (with --cross also: held-out median\n"
 	"error at most 5% and worst point at most 15%).\n";
 
+/* The constants' draws of predict's range, for val_spread_run. */
+static int draws_of(const struct plumb_consts *k, int n, struct plumb_consts *out, double *mult,
+		    struct plumb_err *err)
+{
+	return cmd_interval_consts(k, n, 1, out, mult, err);
+}
+
+#define VALIDATE_DRAWS 100
+
 static const struct option longopts[] = {
 	{ "strict", no_argument, NULL, 's' },
 	{ "cross", no_argument, NULL, 'x' },
 	{ "check-fits", no_argument, NULL, 'f' },
+	{ "points", required_argument, NULL, 'p' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -49,7 +63,7 @@ int cmd_validate(int argc, char **argv)
 	struct val_set *v = NULL;
 	struct val_stats st;
 	struct outfile out;
-	const char *path = NULL, *outpath = "-";
+	const char *path = NULL, *outpath = "-", *points = NULL;
 	struct calib_cross_summary cs;
 	int i, c, rc, strict = 0, opened = 0, cross = 0, check_fits = 0;
 
@@ -64,6 +78,8 @@ int cmd_validate(int argc, char **argv)
 			cross = 1;
 		else if (c == 'f')
 			check_fits = 1;
+		else if (c == 'p')
+			points = optarg;
 		else
 			return -c;
 	}
@@ -77,7 +93,8 @@ int cmd_validate(int argc, char **argv)
 		return cmd_usage_error("validate", "missing CASES.yaml");
 	if ((rc = val_load(path, &v, &err)) < 0 ||
 	    (check_fits && (rc = val_fits_check(v, &err)) < 0) ||
-	    (rc = val_predict(v, -1, &err)) < 0)
+	    (rc = val_predict(v, -1, &err)) < 0 ||
+	    (rc = val_spread_run(v, VALIDATE_DRAWS, draws_of, &err)) < 0)
 		goto fail;
 	if ((rc = out_open(&out, outpath, &err)) < 0)
 		goto fail;
@@ -104,6 +121,15 @@ int cmd_validate(int argc, char **argv)
 	opened = 0;
 	if ((rc = out_commit(&out, &err)) < 0)
 		goto fail;
+	if (points) {
+		if ((rc = out_open(&out, points, &err)) < 0)
+			goto fail;
+		opened = 1;
+		val_points_csv(out.f, v);
+		opened = 0;
+		if ((rc = out_commit(&out, &err)) < 0)
+			goto fail;
+	}
 	fprintf(stderr, "plumb validate: %d cases, %d points, median error %.1f%%, %d of %d within 2x\n",
 		v->ncases, st.n, 100 * st.median_err, st.within2x, st.n);
 	if (cross)

@@ -332,6 +332,22 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"24700) for both parts, the weight stream runs at 0.956 and the fixed part is 0.30 "
 		"(B200: 0.36), the top of the plausible range",
 		SCOPE_ENGINE, 0, 0.4 },
+	/* The model error of a prediction nothing was fitted to: the spread
+	 * make validate measures on its out-of-sample decode and serving points
+	 * (docs/validation.md, "Model error"); each draw of predict's 90% range
+	 * multiplies tok/s by exp(tok_err_sd z) and TTFT by exp(-ttft_err_sd z). */
+	[K_TOK_ERR_SD] = { "tok_err_sd", "log-sd", 0.0, 0, 2,
+		"out-of-sample residual spread of make validate (docs/validation.md, \"Model error\"): "
+		"the smallest log-sd that puts 90% of its 33 out-of-sample tok/s and TPOT points inside "
+		"predict's range; the step constants' draws alone hold 31 of them (94%), so none is added "
+		"until the validation set says otherwise",
+		SCOPE_ENGINE, 0, 0.5 },
+	[K_TTFT_ERR_SD] = { "ttft_err_sd", "log-sd", 0.25, 0, 2,
+		"assumed (a factor 1.5 at the 90% ends): make validate has no out-of-sample TTFT point "
+		"to measure it on yet; the one public prefill figure, ~4000 tok/s for GLM-5 on 8 RTX PRO "
+		"6000 at an unstated prompt length, is 0.84-2.2x plumb's over 1k-128k prompts "
+		"(validation/prefill-check.sh)",
+		SCOPE_ENGINE, 0.05, 0.7 },
 };
 
 void consts_defaults(struct plumb_consts *c)

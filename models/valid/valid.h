@@ -204,14 +204,52 @@ void val_stats_sel(const struct val_set *v, const struct val_sel *s, struct val_
 int val_fits_check(const struct val_set *v, struct plumb_err *err);
 
 /*
- * The model-error spread of rate and TTFT points (valid_err.c): from the
- * out-of-sample points' log(predicted / measured), the log-sd each quantity's
- * 90% range needs; a leave-one-case-out spread per case (the spread of
- * every other case's points) sets each point's range lo/hi, so the range a
- * point is scored against never saw that point. The report's coverage is
- * the share of out-of-sample points inside their range.
+ * The constants' draws of a 90% range (plumb's interval code supplies it:
+ * cmd_interval_consts): n copies of k with the constants it draws drawn, and
+ * each draw's model-error factor exp(k->v[K_TOK_ERR_SD] z) in mult. Returns 1,
+ * 0 when nothing is drawn (out and mult untouched), < 0 on error.
  */
-int val_spread_run(struct val_set *v, struct plumb_err *err);
+typedef int (*val_draws_fn)(const struct plumb_consts *k, int n, struct plumb_consts *out,
+			    double *mult, struct plumb_err *err);
+
+/*
+ * The model-error spread of rate and TTFT points (valid_err.c): each decode
+ * and serving row simulated under ndraws draws of fn; the log-sd of the
+ * model error each quantity needs for 90% of its out-of-sample points to lie
+ * inside their ranges; a leave-one-case-out spread per case sets its points'
+ * lo/hi (a range never widened by its own point). Fitted cases' points get
+ * the ranges of the shipped constants (tok_err_sd, ttft_err_sd).
+ */
+int val_spread_run(struct val_set *v, int ndraws, val_draws_fn fn, struct plumb_err *err);
+void val_spread_free(struct val_spread *s);
+
+struct val_spread_summary {
+	int ndraws;
+	int n;                      /* out-of-sample points */
+	double sd_all;              /* spread from all of them (-1: no point) */
+	double sd_const;            /* the shipped constant */
+	double sd_loo_lo, sd_loo_hi;/* the leave-one-case-out spreads' range */
+	int in_loo;                 /* points inside their leave-one-case-out range */
+	int in_const;               /* ... inside the range of the shipped constant */
+};
+/* Summary of quantity q (VAL_Q_RATE, VAL_Q_TTFT); 0 when there is none. */
+int val_spread_get(const struct val_set *v, int q, struct val_spread_summary *out);
+
+/*
+ * TTFT's model-error factor in draw d of a range: exp(-ttft_err_sd z_d) (k),
+ * z_d = val_err_z(d), a standard normal of its own (tok/s's comes from the
+ * interval's random stream): the quantiles of a golden-ratio (Weyl)
+ * sequence, the same for every run.
+ */
+double val_ttft_err_factor(const struct plumb_consts *k, int d);
+double val_err_z(int d);
+
+/*
+ * One CSV row per point: case, scored (fitted or out-of-sample), kind,
+ * quantity (link, rate, ttft), metric, point, measured, predicted, and the
+ * 90% range lo, hi (empty when none). validation/coverage.sh reads it.
+ */
+void val_points_csv(FILE *f, const struct val_set *v);
 
 /* Markdown report of predicted vs measured (deterministic). */
 void val_report(FILE *f, const struct val_set *v, const char *title);

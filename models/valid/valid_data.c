@@ -53,6 +53,7 @@ static struct val_point *add_point(struct val_set *v, int c, const char *label, 
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	p->measured = meas;
 	p->predicted = NAN;
+	p->lo = p->hi = NAN;
 	return p;
 }
 

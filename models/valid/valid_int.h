@@ -25,6 +25,16 @@ int val_case_data(struct val_set *v, int idx, struct plumb_err *err);
 int val_quoted_points(struct val_set *v, int idx, const struct ytree *t,
 		      const struct ynode *list, struct plumb_err *err);
 
+/*
+ * What plumb predicts for row ri of a decode or serving case c on scenario
+ * scn (c->scn, or a copy with other constants): a decode case's step in ms
+ * in vals[0]; a serving case's values by enum val_srv_metric. NAN where the
+ * model gives none.
+ */
+#define VAL_ROW_NV 4
+int val_row_values(const struct val_case *c, const struct scenario *scn, int ri,
+		   double vals[VAL_ROW_NV], struct plumb_err *err);
+
 /* qsort comparator of doubles, ascending. */
 int val_cmp_double(const void *a, const void *b);
 /* Median of the n sorted values x (0 when n is 0). */

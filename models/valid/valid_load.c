@@ -355,6 +355,7 @@ void val_free(struct val_set *v)
 		for (k = 0; k < v->whatif[i].nscn; k++)
 			scn_free(v->whatif[i].scn[k]);
 	}
+	val_spread_free(v->spread);
 	free(v->whatif);
 	free(v->cases);
 	free(v->points);

@@ -34,16 +34,6 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 	return serve_run(&sp, pred_serve_step, &c, sr, err);
 }
 
-/* A pred_cfg for case c's model on scenario scn (c->scn or a copy) with
- * `layout`. */
-static int case_cfg(const struct val_case *c, const struct scenario *scn, const char *layout,
-		    struct pred_cfg *pc, struct plumb_err *err)
-{
-	pred_cfg_init(pc);
-	pc->engine = c->engine[0] ? c->engine : NULL;
-	pc->stack = c->stack;
-	return pred_cfg_setup(pc, scn, c->model, c->weights, c->kv, layout, err);
-}
 
 /*
  * nccl-tests with one thread driving G GPUs (-g G) enqueues the G ranks'
@@ -56,6 +46,51 @@ static double nccl_tests_floor_us(const struct val_case *c)
 	const struct meas_nccl_run *run = &c->nccl->runs[c->run - 1];
 	int g = run->gpus_per_thread > 0 ? run->gpus_per_thread : 1;
 	return g * c->scn->k.v[K_NCCL_TESTS_LAUNCH_US];
+}
+
+/* A pred_cfg for case c's model on scenario scn (c->scn or a copy) with
+ * `layout`. */
+static int case_cfg(const struct val_case *c, const struct scenario *scn, const char *layout,
+		    struct pred_cfg *pc, struct plumb_err *err)
+{
+	pred_cfg_init(pc);
+	pc->engine = c->engine[0] ? c->engine : NULL;
+	pc->stack = c->stack;
+	return pred_cfg_setup(pc, scn, c->model, c->weights, c->kv, layout, err);
+}
+
+int val_row_values(const struct val_case *c, const struct scenario *scn, int ri,
+		   double vals[VAL_ROW_NV], struct plumb_err *err)
+{
+	const struct meas_csv_row *row = &c->serving->rows[ri];
+	int rc, i;
+	for (i = 0; i < VAL_ROW_NV; i++)
+		vals[i] = NAN;
+	if (c->kind == VAL_DECODE) {
+		struct pred_cfg pc;
+		double sec;
+		if ((rc = case_cfg(c, scn, row->layout, &pc, err)) < 0)
+			return rc;
+		topo_opts_init(&pc.topo);
+		pc.topo.nccl_p2p_level = c->p2p_disable ? NP_LOC : c->nccl_level;
+		if ((rc = pred_step(&pc, SERVE_DECODE, row->batch, row->context, 1, &sec, NULL,
+				    err)) < 0)
+			return rc;
+		vals[0] = sec * 1e3;
+	} else {
+		struct serve_result sr;
+		if ((rc = serve_point(scn, c->engine, c->stack, c->model, c->weights, c->kv, row->layout,
+				      row->concurrency,
+				      row->input_len > 0 ? row->input_len : c->input,
+				      row->output_len > 0 ? row->output_len : c->output,
+				      row->context, row->prompts, c->output_spread, &sr, err)) < 0)
+			return rc;
+		vals[VAL_SRV_TOK] = sr.tok_s_total;
+		vals[VAL_SRV_TPOT] = sr.tpot_ms;
+		vals[VAL_SRV_PEAK] = sr.peak_tok_s;
+		vals[VAL_SRV_TTFT] = sr.ttft_ms;
+	}
+	return 0;
 }
 
 static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_err *err)
@@ -110,32 +145,12 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 			}
 			pt->predicted = r->m[val_p2p_map[pt->row].pred][c->gpus[pt->a]][c->gpus[pt->b]];
 			break;
-		case VAL_DECODE: {
-			const struct meas_csv_row *row = &c->serving->rows[pt->row];
-			struct pred_cfg pc;
-			double sec;
-			if ((rc = case_cfg(c, c->scn, row->layout, &pc, err)) < 0)
-				goto out;
-			pc.topo = o;
-			if ((rc = pred_step(&pc, SERVE_DECODE, row->batch, row->context, 1, &sec,
-					    NULL, err)) < 0)
-				goto out;
-			pt->predicted = sec * 1e3;
-			break;
-		}
+		case VAL_DECODE:
 		case VAL_SERVING: {
-			const struct meas_csv_row *row = &c->serving->rows[pt->row];
-			struct serve_result sr;
-			if ((rc = serve_point(c->scn, c->engine, c->stack, c->model, c->weights, c->kv, row->layout,
-					      row->concurrency,
-					      row->input_len > 0 ? row->input_len : c->input,
-					      row->output_len > 0 ? row->output_len : c->output,
-					      row->context, row->prompts, c->output_spread, &sr,
-					      err)) < 0)
+			double vals[VAL_ROW_NV];
+			if ((rc = val_row_values(c, c->scn, pt->row, vals, err)) < 0)
 				goto out;
-			pt->predicted = pt->group == VAL_SRV_TPOT ? sr.tpot_ms :
-					pt->group == VAL_SRV_TTFT ? sr.ttft_ms :
-					pt->group == VAL_SRV_PEAK ? sr.peak_tok_s : sr.tok_s_total;
+			pt->predicted = vals[c->kind == VAL_DECODE ? 0 : pt->group];
 			break;
 		}
 		}
