@@ -3,6 +3,7 @@
  * every validation case, as a Markdown report.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,14 +18,18 @@ const char cmd_validate_usage[] =
 	"\n"
 	"For every case in CASES.yaml (a measured nccl-tests table or\n"
 	"p2pBandwidthLatencyTest output, and the scenario of its machine), predict\n"
-	"each measured number and report the error: a summary, then one table per\n"
-	"case. The case format is in validation/README.md; `make validate` runs\n"
+	"each measured number and report the error: a summary (out-of-sample and\n"
+	"fitted points in rows of their own; a case listing `fits:` is fitted), the\n"
+	"model error of decode and serving points with their 90% ranges, then one\n"
+	"table per case. The case format is in validation/README.md; `make validate` runs\n"
 	"this on validation/cases.yaml and writes docs/validation.md.\n"
 	"\n"
 	"Options:\n"
 	"  -o FILE     write the report to FILE (atomically) instead of stdout\n"
 	"  --strict    exit 5 unless every point is within 2x and the median error\n"
-	"              is at most 30% (the bar for default constants)\n"
+	"              is at most 30% (the bar for default constants), or when the\n"
+	"              model-error spread io/consts.c ships (tok_err_sd, ttft_err_sd)\n"
+	"              is more than 0.005 from the one measured here\n"
 	"  --cross     add the calibration cross-validation: for every nccl-tests\n"
 	"              case, fit its constants on every other message size and\n"
 	"              predict the sizes left out (and the other way round)\n"
@@ -65,7 +70,7 @@ int cmd_validate(int argc, char **argv)
 	struct outfile out;
 	const char *path = NULL, *outpath = "-", *points = NULL;
 	struct calib_cross_summary cs;
-	int i, c, rc, strict = 0, opened = 0, cross = 0, check_fits = 0;
+	int i, c, rc, strict = 0, opened = 0, cross = 0, check_fits = 0, stale = 0;
 
 	plumb_err_clear(&err);
 	cmd_getopt_start();
@@ -132,11 +137,28 @@ int cmd_validate(int argc, char **argv)
 	}
 	fprintf(stderr, "plumb validate: %d cases, %d points, median error %.1f%%, %d of %d within 2x\n",
 		v->ncases, st.n, 100 * st.median_err, st.within2x, st.n);
+	{
+		struct val_sel sel = { -1, 0, -1 };
+		struct val_stats o;
+		int q;
+		val_stats_sel(v, &sel, &o);
+		fprintf(stderr, "plumb validate: out of sample %d points, median error %.1f%%, %d within 2x\n",
+			o.n, 100 * o.median_err, o.within2x);
+		for (q = VAL_Q_RATE; q < VAL_NQ; q++) {
+			struct val_spread_summary sp;
+			if (val_spread_get(v, q, &sp) && sp.n && fabs(sp.sd_const - sp.sd_all) > 0.005) {
+				fprintf(stderr, "plumb validate: the %s model error io/consts.c ships, %.4f, "
+					"is stale: the out-of-sample points give %.4f\n",
+					q == VAL_Q_TTFT ? "TTFT" : "tok/s", sp.sd_const, sp.sd_all);
+				stale = 1;
+			}
+		}
+	}
 	if (cross)
 		fprintf(stderr, "plumb validate: cross-validation over %d nccl-tests cases, %d held-out points, median error %.1f%%, worst %.1f%% (%s)\n",
 			cs.ncases, cs.npoints, 100 * cs.median, 100 * cs.worst, cs.worst_case);
 	val_free(v);
-	if (strict && (st.within2x < st.n || st.median_err > 0.30))
+	if (strict && (st.within2x < st.n || st.median_err > 0.30 || stale))
 		return PLUMB_ERUNTIME;
 	if (strict && cross && (cs.median > 0.05 || cs.worst > 0.15))
 		return PLUMB_ERUNTIME;
