@@ -66,11 +66,12 @@ int cmd_validate(int argc, char **argv)
 {
 	struct plumb_err err;
 	struct val_set *v = NULL;
-	struct val_stats st;
-	struct outfile out;
+	struct val_stats st, oos;
+	struct val_sel oos_sel = { -1, 0, -1 };
+	struct outfile out, pout;
 	const char *path = NULL, *outpath = "-", *points = NULL;
 	struct calib_cross_summary cs;
-	int i, c, rc, strict = 0, opened = 0, cross = 0, check_fits = 0, stale = 0;
+	int i, c, rc, strict = 0, opened = 0, cross = 0, check_fits = 0, stale = 0, popened = 0;
 
 	plumb_err_clear(&err);
 	cmd_getopt_start();
@@ -105,7 +106,14 @@ int cmd_validate(int argc, char **argv)
 		goto fail;
 	opened = 1;
 	val_report(out.f, v, "Validation: plumb against measured runs");
+	if (points) {   /* before --cross replaces predictions */
+		if ((rc = out_open(&pout, points, &err)) < 0)
+			goto fail;
+		popened = 1;
+		val_points_csv(pout.f, v);
+	}
 	val_stats(v, 0, v->npoints, &st);   /* before --cross replaces predictions */
+	val_stats_sel(v, &oos_sel, &oos);
 	if (cross) {
 		fputs("\n## Calibration: cross-validation on nccl-tests sizes\n\n"
 		      "`plumb calibrate` fits constants to measurements; this checks that a fit\n"
@@ -126,24 +134,15 @@ int cmd_validate(int argc, char **argv)
 	opened = 0;
 	if ((rc = out_commit(&out, &err)) < 0)
 		goto fail;
-	if (points) {
-		if ((rc = out_open(&out, points, &err)) < 0)
-			goto fail;
-		opened = 1;
-		val_points_csv(out.f, v);
-		opened = 0;
-		if ((rc = out_commit(&out, &err)) < 0)
-			goto fail;
-	}
+	popened = 0;
+	if (points && (rc = out_commit(&pout, &err)) < 0)
+		goto fail;
 	fprintf(stderr, "plumb validate: %d cases, %d points, median error %.1f%%, %d of %d within 2x\n",
 		v->ncases, st.n, 100 * st.median_err, st.within2x, st.n);
 	{
-		struct val_sel sel = { -1, 0, -1 };
-		struct val_stats o;
 		int q;
-		val_stats_sel(v, &sel, &o);
 		fprintf(stderr, "plumb validate: out of sample %d points, median error %.1f%%, %d within 2x\n",
-			o.n, 100 * o.median_err, o.within2x);
+			oos.n, 100 * oos.median_err, oos.within2x);
 		for (q = VAL_Q_RATE; q < VAL_NQ; q++) {
 			struct val_spread_summary sp;
 			if (val_spread_get(v, q, &sp) && sp.n && fabs(sp.sd_const - sp.sd_all) > 0.005) {
@@ -166,6 +165,8 @@ int cmd_validate(int argc, char **argv)
 fail:
 	if (opened)
 		out_abort(&out);
+	if (popened)
+		out_abort(&pout);
 	plumb_err_print(&err);
 	val_free(v);
 	return plumb_err_status(&err);

@@ -336,18 +336,18 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 	 * make validate measures on its out-of-sample decode and serving points
 	 * (docs/validation.md, "Model error"); each draw of predict's 90% range
 	 * multiplies tok/s by exp(tok_err_sd z) and TTFT by exp(-ttft_err_sd z). */
-	[K_TOK_ERR_SD] = { "tok_err_sd", "log-sd", 0.0, 0, 2,
-		"out-of-sample residual spread of make validate (docs/validation.md, \"Model error\"): "
-		"the smallest log-sd that puts 90% of its 33 out-of-sample tok/s and TPOT points inside "
-		"predict's range; the step constants' draws alone hold 31 of them (94%), so none is added "
-		"until the validation set says otherwise",
-		SCOPE_ENGINE, 0, 0.5 },
-	[K_TTFT_ERR_SD] = { "ttft_err_sd", "log-sd", 0.25, 0, 2,
-		"assumed (a factor 1.5 at the 90% ends): make validate has no out-of-sample TTFT point "
-		"to measure it on yet; the one public prefill figure, ~4000 tok/s for GLM-5 on 8 RTX PRO "
-		"6000 at an unstated prompt length, is 0.84-2.2x plumb's over 1k-128k prompts "
-		"(validation/prefill-check.sh)",
-		SCOPE_ENGINE, 0.05, 0.7 },
+	[K_TOK_ERR_SD] = { "tok_err_sd", "log-sd", 0.1175, 0, 2,
+		"out-of-sample residual spread of make validate (docs/validation.md, \"Model error\"), "
+		"105 tok/s and TPOT points of 23 public cases: the smallest log-sd that, with the step "
+		"constants' draws, puts 90% of them inside predict's range (0.058-0.135 with one case "
+		"left out)",
+		SCOPE_ENGINE, 0.03, 0.5 },
+	[K_TTFT_ERR_SD] = { "ttft_err_sd", "log-sd", 0.8725, 0, 2,
+		"out-of-sample residual spread of make validate (docs/validation.md, \"Model error\"), "
+		"45 TTFT points of 8 public cases (median error 57%): the smallest log-sd that, with the "
+		"step constants' draws, puts 90% of them inside predict's range (0.785-0.925 with one "
+		"case left out)",
+		SCOPE_ENGINE, 0.1, 1.5 },
 };
 
 void consts_defaults(struct plumb_consts *c)
