@@ -22,8 +22,10 @@
 #include "valid_int.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -129,32 +131,42 @@ void val_spread_free(struct val_spread *s)
 	free(s);
 }
 
-/* Fill the draws of the rate and TTFT points of case ci (one simulation per
- * row and draw). */
-static int case_draws(struct val_set *v, struct val_spread *s, int ci, val_draws_fn fn,
-		      struct plumb_err *err)
+/* The constants' draws of one case, and which of them hold a draw. */
+struct cdraws {
+	struct plumb_consts *ks;
+	double *mult;
+	int have;               /* 0: nothing drawn, the model error alone */
+};
+
+/* One decode or serving row to simulate under every draw: its points are
+ * pd[first .. first + n). */
+struct rowjob {
+	int ci, row, first, n;
+};
+
+/* Set up the draws of case ci (fn, one call) and a row job per row with a
+ * rate or TTFT point, each point's pdraws allocated. */
+static int case_setup(struct val_set *v, struct val_spread *s, int ci, val_draws_fn fn,
+		      struct cdraws *cd, struct rowjob *jobs, int *njobs, struct plumb_err *err)
 {
 	struct val_case *c = &v->cases[ci];
-	struct plumb_consts k = c->scn->k, *ks = NULL;
-	struct scenario *copy = NULL;
-	double *mult = NULL;
-	int p, d, r, rc, have;
+	struct plumb_consts k = c->scn->k;
+	int p, d, r, rc;
 
 	/* sd 1: each draw's factor is exp(z) */
 	k.v[K_TOK_ERR_SD] = 1;
-	ks = malloc((size_t)s->ndraws * sizeof(*ks));
-	mult = malloc((size_t)s->ndraws * sizeof(*mult));
-	if (!ks || !mult) {
-		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		goto out;
-	}
-	if ((rc = fn(&k, s->ndraws, ks, mult, err)) < 0)
-		goto out;
-	have = rc > 0;
-	if ((rc = scn_dup(c->scn, &copy, err)) < 0)
-		goto out;
+	cd->ks = malloc((size_t)s->ndraws * sizeof(*cd->ks));
+	cd->mult = malloc((size_t)s->ndraws * sizeof(*cd->mult));
+	if (!cd->ks || !cd->mult)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	if ((rc = fn(&k, s->ndraws, cd->ks, cd->mult, err)) < 0)
+		return rc;
+	cd->have = rc > 0;
+	if (!cd->have)  /* nothing drawn: the model error alone, z of its own */
+		for (d = 0; d < s->ndraws; d++)
+			cd->mult[d] = exp(val_err_z(d));
 	for (r = 0; r < (c->serving ? c->serving->nrows : 0); r++) {
-		int first = s->n, any = 0;
+		int first = s->n;
 		for (p = c->first_point; p < c->first_point + c->npoints; p++) {
 			const struct val_point *pt = &v->points[p];
 			struct pdraws *pd;
@@ -168,40 +180,148 @@ static int case_draws(struct val_set *v, struct val_spread *s, int ci, val_draws
 			pd->lmeas = log(pt->measured);
 			pd->lv = malloc((size_t)s->ndraws * sizeof(double));
 			pd->z = malloc((size_t)s->ndraws * sizeof(double));
-			if (!pd->lv || !pd->z) {
-				rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-				goto out;
-			}
-			any = 1;
-		}
-		if (!any)
-			continue;
-		for (d = 0; d < s->ndraws; d++) {
-			double vals[VAL_ROW_NV];
-			int j;
-			/* without constants to draw, the prediction with the model
-			 * error alone */
-			if (have) {
-				copy->k = ks[d];
-				if ((rc = val_row_values(c, copy, r, vals, err)) < 0)
-					goto out;
-			}
-			for (j = first; j < s->n; j++) {
-				const struct val_point *pt = &v->points[s->pd[j].p];
-				double x = have ? vals[c->kind == VAL_DECODE ? 0 : pt->group] : pt->predicted;
-				s->pd[j].lv[d] = x > 0 && isfinite(x) ? log(x) : NAN;
+			if (!pd->lv || !pd->z)
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			for (d = 0; d < s->ndraws; d++) {
 				/* tok/s: the draw's factor at sd 1 is exp(z);
 				 * TTFT: its own normal (val_ttft_err_factor) */
-				s->pd[j].z[d] = s->pd[j].q == VAL_Q_TTFT ? val_err_z(d) :
-						mult[d] > 0 ? log(mult[d]) : 0;
+				pd->z[d] = pd->q == VAL_Q_TTFT ? val_err_z(d) :
+					   cd->mult[d] > 0 ? log(cd->mult[d]) : 0;
+				pd->lv[d] = pt->predicted > 0 && isfinite(pt->predicted) ?
+					    log(pt->predicted) : NAN;
 			}
 		}
+		if (s->n > first) {
+			jobs[*njobs].ci = ci;
+			jobs[*njobs].row = r;
+			jobs[*njobs].first = first;
+			jobs[*njobs].n = s->n - first;
+			(*njobs)++;
+		}
 	}
-	rc = 0;
-out:
+	return 0;
+}
+
+/* The row jobs shared by the worker threads. */
+struct pool {
+	struct val_set *v;
+	struct val_spread *s;
+	const struct cdraws *cd;        /* per case */
+	const struct rowjob *jobs;
+	int njobs, next, failed;
+	struct plumb_err err;           /* the first failure's */
+	pthread_mutex_t mu;
+};
+
+/* Simulate a job's row under each draw on the thread's copy of its case's
+ * scenario; the values go to the job's own points, so the result does not
+ * depend on which thread runs it. */
+static void *pool_run(void *arg)
+{
+	struct pool *pl = arg;
+	struct scenario *copy = NULL;
+	int copy_ci = -1;
+	for (;;) {
+		const struct rowjob *jb;
+		const struct cdraws *cd;
+		struct val_case *c;
+		struct plumb_err e;
+		int d, j, rc = 0;
+		pthread_mutex_lock(&pl->mu);
+		if (pl->failed || pl->next >= pl->njobs) {
+			pthread_mutex_unlock(&pl->mu);
+			break;
+		}
+		jb = &pl->jobs[pl->next++];
+		pthread_mutex_unlock(&pl->mu);
+		cd = &pl->cd[jb->ci];
+		c = &pl->v->cases[jb->ci];
+		if (!cd->have)
+			continue;       /* the prediction itself, set up already */
+		plumb_err_clear(&e);
+		if (copy_ci != jb->ci) {
+			scn_free(copy);
+			copy = NULL;
+			copy_ci = jb->ci;
+			rc = scn_dup(c->scn, &copy, &e);
+		}
+		for (d = 0; rc == 0 && d < pl->s->ndraws; d++) {
+			double vals[VAL_ROW_NV];
+			copy->k = cd->ks[d];
+			if ((rc = val_row_values(c, copy, jb->row, vals, &e)) < 0)
+				break;
+			for (j = jb->first; j < jb->first + jb->n; j++) {
+				struct pdraws *pd = &pl->s->pd[j];
+				double x = vals[c->kind == VAL_DECODE ? 0 : pl->v->points[pd->p].group];
+				pd->lv[d] = x > 0 && isfinite(x) ? log(x) : NAN;
+			}
+		}
+		if (rc < 0) {
+			pthread_mutex_lock(&pl->mu);
+			if (!pl->failed) {
+				pl->failed = 1;
+				pl->err = e;
+			}
+			pthread_mutex_unlock(&pl->mu);
+			copy_ci = -1;
+			scn_free(copy);
+			copy = NULL;
+		}
+	}
 	scn_free(copy);
-	free(ks);
-	free(mult);
+	return NULL;
+}
+
+/* Simulate every decode and serving row under its case's draws, on up to 8
+ * threads (one per core). */
+static int all_draws(struct val_set *v, struct val_spread *s, val_draws_fn fn,
+		     struct plumb_err *err)
+{
+	struct cdraws *cd = calloc((size_t)v->ncases, sizeof(*cd));
+	struct rowjob *jobs = calloc((size_t)(v->npoints + 1), sizeof(*jobs));
+	struct pool pl;
+	pthread_t th[8];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, t, started = 0, nt, njobs = 0, rc = 0;
+
+	if (!cd || !jobs) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < v->ncases && rc == 0; i++)
+		if (v->cases[i].kind == VAL_DECODE || v->cases[i].kind == VAL_SERVING)
+			rc = case_setup(v, s, i, fn, &cd[i], jobs, &njobs, err);
+	if (rc < 0)
+		goto out;
+	memset(&pl, 0, sizeof(pl));
+	pl.v = v;
+	pl.s = s;
+	pl.cd = cd;
+	pl.jobs = jobs;
+	pl.njobs = njobs;
+	pthread_mutex_init(&pl.mu, NULL);
+	nt = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (int)ncpu;
+	if (nt > njobs)
+		nt = njobs;
+	/* the other threads, then this one */
+	for (t = 0; t + 1 < nt; t++)
+		if (pthread_create(&th[t], NULL, pool_run, &pl) == 0)
+			started++;
+	pool_run(&pl);
+	for (t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&pl.mu);
+	if (pl.failed) {
+		*err = pl.err;
+		rc = pl.err.code ? -pl.err.code : -PLUMB_ERUNTIME;
+	}
+out:
+	for (i = 0; cd && i < v->ncases; i++) {
+		free(cd[i].ks);
+		free(cd[i].mult);
+	}
+	free(cd);
+	free(jobs);
 	return rc;
 }
 
@@ -226,10 +346,7 @@ int val_spread_run(struct val_set *v, int ndraws, val_draws_fn fn, struct plumb_
 	}
 	s->ndraws = ndraws;
 	v->spread = s;
-	for (i = 0; i < v->ncases && rc == 0; i++)
-		if (v->cases[i].kind == VAL_DECODE || v->cases[i].kind == VAL_SERVING)
-			rc = case_draws(v, s, i, fn, err);
-	if (rc < 0)
+	if ((rc = all_draws(v, s, fn, err)) < 0)
 		goto out;
 	for (q = VAL_Q_RATE; q < VAL_NQ; q++) {
 		int c;
