@@ -246,7 +246,8 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		SCOPE_VM, 0.5, 40 },
 	[K_VM_IOTLB_MISS_US] = { "vm_iotlb_miss_us", "us", 0.61, 0, 1000,
 		"derived: a small copy in a Proxmox guest (2x RTX 3090, P2P on) takes 1.01 us against "
-		"0.40 on bare metal (realdata/p2p-latency-samples.txt sample 9, p2p_lat_us): one cold "
+		"0.40 on bare metal (realdata/p2p-latency-samples.txt sample 9, "
+		"validation/data/p2p-proxmox-2x3090-summary.txt; p2p_lat_us): one cold "
 		"translation of the host IOMMU per small DMA, as vm_dma_us",
 		SCOPE_VM, 0.2, 2 },
 	[K_VM_STEP_PAGES] = { "vm_step_pages", "count", 4.0, 0, 1000,

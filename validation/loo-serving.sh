@@ -32,7 +32,7 @@ BM=scenarios/baremetal-8x-rtxpro6000.yaml
 VM=scenarios/proxmox-vm-8x-rtxpro6000.yaml
 VMDATA=validation/data/seed-vm-serving.csv
 FREE=kmin_gemm_us,attn_mem_eff,moe_mem_eff
-ALL=$FREE,vm_shm_step_us
+ALL=$FREE,vm_step_exits
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -165,7 +165,7 @@ printf '|---|---|---|---|---|---|---|\n'
 # the decode table left out: the VM's two points fit one constant, the VM's own
 FITON="\`seed-vm-serving\` (2 points)"
 prep "$VM" "$defs" > "$tmp/vm.yaml"
-loo baremetal-glm5-decode "$BM" "$tmp/vm.yaml" "$VMDATA" vm_shm_step_us
+loo baremetal-glm5-decode "$BM" "$tmp/vm.yaml" "$VMDATA" vm_step_exits
 # the VM left out: the decode table fits the shared constants; nothing fits
 # the VM's own, which keeps its default (0: no VM cost)
 FITON="\`baremetal-glm5-decode\` ($n points)"
