@@ -52,7 +52,7 @@ static int draws_of(const struct plumb_consts *k, int n, struct plumb_consts *ou
 	return cmd_interval_consts(k, n, 1, out, mult, err);
 }
 
-#define VALIDATE_DRAWS 100
+#define VALIDATE_DRAWS 50
 
 static const struct option longopts[] = {
 	{ "strict", no_argument, NULL, 's' },
