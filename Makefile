@@ -144,8 +144,9 @@ docs-constants: plumb
 	sh scripts/gen-constants-doc.sh
 
 validate: plumb
-	./plumb validate validation/cases.yaml --cross -o docs/validation.md
-	sh validation/loo-serving.sh > $(B)/loo.md && cat $(B)/loo.md >> docs/validation.md
+	./plumb validate validation/cases.yaml --cross --check-fits -o docs/validation.md --points $(B)/points.csv
+	sh validation/coverage.sh $(B)/points.csv > $(B)/coverage.md && cat $(B)/coverage.md >> docs/validation.md
+	sh validation/loo-serving.sh $(B)/points.csv > $(B)/loo.md && cat $(B)/loo.md >> docs/validation.md
 	sh validation/prefill-check.sh > $(B)/prefill.md && cat $(B)/prefill.md >> docs/validation.md
 
 # ---- slower tiers (docs/testing.md) --------------------------------------

@@ -218,9 +218,10 @@ int cmd_step_const(int i)
  * its draw range, half the draws between its value and each end (the value
  * is the median). The range is the plausible one for a global default or a
  * value assumed on this GPU, the measurement's spread for a value the GPU
- * catalog measured on it (consts_draw_range). No model error of its own.
- * An unmeasured VM's host path as perturb_vm, from the stream pctx (a
- * gsl_rng *). */
+ * catalog measured on it (consts_draw_range). An unmeasured VM's host path
+ * as perturb_vm, from the stream pctx (a gsl_rng *). And the model error
+ * make validate measures out of sample, log-normal with log-sd tok_err_sd
+ * (TTFT's: val_ttft_err_factor). */
 static double perturb_defaults(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
 {
 	int i;
@@ -231,7 +232,7 @@ static double perturb_defaults(const void *pctx, gsl_rng *rng, struct plumb_cons
 			k->v[step_k[i]] = def * (t < 0 ? pow(lo / def, -t) : pow(hi / def, t));
 	}
 	perturb_vm(pctx, k);
-	return 1;
+	return exp(k->v[K_TOK_ERR_SD] * gsl_ran_ugaussian(rng));
 }
 
 int cmd_defaults_interval(struct plumb_consts *k, int draws,
@@ -243,7 +244,7 @@ int cmd_defaults_interval(struct plumb_consts *k, int draws,
 	*lo = *hi = NAN;
 	for (i = 0; i < NSTEP_K; i++)
 		open_k += !k->set[step_k[i]];
-	if (!open_k || draws < 1)
+	if ((!open_k && !(k->v[K_TOK_ERR_SD] > 0)) || draws < 1)
 		return 0;
 	vr = vm_rng_new();
 	rc = mc_interval(k, draws, perturb_defaults, vr, fn, arg, lo, hi, err);
@@ -273,7 +274,7 @@ int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 			return 0;
 		for (i = 0; i < NSTEP_K; i++)
 			open_k += !k->set[step_k[i]];
-		if (!open_k)
+		if (!open_k && !(k->v[K_TOK_ERR_SD] > 0))
 			return 0;
 		pctx = vr = vm_rng_new();
 	}

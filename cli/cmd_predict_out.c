@@ -118,6 +118,15 @@ static json_t *model_json(const struct popts *o)
 	return mi;
 }
 
+/* "lo-hi" with prec decimals in buf, "-" for none. */
+static const char *range_cell(char *buf, size_t n, double lo, double hi, int prec)
+{
+	if (isnan(lo))
+		return "-";
+	snprintf(buf, n, "%.*f-%.*f", prec, lo, prec, hi);
+	return buf;
+}
+
 /* --format json: the whole document (docs/cli.md). */
 int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		     const struct pred_row *rows, int nrows, struct plumb_err *err)
@@ -159,6 +168,12 @@ int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		if (!isnan(r->lo)) {
 			rc |= jout_set(row, "tok_s_total_p5", jout_real(r->lo, 2));
 			rc |= jout_set(row, "tok_s_total_p95", jout_real(r->hi, 2));
+			rc |= jout_set(row, "tpot_ms_p5", jout_real(r->tpot_lo, 3));
+			rc |= jout_set(row, "tpot_ms_p95", jout_real(r->tpot_hi, 3));
+		}
+		if (!isnan(r->ttft_lo)) {
+			rc |= jout_set(row, "ttft_ms_p5", jout_real(r->ttft_lo, 2));
+			rc |= jout_set(row, "ttft_ms_p95", jout_real(r->ttft_hi, 2));
 		}
 		if (r->dv) {
 			/* the interval's draws, in draw order (the same constants
@@ -350,29 +365,40 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 				   "and residual spread (%d draws)\n"
 				   : "# tok/s 90%% interval from the step constants the scenario leaves "
 				   "open, over their plausible ranges or the GPU catalog's measured "
-				   "spreads (%d draws; plumb constants)\n",
+				   "spreads, and the model error make validate measures (%d draws; "
+				   "plumb constants)\n",
 				o->r.draws);
 		fprintf(f, "%-8s %11s %9s %11s ", "layout", xname, "step_ms", "tok/s");
 		if (iv)
 			fprintf(f, "%17s ", "tok/s 90%");
-		fprintf(f, "%11s %9s %9s %6s %6s  %s\n", "tok/s/user", "tpot_ms", "ttft_ms", "comm%", "busy%", "diagnosis");
+		fprintf(f, "%11s %9s ", "tok/s/user", "tpot_ms");
+		if (iv)
+			fprintf(f, "%13s ", "tpot 90%");
+		fprintf(f, "%9s ", "ttft_ms");
+		if (iv)
+			fprintf(f, "%15s ", "ttft 90%");
+		fprintf(f, "%6s %6s  %s\n", "comm%", "busy%", "diagnosis");
 		for (i = 0; i < nrows; i++) {
 			const struct pred_row *r = &rows[i];
+			char cell[48];
 			if (!r->fits) {
 				fprintf(f, "%-8s %11d  %s\n", o->r.layouts[r->li], r->x, r->why);
 				continue;
 			}
 			fprintf(f, "%-8s %11d %9.2f %11.1f ", o->r.layouts[r->li], r->x, r->step_ms, r->tok_total);
 			if (iv) {
-				char cell[48];
 				snprintf(cell, sizeof(cell), "%.1f-%.1f", r->lo, r->hi);
 				fprintf(f, "%17s ", isnan(r->lo) ? "-" : cell);
 			}
 			fprintf(f, "%11.2f %9.2f ", r->tok_stream, r->tpot_ms);
+			if (iv)
+				fprintf(f, "%13s ", range_cell(cell, sizeof(cell), r->tpot_lo, r->tpot_hi, 2));
 			if (isnan(r->ttft_ms))
 				fprintf(f, "%9s ", "-");
 			else
 				fprintf(f, "%9.1f ", r->ttft_ms);
+			if (iv)
+				fprintf(f, "%15s ", range_cell(cell, sizeof(cell), r->ttft_lo, r->ttft_hi, 1));
 			fprintf(f, "%5.0f%% %5.0f%%  %s\n", 100 * r->comm, 100 * (r->compute + r->comm), r->diag);
 		}
 		if (o->breakdown)

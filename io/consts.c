@@ -14,7 +14,8 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		SCOPE_BOX, 0.75, 0.95 },
 	[K_HOP_NS] = { "hop_ns", "ns", 360.0 / 4.0, 0, 10000,
 		"derived: RTX PRO 6000 P2P latency 0.36 us same NUMA (realdata/gpu-specs.md 1d) over the "
-		"4 links of a path between two root complexes (GPU link, root complex out and in, GPU link)",
+		"4 links of a path between two root complexes (GPU link, root complex out and in, GPU link); "
+		"the range of validation/data/p2p-crazy-8x5090-pro6000.txt's P2P write latencies",
 		SCOPE_BOX, 20, 300 },
 	[K_RC_GBS] = { "rc_gbs", "GB/s", 73.09, 1, 10000,
 		"8 GPUs through one I/O-die quadrant cap at 73.09 GB/s H2D (realdata/gpu-specs.md 1c)",
@@ -32,7 +33,8 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"Turin xGMI 192-256 GB/s measured, low end (realdata/gpu-specs.md 1d)",
 		SCOPE_BOX, 50, 512 },
 	[K_P2P_LAT_US] = { "p2p_lat_us", "us", 0.40, 0, 1000,
-		"RTX PRO 6000 P2P latency 0.36-0.45 us same NUMA, 0.44 us cross-NUMA (realdata/gpu-specs.md 1d)",
+		"RTX PRO 6000 P2P latency 0.36-0.45 us same NUMA, 0.44 us cross-NUMA (realdata/gpu-specs.md 1d; "
+		"the range of validation/data/p2p-crazy-8x5090-pro6000.txt's P2P write latencies)",
 		SCOPE_BOX, 0.2, 5 },
 	[K_BOUNCE_FLOOR_US] = { "bounce_floor_us", "us", 13.7, 0, 10000,
 		"seed VM small-transfer floor through host memory 13.7 us; bare metal 2x5090 14.3 us (DESIGN.md)",
@@ -100,16 +102,18 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		SCOPE_NCCL, 0.3, 10 },
 	[K_NCCL_SHM_STEP_US] = { "nccl_shm_step_us", "us", 1.3, 0, 1000,
 		"derived: 8x RTX 4090 SHM all_reduce 8 B takes 38.8 us vs NCCL's "
-		"6.6 + 14 x 1.0 us for a P2P ring: (38.8 - 20.6) / 14 steps (realdata/nccl-tests-samples.txt)",
+		"6.6 + 14 x 1.0 us for a P2P ring: (38.8 - 20.6) / 14 steps (realdata/nccl-tests-samples.txt, "
+		"validation/data/nccl-8x4090-epyc7542-nop2p.txt)",
 		SCOPE_BOX, 0.5, 20 },
 	[K_NCCL_SHM_GBS] = { "nccl_shm_gbs", "GB/s", 8.0, 0.1, 1000,
 		"SHM ring rate per GPU: 4.0 GB/s with 2 GPUs (2x2080Ti, A40) and 14.9 GB/s with 8 "
 		"(8x4090: busbw 14.9 = 8 x algbw 8.5 / 14 x 14 / 8) in realdata/nccl-tests-samples.txt; "
-		"8.0 is their geometric middle",
+		"8.0 is their geometric middle (validation/data/nccl-2x2080ti-autodl-nop2p.txt, "
+		"validation/data/nccl-a40-2gpu-node-nop2p.txt, validation/data/nccl-8x4090-epyc7542-nop2p.txt)",
 		SCOPE_BOX, 1, 60 },
 	[K_NCCL_BW_EFF] = { "nccl_bw_eff", "fraction", 45.70 / (16 * 3.938 * 55.08 / 63.0), 0.05, 1.0,
 		"8x RTX 5090 Gen5 P2P all_reduce busbw 45.70 GB/s over a 55.08 GB/s link "
-		"(realdata/nccl-tests-samples.txt, gpu-specs.md 1c)",
+		"(realdata/nccl-tests-samples.txt, gpu-specs.md 1c; validation/data/nccl-8x5090-epyc9575f-p2p.txt)",
 		SCOPE_NCCL, 0.5, 0.98 },
 	[K_NCCL_CHANNELS] = { "nccl_channels", "count", 2, 1, 64,
 		"NCCL duplicates the one ring its search finds on a single PCIe node (src/graph/search.cc), "
@@ -147,7 +151,8 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		SCOPE_NCCL, 0.2, 0.6 },
 	[K_NCCL_TESTS_LAUNCH_US] = { "nccl_tests_launch_us", "us", 3.1, 0, 1000,
 		"8x RTX 5090 all_reduce_perf -g 8 (one thread): flat 24.5-25.5 us from 8 B to 2 KiB, "
-		"24.5 / 8 GPUs (realdata/nccl-tests-samples.txt, SAMPLE 8x5090-epyc9575f-P2P); "
+		"24.5 / 8 GPUs (realdata/nccl-tests-samples.txt, SAMPLE 8x5090-epyc9575f-P2P: "
+		"validation/data/nccl-8x5090-epyc9575f-p2p.txt); "
 		"the lowest such floor in the samples (8x RTX 4090 -g 8: 38.8 us, 4.9 per GPU)",
 		SCOPE_BOX, 1, 10 },
 	/* The step model's kernel constants (docs/model.md, "Op time"). Defaults
@@ -241,7 +246,8 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		SCOPE_VM, 0.5, 40 },
 	[K_VM_IOTLB_MISS_US] = { "vm_iotlb_miss_us", "us", 0.61, 0, 1000,
 		"derived: a small copy in a Proxmox guest (2x RTX 3090, P2P on) takes 1.01 us against "
-		"0.40 on bare metal (realdata/p2p-latency-samples.txt sample 9, p2p_lat_us): one cold "
+		"0.40 on bare metal (realdata/p2p-latency-samples.txt sample 9, "
+		"validation/data/p2p-proxmox-2x3090-summary.txt; p2p_lat_us): one cold "
 		"translation of the host IOMMU per small DMA, as vm_dma_us",
 		SCOPE_VM, 0.2, 2 },
 	[K_VM_STEP_PAGES] = { "vm_step_pages", "count", 4.0, 0, 1000,
@@ -273,12 +279,13 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"derived: the one-shot PCIe all-reduce of 4 RTX PRO 6000 on one PEX890xx switch "
 		"takes 6.1 us at 1 KB and 95.6 us at 1 MB (realdata/serving-samples.md section 3); "
 		"simulated on validation/scenarios/esc8000a-e13p-8xpro6000.yaml GPUs 0-3, those two "
-		"sizes give this fixed time and oneshot_bw_eff (the other four sizes are the "
-		"validation case oneshot-e13p-4gpu)",
+		"sizes give this fixed time and oneshot_bw_eff (the other four sizes check them; "
+		"all six are validation case oneshot-e13p-4gpu)",
 		SCOPE_ENGINE, 2, 20 },
 	[K_ONESHOT_BW_EFF] = { "oneshot_bw_eff", "fraction", 0.852, 0.05, 1.0,
 		"derived with oneshot_ar_us (see there) from the same kernel's 1 KB and 1 MB "
-		"all-reduces: its peer reads reach this share of a Gen5 x16 link",
+		"all-reduces: its peer reads reach this share of a Gen5 x16 link (validation case "
+		"oneshot-e13p-4gpu)",
 		SCOPE_ENGINE, 0.3, 1 },
 	[K_MEM_FRACTION] = { "mem_fraction", "fraction", 0.9, 0.1, 1.0,
 		"the engine's static memory share (weights + KV cache; the rest is activations "
@@ -326,6 +333,22 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"24700) for both parts, the weight stream runs at 0.956 and the fixed part is 0.30 "
 		"(B200: 0.36), the top of the plausible range",
 		SCOPE_ENGINE, 0, 0.4 },
+	/* The model error of a prediction nothing was fitted to: the spread
+	 * make validate measures on its out-of-sample decode and serving points
+	 * (docs/validation.md, "Model error"); each draw of predict's 90% range
+	 * multiplies tok/s by exp(tok_err_sd z) and TTFT by exp(-ttft_err_sd z). */
+	[K_TOK_ERR_SD] = { "tok_err_sd", "log-sd", 0.1025, 0, 2,
+		"out-of-sample residual spread of make validate (docs/validation.md, \"Model error\"), "
+		"105 tok/s and TPOT points of 23 public cases: the smallest log-sd that, with the step "
+		"constants' draws (50), puts 90% of them inside predict's range (0.0975-0.105 with one "
+		"case left out)",
+		SCOPE_ENGINE, 0.03, 0.5 },
+	[K_TTFT_ERR_SD] = { "ttft_err_sd", "log-sd", 0.9175, 0, 2,
+		"out-of-sample residual spread of make validate (docs/validation.md, \"Model error\"), "
+		"45 TTFT points of 8 public cases (median error 58%): the smallest log-sd that, with the "
+		"step constants' draws (50), puts 90% of them inside predict's range (0.85-1.0 with one "
+		"case left out)",
+		SCOPE_ENGINE, 0.1, 1.5 },
 };
 
 void consts_defaults(struct plumb_consts *c)

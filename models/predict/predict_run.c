@@ -4,6 +4,7 @@
  * every row of a run on the machine's cores.
  */
 #include "predict_run.h"
+#include "valid.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -198,6 +199,7 @@ struct draws {
 	const struct plumb_consts *ks;
 	const double *mult;
 	double *vals;
+	double *tpot, *ttft;        /* the same draws' TPOT and TTFT, or NULL */
 };
 
 static void *draw_copy(void *arg)
@@ -228,11 +230,17 @@ static int draw_item(void *arg, void *tls, int i, struct plumb_err *err)
 	    (rc = pred_run_point(d->o, &c, d->x, &t, err)) < 0)
 		return rc;
 	d->vals[i] = t.fits ? t.tok_total * d->mult[i] : NAN;
+	/* a time divides by the draw's model error; TTFT's has its own spread */
+	if (d->tpot) {
+		d->tpot[i] = t.fits ? t.tpot_ms / d->mult[i] : NAN;
+		d->ttft[i] = t.fits ? t.ttft_ms * val_ttft_err_factor(&copy->k, i) : NAN;
+	}
 	return 0;
 }
 
-int pred_point_draws(const struct pred_run *o, const struct scenario *s, const char *lay,
-		     int x, double *vals, struct plumb_err *err)
+/* pred_point_draws, and the same draws' TPOT and TTFT unless tpot is NULL. */
+static int point_draws(const struct pred_run *o, const struct scenario *s, const char *lay,
+		       int x, double *vals, double *tpot, double *ttft, struct plumb_err *err)
 {
 	struct draws d;
 	struct plumb_consts *ks;
@@ -256,6 +264,8 @@ int pred_point_draws(const struct pred_run *o, const struct scenario *s, const c
 		d.ks = ks;
 		d.mult = mult;
 		d.vals = vals;
+		d.tpot = tpot;
+		d.ttft = ttft;
 		for (i = 0; i < o->draws; i++)
 			vals[i] = NAN;
 		rc = work_run(o->draws, draw_item, &d, draw_copy, draw_free, err);
@@ -266,27 +276,44 @@ int pred_point_draws(const struct pred_run *o, const struct scenario *s, const c
 	return rc;
 }
 
-/* The 90% interval of r's total tok/s, where o draws one. */
+int pred_point_draws(const struct pred_run *o, const struct scenario *s, const char *lay,
+		     int x, double *vals, struct plumb_err *err)
+{
+	return point_draws(o, s, lay, x, vals, NULL, NULL, err);
+}
+
+/* The 90% interval of r's total tok/s (and TPOT, TTFT), where o draws one. */
 static int interval(const struct pred_run *o, const struct scenario *s, const char *lay, int x,
 		    struct pred_row *r, struct plumb_err *err)
 {
+	double *tw;
 	int rc;
-	r->lo = r->hi = NAN;
+	r->lo = r->hi = r->tpot_lo = r->tpot_hi = r->ttft_lo = r->ttft_hi = NAN;
 	if (!r->fits || o->draws < 1 || !o->src.interval)
 		return 0;
 	/* Uncalibrated: the interval of the defaults, for predict, and for
 	 * compare when --draws is given (it runs many boxes). */
 	if (!o->src.calibrated && o->compare && !o->draws_given)
 		return 0;
-	if (!(r->dv = malloc((size_t)o->draws * sizeof(*r->dv))))
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	if ((rc = pred_point_draws(o, s, lay, x, r->dv, err)) <= 0) {
+	r->dv = malloc((size_t)o->draws * sizeof(*r->dv));
+	tw = malloc(2 * (size_t)o->draws * sizeof(*tw));
+	if (!r->dv || !tw) {
 		free(r->dv);
 		r->dv = NULL;
+		free(tw);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	if ((rc = point_draws(o, s, lay, x, r->dv, tw, tw + o->draws, err)) <= 0) {
+		free(r->dv);
+		r->dv = NULL;
+		free(tw);
 		return rc;
 	}
 	r->ndv = o->draws;
 	o->src.interval(r->dv, r->ndv, &r->lo, &r->hi);
+	o->src.interval(tw, r->ndv, &r->tpot_lo, &r->tpot_hi);
+	o->src.interval(tw + o->draws, r->ndv, &r->ttft_lo, &r->ttft_hi);
+	free(tw);
 	return 0;
 }
 

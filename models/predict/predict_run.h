@@ -71,6 +71,7 @@ struct pred_row {
 	double part[PART_N];        /* the representative step's parts, ms */
 	char diag[320];
 	double lo, hi;              /* tok_total 90% interval, NAN: none */
+	double tpot_lo, tpot_hi, ttft_lo, ttft_hi;   /* theirs, from the same draws */
 	double *dv;                 /* its draws (ndv, NAN: no value), or NULL */
 	int ndv;
 	struct serve_result sr;     /* serving runs: distributions, KV */

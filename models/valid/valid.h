@@ -18,6 +18,8 @@
 
 enum val_kind { VAL_NCCL, VAL_P2P, VAL_SERVING, VAL_COLLCSV, VAL_DECODE };
 
+#define VAL_MAX_FITS 16
+
 struct val_case {
 	char name[64];
 	enum val_kind kind;
@@ -48,15 +50,31 @@ struct val_case {
 	int acs;                    /* p2p: -1 as the scenario, 0/1 ACS forced off/on */
 	int quoted;                 /* p2p: points listed in the case (`points:`), each
 				       with the text it was read from, not matrices */
+	int nfits;                  /* `fits:`: constants derived from this case's data */
+	char fits[VAL_MAX_FITS][32];
+	int fits_line, fits_col;    /* of the `fits:` list ("" none: 0) */
 };
+
+/* A case is fitted (in-sample) when its data fixed a constant: its points are
+ * not predictions and stay out of the headline figures. */
+#define VAL_CASE_FITTED(c) ((c)->nfits > 0)
 
 /* What a serving point measures. */
 enum val_srv_metric {
 	VAL_SRV_TOK,            /* mean output tok/s of the run */
 	VAL_SRV_TPOT,           /* time per output token, ms */
 	VAL_SRV_PEAK,           /* peak output tok/s (most tokens in one second) */
-	VAL_SRV_TTFT            /* time to first token, ms */
+	VAL_SRV_TTFT            /* mean time to first token, ms */
 };
+
+/*
+ * The quantity a point measures, for the summaries and the model-error
+ * spread: a decode or serving rate (tok/s, time per output token, a decode
+ * step), a time to first token, or an interconnect number (p2p, nccl-tests,
+ * collectives).
+ */
+enum val_qty { VAL_Q_LINK, VAL_Q_RATE, VAL_Q_TTFT, VAL_NQ };
+
 
 struct val_point {
 	int c;                      /* case index */
@@ -67,6 +85,8 @@ struct val_point {
 	int group;                  /* nccl: 0; p2p: the matrix kind; serving:
 				       enum val_srv_metric */
 	double measured, predicted; /* us or GB/s, as measured */
+	double lo, hi;              /* rate and TTFT points: plumb's 90% range
+				       (NAN: none) */
 };
 
 /* A prediction without a measurement: the same model on other boxes. */
@@ -83,6 +103,8 @@ struct val_whatif {
 
 #define VAL_MAX_SKIPPED 8
 
+struct val_spread;
+
 struct val_set {
 	char file[512];
 	int ncases;
@@ -94,6 +116,7 @@ struct val_set {
 	int oom;                    /* a point could not be stored */
 	int nskipped;               /* runs of multi-run files val_add_files could not use */
 	char skipped[VAL_MAX_SKIPPED][256];   /* the first ones: "file run N: why" */
+	struct val_spread *spread;  /* owned: model-error spread (val_spread_run), NULL */
 };
 
 /*
@@ -155,6 +178,78 @@ struct val_stats {
 	int within2x;                   /* points with 0.5 <= ratio <= 2 */
 };
 void val_stats(const struct val_set *v, int first, int n, struct val_stats *st);
+
+/* The quantity point p measures. */
+enum val_qty val_point_qty(const struct val_set *v, const struct val_point *p);
+
+/* Which points a summary takes: -1 for any. */
+struct val_sel {
+	int kind;                   /* enum val_kind */
+	int fitted;                 /* 1 points of fitted cases, 0 out-of-sample */
+	int qty;                    /* enum val_qty */
+};
+#define VAL_SEL_ALL { -1, -1, -1 }
+/* val_stats over the points s selects. */
+void val_stats_sel(const struct val_set *v, const struct val_sel *s, struct val_stats *st);
+
+/*
+ * Check that the cases' `fits:` lists and the constants' sources agree:
+ * a constant whose source (the consts table, the GPU catalog, a case's
+ * scenario `constants:`) names a validation data file or "validation case
+ * NAME" is listed in `fits:` of a case with that data file (of that case),
+ * and every constant a case lists names the case (or its data file) in one
+ * of its sources. Returns 0, or PLUMB_EINPUT with the first disagreement
+ * (file:line:column of the case's `fits:`) in err.
+ */
+int val_fits_check(const struct val_set *v, struct plumb_err *err);
+
+/*
+ * The constants' draws of a 90% range (plumb's interval code supplies it:
+ * cmd_interval_consts): n copies of k with the constants it draws drawn, and
+ * each draw's model-error factor exp(k->v[K_TOK_ERR_SD] z) in mult. Returns 1,
+ * 0 when nothing is drawn (out and mult untouched), < 0 on error.
+ */
+typedef int (*val_draws_fn)(const struct plumb_consts *k, int n, struct plumb_consts *out,
+			    double *mult, struct plumb_err *err);
+
+/*
+ * The model-error spread of rate and TTFT points (valid_err.c): each decode
+ * and serving row simulated under ndraws draws of fn; the log-sd of the
+ * model error each quantity needs for 90% of its out-of-sample points to lie
+ * inside their ranges; a leave-one-case-out spread per case sets its points'
+ * lo/hi (a range never widened by its own point). Fitted cases' points get
+ * the ranges of the shipped constants (tok_err_sd, ttft_err_sd).
+ */
+int val_spread_run(struct val_set *v, int ndraws, val_draws_fn fn, struct plumb_err *err);
+void val_spread_free(struct val_spread *s);
+
+struct val_spread_summary {
+	int ndraws;
+	int n;                      /* out-of-sample points */
+	double sd_all;              /* spread from all of them (-1: no point) */
+	double sd_const;            /* the shipped constant */
+	double sd_loo_lo, sd_loo_hi;/* the leave-one-case-out spreads' range */
+	int in_loo;                 /* points inside their leave-one-case-out range */
+	int in_const;               /* ... inside the range of the shipped constant */
+};
+/* Summary of quantity q (VAL_Q_RATE, VAL_Q_TTFT); 0 when there is none. */
+int val_spread_get(const struct val_set *v, int q, struct val_spread_summary *out);
+
+/*
+ * TTFT's model-error factor in draw d of a range: exp(-ttft_err_sd z_d) (k),
+ * z_d = val_err_z(d), a standard normal of its own (tok/s's comes from the
+ * interval's random stream): the quantiles of a golden-ratio (Weyl)
+ * sequence, the same for every run.
+ */
+double val_ttft_err_factor(const struct plumb_consts *k, int d);
+double val_err_z(int d);
+
+/*
+ * One CSV row per point: case, scored (fitted or out-of-sample), kind,
+ * quantity (link, rate, ttft), metric, point, measured, predicted, and the
+ * 90% range lo, hi (empty when none). validation/coverage.sh reads it.
+ */
+void val_points_csv(FILE *f, const struct val_set *v);
 
 /* Markdown report of predicted vs measured (deterministic). */
 void val_report(FILE *f, const struct val_set *v, const char *title);

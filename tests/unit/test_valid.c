@@ -1,7 +1,8 @@
 /*
  * test_valid.c - validation cases: a summary's "GPUn:" matrix, points
  * quoted in prose (checked against the data file), the case's ACS setting,
- * a serving row's TTFT scored as its own point.
+ * a serving row's TTFT scored as its own point; `fits:` against the
+ * constants' sources; the model-error spread.
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
@@ -9,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consts.h"
+#include "input.h"
 #include "meas.h"
 #include "valid.h"
 
@@ -54,6 +57,106 @@ static void test_ttft_points(void)
 		val_free(v);
 	}
 	remove(path);
+}
+
+/* validation/cases.yaml with `from` replaced by `to`, loaded and checked. */
+static int fits_variant(const char *from, const char *to, struct plumb_err *e)
+{
+	char *text = NULL, *out, *at;
+	size_t len;
+	struct val_set *v = NULL;
+	int rc;
+	plumb_err_clear(e);
+	if (input_read("validation/cases.yaml", &text, &len, e) < 0)
+		return -100;
+	out = malloc(len + strlen(to) + 1);
+	if (!out || !(at = strstr(text, from))) {
+		free(text);
+		free(out);
+		return -100;
+	}
+	memcpy(out, text, (size_t)(at - text));
+	strcpy(out + (at - text), to);
+	strcat(out, at + strlen(from));
+	rc = val_parse("validation/cases.yaml", out, strlen(out), &v, e);
+	if (rc == 0)
+		rc = val_fits_check(v, e);
+	val_free(v);
+	free(out);
+	free(text);
+	return rc;
+}
+
+static void test_fits(void)
+{
+	struct plumb_err e;
+	/* the shipped list agrees with the sources */
+	CU_ASSERT_EQUAL(fits_variant("cases:", "cases:", &e), 0);
+	/* a source names the data file of a case that does not list it */
+	CU_ASSERT_EQUAL(fits_variant("    fits: [nccl_bw_eff, nccl_tests_launch_us]\n", "", &e),
+			-PLUMB_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "nccl-8x5090-epyc9575f-p2p.txt"));
+	/* a case lists a constant no source derives from its data */
+	CU_ASSERT_EQUAL(fits_variant("fits: [vm_dma_us, vm_iotlb_miss_us]", "fits: [vm_dma_us, vm_iotlb_miss_us, d2d_eff]", &e),
+			-PLUMB_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "lists d2d_eff"));
+	/* a source names a case by name: that case must list it */
+	CU_ASSERT_EQUAL(fits_variant("fits: [oneshot_ar_us, oneshot_bw_eff]",
+				     "fits: [oneshot_ar_us]", &e), -PLUMB_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "oneshot_bw_eff"));
+	/* not a constant, or twice: the case list does not load */
+	CU_ASSERT_EQUAL(fits_variant("fits: [vm_dma_us, vm_iotlb_miss_us]", "fits: [vm_dma_uss]", &e), -PLUMB_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "not a constant"));
+	CU_ASSERT_EQUAL(fits_variant("fits: [vm_dma_us, vm_iotlb_miss_us]", "fits: [vm_dma_us, vm_dma_us]", &e),
+			-PLUMB_EINPUT);
+}
+
+/* Draws of nothing but the model error: the constants as given, z from
+ * the fixed sequence. */
+static int error_only(const struct plumb_consts *k, int n, struct plumb_consts *out, double *mult,
+		      struct plumb_err *err)
+{
+	int i;
+	(void)err;
+	for (i = 0; i < n; i++) {
+		out[i] = *k;
+		mult[i] = exp(k->v[K_TOK_ERR_SD] * val_err_z(i + 7));
+	}
+	return 1;
+}
+
+static void test_spread(void)
+{
+	static const char text[] =
+		"cases:\n"
+		"  - {name: a, kind: serving, data: validation/data/public-h100-gptoss120-1k1k.csv, "
+		"scenario: validation/scenarios/hgx-h100-8x-vllm.yaml, model: gpt-oss-120b, "
+		"weights: checkpoint, kv: bf16}\n"
+		"  - {name: b, kind: serving, data: validation/data/public-h100-llama70-nim.csv, "
+		"scenario: validation/scenarios/hgx-h100-8x-trtllm.yaml, model: llama-3.1-70b, "
+		"weights: fp8t, kv: bf16, input: 5000, output: 500}\n";
+	struct val_set *v = NULL;
+	struct val_spread_summary s;
+	struct plumb_err e;
+	int p, n = 0;
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL_FATAL(val_parse("c.yaml", text, strlen(text), &v, &e), 0);
+	CU_ASSERT_EQUAL(val_predict(v, -1, &e), 0);
+	CU_ASSERT_EQUAL(val_spread_run(v, 64, error_only, &e), 0);
+	CU_ASSERT_EQUAL(val_spread_get(v, VAL_Q_RATE, &s), 1);
+	CU_ASSERT_EQUAL(s.n, v->npoints);
+	/* the predictions miss by a few %: a spread is needed, a small one */
+	CU_ASSERT(s.sd_all > 0 && s.sd_all < 0.3);
+	CU_ASSERT(s.sd_loo_lo >= 0 && s.sd_loo_lo <= s.sd_loo_hi);
+	CU_ASSERT(s.in_loo >= 0 && s.in_loo <= s.n);
+	for (p = 0; p < v->npoints; p++) {
+		const struct val_point *o = &v->points[p];
+		/* the constants are not drawn: the range is around the prediction */
+		CU_ASSERT(o->lo <= o->predicted * (1 + 1e-9) && o->hi >= o->predicted * (1 - 1e-9));
+		n += o->measured >= o->lo && o->measured <= o->hi;
+	}
+	CU_ASSERT_EQUAL(n, s.in_loo);
+	val_free(v);
 }
 
 void suite_valid(void);
@@ -155,4 +258,6 @@ void suite_valid(void)
 	CU_add_test(s, "summary matrix with GPUn: rows", test_summary_matrix);
 	CU_add_test(s, "points quoted from the data file, ACS on and off", test_quoted_points);
 	CU_add_test(s, "a serving row's TTFT is its own point", test_ttft_points);
+	CU_add_test(s, "fits: against the constants' sources", test_fits);
+	CU_add_test(s, "model-error spread and leave-one-case-out ranges", test_spread);
 }
