@@ -139,24 +139,39 @@ static int mc_interval(struct plumb_consts *k, int draws, perturb_fn perturb, co
  * the fit's dof residual degrees of freedom, so the error is Student's t
  * with dof degrees of freedom scaled by sd (a prediction interval's
  * t quantile), normal when the file does not record dof. */
+struct calib_draw {
+	const struct calib_file *cf;
+	double sd;                  /* the model error of what is predicted */
+};
+
 static double perturb_calib(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
 {
-	const struct calib_file *cf = pctx;
-	calib_sample(cf, rng, k);
-	if (!(cf->sd > 0))
+	const struct calib_draw *d = pctx;
+	calib_sample(d->cf, rng, k);
+	if (!(d->sd > 0))
 		return 1;
-	return exp(cf->sd * (cf->dof > 0 ? gsl_ran_tdist(rng, cf->dof) : gsl_ran_ugaussian(rng)));
+	return exp(d->sd * (d->cf->dof > 0 ? gsl_ran_tdist(rng, d->cf->dof) : gsl_ran_ugaussian(rng)));
+}
+
+int cmd_calib_interval_for(const char *block, struct plumb_consts *k, int draws,
+			   int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+			   double *lo, double *hi, struct plumb_err *err)
+{
+	const struct calib_file *cf = the_calib;
+	struct calib_draw d;
+	*lo = *hi = NAN;
+	if (!cf || !(cf->has_chol || cf->sd > 0) || draws < 1)
+		return 0;
+	d.cf = cf;
+	d.sd = calib_model_error(cf, block);
+	return mc_interval(k, draws, perturb_calib, &d, fn, arg, lo, hi, err);
 }
 
 int cmd_calib_interval(struct plumb_consts *k, int draws,
 		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 		       double *lo, double *hi, struct plumb_err *err)
 {
-	const struct calib_file *cf = the_calib;
-	*lo = *hi = NAN;
-	if (!cf || !(cf->has_chol || cf->sd > 0) || draws < 1)
-		return 0;
-	return mc_interval(k, draws, perturb_calib, cf, fn, arg, lo, hi, err);
+	return cmd_calib_interval_for("decode", k, draws, fn, arg, lo, hi, err);
 }
 
 /* The step model's constants the defaults' interval draws. */
@@ -212,6 +227,7 @@ int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 	const struct calib_file *cf = the_calib;
 	perturb_fn perturb = perturb_defaults;
 	const void *pctx = NULL;
+	struct calib_draw cd;
 	gsl_rng *rng;
 	int i, d, open_k = 0;
 	if (draws < 1)
@@ -220,7 +236,9 @@ int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 		if (!(cf->has_chol || cf->sd > 0))
 			return 0;
 		perturb = perturb_calib;
-		pctx = cf;
+		cd.cf = cf;
+		cd.sd = calib_model_error(cf, "decode");
+		pctx = &cd;
 	} else {
 		if (!defaults)
 			return 0;
