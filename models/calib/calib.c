@@ -410,7 +410,7 @@ static int objective_at(struct fctx *fc, const double *value, double *res, doubl
 }
 
 static const char *const start_names[] = {
-	"the scenario's values", "the prior's medians", "the prior's 5% quantiles",
+	"the values before the fit", "the prior's medians", "the prior's 5% quantiles",
 	"the prior's 95% quantiles", "the prior's 5% and 95% quantiles alternating",
 	"the prior's 95% and 5% quantiles alternating"
 };
@@ -575,6 +575,13 @@ int calib_fit_with(struct val_set *v, const int *idx, int n, const struct calib_
 				   plumb_const_defs[r->dropped[0]].name, r->ndropped > 1 ? ", ..." : "");
 		goto out;
 	}
+	/* From the defaults: the freed constants start at the table's values
+	 * whatever the scenario and its catalog say. */
+	if (mode == CALIB_PRIOR_DEFAULTS)
+		for (j = 0; j < n; j++)
+			for (i = 0; i < v->ncases; i++)
+				if (cg[i] >= 0 && reaches(r->grp[j], cg, i))
+					v->cases[i].scn->k.v[r->idx[j]] = plumb_const_defs[r->idx[j]].def;
 	for (j = 0; j < n; j++) {
 		double sv = v->cases[0].scn->k.v[r->idx[j]];
 		for (i = v->ncases - 1; i >= 0; i--)
@@ -583,8 +590,7 @@ int calib_fit_with(struct val_set *v, const int *idx, int n, const struct calib_
 		r->given[j] = sv;
 		r->start[j] = calib_start(r->idx[j], sv);
 		r->moved[j] = !(sv > 0);
-		calib_prior_of(r->idx[j], mode == CALIB_PRIOR_DEFAULTS ? plumb_const_defs[r->idx[j]].def : sv,
-			       &r->prior[j]);
+		calib_prior_of(r->idx[j], sv, &r->prior[j]);
 		calib_bounds(r->idx[j], r->start[j], &r->lo[j], &r->hi[j]);
 		P[j] = 0;
 	}

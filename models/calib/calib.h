@@ -81,7 +81,10 @@ double calib_prior_sd(const struct calib_prior *p, double v);
 /* What the prior is centred on. */
 enum calib_prior_mode {
 	CALIB_PRIOR_SCENARIO,         /* the value in force: scenario, catalog, default */
-	CALIB_PRIOR_DEFAULTS,         /* the constants table's cited default */
+	CALIB_PRIOR_DEFAULTS,         /* the constants table's cited default, which
+					 is also where the fit starts: the values the
+					 scenario and catalog give the freed constants
+					 are set aside */
 	CALIB_PRIOR_NONE              /* --no-priors: plain least squares */
 };
 

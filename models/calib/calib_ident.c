@@ -242,120 +242,159 @@ static double prior_prec(const struct calib_result *r, int j)
 	return 1 / (sd * sd);
 }
 
+/* Print combination vector e (whitened, over the m constants map[])
+ * in value terms, with its value and standard error. */
+static void print_combo(FILE *f, const struct calib_result *r, const int *map, int m,
+			const double *e, const double *sdp)
+{
+	double c[CALIB_MAX_FREE], cmin = INFINITY, C = 0, var = 0;
+	char nb[160];
+	int a, b, same = 1, first = 1, n = r->nfree;
+	for (a = 0; a < m; a++) {
+		/* whitened -> log(value) -> value */
+		c[a] = e[a] / sdp[map[a]] / r->value[map[a]];
+		if (fabs(e[a]) > 0.05)
+			cmin = fmin(cmin, fabs(c[a]));
+		same &= !strcmp(plumb_const_defs[r->idx[map[a]]].unit,
+				plumb_const_defs[r->idx[map[0]]].unit);
+	}
+	if (!(cmin < INFINITY))
+		return;
+	for (a = 0; a < m; a++)
+		if (fabs(e[a]) > 0.05 && c[a] < 0)
+			break;
+	/* the largest term positive */
+	{
+		int big = 0;
+		for (a = 1; a < m; a++)
+			if (fabs(e[a]) > fabs(e[big]))
+				big = a;
+		if (c[big] < 0)
+			cmin = -cmin;
+	}
+	for (a = 0; a < m; a++) {
+		c[a] = fabs(e[a]) > 0.05 ? c[a] / cmin : 0;
+		C += c[a] * r->value[map[a]];
+	}
+	for (a = 0; a < m; a++)
+		for (b = 0; b < m; b++)
+			var += c[a] * c[b] * r->cov[map[a] * n + map[b]];
+	for (a = 0; a < m; a++) {
+		if (c[a] == 0)
+			continue;
+		fprintf(f, "%s%.3g x %s", first ? (c[a] < 0 ? "-" : "") : (c[a] < 0 ? " - " : " + "),
+			fabs(c[a]), calib_param_name(r, map[a], nb, sizeof(nb)));
+		first = 0;
+	}
+	fprintf(f, " = %.4g +- %.2g%s%s", C, sqrt(fmax(var, 0)), same ? " " : "",
+		same ? plumb_const_defs[r->idx[map[0]]].unit : "");
+}
+
 int calib_ident(FILE *f, const struct calib_result *r, char *resolve, size_t rn)
 {
-	int n = r->nfree, k, j, i, nun = 0, nsets = 0;
-	unsigned sets[CALIB_MAX_FREE];
+	int n = r->nfree, k, j, i, a, b, ncomp = 0;
+	unsigned comp[CALIB_MAX_FREE], hinted = 0;
 	gsl_vector *val = gsl_vector_alloc((size_t)(n > 0 ? n : 1));
 	gsl_matrix *vec = gsl_matrix_alloc((size_t)(n > 0 ? n : 1), (size_t)(n > 0 ? n : 1));
+	double wi[CALIB_MAX_FREE * CALIB_MAX_FREE], sdp[CALIB_MAX_FREE];
 	char nb[160];
 	size_t rl = 0;
 
 	if (resolve && rn)
 		resolve[0] = '\0';
-	if (!val || !vec || n < 1 || eigen(r->info, n, val, vec) < 0)
+	if (!val || !vec || n < 1)
 		goto out;
+	/* In the priors' units: each log(value) over its prior's spread, so
+	 * that "the data say less than the prior" is an eigenvalue below 1
+	 * and a direction's components compare constants of any spread. */
+	for (j = 0; j < n; j++)
+		sdp[j] = 1 / sqrt(prior_prec(r, j));
+	for (j = 0; j < n; j++)
+		for (i = 0; i < n; i++)
+			wi[j * n + i] = r->info[j * n + i] * sdp[j] * sdp[i];
+	if (eigen(wi, n, val, vec) < 0)
+		goto out;
+	/* Each unresolved direction: the constants along it and those the
+	 * posterior ties to its main one; overlapping sets merge. */
 	for (k = 0; k < n; k++) {
-		double lam = gsl_vector_get(val, (size_t)k), pp = 0;
 		unsigned set = 0;
-		int cnt = 0;
+		int main_j = 0;
+		if (gsl_vector_get(val, (size_t)k) >= 1)
+			continue;
+		for (j = 0; j < n; j++)
+			if (fabs(gsl_matrix_get(vec, (size_t)j, (size_t)k)) >
+			    fabs(gsl_matrix_get(vec, (size_t)main_j, (size_t)k)))
+				main_j = j;
 		for (j = 0; j < n; j++) {
 			double e = gsl_matrix_get(vec, (size_t)j, (size_t)k);
-			pp += e * e * prior_prec(r, j);
-			if (fabs(e) >= 0.3) {
+			double d = sqrt(r->cov[j * n + j] * r->cov[main_j * n + main_j]);
+			double rho = d > 0 ? r->cov[j * n + main_j] / d : 0;
+			if (fabs(e) >= 0.1 || fabs(rho) >= 0.5)
 				set |= 1u << j;
-				cnt++;
-			}
 		}
-		/* resolved: the data say more along it than the prior does */
-		if (lam >= pp || !cnt)
-			continue;
-		for (i = 0; i < nsets && sets[i] != set; i++)
-			;
-		if (i < nsets)
-			continue;
-		sets[nsets++] = set;
-		nun++;
-		if (cnt == 1) {
-			for (j = 0; !(set >> j & 1); j++)
-				;
-			if (f)
-				fprintf(f, "  the data hardly inform %s: it stays near its prior, %.4g "
-					   "(90%% %.4g-%.4g)\n", calib_param_name(r, j, nb, sizeof(nb)),
-					r->value[j], r->ci_lo[j], r->ci_hi[j]);
-		} else {
-			/* the best-determined combination within the set */
-			double sub[CALIB_MAX_FREE * CALIB_MAX_FREE], c[CALIB_MAX_FREE] = { 0 };
-			int map[CALIB_MAX_FREE], m = 0, a, b, same = 1;
-			gsl_vector *sv = gsl_vector_alloc((size_t)cnt);
-			gsl_matrix *sm = gsl_matrix_alloc((size_t)cnt, (size_t)cnt);
-			double top, tp = 0, cmin = INFINITY, C = 0, var = 0;
-			for (j = 0; j < n; j++)
-				if (set >> j & 1)
-					map[m++] = j;
-			for (a = 0; a < m; a++)
-				for (b = 0; b < m; b++)
-					sub[a * m + b] = r->info[map[a] * n + map[b]];
-			if (!sv || !sm || eigen(sub, m, sv, sm) < 0) {
-				if (sv)
-					gsl_vector_free(sv);
-				if (sm)
-					gsl_matrix_free(sm);
-				continue;
+		for (i = 0; i < ncomp; i++)
+			if (comp[i] & set) {
+				set |= comp[i];
+				comp[i] = comp[--ncomp];
+				i = -1;
 			}
-			top = gsl_vector_get(sv, (size_t)(m - 1));
-			for (a = 0; a < m; a++) {
-				double e = gsl_matrix_get(sm, (size_t)a, (size_t)(m - 1));
-				tp += e * e * prior_prec(r, map[a]);
-				c[a] = e / r->value[map[a]];
-				if (fabs(e) > 0.05)
-					cmin = fmin(cmin, fabs(c[a]));
-				same &= !strcmp(plumb_const_defs[r->idx[map[a]]].unit,
-						plumb_const_defs[r->idx[map[0]]].unit);
-			}
-			gsl_vector_free(sv);
-			gsl_matrix_free(sm);
-			if (f)
-				fputs("  the data cannot tell ", f);
-			for (a = 0; a < m && f; a++)
-				fprintf(f, "%s%s", a ? (a == m - 1 ? " and " : ", ") : "",
-					calib_param_name(r, map[a], nb, sizeof(nb)));
-			if (top < tp || !(cmin < INFINITY)) {
-				if (f)
-					fputs(" apart, nor any combination of them: they stay near their priors\n", f);
-			} else {
-				int neg = c[0] < 0;
-				for (a = 0; a < m; a++) {
-					c[a] /= cmin * (neg ? -1 : 1);
-					C += c[a] * r->value[map[a]];
-				}
-				for (a = 0; a < m; a++)
-					for (b = 0; b < m; b++)
-						var += c[a] * c[b] * r->cov[map[a] * n + map[b]];
-				if (f) {
-					fputs(" apart: only ", f);
-					for (a = 0; a < m; a++) {
-						if (fabs(c[a]) < 1e-3)
-							continue;
-						fprintf(f, "%s%.3g x %s", a ? (c[a] < 0 ? " - " : " + ") :
-							(c[a] < 0 ? "-" : ""), fabs(c[a]),
-							calib_param_name(r, map[a], nb, sizeof(nb)));
-					}
-					fprintf(f, " is determined: %.4g +- %.2g%s%s\n", C, sqrt(fmax(var, 0)),
-						same ? " " : "", same ? plumb_const_defs[r->idx[map[0]]].unit : "");
-				}
-			}
-		}
-		for (j = 0; j < n && resolve && rl + 1 < rn; j++)
-			if (set >> j & 1)
+		comp[ncomp++] = set;
+	}
+	for (i = 0; i < ncomp; i++) {
+		int map[CALIB_MAX_FREE], m = 0, nres = 0;
+		double sub[CALIB_MAX_FREE * CALIB_MAX_FREE];
+		gsl_vector *sv;
+		gsl_matrix *sm;
+		for (j = 0; j < n; j++)
+			if (comp[i] >> j & 1)
+				map[m++] = j;
+		for (a = 0; a < m && resolve; a++)
+			if (!(hinted >> map[a] & 1) && rl + 1 < rn) {
+				hinted |= 1u << map[a];
 				rl += (size_t)snprintf(resolve + rl, rn - rl, "%s%s: %s", rl ? "; " : "",
-						       calib_param_name(r, j, nb, sizeof(nb)),
-						       calib_hint(r->idx[j]));
+						       calib_param_name(r, map[a], nb, sizeof(nb)),
+						       calib_hint(r->idx[map[a]]));
+			}
+		if (!f)
+			continue;
+		if (m == 1) {
+			fprintf(f, "  the data hardly inform %s: it stays near its prior, %.4g "
+				   "(90%% %.4g-%.4g)\n", calib_param_name(r, map[0], nb, sizeof(nb)),
+				r->value[map[0]], r->ci_lo[map[0]], r->ci_hi[map[0]]);
+			continue;
+		}
+		fputs("  the data cannot tell ", f);
+		for (a = 0; a < m; a++)
+			fprintf(f, "%s%s", a ? (a == m - 1 ? " and " : ", ") : "",
+				calib_param_name(r, map[a], nb, sizeof(nb)));
+		fputs(" apart", f);
+		sv = gsl_vector_alloc((size_t)m);
+		sm = gsl_matrix_alloc((size_t)m, (size_t)m);
+		for (a = 0; a < m; a++)
+			for (b = 0; b < m; b++)
+				sub[a * m + b] = wi[map[a] * n + map[b]];
+		if (sv && sm && eigen(sub, m, sv, sm) == 0)
+			for (k = m - 1; k >= 0 && nres < 2; k--) {
+				double e[CALIB_MAX_FREE];
+				if (gsl_vector_get(sv, (size_t)k) < 1)
+					break;
+				for (a = 0; a < m; a++)
+					e[a] = gsl_matrix_get(sm, (size_t)a, (size_t)k);
+				fputs(nres ? "; and " : ": only ", f);
+				print_combo(f, r, map, m, e, sdp);
+				nres++;
+			}
+		fputs(nres ? (nres == 1 ? " is determined\n" : " are determined\n") :
+		      ", nor any combination of them: they stay near their priors\n", f);
+		if (sv)
+			gsl_vector_free(sv);
+		if (sm)
+			gsl_matrix_free(sm);
 	}
 out:
 	if (val)
 		gsl_vector_free(val);
 	if (vec)
 		gsl_matrix_free(vec);
-	return nun;
+	return ncomp;
 }
