@@ -759,7 +759,10 @@ int calib_fit_with(struct val_set *v, const int *idx, int n, const struct calib_
 	r->chi2 = chi2;
 	r->rms = sqrt(chi2 / fc.n);
 	r->sd = fc.priors ? fmax(shat, CALIB_S_FLOOR) : shat;
-	r->dof = fc.priors ? (int)fmax(1, floor(resid_dof + 0.5)) : fc.n - n;
+	/* With priors, fewer than one residual degree of freedom leaves the
+	 * model error assumed (CALIB_S0), not estimated: dof 0 (intervals
+	 * then draw it normal, not Student's t). */
+	r->dof = fc.priors ? (resid_dof >= 1 ? (int)floor(resid_dof + 0.5) : 0) : fc.n - n;
 	for (j = 0; j < n; j++)
 		for (k = 0; k < n; k++) {
 			/* without priors the covariance scales with the residual variance */
@@ -771,8 +774,9 @@ int calib_fit_with(struct val_set *v, const int *idx, int n, const struct calib_
 	for (j = 0; j < n; j++) {
 		r->value[j] = value[j];
 		r->se[j] = value[j] * r->sdlog[j];
-		r->ci_lo[j] = value[j] * exp(-Z95 * r->sdlog[j]);
-		r->ci_hi[j] = value[j] * exp(Z95 * r->sdlog[j]);
+		/* inside the fit bounds (a fraction's stop at 1), the value always inside */
+		r->ci_lo[j] = fmax(value[j] * exp(-Z95 * r->sdlog[j]), fmin(r->lo[j], value[j]));
+		r->ci_hi[j] = fmin(value[j] * exp(Z95 * r->sdlog[j]), fmax(r->hi[j], value[j]));
 	}
 	snprintf(r->status, sizeof(r->status),
 		 "%s: best of %d starts (from %s), %d iterations in all; gradient check %s "

@@ -132,7 +132,7 @@ struct calib_result {
 	int dropped[CALIB_MAX_FREE];        /* kept at their start, not fitted */
 	int dropped_grp[CALIB_MAX_FREE];    /* as grp */
 	double dropped_at[CALIB_MAX_FREE];  /* the value they keep */
-	int dof;                            /* npoints - p_eff, rounded, at least 1 with priors */
+	int dof;                            /* npoints - p_eff, rounded; 0: the model error is assumed */
 	double rms;                         /* RMS of the log residuals */
 	double sd;                          /* sqrt(chi2 / dof): the model error intervals use */
 	int nscn;                           /* the scenarios the cases ran on */
