@@ -62,8 +62,8 @@ static int fit_groups(const struct val_set *v, int *cg)
 	return n;
 }
 
-/* Does parameter group g (-1: every case) reach case c? */
-static int reaches(int g, const int *cg, int c)
+/* calib_int.h */
+int calib_reaches(int g, const int *cg, int c)
 {
 	return g < 0 || (cg && cg[c] == g);
 }
@@ -74,7 +74,7 @@ static void set_all(struct val_set *v, const struct calib_result *r, const int *
 	int c, j;
 	for (c = 0; c < v->ncases; c++)
 		for (j = 0; j < r->nfree; j++)
-			if (reaches(r->grp[j], cg, c)) {
+			if (calib_reaches(r->grp[j], cg, c)) {
 				v->cases[c].scn->k.v[r->idx[j]] = value[j];
 				v->cases[c].scn->k.set[r->idx[j]] = 1;
 			}
@@ -160,112 +160,6 @@ static void err_summary(const struct val_set *v, const int *train, int n, const 
 		*max = e[n - 1];
 	}
 	free(e);
-}
-
-/*
- * Keep in r->idx the constants of idx some training point depends on: each
- * is moved by 5% and the training points are predicted again; a constant
- * that moves no point by more than CALIB_INFORM (0.1%, well below the
- * run-to-run spread of a measured time) cannot be told from the data and
- * goes to r->dropped.
- */
-#define CALIB_INFORM 1e-3
-
-/* infl[j]: the largest relative change of a training point when idx[j]
- * moves by 5% in the cases of group grp[j] (grp NULL: every case; cg maps
- * cases to groups). A constant at 0 moves to 5% of its calib_start. */
-static int influence(struct val_set *v, const int *idx, const int *grp, const int *cg, int n,
-		     double *infl, struct plumb_err *err)
-{
-	double *base = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof(double));
-	double *keep = malloc((size_t)(v->ncases > 0 ? v->ncases : 1) * sizeof(double));
-	int i, j, c, rc;
-
-	if (!base || !keep) {
-		free(base);
-		free(keep);
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
-	if ((rc = val_predict_train(v, err)) < 0)
-		goto out;
-	for (i = 0; i < v->npoints; i++)
-		base[i] = v->points[i].predicted;
-	for (j = 0; j < n; j++) {
-		int k = idx[j];
-		for (c = 0; c < v->ncases; c++) {
-			keep[c] = v->cases[c].scn->k.v[k];
-			if (reaches(grp ? grp[j] : -1, cg, c))
-				v->cases[c].scn->k.v[k] = keep[c] > 0 ? keep[c] * 1.05 :
-							  0.05 * calib_start(k, 0);
-		}
-		rc = val_predict_train(v, err);
-		for (c = 0; c < v->ncases; c++)
-			v->cases[c].scn->k.v[k] = keep[c];
-		if (rc < 0)
-			goto out;
-		infl[j] = 0;
-		for (i = 0; i < v->npoints; i++)
-			if (v->points[i].train && base[i] != 0)
-				infl[j] = fmax(infl[j], fabs(v->points[i].predicted / base[i] - 1));
-	}
-	/* The points now hold the last trial's predictions: calib_fit
-	 * predicts them again with the starting constants. */
-out:
-	free(base);
-	free(keep);
-	return rc < 0 ? rc : 0;
-}
-
-int calib_informed(struct val_set *v, const int *idx, int n, int max, int *out,
-		   struct plumb_err *err)
-{
-	double infl[CALIB_MAX_FREE];
-	int j, m = 0, rc;
-	if (n > CALIB_MAX_FREE)
-		n = CALIB_MAX_FREE;
-	if ((rc = influence(v, idx, NULL, NULL, n, infl, err)) < 0)
-		return rc;
-	/* Drop the least informative until at most max are left. */
-	for (;;) {
-		int least = -1, cnt = 0;
-		for (j = 0; j < n; j++)
-			if (infl[j] > CALIB_INFORM) {
-				cnt++;
-				if (least < 0 || infl[j] < infl[least])
-					least = j;
-			}
-		if (cnt <= max || least < 0)
-			break;
-		infl[least] = 0;
-	}
-	for (j = 0; j < n; j++)
-		if (infl[j] > CALIB_INFORM)
-			out[m++] = idx[j];
-	return m;
-}
-
-/* The parameters (idx[j], grp[j]) some training point depends on into
- * r->idx and r->grp, the others into r->dropped. */
-static int drop_uninformed(struct val_set *v, const int *idx, const int *grp, const int *cg,
-			   int n, struct calib_result *r, struct plumb_err *err)
-{
-	double infl[CALIB_MAX_FREE];
-	int j, rc = influence(v, idx, grp, cg, n, infl, err);
-	if (rc < 0)
-		return rc;
-	for (j = 0; j < n; j++)
-		if (infl[j] > CALIB_INFORM) {
-			r->idx[r->nfree] = idx[j];
-			r->grp[r->nfree++] = grp[j];
-		} else {
-			int c;
-			for (c = v->ncases - 1; c >= 0; c--)
-				if (cg[c] >= 0 && reaches(grp[j], cg, c))
-					r->dropped_at[r->ndropped] = v->cases[c].scn->k.v[idx[j]];
-			r->dropped[r->ndropped] = idx[j];
-			r->dropped_grp[r->ndropped++] = grp[j];
-		}
-	return 0;
 }
 
 void calib_result_release(struct calib_result *r)
@@ -565,7 +459,7 @@ int calib_fit_with(struct val_set *v, const int *idx, int n, const struct calib_
 			pidx[np] = idx[j];
 			pgrp[np++] = gi;
 		}
-	if ((rc = drop_uninformed(v, pidx, pgrp, cg, np, r, err)) < 0)
+	if ((rc = calib_drop_uninformed(v, pidx, pgrp, cg, np, r, err)) < 0)
 		goto out;
 	n = r->nfree;
 	if (n < 1) {
@@ -580,12 +474,12 @@ int calib_fit_with(struct val_set *v, const int *idx, int n, const struct calib_
 	if (mode == CALIB_PRIOR_DEFAULTS)
 		for (j = 0; j < n; j++)
 			for (i = 0; i < v->ncases; i++)
-				if (cg[i] >= 0 && reaches(r->grp[j], cg, i))
+				if (cg[i] >= 0 && calib_reaches(r->grp[j], cg, i))
 					v->cases[i].scn->k.v[r->idx[j]] = plumb_const_defs[r->idx[j]].def;
 	for (j = 0; j < n; j++) {
 		double sv = v->cases[0].scn->k.v[r->idx[j]];
 		for (i = v->ncases - 1; i >= 0; i--)
-			if (cg[i] >= 0 && reaches(r->grp[j], cg, i))
+			if (cg[i] >= 0 && calib_reaches(r->grp[j], cg, i))
 				sv = v->cases[i].scn->k.v[r->idx[j]];
 		r->given[j] = sv;
 		r->start[j] = calib_start(r->idx[j], sv);

@@ -63,6 +63,19 @@ const char *calib_hint(int k);
  */
 int calib_ident(FILE *f, const struct calib_result *r, char *resolve, size_t rn);
 
+/* Does parameter group g (-1: every case) reach case c (cg: case ->
+ * group, NULL: every case)? */
+int calib_reaches(int g, const int *cg, int c);
+
+/*
+ * The parameters (idx[j], grp[j]) some training point of v depends on
+ * (moving one by 5% moves a point by more than 0.1%) into r->idx and
+ * r->grp, the others into r->dropped with the value they keep. Returns 0
+ * or a negative plumb code (a simulation failed).
+ */
+int calib_drop_uninformed(struct val_set *v, const int *idx, const int *grp, const int *cg,
+			  int n, struct calib_result *r, struct plumb_err *err);
+
 /* Record what scenario group g's first case ran on into d (cg: case ->
  * group). */
 void calib_describe(const struct val_set *v, const int *cg, int g, struct calib_scn *d);
