@@ -665,6 +665,14 @@ int calib_fit_with(struct val_set *v, const int *idx, int n, const struct calib_
 			if (j == k)
 				r->sdlog[j] = sqrt(fmax(c, 0));
 		}
+	/* never a non-finite spread: the prior's instead, uncorrelated */
+	for (j = 0; j < n; j++)
+		if (!isfinite(r->sdlog[j])) {
+			r->sdlog[j] = calib_prior_sd(&r->prior[j], value[j]);
+			for (k = 0; k < n; k++)
+				r->cov[j * n + k] = r->cov[k * n + j] = 0;
+			r->cov[j * n + j] = pow(r->sdlog[j] * value[j], 2);
+		}
 	for (j = 0; j < n; j++) {
 		r->value[j] = value[j];
 		r->se[j] = value[j] * r->sdlog[j];
