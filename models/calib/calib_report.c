@@ -52,9 +52,10 @@ int calib_implausible(const struct calib_result *r, char *why, size_t n)
 		const struct plumb_const_def *d = &plumb_const_defs[r->idx[j]];
 		if (consts_plausible(r->idx[j], r->value[j]))
 			continue;
-		len += (size_t)snprintf(why + len, n - len, "%s%s = %.4g %s is outside its plausible range %g-%g",
+		len += (size_t)snprintf(why + len, n - len, "%s%s = %.4g %s is outside its plausible range "
+					"%g-%g (what would pin it: %s)",
 					bad ? "; " : "", calib_param_name(r, j, nb, sizeof(nb)),
-					r->value[j], d->unit, d->plo, d->phi);
+					r->value[j], d->unit, d->plo, d->phi, calib_hint(r->idx[j]));
 		bad = 1;
 	}
 	return bad;
