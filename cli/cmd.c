@@ -163,6 +163,7 @@ static gsl_rng *vm_rng_new(void)
 struct calib_draw {
 	const struct calib_file *cf;
 	const gsl_rng *vr;
+	double sd;                  /* the model error of what is predicted */
 };
 
 /* A draw from the calibration's covariance, and the model error the fit
@@ -173,29 +174,38 @@ struct calib_draw {
  * calibration does not cover draws its host path (perturb_vm). */
 static double perturb_calib(const void *pctx, gsl_rng *rng, struct plumb_consts *k)
 {
-	const struct calib_draw *cd = pctx;
-	const struct calib_file *cf = cd->cf;
-	calib_sample(cf, rng, k);
-	perturb_vm(cd->vr, k);
-	if (!(cf->sd > 0))
+	const struct calib_draw *d = pctx;
+	calib_sample(d->cf, rng, k);
+	perturb_vm(d->vr, k);
+	if (!(d->sd > 0))
 		return 1;
-	return exp(cf->sd * (cf->dof > 0 ? gsl_ran_tdist(rng, cf->dof) : gsl_ran_ugaussian(rng)));
+	return exp(d->sd * (d->cf->dof > 0 ? gsl_ran_tdist(rng, d->cf->dof) : gsl_ran_ugaussian(rng)));
+}
+
+int cmd_calib_interval_for(const char *block, struct plumb_consts *k, int draws,
+			   int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+			   double *lo, double *hi, struct plumb_err *err)
+{
+	const struct calib_file *cf = the_calib;
+	struct calib_draw d;
+	gsl_rng *vr;
+	int rc;
+	*lo = *hi = NAN;
+	if (!cf || !(cf->has_chol || cf->sd > 0) || draws < 1)
+		return 0;
+	d.cf = cf;
+	d.sd = calib_model_error(cf, block);
+	d.vr = vr = vm_rng_new();
+	rc = mc_interval(k, draws, perturb_calib, &d, fn, arg, lo, hi, err);
+	gsl_rng_free(vr);
+	return rc;
 }
 
 int cmd_calib_interval(struct plumb_consts *k, int draws,
 		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 		       double *lo, double *hi, struct plumb_err *err)
 {
-	struct calib_draw cd = { the_calib, NULL };
-	gsl_rng *vr;
-	int rc;
-	*lo = *hi = NAN;
-	if (!cd.cf || !(cd.cf->has_chol || cd.cf->sd > 0) || draws < 1)
-		return 0;
-	cd.vr = vr = vm_rng_new();
-	rc = mc_interval(k, draws, perturb_calib, &cd, fn, arg, lo, hi, err);
-	gsl_rng_free(vr);
-	return rc;
+	return cmd_calib_interval_for("decode", k, draws, fn, arg, lo, hi, err);
 }
 
 /* The step model's constants the defaults' interval draws. */
@@ -258,7 +268,7 @@ int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 	const struct calib_file *cf = the_calib;
 	perturb_fn perturb = perturb_defaults;
 	const void *pctx = NULL;
-	struct calib_draw cd = { cf, NULL };
+	struct calib_draw cd = { cf, NULL, 0 };
 	gsl_rng *rng, *vr = NULL;
 	int i, d, open_k = !coll_vm_measured(k);
 	if (draws < 1)
@@ -268,6 +278,7 @@ int cmd_interval_consts(const struct plumb_consts *k, int draws, int defaults,
 			return 0;
 		perturb = perturb_calib;
 		cd.vr = vr = vm_rng_new();
+		cd.sd = calib_model_error(cf, "decode");
 		pctx = &cd;
 	} else {
 		if (!defaults)

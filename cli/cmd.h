@@ -48,8 +48,9 @@ struct plumb_err;
  * calibration's covariance and fn(arg, &value, err) is run; fn returns
  * < 0 on error, 0 for no value (the point does not fit), 1 for a value.
  * Each value is multiplied by exp(sd z), z a standard normal draw and sd
- * the calibration's residual spread (residual_sd: the fit's model error,
- * so few points and constants do not give a needle-thin interval).
+ * the calibration's model error of the data block the value depends on
+ * (model_error:, else residual_sd: so few points and constants do not
+ * give a needle-thin interval).
  * *lo and *hi get the 5th and 95th percentile, NAN without a calibration
  * with covariance or spread, or without values. k is restored. Same inputs, same
  * interval: the seed is CMD_CALIB_SEED.
@@ -57,6 +58,12 @@ struct plumb_err;
 int cmd_calib_interval(struct plumb_consts *k, int draws,
 		       int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
 		       double *lo, double *hi, struct plumb_err *err);
+/* The same with the model error of data block `block` (calib_model_error:
+ * "decode" for steps and serving runs, a collective's op name for it);
+ * cmd_calib_interval is block "decode". */
+int cmd_calib_interval_for(const char *block, struct plumb_consts *k, int draws,
+			   int (*fn)(void *arg, double *value, struct plumb_err *err), void *arg,
+			   double *lo, double *hi, struct plumb_err *err);
 
 /*
  * Without a calibration: the interval the documented defaults give. Each

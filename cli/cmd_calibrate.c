@@ -21,12 +21,18 @@ const char cmd_calibrate_usage[] =
 	"                       [-o calibrated.yaml] [options]\n"
 	"\n"
 	"Fit the model's named constants (`plumb constants`) to measurements made on\n"
-	"the scenario's box: nonlinear least squares (GSL, trust region) on the\n"
-	"log of predicted / measured, every evaluation a full simulation of the\n"
-	"measured runs. Prints each fitted constant with its standard error, their\n"
-	"correlations, R^2, the residual spread, the residual of every point and the\n"
-	"error before and after; writes the fitted constants, their covariance,\n"
-	"the residual spread and what they were fitted on to -o.\n"
+	"the scenario's box: the maximum of the posterior, each constant's log-normal\n"
+	"prior (median: its value before the fit; its plausible range holds 90%)\n"
+	"times the likelihood of log(predicted / measured), found by nonlinear least\n"
+	"squares (GSL, trust region) from several starts (the scenario's values, the\n"
+	"prior's median and quantiles), every evaluation a full simulation of the\n"
+	"measured runs, with a gradient check at the end. Prints each fitted constant\n"
+	"with its standard error and 90% range, whether the data or its prior set it,\n"
+	"their correlations, the combinations the data cannot resolve and what data\n"
+	"would, groups of residuals of one sign (missing physics), R^2, the model\n"
+	"error per data block, the residual of every point and the error before and\n"
+	"after; writes the fitted constants, their covariance, the model errors and\n"
+	"what they were fitted on to -o.\n"
 	"\n"
 	"Joint fit: `--and SCENARIO --data FILE...` adds another box's measurements.\n"
 	"Constants of gpu, engine and nccl scope are fitted once across all of them;\n"
@@ -61,6 +67,15 @@ const char cmd_calibrate_usage[] =
 	"  --pin NAME,...     keep these at the scenario's value (remove from the fit)\n"
 	"  --accept-poor-fit  write the calibration even when R^2 < 0 or a fitted\n"
 	"                     constant ends on a bound of its fit range\n"
+	"  --accept-implausible  write it even when a fitted value is outside its\n"
+	"                     plausible range (`plumb constants`)\n"
+	"  --no-priors        plain least squares: no priors; then at least one more\n"
+	"                     point than free constants is needed\n"
+	"  --prior-from W     centre each prior on W: scenario (default: the value in\n"
+	"                     force, from the scenario, the GPU catalog or the default)\n"
+	"                     or defaults (the constants table's cited default; the\n"
+	"                     fit then also starts there, setting aside what the\n"
+	"                     scenario and catalog give the freed constants)\n"
 	"  --gpus LIST        scenario GPUs the ranks/devices ran on (default 0,1,...)\n"
 	"  --model M          what decode and serving data measured (default glm-5)\n"
 	"  --weights W        bf16, fp8, fp8t, nvfp4, mxfp4, int4, int4-gN or checkpoint\n"
@@ -72,9 +87,11 @@ const char cmd_calibrate_usage[] =
 	"  -h, --help         this help\n"
 	"\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario or data (file:line:col), or too\n"
-	"few points for the constants freed, 4 I/O error, 5 the fit did not converge,\n"
-	"or is poor (R^2 < 0, a constant on a bound) without --accept-poor-fit (the\n"
-	"report says why; stderr the reason; nothing is written).\n"
+	"few points for the constants freed with --no-priors (the message names them\n"
+	"and a --free that fits), 4 I/O error, 5 the fit did not converge, is poor\n"
+	"(R^2 < 0, a constant on a bound) without --accept-poor-fit, or a value is\n"
+	"implausible without --accept-implausible (the report says why; stderr the\n"
+	"reason and what data would resolve it; nothing is written).\n"
 	"Example: plumb calibrate scenarios/proxmox-vm-8x-rtxpro6000.yaml \\\n"
 	"           --data my-allreduce.txt my-p2p.txt -o calibrated.yaml\n"
 	"         plumb calibrate scenarios/baremetal-8x-rtxpro6000.yaml --data bm.csv \\\n"
@@ -137,6 +154,9 @@ static const struct option longopts[] = {
 	{ "weights", required_argument, NULL, OPT_BASE + 8 },
 	{ "kv", required_argument, NULL, OPT_BASE + 9 },
 	{ "nccl-p2p-level", required_argument, NULL, OPT_BASE + 10 },
+	{ "accept-implausible", no_argument, NULL, OPT_BASE + 11 },
+	{ "no-priors", no_argument, NULL, OPT_BASE + 12 },
+	{ "prior-from", required_argument, NULL, OPT_BASE + 13 },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -146,7 +166,8 @@ int cmd_calibrate(int argc, char **argv)
 	const char *model = NULL, *weights = NULL, *kv = NULL;
 	const char *files[MAXDATA];
 	struct pair pairs[CALIB_MAX_SCN];
-	int npairs = 1, nfiles = 0, i, j, rc, opt, in_data = 0, accept = 0;
+	int npairs = 1, nfiles = 0, i, j, rc, opt, in_data = 0, accept = 0, accept_impl = 0;
+	struct calib_opts co = { CALIB_PRIOR_SCENARIO };
 	int freeidx[CALIB_MAX_FREE], nfree = -1, pin[K_NCONSTS], npin = 0;
 	struct val_set *v = NULL;
 	struct calib_result r;
@@ -218,6 +239,17 @@ int cmd_calibrate(int argc, char **argv)
 			npin += n;
 		} else if (!strcmp(a, "--accept-poor-fit")) {
 			accept = 1;
+		} else if (!strcmp(a, "--accept-implausible")) {
+			accept_impl = 1;
+		} else if (!strcmp(a, "--no-priors")) {
+			co.prior = CALIB_PRIOR_NONE;
+		} else if (!strcmp(a, "--prior-from")) {
+			if (!strcmp(val, "scenario"))
+				co.prior = CALIB_PRIOR_SCENARIO;
+			else if (!strcmp(val, "defaults"))
+				co.prior = CALIB_PRIOR_DEFAULTS;
+			else
+				return cmd_usage_error("calibrate", "--prior-from '%s': give scenario or defaults", val);
 		} else if (!strcmp(a, "--gpus")) {
 			p->gpus = val;
 		} else if (!strcmp(a, "--model")) {
@@ -274,7 +306,7 @@ int cmd_calibrate(int argc, char **argv)
 		val_free(v);
 		return cmd_usage_error("calibrate", "no constant left to fit (see --free)");
 	}
-	if ((rc = calib_fit(v, freeidx, nfree, &r, &err)) < 0)
+	if ((rc = calib_fit_with(v, freeidx, nfree, &co, &r, &err)) < 0)
 		goto fail;
 	calib_report(stdout, v, &r);
 	if (plot) {
@@ -299,6 +331,18 @@ int cmd_calibrate(int argc, char **argv)
 			return PLUMB_ERUNTIME;
 		}
 		fprintf(stderr, "plumb calibrate: warning: poor fit accepted (--accept-poor-fit): %s\n", why);
+	}
+	if (calib_implausible(&r, why, sizeof(why))) {
+		if (!accept_impl) {
+			fprintf(stderr, "plumb calibrate: refusing implausible values: %s; no calibration "
+					"written (check the data and the scenario, pin or free other constants, "
+					"or give --accept-implausible)\n", why);
+			calib_result_release(&r);
+			val_free(v);
+			return PLUMB_ERUNTIME;
+		}
+		fprintf(stderr, "plumb calibrate: warning: implausible values accepted "
+				"(--accept-implausible): %s\n", why);
 	}
 	if (outpath) {
 		if ((rc = out_open(&out, outpath, &err)) < 0)

@@ -255,8 +255,8 @@ int cmd_coll(int argc, char **argv)
 		if (cmd_calib()) {
 			struct draw d = { s, &o, &c };
 			double lo, hi;
-			if ((rc = cmd_calib_interval(&s->k, CMD_CALIB_DRAWS, draw_time, &d, &lo, &hi,
-						     &err)) < 0)
+			if ((rc = cmd_calib_interval_for(coll_op_name(c.op), &s->k, CMD_CALIB_DRAWS,
+							 draw_time, &d, &lo, &hi, &err)) < 0)
 				goto fail;
 			if (!isnan(lo))
 				fprintf(out.f, "  # 90%%: %.2f-%.2f us", lo * 1e6, hi * 1e6);

@@ -334,6 +334,8 @@ calibrate-data-twice     2 calibrate $BM --data $DIR/csv-nan.csv ./$DIR/csv-nan.
 calibrate-data-dev-zero  3 calibrate $BM --data /dev/zero
 calibrate-data-sparse    3 calibrate $BM --data @sparse:sparse-4g.txt
 calibrate-data-directory 4 calibrate $BM --data tests
+calibrate-prior-from-bad 2 calibrate $BM --data validation/data/seed-vm-serving.csv --prior-from nowhere
+calibrate-no-priors-few  3 calibrate $VM --no-priors --data validation/data/seed-vm-serving.csv
 # ---- unreadable inputs: one wording for every command
 input-dev-zero-topo      3 topo /dev/zero
 input-dev-zero-import    3 import topo-m /dev/zero

@@ -4,7 +4,9 @@
 # block with "plumb_calibration:" must load: `plumb constants --calib` on it.
 # A block with "plumb_grid:" must run: `plumb sweep` writes one row per point
 # (grid paths are relative to the repository root, where a user keeps the
-# file, so scenarios/ is linked beside the extracted copy).
+# file, so scenarios/ is linked beside the extracted copy). Every `plumb
+# calibrate` example of docs/cli.md runs, with the commands beside it, and
+# exits 0 or the status a "# exit N" line before it documents.
 # Prints "N passed, M failed" and exits 1 on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -48,6 +50,51 @@ for f in "$tmp"/*.yaml; do
 		echo "docs example $(basename "$f") failed:"
 		cat "$tmp/err"
 	fi
+done
+# Every command of a plain ``` block of docs/cli.md that runs `plumb
+# calibrate` runs and exits 0, in order (a later `--calib FILE` reads the
+# file an earlier one wrote), in a directory holding scenarios/ and
+# validation/ as the repository does.
+run="$tmp/run"
+mkdir -p "$run"
+ln -s "$(pwd)/scenarios" "$run/scenarios"
+ln -s "$(pwd)/validation" "$run/validation"
+awk -v dir="$tmp" '
+	/^```/ && inb == 1 { inb = 0; close(file); next }
+	/^```/ && inb == 2 { inb = 0; next }
+	/^```[ \t]*$/ { inb = 1; n++; file = dir "/cli-cmd-" n ".sh"; printf "" > file; next }
+	/^```/ { inb = 2; next }
+	inb == 1 { print >> file }
+' docs/cli.md
+plumb=$(pwd)/plumb
+for f in "$tmp"/cli-cmd-*.sh; do
+	[ -e "$f" ] || continue
+	grep -q '^plumb calibrate' "$f" || continue
+	# join continued lines, one command a line
+	# (a "# exit N" line before a command: it is documented to exit N)
+	want=0
+	awk '{ if (sub(/\\$/, "")) { line = line $0; next } print line $0; line = "" }' "$f" |
+	while IFS= read -r cmd; do
+		case $cmd in
+		"# exit "[0-9]*) want=${cmd#\# exit }; continue ;;
+		plumb\ *) ;;
+		*) continue ;;
+		esac
+		(cd "$run" && eval "\"$plumb\"${cmd#plumb}") > /dev/null 2> "$tmp/err"
+		got=$?
+		if [ "$got" -eq "$want" ]; then
+			echo ok
+			want=0
+		else
+			echo "(exit $got, documented $want)" >> "$tmp/err"
+			want=0
+			echo "docs command failed: $cmd" >&2
+			cat "$tmp/err" >&2
+			echo fail
+		fi
+	done > "$tmp/res"
+	pass=$((pass + $(grep -c '^ok' "$tmp/res")))
+	fail=$((fail + $(grep -c '^fail' "$tmp/res")))
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -2,15 +2,23 @@
  * calib.h - fitting the model's named constants to measurements, and the
  * calibration file every command accepts (`--calib FILE`).
  *
- * The fit is nonlinear least squares (GSL gsl_multifit_nlinear, trust region,
- * forward-difference Jacobian with a step of a few percent, as simulated
- * times are piecewise smooth) on the residuals log(predicted / measured) of
- * the training points of a struct val_set (models/valid): every evaluation
- * re-simulates the points with the trial constants. Each free constant is
- * kept inside its bounds by a log-logistic map from an unbounded variable.
- * Standard errors come from the covariance (J^T J)^-1 scaled by the residual
- * variance, carried to the constants by the map's derivative; correlations
- * from the same matrix.
+ * The fit maximises the posterior: nonlinear least squares (GSL
+ * gsl_multifit_nlinear, trust region, forward-difference Jacobian with a
+ * step of a few percent, as simulated times are piecewise smooth) on the
+ * residuals log(predicted / measured) / s of the training points of a
+ * struct val_set (models/valid), every evaluation re-simulating the points
+ * with the trial constants, with one prior residual per constant appended
+ * (calib_prior_z: its log-normal prior from the cited value and the
+ * plausible range). s, the model error, is estimated from the residuals
+ * (two passes). --no-priors drops the prior residuals: plain least squares.
+ * Each free constant is kept inside its bounds by a log-logistic map from
+ * an unbounded variable. The solver starts from the scenario's values, the
+ * prior's median and its 5% and 95% quantiles, keeps the best, restarts
+ * from it until the objective stops falling and checks the gradient there.
+ * The posterior covariance, in log(value), is (J^T J / s^2 + P)^-1 with J
+ * a central-difference Jacobian at the optimum and P the priors'
+ * precisions; J^T J alone (the data's information) names what the data
+ * cannot resolve (calib_report).
  *
  * A joint fit (cases on several scenarios) has one parameter per constant
  * of shared scope (consts_shared: gpu, engine, nccl) and one per scenario
@@ -48,13 +56,67 @@ struct calib_scn {
 	char nccl_level[64];                /* NCCL_P2P_LEVEL its collectives assumed, "" none */
 };
 
+/* A constant's log-normal prior (calib_prior.c): median med, spread slo
+ * below it and shi above it (in log), the plausible range plo-phi it was
+ * built from holding 90%. */
+struct calib_prior {
+	double med, slo, shi;
+	double plo, phi;
+};
+
+/* Constant k's prior, centred on centre (its cited value; 0: the middle of
+ * its plausible range). A range starting at 0 starts at phi / 100. */
+void calib_prior_of(int k, double centre, struct calib_prior *p);
+/* Standard normal deviate of value v under p, and back. */
+double calib_prior_z(const struct calib_prior *p, double v);
+double calib_prior_at(const struct calib_prior *p, double z);
+/* The prior's spread (log) on v's side of the median. */
+double calib_prior_sd(const struct calib_prior *p, double v);
+
+#define CALIB_MAX_BLK 16              /* data blocks with a model error of their own */
+#define CALIB_MAX_FLAG 12             /* same-sign residual groups reported */
+#define CALIB_S0 0.05                 /* model error the first pass assumes (log) */
+#define CALIB_S_FLOOR 0.01            /* model error never taken below this (log) */
+
+/* What the prior is centred on. */
+enum calib_prior_mode {
+	CALIB_PRIOR_SCENARIO,         /* the value in force: scenario, catalog, default */
+	CALIB_PRIOR_DEFAULTS,         /* the constants table's cited default, which
+					 is also where the fit starts: the values the
+					 scenario and catalog give the freed constants
+					 are set aside */
+	CALIB_PRIOR_NONE              /* --no-priors: plain least squares */
+};
+
+struct calib_opts {
+	enum calib_prior_mode prior;
+};
+
 struct calib_result {
 	int nfree;
+	int priors;                         /* 1: posterior, 0: least squares */
+	struct calib_prior prior[CALIB_MAX_FREE];
+	double sdlog[CALIB_MAX_FREE];       /* posterior sd of log(value) */
+	double ci_lo[CALIB_MAX_FREE], ci_hi[CALIB_MAX_FREE];   /* 90%: value exp(-+1.645 sdlog) */
+	double info[CALIB_MAX_FREE * CALIB_MAX_FREE];  /* data information J^T J / s^2, log(value) */
+	double s;                           /* model error the final pass weighted the data by */
+	double p_eff;                       /* parameters the data determines (trace) */
+	int nstarts;                        /* multi-start: starts tried, */
+	int best_start;                     /* the one that won (0: the scenario's values) */
+	double objective;                   /* at the optimum: sum of squared weighted residuals */
+	double decrement;                   /* Newton decrement left at the optimum */
+	int nblk;                           /* model error per data block */
+	char blk[CALIB_MAX_BLK][32];
+	int blk_n[CALIB_MAX_BLK];
+	double blk_sd[CALIB_MAX_BLK];
+	int nflag;                          /* same-sign residual groups: missing physics */
+	char flag[CALIB_MAX_FLAG][200];
 	int idx[CALIB_MAX_FREE];            /* enum plumb_const of each free constant */
 	int grp[CALIB_MAX_FREE];            /* -1 every case, else scn[] it is fitted for */
 	int moved[CALIB_MAX_FREE];          /* started inside its plausible range, not at 0 */
 	double value[CALIB_MAX_FREE];       /* fitted */
-	double start[CALIB_MAX_FREE];       /* before the fit */
+	double start[CALIB_MAX_FREE];       /* where the solver started (calib_start) */
+	double given[CALIB_MAX_FREE];       /* the scenario's value before the fit (may be 0) */
 	double lo[CALIB_MAX_FREE], hi[CALIB_MAX_FREE];   /* fit bounds */
 	double se[CALIB_MAX_FREE];          /* standard errors */
 	double cov[CALIB_MAX_FREE * CALIB_MAX_FREE];     /* covariance of the values */
@@ -65,12 +127,12 @@ struct calib_result {
 	double chi2;                        /* sum of squared log residuals */
 	double before_median, before_max;   /* |pred/meas - 1| over training points */
 	double after_median, after_max;
-	double *before;                     /* predicted with the starting constants, per point */
+	double *before;                     /* predicted with the scenario's constants, per point */
 	int ndropped;                       /* freed, but no point depends on them: */
 	int dropped[CALIB_MAX_FREE];        /* kept at their start, not fitted */
 	int dropped_grp[CALIB_MAX_FREE];    /* as grp */
 	double dropped_at[CALIB_MAX_FREE];  /* the value they keep */
-	int dof;                            /* npoints - nfree */
+	int dof;                            /* npoints - p_eff, rounded; 0: the model error is assumed */
 	double rms;                         /* RMS of the log residuals */
 	double sd;                          /* sqrt(chi2 / dof): the model error intervals use */
 	int nscn;                           /* the scenarios the cases ran on */
@@ -102,6 +164,11 @@ int calib_default_free(const struct val_set *v, int *idx, int max);
  */
 int calib_fit(struct val_set *v, const int *idx, int n, struct calib_result *r,
 	      struct plumb_err *err);
+/* The same with options (o NULL: priors centred on the values in force).
+ * Without priors, fewer training points than constants + 1 is EINPUT, the
+ * message naming the constants and a --free the points can fit. */
+int calib_fit_with(struct val_set *v, const int *idx, int n, const struct calib_opts *o,
+		   struct calib_result *r, struct plumb_err *err);
 void calib_result_release(struct calib_result *r);
 
 /*
@@ -128,6 +195,12 @@ double calib_start(int k, double v);
  */
 int calib_poor(const struct calib_result *r, char *why, size_t n);
 
+/*
+ * Is a fitted value outside its plausible range? 1 with the constants,
+ * values and ranges in why (size n).
+ */
+int calib_implausible(const struct calib_result *r, char *why, size_t n);
+
 /* Print the report: constants with standard errors, correlations, R^2,
  * residuals per point before and after, the error summary; values outside
  * their plausible range, starts moved off 0, skipped runs of multi-run
@@ -148,6 +221,7 @@ int calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
 		const char *const *files, int nfiles, const char *path, struct plumb_err *err);
 
 #define CALIB_MAX_ENTRIES (K_NCONSTS + CALIB_MAX_FREE)
+#define CALIB_MAX_SDLOG 1.0           /* a draw's spread in log(value) is capped here */
 
 /* A loaded calibration file. */
 struct calib_file {
@@ -166,6 +240,9 @@ struct calib_file {
 	int has_chol;
 	int npoints, dof;                   /* 0: not recorded (older file) */
 	double sd;                          /* residual spread, 0: not recorded */
+	int nblk;                           /* `model_error:` per data block */
+	char blk[CALIB_MAX_BLK][32];
+	double blk_sd[CALIB_MAX_BLK];
 	int nscn;                           /* `fitted_on:`, 0 in older files */
 	struct calib_scn scn[CALIB_MAX_SCN];
 	int nwarned;                        /* scenario files already warned about */
@@ -197,7 +274,17 @@ int calib_apply_file(const char *path, struct plumb_consts *k, struct plumb_err 
 void calib_apply_scn(struct calib_file *c, struct scenario *s, FILE *f);
 void calib_on_load(struct scenario *s, void *arg);
 
-/* Draw one set of constants from c's covariance (normal, clamped to the
+/*
+ * The model error (log sd) of a prediction that depends on data block
+ * `block`: that block's when c has one; for "decode" (a step or a
+ * serving run) the decode block's, else the serving block's; else the
+ * pooled residual spread c->sd.
+ */
+double calib_model_error(const struct calib_file *c, const char *block);
+
+/* Draw one set of constants from c's covariance (log-normal: the
+ * covariance carried to log(value), a standard error that is not finite
+ * or more than CALIB_MAX_SDLOG in log capped there; clamped to the
  * constants' bounds) into k; k keeps its other values. A per-scenario
  * entry moves k only where k holds that entry's value (k belongs to the
  * scenario it was fitted for). */

@@ -110,6 +110,17 @@ int calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
 	yout_fmt(&y, "%.6g", r->rms);
 	yout_scalar(&y, "residual_sd", 0);
 	yout_fmt(&y, "%.6g", r->sd);
+	if (r->nblk > 0) {
+		/* each data block's own model error: a prediction adds the error
+		 * of what it depends on (calib_model_error) */
+		yout_scalar(&y, "model_error", 0);
+		yout_map(&y, YOUT_BLOCK);
+		for (i = 0; i < r->nblk; i++) {
+			yout_scalar(&y, r->blk[i], 0);
+			yout_fmt(&y, "%.6g", r->blk_sd[i]);
+		}
+		yout_map_end(&y);
+	}
 	if (r->nscn > 0) {
 		yout_scalar(&y, "fitted_on", 0);
 		yout_seq(&y, YOUT_BLOCK);
@@ -297,17 +308,40 @@ static int load_values(const struct ytree *t, const struct ynode *m, const char 
 	return 0;
 }
 
-/* Lower Cholesky factor of c's covariance; a constant without variance
- * (no standard error) is not drawn: its row stays 0. 0 when the matrix is
- * not positive definite. */
+/* The value of covariance entry a (0 when the file has none). */
+static double cov_value(const struct calib_file *c, int a)
+{
+	int i;
+	for (i = 0; i < c->n; i++)
+		if (c->idx[i] == c->cov_idx[a] && c->grp[i] == c->cov_grp[a])
+			return c->value[i];
+	return 0;
+}
+
+/* Lower Cholesky factor of c's covariance carried to log(value) (draws
+ * are log-normal around the fitted values); a spread that is not finite
+ * or more than CALIB_MAX_SDLOG is scaled down to it, correlations kept. A
+ * constant without variance (no standard error) is not drawn: its row
+ * stays 0. 0 when the matrix is not positive definite. */
 static int factor(struct calib_file *c)
 {
+	double lc[CALIB_MAX_FREE * CALIB_MAX_FREE], f[CALIB_MAX_FREE];
 	int n = c->ncov, a, b, k;
 	memset(c->chol, 0, sizeof(c->chol));
+	for (a = 0; a < n; a++) {
+		double va = cov_value(c, a), sd;
+		sd = va > 0 ? sqrt(c->cov[a * n + a]) / va : NAN;
+		f[a] = !isfinite(sd) || sd <= 0 ? 0 : sd > CALIB_MAX_SDLOG ? CALIB_MAX_SDLOG / sd : 1;
+	}
+	for (a = 0; a < n; a++)
+		for (b = 0; b < n; b++) {
+			double va = cov_value(c, a), vb = cov_value(c, b);
+			lc[a * n + b] = f[a] && f[b] ? c->cov[a * n + b] / (va * vb) * f[a] * f[b] : 0;
+		}
 	for (a = 0; a < n; a++)
 		for (b = 0; b <= a; b++) {
-			double sum = c->cov[a * n + b];
-			if (c->cov[a * n + a] == 0 || c->cov[b * n + b] == 0)
+			double sum = lc[a * n + b];
+			if (lc[a * n + a] == 0 || lc[b * n + b] == 0)
 				continue;
 			for (k = 0; k < b; k++)
 				sum -= c->chol[a * n + k] * c->chol[b * n + k];
@@ -432,7 +466,7 @@ int calib_load(const char *path, struct calib_file *c, struct plumb_err *err)
 {
 	static const char *const keys[] = {
 		"plumb_calibration", "scenario", "data", "points", "dof", "converged", "status", "r2",
-		"residual_rms", "residual_sd", "fitted_on", "constants", "scenarios",
+		"residual_rms", "residual_sd", "model_error", "fitted_on", "constants", "scenarios",
 		"standard_errors", "units", "covariance", NULL
 	};
 	struct ytree *t = NULL;
@@ -472,6 +506,22 @@ int calib_load(const char *path, struct calib_file *c, struct plumb_err *err)
 	if ((x = ymap_get(t->root, "residual_sd")) &&
 	    (rc = yget_double(t, x, "residual_sd", 0, 10, &c->sd, err)) < 0)
 		goto out;
+	if ((x = ymap_get(t->root, "model_error"))) {
+		if ((rc = yexpect(t, x, Y_MAP, "model_error", err)) < 0)
+			goto out;
+		for (i = 0; i < x->n; i++) {
+			if (c->nblk >= CALIB_MAX_BLK) {
+				rc = yerr(t, x->keys[i], PLUMB_EINPUT, err, "more than %d data blocks",
+					  CALIB_MAX_BLK);
+				goto out;
+			}
+			snprintf(c->blk[c->nblk], sizeof(c->blk[0]), "%s", x->keys[i]->str);
+			if ((rc = yget_double(t, x->vals[i], x->keys[i]->str, 0, 10,
+					      &c->blk_sd[c->nblk], err)) < 0)
+				goto out;
+			c->nblk++;
+		}
+	}
 	if ((x = ymap_get(t->root, "fitted_on")) && (rc = load_fitted_on(t, x, c, err)) < 0)
 		goto out;
 	if (!(m = ymap_get(t->root, "constants"))) {
@@ -646,6 +696,19 @@ void calib_on_load(struct scenario *s, void *arg)
 	calib_apply_scn(arg, s, stderr);
 }
 
+double calib_model_error(const struct calib_file *c, const char *block)
+{
+	int i;
+	for (i = 0; i < c->nblk; i++)
+		if (!strcmp(c->blk[i], block))
+			return c->blk_sd[i];
+	if (!strcmp(block, "decode"))
+		for (i = 0; i < c->nblk; i++)
+			if (!strcmp(c->blk[i], "serving"))
+				return c->blk_sd[i];
+	return c->sd;
+}
+
 void calib_sample(const struct calib_file *c, gsl_rng *rng, struct plumb_consts *k)
 {
 	double z[CALIB_MAX_FREE];
@@ -667,7 +730,7 @@ void calib_sample(const struct calib_file *c, gsl_rng *rng, struct plumb_consts 
 			continue;
 		for (b = 0; b <= a; b++)
 			d += c->chol[a * n + b] * z[b];
-		mean += d;
+		mean *= exp(d);
 		if (mean < plumb_const_defs[idx].lo)
 			mean = plumb_const_defs[idx].lo;
 		if (mean > plumb_const_defs[idx].hi)

@@ -361,12 +361,15 @@ static void test_errors(void)
 	int twice[2] = { K_MOE_MEM_EFF, K_MOE_MEM_EFF };
 	int three[3] = { K_MOE_MEM_EFF, K_ATTN_MEM_EFF, K_KMIN_GEMM_US };
 	int two[2] = { K_MOE_MEM_EFF, K_KMIN_GEMM_US };
+	struct calib_opts noprior = { CALIB_PRIOR_NONE };
 	FILE *f;
-	int rc;
+	int rc, j;
 
 	CU_ASSERT_EQUAL_FATAL(fitted(), 0);
-	/* Two measured steps: three constants they inform cannot be fitted, nor
-	 * two (a fit needs a point more than it has constants). */
+	/* Two measured steps: with priors three constants they inform are
+	 * fitted (the priors hold what two points cannot); without, neither
+	 * three nor two (least squares needs a point more than it has
+	 * constants), and the refusal names them and a --free that fits. */
 	f = fopen(F.tiny, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	fputs("layout,batch,context,step_ms\ntp1,8,0,25.0\ntp1,64,4096,45.0\n", f);
@@ -378,14 +381,21 @@ static void test_errors(void)
 	CU_ASSERT_EQUAL(v->npoints, 2);
 	plumb_err_clear(&e);
 	rc = calib_fit(v, three, 3, &r, &e);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(r.priors);
+	for (j = 0; j < r.nfree; j++)
+		CU_ASSERT(r.ci_lo[j] <= r.value[j] && r.value[j] <= r.ci_hi[j]);
+	calib_result_release(&r);
+	plumb_err_clear(&e);
+	rc = calib_fit_with(v, three, 3, &noprior, &r, &e);
 	calib_result_release(&r);
 	CU_ASSERT_EQUAL(rc, -PLUMB_EINPUT);
 	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "point"));
-	if (rc >= 0)
-		printf("\n  2 points, 3 constants: rc %d, %d fitted, %s\n", rc, r.nfree, r.status);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "--free "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, plumb_const_defs[three[0]].name));
 	plumb_err_clear(&e);
-	rc = calib_fit(v, two, 2, &r, &e);
+	rc = calib_fit_with(v, two, 2, &noprior, &r, &e);
 	calib_result_release(&r);
 	CU_ASSERT_EQUAL(rc, -PLUMB_EINPUT);
 	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
@@ -582,12 +592,12 @@ static void test_file_round_trip(void)
 			double a = c.cov[i * n + j], b = F.r.cov[i * n + j];
 			CU_ASSERT(fabs(a - b) <= 1e-8 * fabs(b));
 		}
-		/* the factor reproduces the diagonal */
+		/* the factor reproduces the diagonal, in log(value) */
 		{
 			double d = 0;
 			for (i = 0; i <= j; i++)
 				d += c.chol[j * n + i] * c.chol[j * n + i];
-			CU_ASSERT(fabs(d / F.r.cov[j * n + j] - 1) < 1e-6);
+			CU_ASSERT(fabs(d / (F.r.cov[j * n + j] / (F.r.value[j] * F.r.value[j])) - 1) < 1e-6);
 		}
 	}
 	/* The same result gives the same bytes, and only the header is comment. */
@@ -619,7 +629,8 @@ static void test_file_round_trip(void)
 		CU_ASSERT(k.set[F.r.idx[j]]);
 		CU_ASSERT(fabs(k.v[F.r.idx[j]] / F.r.value[j] - 1) < 1e-8);
 	}
-	/* Draws from the covariance centre on the fitted values. */
+	/* Draws from the covariance centre on the fitted values: log-normal,
+	 * their log's mean is the value's log. */
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(rng);
 	gsl_rng_set(rng, SEED);
@@ -627,14 +638,14 @@ static void test_file_round_trip(void)
 		struct plumb_consts s = k;
 		calib_sample(&c, rng, &s);
 		for (j = 0; j < n; j++) {
-			mean[j] += s.v[F.r.idx[j]] / draws;
+			mean[j] += log(s.v[F.r.idx[j]]) / draws;
 			moved += s.v[F.r.idx[j]] != F.r.value[j];
 		}
 	}
 	gsl_rng_free(rng);
 	CU_ASSERT(moved > 0);
 	for (j = 0; j < n; j++)
-		CU_ASSERT(fabs(mean[j] - F.r.value[j]) < 5 * F.r.se[j] / sqrt(draws));
+		CU_ASSERT(fabs(mean[j] - log(F.r.value[j])) < 5 * F.r.sdlog[j] / sqrt(draws));
 }
 
 /* ---- joint fit, the file's record, warnings, intervals --------------------- */
