@@ -150,6 +150,17 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"24.5 / 8 GPUs (realdata/nccl-tests-samples.txt, SAMPLE 8x5090-epyc9575f-P2P); "
 		"the lowest such floor in the samples (8x RTX 4090 -g 8: 38.8 us, 4.9 per GPU)",
 		SCOPE_BOX, 1, 10 },
+	[K_NCCL_FLOOR_US] = { "nccl_floor_us", "us", 2.3, 0, 1000,
+		"derived: 2x A100-SXM4 all_reduce_perf 32 B takes 10.14 us (GitHub NVIDIA/nccl issue 583) "
+		"against NCCL's ring LL estimate 6.6 + 2 x 0.6 us over NVLink (src/graph/tuning.cc): the "
+		"rest, 2.3 us, is the kernel's launch, prologue and first handshake, paid once",
+		SCOPE_NCCL, 0, 10 },
+	[K_NCCL_CH_GBS] = { "nccl_ch_gbs", "GB/s", 2 * 110.81 / 8, 0.1, 10000,
+		"derived: 8x A100 NVSwitch sendrecv_perf 128 MiB at 110.81 GB/s (GitHub li-plus/playground "
+		"cuda/nccl.md) runs 8 p2p channels (src/enqueue.cc: 4 per peer, doubled while a part "
+		"exceeds 32 x the 512 KiB NVLink chunk), 13.85 GB/s each with half of the thread block "
+		"sending: a channel (thread block) moves 27.7 GB/s",
+		SCOPE_NCCL, 10, 100 },
 	/* The step model's kernel constants (docs/model.md, "Op time"). Defaults
 	 * are what public kernel measurements give; the bundled RTX PRO 6000
 	 * scenarios carry values fitted jointly to the seed VM and its bare-metal
