@@ -113,7 +113,8 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		SCOPE_NCCL, 0.5, 0.98 },
 	[K_NCCL_CHANNELS] = { "nccl_channels", "count", 2, 1, 64,
 		"NCCL duplicates the one ring its search finds on a single PCIe node (src/graph/search.cc), "
-		"giving 2 channels",
+		"giving 2 channels; used between hosts, and when set it overrides the count NCCL's search "
+		"gives inside a host (models/coll/coll_tune.c), as NCCL_MIN/MAX_NCHANNELS do",
 		SCOPE_NCCL, 1, 32 },
 	[K_NCCL_LL_MAX_VOLTA] = { "nccl_ll_max_volta_gbs", "GB/s", 39.0, 0.1, 10000,
 		"NCCL src/graph/tuning.cc llMaxBws, Volta, one node",
