@@ -3,12 +3,15 @@
  * factors of nccl-tests, the checks, and the choice of algorithm and
  * protocol (coll.h; the engine that runs a choice is coll.c).
  *
- * NCCL's ring collectives run the protocol NCCL's tuner picks by its own
- * model (coll_tune_proto, src/graph/tuning.cc), not the one the
- * simulation finds fastest: where NCCL's model and the machine disagree
- * (an SHM ring, whose host-memory hops its model does not know) the
- * machine runs NCCL's pick. Send/recv and all-to-all take NCCL's p2p
- * rule (LL under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
+ * Protocol auto: a ring with a hop through host memory (NCCL's SHM
+ * transport) runs the protocol NCCL's tuner picks by its own model
+ * (coll_tune_proto, src/graph/tuning.cc), which has no term for those
+ * hops, so the machine runs NCCL's pick where it is slower; a ring over
+ * P2P and NVLink, whose costs NCCL's model was tuned on, runs the
+ * fastest simulated protocol (the tuner's pick in NCCL's units, from
+ * plumb's reading of its search, missed more on the public runs:
+ * docs/model.md). Send/recv and all-to-all take NCCL's p2p rule (LL
+ * under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
  */
 #include "coll.h"
 
@@ -151,9 +154,11 @@ static int coll_check(const struct scenario *s, const struct coll_spec *c, struc
 }
 
 /*
- * The protocol NCCL runs a ring collective with: its tuner's pick by its
- * own model (coll_tune_proto), or for send/recv and all-to-all its p2p
- * rule (LL while a peer's bytes fit NCCL_P2P_LL_THRESHOLD per channel).
+ * The protocol NCCL runs collective c with, or -1 to keep the fastest
+ * simulated: send/recv and all-to-all by NCCL's p2p rule (LL while a
+ * peer's bytes fit NCCL_P2P_LL_THRESHOLD per channel); a ring inside one
+ * host with a hop through host memory by its tuner (coll_tune_proto);
+ * other rings -1.
  */
 static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 		     const struct coll_spec *c)
@@ -162,6 +167,16 @@ static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 	int i;
 	/* between hosts NCCL's tuner weighs its NET terms, which
 	 * coll_tune_time leaves out: the fastest simulated instead */
+	if (c->op != COLL_SENDRECV && c->op != COLL_ALLTOALL) {
+		int shm = 0;
+		for (i = 0; i < c->n; i++) {
+			int a = c->gpus[i], b = c->gpus[(i + 1) % c->n];
+			if (a != b && view->xport[a][b] == XP_SHM)
+				shm = 1;
+		}
+		if (!shm)
+			return -1;
+	}
 	for (i = 1; i < c->n; i++)
 		if (s->nodes[s->gpu_node[c->gpus[i]]].host != s->nodes[s->gpu_node[c->gpus[0]]].host)
 			return -1;
@@ -174,7 +189,7 @@ static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 }
 
 /* Every candidate (algorithm, protocol) of c simulated alone; the fastest.
- * With protocol auto a ring runs NCCL's pick alone (nccl_pick). */
+ * With protocol auto a ring NCCL's pick decides runs it alone (nccl_pick). */
 static int coll_search(const struct scenario *s, const struct topo_view *view,
 		       const struct fab_routes *routes, const struct coll_spec *c,
 		       struct coll_result *r, struct plumb_err *err)
