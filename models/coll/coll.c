@@ -385,61 +385,6 @@ static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *e
 
 static const struct sim_ops start_ops = { "coll_start", on_start };
 
-int coll_op_parse(const char *s)
-{
-	static const char *const a[] = { "allreduce", "allgather", "reducescatter",
-					  "broadcast", "alltoall", "sendrecv" };
-	static const char *const b[] = { "all_reduce", "all_gather", "reduce_scatter",
-					  "broadcast", "alltoall", "sendrecv" };
-	int i;
-	for (i = 0; i < COLL_NOPS; i++)
-		if (!strcmp(s, a[i]) || !strcmp(s, b[i]))
-			return i;
-	return -1;
-}
-
-const char *coll_op_name(enum coll_op op)
-{
-	static const char *const b[] = { "all_reduce", "all_gather", "reduce_scatter",
-					  "broadcast", "alltoall", "sendrecv" };
-	return b[op];
-}
-
-const char *coll_algo_name(int a)
-{
-	return a == ALGO_TREE ? "tree" : a == ALGO_RING ? "ring" : a == ALGO_ONESHOT ? "oneshot" :
-	       a == ALGO_TWOSHOT ? "twoshot" : "auto";
-}
-
-int coll_custom_of(const struct scenario *s)
-{
-	switch (s->serving.allreduce) {
-	case SCN_AR_ONESHOT:
-		return COLL_CUSTOM_ONESHOT;
-	case SCN_AR_TWOSHOT:
-		return COLL_CUSTOM_TWOSHOT;
-	case SCN_AR_AUTO:
-		return COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT;
-	default:
-		return 0;
-	}
-}
-
-const char *coll_proto_name(int p)
-{
-	return p == PROTO_LL ? "LL" : p == PROTO_LL128 ? "LL128" : p == PROTO_SIMPLE ? "Simple" : "auto";
-}
-
-double coll_busbw_factor(enum coll_op op, int n)
-{
-	switch (op) {
-	case COLL_ALLREDUCE: return n > 1 ? 2.0 * (n - 1) / n : 1;
-	case COLL_ALLGATHER:
-	case COLL_REDUCESCATTER:
-	case COLL_ALLTOALL: return n > 1 ? (double)(n - 1) / n : 1;
-	default: return 1;
-	}
-}
 
 /* Is the direct path between GPUs a and b all NVLink? */
 static int nvlink_path(const struct fabric *f, int a, int b)
@@ -667,8 +612,9 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	const struct topo_view *view = x->view;
 	struct crun *r;
 	struct sim_payload pl;
-	int i, j, rc, all_nvl = 1, hosts = 0;
+	int i, j, rc, all_nvl = 1, hosts = 0, p2p;
 	double net_floor = 0;
+	struct coll_graph g;
 
 	if (c->n < 2 || c->n > s->ngpus)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
@@ -819,26 +765,39 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	 * 120 of 128 bytes of that, LL nccl_ll_frac of it (8 of 16 bytes). */
 	r->eff = proto == PROTO_LL ? s->k.v[K_NCCL_LL_FRAC] * s->k.v[K_NCCL_BW_EFF] :
 		 proto == PROTO_LL128 ? 120.0 / 128.0 * s->k.v[K_NCCL_BW_EFF] : s->k.v[K_NCCL_BW_EFF];
-	r->nch = (int)s->k.v[K_NCCL_CHANNELS];
+	/* Channels (one thread block each) as NCCL runs them: the ring
+	 * collectives as many as enqueue.cc keeps for the size, a p2p
+	 * transfer (send/recv, all-to-all) as many as its p2p schedule gives
+	 * one peer (coll_tune.c). A channel moves at most nccl_ch_gbs; a p2p
+	 * channel gives half its threads to receiving, so sends at half. */
+	coll_graph_of(s, view, c, &g);
+	p2p = c->op == COLL_SENDRECV || c->op == COLL_ALLTOALL;
+	if (hosts)
+		/* NCCL's search between hosts (NICs, PXN) is not followed:
+		 * nccl_channels flows, no channel cap */
+		r->nch = (int)s->k.v[K_NCCL_CHANNELS];
+	else if (p2p)
+		r->nch = coll_p2p_nch(&g, c->op == COLL_ALLTOALL ? c->bytes / c->n : c->bytes, c->n);
+	else
+		r->nch = coll_tune_nch(&g, c->bytes, c->n, proto);
 	if (r->nch < 1 || r->nchain > 1)
 		r->nch = 1;         /* a tree between hosts: its chains are the channels */
+	if (!hosts)
+		r->ch_cap = s->k.v[K_NCCL_CH_GBS] * 1e9 / r->eff / (p2p ? 2 : 1);
 	if (proto != PROTO_SIMPLE) {
 		/* NCCL's LL caps (llMaxBws) bound the collective's bus bandwidth,
-		 * LL128's (perChMaxRingLL128Bws) each channel's; by GPU generation
-		 * of the slowest rank. */
-		int gen = 3, sm;
-		for (i = 0; i < r->n; i++) {
-			const char *arch = s->catalog->gpus[s->nodes[s->gpu_node[c->gpus[i]]].gpu_model].arch;
-			sm = strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : 100;
-			sm = sm < 80 ? 0 : sm < 90 ? 1 : sm < 100 ? 2 : 3;
-			if (sm < gen)
-				gen = sm;
-		}
+		 * LL128's (perChMaxRingLL128Bws) each of the search's rings,
+		 * which the communicator runs on g.nch channels; by GPU
+		 * generation of the slowest rank. */
+		int gen = g.sm < 80 ? 0 : g.sm < 90 ? 1 : g.sm < 100 ? 2 : 3;
+		double cap;
 		if (proto == PROTO_LL)
-			r->ch_cap = s->k.v[K_NCCL_LL_MAX_VOLTA + gen] * 1e9 / r->eff / r->nch /
-				    (r->nchain > 1 ? r->nchain : 1);
+			cap = s->k.v[K_NCCL_LL_MAX_VOLTA + gen] * 1e9 / r->eff / r->nch /
+			      (r->nchain > 1 ? r->nchain : 1);
 		else
-			r->ch_cap = s->k.v[K_NCCL_LL128_CH_VOLTA + gen] * 1e9 / r->eff;
+			cap = s->k.v[K_NCCL_LL128_CH_VOLTA + gen] * 1e9 / r->eff *
+			      (hosts || g.nch < 1 ? 1.0 : (double)g.graph_ch / g.nch);
+		r->ch_cap = r->ch_cap > 0 ? fmin(r->ch_cap, cap) : cap;
 	}
 	r->nsteps = c->op == COLL_ALLREDUCE ? 2 * (r->n - 1) : r->n - 1;
 	r->chunk = c->bytes / r->n;
@@ -849,7 +808,9 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		r->nchunks = COLL_MAX_CHUNKS;
 	memset(&pl, 0, sizeof(pl));
 	pl.p = r;
-	if ((rc = sim_at(x->eng, start + s->k.v[base_k[proto]] * 1e-6, SIM_PRIO_DEFAULT,
+	/* NCCL's base latency, and the fixed floor of every collective */
+	if ((rc = sim_at(x->eng, start + (s->k.v[base_k[proto]] + s->k.v[K_NCCL_FLOOR_US]) * 1e-6,
+			 SIM_PRIO_DEFAULT,
 			 x->kind_start, &pl, NULL, err)) < 0) {
 		run_free(r);
 		return rc;
@@ -878,166 +839,3 @@ void coll_ctx_release(struct coll_ctx *x)
 	x->active = 0;
 }
 
-static int record_time(struct coll_ctx *x, double seconds, void *arg, struct plumb_err *err)
-{
-	(void)x;
-	(void)err;
-	*(double *)arg = seconds;
-	return 0;
-}
-
-/* One simulation of one (algorithm, protocol). *seconds = -1: not allowed. */
-static int run_one(const struct scenario *s, const struct topo_view *view,
-		   const struct fab_routes *routes,
-		   const struct coll_spec *c, int algo, int proto, double *seconds,
-		   struct coll_result *res, struct plumb_err *err)
-{
-	struct sim_engine *eng = NULL;
-	struct fabric *fab = NULL;
-	struct coll_ctx x;
-	double t = -1;
-	int rc;
-
-	*seconds = -1;
-	memset(&x, 0, sizeof(x));
-	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0)
-		return rc;
-	sim_set_budget(eng, s->event_budget);
-	if ((rc = fab_build(eng, s, &fab, err)) < 0)
-		goto out;
-	fab_use_routes(fab, routes);
-	if ((rc = coll_ctx_init(&x, eng, fab, view, err)) < 0)
-		goto out;
-	rc = coll_start(&x, c, algo, proto, 0, record_time, &t, res, err);
-	if (rc != 0) {
-		rc = rc > 0 ? 0 : rc;   /* 1: protocol not available here */
-		goto out;
-	}
-	if ((rc = sim_run(eng, INFINITY, err)) < 0)
-		goto out;
-	if (x.active != 0 || t < 0) {
-		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
-				   "collective did not complete (%d still running)", x.active);
-		goto out;
-	}
-	*seconds = t;
-out:
-	coll_ctx_release(&x);
-	fab_free(fab);
-	sim_engine_free(eng);
-	return rc;
-}
-
-/* The checks coll_time makes before simulating; 1 when c has one rank
- * (r filled), 0 to simulate, or a negative code. */
-static int coll_check(const struct scenario *s, const struct coll_spec *c, struct coll_result *r,
-		      struct plumb_err *err)
-{
-	int i;
-	memset(r, 0, sizeof(*r));
-	if (c->n < 1 || c->n > s->ngpus)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "a collective needs 1 to %d ranks, got %d", s->ngpus, c->n);
-	for (i = 0; i < c->n; i++)
-		if (c->gpus[i] < 0 || c->gpus[i] >= s->ngpus)
-			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-					     "GPU %d does not exist (the scenario has %d)", c->gpus[i], s->ngpus);
-	if (!(c->bytes >= 0) || !isfinite(c->bytes))
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "size must be >= 0");
-	if (c->op == COLL_SENDRECV && c->n < 2)
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "sendrecv needs 2 ranks or more");
-	r->busbw_factor = coll_busbw_factor(c->op, c->n);
-	if (c->n == 1) {
-		r->seconds = s->k.v[K_NCCL_BASE_US] * 1e-6;
-		r->algo = ALGO_RING;
-		r->proto = PROTO_LL;
-		return 1;
-	}
-	return 0;
-}
-
-/* Every candidate (algorithm, protocol) of c simulated alone; the fastest. */
-static int coll_search(const struct scenario *s, const struct topo_view *view,
-		       const struct fab_routes *routes, const struct coll_spec *c,
-		       struct coll_result *r, struct plumb_err *err)
-{
-	int algo, proto, rc;
-	double best = INFINITY;
-	struct coll_result tmp;
-
-	for (algo = ALGO_RING; algo <= ALGO_TWOSHOT; algo++) {
-		if (c->algo != ALGO_AUTO && c->algo != algo)
-			continue;
-		/* The engine's one-shot kernel: asked for, or a candidate of
-		 * "auto" when the scenario's engine has it (the engine runs it
-		 * where it is faster than NCCL). */
-		if (algo == ALGO_ONESHOT && c->algo == ALGO_AUTO &&
-		    !((c->custom & COLL_CUSTOM_ONESHOT) && c->op == COLL_ALLREDUCE))
-			continue;
-		if (algo == ALGO_TWOSHOT && c->algo == ALGO_AUTO &&
-		    !((c->custom & COLL_CUSTOM_TWOSHOT) && c->op == COLL_ALLREDUCE))
-			continue;
-		/* "auto" is NCCL's choice, and inside one node NCCL's tuning
-		 * model (src/graph/tuning.cc) rates its tree below its ring in
-		 * every term: the same 2(n-1) hop latencies with a higher base
-		 * (LL 6.8 vs 6.6 us) or per-hop cost (Simple 28 vs 5.7 us on
-		 * PCI), and at most 0.9 x 0.5 of the bus bandwidth as algorithm
-		 * bandwidth against the ring's n / 2(n-1) >= 0.5. So it runs
-		 * the ring; --algo tree still simulates the chain. */
-		if (algo == ALGO_TREE && c->algo == ALGO_AUTO)
-			continue;
-		for (proto = PROTO_LL; proto < PROTO_N; proto++) {
-			double t;
-			if (c->proto != PROTO_AUTO && c->proto != proto)
-				continue;
-			if ((algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) && proto != PROTO_LL &&
-			    c->proto == PROTO_AUTO)
-				continue;   /* no NCCL protocol: simulated once */
-			memset(&tmp, 0, sizeof(tmp));
-			if ((rc = run_one(s, view, routes, c, algo, proto, &t, &tmp, err)) < 0)
-				return rc;
-			if (t >= 0 && t < best) {
-				best = t;
-				r->seconds = t;
-				r->algo = algo;
-				r->proto = proto;
-				r->shm_hops = tmp.shm_hops;
-				r->p2p_hops = tmp.p2p_hops;
-				r->net_hops = tmp.net_hops;
-			}
-		}
-	}
-	if (!isfinite(best))
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "protocol %s is not available here (LL128 needs NVLink on every hop)",
-				     coll_proto_name(c->proto));
-	return 0;
-}
-
-int coll_time_in(struct coll_scn *e, const struct scenario *s, const struct coll_spec *c,
-		 struct coll_result *r, struct plumb_err *err)
-{
-	int rc = coll_check(s, c, r, err);
-	if (rc != 0)
-		return rc > 0 ? 0 : rc;
-	if (coll_scn_choice(e, c, r))
-		return 0;
-	if ((rc = coll_search(s, coll_scn_view(e), coll_scn_routes(e), c, r, err)) < 0)
-		return rc;
-	coll_scn_choice_add(e, c, r);
-	return 0;
-}
-
-int coll_time(const struct scenario *s, const struct topo_opts *o,
-	      const struct coll_spec *c, struct coll_result *r, struct plumb_err *err)
-{
-	struct coll_scn *e = NULL;
-	int rc = coll_check(s, c, r, err);
-	if (rc != 0)
-		return rc > 0 ? 0 : rc;
-	if ((rc = coll_scn_get(s, o, &e, err)) < 0)
-		return rc;
-	rc = coll_time_in(e, s, c, r, err);
-	coll_scn_put(e);
-	return rc;
-}

@@ -120,6 +120,45 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
 		unsigned char *used);
 
+/*
+ * NCCL's decisions (coll_tune.c), each from the NCCL source line it
+ * follows (docs/model.md "Collectives"). Bandwidths are NCCL's own units.
+ *
+ * coll_graph_of: the ring graph NCCL's search finds on c's ranks (in rank
+ * order) and the channels it runs: SMxx_NVLINK_BW per NVLink, PCIe width x
+ * speed / 80, the speed arrays of src/graph/search.cc, ncclTopoDupChannels
+ * and connect.cc's doubling; p2pnChannelsPerPeer and the p2p chunk size.
+ * A scenario that sets nccl_channels overrides the communicator's count.
+ * coll_tune_nch: the channels a ring collective of `bytes` runs
+ * (src/enqueue.cc), at least 1.
+ * coll_tune_time: NCCL's tuner estimate for protocol `proto` in us (-1
+ * when the protocol is off: LL128 off NVLink); coll_tune_proto: the
+ * protocol it picks (the least estimate).
+ * coll_p2p_nch: channels of one send of `bytes` to one of nranks peers
+ * (src/enqueue.cc scheduleP2pTasksToPlan); coll_p2p_ll: 1 when that send
+ * uses LL (NCCL_P2P_LL_THRESHOLD 16384 per channel).
+ */
+struct coll_graph {
+	int nvlink;                 /* every hop of the ring is NVLink */
+	int sm;                     /* lowest compute capability x 10 */
+	double hop_gbs;             /* slowest ring hop */
+	double gpu_gbs;             /* what the rings leaving a GPU share */
+	int graph_ch;               /* the search's rings after its duplication */
+	double bw_intra;            /* per ring, GB/s */
+	int nch;                    /* channels of the communicator */
+	int p2p_ch_per_peer;        /* p2pnChannelsPerPeer */
+	int p2p_nch;                /* p2pnChannels */
+	int p2p_chunk;              /* bytes: NCCL_P2P_NVL_CHUNKSIZE or _PCI_ */
+};
+void coll_graph_of(const struct scenario *s, const struct topo_view *v, const struct coll_spec *c,
+		   struct coll_graph *g);
+int coll_tune_nch(const struct coll_graph *g, double bytes, int nranks, int proto);
+double coll_tune_time(const struct scenario *s, const struct coll_graph *g,
+		      const struct coll_spec *c, int proto);
+int coll_tune_proto(const struct scenario *s, const struct coll_graph *g, const struct coll_spec *c);
+int coll_p2p_nch(const struct coll_graph *g, double bytes, int nranks);
+int coll_p2p_ll(double bytes, int nch);
+
 /* nccl-tests names: "allreduce" or "all_reduce"; -1 when unknown. */
 int coll_op_parse(const char *s);
 const char *coll_op_name(enum coll_op op);      /* "all_reduce" ... */

@@ -47,7 +47,8 @@ static void test_small_latency(void)
 	double base, pci, shm;
 	if (!s)
 		return;
-	base = s->k.v[K_NCCL_BASE_US];
+	/* NCCL's base latency and the fixed floor of every collective */
+	base = s->k.v[K_NCCL_BASE_US] + s->k.v[K_NCCL_FLOOR_US];
 	pci = s->k.v[K_NCCL_PCI_LL_US];
 	shm = s->k.v[K_NCCL_SHM_STEP_US];
 	/* P2P (level SYS): NCCL's ring LL model, base + 2(n-1) x hwLat. */
@@ -104,13 +105,22 @@ static void test_protocols_and_auto(void)
 	plumb_err_clear(&e);
 	CU_ASSERT(coll_time(s, &o, &c, &r, &e) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "LL128"));
-	/* auto is never slower than either protocol it may pick. */
+	/* Over P2P auto is never slower than either protocol it may pick. */
 	tll = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 1 << 20, ALGO_RING, PROTO_LL);
 	tsimple = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 1 << 20, ALGO_RING, PROTO_SIMPLE);
 	tauto = t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 1 << 20, ALGO_AUTO, PROTO_AUTO);
 	CU_ASSERT(tauto <= tll + 1e-9 && tauto <= tsimple + 1e-9);
 	/* Larger messages never finish sooner. */
 	CU_ASSERT(t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 2 << 20, ALGO_AUTO, PROTO_AUTO) >= tauto);
+	/* Through host memory (NCCL's default level here) auto runs NCCL's
+	 * tuner pick, LL up to 512 KiB (where the 8x RTX 4090 SHM run shows
+	 * it running LL slower than Simple would) and Simple from 1 MiB. */
+	tll = t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 1 << 19, ALGO_RING, PROTO_LL);
+	tauto = t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 1 << 19, ALGO_AUTO, PROTO_AUTO);
+	EXPECT_NEAR(tauto, tll, 1e-9);
+	tsimple = t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 1 << 20, ALGO_RING, PROTO_SIMPLE);
+	tauto = t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 1 << 20, ALGO_AUTO, PROTO_AUTO);
+	EXPECT_NEAR(tauto, tsimple, 1e-9);
 	/* Algorithm auto is the ring (NCCL's choice inside one node), even
 	 * where the simulated chain would finish first: 4 GPUs through host
 	 * memory, 1 GiB. */
@@ -137,9 +147,11 @@ static void test_other_ops(void)
 	if (!s)
 		return;
 	link = 16 * 3.93846154e9 * s->k.v[K_PCIE_EFF] * s->k.v[K_NCCL_BW_EFF];
-	/* Send/recv: every rank sends the whole buffer to its successor at once. */
+	/* Send/recv: every rank sends the whole buffer to its successor at
+	 * once, over NCCL's p2p channels: on PCIe 2 for 1 GiB (parts over 32
+	 * x the 128 KiB chunk double 1), each at half a channel's rate. */
 	t = t_us(s, NP_SYS, COLL_SENDRECV, 8, NULL, 1 << 30, ALGO_RING, PROTO_SIMPLE);
-	EXPECT_NEAR((1 << 30) / (t * 1e-6), link, 0.02);
+	EXPECT_NEAR((1 << 30) / (t * 1e-6), fmin(link, 2 * s->k.v[K_NCCL_CH_GBS] * 1e9 / 2), 0.02);
 	/* Broadcast as a pipelined chain: about one buffer time plus the pipeline fill. */
 	t = t_us(s, NP_SYS, COLL_BROADCAST, 8, NULL, 1 << 30, ALGO_RING, PROTO_SIMPLE);
 	CU_ASSERT((1 << 30) / (t * 1e-6) > 0.8 * link);
@@ -338,7 +350,7 @@ static void test_shared_by_content(void)
 	CU_ASSERT_TRUE(coll_scn_choice(ea, &c, &r2));
 	CU_ASSERT_EQUAL(memcmp(&r1, &r2, sizeof(r1)), 0);
 	/* A constant changed in place (as a calibration does): another entry. */
-	b->k.v[K_NCCL_BASE_US] += 10;
+	b->k.v[K_NCCL_FLOOR_US] += 10;
 	CU_ASSERT_EQUAL_FATAL(coll_scn_get(b, &o, &eb, NULL), 0);
 	CU_ASSERT_PTR_NOT_EQUAL(ea, eb);
 	CU_ASSERT_FALSE(coll_scn_choice(eb, &c, &r2));
@@ -399,7 +411,7 @@ static void test_vm_host_path(void)
 	char note[1024];
 	if (!bm || !vm || !huge || !viommu || !numa || !meas || !scaled)
 		goto out;
-	base = vm->k.v[K_NCCL_BASE_US];
+	base = vm->k.v[K_NCCL_BASE_US] + vm->k.v[K_NCCL_FLOOR_US];
 	pci = vm->k.v[K_NCCL_PCI_LL_US];
 	shm = vm->k.v[K_NCCL_SHM_STEP_US];
 	exits = vm->k.v[K_VM_STEP_EXITS] * vm->k.v[K_VM_EXIT_US];
@@ -449,16 +461,176 @@ out:
 	scn_free(scaled);
 }
 
+/* NCCL's graph of ranks 0..n-1 of scenario s. */
+static int graph_of(struct scenario *s, int n, struct coll_graph *g)
+{
+	struct topo_view *v = NULL;
+	struct topo_opts o;
+	struct coll_spec c;
+	topo_opts_init(&o);
+	if (topo_build(s, TOPO_HOST, &o, &v, NULL) < 0)
+		return -1;
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = n;
+	c.gpus = fix_ranks;
+	coll_graph_of(s, v, &c, g);
+	topo_free(v);
+	return 0;
+}
+
+static void test_channels(void)
+{
+	struct scenario *s = NULL;
+	struct coll_graph g;
+
+	/* NVSwitch H100: 18 links x 20.6 GB/s; 6 rings at 60 (search.cc
+	 * sm90SpeedArrayIntra), duplicated to 12 at 30, doubled to 24
+	 * channels (connect.cc); p2p 2 per link, 36 -> 64 per peer, 32
+	 * channels, the 512 KiB NVLink chunk. */
+	CU_ASSERT_EQUAL_FATAL(scn_load("validation/scenarios/hgx-h100-8x.yaml", &s, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_of(s, 8, &g), 0);
+	CU_ASSERT_EQUAL(g.nvlink, 1);
+	CU_ASSERT_EQUAL(g.sm, 90);
+	EXPECT_NEAR(g.hop_gbs, 18 * 20.6, 1e-9);
+	CU_ASSERT_EQUAL(g.graph_ch, 12);
+	EXPECT_NEAR(g.bw_intra, 30, 1e-9);
+	CU_ASSERT_EQUAL(g.nch, 24);
+	CU_ASSERT_EQUAL(g.p2p_ch_per_peer, 64);
+	CU_ASSERT_EQUAL(g.p2p_nch, 32);
+	CU_ASSERT_EQUAL(g.p2p_chunk, 512 * 1024);
+	scn_free(s);
+
+	/* An NVLink-bridged A40 pair (NV4, SM86 12 GB/s per link): one ring
+	 * at 40, duplicated to 2 at 20, 4 channels; 8 p2p channels per peer
+	 * over 4. */
+	CU_ASSERT_EQUAL_FATAL(scn_load("validation/scenarios/a40-8x-nv4.yaml", &s, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_of(s, 2, &g), 0);
+	CU_ASSERT_EQUAL(g.nvlink, 1);
+	EXPECT_NEAR(g.hop_gbs, 48, 1e-9);
+	CU_ASSERT_EQUAL(g.graph_ch, 2);
+	EXPECT_NEAR(g.bw_intra, 20, 1e-9);
+	CU_ASSERT_EQUAL(g.nch, 4);
+	CU_ASSERT_EQUAL(g.p2p_ch_per_peer, 8);
+	CU_ASSERT_EQUAL(g.p2p_nch, 4);
+	CU_ASSERT_EQUAL(g.p2p_chunk, 512 * 1024);
+	scn_free(s);
+
+	/* A PCIe pair across the sockets of the seed box: the ring is held
+	 * to AMD_BW 16 between the sockets, one ring at 18 (the slowest
+	 * speed of the SM100+ array), 2 channels; p2p 2 per peer, the
+	 * 128 KiB PCI chunk. Ranks 0 and 4 sit on different sockets. */
+	s = fix_seed_box("192", "");
+	if (s) {
+		struct topo_view *v = NULL;
+		struct topo_opts o;
+		struct coll_spec c;
+		int pair[2] = { 0, 4 };
+		topo_opts_init(&o);
+		CU_ASSERT_EQUAL_FATAL(topo_build(s, TOPO_HOST, &o, &v, NULL), 0);
+		memset(&c, 0, sizeof(c));
+		c.op = COLL_ALLREDUCE;
+		c.n = 2;
+		c.gpus = pair;
+		coll_graph_of(s, v, &c, &g);
+		CU_ASSERT_EQUAL(g.nvlink, 0);
+		EXPECT_NEAR(g.hop_gbs, 16, 1e-9);
+		CU_ASSERT_EQUAL(g.graph_ch, 1);
+		CU_ASSERT_EQUAL(g.nch, 2);
+		CU_ASSERT_EQUAL(g.p2p_ch_per_peer, 2);
+		CU_ASSERT_EQUAL(g.p2p_chunk, 128 * 1024);
+		/* nccl_channels set: NCCL_MIN/MAX_NCHANNELS */
+		s->k.v[K_NCCL_CHANNELS] = 6;
+		s->k.set[K_NCCL_CHANNELS] = 1;
+		coll_graph_of(s, v, &c, &g);
+		CU_ASSERT_EQUAL(g.nch, 6);
+		topo_free(v);
+		scn_free(s);
+	}
+}
+
+static void test_size_and_protocol(void)
+{
+	struct scenario *s = NULL;
+	struct coll_graph g;
+	struct coll_spec c;
+	double kb = 1024, mb = 1024 * 1024;
+	CU_ASSERT_EQUAL_FATAL(scn_load("validation/scenarios/hgx-h100-8x.yaml", &s, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_of(s, 8, &g), 0);
+	/* enqueue.cc: Simple keeps nc while bytes >= nc x 512 x 64 */
+	CU_ASSERT_EQUAL(coll_tune_nch(&g, 8, 8, PROTO_SIMPLE), 1);
+	CU_ASSERT_EQUAL(coll_tune_nch(&g, 256 * kb, 8, PROTO_SIMPLE), 8);
+	CU_ASSERT_EQUAL(coll_tune_nch(&g, 1 * mb, 8, PROTO_SIMPLE), 24);
+	/* LL: 8 x nranks per thread, 512 threads: 32 KiB a channel */
+	CU_ASSERT_EQUAL(coll_tune_nch(&g, 64 * kb, 8, PROTO_LL), 2);
+	/* LL128: 8 per thread, 640 threads */
+	CU_ASSERT_EQUAL(coll_tune_nch(&g, 51200, 8, PROTO_LL128), 10);
+	/* The tuner's picks for an 8-GPU ring all-reduce on NVSwitch H100:
+	 * LL up to 2 MiB, LL128 from 4 to 32 MiB, Simple from 64 MiB (its
+	 * model crosses at about 3.6 and 36 MB). */
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = 8;
+	c.gpus = fix_ranks;
+	c.bytes = 2 * mb;
+	CU_ASSERT_EQUAL(coll_tune_proto(s, &g, &c), PROTO_LL);
+	c.bytes = 4 * mb;
+	CU_ASSERT_EQUAL(coll_tune_proto(s, &g, &c), PROTO_LL128);
+	c.bytes = 32 * mb;
+	CU_ASSERT_EQUAL(coll_tune_proto(s, &g, &c), PROTO_LL128);
+	c.bytes = 64 * mb;
+	CU_ASSERT_EQUAL(coll_tune_proto(s, &g, &c), PROTO_SIMPLE);
+	/* LL128 is off on PCIe */
+	g.nvlink = 0;
+	CU_ASSERT(coll_tune_time(s, &g, &c, PROTO_LL128) < 0);
+	scn_free(s);
+}
+
+static void test_p2p_path(void)
+{
+	struct scenario *s = NULL;
+	struct coll_graph g;
+	double mb = 1024 * 1024, t1, t2;
+	CU_ASSERT_EQUAL_FATAL(scn_load("validation/scenarios/dgx-a100-8x.yaml", &s, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(graph_of(s, 8, &g), 0);
+	/* 8 A100 on NVSwitch: 24 channels, 32 per peer, 32 p2p channels:
+	 * 4 a peer (4 x 8 ranks fit 32); parts of at least 64 KiB, doubling
+	 * while over 16 MiB */
+	CU_ASSERT_EQUAL(g.nch, 24);
+	CU_ASSERT_EQUAL(g.p2p_ch_per_peer, 32);
+	CU_ASSERT_EQUAL(coll_p2p_nch(&g, 16384, 8), 1);
+	CU_ASSERT_EQUAL(coll_p2p_nch(&g, 1 * mb, 8), 4);
+	CU_ASSERT_EQUAL(coll_p2p_nch(&g, 128 * mb, 8), 8);
+	CU_ASSERT_EQUAL(coll_p2p_nch(&g, 256 * mb, 8), 16);
+	/* LL while a peer's bytes fit 16 KiB per channel */
+	CU_ASSERT_EQUAL(coll_p2p_ll(16384, 1), 1);
+	CU_ASSERT_EQUAL(coll_p2p_ll(16385, 1), 0);
+	CU_ASSERT_EQUAL(coll_p2p_ll(65536, 4), 1);
+	/* The doubling shows in send/recv: twice the bytes on twice the
+	 * channels take well under twice the time (li-plus/playground: 1211
+	 * and 1423 us at 128 and 256 MiB) */
+	t1 = t_us(s, -1, COLL_SENDRECV, 8, NULL, 128 * mb, ALGO_AUTO, PROTO_AUTO);
+	t2 = t_us(s, -1, COLL_SENDRECV, 8, NULL, 256 * mb, ALGO_AUTO, PROTO_AUTO);
+	CU_ASSERT(t2 < 1.5 * t1);
+	/* and the channels' rate caps the smaller one: 8 channels of
+	 * nccl_ch_gbs / 2 */
+	EXPECT_NEAR(128 * mb / (t1 * 1e-6), 8 * s->k.v[K_NCCL_CH_GBS] * 1e9 / 2, 0.05);
+	scn_free(s);
+}
+
 void suite_coll(void)
 {
 	CU_pSuite s = CU_add_suite("coll", NULL, NULL);
 	CU_add_test(s, "small messages: NCCL latency terms", test_small_latency);
 	CU_add_test(s, "large messages: link rate, SHM rate", test_large_bandwidth);
-	CU_add_test(s, "protocols: LL128 rule, auto is the fastest", test_protocols_and_auto);
+	CU_add_test(s, "protocols: LL128 rule, auto is the fastest or NCCL's pick", test_protocols_and_auto);
 	CU_add_test(s, "send/recv, broadcast, tree, all-to-all", test_other_ops);
 	CU_add_test(s, "concurrent collectives share links", test_contention);
 	CU_add_test(s, "the engine's one-shot all-reduce", test_oneshot);
 	CU_add_test(s, "the engine's two-shot all-reduce", test_twoshot);
 	CU_add_test(s, "derived state and steps shared by content", test_shared_by_content);
 	CU_add_test(s, "a VM's host path: its terms, never on bare metal", test_vm_host_path);
+	CU_add_test(s, "NCCL's channels: NVSwitch, NVLink bridge, PCIe", test_channels);
+	CU_add_test(s, "channels by size, the tuner's protocol switch points", test_size_and_protocol);
+	CU_add_test(s, "the p2p path: channels per peer, LL threshold", test_p2p_path);
 }

@@ -1,0 +1,288 @@
+/*
+ * coll_search.c - one collective alone: the names and bus-bandwidth
+ * factors of nccl-tests, the checks, and the choice of algorithm and
+ * protocol (coll.h; the engine that runs a choice is coll.c).
+ *
+ * Protocol auto: a ring with a hop through host memory (NCCL's SHM
+ * transport) runs the protocol NCCL's tuner picks by its own model
+ * (coll_tune_proto, src/graph/tuning.cc), which has no term for those
+ * hops, so the machine runs NCCL's pick where it is slower; a ring over
+ * P2P and NVLink, whose costs NCCL's model was tuned on, runs the
+ * fastest simulated protocol (the tuner's pick in NCCL's units, from
+ * plumb's reading of its search, missed more on the public runs:
+ * docs/model.md). Send/recv and all-to-all take NCCL's p2p rule (LL
+ * under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
+ */
+#include "coll.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int coll_op_parse(const char *s)
+{
+	static const char *const a[] = { "allreduce", "allgather", "reducescatter",
+					  "broadcast", "alltoall", "sendrecv" };
+	static const char *const b[] = { "all_reduce", "all_gather", "reduce_scatter",
+					  "broadcast", "alltoall", "sendrecv" };
+	int i;
+	for (i = 0; i < COLL_NOPS; i++)
+		if (!strcmp(s, a[i]) || !strcmp(s, b[i]))
+			return i;
+	return -1;
+}
+
+const char *coll_op_name(enum coll_op op)
+{
+	static const char *const b[] = { "all_reduce", "all_gather", "reduce_scatter",
+					  "broadcast", "alltoall", "sendrecv" };
+	return b[op];
+}
+
+const char *coll_algo_name(int a)
+{
+	return a == ALGO_TREE ? "tree" : a == ALGO_RING ? "ring" : a == ALGO_ONESHOT ? "oneshot" :
+	       a == ALGO_TWOSHOT ? "twoshot" : "auto";
+}
+
+int coll_custom_of(const struct scenario *s)
+{
+	switch (s->serving.allreduce) {
+	case SCN_AR_ONESHOT:
+		return COLL_CUSTOM_ONESHOT;
+	case SCN_AR_TWOSHOT:
+		return COLL_CUSTOM_TWOSHOT;
+	case SCN_AR_AUTO:
+		return COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT;
+	default:
+		return 0;
+	}
+}
+
+const char *coll_proto_name(int p)
+{
+	return p == PROTO_LL ? "LL" : p == PROTO_LL128 ? "LL128" : p == PROTO_SIMPLE ? "Simple" : "auto";
+}
+
+double coll_busbw_factor(enum coll_op op, int n)
+{
+	switch (op) {
+	case COLL_ALLREDUCE: return n > 1 ? 2.0 * (n - 1) / n : 1;
+	case COLL_ALLGATHER:
+	case COLL_REDUCESCATTER:
+	case COLL_ALLTOALL: return n > 1 ? (double)(n - 1) / n : 1;
+	default: return 1;
+	}
+}
+
+static int record_time(struct coll_ctx *x, double seconds, void *arg, struct plumb_err *err)
+{
+	(void)x;
+	(void)err;
+	*(double *)arg = seconds;
+	return 0;
+}
+
+/* One simulation of one (algorithm, protocol). *seconds = -1: not allowed. */
+static int run_one(const struct scenario *s, const struct topo_view *view,
+		   const struct fab_routes *routes,
+		   const struct coll_spec *c, int algo, int proto, double *seconds,
+		   struct coll_result *res, struct plumb_err *err)
+{
+	struct sim_engine *eng = NULL;
+	struct fabric *fab = NULL;
+	struct coll_ctx x;
+	double t = -1;
+	int rc;
+
+	*seconds = -1;
+	memset(&x, 0, sizeof(x));
+	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0)
+		return rc;
+	sim_set_budget(eng, s->event_budget);
+	if ((rc = fab_build(eng, s, &fab, err)) < 0)
+		goto out;
+	fab_use_routes(fab, routes);
+	if ((rc = coll_ctx_init(&x, eng, fab, view, err)) < 0)
+		goto out;
+	rc = coll_start(&x, c, algo, proto, 0, record_time, &t, res, err);
+	if (rc != 0) {
+		rc = rc > 0 ? 0 : rc;   /* 1: protocol not available here */
+		goto out;
+	}
+	if ((rc = sim_run(eng, INFINITY, err)) < 0)
+		goto out;
+	if (x.active != 0 || t < 0) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				   "collective did not complete (%d still running)", x.active);
+		goto out;
+	}
+	*seconds = t;
+out:
+	coll_ctx_release(&x);
+	fab_free(fab);
+	sim_engine_free(eng);
+	return rc;
+}
+
+/* The checks coll_time makes before simulating; 1 when c has one rank
+ * (r filled), 0 to simulate, or a negative code. */
+static int coll_check(const struct scenario *s, const struct coll_spec *c, struct coll_result *r,
+		      struct plumb_err *err)
+{
+	int i;
+	memset(r, 0, sizeof(*r));
+	if (c->n < 1 || c->n > s->ngpus)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "a collective needs 1 to %d ranks, got %d", s->ngpus, c->n);
+	for (i = 0; i < c->n; i++)
+		if (c->gpus[i] < 0 || c->gpus[i] >= s->ngpus)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "GPU %d does not exist (the scenario has %d)", c->gpus[i], s->ngpus);
+	if (!(c->bytes >= 0) || !isfinite(c->bytes))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "size must be >= 0");
+	if (c->op == COLL_SENDRECV && c->n < 2)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "sendrecv needs 2 ranks or more");
+	r->busbw_factor = coll_busbw_factor(c->op, c->n);
+	if (c->n == 1) {
+		r->seconds = s->k.v[K_NCCL_BASE_US] * 1e-6;
+		r->algo = ALGO_RING;
+		r->proto = PROTO_LL;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The protocol NCCL runs collective c with, or -1 to keep the fastest
+ * simulated: send/recv and all-to-all by NCCL's p2p rule (LL while a
+ * peer's bytes fit NCCL_P2P_LL_THRESHOLD per channel); a ring inside one
+ * host with a hop through host memory by its tuner (coll_tune_proto);
+ * other rings -1.
+ */
+static int nccl_pick(const struct scenario *s, const struct topo_view *view,
+		     const struct coll_spec *c)
+{
+	struct coll_graph g;
+	int i;
+	/* between hosts NCCL's tuner weighs its NET terms, which
+	 * coll_tune_time leaves out: the fastest simulated instead */
+	if (c->op != COLL_SENDRECV && c->op != COLL_ALLTOALL) {
+		int shm = 0;
+		for (i = 0; i < c->n; i++) {
+			int a = c->gpus[i], b = c->gpus[(i + 1) % c->n];
+			if (a != b && view->xport[a][b] == XP_SHM)
+				shm = 1;
+		}
+		if (!shm)
+			return -1;
+	}
+	for (i = 1; i < c->n; i++)
+		if (s->nodes[s->gpu_node[c->gpus[i]]].host != s->nodes[s->gpu_node[c->gpus[0]]].host)
+			return -1;
+	coll_graph_of(s, view, c, &g);
+	if (c->op == COLL_SENDRECV || c->op == COLL_ALLTOALL) {
+		double b = c->op == COLL_ALLTOALL ? c->bytes / c->n : c->bytes;
+		return coll_p2p_ll(b, coll_p2p_nch(&g, b, c->n)) ? PROTO_LL : PROTO_SIMPLE;
+	}
+	return coll_tune_proto(s, &g, c);
+}
+
+/* Every candidate (algorithm, protocol) of c simulated alone; the fastest.
+ * With protocol auto a ring NCCL's pick decides runs it alone (nccl_pick). */
+static int coll_search(const struct scenario *s, const struct topo_view *view,
+		       const struct fab_routes *routes, const struct coll_spec *c,
+		       struct coll_result *r, struct plumb_err *err)
+{
+	int algo, proto, rc, pick, found;
+	double best = INFINITY;
+	struct coll_result tmp;
+
+	for (algo = ALGO_RING; algo <= ALGO_TWOSHOT; algo++) {
+		if (c->algo != ALGO_AUTO && c->algo != algo)
+			continue;
+		/* The engine's one-shot kernel: asked for, or a candidate of
+		 * "auto" when the scenario's engine has it (the engine runs it
+		 * where it is faster than NCCL). */
+		if (algo == ALGO_ONESHOT && c->algo == ALGO_AUTO &&
+		    !((c->custom & COLL_CUSTOM_ONESHOT) && c->op == COLL_ALLREDUCE))
+			continue;
+		if (algo == ALGO_TWOSHOT && c->algo == ALGO_AUTO &&
+		    !((c->custom & COLL_CUSTOM_TWOSHOT) && c->op == COLL_ALLREDUCE))
+			continue;
+		/* "auto" is NCCL's choice, and inside one node NCCL's tuning
+		 * model (src/graph/tuning.cc) rates its tree below its ring in
+		 * every term: the same 2(n-1) hop latencies with a higher base
+		 * (LL 6.8 vs 6.6 us) or per-hop cost (Simple 28 vs 5.7 us on
+		 * PCI), and at most 0.9 x 0.5 of the bus bandwidth as algorithm
+		 * bandwidth against the ring's n / 2(n-1) >= 0.5. So it runs
+		 * the ring; --algo tree still simulates the chain. */
+		if (algo == ALGO_TREE && c->algo == ALGO_AUTO)
+			continue;
+		pick = -1;
+		if (algo == ALGO_RING && c->proto == PROTO_AUTO)
+			pick = nccl_pick(s, view, c);
+		found = 0;
+	again:
+		for (proto = PROTO_LL; proto < PROTO_N; proto++) {
+			double t;
+			if (c->proto != PROTO_AUTO && c->proto != proto)
+				continue;
+			if (pick >= 0 && proto != pick)
+				continue;
+			if ((algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) && proto != PROTO_LL &&
+			    c->proto == PROTO_AUTO)
+				continue;   /* no NCCL protocol: simulated once */
+			memset(&tmp, 0, sizeof(tmp));
+			if ((rc = run_one(s, view, routes, c, algo, proto, &t, &tmp, err)) < 0)
+				return rc;
+			found |= t >= 0;
+			if (t >= 0 && t < best) {
+				best = t;
+				r->seconds = t;
+				r->algo = algo;
+				r->proto = proto;
+				r->shm_hops = tmp.shm_hops;
+				r->p2p_hops = tmp.p2p_hops;
+				r->net_hops = tmp.net_hops;
+			}
+		}
+		if (!found && pick >= 0) {
+			pick = -1;      /* the pick cannot run here: the fastest */
+			goto again;
+		}
+	}
+	if (!isfinite(best))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "protocol %s is not available here (LL128 needs NVLink on every hop)",
+				     coll_proto_name(c->proto));
+	return 0;
+}
+
+int coll_time_in(struct coll_scn *e, const struct scenario *s, const struct coll_spec *c,
+		 struct coll_result *r, struct plumb_err *err)
+{
+	int rc = coll_check(s, c, r, err);
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	if (coll_scn_choice(e, c, r))
+		return 0;
+	if ((rc = coll_search(s, coll_scn_view(e), coll_scn_routes(e), c, r, err)) < 0)
+		return rc;
+	coll_scn_choice_add(e, c, r);
+	return 0;
+}
+
+int coll_time(const struct scenario *s, const struct topo_opts *o,
+	      const struct coll_spec *c, struct coll_result *r, struct plumb_err *err)
+{
+	struct coll_scn *e = NULL;
+	int rc = coll_check(s, c, r, err);
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	if ((rc = coll_scn_get(s, o, &e, err)) < 0)
+		return rc;
+	rc = coll_time_in(e, s, c, r, err);
+	coll_scn_put(e);
+	return rc;
+}
