@@ -64,6 +64,7 @@ static const struct {
 	{ "qwen2", F_DENSE, LLM_COUNT_ALL, D_QKV_BIAS | D_QWEN_SWA },
 	{ "qwen3", F_DENSE, LLM_COUNT_ALL, D_QK_NORM | D_QWEN_SWA },
 	{ "mimo", F_DENSE, LLM_COUNT_ALL, D_QKV_BIAS | D_QWEN_SWA | D_MTP },
+	{ "ministral3", F_DENSE, LLM_COUNT_ALL, D_ALL_SWA },
 	{ "phi3", F_DENSE, LLM_COUNT_ALL, D_ALL_SWA },
 	{ "glm4", F_DENSE, LLM_COUNT_ALL, 0 },
 	{ "olmo2", F_DENSE, LLM_COUNT_ALL, D_QK_NORM },

@@ -140,6 +140,26 @@ static const struct {
 	/* Qwen/Qwen3.5-397B-A17B: 397B total, 17B activated (its name);
 	 * every tensor gives 17.35B, 2.05% over, MTP not counted */
 	{ "Qwen--Qwen3.5-397B-A17B", LLM_COUNT_ALL, 397e9, 17e9, 0.02, 0.5 / 17, 0, 17.349e9 },
+	/* LGAI-EXAONE/EXAONE-4.0-32B model card: "Number of Parameters
+	 * (without embeddings): 30.95B" (32.0B in all; checked below) */
+	{ "LGAI-EXAONE--EXAONE-4.0-32B", LLM_COUNT_ALL, 32.0e9, 32.0e9, 0.02, 0.02, 0, 0 },
+	/* allenai/Olmo-3.1-32B-Instruct: the 32B Olmo 3 */
+	{ "allenai--Olmo-3.1-32B-Instruct", LLM_COUNT_ALL, 32e9, 32e9, 0.02, 0.02, 0, 0 },
+	/* mistralai/Devstral-Small-2-24B-Instruct: 24B (the text model:
+	 * 23.57B, 1.8% under; the Pixtral vision tower is not counted) */
+	{ "mistralai--Devstral-Small-2-24B-Instruct", LLM_COUNT_ALL, 24e9, 24e9, 0.02, 0.02,
+	  0, 0 },
+	/* deepseek-ai/DeepSeek-V3.2: the DeepSeek-V3 figures, 671B and 37B
+	 * activated; the DSA indexer adds 0.85B in all, 0.85B active */
+	{ "deepseek-ai--DeepSeek-V3.2", LLM_COUNT_NO_EMBED, 671e9, 37e9, 0.02, 0.02, 0, 0 },
+	/* Qwen/Qwen3.5-27B: 27B (dense; Gated DeltaNet between full layers) */
+	{ "Qwen--Qwen3.5-27B", LLM_COUNT_ALL, 27e9, 27e9, 0.02, 0.02, 0, 0 },
+	/* zai-org GLM-4.6/4.7: "355B-A32B", the GLM-4.5 geometry (realdata
+	 * model-configs.md sections 1c and 3); counted as Z.ai counts GLM-5 */
+	{ "zai-org--GLM-4.7-FP8", LLM_COUNT_NO_EMBED_HEAD, 355e9, 32e9, 0.02, 0.02, 0, 0 },
+	/* XiaomiMiMo/MiMo-7B-Base: "7B" is the name (7.62B, the MTP layer
+	 * apart): no count of this config gives it */
+	{ "XiaomiMiMo--MiMo-7B-Base", LLM_COUNT_ALL, 7e9, 7e9, 0.1, 0.1, 7.6226e9, 7.6226e9 },
 	/* microsoft/phi-4 model card: "14B parameters"; the config counts
 	 * 14.66B, which no count of its tensors brings to 14B (a one-digit
 	 * figure) */
@@ -200,6 +220,9 @@ static void test_published_every_config(void)
 		"meta-llama--Llama-4-Scout-17B-16E-Instruct",
 		"meta-llama--Llama-4-Maverick-17B-128E-Instruct", "MiniMaxAI--MiniMax-M2.5",
 		"zai-org--GLM-4.7-Flash", "Qwen--Qwen3.5-397B-A17B", "microsoft--phi-4",
+		"LGAI-EXAONE--EXAONE-4.0-32B", "allenai--Olmo-3.1-32B-Instruct",
+		"mistralai--Devstral-Small-2-24B-Instruct", "deepseek-ai--DeepSeek-V3.2",
+		"Qwen--Qwen3.5-27B", "zai-org--GLM-4.7-FP8", "XiaomiMiMo--MiMo-7B-Base",
 	};
 	size_t i, j;
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
@@ -536,6 +559,18 @@ static void test_layer_plans(void)
 		llm_params(&x, NULL, &a);
 		EXPECT_NEAR(a, 6.53e9, 0.005 / 6.53);
 	}
+	/* EXAONE-4.0-32B's "without embeddings: 30.95B"; 3 sliding : 1 full */
+	m = load("LGAI-EXAONE--EXAONE-4.0-32B");
+	x = *m;
+	x.count = LLM_COUNT_NO_EMBED_HEAD;
+	{
+		double a;
+		llm_params(&x, NULL, &a);
+		EXPECT_NEAR(a, 30.95e9, 0.005 / 30.95);
+	}
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 2), LLM_LAYER_SLIDING);
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 3), LLM_LAYER_FULL);
+	CU_ASSERT_EQUAL(m->qk_norm, 1);
 	/* a config file of its own is titled by its _name_or_path */
 	CU_ASSERT_EQUAL_FATAL(hf_model_load("tests/data/hf/mistralai--Mistral-7B-Instruct-v0.3/"
 					    "config.json", &x, &e), 0);
