@@ -117,8 +117,7 @@ static int distance(const char *a, const char *b)
 
 int hf_arch_unknown(const struct hfctx *c, const char *type)
 {
-	char list[900];
-	size_t i, n = 0, best = 0, pre, best_pre = 0;
+	size_t i, best = 0, pre, best_pre = 0;
 	int dist, best_dist = 1 << 30;
 	for (i = 0; i < NFAMILIES; i++) {
 		const char *t = families[i].type;
@@ -131,14 +130,11 @@ int hf_arch_unknown(const struct hfctx *c, const char *type)
 			best_pre = pre;
 			best_dist = dist;
 		}
-		if (n < sizeof(list))
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", t);
 	}
 	return hf_fail(c, "model_type", "architecture %s (model_type '%s') is not modelled; the "
-		       "nearest plumb reads is '%s'. Describe the model in a model catalog YAML "
-		       "(--model FILE.yaml, the format of scenarios/catalog/models.yaml, "
-		       "docs/scenarios.md \"Model catalog keys\"). plumb reads: %s", c->arch, type,
-		       families[best].type, list);
+		       "nearest plumb reads is '%s' (docs/model.md lists them). A model catalog "
+		       "YAML describes any other: --model FILE.yaml (docs/scenarios.md, \"Model "
+		       "catalog keys\")", c->arch, type, families[best].type);
 }
 
 /* 1-based line and column of the first "key" in text, or 1:1. */

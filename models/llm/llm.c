@@ -322,7 +322,7 @@ int llm_catalog_find(const struct llm_catalog *c, const char *id)
 {
 	int i;
 	for (i = 0; i < c->n; i++)
-		if (strcmp(c->models[i].id, id) == 0)
+		if (strcasecmp(c->models[i].id, id) == 0)  /* GLM-5 is glm-5 */
 			return i;
 	return -1;
 }
