@@ -388,11 +388,17 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 		 struct llm_ops *o, struct plumb_err *err);
 
 /*
- * Dense tensor TFLOPS of g for math on dtype d: a dtype the GPU lacks runs at
- * the next wider one it has (fp4 -> fp8 -> bf16), as weight-only kernels do.
- * 0 when the GPU has none of them.
+ * Dense tensor TFLOPS of g for math on dtype d: fp4 formats on FP4 tensor
+ * cores, fp8 on FP8 ones; a format the GPU has no tensor cores for runs
+ * weight-only at the bf16 rate (Marlin W4A16 / W8A16, as engines run
+ * MXFP4 on Ada or NVFP4 on Hopper), int4 always. 0 when g has no bf16 rate.
  */
 double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d);
+
+/* How g runs the math of weights in format d, in words (predict's stack
+ * line; docs/model.md "Weight formats"): "FP4 tensor cores (W4A4)", or
+ * weight-only with the reason. Static text. */
+const char *llm_kernel_path(const struct scn_gpu_model *g, enum llm_dtype d);
 
 /*
  * The constant giving the share of that rate the math of kernel class c on
