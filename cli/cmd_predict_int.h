@@ -28,7 +28,7 @@ struct popts {
 	int percentiles;            /* --percentiles */
 	/* The engine stack of each box (its first layout), and for predict the
 	 * answer under the other engines (pred_run_engines). */
-	char stack[MAXSCN][400];
+	char stack[MAXSCN][640];
 	struct pred_engine_alt alt[3];
 	int nalt;
 };

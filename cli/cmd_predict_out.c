@@ -15,6 +15,16 @@
 #include "render.h"
 
 /* --breakdown in a table: each representative step's parts, ms per GPU. */
+/* The model as a title: a file's model by its name (the config's
+ * _name_or_path or its directory), a catalog id as given. */
+static const char *model_title(const struct popts *o)
+{
+	const struct llm_model *m;
+	if (llm_model_is_file(o->r.model) && llm_model_resolve(o->r.model, &m, NULL) == 0)
+		return m->id;
+	return o->r.model;
+}
+
 static void print_breakdown(FILE *f, const struct popts *o, const struct pred_row *rows, int nrows)
 {
 	int i, j;
@@ -59,19 +69,19 @@ static json_t *model_json(const struct popts *o)
 	struct llm_prec p;
 	enum llm_dtype d[7];
 	double total, active;
-	int l, kinds[3] = { 0, 0, 0 }, j, has[7], rc = 0;
+	int l, kinds[4] = { 0, 0, 0, 0 }, moe = 0, j, has[7], rc = 0;
 	json_t *mi, *k, *fmt, *bits;
 	if (llm_model_resolve(o->r.model, &m, NULL) < 0 ||
 	    llm_prec_setup(&p, m, o->r.weights, o->r.kv, NULL) < 0)
 		return NULL;
 	llm_params(m, &total, &active);
 	for (l = 0; l < m->layers; l++)
-		kinds[llm_layer_kind(m, l)]++;
+		kinds[llm_layer_kind(m, l)]++, moe += llm_layer_is_moe(m, l);
 	d[0] = p.linear, d[1] = p.dense, d[2] = p.shared, d[3] = p.experts;
 	d[4] = d[5] = d[6] = p.embed;
 	/* the groups the model has */
 	has[0] = has[5] = has[6] = 1;
-	has[1] = !m->experts || m->dense_layers > 0;
+	has[1] = moe < m->layers;
 	has[2] = m->shared_experts > 0;
 	has[3] = has[4] = m->experts > 0;
 	mi = json_object();
@@ -86,9 +96,15 @@ static json_t *model_json(const struct popts *o)
 	rc |= jout_set(k, "full", json_integer(kinds[LLM_LAYER_FULL]));
 	rc |= jout_set(k, "sliding", json_integer(kinds[LLM_LAYER_SLIDING]));
 	rc |= jout_set(k, "linear", json_integer(kinds[LLM_LAYER_LINEAR]));
+	if (kinds[LLM_LAYER_CHUNKED])
+		rc |= jout_set(k, "chunked", json_integer(kinds[LLM_LAYER_CHUNKED]));
 	rc |= jout_set(mi, "layer_kinds", k);
 	if (kinds[LLM_LAYER_SLIDING])
 		rc |= jout_set(mi, "sliding_window", json_integer(m->sliding_window));
+	if (kinds[LLM_LAYER_CHUNKED])
+		rc |= jout_set(mi, "attention_chunk", json_integer(m->attn_chunk));
+	if (m->experts && moe < m->layers - m->dense_layers)
+		rc |= jout_set(mi, "moe_layers", json_integer(moe));
 	fmt = json_object();
 	bits = json_object();
 	for (j = 0; j < 7; j++)
@@ -350,7 +366,7 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 	}
 	/* table */
 	fprintf(f, "# %s, %s weights, %s KV cache; input %ld, output %ld, cached context %ld tokens%s%s\n",
-		o->r.model, o->r.weights, o->r.kv, o->r.input, o->r.output, o->r.context,
+		model_title(o), o->r.weights, o->r.kv, o->r.input, o->r.output, o->r.context,
 		o->r.eager ? ", eager" : ", CUDA graphs", o->r.mtp ? ", speculative decoding" : "");
 	if (o->trace)
 		fprintf(f, "# requests: %d from %s (their arrivals and lengths)\n", o->r.nreqs, o->trace);
@@ -557,7 +573,7 @@ int cmd_predict_plot(const struct popts *o, struct scenario **s, const struct pr
 			r->y[r->n++] = rows[i].fits ? rows[i].tok_total : NAN;
 		}
 	}
-	snprintf(title, sizeof(title), "%s %s: total tok/s (input %ld, output %ld)", o->r.model,
+	snprintf(title, sizeof(title), "%s %s: total tok/s (input %ld, output %ld)", model_title(o),
 		 o->r.weights, o->r.input, o->r.output);
 	rc = rdr_throughput(o->plot, title, o->r.nbatch ? "batch (one decode step)" :
 			    "concurrent requests (closed loop)", ser, o->npaths * o->r.nlayouts, err);

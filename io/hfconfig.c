@@ -17,308 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hfconfig_int.h"
 #include "input.h"
-
-enum family { F_MLA, F_GLM4, F_QWEN3MOE, F_QWEN3NEXT, F_GPTOSS, F_LLAMA, F_MIXTRAL };
-
-/*
- * count: how the family's publisher counts activated parameters (enum
- * llm_count; the published figures and what gives them are in
- * docs/model.md, "Parameter counts").
- */
-static const struct {
-	const char *type;
-	enum family f;
-	enum llm_count count;
-} families[] = {
-	{ "deepseek_v3", F_MLA, LLM_COUNT_NO_EMBED },
-	{ "kimi_k2", F_MLA, LLM_COUNT_NO_EMBED },
-	{ "glm_moe_dsa", F_MLA, LLM_COUNT_NO_EMBED_HEAD },
-	{ "deepseek_v32", F_MLA, LLM_COUNT_NO_EMBED },
-	{ "glm4_moe", F_GLM4, LLM_COUNT_NO_EMBED_HEAD },
-	{ "qwen3_moe", F_QWEN3MOE, LLM_COUNT_ALL },
-	{ "qwen3_next", F_QWEN3NEXT, LLM_COUNT_ALL },
-	{ "gpt_oss", F_GPTOSS, LLM_COUNT_NO_EMBED },
-	{ "llama", F_LLAMA, LLM_COUNT_ALL },
-	{ "mixtral", F_MIXTRAL, LLM_COUNT_ALL },
-};
-#define NFAMILIES (sizeof(families) / sizeof(families[0]))
-
-struct hfctx {
-	const char *file, *text;        /* config.json: name and text (for positions) */
-	const json_t *cfg;              /* the text model's keys */
-	const char *arch;               /* architectures[0] or model_type */
-	struct plumb_err *err;
-};
-
-/* 1-based line and column of the first "key" in text, or 1:1. */
-static void locate(const char *text, const char *key, int *line, int *col)
-{
-	char pat[160];
-	const char *p, *q;
-	*line = *col = 1;
-	snprintf(pat, sizeof(pat), "\"%s\"", key);
-	if (!key || !(p = strstr(text, pat)))
-		return;
-	for (q = text; q < p; q++) {
-		if (*q == '\n') {
-			++*line;
-			*col = 1;
-		} else {
-			++*col;
-		}
-	}
-}
-
-static int fail(const struct hfctx *c, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* An EINPUT error at key's place in the config (1:1 when key is NULL). */
-static int fail(const struct hfctx *c, const char *key, const char *fmt, ...)
-{
-	char msg[900];
-	int line, col;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	locate(c->text, key, &line, &col);
-	return plumb_err_set(c->err, PLUMB_EINPUT, c->file, line, col, "%s", msg);
-}
-
-/* Integer key in [lo, hi] into *out; absent or null: an error when required,
- * else *out keeps its value. */
-static int get_int(const struct hfctx *c, const char *key, long lo, long hi, int required,
-		   int *out)
-{
-	const json_t *v = json_object_get(c->cfg, key);
-	json_int_t n;
-	if (!v || json_is_null(v)) {
-		if (required)
-			return fail(c, NULL, "%s config has no '%s'", c->arch, key);
-		return 0;
-	}
-	if (!json_is_integer(v))
-		return fail(c, key, "'%s' must be an integer", key);
-	n = json_integer_value(v);
-	if (n < lo || n > hi)
-		return fail(c, key, "'%s' is %lld, outside %ld..%ld", key, (long long)n, lo, hi);
-	*out = (int)n;
-	return 0;
-}
-
-static int get_bool(const struct hfctx *c, const char *key, int *out)
-{
-	const json_t *v = json_object_get(c->cfg, key);
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_boolean(v))
-		return fail(c, key, "'%s' must be true or false", key);
-	*out = json_is_true(v);
-	return 0;
-}
-
-/* Per-layer kinds from layer_types (strings), or an error. */
-static int layer_types(const struct hfctx *c, struct llm_model *m)
-{
-	const json_t *a = json_object_get(c->cfg, "layer_types");
-	size_t i;
-	if (!a || json_is_null(a))
-		return 1;       /* absent */
-	if (!json_is_array(a) || json_array_size(a) != (size_t)m->layers)
-		return fail(c, "layer_types", "'layer_types' must list the %d layers", m->layers);
-	for (i = 0; i < json_array_size(a); i++) {
-		const char *t = json_string_value(json_array_get(a, i));
-		if (t && !strcmp(t, "full_attention"))
-			m->kind[i] = LLM_LAYER_FULL;
-		else if (t && !strcmp(t, "sliding_attention"))
-			m->kind[i] = LLM_LAYER_SLIDING;
-		else if (t && !strcmp(t, "linear_attention"))
-			m->kind[i] = LLM_LAYER_LINEAR;
-		else
-			return fail(c, "layer_types", "layer %zu's type '%s' is not modelled "
-				    "(full_attention, sliding_attention, linear_attention)", i,
-				    t ? t : "?");
-	}
-	m->hybrid = 1;
-	return 0;
-}
-
-/* The geometry shared by every family. */
-static int common(const struct hfctx *c, struct llm_model *m)
-{
-	int rc;
-	if ((rc = get_int(c, "num_hidden_layers", 1, 100000, 1, &m->layers)) < 0 ||
-	    (rc = get_int(c, "hidden_size", 1, 1 << 20, 1, &m->hidden)) < 0 ||
-	    (rc = get_int(c, "vocab_size", 1, 1 << 26, 1, &m->vocab)) < 0 ||
-	    (rc = get_int(c, "num_attention_heads", 1, 4096, 1, &m->heads)) < 0 ||
-	    (rc = get_int(c, "intermediate_size", 1, 1 << 24, 0, &m->intermediate)) < 0 ||
-	    (rc = get_bool(c, "tie_word_embeddings", &m->tie_embeddings)) < 0)
-		return rc;
-	m->kv_heads = m->heads;
-	m->head_dim = m->hidden / m->heads;
-	if ((rc = get_int(c, "num_key_value_heads", 1, 4096, 0, &m->kv_heads)) < 0 ||
-	    (rc = get_int(c, "head_dim", 1, 4096, 0, &m->head_dim)) < 0)
-		return rc;
-	return 0;
-}
-
-static int moe(const struct hfctx *c, struct llm_model *m, const char *experts_key,
-	       const char *inter_key)
-{
-	int rc;
-	if ((rc = get_int(c, experts_key, 1, 1 << 20, 1, &m->experts)) < 0 ||
-	    (rc = get_int(c, "num_experts_per_tok", 1, 1 << 20, 1, &m->top_k)) < 0 ||
-	    (rc = get_int(c, inter_key, 1, 1 << 24, 1, &m->moe_intermediate)) < 0)
-		return rc;
-	if (m->top_k > m->experts)
-		return fail(c, "num_experts_per_tok", "num_experts_per_tok (%d) is more than "
-			    "the %d experts", m->top_k, m->experts);
-	return 0;
-}
-
-/* Every layer MoE: Qwen's decoder_sparse_step 1 and no mlp_only_layers. */
-static int qwen_every_layer_moe(const struct hfctx *c)
-{
-	const json_t *v = json_object_get(c->cfg, "mlp_only_layers");
-	int step = 1, rc;
-	if ((rc = get_int(c, "decoder_sparse_step", 1, 1000, 0, &step)) < 0)
-		return rc;
-	if (step != 1)
-		return fail(c, "decoder_sparse_step", "%s: decoder_sparse_step %d (MoE every "
-			    "%d layers, dense MLPs between) is not modelled", c->arch, step, step);
-	if (v && json_is_array(v) && json_array_size(v))
-		return fail(c, "mlp_only_layers", "%s: mlp_only_layers (dense layers between "
-			    "MoE layers) is not modelled", c->arch);
-	return 0;
-}
-
-static int parse_family(const struct hfctx *c, enum family f, const char *type,
-			struct llm_model *m)
-{
-	int rc, freq = 1, interval = 0, i;
-	if ((rc = common(c, m)) < 0)
-		return rc;
-	m->attn = LLM_ATTN_GQA;
-	m->dense_layers = m->layers;
-	switch (f) {
-	case F_MLA:
-		m->attn = LLM_ATTN_MLA;
-		if ((rc = get_int(c, "q_lora_rank", 0, 1 << 20, 0, &m->q_lora)) < 0 ||
-		    (rc = get_int(c, "kv_lora_rank", 1, 1 << 20, 1, &m->kv_lora)) < 0 ||
-		    (rc = get_int(c, "qk_rope_head_dim", 0, 4096, 1, &m->qk_rope)) < 0 ||
-		    (rc = get_int(c, "qk_nope_head_dim", 1, 4096, 1, &m->qk_nope)) < 0 ||
-		    (rc = get_int(c, "v_head_dim", 1, 4096, 1, &m->v_head)) < 0 ||
-		    (rc = moe(c, m, "n_routed_experts", "moe_intermediate_size")) < 0 ||
-		    (rc = get_int(c, "n_shared_experts", 0, 64, 0, &m->shared_experts)) < 0 ||
-		    (rc = get_int(c, "first_k_dense_replace", 0, m->layers, 0, &m->dense_layers)) < 0 ||
-		    (rc = get_int(c, "moe_layer_freq", 1, 1000, 0, &freq)) < 0 ||
-		    (rc = get_int(c, "num_nextn_predict_layers", 0, 64, 0, &m->mtp_layers)) < 0)
-			return rc;
-		if (!json_object_get(c->cfg, "first_k_dense_replace"))
-			m->dense_layers = 0;
-		if (freq != 1)
-			return fail(c, "moe_layer_freq", "%s: moe_layer_freq %d (MoE every %d "
-				    "layers) is not modelled", c->arch, freq, freq);
-		m->kv_heads = 1;
-		m->head_dim = m->qk_nope + m->qk_rope;
-		if (!strcmp(type, "glm_moe_dsa") || !strcmp(type, "deepseek_v32")) {
-			if ((rc = get_int(c, "index_topk", 1, 1 << 30, 1, &m->index_topk)) < 0 ||
-			    (rc = get_int(c, "index_n_heads", 1, 4096, 1, &m->index_heads)) < 0 ||
-			    (rc = get_int(c, "index_head_dim", 1, 4096, 1, &m->index_head_dim)) < 0)
-				return rc;
-		}
-		break;
-	case F_GLM4:
-		if ((rc = moe(c, m, "n_routed_experts", "moe_intermediate_size")) < 0 ||
-		    (rc = get_int(c, "n_shared_experts", 0, 64, 0, &m->shared_experts)) < 0 ||
-		    (rc = get_int(c, "first_k_dense_replace", 0, m->layers, 1, &m->dense_layers)) < 0 ||
-		    (rc = get_int(c, "num_nextn_predict_layers", 0, 64, 0, &m->mtp_layers)) < 0 ||
-		    (rc = get_bool(c, "attention_bias", &m->attn_bias)) < 0 ||
-		    (rc = get_bool(c, "use_qk_norm", &m->qk_norm)) < 0)
-			return rc;
-		break;
-	case F_QWEN3MOE:
-		if ((rc = moe(c, m, "num_experts", "moe_intermediate_size")) < 0 ||
-		    (rc = qwen_every_layer_moe(c)) < 0 ||
-		    (rc = get_bool(c, "attention_bias", &m->attn_bias)) < 0)
-			return rc;
-		m->dense_layers = 0;
-		m->qk_norm = 1;
-		break;
-	case F_QWEN3NEXT:
-		if ((rc = moe(c, m, "num_experts", "moe_intermediate_size")) < 0 ||
-		    (rc = qwen_every_layer_moe(c)) < 0 ||
-		    (rc = get_int(c, "shared_expert_intermediate_size", 0, 1 << 24, 0,
-				  &m->shared_intermediate)) < 0 ||
-		    (rc = get_int(c, "linear_num_key_heads", 1, 4096, 1, &m->lin_k_heads)) < 0 ||
-		    (rc = get_int(c, "linear_num_value_heads", 1, 4096, 1, &m->lin_v_heads)) < 0 ||
-		    (rc = get_int(c, "linear_key_head_dim", 1, 4096, 1, &m->lin_k_dim)) < 0 ||
-		    (rc = get_int(c, "linear_value_head_dim", 1, 4096, 1, &m->lin_v_dim)) < 0 ||
-		    (rc = get_int(c, "linear_conv_kernel_dim", 1, 64, 1, &m->lin_conv)) < 0)
-			return rc;
-		m->dense_layers = 0;
-		m->shared_experts = m->shared_intermediate > 0;
-		m->shared_gate = m->shared_experts;
-		m->attn_gate = 1;
-		m->qk_norm = 1;
-		if (m->layers > LLM_MAX_LAYERS)
-			return fail(c, "num_hidden_layers", "at most %d layers in a hybrid model",
-				    LLM_MAX_LAYERS);
-		if ((rc = layer_types(c, m)) < 0)
-			return rc;
-		if (rc > 0) {   /* no layer_types: every interval-th layer is full */
-			if ((rc = get_int(c, "full_attention_interval", 1, 1000, 1, &interval)) < 0)
-				return rc;
-			for (i = 0; i < m->layers; i++)
-				m->kind[i] = (i + 1) % interval ? LLM_LAYER_LINEAR : LLM_LAYER_FULL;
-			m->hybrid = 1;
-		}
-		break;
-	case F_GPTOSS:
-		if ((rc = moe(c, m, "num_local_experts", "intermediate_size")) < 0 ||
-		    (rc = get_int(c, "sliding_window", 1, 1 << 30, 1, &m->sliding_window)) < 0 ||
-		    (rc = get_bool(c, "attention_bias", &m->attn_bias)) < 0)
-			return rc;
-		if (m->layers > LLM_MAX_LAYERS)
-			return fail(c, "num_hidden_layers", "at most %d layers in a hybrid model",
-				    LLM_MAX_LAYERS);
-		if ((rc = layer_types(c, m)) < 0)
-			return rc;
-		if (rc > 0)
-			return fail(c, NULL, "%s config has no 'layer_types'", c->arch);
-		m->dense_layers = 0;
-		m->attn_obias = m->attn_bias;
-		m->attn_sinks = 1;
-		m->router_bias = m->expert_bias = 1;
-		break;
-	case F_MIXTRAL:
-		if ((rc = moe(c, m, "num_local_experts", "intermediate_size")) < 0 ||
-		    (rc = get_int(c, "sliding_window", 0, 1 << 30, 0, &m->sliding_window)) < 0)
-			return rc;
-		m->dense_layers = 0;
-		break;
-	case F_LLAMA:
-		if ((rc = get_int(c, "intermediate_size", 1, 1 << 24, 1, &m->intermediate)) < 0 ||
-		    (rc = get_bool(c, "attention_bias", &m->attn_bias)) < 0)
-			return rc;
-		break;
-	}
-	if (m->sliding_window > 0 && !m->hybrid) {      /* Mistral-style: every layer */
-		if (m->layers > LLM_MAX_LAYERS)
-			return fail(c, "sliding_window", "at most %d layers with a sliding window",
-				    LLM_MAX_LAYERS);
-		for (i = 0; i < m->layers; i++)
-			m->kind[i] = LLM_LAYER_SLIDING;
-		m->hybrid = 1;
-	}
-	if (!m->intermediate)
-		m->intermediate = m->moe_intermediate;
-	if (m->attn == LLM_ATTN_GQA && m->heads % m->kv_heads)
-		return fail(c, "num_key_value_heads", "num_attention_heads (%d) must be a "
-			    "multiple of num_key_value_heads (%d)", m->heads, m->kv_heads);
-	return 0;
-}
 
 /* ---- quantization ---------------------------------------------------------- */
 
@@ -450,16 +150,16 @@ static int modelopt(const struct hfctx *c, const json_t *q, struct llm_model *m)
 	if (!ign)
 		ign = json_object_get(q, "ignore");
 	if (!algo)
-		return fail(c, "quant_algo", "modelopt quantization without 'quant_algo'");
+		return hf_fail(c, "quant_algo", "modelopt quantization without 'quant_algo'");
 	if (!strcmp(algo, "NVFP4")) {
 		if (jint(q, "group_size", 16) != 16)
-			return fail(c, "group_size", "NVFP4 with group_size %d is not modelled "
+			return hf_fail(c, "group_size", "NVFP4 with group_size %d is not modelled "
 				    "(16)", jint(q, "group_size", 16));
 		apply(m, LLM_NVFP4, ign, 0);
 	} else if (!strcmp(algo, "FP8")) {
 		apply(m, LLM_FP8T, ign, 0);
 	} else {
-		return fail(c, "quant_algo", "modelopt quant_algo '%s' is not modelled "
+		return hf_fail(c, "quant_algo", "modelopt quant_algo '%s' is not modelled "
 			    "(NVFP4, FP8)", algo);
 	}
 	if (kv || (kvs && jint(kvs, "num_bits", 0) == 8))
@@ -475,7 +175,7 @@ static int compressed(const struct hfctx *c, const json_t *q, struct llm_model *
 	const char *type, *strategy;
 	int bits, group;
 	if (!json_is_object(groups) || json_object_size(groups) != 1)
-		return fail(c, "config_groups", "compressed-tensors: exactly one config group "
+		return hf_fail(c, "config_groups", "compressed-tensors: exactly one config group "
 			    "is modelled");
 	g = json_object_iter_value(json_object_iter(groups));
 	w = json_object_get(g, "weights");
@@ -484,7 +184,7 @@ static int compressed(const struct hfctx *c, const json_t *q, struct llm_model *
 	bits = jint(w, "num_bits", 0);
 	group = jint(w, "group_size", 0);
 	if (!type)
-		return fail(c, "weights", "compressed-tensors: the group's weights need a type");
+		return hf_fail(c, "weights", "compressed-tensors: the group's weights need a type");
 	if (!strcmp(type, "int") && bits == 4) {
 		m->ckpt.group = group > 0 ? group : 0;
 		m->ckpt.zero = json_is_false(json_object_get(w, "symmetric"));
@@ -495,7 +195,7 @@ static int compressed(const struct hfctx *c, const json_t *q, struct llm_model *
 		apply(m, strategy && !strcmp(strategy, "block") ? LLM_FP8 : LLM_FP8T,
 		      json_object_get(q, "ignore"), 0);
 	} else {
-		return fail(c, "num_bits", "compressed-tensors: %d-bit %s weights (group %d) "
+		return hf_fail(c, "num_bits", "compressed-tensors: %d-bit %s weights (group %d) "
 			    "are not modelled (int4, nvfp4, fp8)", bits, type, group);
 	}
 	return 0;
@@ -522,13 +222,13 @@ static int parse_quant(const struct hfctx *c, const json_t *q, const json_t *hq,
 		return 0;
 	}
 	if (!json_is_object(q) || !method)
-		return fail(c, "quantization_config", "quantization_config needs a quant_method");
+		return hf_fail(c, "quantization_config", "quantization_config needs a quant_method");
 	snprintf(k->method, sizeof(k->method), "%s", method);
 	if (!strcmp(method, "fp8")) {
 		const json_t *b = json_object_get(q, "weight_block_size");
 		if (json_is_array(b) && (json_integer_value(json_array_get(b, 0)) != 128 ||
 					 json_integer_value(json_array_get(b, 1)) != 128))
-			return fail(c, "weight_block_size", "fp8 with blocks other than 128 x 128 "
+			return hf_fail(c, "weight_block_size", "fp8 with blocks other than 128 x 128 "
 				    "is not modelled");
 		apply(m, json_is_array(b) ? LLM_FP8 : LLM_FP8T, ntc, 0);
 	} else if (!strcmp(method, "modelopt")) {
@@ -540,7 +240,7 @@ static int parse_quant(const struct hfctx *c, const json_t *q, const json_t *hq,
 	} else if (!strcmp(method, "awq") || !strcmp(method, "gptq")) {
 		bits = jint(q, "bits", 4);
 		if (bits != 4)
-			return fail(c, "bits", "%s with %d bits is not modelled (4)", method, bits);
+			return hf_fail(c, "bits", "%s with %d bits is not modelled (4)", method, bits);
 		k->group = jint(q, "group_size", 128);
 		if (k->group < 0)
 			k->group = 0;
@@ -548,7 +248,7 @@ static int parse_quant(const struct hfctx *c, const json_t *q, const json_t *hq,
 		k->zero = !strcmp(method, "gptq") || !json_is_false(json_object_get(q, "zero_point"));
 		apply(m, LLM_INT4, ntc, 0);
 	} else {
-		return fail(c, "quant_method", "quantization '%s' is not modelled (fp8, modelopt, "
+		return hf_fail(c, "quant_method", "quantization '%s' is not modelled (fp8, modelopt, "
 			    "mxfp4, compressed-tensors, awq, gptq)", method);
 	}
 	return 0;
@@ -565,8 +265,7 @@ int hf_model_parse(const char *file, const char *config, const char *qfile,
 	const json_t *cfg, *archs, *hq = NULL;
 	const char *type;
 	struct hfctx c = { file, config, NULL, NULL, err };
-	size_t i;
-	int rc;
+	int rc, fam;
 
 	memset(m, 0, sizeof(*m));
 	if (!(root = json_loads(config, JSON_REJECT_DUPLICATES, &je)))
@@ -600,17 +299,11 @@ int hf_model_parse(const char *file, const char *config, const char *qfile,
 	if (!c.arch)
 		c.arch = type ? type : "?";
 	if (!type) {
-		rc = fail(&c, NULL, "config.json has no 'model_type'");
+		rc = hf_fail(&c, NULL, "config.json has no 'model_type'");
 		goto out;
 	}
-	for (i = 0; i < NFAMILIES; i++)
-		if (!strcmp(type, families[i].type))
-			break;
-	if (i == NFAMILIES) {
-		rc = fail(&c, "model_type", "architecture %s (model_type '%s') is not modelled: "
-			  "plumb has decode-step ops for deepseek_v3, kimi_k2, glm_moe_dsa, "
-			  "deepseek_v32, glm4_moe, qwen3_moe, qwen3_next, gpt_oss, llama, mixtral",
-			  c.arch, type);
+	if ((fam = hf_arch_find(type)) < 0) {
+		rc = hf_arch_unknown(&c, type);
 		goto out;
 	}
 	snprintf(m->id, sizeof(m->id), "%s", id);
@@ -621,9 +314,9 @@ int hf_model_parse(const char *file, const char *config, const char *qfile,
 		 "; text model, vision tower not counted" : "");
 	snprintf(m->source, sizeof(m->source), "%s%s%s", file, quant ? " + " : "",
 		 quant ? qfile : "");
-	if ((rc = parse_family(&c, families[i].f, type, m)) < 0)
+	if ((rc = hf_parse_arch(&c, fam, type, m)) < 0)
 		goto out;
-	m->count = families[i].count;
+	m->count = hf_arch_count(fam);
 	{
 		const json_t *q = json_object_get(cfg, "quantization_config");
 		if (!q)
@@ -678,13 +371,42 @@ static void cache_id(const char *dir, char *id, size_t n)
 		snprintf(id, n, "%s", p + 8);
 }
 
+/*
+ * The name of a model whose config is a file of its own (not a directory's
+ * config.json): the config's _name_or_path when it names a Hub model
+ * (ORG/NAME as ORG--NAME, a local path by its last component), else the
+ * file's name without a .config, _config or -config suffix
+ * (qwen3-30b-a3b.config.json and Qwen--Qwen3-8B_config.json are
+ * qwen3-30b-a3b and Qwen--Qwen3-8B). id holds the file's name on entry.
+ */
+static void file_id(const char *text, char *id, size_t n)
+{
+	static const char *const suffix[] = { ".config", "_config", "-config" };
+	json_t *root = json_loads(text, 0, NULL);
+	const char *name = json_string_value(json_object_get(root, "_name_or_path"));
+	size_t i, len;
+	if (name && name[0] && name[0] != '/' && name[0] != '.' && strchr(name, '/') &&
+	    strchr(name, '/') == strrchr(name, '/')) {
+		snprintf(id, n, "%.*s--%s", (int)(strchr(name, '/') - name), name,
+			 strchr(name, '/') + 1);
+	} else if (name && name[0]) {
+		base_of(name, id, n);
+	} else {
+		len = strlen(id);
+		for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++)
+			if (len > 7 && !strcmp(id + len - 7, suffix[i]))
+				id[len - 7] = '\0';
+	}
+	json_decref(root);
+}
+
 int hf_model_load(const char *path, struct llm_model *m, struct plumb_err *err)
 {
 	char cfg[1100], qpath[1100], id[256], dir[1024];
 	char *text = NULL, *qtext = NULL;
 	size_t len = strlen(path), n;
 	struct plumb_err qe;
-	int rc;
+	int rc, named = 0;
 
 	if (len >= 5 && !strcmp(path + len - 5, ".json")) {
 		const char *slash = strrchr(path, '/');
@@ -696,6 +418,7 @@ int hf_model_load(const char *path, struct llm_model *m, struct plumb_err *err)
 		} else {
 			base_of(path, id, sizeof(id));
 			id[strlen(id) - 5] = '\0';
+			named = 1;
 		}
 	} else {
 		snprintf(dir, sizeof(dir), "%s", path);
@@ -704,6 +427,8 @@ int hf_model_load(const char *path, struct llm_model *m, struct plumb_err *err)
 	}
 	if ((rc = input_read(cfg, &text, &n, err)) < 0)
 		return rc;
+	if (named)
+		file_id(text, id, sizeof(id));
 	snprintf(qpath, sizeof(qpath), "%s/hf_quant_config.json", dir);
 	if (input_read(qpath, &qtext, &n, &qe) < 0 && qe.code != PLUMB_EIO) {
 		free(text);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ytree.h"
 
@@ -292,6 +293,30 @@ static int check_tool_names(const struct scn_catalog *c, const struct scn_gpu_mo
 	return 0;
 }
 
+/*
+ * Architectures an entry may name: NVIDIA compute capabilities (CUDA's
+ * sm_XX, Volta to Blackwell) and AMD's gfx targets (ROCm: MI100 gfx908,
+ * MI200 gfx90a, MI300 gfx942, MI350 gfx950). The serving tables
+ * (scenarios/catalog/engines.yaml) key on them.
+ */
+static const char *const known_arch[] = {
+	"sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100",
+	"sm_101", "sm_103", "sm_110", "sm_120", "sm_121", "gfx908", "gfx90a", "gfx942",
+	"gfx950", NULL
+};
+
+static int check_arch(const struct ytree *t, const struct ynode *v, const char *arch,
+		      struct plumb_err *err)
+{
+	int i;
+	for (i = 0; known_arch[i]; i++)
+		if (!strcmp(arch, known_arch[i]))
+			return 0;
+	return yerr(t, v, PLUMB_EINPUT, err, "unknown arch '%s' (one of sm_70 ... sm_121 as "
+		    "CUDA names compute capabilities, or gfx908, gfx90a, gfx942, gfx950; "
+		    "docs/scenarios.md, \"GPU catalog keys\")", arch);
+}
+
 static int parse_gpu(const struct ytree *t, const struct ynode *n,
 		     struct scn_gpu_model *g, struct plumb_err *err)
 {
@@ -313,6 +338,8 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 		return rc;
 	if ((v = ymap_get(n, "arch")) &&
 	    (rc = yget_str(t, v, "arch", g->arch, sizeof(g->arch), err)) < 0)
+		return rc;
+	if (v && (rc = check_arch(t, v, g->arch, err)) < 0)
 		return rc;
 	if ((v = ymap_get(n, "source")) &&
 	    (rc = yget_str(t, v, "source", g->source, sizeof(g->source), err)) < 0)
@@ -375,7 +402,12 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	if ((v = ymap_get(n, "constants")) && (rc = parse_gpu_consts(t, v, g, err)) < 0)
 		return rc;
 	snprintf(g->cat_file, sizeof(g->cat_file), "%s", t->file);
-	if ((v = ymap_get(n, "tflops"))) {
+	/* tflops may be left out (a GPU for topology only, e.g. Turing: no
+	 * bf16); given, it needs bf16, the rate every fallback ends at */
+	if ((v = ymap_get(n, "tflops")) && v->type == Y_MAP && !ymap_get(v, "bf16"))
+		return yerr(t, v, PLUMB_EINPUT, err, "'tflops' of '%s' needs 'bf16' (fp8 and "
+			    "fp4 where the GPU has them)", g->id);
+	if (v) {
 		double *dst[] = { &g->tflops_bf16, &g->tflops_fp8, &g->tflops_fp4 };
 		struct ynode *w;
 		if ((rc = yexpect(t, v, Y_MAP, "tflops", err)) < 0 ||
@@ -477,7 +509,7 @@ int scn_catalog_find(const struct scn_catalog *c, const char *id)
 {
 	int i;
 	for (i = 0; i < c->n; i++)
-		if (strcmp(c->gpus[i].id, id) == 0)
+		if (strcasecmp(c->gpus[i].id, id) == 0)     /* L40S is l40s */
 			return i;
 	return -1;
 }

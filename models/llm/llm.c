@@ -322,7 +322,7 @@ int llm_catalog_find(const struct llm_catalog *c, const char *id)
 {
 	int i;
 	for (i = 0; i < c->n; i++)
-		if (strcmp(c->models[i].id, id) == 0)
+		if (strcasecmp(c->models[i].id, id) == 0)  /* GLM-5 is glm-5 */
 			return i;
 	return -1;
 }
@@ -518,15 +518,26 @@ enum llm_layer_kind llm_layer_kind(const struct llm_model *m, int l)
 	return (enum llm_layer_kind)m->kind[l];
 }
 
+int llm_layer_is_moe(const struct llm_model *m, int l)
+{
+	if (!m->experts || l < m->dense_layers)
+		return 0;
+	if (m->moe_step <= 1 || l >= m->layers)
+		return 1;
+	return (l - m->dense_layers + 1) % m->moe_step == 0;
+}
+
 void llm_params(const struct llm_model *m, double *total, double *active)
 {
 	struct llm_prec p;
-	double t, per, moe_layers, emb;
+	double t, per, moe_layers = 0, emb;
+	int l;
 	llm_prec_init(&p, m, LLM_BF16, LLM_BF16, NULL);
 	t = llm_bytes_weights_total(m, &p, 0) / 2.0;
 	per = 3.0 * m->hidden * m->moe_intermediate +
 	      (m->expert_bias ? 2.0 * m->moe_intermediate + m->hidden : 0);
-	moe_layers = m->experts ? m->layers - m->dense_layers : 0;
+	for (l = 0; l < m->layers; l++)
+		moe_layers += llm_layer_is_moe(m, l);
 	if (total)
 		*total = t;
 	if (!active)

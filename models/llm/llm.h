@@ -53,7 +53,9 @@ enum llm_dtype { LLM_BF16, LLM_FP8, LLM_NVFP4, LLM_FP8T, LLM_MXFP4, LLM_INT4, LL
 enum llm_layer_kind {
 	LLM_LAYER_FULL,         /* attention over the whole cache */
 	LLM_LAYER_SLIDING,      /* attention over the last sliding_window tokens */
-	LLM_LAYER_LINEAR        /* linear attention: a fixed-size state per sequence */
+	LLM_LAYER_LINEAR,       /* linear attention: a fixed-size state per sequence */
+	LLM_LAYER_CHUNKED       /* attention within the current chunk of attn_chunk
+				   tokens (Llama 4's chunked local attention) */
 };
 
 /*
@@ -101,6 +103,11 @@ struct llm_model {
 	int sliding_window;     /* tokens a LLM_LAYER_SLIDING layer attends */
 	int lin_k_heads, lin_v_heads, lin_k_dim, lin_v_dim, lin_conv;  /* linear attention
 				   (Gated DeltaNet): heads and head sizes, conv kernel */
+	int attn_chunk;         /* tokens of a LLM_LAYER_CHUNKED layer's chunk */
+	int moe_step;           /* past dense_layers, every moe_step-th layer is MoE
+				   (layers moe_step-1, 2 moe_step-1, ...; 0 or 1:
+				   every one), the others dense (Llama 4's
+				   interleave_moe_layer_step) */
 	int shared_intermediate;        /* shared expert size (0: moe intermediate) */
 	int shared_gate;        /* a sigmoid gate h -> 1 on the shared expert */
 	int router_bias, expert_bias;   /* router and experts carry biases (gpt-oss) */
@@ -179,6 +186,10 @@ void llm_params(const struct llm_model *m, double *total, double *active);
 
 /* In words, what m->count leaves out of the active count ("nothing", ...). */
 const char *llm_count_name(int count);
+
+/* Is layer l a MoE layer (dense_layers and moe_step)? MTP layers
+ * (l >= layers) are MoE when the model has experts. */
+int llm_layer_is_moe(const struct llm_model *m, int l);
 
 /* Layer l's kind (full attention for l beyond the table, i.e. MTP layers). */
 enum llm_layer_kind llm_layer_kind(const struct llm_model *m, int l);
@@ -377,11 +388,17 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 		 struct llm_ops *o, struct plumb_err *err);
 
 /*
- * Dense tensor TFLOPS of g for math on dtype d: a dtype the GPU lacks runs at
- * the next wider one it has (fp4 -> fp8 -> bf16), as weight-only kernels do.
- * 0 when the GPU has none of them.
+ * Dense tensor TFLOPS of g for math on dtype d: fp4 formats on FP4 tensor
+ * cores, fp8 on FP8 ones; a format the GPU has no tensor cores for runs
+ * weight-only at the bf16 rate (Marlin W4A16 / W8A16, as engines run
+ * MXFP4 on Ada or NVFP4 on Hopper), int4 always. 0 when g has no bf16 rate.
  */
 double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d);
+
+/* How g runs the math of weights in format d, in words (predict's stack
+ * line; docs/model.md "Weight formats"): "FP4 tensor cores (W4A4)", or
+ * weight-only with the reason. Static text. */
+const char *llm_kernel_path(const struct scn_gpu_model *g, enum llm_dtype d);
 
 /*
  * The constant giving the share of that rate the math of kernel class c on

@@ -234,6 +234,10 @@ static double kv_seq_layer(const struct llm_model *m, enum llm_dtype kv, int tp,
 		if (L > m->sliding_window)
 			L = m->sliding_window;
 		break;
+	case LLM_LAYER_CHUNKED:         /* the current chunk at most */
+		if (L > m->attn_chunk)
+			L = m->attn_chunk;
+		break;
 	case LLM_LAYER_FULL:
 		break;
 	}
@@ -242,7 +246,7 @@ static double kv_seq_layer(const struct llm_model *m, enum llm_dtype kv, int tp,
 
 static int layer_is_moe(const struct llm_model *m, int layer)
 {
-	return m->experts && layer >= m->dense_layers;
+	return llm_layer_is_moe(m, layer);
 }
 
 /* Parameters of one routed expert on one GPU (1/moe_tp of it), biases included. */
@@ -598,6 +602,12 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 	    ap * wb(p, p->linear), 2.0 * ap * T, T);
 	if (kind == LLM_LAYER_SLIDING)
 		cap = m->sliding_window;
+	/* a chunked layer attends within the current chunk: the cached tokens
+	 * since the last chunk boundary, and never more than a chunk */
+	if (kind == LLM_LAYER_CHUNKED && m->attn_chunk > 0) {
+		context = fmod(context, m->attn_chunk);
+		cap = m->attn_chunk;
+	}
 	/* keys read per sequence: the cache and the new tokens, a window's
 	 * worth (and the chunk) on a sliding layer */
 	kvtok = context + q;

@@ -10,19 +10,61 @@
 
 #include <math.h>
 
+/* Does g run the math of format d on tensor cores of d's own width? */
+static int native(const struct scn_gpu_model *g, enum llm_dtype d)
+{
+	switch (d) {
+	case LLM_NVFP4:
+	case LLM_MXFP4:
+		return g->tflops_fp4 > 0;
+	case LLM_FP8:
+	case LLM_FP8T:
+		return g->tflops_fp8 > 0;
+	case LLM_BF16:
+		return 1;
+	default:
+		return 0;       /* int4: weight-only everywhere */
+	}
+}
+
 double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d)
 {
-	/* int4 is weight-only (W4A16): dequantized to bf16 for the math */
-	if ((d == LLM_NVFP4 || d == LLM_MXFP4) && g->tflops_fp4 > 0)
-		return g->tflops_fp4;
-	if (d != LLM_BF16 && d != LLM_INT4 && g->tflops_fp8 > 0)
+	/* A format the GPU has no tensor cores for runs weight-only: the
+	 * kernel (Marlin) dequantizes the weights to bf16 and multiplies at the
+	 * bf16 rate (W4A16, W8A16), not at the next narrower rate it has
+	 * (vllm-project/vllm PR 49376: GPUs without a native FP4 GEMM fall back
+	 * to weight-only W4A16 Marlin; issue 40851: FP8 on an A800 "Weight-only
+	 * FP8 compression will be used leveraging the Marlin kernel") */
+	if (d == LLM_NVFP4 || d == LLM_MXFP4)
+		return native(g, d) ? g->tflops_fp4 : g->tflops_bf16;
+	if ((d == LLM_FP8 || d == LLM_FP8T) && native(g, d))
 		return g->tflops_fp8;
 	return g->tflops_bf16;
 }
 
+const char *llm_kernel_path(const struct scn_gpu_model *g, enum llm_dtype d)
+{
+	switch (d) {
+	case LLM_NVFP4:
+	case LLM_MXFP4:
+		return native(g, d) ? "FP4 tensor cores (W4A4)" :
+		       "weight-only, dequantized to bf16 (Marlin W4A16): no FP4 tensor cores, the "
+		       "bf16 rate";
+	case LLM_FP8:
+	case LLM_FP8T:
+		return native(g, d) ? "FP8 tensor cores (W8A8)" :
+		       "weight-only, dequantized to bf16 (Marlin W8A16): no FP8 tensor cores, the "
+		       "bf16 rate";
+	case LLM_INT4:
+		return "weight-only, dequantized to bf16 (W4A16), the bf16 rate";
+	default:
+		return "bf16 tensor cores";
+	}
+}
+
 int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_kclass c, enum llm_dtype d)
 {
-	int fp8 = d != LLM_BF16 && d != LLM_INT4 && g->tflops_fp8 > 0;
+	int fp8 = (d == LLM_FP8 || d == LLM_FP8T) && native(g, d);
 	if (c == LLM_K_ATTN)
 		return fp8 ? K_ATTN_FP8_FLOPS_EFF : K_ATTN_FLOPS_EFF;
 	if ((d == LLM_NVFP4 || d == LLM_MXFP4) && g->tflops_fp4 > 0)
@@ -75,9 +117,10 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		    (llm_gpu_tflops(g, op->gemm_dtype) <= 0 && op->gemm_flops > 0))
 			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 					     "GPU '%s' has no tensor throughput for %s "
-					     "(no tflops in scenarios/catalog/gpus.yaml)",
+					     "(no tflops in %s)",
 					     g->id, llm_dtype_name(op->flops > 0 ? op->dtype
-										 : op->gemm_dtype));
+										 : op->gemm_dtype),
+					     g->cat_file[0] ? g->cat_file : "its catalog entry");
 		op->mem_s = op->bytes / (g->memory_gbs * 1e9 * k->v[eff_of[op->kclass]]);
 		/* A GEMM of few rows pays for the tile it fills; an attention
 		 * op's GEMM part (MLA prefill's kv_b) runs at the GEMM rate. */

@@ -733,6 +733,37 @@ static void fill_stack(struct pred_cfg *c)
 			 g ? g->memory_gib : 0, group_nvlink(s, group));
 }
 
+/*
+ * Appends to buf the kernel path of each weight format the GPU has no
+ * tensor cores for ("; nvfp4 weights: weight-only, ..."): those run at the
+ * bf16 rate (llm_gpu_tflops). Native formats and bf16 add nothing.
+ */
+static void weight_paths(const struct pred_cfg *c, char *buf, size_t n)
+{
+	const struct scenario *s = c->s;
+	const struct scn_gpu_model *g;
+	enum llm_dtype d[4], seen[4];
+	int i, j, ns = 0;
+	size_t k = strlen(buf);
+	if (!c->m || s->ngpus <= 0 || !s->catalog)
+		return;
+	g = &s->catalog->gpus[s->nodes[s->gpu_node[0]].gpu_model];
+	d[0] = c->prec.experts, d[1] = c->prec.shared, d[2] = c->prec.linear, d[3] = c->prec.dense;
+	for (i = 0; i < 4; i++) {
+		if (d[i] == LLM_BF16 || d[i] == LLM_INT4 || llm_gpu_tflops(g, d[i]) <= 0 ||
+		    strstr(llm_kernel_path(g, d[i]), "tensor cores (W"))
+			continue;
+		for (j = 0; j < ns && seen[j] != d[i]; j++)
+			;
+		if (j < ns)
+			continue;
+		seen[ns++] = d[i];
+		if (k < n)
+			k += (size_t)snprintf(buf + k, n - k, "; %s weights on %s: %s",
+					      llm_dtype_name(d[i]), g->id, llm_kernel_path(g, d[i]));
+	}
+}
+
 void pred_stack_text(const struct pred_cfg *c, char *buf, size_t n)
 {
 	static const struct { unsigned bit; const char *key; } keys[] = {
@@ -773,6 +804,7 @@ void pred_stack_text(const struct pred_cfg *c, char *buf, size_t n)
 		 c->cuda_graphs ? (prefill ? " (prefill too)" : " (decode; prefill eager)") : "",
 		 sched, stated[0] ? "; the scenario states " : "", stated,
 		 s->serving.stated & SCN_SV_ENGINE ? "" : "");
+	weight_paths(c, buf, n);
 }
 
 void pred_stack_of(const struct scenario *s, const char *engine, const struct llm_model *m,

@@ -107,6 +107,63 @@ static const struct {
 	{ "meta-llama--Meta-Llama-3.1-70B", LLM_COUNT_ALL, 70e9, 70e9, 0.01, 0.01, 0, 0 },
 	{ "nvidia--Llama-3.1-70B-Instruct-FP8", LLM_COUNT_ALL, 70e9, 70e9, 0.01, 0.01, 0, 0 },
 	{ "meta-llama--Meta-Llama-3.1-8B", LLM_COUNT_ALL, 8e9, 8e9, 0.01, 0.01, 0, 0 },
+	/* Qwen/Qwen2.5-7B-Instruct model card: "Number of Parameters: 7.61B"
+	 * (dense: all active; its "Non-Embedding: 6.53B" is the count without
+	 * both tables, checked below) */
+	{ "Qwen--Qwen2.5-7B-Instruct", LLM_COUNT_ALL, 7.61e9, 7.61e9, 0.02, 0.02, 0, 0 },
+	/* Qwen/Qwen3-8B and Qwen/Qwen3-32B model cards: 8.2B and 32.8B */
+	{ "Qwen--Qwen3-8B", LLM_COUNT_ALL, 8.2e9, 8.2e9, 0.02, 0.02, 0, 0 },
+	{ "Qwen--Qwen3-32B", LLM_COUNT_ALL, 32.8e9, 32.8e9, 0.02, 0.02, 0, 0 },
+	/* Mistral AI, "Mistral 7B" announcement: "a 7.3B parameter model"
+	 * (v0.3 adds 768 tokens to the vocabulary: 7.248B, 0.7% under) */
+	{ "mistralai--Mistral-7B-Instruct-v0.3", LLM_COUNT_ALL, 7.3e9, 7.3e9, 0.02, 0.02, 0, 0 },
+	/* Gemma 3 Technical Report, Table 1: 27B: 1,416M embedding + 25,600M
+	 * non-embedding parameters (the 417M vision encoder apart); 4B: 675M +
+	 * 3,209M. The 4B config gives no heads, KV heads, head_dim or vocab:
+	 * Gemma3TextConfig's defaults fill them */
+	{ "google--gemma-3-27b-it", LLM_COUNT_ALL, 27.016e9, 27.016e9, 0.02, 0.02, 0, 0 },
+	{ "google--gemma-3-4b-it", LLM_COUNT_ALL, 3.884e9, 3.884e9, 0.02, 0.02, 0, 0 },
+	/* meta-llama Llama 4 model card: Scout 17B active, 109B total;
+	 * Maverick 17B active, 400B total */
+	{ "meta-llama--Llama-4-Scout-17B-16E-Instruct", LLM_COUNT_ALL, 109e9, 17e9, 0.02, 0.02,
+	  0, 0 },
+	{ "meta-llama--Llama-4-Maverick-17B-128E-Instruct", LLM_COUNT_ALL, 400e9, 17e9, 0.02,
+	  0.02, 0, 0 },
+	/* MiniMaxAI/MiniMax-M2 model card: "230 billion total parameters with
+	 * 10 billion active" (M2.5: the same geometry). Active without both
+	 * embedding tables is 9.80B; with the lm_head 10.42B (4.2% over) */
+	{ "MiniMaxAI--MiniMax-M2.5", LLM_COUNT_NO_EMBED_HEAD, 230e9, 10e9, 0.02, 0.02, 0, 0 },
+	/* zai-org/GLM-4.7-Flash model card: a 30B-A3B MoE. Total met; active,
+	 * counted as Z.ai counts GLM-5, is 3.26B: the card's "A3B" is the name */
+	{ "zai-org--GLM-4.7-Flash", LLM_COUNT_NO_EMBED_HEAD, 30e9, 3e9, 0.02, 0.5 / 3, 0,
+	  3.2624e9 },
+	/* Qwen/Qwen3.5-397B-A17B: 397B total, 17B activated (its name);
+	 * every tensor gives 17.35B, 2.05% over, MTP not counted */
+	{ "Qwen--Qwen3.5-397B-A17B", LLM_COUNT_ALL, 397e9, 17e9, 0.02, 0.5 / 17, 0, 17.349e9 },
+	/* LGAI-EXAONE/EXAONE-4.0-32B model card: "Number of Parameters
+	 * (without embeddings): 30.95B" (32.0B in all; checked below) */
+	{ "LGAI-EXAONE--EXAONE-4.0-32B", LLM_COUNT_ALL, 32.0e9, 32.0e9, 0.02, 0.02, 0, 0 },
+	/* allenai/Olmo-3.1-32B-Instruct: the 32B Olmo 3 */
+	{ "allenai--Olmo-3.1-32B-Instruct", LLM_COUNT_ALL, 32e9, 32e9, 0.02, 0.02, 0, 0 },
+	/* mistralai/Devstral-Small-2-24B-Instruct: 24B (the text model:
+	 * 23.57B, 1.8% under; the Pixtral vision tower is not counted) */
+	{ "mistralai--Devstral-Small-2-24B-Instruct", LLM_COUNT_ALL, 24e9, 24e9, 0.02, 0.02,
+	  0, 0 },
+	/* deepseek-ai/DeepSeek-V3.2: the DeepSeek-V3 figures, 671B and 37B
+	 * activated; the DSA indexer adds 0.85B in all, 0.85B active */
+	{ "deepseek-ai--DeepSeek-V3.2", LLM_COUNT_NO_EMBED, 671e9, 37e9, 0.02, 0.02, 0, 0 },
+	/* Qwen/Qwen3.5-27B: 27B (dense; Gated DeltaNet between full layers) */
+	{ "Qwen--Qwen3.5-27B", LLM_COUNT_ALL, 27e9, 27e9, 0.02, 0.02, 0, 0 },
+	/* zai-org GLM-4.6/4.7: "355B-A32B", the GLM-4.5 geometry (realdata
+	 * model-configs.md sections 1c and 3); counted as Z.ai counts GLM-5 */
+	{ "zai-org--GLM-4.7-FP8", LLM_COUNT_NO_EMBED_HEAD, 355e9, 32e9, 0.02, 0.02, 0, 0 },
+	/* XiaomiMiMo/MiMo-7B-Base: "7B" is the name (7.62B, the MTP layer
+	 * apart): no count of this config gives it */
+	{ "XiaomiMiMo--MiMo-7B-Base", LLM_COUNT_ALL, 7e9, 7e9, 0.1, 0.1, 7.6226e9, 7.6226e9 },
+	/* microsoft/phi-4 model card: "14B parameters"; the config counts
+	 * 14.66B, which no count of its tensors brings to 14B (a one-digit
+	 * figure) */
+	{ "microsoft--phi-4", LLM_COUNT_ALL, 14e9, 14e9, 0.05, 0.05, 14.6595e9, 14.6595e9 },
 };
 
 static void test_published_params(void)
@@ -157,7 +214,15 @@ static void test_published_every_config(void)
 		"moonshotai--Kimi-K2-Instruct", "moonshotai--Kimi-K2.5", "nvidia--GLM-5-NVFP4",
 		"nvidia--GLM-5.1-NVFP4", "nvidia--Llama-3.1-70B-Instruct-FP8",
 		"nvidia--Qwen3-235B-A22B-NVFP4", "openai--gpt-oss-120b", "openai--gpt-oss-20b",
-		"zai-org--GLM-5-FP8", "zai-org--GLM-5",
+		"zai-org--GLM-5-FP8", "zai-org--GLM-5", "Qwen--Qwen2.5-7B-Instruct",
+		"Qwen--Qwen3-8B", "Qwen--Qwen3-32B", "mistralai--Mistral-7B-Instruct-v0.3",
+		"google--gemma-3-27b-it", "google--gemma-3-4b-it",
+		"meta-llama--Llama-4-Scout-17B-16E-Instruct",
+		"meta-llama--Llama-4-Maverick-17B-128E-Instruct", "MiniMaxAI--MiniMax-M2.5",
+		"zai-org--GLM-4.7-Flash", "Qwen--Qwen3.5-397B-A17B", "microsoft--phi-4",
+		"LGAI-EXAONE--EXAONE-4.0-32B", "allenai--Olmo-3.1-32B-Instruct",
+		"mistralai--Devstral-Small-2-24B-Instruct", "deepseek-ai--DeepSeek-V3.2",
+		"Qwen--Qwen3.5-27B", "zai-org--GLM-4.7-FP8", "XiaomiMiMo--MiMo-7B-Base",
 	};
 	size_t i, j;
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
@@ -428,10 +493,12 @@ static void test_refusals(void)
 	struct llm_model m;
 	struct plumb_err e;
 	const struct llm_model *pm;
-	CU_ASSERT_EQUAL(hf_model_parse("x.json", "{\"model_type\": \"minimax_m2\",\n"
-				       " \"architectures\": [\"MiniMaxM2ForCausalLM\"]}",
+	CU_ASSERT_EQUAL(hf_model_parse("x.json", "{\"model_type\": \"qwen2_moe\",\n"
+				       " \"architectures\": [\"Qwen2MoeForCausalLM\"]}",
 				       NULL, NULL, "x", &m, &e), -PLUMB_EINPUT);
-	EXPECT_MSG(&e, "architecture MiniMaxM2ForCausalLM (model_type 'minimax_m2') is not modelled");
+	EXPECT_MSG(&e, "architecture Qwen2MoeForCausalLM (model_type 'qwen2_moe') is not modelled");
+	EXPECT_MSG(&e, "the nearest plumb reads is 'qwen2'");
+	EXPECT_MSG(&e, "model catalog YAML");
 	CU_ASSERT_EQUAL(e.line, 1);
 	CU_ASSERT_EQUAL(e.col, 2);
 	CU_ASSERT_EQUAL(hf_model_parse("x.json", "{\"model_type\": \"llama\",\n \"hidden_size\": }",
@@ -451,6 +518,65 @@ static void test_refusals(void)
 	CU_ASSERT_PTR_NULL(pm);
 }
 
+/* Llama 4's chunked and interleaved layers, Gemma 3's defaults and 5:1
+ * pattern, Qwen2's disabled window, a config file's title. */
+static void test_layer_plans(void)
+{
+	const struct llm_model *m = load("meta-llama--Llama-4-Maverick-17B-128E-Instruct");
+	struct llm_model x;
+	struct plumb_err e;
+	int l, moe = 0, full = 0;
+	for (l = 0; l < m->layers; l++) {
+		moe += llm_layer_is_moe(m, l);
+		full += llm_layer_kind(m, l) == LLM_LAYER_FULL;
+	}
+	CU_ASSERT_EQUAL(moe, 24);                       /* interleave_moe_layer_step 2 */
+	CU_ASSERT(!llm_layer_is_moe(m, 0) && llm_layer_is_moe(m, 1));
+	CU_ASSERT_EQUAL(full, 12);                      /* NoPE layers 3, 7, ...: global */
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 0), LLM_LAYER_CHUNKED);
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 3), LLM_LAYER_FULL);
+	CU_ASSERT_EQUAL(m->attn_chunk, 8192);
+	CU_ASSERT_EQUAL(m->shared_experts, 1);
+	CU_ASSERT_EQUAL(m->intermediate, 16384);
+	m = load("google--gemma-3-4b-it");
+	CU_ASSERT_EQUAL(m->heads, 8);
+	CU_ASSERT_EQUAL(m->kv_heads, 4);
+	CU_ASSERT_EQUAL(m->head_dim, 256);
+	CU_ASSERT_EQUAL(m->vocab, 262208);
+	CU_ASSERT_EQUAL(m->tie_embeddings, 1);
+	CU_ASSERT_EQUAL(m->sliding_window, 1024);
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 4), LLM_LAYER_SLIDING);
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 5), LLM_LAYER_FULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m->name, "vision tower not counted"));
+	m = load("Qwen--Qwen2.5-7B-Instruct");
+	CU_ASSERT_EQUAL(m->hybrid, 0);                  /* use_sliding_window false */
+	CU_ASSERT_EQUAL(m->attn_bias, 1);
+	/* Qwen2.5-7B's "Non-Embedding: 6.53B": the count without both tables */
+	x = *m;
+	x.count = LLM_COUNT_NO_EMBED_HEAD;
+	{
+		double a;
+		llm_params(&x, NULL, &a);
+		EXPECT_NEAR(a, 6.53e9, 0.005 / 6.53);
+	}
+	/* EXAONE-4.0-32B's "without embeddings: 30.95B"; 3 sliding : 1 full */
+	m = load("LGAI-EXAONE--EXAONE-4.0-32B");
+	x = *m;
+	x.count = LLM_COUNT_NO_EMBED_HEAD;
+	{
+		double a;
+		llm_params(&x, NULL, &a);
+		EXPECT_NEAR(a, 30.95e9, 0.005 / 30.95);
+	}
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 2), LLM_LAYER_SLIDING);
+	CU_ASSERT_EQUAL(llm_layer_kind(m, 3), LLM_LAYER_FULL);
+	CU_ASSERT_EQUAL(m->qk_norm, 1);
+	/* a config file of its own is titled by its _name_or_path */
+	CU_ASSERT_EQUAL_FATAL(hf_model_load("tests/data/hf/mistralai--Mistral-7B-Instruct-v0.3/"
+					    "config.json", &x, &e), 0);
+	CU_ASSERT_STRING_EQUAL(x.id, "mistralai--Mistral-7B-Instruct-v0.3");
+}
+
 void suite_hfconfig(void)
 {
 	CU_pSuite s = CU_add_suite("hfconfig", NULL, NULL);
@@ -464,4 +590,5 @@ void suite_hfconfig(void)
 	CU_add_test(s, "hybrid layers: linear attention, sliding window", test_hybrid);
 	CU_add_test(s, "GLM-4.5 geometry (glm4_moe)", test_glm45_geometry);
 	CU_add_test(s, "refused architectures and bad configs", test_refusals);
+	CU_add_test(s, "Llama 4, Gemma 3, Qwen2 layer plans", test_layer_plans);
 }

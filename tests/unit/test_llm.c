@@ -443,10 +443,18 @@ static void test_gpu_tflops(void)
 	EXPECT_NEAR(pro->tflops_bf16, 503.8, 1e-12);
 	EXPECT_NEAR(pro->tflops_fp4, 2015.2, 1e-12);
 	CU_ASSERT(h100->tflops_fp4 == 0);
-	/* nvfp4 math without FP4 tensor cores runs at the FP8 rate, then bf16 */
-	EXPECT_NEAR(llm_gpu_tflops(h100, LLM_NVFP4), 1978.9, 1e-12);
+	/* fp4 math without FP4 tensor cores runs weight-only at the bf16 rate
+	 * (Marlin W4A16), not at the FP8 one the GPU has; fp8 without FP8 too */
+	EXPECT_NEAR(llm_gpu_tflops(h100, LLM_NVFP4), 989.4, 1e-12);
+	EXPECT_NEAR(llm_gpu_tflops(h100, LLM_FP8), 1978.9, 1e-12);
+	EXPECT_NEAR(llm_gpu_tflops(gpu("l40s"), LLM_MXFP4), gpu("l40s")->tflops_bf16, 1e-12);
 	EXPECT_NEAR(llm_gpu_tflops(gpu("a100-sxm"), LLM_NVFP4), 312.0, 1e-12);
+	EXPECT_NEAR(llm_gpu_tflops(gpu("a100-sxm"), LLM_FP8), 312.0, 1e-12);
+	EXPECT_NEAR(llm_gpu_tflops(pro, LLM_MXFP4), 2015.2, 1e-12);
 	CU_ASSERT(llm_gpu_tflops(gpu("rtx-2080ti"), LLM_BF16) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(llm_kernel_path(gpu("l40s"), LLM_MXFP4), "weight-only"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(llm_kernel_path(gpu("l40s"), LLM_FP8), "W8A8"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(llm_kernel_path(pro, LLM_NVFP4), "FP4 tensor cores"));
 }
 
 static void test_memory_bound_b1(void)

@@ -5,6 +5,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "datadir.h"
@@ -160,6 +161,39 @@ static void test_datadir(void)
 	CU_ASSERT_STRING_EQUAL(plumb_data_path("/abs.yaml", buf, sizeof(buf)), "/abs.yaml");
 }
 
+/* A user's GPU catalog explains itself: arch checked against the known
+ * list, tflops without bf16 refused at its own file:line:column, ids found
+ * whatever their case. */
+static void test_gpu_catalog_checks(void)
+{
+	static const char head[] = "catalog: gpus\ngpus:\n  - id: my-card\n";
+	char text[512];
+	struct scn_catalog *c = NULL;
+	struct plumb_err e;
+	const struct scn_catalog *b;
+	snprintf(text, sizeof(text), "%s    arch: banana\n    memory_gib: 48\n"
+		 "    memory_gbs: 864\n    tflops: {bf16: 362}\n", head);
+	CU_ASSERT_EQUAL(scn_catalog_parse("mine.yaml", text, &c, &e), -PLUMB_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "unknown arch 'banana'"));
+	CU_ASSERT_STRING_EQUAL(e.file, "mine.yaml");
+	CU_ASSERT_EQUAL(e.line, 4);
+	CU_ASSERT_EQUAL(e.col, 11);
+	snprintf(text, sizeof(text), "%s    arch: sm_89\n    memory_gib: 48\n"
+		 "    memory_gbs: 864\n    tflops: {fp8: 362}\n", head);
+	CU_ASSERT_EQUAL(scn_catalog_parse("mine.yaml", text, &c, &e), -PLUMB_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "needs 'bf16'"));
+	CU_ASSERT_EQUAL(e.line, 7);
+	snprintf(text, sizeof(text), "%s    arch: gfx942\n    memory_gib: 48\n"
+		 "    memory_gbs: 864\n", head);
+	CU_ASSERT_EQUAL_FATAL(scn_catalog_parse("mine.yaml", text, &c, &e), 0);
+	CU_ASSERT_EQUAL(scn_catalog_find(c, "MY-CARD"), 0);
+	free(c);
+	b = scn_catalog_builtin(&e);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT(scn_catalog_find(b, "L40S") >= 0);
+	CU_ASSERT_EQUAL(scn_catalog_find(b, "L40S"), scn_catalog_find(b, "l40s"));
+}
+
 void suite_usercat(void)
 {
 	CU_pSuite s = CU_add_suite("usercat", NULL, NULL);
@@ -168,4 +202,6 @@ void suite_usercat(void)
 	CU_add_test(s, "a model catalog YAML as --model", test_model_yaml);
 	CU_add_test(s, "hybrid models in the catalog format", test_hybrid_yaml);
 	CU_add_test(s, "bundled data path", test_datadir);
+	CU_add_test(s, "GPU catalog checks: arch, tflops, ids without case",
+		    test_gpu_catalog_checks);
 }
