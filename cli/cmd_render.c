@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "cmd_stepopt.h"
+#include "predict_run.h"
 #include "render.h"
 
 const char cmd_render_usage[] =
@@ -334,7 +335,7 @@ static int tpoint_run(void *arg, double *value, struct plumb_err *err)
 	if (pred_check_fit(&c, 1, t->o->input + t->o->output, &fe) < 0)
 		return 0;
 	pred_serve_params(&c, t->conc, t->o->input, t->o->output, 0, &sp);
-	if ((rc = serve_run(&sp, pred_serve_step, &c, &sr, err)) < 0)
+	if ((rc = pred_serve_replicas(&c, t->conc, &sp, pred_serve_step, &c, &sr, err)) < 0)
 		return rc;
 	*value = sr.tok_s_total;
 	return 1;
