@@ -37,8 +37,13 @@ const char cmd_predict_usage[] =
 	"                         model file's own formats (its default; else nvfp4)\n"
 	"  --kv DTYPE             KV cache dtype, bf16 or fp8 (default bf16)\n"
 	"  --layout L,...         tpN, tpNppM, epN, tpNep, tpNdcpN (decode context\n"
-	"                         parallel: an MLA cache split over the N GPUs; default\n"
-	"                         tp<all GPUs>)\n"
+	"                         parallel: an MLA cache split over the N GPUs), each\n"
+	"                         optionally after dpK: K replicas on consecutive GPUs,\n"
+	"                         stepping at once on the box's links, the load split\n"
+	"                         evenly (dp4tp2, dp8 = eight single-GPU copies);\n"
+	"                         default tp<all GPUs>. A layout that leaves GPUs idle\n"
+	"                         says so above the table; rows give the GPUs used and\n"
+	"                         tok/s per GPU\n"
 	"  --concurrency C,...    clients (default 1,2,4,8,16,32,64)\n"
 	"  --batch B,...          instead: one decode step of B sequences each\n"
 	"  --context N            tokens of each prompt already in the KV cache (default 0)\n"
@@ -120,6 +125,10 @@ const char cmd_compare_usage[] =
 	"`plumb` with no arguments runs the seed comparison: GLM-5 NVFP4 on the\n"
 	"Proxmox VM, bare-metal and switch-chassis scenarios, layouts tp8, tp4pp2,\n"
 	"ep8, concurrency 1 to 64.\n"
+	"Boxes may differ in GPU count, in any order (the rows are the same): a\n"
+	"layout needing more GPUs than a box has is n/a there, with the reason.\n"
+	"Without --layout the layouts are tpN for every box size N, and on a larger\n"
+	"box each runs as replicas filling it (tp2 on 8 GPUs as dp4tp2).\n"
 	"  --plot FILE            also draw total tok/s against concurrency, a line per\n"
 	"                         box and layout (.png, .svg or .pdf; plumb render)\n"
 	"\n"
@@ -434,14 +443,22 @@ static int run(const char *cmd, struct popts *o, int compare)
 		if ((rc = scn_load(o->paths[i], &s[i], &err)) < 0)
 			goto fail;
 	if (!o->r.nlayouts) {
-		snprintf(o->r.layouts[0], 32, "tp%d", s[0]->ngpus);
-		o->r.nlayouts = 1;
+		/* tpN for each box size, each filling its box (models/predict) */
+		pred_default_layouts(s, o->npaths, o->r.layouts, MAXLIST, &o->r.nlayouts);
+		o->r.fill = 1;
 	}
 	if ((rc = pred_run_rows(&o->r, s, o->npaths, &rows, &nrows, &err)) < 0)
 		goto fail;
 	for (i = 0; i < o->npaths; i++) {
 		struct pred_cfg c;
-		if (pred_run_setup(&o->r, s[i], o->r.layouts[0], &c, NULL) == 0)
+		char lay[32], why[160];
+		int li;
+		/* the first layout the box runs */
+		for (li = 0; li < o->r.nlayouts &&
+		     pred_layout_on_box(s[i], o->r.layouts[li], o->r.fill, lay, sizeof(lay), why,
+					sizeof(why), NULL) != 0; li++)
+			;
+		if (li < o->r.nlayouts && pred_run_setup(&o->r, s[i], lay, &c, NULL) == 0)
 			pred_stack_text(&c, o->stack[i], sizeof(o->stack[i]));
 		else
 			snprintf(o->stack[i], sizeof(o->stack[i]), "(the first layout does not run)");

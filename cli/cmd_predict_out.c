@@ -134,6 +134,70 @@ static json_t *model_json(const struct popts *o)
 	return mi;
 }
 
+/* The GPUs row r's layout uses, all its replicas (0: it does not parse). */
+static int row_gpus(const struct popts *o, const struct pred_row *r)
+{
+	struct step_layout l;
+	(void)o;
+	if (step_layout_parse(r->lay, &l, NULL) < 0)
+		return 0;
+	return step_layout_used(&l);
+}
+
+/* Lines saying which layouts leave GPUs of a box idle, and that the rows'
+ * tok/s is then that of the GPUs used (tok/s per GPU divides by them). */
+static void print_unfilled(FILE *f, const struct popts *o, struct scenario **s, int ns)
+{
+	int li, j;
+	for (li = 0; li < o->r.nlayouts; li++)
+		for (j = 0; j < ns; j++) {
+			struct step_layout l;
+			int used;
+			if (step_layout_parse(o->r.layouts[li], &l, NULL) < 0)
+				continue;
+			used = step_layout_used(&l);
+			if (used >= s[j]->ngpus)
+				continue;
+			fprintf(f, "# %s uses %d of the %d GPUs of %s: the other %d stay idle; "
+				   "tok/s is that of the GPUs used", o->r.layouts[li], used,
+				s[j]->ngpus, s[j]->name[0] ? s[j]->name : s[j]->path,
+				s[j]->ngpus - used);
+			if (l.dp <= 1 && s[j]->ngpus % l.gpus == 0)
+				fprintf(f, " (dp%d%s fills the box)", s[j]->ngpus / l.gpus,
+					o->r.layouts[li]);
+			fputc('\n', f);
+		}
+}
+
+/* Under a comparison: what each layout runs as on each box where that is
+ * not the layout itself (replicas filling the box), and why a cell is
+ * n/a. Once per layout and box. */
+static void print_boxes(FILE *f, const struct popts *o, struct scenario **s, int ns,
+			const struct pred_row *rows, int nrows)
+{
+	int li, j, i, head = 0;
+	for (li = 0; li < o->r.nlayouts; li++)
+		for (j = 0; j < ns; j++) {
+			const struct pred_row *r;
+			struct step_layout l;
+			for (i = 0; i < nrows && (rows[i].li != li || rows[i].si != j); i++)
+				;
+			if (i == nrows)
+				continue;
+			r = &rows[i];
+			if (!r->fits && !strncmp(r->why, "n/a", 3)) {
+				fprintf(f, "%s%s on %s: %s\n", head++ ? "" : "\n", o->r.layouts[li],
+					s[j]->name, r->why);
+			} else if (strcmp(r->lay, o->r.layouts[li]) &&
+				   step_layout_parse(r->lay, &l, NULL) == 0) {
+				fprintf(f, "%s%s on %s runs as %s: %d copies on its %d GPUs, the load "
+					   "split between them (the default layouts fill each box)\n",
+					head++ ? "" : "\n", o->r.layouts[li], s[j]->name, r->lay, l.dp,
+					s[j]->ngpus);
+			}
+		}
+}
+
 /* "lo-hi" with prec decimals in buf, "-" for none. */
 static const char *range_cell(char *buf, size_t n, double lo, double hi, int prec)
 {
@@ -168,6 +232,10 @@ int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		json_t *row = json_object();
 		rc |= jout_set(row, "scenario", jout_str(s[r->si]->name));
 		rc |= jout_set(row, "layout", jout_str(o->r.layouts[r->li]));
+		if (strcmp(r->lay, o->r.layouts[r->li]))
+			rc |= jout_set(row, "layout_run", jout_str(r->lay));
+		rc |= jout_set(row, "gpus_used", json_integer(row_gpus(o, r)));
+		rc |= jout_set(row, "box_gpus", json_integer(s[r->si]->ngpus));
 		rc |= jout_set(row, xname, json_integer(r->x));
 		rc |= jout_set(row, "fits", json_boolean(r->fits));
 		if (!r->fits) {
@@ -177,6 +245,8 @@ int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		}
 		rc |= jout_set(row, "step_ms", jout_real(r->step_ms, 3));
 		rc |= jout_set(row, "tok_s_total", jout_real(r->tok_total, 2));
+		rc |= jout_set(row, "tok_s_per_gpu",
+			       jout_real(row_gpus(o, r) > 0 ? r->tok_total / row_gpus(o, r) : 0, 2));
 		rc |= jout_set(row, "tok_s_per_stream", jout_real(r->tok_stream, 3));
 		rc |= jout_set(row, "tpot_ms", jout_real(r->tpot_ms, 3));
 		if (!isnan(r->ttft_ms))
@@ -327,11 +397,9 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 		fputc('\n', f);
 		for (i = 0; i < nrows; i++) {
 			const struct pred_row *r = &rows[i];
-			struct step_layout l;
-			step_layout_parse(o->r.layouts[r->li], &l, NULL);
 			if (compare)
 				fprintf(f, "%s,", s[r->si]->name);
-			fprintf(f, "%s,%d,%d,%ld,", o->r.layouts[r->li], l.gpus, r->x,
+			fprintf(f, "%s,%d,%d,%ld,", r->lay, row_gpus(o, r), r->x,
 				o->r.nbatch ? o->r.context : o->r.input + o->r.output / 2);
 			if (!r->fits) {
 				fprintf(f, ",,,,,,,,,0,\"%s\"%s", r->why, iv ? ",," : "");
@@ -384,9 +452,11 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 				   "spreads, and the model error make validate measures (%d draws; "
 				   "plumb constants)\n",
 				o->r.draws);
+		print_unfilled(f, o, s, 1);
 		fprintf(f, "%-8s %11s %9s %11s ", "layout", xname, "step_ms", "tok/s");
 		if (iv)
 			fprintf(f, "%17s ", "tok/s 90%");
+		fprintf(f, "%4s %9s ", "gpus", "tok/s/gpu");
 		fprintf(f, "%11s %9s ", "tok/s/user", "tpot_ms");
 		if (iv)
 			fprintf(f, "%13s ", "tpot 90%");
@@ -406,6 +476,8 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 				snprintf(cell, sizeof(cell), "%.1f-%.1f", r->lo, r->hi);
 				fprintf(f, "%17s ", isnan(r->lo) ? "-" : cell);
 			}
+			fprintf(f, "%4d %9.1f ", row_gpus(o, r),
+				row_gpus(o, r) > 0 ? r->tok_total / row_gpus(o, r) : 0);
 			fprintf(f, "%11.2f %9.2f ", r->tok_stream, r->tpot_ms);
 			if (iv)
 				fprintf(f, "%13s ", range_cell(cell, sizeof(cell), r->tpot_lo, r->tpot_hi, 2));
@@ -442,7 +514,8 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 		for (j = 0; j < ns; j++) {
 			const struct pred_row *r = &rows[i + j];
 			if (!r->fits)
-				fprintf(f, " %*s", j ? w : 24, "does not fit");
+				fprintf(f, " %*s", j ? w : 24,
+					!strncmp(r->why, "n/a", 3) ? "n/a" : "does not fit");
 			else {
 				char cell[128], band[48] = "", xr[48] = "";
 				if (!isnan(r->lo))
@@ -463,6 +536,7 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 		}
 		fputc('\n', f);
 	}
+	print_boxes(f, o, s, ns, rows, nrows);
 	fputs("\nWhy (per box, at the highest concurrency of each layout):\n", f);
 	for (j = 0; j < ns; j++)
 		for (i = nrows - 1; i >= 0; i--) {

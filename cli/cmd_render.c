@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "cmd_stepopt.h"
+#include "predict_run.h"
 #include "render.h"
 
 const char cmd_render_usage[] =
@@ -271,9 +272,9 @@ static int timeline(const struct ropts *o, const struct scenario *s, struct plum
 	snprintf(t.title, sizeof(t.title), "%s: one decode step of %s, %s", s->name, c.m->name,
 		 c.lay.name);
 	snprintf(t.subtitle, sizeof(t.subtitle),
-		 "batch %d, %ld cached tokens each; step %.3f ms (%.1f tok/s per sequence); "
+		 "batch %d%s, %ld cached tokens each; step %.3f ms (%.1f tok/s per sequence); "
 		 "compute %.0f%%, communication %.0f%%, idle %.0f%% per GPU on average",
-		 o->step.batch, o->step.context, sec * 1e3, 1 / sec, 100 * info.compute_s / sec,
+		 o->step.batch, c.lay.dp > 1 ? " per replica" : "", o->step.context, sec * 1e3, 1 / sec, 100 * info.compute_s / sec,
 		 100 * info.comm_s / sec, 100 * info.idle_s / sec);
 	t.ngpus = info.run.ngpus;
 	t.seconds = sec;
@@ -334,7 +335,7 @@ static int tpoint_run(void *arg, double *value, struct plumb_err *err)
 	if (pred_check_fit(&c, 1, t->o->input + t->o->output, &fe) < 0)
 		return 0;
 	pred_serve_params(&c, t->conc, t->o->input, t->o->output, 0, &sp);
-	if ((rc = serve_run(&sp, pred_serve_step, &c, &sr, err)) < 0)
+	if ((rc = pred_serve_replicas(&c, t->conc, &sp, pred_serve_step, &c, &sr, err)) < 0)
 		return rc;
 	*value = sr.tok_s_total;
 	return 1;

@@ -277,6 +277,7 @@ static int run_pred(const struct ropts *o, char *fmt, char *path, char **extra, 
 struct prow {
 	int si, fits, x;
 	const char *layout, *diag, *why;        /* borrowed from the JSON document */
+	const char *run;                        /* layout_run: what ran, "" the layout */
 	double tok, lo, hi, stream, tpot, ttft, comm, busy;
 	double part[PART_N];                    /* the step's parts, ms per GPU */
 	json_t *draws;                          /* tok_s_draws (borrowed), or NULL */
@@ -337,6 +338,7 @@ static int read_rows(struct study *st, const char *path, struct plumb_err *err)
 			p->part[k] = num(json_object_get(r, "breakdown_ms"),
 					 pred_part_name((enum pred_part)k));
 		p->why = str(r, "why");
+		p->run = str(r, "layout_run");
 		p->draws = json_object_get(r, "tok_s_draws");
 		if (!json_is_array(p->draws))
 			p->draws = NULL;
@@ -364,6 +366,18 @@ static const struct prow *row_at(const struct study *st, int si, const char *lay
 			return p->fits ? p : NULL;
 	}
 	return NULL;
+}
+
+/* 1 when box si has no room for layout lay at load x (its row is n/a). */
+static int na_at(const struct study *st, int si, const char *lay, int x)
+{
+	int i;
+	for (i = 0; i < st->nrows; i++) {
+		const struct prow *p = &st->rows[i];
+		if (p->si == si && p->x == x && !strcmp(p->layout, lay))
+			return !p->fits && !strncmp(p->why, "n/a", 3);
+	}
+	return 0;
 }
 
 /* The fastest row of box si at load x, NULL if nothing fits. */
@@ -579,7 +593,9 @@ static void table(FILE *f, const struct study *st)
 			for (j = 0; j < st->ns; j++) {
 				const struct prow *r = row_at(st, j, st->layouts[li], st->xs[xi]);
 				if (!r) {
-					fputs("<td>does not fit</td>", f);
+					/* n/a: the box is too small for the layout */
+					fputs(na_at(st, j, st->layouts[li], st->xs[xi]) ? "<td>n/a</td>"
+					      : "<td>does not fit</td>", f);
 					continue;
 				}
 				fprintf(f, "<td>%.1f", r->tok);
@@ -606,6 +622,21 @@ static void table(FILE *f, const struct study *st)
 		fprintf(f, ", %s): ", st->rows[j].layout);
 		esc(f, st->rows[j].why);
 		fputs("</p>\n", f);
+	}
+	/* a default layout run as replicas filling a larger box, once each */
+	for (j = 0; j < st->nrows; j++) {
+		int k;
+		if (!st->rows[j].run[0])
+			continue;
+		for (k = 0; k < j && (strcmp(st->rows[k].run, st->rows[j].run) ||
+				      st->rows[k].si != st->rows[j].si); k++)
+			;
+		if (k < j)
+			continue;
+		fprintf(f, "<p class=\"note\">%s on ", st->rows[j].layout);
+		esc(f, st->s[st->rows[j].si]->name);
+		fprintf(f, " runs as %s: copies of it fill the box, the load split between "
+			   "them.</p>\n", st->rows[j].run);
 	}
 }
 

@@ -865,12 +865,13 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 int pred_cfg_check_box(const struct pred_cfg *c, const char *lay, struct plumb_err *err)
 {
 	const struct scenario *s = c->s;
-	int rc;
-	if (c->lay.gpus > s->ngpus)
+	int rc, used = step_layout_used(&c->lay);
+	if (used > s->ngpus)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "layout %s needs %d GPUs but %s has %d", lay, c->lay.gpus,
+				     "layout %s needs %d GPUs but %s has %d", lay, used,
 				     s->name[0] ? s->name : s->path, s->ngpus);
-	if (s->ngpus % c->lay.gpus != 0) {
+	/* Named replicas (dpN) may leave GPUs over: the output says so. */
+	if (c->lay.dp <= 1 && s->ngpus % c->lay.gpus != 0) {
 		/* Replicas of the layout would leave GPUs idle: say which fit. */
 		char fit[128];
 		size_t n = 0;
@@ -899,13 +900,13 @@ int pred_cfg_check_box(const struct pred_cfg *c, const char *lay, struct plumb_e
 		free(br);
 		if (rc < 0)
 			return rc;
-		if (ok < c->lay.gpus)
+		if (ok < used)
 			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 					     "layout %s needs %d GPUs but only %d of %s's %d get "
 					     "their BARs in the guest (the GPUs need %llu GiB of "
 					     "64-bit MMIO, the window has room for %llu GiB): raise "
 					     "mmio64_window; plumb topo shows the kernel's messages",
-					     lay, c->lay.gpus, ok, s->name[0] ? s->name : s->path,
+					     lay, used, ok, s->name[0] ? s->name : s->path,
 					     s->ngpus, need, room);
 	}
 	return 0;

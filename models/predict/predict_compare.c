@@ -1,8 +1,9 @@
 /*
- * predict_compare.c - what a speed-up between boxes depends on
- * (predict_run.h, pred_run_depends): paired draws of the constants for its
- * range, and the same points again under NCCL's default level and on eager
- * launches.
+ * predict_compare.c - boxes side by side (predict_run.h): the default
+ * layouts of boxes of any size and the layout each box runs (the same
+ * whatever the boxes' order), and what a speed-up between boxes depends
+ * on (pred_run_depends): paired draws of the constants for its range, and
+ * the same points again under NCCL's default level and on eager launches.
  */
 #include "predict_run.h"
 
@@ -10,6 +11,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void pred_default_layouts(struct scenario *const *s, int ns, char (*lay)[32], int cap, int *n)
+{
+	int i, j, k, g;
+	*n = 0;
+	for (i = 0; i < ns; i++) {
+		g = s[i]->ngpus;
+		for (j = 0; j < *n && atoi(lay[j] + 2) < g; j++)
+			;
+		if ((j < *n && atoi(lay[j] + 2) == g) || *n >= cap)
+			continue;
+		for (k = *n; k > j; k--)        /* keep them smallest first */
+			memcpy(lay[k], lay[k - 1], sizeof(lay[k]));
+		snprintf(lay[j], sizeof(lay[j]), "tp%d", g);
+		(*n)++;
+	}
+}
+
+int pred_layout_on_box(const struct scenario *s, const char *lay, int fill, char *out, size_t n,
+		       char *why, size_t nw, struct plumb_err *err)
+{
+	struct step_layout l;
+	int rc, used;
+	snprintf(out, n, "%s", lay);
+	if ((rc = step_layout_parse(lay, &l, err)) < 0)
+		return rc;
+	used = step_layout_used(&l);
+	if (used > s->ngpus) {
+		snprintf(why, nw, "n/a: %s needs %d GPUs, box has %d", lay, used, s->ngpus);
+		return 1;
+	}
+	if (fill && l.dp <= 1 && used < s->ngpus && s->ngpus % used == 0)
+		snprintf(out, n, "dp%d%s", s->ngpus / used, lay);
+	return 0;
+}
 
 void pred_ratio_interval(const struct pred_run *o, const double *num, const double *den, int n,
 			 double *lo, double *hi)
@@ -34,7 +70,7 @@ void pred_ratio_interval(const struct pred_run *o, const double *num, const doub
  * the 5th and 95th percentiles of the ratios. *lo = *hi = NAN without
  * draws. v0: s0's draws, filled when *have0 is 0.
  */
-static int pair_range(const struct pred_run *o, const struct scenario *s0,
+static int pair_range(const struct pred_run *o, const struct scenario *s0, const char *lay0,
 		      const struct scenario *s, const char *lay, int x, double *v0, int *have0,
 		      double *lo, double *hi, struct plumb_err *err)
 {
@@ -44,7 +80,7 @@ static int pair_range(const struct pred_run *o, const struct scenario *s0,
 	if (o->draws < 1)
 		return 0;
 	if (!*have0) {
-		if ((rc = pred_point_draws(o, s0, lay, x, v0, err)) <= 0)
+		if ((rc = pred_point_draws(o, s0, lay0, x, v0, err)) <= 0)
 			return rc;
 		*have0 = 1;
 	}
@@ -56,15 +92,15 @@ static int pair_range(const struct pred_run *o, const struct scenario *s0,
 	return rc < 0 ? rc : 0;
 }
 
-/* Point x of the first layout on s, with the NCCL level (>= 0) or eager
- * launches forced, into r. */
-static int point_with(const struct pred_run *o, const struct scenario *s, int x, int level,
-		      int eager, struct pred_row *r, struct plumb_err *err)
+/* Point x of layout lay (the first layout as s runs it) on s, with the
+ * NCCL level (>= 0) or eager launches forced, into r. */
+static int point_with(const struct pred_run *o, const struct scenario *s, const char *lay,
+		      int x, int level, int eager, struct pred_row *r, struct plumb_err *err)
 {
 	struct pred_cfg c;
 	int rc;
 	memset(r, 0, sizeof(*r));
-	if ((rc = pred_run_setup(o, s, o->layouts[0], &c, err)) < 0)
+	if ((rc = pred_run_setup(o, s, lay, &c, err)) < 0)
 		return rc;
 	if (level >= 0)
 		c.topo.nccl_p2p_level = level;
@@ -101,23 +137,25 @@ int pred_run_depends(const struct pred_run *o, struct scenario *const *s, int ns
 		d->hi = hi;
 		d->lo0 = &rows[lo - rows - j];
 		d->hi0 = &rows[hi - rows - j];
+		d->lay = lo->lay;
+		d->lay0 = d->lo0->lay;
 		d->pxb = s[j]->nccl_level == NP_SYS;
 		d->eager_fits = 1;
 		for (i = 0; i < 2; i++) {
 			struct pred_row t, v, b;
 			int x = (i ? hi : lo)->x;
-			if ((rc = pair_range(o, s[0], s[j], o->layouts[0], x, v0 + i * o->draws,
+			if ((rc = pair_range(o, s[0], d->lay0, s[j], d->lay, x, v0 + i * o->draws,
 					     &have0[i], &d->rlo[i], &d->rhi[i], err)) < 0)
 				goto out;
 			/* NCCL's default level: P2P across host bridges becomes SHM. */
 			if (d->pxb) {
-				if ((rc = point_with(o, s[j], x, NP_PXB, 0, &t, err)) < 0)
+				if ((rc = point_with(o, s[j], d->lay, x, NP_PXB, 0, &t, err)) < 0)
 					goto out;
 				d->pxb_tok[i] = t.tok_total;
 			}
 			/* Both boxes without CUDA graphs. */
-			if ((rc = point_with(o, s[0], x, -1, 1, &v, err)) < 0 ||
-			    (rc = point_with(o, s[j], x, -1, 1, &b, err)) < 0)
+			if ((rc = point_with(o, s[0], d->lay0, x, -1, 1, &v, err)) < 0 ||
+			    (rc = point_with(o, s[j], d->lay, x, -1, 1, &b, err)) < 0)
 				goto out;
 			d->eager0[i] = v.tok_total;
 			d->eager[i] = b.tok_total;

@@ -40,12 +40,110 @@ int pred_run_setup(const struct pred_run *o, const struct scenario *s, const cha
 	return 0;
 }
 
+/*
+ * (predict_run.h) The serving run of a layout with dp replicas: the load split evenly
+ * (replica i of dp takes x / dp clients, one more for the first x % dp; a
+ * rate's arrivals 1/dp each, replica i seeded seed + i; a trace's every
+ * dp-th request from the i-th), each replica served on its own while
+ * every step it takes is simulated with all replicas stepping on the same
+ * fabric (pred_step runs the dp copies at once). Runs with the same share
+ * give the same result, so closed loops run at most two. The sum: tok/s
+ * and peak added, per-stream rate and the means weighted by completed
+ * requests, each percentile the largest replica's (the merged one lies
+ * between the replicas'), the KV peak per replica.
+ */
+int pred_serve_replicas(const struct pred_cfg *c, int x, const struct serve_params *sp0,
+			serve_step_fn fn, void *ctx, struct serve_result *out,
+			struct plumb_err *err)
+{
+	int dp = c->lay.dp > 1 ? c->lay.dp : 1, i, k, rc = 0, done = 0, last = -1;
+	struct serve_request *sub = NULL;
+	struct serve_result one, prev;
+	double w = 0;
+	memset(out, 0, sizeof(*out));
+	memset(&prev, 0, sizeof(prev));
+	if (dp == 1)
+		return serve_run(sp0, fn, ctx, out, err);
+	if (sp0->trace && !(sub = malloc((size_t)(sp0->ntrace / dp + 1) * sizeof(*sub))))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	for (i = 0; i < dp; i++) {
+		struct serve_params sp = *sp0;
+		int share = x / dp + (i < x % dp);
+		if (sp0->trace) {
+			int n = 0;
+			for (k = i; k < sp0->ntrace; k += dp)
+				sub[n++] = sp0->trace[k];
+			if (!n)
+				continue;
+			sp.trace = sub;
+			sp.ntrace = n;
+			sp.concurrency = share;
+		} else if (sp0->rate > 0) {
+			sp.rate = sp0->rate / dp;
+			sp.prompts = sp0->prompts / dp > 0 ? sp0->prompts / dp : 1;
+			sp.seed = sp0->seed + (unsigned long)i;
+			sp.concurrency = sp0->concurrency > 0 ? (share > 0 ? share : 1) : 0;
+		} else {
+			if (share < 1)
+				continue;       /* fewer clients than replicas: idle */
+			sp.concurrency = share;
+		}
+		if (!sp0->trace && sp0->rate <= 0 && share == last) {
+			one = prev;     /* the same share: the same run */
+		} else {
+			if ((rc = serve_run(&sp, fn, ctx, &one, err)) < 0)
+				break;
+			prev = one;
+			last = share;
+		}
+		out->tok_s_total += one.tok_s_total;
+		out->peak_tok_s += one.peak_tok_s;
+		w += one.completed;
+		out->tok_s_stream += one.tok_s_stream * one.completed;
+		out->tpot_ms += one.tpot_ms * one.completed;
+		out->ttft_ms += one.ttft_ms * one.completed;
+		out->itl_ms += one.itl_ms * one.completed;
+		out->e2e_ms += one.e2e_ms * one.completed;
+		out->mean_batch += one.mean_batch * one.completed;
+		if (one.decode_step_ms > out->decode_step_ms)
+			out->decode_step_ms = one.decode_step_ms;
+		out->steps += one.steps;
+		out->distinct_steps += one.distinct_steps;
+		for (k = 0; k < SERVE_NPCT; k++) {
+			out->ttft_p[k] = fmax(out->ttft_p[k], one.ttft_p[k]);
+			out->tpot_p[k] = fmax(out->tpot_p[k], one.tpot_p[k]);
+			out->itl_p[k] = fmax(out->itl_p[k], one.itl_p[k]);
+			out->e2e_p[k] = fmax(out->e2e_p[k], one.e2e_p[k]);
+		}
+		if (one.kv_peak > out->kv_peak)
+			out->kv_peak = one.kv_peak;
+		out->preemptions += one.preemptions;
+		if (one.max_waiting > out->max_waiting)
+			out->max_waiting = one.max_waiting;
+		out->completed += one.completed;
+		done++;
+	}
+	free(sub);
+	if (rc < 0)
+		return rc;
+	if (w > 0) {
+		out->tok_s_stream /= w;
+		out->tpot_ms /= w;
+		out->ttft_ms /= w;
+		out->itl_ms /= w;
+		out->e2e_ms /= w;
+		out->mean_batch /= w;
+	}
+	(void)done;
+	return 0;
+}
+
 int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 		   struct pred_row *r, struct plumb_err *err)
 {
 	struct pred_step_info info;
 	double sec;
-	int rc, batch = x;
+	int rc, dp = c->lay.dp > 1 ? c->lay.dp : 1, batch = (x + dp - 1) / dp;
 	long ctx = o->nbatch ? o->context : o->input + o->output / 2;
 	struct plumb_err fe;
 
@@ -72,7 +170,7 @@ int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 	if (o->nbatch) {
 		double per = pred_tokens_per_step(c);
 		r->step_ms = sec * 1e3;
-		r->tok_total = batch * per / sec;
+		r->tok_total = x * per / sec;       /* every replica's sequences */
 		r->tok_stream = per / sec;
 		r->tpot_ms = sec * 1e3 / per;
 		r->ttft_ms = NAN;
@@ -94,7 +192,7 @@ int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 			sp.prompts = o->requests ? (int)o->requests : 1000;
 			sp.seed = o->seed >= 0 ? (unsigned long)o->seed : c->s->seed;
 		}
-		if ((rc = serve_run(&sp, pred_serve_step, &cc, &sr, err)) < 0)
+		if ((rc = pred_serve_replicas(c, x, &sp, pred_serve_step, &cc, &sr, err)) < 0)
 			return rc;
 		r->sr = sr;
 		r->step_ms = sr.decode_step_ms;
@@ -339,10 +437,16 @@ static int row_item(void *arg, void *tls, int i, struct plumb_err *err)
 	struct pred_cfg c;
 	int xi = i / w->ns % w->nx, x = o->nbatch ? o->batch[xi] : o->conc[xi], rc;
 	(void)tls;
-	if ((rc = pred_run_setup(o, w->s[r->si], o->layouts[r->li], &c, err)) < 0 ||
+	r->x = x;
+	r->lo = r->hi = r->tpot_lo = r->tpot_hi = r->ttft_lo = r->ttft_hi = NAN;
+	/* a box too small for the layout: its cell says n/a and why */
+	if ((rc = pred_layout_on_box(w->s[r->si], o->layouts[r->li], o->fill, r->lay,
+				     sizeof(r->lay), r->why, sizeof(r->why), err)) != 0)
+		return rc < 0 ? rc : 0;
+	if ((rc = pred_run_setup(o, w->s[r->si], r->lay, &c, err)) < 0 ||
 	    (rc = pred_run_point(o, &c, x, r, err)) < 0)
 		return rc;
-	return interval(o, w->s[r->si], o->layouts[r->li], x, r, err);
+	return interval(o, w->s[r->si], r->lay, x, r, err);
 }
 
 int pred_run_rows(const struct pred_run *o, struct scenario *const *s, int ns,

@@ -59,11 +59,14 @@ struct pred_run {
 	int nreqs;
 	const char *engine;         /* NAME[@VERSION], NULL: the scenario's (borrowed) */
 	struct pred_draw_src src;
+	int fill;                   /* 1: the layouts are the defaults, each run as
+				       replicas filling its box (pred_layout_on_box) */
 };
 
 /* One predicted point. */
 struct pred_row {
 	int si, li, x;              /* scenario, layout, concurrency or batch */
+	char lay[32];               /* the layout run on the box (pred_layout_on_box) */
 	int fits;
 	char why[1024];
 	double step_ms, tok_total, tok_stream, tpot_ms, ttft_ms;
@@ -99,6 +102,36 @@ int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 int pred_run_rows(const struct pred_run *o, struct scenario *const *s, int ns,
 		  struct pred_row **rows, int *nrows, struct plumb_err *err);
 
+/*
+ * The serving run sp0 of c's layout at load x (sp0->concurrency is x),
+ * split over its replicas (c->lay.dp; one: serve_run as it is): each
+ * replica runs x / dp clients (the first x % dp one more), a rate's 1/dp
+ * (replica i seeded sp0->seed + i), a trace's every dp-th request; every
+ * step through fn(ctx), which runs the dp copies at once on the box. Into
+ * *out: tok/s summed, means weighted by completed requests, percentiles
+ * the largest replica's. Errors: serve_run's.
+ */
+int pred_serve_replicas(const struct pred_cfg *c, int x, const struct serve_params *sp0,
+			serve_step_fn fn, void *ctx, struct serve_result *out,
+			struct plumb_err *err);
+
+/*
+ * The default layouts of a comparison (predict_compare.c): tpN for every
+ * distinct GPU count N among the ns boxes, smallest first, into
+ * lay[0..*n) (room for cap); the list does not depend on the boxes' order.
+ */
+void pred_default_layouts(struct scenario *const *s, int ns, char (*lay)[32], int cap, int *n);
+
+/*
+ * The layout that `lay` runs as on box s, into out (n bytes): lay itself,
+ * or, with fill (the default layouts) on a box it does not fill and whose
+ * GPU count its own divides, dpK followed by lay, K copies filling the box.
+ * 0, or 1 when the box cannot run it, with why "n/a: tp8 needs 8 GPUs,
+ * box has 4" (nw bytes). Errors: EUSAGE for a layout that does not parse.
+ */
+int pred_layout_on_box(const struct scenario *s, const char *lay, int fill, char *out, size_t n,
+		       char *why, size_t nw, struct plumb_err *err);
+
 /* rows[0..n) and their draws freed; NULL is a no-op. */
 void pred_rows_free(struct pred_row *rows, int n);
 
@@ -125,6 +158,7 @@ void pred_ratio_interval(const struct pred_run *o, const double *num, const doub
  */
 struct pred_depends {
 	int j;                      /* the box, an index of s */
+	const char *lay, *lay0;     /* the first layout as each box runs it (the rows') */
 	const struct pred_row *lo, *hi;     /* its rows at the lowest and highest load */
 	const struct pred_row *lo0, *hi0;   /* the first box's */
 	double rlo[2], rhi[2];      /* the speed-up's 90% range, NAN: none */

@@ -38,6 +38,7 @@
 #define STEP_MAX_ROUNDS 4       /* passes of the batch a steady-state run makes */
 #define STEP_MEMO 64
 #define STEP_MAX_DENY 64        /* replays denied before replay is given up */
+#define STEP_MAX_LANES 64       /* replicas x stages run at once */
 
 int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *err)
 {
@@ -46,6 +47,24 @@ int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *er
 
 	memset(l, 0, sizeof(*l));
 	snprintf(l->name, sizeof(l->name), "%s", s);
+	l->dp = 1;
+	if (!strncmp(s, "dp", 2)) {
+		/* dpN then the layout of one replica (none: one GPU each) */
+		int rc;
+		a = strtol(s + 2, &end, 10);
+		if (end == s + 2 || a < 1 || a > SCN_MAX_GPUS || !strncmp(end, "dp", 2))
+			goto bad;
+		if ((rc = step_layout_parse(*end ? end : "tp1", l, err)) < 0) {
+			if (!err || strstr(err->msg, "unknown layout"))
+				goto bad;       /* named whole */
+			return rc;
+		}
+		snprintf(l->name, sizeof(l->name), "%s", s);
+		l->dp = (int)a;
+		if ((long)l->dp * l->gpus > SCN_MAX_GPUS)
+			goto bad;
+		return 0;
+	}
 	if (!strncmp(s, "tp", 2)) {
 		a = strtol(s + 2, &end, 10);
 		if (end == s + 2 || a < 1 || a > SCN_MAX_GPUS)
@@ -98,7 +117,7 @@ int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *er
 	}
 bad:
 	return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-			     "unknown layout '%s' (expected tpN, tpNppM, epN, tpNep or tpNdcpN, e.g. tp8, tp4pp2, ep8, tp8ep, tp8dcp8)",
+			     "unknown layout '%s' (expected tpN, tpNppM, epN, tpNep or tpNdcpN, each optionally after dpN replicas, or dpN alone, e.g. tp8, tp4pp2, ep8, tp8ep, tp8dcp8, dp4tp2, dp8)",
 			     s);
 }
 
@@ -178,15 +197,16 @@ struct srun {
 	struct xfer_ctx xx;
 	int kind_done;
 	int micro, per_stage;
-	int cur[STEP_MAX_STAGES];           /* microbatch in progress, -1 idle */
-	int pc[STEP_MAX_STAGES];            /* next op */
-	int next[STEP_MAX_STAGES];          /* next microbatch to take */
+	int nlanes;                         /* replicas x stages: lane r x pp + stage */
+	int cur[STEP_MAX_LANES];            /* microbatch in progress, -1 idle */
+	int pc[STEP_MAX_LANES];             /* next op */
+	int next[STEP_MAX_LANES];           /* next microbatch to take */
 	int rounds, total;                  /* passes of the batch; micro x rounds */
 	double round_end[STEP_MAX_ROUNDS];  /* the last stage done with a pass */
 	/* by pass-microbatch index g = pass x micro + microbatch */
-	unsigned char ready[STEP_MAX_STAGES][STEP_MAX_MICRO * STEP_MAX_ROUNDS];
-	int sends_left[STEP_MAX_STAGES][STEP_MAX_MICRO * STEP_MAX_ROUNDS];
-	double op_t0[STEP_MAX_STAGES];
+	unsigned char ready[STEP_MAX_LANES][STEP_MAX_MICRO * STEP_MAX_ROUNDS];
+	int sends_left[STEP_MAX_LANES][STEP_MAX_MICRO * STEP_MAX_ROUNDS];
+	double op_t0[STEP_MAX_LANES];
 	struct memo memo[STEP_MEMO];
 	int nmemo;
 	int finished;                       /* stage x microbatch units done */
@@ -196,15 +216,25 @@ struct srun {
 	int kind_replay;
 	struct claim *cl;
 	int ncl;
-	int ccl[STEP_MAX_STAGES];           /* claim of the stage's collective, -1 */
+	int ccl[STEP_MAX_LANES];            /* claim of the lane's collective, -1 */
 	int breach;                         /* a replay met traffic: stop, re-run */
 };
 
 static int advance(struct srun *sr, int st, struct plumb_err *err);
 
+/* The i-th GPU of lane st (replica st / pp, stage st % pp): replica r
+ * holds GPUs r x gpus .. (r + 1) x gpus - 1, consecutive as the engine
+ * numbers them, so a replica's GPUs are neighbours on the PCIe tree and
+ * NVLink wherever the box's order follows them. */
 static int stage_gpu(const struct srun *sr, int st, int i)
 {
-	return st * sr->per_stage + i;
+	return st / sr->l->pp * sr->l->gpus + st % sr->l->pp * sr->per_stage + i;
+}
+
+/* The program lane st runs: its stage's. */
+static const struct step_prog *lane_prog(const struct srun *sr, int st)
+{
+	return &sr->prog[st % sr->l->pp];
 }
 
 /* ---- replay ------------------------------------------------------------ */
@@ -414,7 +444,8 @@ static void account(struct srun *sr, int st, const struct step_op *op, double dt
 		else
 			sr->r->busy[g] += dt;
 	}
-	sr->r->by_tag[op->tag] += dt;
+	if (st < sr->l->pp)     /* per replica: the first one's */
+		sr->r->by_tag[op->tag] += dt;
 }
 
 static int coll_done(struct coll_ctx *x, double seconds, void *arg, struct plumb_err *err)
@@ -432,7 +463,7 @@ static int coll_done(struct coll_ctx *x, double seconds, void *arg, struct plumb
 		c->kind = CL_FREE;
 		sr->ccl[st] = -1;
 	}
-	account(sr, st, &sr->prog[st].ops[sr->pc[st]], seconds);
+	account(sr, st, &lane_prog(sr, st)->ops[sr->pc[st]], seconds);
 	sr->pc[st]++;
 	return advance(sr, st, err);
 }
@@ -443,7 +474,7 @@ static int on_compute(struct sim_engine *eng, void *ctx, const struct sim_event 
 	struct srun *sr = ctx;
 	int st = (int)ev->pl.i0;
 	(void)eng;
-	account(sr, st, &sr->prog[st].ops[sr->pc[st]], sim_now(sr->eng) - sr->op_t0[st]);
+	account(sr, st, &lane_prog(sr, st)->ops[sr->pc[st]], sim_now(sr->eng) - sr->op_t0[st]);
 	sr->pc[st]++;
 	return advance(sr, st, err);
 }
@@ -460,7 +491,7 @@ static int on_replay(struct sim_engine *eng, void *ctx, const struct sim_event *
 	(void)eng;
 	c->kind = CL_FREE;
 	sr->ccl[st] = -1;
-	account(sr, st, &sr->prog[st].ops[sr->pc[st]], sr->rc->e[c->entry].seconds);
+	account(sr, st, &lane_prog(sr, st)->ops[sr->pc[st]], sr->rc->e[c->entry].seconds);
 	sr->pc[st]++;
 	return advance(sr, st, err);
 }
@@ -488,7 +519,8 @@ static int send_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 			sr->r->comm[stage_gpu(sr, st, i)] += dt;
 			span(sr, stage_gpu(sr, st, i), sa->t0, sim_now(sr->eng), TAG_COMM_PP, 1);
 		}
-		sr->r->by_tag[TAG_COMM_PP] += dt;
+		if (st < sr->l->pp)
+			sr->r->by_tag[TAG_COMM_PP] += dt;
 		sr->ready[st + 1][m] = 1;
 		sr->finished++;
 		if (sr->cur[st + 1] < 0)
@@ -503,7 +535,8 @@ static int finish_micro(struct srun *sr, int st, struct plumb_err *err)
 {
 	int m = sr->cur[st], i, rc;
 	sr->cur[st] = -1;
-	if (st + 1 >= sr->l->pp) {
+	if (st % sr->l->pp + 1 >= sr->l->pp) {
+		int first = st - st % sr->l->pp;        /* the replica's first lane */
 		/* Out of the pipeline: its next token's pass may enter it (the
 		 * engine keeps the batches in flight, each waiting only for its
 		 * own previous token). */
@@ -511,9 +544,9 @@ static int finish_micro(struct srun *sr, int st, struct plumb_err *err)
 		if (m % sr->micro == sr->micro - 1)
 			sr->round_end[m / sr->micro] = sim_now(sr->eng);
 		if (m + sr->micro < sr->total) {
-			sr->ready[0][m + sr->micro] = 1;
-			if (sr->cur[0] < 0 && st != 0)
-				return advance(sr, 0, err);
+			sr->ready[first][m + sr->micro] = 1;
+			if (sr->cur[first] < 0 && st != first)
+				return advance(sr, first, err);
 		}
 		return 0;
 	}
@@ -542,7 +575,7 @@ static int finish_micro(struct srun *sr, int st, struct plumb_err *err)
 		memset(&xs, 0, sizeof(xs));
 		xs.src = a;
 		xs.dst = b;
-		xs.bytes = sr->prog[st].send_bytes;
+		xs.bytes = lane_prog(sr, st)->send_bytes;
 		xs.method = sr->view->xport[a][b] == XP_P2P ? XFER_P2P : XFER_BOUNCE;
 		xs.host_socket = -1;
 		xs.start = sim_now(sr->eng);
@@ -558,7 +591,7 @@ static int finish_micro(struct srun *sr, int st, struct plumb_err *err)
 /* Run stage st's next op, or take its next microbatch when it is idle. */
 static int advance(struct srun *sr, int st, struct plumb_err *err)
 {
-	const struct step_prog *p = &sr->prog[st];
+	const struct step_prog *p = lane_prog(sr, st);
 	int rc;
 
 	for (;;) {
@@ -727,8 +760,9 @@ static int run_once(const struct scenario *s, const struct topo_opts *o,
 	sr->rounds = r->rounds > 1 ? r->rounds : 1;
 	sr->total = micro * sr->rounds;
 	sr->per_stage = l->gpus / l->pp;
+	sr->nlanes = (l->dp > 1 ? l->dp : 1) * l->pp;
 	sr->rc = rcache;
-	r->ngpus = l->gpus;
+	r->ngpus = step_layout_used(l);
 	sr->shared = shared;
 	sr->view = view;
 	if ((rc = sim_engine_new(s->seed, &sr->eng, err)) < 0)
@@ -752,24 +786,26 @@ static int run_once(const struct scenario *s, const struct topo_opts *o,
 	}
 	if (r->hook)
 		sim_net_set_resolve_hook(sr->fab->net, r->hook, r->hook_ctx);
-	for (st = 0; st < l->pp; st++) {
+	for (st = 0; st < sr->nlanes; st++) {
 		sr->cur[st] = -1;
 		sr->ccl[st] = -1;
 		for (m = 0; m < micro; m++)
-			sr->ready[st][m] = st == 0;
+			sr->ready[st][m] = st % l->pp == 0;
 	}
-	if ((rc = advance(sr, 0, err)) < 0)
-		goto out;
+	/* every replica's first stage starts at once */
+	for (st = 0; st < sr->nlanes; st += l->pp)
+		if ((rc = advance(sr, st, err)) < 0)
+			goto out;
 	if ((rc = sim_run(sr->eng, INFINITY, err)) < 0)
 		goto out;
 	if (sr->breach) {
 		*breach = 1;
 		goto out;
 	}
-	if (sr->finished != l->pp * sr->total) {
+	if (sr->finished != sr->nlanes * sr->total) {
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
 				   "step stopped with %d of %d stage-microbatches done",
-				   sr->finished, l->pp * sr->total);
+				   sr->finished, sr->nlanes * sr->total);
 		goto out;
 	}
 	r->seconds = r->run_seconds = sim_now(sr->eng);
@@ -800,155 +836,6 @@ static int env_on(const char *name)
 static int replay_off_env(void)
 {
 	return env_on("PLUMB_NO_REPLAY");
-}
-
-/* ---- the shared memo ---------------------------------------------------- */
-
-/* A growable byte string. */
-struct bytes {
-	unsigned char *p;
-	size_t n, cap;
-	int oom;
-};
-
-static void put(struct bytes *b, const void *x, size_t n)
-{
-	if (b->oom || n == 0)
-		return;
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 4096;
-		unsigned char *np;
-		while (cap < b->n + n)
-			cap *= 2;
-		if (!(np = realloc(b->p, cap))) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, x, n);
-	b->n += n;
-}
-
-static void put_int(struct bytes *b, long v)
-{
-	int64_t x = v;
-	put(b, &x, sizeof(x));
-}
-
-static void put_dbl(struct bytes *b, double v)
-{
-	put(b, &v, sizeof(v));
-}
-
-/* Everything step_run's result depends on, field by field (no padding).
- * The scenario and topology options are the held entry's id. A stage's
- * ops repeat layer after layer, so each stage is written as a list of
- * distinct ops, then every op as an index into it: an exact encoding (the
- * ops follow from it), several times smaller than the plain one. */
-static void memo_key(struct bytes *b, uint64_t scn, int replay, const struct step_layout *l,
-		     const struct step_prog *prog, int micro, int rounds)
-{
-	int st, i, j;
-	put(b, &scn, sizeof(scn));
-	put_int(b, replay);
-	put_int(b, l->kind);
-	put_int(b, l->tp);
-	put_int(b, l->pp);
-	put_int(b, l->ep);
-	put_int(b, l->gpus);
-	put_int(b, l->dcp);
-	put_int(b, micro);
-	put_int(b, rounds);
-	for (st = 0; st < l->pp; st++) {
-		const struct step_prog *p = &prog[st];
-		int *idx = malloc(2 * ((size_t)p->nops + 1) * sizeof(*idx)), *of, nd = 0;
-		if (!idx) {
-			b->oom = 1;
-			return;
-		}
-		of = idx + p->nops + 1;
-		put_int(b, p->nops);
-		put_dbl(b, p->send_bytes);
-		/* distinct ops: each op is looked for among the last 64 distinct
-		 * ones (a layer's ops are near each other), else it is new */
-		for (i = 0; i < p->nops; i++) {
-			const struct step_op *op = &p->ops[i];
-			for (j = nd; j-- > 0 && j >= nd - 64;) {
-				const struct step_op *q = &p->ops[idx[j]];
-				if (q->kind == op->kind && q->tag == op->tag &&
-				    !memcmp(&q->seconds, &op->seconds, sizeof(op->seconds)) &&
-				    !memcmp(&q->bytes, &op->bytes, sizeof(op->bytes)))
-					break;
-			}
-			if (j < 0 || j < nd - 64) {
-				j = nd;
-				idx[nd++] = i;
-			}
-			of[i] = j;
-		}
-		put_int(b, nd);
-		for (j = 0; j < nd; j++) {
-			const struct step_op *op = &p->ops[idx[j]];
-			int32_t kt[2] = { (int32_t)op->kind, (int32_t)op->tag };
-			put(b, kt, sizeof(kt));
-			put_dbl(b, op->seconds);
-			put_dbl(b, op->bytes);
-		}
-		for (i = 0; i < p->nops; i++) {
-			if (nd <= 65536) {
-				uint16_t k = (uint16_t)of[i];
-				put(b, &k, sizeof(k));
-			} else {
-				put_int(b, of[i]);
-			}
-		}
-		free(idx);
-	}
-}
-
-/*
- * A step's result as the memo keeps it: the whole struct, so every field
- * step_run() fills comes back (one added later included), but of the
- * per-GPU arrays only the step's ngpus entries (the rest are zero): the
- * bytes before busy, busy and comm of ngpus each, the bytes after comm.
- */
-#define MEMO_HEAD offsetof(struct step_result, busy)
-#define MEMO_TAIL (offsetof(struct step_result, comm) + sizeof(((struct step_result *)0)->comm))
-
-static size_t memo_size(int ngpus)
-{
-	return MEMO_HEAD + (size_t)2 * ngpus * sizeof(double) + (sizeof(struct step_result) - MEMO_TAIL);
-}
-
-/* r as the memo keeps it into p (room memo_size(r->ngpus)). */
-static void memo_pack(const struct step_result *r, unsigned char *p)
-{
-	size_t g = (size_t)r->ngpus * sizeof(double);
-	memcpy(p, r, MEMO_HEAD);
-	memcpy(p + MEMO_HEAD, r->busy, g);
-	memcpy(p + MEMO_HEAD + g, r->comm, g);
-	memcpy(p + MEMO_HEAD + 2 * g, (const char *)r + MEMO_TAIL, sizeof(*r) - MEMO_TAIL);
-}
-
-/* The caller's inputs (timeline, hook, switches) are the asker's, not the
- * stored run's. */
-static void memo_fill(const unsigned char *p, size_t n, struct step_result *r)
-{
-	struct step_result in = *r;
-	size_t g = (n - MEMO_HEAD - (sizeof(*r) - MEMO_TAIL)) / 2;
-	memset(r, 0, sizeof(*r));
-	memcpy(r, p, MEMO_HEAD);
-	memcpy(r->busy, p + MEMO_HEAD, g);
-	memcpy(r->comm, p + MEMO_HEAD + g, g);
-	memcpy((char *)r + MEMO_TAIL, p + MEMO_HEAD + 2 * g, sizeof(*r) - MEMO_TAIL);
-	r->spans = in.spans;
-	r->cap = in.cap;
-	r->hook = in.hook;
-	r->hook_ctx = in.hook_ctx;
-	r->no_replay = in.no_replay;
-	r->rounds = in.rounds;
 }
 
 /* The simulation itself: replay's re-runs around run_once. */
@@ -985,15 +872,19 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	     struct plumb_err *err)
 {
 	struct coll_scn *shared = NULL;
-	struct bytes key, val;
+	struct step_bytes key, val;
 	int rc, replay, memo;
 
 	r->reruns = 0;
 	result_reset(r);
-	if (l->gpus > s->ngpus)
+	if (step_layout_used(l) > s->ngpus)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "layout %s needs %d GPUs but %s has %d", l->name, l->gpus,
-				     s->name[0] ? s->name : s->path, s->ngpus);
+				     "layout %s needs %d GPUs but %s has %d", l->name,
+				     step_layout_used(l), s->name[0] ? s->name : s->path, s->ngpus);
+	if ((l->dp > 1 ? l->dp : 1) * l->pp > STEP_MAX_LANES)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "layout %s: at most %d replicas x stages", l->name,
+				     STEP_MAX_LANES);
 	if (l->pp > STEP_MAX_STAGES || micro < 1 || micro > STEP_MAX_MICRO ||
 	    r->rounds > STEP_MAX_ROUNDS)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
@@ -1009,19 +900,19 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	memset(&val, 0, sizeof(val));
 	if (memo) {
 		/* a step's result has one entry per GPU of its layout */
-		size_t nv = memo_size(l->gpus);
-		memo_key(&key, coll_scn_id(shared), replay, l, prog, micro, r->rounds);
+		size_t nv = step_memo_size(step_layout_used(l));
+		step_memo_key(&key, coll_scn_id(shared), replay, l, prog, micro, r->rounds);
 		if (!key.oom && (val.p = malloc(nv)) != NULL &&
 		    step_memo_get(key.p, key.n, val.p, nv)) {
-			memo_fill(val.p, nv, r);
+			step_memo_fill(val.p, nv, r);
 			goto out;
 		}
 	}
 	rc = step_sim(s, o, l, prog, micro, r, shared, replay, err);
-	if (rc == 0 && memo && !key.oom && r->ngpus == l->gpus &&
-	    (val.p || (val.p = malloc(memo_size(r->ngpus))) != NULL)) {
-		memo_pack(r, val.p);
-		step_memo_put(key.p, key.n, val.p, memo_size(r->ngpus));
+	if (rc == 0 && memo && !key.oom && r->ngpus == step_layout_used(l) &&
+	    (val.p || (val.p = malloc(step_memo_size(r->ngpus))) != NULL)) {
+		step_memo_pack(r, val.p);
+		step_memo_put(key.p, key.n, val.p, step_memo_size(r->ngpus));
 	}
 out:
 	free(key.p);

@@ -17,6 +17,11 @@
  *           KV cache split over the N GPUs instead of replicated; each
  *           layer all-gathers the queries and reduce-scatters the partial
  *           attention outputs (with their log-sum-exp) around attention
+ *   dpN...  N replicas of the layout that follows (dp8 = eight copies of
+ *           one GPU): each on its own GPUs (replica i on the i-th run of
+ *           consecutive GPUs, as SGLang's data-parallel controller hands
+ *           out base GPU ids), all stepping at once on the same fabric, so
+ *           their collectives and sends share the box's links
  *
  * Lifecycle: step_layout_parse(), then step_run() with a program built by
  * the caller (step_prog_*), results in a struct step_result the caller
@@ -39,9 +44,17 @@ struct step_layout {
 	int ep;             /* GPUs the experts spread over (0: no EP) */
 	int gpus;           /* GPUs used: tp x pp, or ep */
 	int dcp;            /* decode context parallel ranks (1: none) */
+	int dp;             /* data-parallel replicas of all the above (1: one copy) */
 };
 
-/* Parse "tp8", "tp4pp2", "ep8", "tp8ep". Errors name the problem. */
+/* GPUs a layout uses: its replicas times the GPUs of one. */
+static inline int step_layout_used(const struct step_layout *l)
+{
+	return (l->dp > 1 ? l->dp : 1) * l->gpus;
+}
+
+/* Parse "tp8", "tp4pp2", "ep8", "tp8ep", "dp4tp2", "dp8" (dpN alone: N
+ * copies of one GPU each). Errors name the problem. */
 int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *err);
 
 enum step_op_kind {
@@ -124,7 +137,10 @@ struct step_result {
 /*
  * Run one step: pp stages (programs prog[0..pp-1], the same program for
  * every microbatch of a stage), `micro` microbatches, on GPUs stage s ->
- * gpus[s*per_stage .. (s+1)*per_stage-1] of scenario s. Transports come from
+ * gpus[s*per_stage .. (s+1)*per_stage-1] of scenario s; with l->dp > 1
+ * every replica r runs the same programs at the same time on GPUs offset
+ * by r x l->gpus (busy and comm then hold all dp x gpus GPUs, ngpus of
+ * them), and the step lasts until the slowest replica is done. Transports come from
  * the view NCCL runs in (options o). Fills r. Deterministic.
  *
  * Replay (docs/engine.md "Collective replay"): a collective identical to an

@@ -11,10 +11,14 @@
  * it stops taking new entries once keys and values hold STEP_MEMO_BYTES
  * (each entry stands for a step simulation of about 1-5 ms and costs a few
  * kilobytes), so memory stays bounded however long a sweep runs.
+ * Below the table: the key a step_run() is stored under and its result as
+ * stored (step_memo_key, step_memo_pack, step_memo_fill).
  */
 #include "step_int.h"
 
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,4 +140,147 @@ void step_memo_clear(void)
 	memo.cap = memo.used = 0;
 	memset(&memo.st, 0, sizeof(memo.st));
 	pthread_mutex_unlock(&memo.mu);
+}
+
+/* ---- keys and values ---------------------------------------------------- */
+
+static void put(struct step_bytes *b, const void *x, size_t n)
+{
+	if (b->oom || n == 0)
+		return;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 4096;
+		unsigned char *np;
+		while (cap < b->n + n)
+			cap *= 2;
+		if (!(np = realloc(b->p, cap))) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, x, n);
+	b->n += n;
+}
+
+static void put_int(struct step_bytes *b, long v)
+{
+	int64_t x = v;
+	put(b, &x, sizeof(x));
+}
+
+static void put_dbl(struct step_bytes *b, double v)
+{
+	put(b, &v, sizeof(v));
+}
+
+/* Everything step_run's result depends on, field by field (no padding).
+ * The scenario and topology options are the held entry's id. A stage's
+ * ops repeat layer after layer, so each stage is written as a list of
+ * distinct ops, then every op as an index into it: an exact encoding (the
+ * ops follow from it), several times smaller than the plain one. */
+void step_memo_key(struct step_bytes *b, uint64_t scn, int replay, const struct step_layout *l,
+		   const struct step_prog *prog, int micro, int rounds)
+{
+	int st, i, j;
+	put(b, &scn, sizeof(scn));
+	put_int(b, replay);
+	put_int(b, l->kind);
+	put_int(b, l->tp);
+	put_int(b, l->pp);
+	put_int(b, l->ep);
+	put_int(b, l->gpus);
+	put_int(b, l->dcp);
+	put_int(b, l->dp);
+	put_int(b, micro);
+	put_int(b, rounds);
+	for (st = 0; st < l->pp; st++) {
+		const struct step_prog *p = &prog[st];
+		int *idx = malloc(2 * ((size_t)p->nops + 1) * sizeof(*idx)), *of, nd = 0;
+		if (!idx) {
+			b->oom = 1;
+			return;
+		}
+		of = idx + p->nops + 1;
+		put_int(b, p->nops);
+		put_dbl(b, p->send_bytes);
+		/* distinct ops: each op is looked for among the last 64 distinct
+		 * ones (a layer's ops are near each other), else it is new */
+		for (i = 0; i < p->nops; i++) {
+			const struct step_op *op = &p->ops[i];
+			for (j = nd; j-- > 0 && j >= nd - 64;) {
+				const struct step_op *q = &p->ops[idx[j]];
+				if (q->kind == op->kind && q->tag == op->tag &&
+				    !memcmp(&q->seconds, &op->seconds, sizeof(op->seconds)) &&
+				    !memcmp(&q->bytes, &op->bytes, sizeof(op->bytes)))
+					break;
+			}
+			if (j < 0 || j < nd - 64) {
+				j = nd;
+				idx[nd++] = i;
+			}
+			of[i] = j;
+		}
+		put_int(b, nd);
+		for (j = 0; j < nd; j++) {
+			const struct step_op *op = &p->ops[idx[j]];
+			int32_t kt[2] = { (int32_t)op->kind, (int32_t)op->tag };
+			put(b, kt, sizeof(kt));
+			put_dbl(b, op->seconds);
+			put_dbl(b, op->bytes);
+		}
+		for (i = 0; i < p->nops; i++) {
+			if (nd <= 65536) {
+				uint16_t k = (uint16_t)of[i];
+				put(b, &k, sizeof(k));
+			} else {
+				put_int(b, of[i]);
+			}
+		}
+		free(idx);
+	}
+}
+
+/*
+ * A step's result as the memo keeps it: the whole struct, so every field
+ * step_run() fills comes back (one added later included), but of the
+ * per-GPU arrays only the step's ngpus entries (the rest are zero): the
+ * bytes before busy, busy and comm of ngpus each, the bytes after comm.
+ */
+#define MEMO_HEAD offsetof(struct step_result, busy)
+#define MEMO_TAIL (offsetof(struct step_result, comm) + sizeof(((struct step_result *)0)->comm))
+
+size_t step_memo_size(int ngpus)
+{
+	return MEMO_HEAD + (size_t)2 * ngpus * sizeof(double) + (sizeof(struct step_result) - MEMO_TAIL);
+}
+
+/* r as the memo keeps it into p (room memo_size(r->ngpus)). */
+void step_memo_pack(const struct step_result *r, unsigned char *p)
+{
+	size_t g = (size_t)r->ngpus * sizeof(double);
+	memcpy(p, r, MEMO_HEAD);
+	memcpy(p + MEMO_HEAD, r->busy, g);
+	memcpy(p + MEMO_HEAD + g, r->comm, g);
+	memcpy(p + MEMO_HEAD + 2 * g, (const char *)r + MEMO_TAIL, sizeof(*r) - MEMO_TAIL);
+}
+
+/* The caller's inputs (timeline, hook, switches) are the asker's, not the
+ * stored run's. */
+void step_memo_fill(const unsigned char *p, size_t n, struct step_result *r)
+{
+	struct step_result in = *r;
+	size_t g = (n - MEMO_HEAD - (sizeof(*r) - MEMO_TAIL)) / 2;
+	memset(r, 0, sizeof(*r));
+	memcpy(r, p, MEMO_HEAD);
+	memcpy(r->busy, p + MEMO_HEAD, g);
+	memcpy(r->comm, p + MEMO_HEAD + g, g);
+	memcpy((char *)r + MEMO_TAIL, p + MEMO_HEAD + 2 * g, sizeof(*r) - MEMO_TAIL);
+	r->spans = in.spans;
+	r->cap = in.cap;
+	r->hook = in.hook;
+	r->hook_ctx = in.hook_ctx;
+	r->no_replay = in.no_replay;
+	r->rounds = in.rounds;
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "predict.h"
+#include "predict_run.h"
 #include "scn.h"
 #include "sweep.h"
 #include "sweep_int.h"
@@ -270,7 +271,8 @@ static int serve_step(void *ctx, const struct serve_shape *sh, double *seconds,
 }
 
 struct result {
-	int fits, gpus;
+	int fits, gpus;             /* gpus: the layout's, all its replicas */
+	int box_gpus;               /* the box's */
 	char why[1024];
 	double step_ms, tok_total, tok_stream, tpot_ms, ttft_ms, comm, compute, idle;
 	char diag[320];
@@ -326,7 +328,8 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	    (rc = step_layout_parse(st->layout, &c.lay, err)) < 0)
 		return rc;
 	pred_cfg_serving(&c);
-	r->gpus = c.lay.gpus;
+	r->gpus = step_layout_used(&c.lay);
+	r->box_gpus = s->ngpus;
 	plumb_err_clear(&fe);
 	if (pred_cfg_check_box(&c, st->layout, &fe) < 0)   /* as plumb predict refuses it */
 		return unfit(r, "%s", fe.msg);
@@ -362,8 +365,9 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	sc.k.draft = c.draft;
 	sc.k.accept = c.accept;
 
-	if ((rc = cached(&sc, REPORT_STEP, (int)st->concurrency, st->input + st->output / 2, 1,
-			 &v, err)) < 0)
+	/* a replica's share of the load (pred_serve_replicas) */
+	if ((rc = cached(&sc, REPORT_STEP, (int)((st->concurrency + c.lay.dp - 1) / c.lay.dp),
+			 st->input + st->output / 2, 1, &v, err)) < 0)
 		return rc;
 	r->comm = v.seconds > 0 ? v.comm_s / v.seconds : 0;
 	r->compute = v.seconds > 0 ? v.compute_s / v.seconds : 0;
@@ -372,7 +376,8 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 
 	pred_serve_params(&c, (int)st->concurrency, st->input, st->output, st->context, &sp);
 	r->kv_tokens = sp.kv_tokens;
-	if ((rc = serve_run(&sp, serve_step, &sc, &sr, err)) < 0)
+	if ((rc = pred_serve_replicas(&c, (int)st->concurrency, &sp, serve_step, &sc, &sr,
+				      err)) < 0)
 		return rc;
 	r->sr = sr;
 	r->step_ms = sr.decode_step_ms;
@@ -400,6 +405,15 @@ static void key_texts(const struct swp_eval *e, const struct swp_point *p, const
 		int n = swp_extra_name(g, c);
 		text_or(n >= 0 ? p->val[n] : NULL, "", t[SWP_NFIXED + c], 1024);
 	}
+}
+
+/* The price a row is charged: the box's share its layout uses (tp2 on an
+ * 8-GPU box a quarter; the rest of the box could run other replicas, which
+ * dpN predicts with their contention). docs/sweep.md. */
+static double used_price(const struct result *r, double price)
+{
+	return r->box_gpus > 0 && r->gpus > 0 && r->gpus < r->box_gpus
+	       ? price * r->gpus / r->box_gpus : price;
 }
 
 static void format_row(const struct swp_eval *e, char (*t)[1024], const struct settings *st,
@@ -441,7 +455,7 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 		for (i = 0; i < g->nprice; i++) {
 			swp_sb_put(b, ",", 1);
 			if (r->fits && !isnan(price[i]))
-				swp_sb_printf(b, "%.4f", r->tok_total / (price[i] / 1000));
+				swp_sb_printf(b, "%.4f", r->tok_total / (used_price(r, price[i]) / 1000));
 		}
 		for (i = 0; i < SWP_NDIST; i++) {
 			if (r->fits)
@@ -484,7 +498,7 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 	for (i = 0; i < g->nprice; i++)
 		if (r->fits && !isnan(price[i]))
 			swp_sb_printf(b, ", \"tok_s_per_k%s\": %.4f", g->names[g->price[i]].name + 6,
-				  r->tok_total / (price[i] / 1000));
+				  r->tok_total / (used_price(r, price[i]) / 1000));
 	if (r->fits) {
 		for (i = 0; i < SWP_NDIST; i++) {
 			char name[32];

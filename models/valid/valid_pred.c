@@ -2,6 +2,7 @@
  * valid_pred.c - plumb's prediction of every measured point of a case, and
  * the error statistics over points.
  */
+#include "predict_run.h"
 #include "valid_int.h"
 
 #include <math.h>
@@ -31,7 +32,8 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 	sp.prompts = (int)prompts;
 	if (spread > 0)
 		sp.spread = spread;
-	return serve_run(&sp, pred_serve_step, &c, sr, err);
+	/* a replicated layout splits the clients (predict_run.h) */
+	return pred_serve_replicas(&c, conc, &sp, pred_serve_step, &c, sr, err);
 }
 
 

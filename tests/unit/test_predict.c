@@ -9,6 +9,7 @@
 
 #include "fixtures.h"
 #include "predict.h"
+#include "predict_run.h"
 
 void suite_predict(void);
 
@@ -254,6 +255,64 @@ static void test_fit(void)
 	scn_free(s);
 }
 
+/* A step of 1 ms plus 0.1 ms per sequence (prefill: per prompt token). */
+static int fake_step(void *ctx, const struct serve_shape *sh, double *seconds,
+		     struct plumb_err *err)
+{
+	(void)ctx;
+	(void)err;
+	*seconds = 1e-3 + (sh->kind == SERVE_PREFILL ? 1e-6 * sh->batch * sh->tokens
+						     : 1e-4 * sh->batch);
+	return 0;
+}
+
+/* One replica's run at c clients, through pred_serve_replicas with dp 1. */
+static double one_copy(struct pred_cfg *c, int x, struct serve_result *r)
+{
+	struct serve_params sp;
+	serve_params_init(&sp);
+	sp.concurrency = x;
+	sp.input_len = 128;
+	sp.output_len = 64;
+	c->lay.dp = 1;
+	CU_ASSERT_EQUAL(pred_serve_replicas(c, x, &sp, fake_step, NULL, r, NULL), 0);
+	return r->tok_s_total;
+}
+
+/* The load splits evenly over the replicas, the first x % dp one more;
+ * tok/s adds up, percentiles are the busiest replica's. */
+static void test_replica_split(void)
+{
+	struct pred_cfg c;
+	struct serve_params sp;
+	struct serve_result r1, r2, r4;
+	double t1, t2;
+	memset(&c, 0, sizeof(c));
+	t1 = one_copy(&c, 1, &r1);
+	t2 = one_copy(&c, 2, &r2);
+	one_copy(&c, 16, &r4);
+	serve_params_init(&sp);
+	sp.input_len = 128;
+	sp.output_len = 64;
+	c.lay.dp = 4;
+	{
+		struct serve_result r;
+		sp.concurrency = 64;
+		CU_ASSERT_EQUAL(pred_serve_replicas(&c, 64, &sp, fake_step, NULL, &r, NULL), 0);
+		CU_ASSERT_DOUBLE_EQUAL(r.tok_s_total, 4 * r4.tok_s_total, 1e-9 * r.tok_s_total);
+		CU_ASSERT_DOUBLE_EQUAL(r.tpot_ms, r4.tpot_ms, 1e-9 * r.tpot_ms);
+		CU_ASSERT_DOUBLE_EQUAL(r.ttft_p[1], r4.ttft_p[1], 1e-12);
+		CU_ASSERT_EQUAL(r.completed, 4 * r4.completed);
+		sp.concurrency = 5;     /* 2, 1, 1, 1 */
+		CU_ASSERT_EQUAL(pred_serve_replicas(&c, 5, &sp, fake_step, NULL, &r, NULL), 0);
+		CU_ASSERT_DOUBLE_EQUAL(r.tok_s_total, t2 + 3 * t1, 1e-9 * r.tok_s_total);
+		CU_ASSERT_DOUBLE_EQUAL(r.tpot_p[2], fmax(r1.tpot_p[2], r2.tpot_p[2]), 1e-12);
+		sp.concurrency = 2;     /* 1, 1, idle, idle */
+		CU_ASSERT_EQUAL(pred_serve_replicas(&c, 2, &sp, fake_step, NULL, &r, NULL), 0);
+		CU_ASSERT_DOUBLE_EQUAL(r.tok_s_total, 2 * t1, 1e-9 * r.tok_s_total);
+	}
+}
+
 void suite_predict(void)
 {
 	CU_pSuite s = CU_add_suite("predict", NULL, NULL);
@@ -263,6 +322,7 @@ void suite_predict(void)
 	CU_add_test(s, "tp8ep: experts combined by all-reduce", test_tp8ep_shape);
 	CU_add_test(s, "monotonic in bandwidth, P2P and batch", test_monotonic);
 	CU_add_test(s, "memory fit", test_fit);
+	CU_add_test(s, "replicas split the load evenly", test_replica_split);
 	CU_add_test(s, "mixed prefill and decode step", test_mixed_step);
 	CU_add_test(s, "a mixed step keeps MLA's prefill work", test_mixed_mla_prefill);
 }

@@ -58,8 +58,94 @@ static void test_layout_parse(void)
 	plumb_err_clear(&e);
 	CU_ASSERT(step_layout_parse("tp", &l, &e) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "unknown layout 'tp'"));
-	CU_ASSERT(step_layout_parse("dp8", &l, NULL) < 0);
+	CU_ASSERT_EQUAL(step_layout_parse("dp8", &l, NULL), 0);
+	CU_ASSERT(l.dp == 8 && l.tp == 1 && l.gpus == 1 && step_layout_used(&l) == 8);
+	CU_ASSERT_EQUAL(step_layout_parse("dp4tp2", &l, NULL), 0);
+	CU_ASSERT(l.dp == 4 && l.tp == 2 && l.gpus == 2 && step_layout_used(&l) == 8);
+	CU_ASSERT_STRING_EQUAL(l.name, "dp4tp2");
+	CU_ASSERT_EQUAL(step_layout_parse("dp2tp2pp2", &l, NULL), 0);
+	CU_ASSERT(l.dp == 2 && l.pp == 2 && step_layout_used(&l) == 8);
+	CU_ASSERT_EQUAL(step_layout_parse("tp8", &l, NULL), 0);
+	CU_ASSERT_EQUAL(l.dp, 1);
+	plumb_err_clear(&e);
+	CU_ASSERT(step_layout_parse("dp4tpx", &l, &e) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "unknown layout 'dp4tpx'"));
+	CU_ASSERT(step_layout_parse("dp", &l, NULL) < 0);
+	CU_ASSERT(step_layout_parse("dp2dp2", &l, NULL) < 0);
 	CU_ASSERT(step_layout_parse("tp4pp", &l, NULL) < 0);
+}
+
+/* Two switches, a GPU pair under each: each pair's P2P turns at its own
+ * switch's root port (a switch enforces ACS unless told otherwise). */
+static const char split[] =
+	"plumb_scenario: 1\n"
+	"host: {cpu_vendor: amd}\n"
+	"pcie:\n"
+	"  - {id: rc0, kind: root_complex, socket: 0}\n"
+	"  - {id: rp0, kind: root_port, parent: rc0}\n"
+	"  - {id: sw0, kind: switch, parent: rp0}\n"
+	"  - {id: rp1, kind: root_port, parent: rc0}\n"
+	"  - {id: sw1, kind: switch, parent: rp1}\n"
+	"  - {id: g0, kind: gpu, parent: sw0, model: rtx-pro-6000}\n"
+	"  - {id: g1, kind: gpu, parent: sw0, model: rtx-pro-6000}\n"
+	"  - {id: g2, kind: gpu, parent: sw1, model: rtx-pro-6000}\n"
+	"  - {id: g3, kind: gpu, parent: sw1, model: rtx-pro-6000}\n";
+
+/* Replicas step at once: on GPUs whose paths are their own they take what
+ * one takes alone; where both pairs' P2P turns at the same root port (four
+ * GPUs under one switch), the big all-reduces share its uplink. */
+static void test_replicas(void)
+{
+	static const char *const box[2] = { split, four };
+	int b;
+	for (b = 0; b < 2; b++) {
+		struct scenario *s = NULL;
+		struct step_layout l1, l2;
+		struct step_prog p;
+		struct step_result r1 = { 0 }, r2 = { 0 };
+		struct topo_opts o;
+		CU_ASSERT_EQUAL(scn_parse("inline.yaml", box[b], &s, NULL), 0);
+		if (!s)
+			return;
+		topo_opts_init(&o);
+		step_layout_parse("tp2", &l1, NULL);
+		step_layout_parse("dp2tp2", &l2, NULL);
+		memset(&p, 0, sizeof(p));
+		step_prog_add(&p, SOP_COMPUTE, 10e-6, 0, TAG_ATTN, NULL);
+		step_prog_add(&p, SOP_ALLREDUCE, 0, 64e6, TAG_COMM_TP, NULL);
+		CU_ASSERT_EQUAL(step_run(s, &o, &l1, &p, 1, &r1, NULL), 0);
+		CU_ASSERT_EQUAL(step_run(s, &o, &l2, &p, 1, &r2, NULL), 0);
+		CU_ASSERT_EQUAL(r1.ngpus, 2);
+		CU_ASSERT_EQUAL(r2.ngpus, 4);
+		EXPECT_NEAR(r2.busy[3], 10e-6, 1e-12);        /* the second replica ran */
+		EXPECT_NEAR(r2.by_tag[TAG_ATTN], 10e-6, 1e-12);  /* per replica */
+		if (b == 0)
+			EXPECT_NEAR(r2.seconds, r1.seconds, 1e-12);
+		else
+			CU_ASSERT(r2.seconds > 1.2 * r1.seconds && r2.seconds < 2.05 * r1.seconds);
+		step_prog_release(&p);
+		scn_free(s);
+	}
+	{
+		struct scenario *s = NULL;
+		struct step_layout l;
+		struct step_prog p;
+		struct step_result r = { 0 };
+		struct topo_opts o;
+		struct plumb_err e;
+		CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
+		if (!s)
+			return;
+		topo_opts_init(&o);
+		step_layout_parse("dp4tp2", &l, NULL);
+		memset(&p, 0, sizeof(p));
+		step_prog_add(&p, SOP_COMPUTE, 10e-6, 0, TAG_ATTN, NULL);
+		plumb_err_clear(&e);
+		CU_ASSERT(step_run(s, &o, &l, &p, 1, &r, &e) < 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "needs 8 GPUs"));
+		step_prog_release(&p);
+		scn_free(s);
+	}
 }
 
 static void test_sequence(void)
@@ -321,6 +407,7 @@ void suite_step(void)
 {
 	CU_pSuite s = CU_add_suite("step", NULL, NULL);
 	CU_add_test(s, "layout names", test_layout_parse);
+	CU_add_test(s, "replicas step at once on the same fabric", test_replicas);
 	CU_add_test(s, "ops run in order; a lone collective", test_sequence);
 	CU_add_test(s, "pipeline stages overlap microbatches", test_pipeline);
 	CU_add_test(s, "a pipeline in steady state", test_pipeline_steady);
