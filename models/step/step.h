@@ -20,7 +20,8 @@
  *   dpN...  N replicas of the layout that follows (dp8 = eight copies of
  *           one GPU): each on its own GPUs (replica i on the i-th run of
  *           consecutive GPUs, as SGLang's data-parallel controller hands
- *           out base GPU ids), all stepping at once on the same fabric, so
+ *           out base GPU ids: sglang/srt/managers/data_parallel_controller.py
+ *           launch_dp_schedulers), all stepping at once on the same fabric, so
  *           their collectives and sends share the box's links
  *
  * Lifecycle: step_layout_parse(), then step_run() with a program built by
