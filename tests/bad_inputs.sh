@@ -249,6 +249,10 @@ predict-hf-bad-json      3 predict $BM --model $DIR/hf-bad-json.json
 predict-hf-bad-quant     3 predict $BM --model $DIR/hf-bad-quant.json
 predict-hf-sparse-step   3 predict $BM --model $DIR/hf-sparse-step.json
 predict-hf-missing       4 predict $BM --model $DIR/no-such-model/config.json
+predict-hf-regex-bomb    3 predict $BM --model $DIR/hf-regex-bomb.json
+predict-hf-regex-invalid 3 predict $BM --model $DIR/hf-regex-invalid.json
+predict-hf-regex-backref 3 predict $BM --model $DIR/hf-regex-backref.json
+predict-hf-ignore-string 3 predict $BM --model $DIR/hf-ignore-not-list.json
 predict-hf-no-fit        3 predict $BM --model tests/data/hf/zai-org--GLM-5 --batch 1
 predict-weights-ckpt     2 predict $BM --weights checkpoint
 predict-weights-int4-g3  2 predict $BM --weights int4-g3
@@ -351,6 +355,10 @@ budget-predict           5 predict $DIR/budget-tiny.yaml --layout tp8 --concurre
 scenario-1025-gpus       3 topo @gen:flat:1025
 render-matrix-too-big    2 render @gen:cluster:17 --what matrix -o @out:matrix.png
 scenario-vm-65-gpus      3 topo $DIR/scenario-vm-65-gpus.yaml
+scenario-chain-9-topo    3 topo @gen:chain:9
+scenario-chain-9-coll    3 coll $DIR/scenario-chain-9.yaml
+scenario-chain-9-trace   3 trace @gen:chain:9
+scenario-chain-9-sweep   3 sweep $DIR/grid-chain-9.yaml
 scenario-mmio-too-small  3 predict $DIR/scenario-mmio-too-small.yaml --layout tp8 --concurrency 1
 TABLE
 
