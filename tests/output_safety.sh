@@ -74,6 +74,27 @@ if [ -w /dev/full ]; then
 	"$PLUMB" topo "$BM" >/dev/full 2>err; rc=$?
 	check "stdout on a full disk: exit $rc, expected 4" [ $rc -eq 4 ]
 	check "stdout on a full disk: the message" grep -q 'plumb: error: <stdout>: write error' err
+	# every command, help and version included: nothing printed is lost silently
+	VM=$(dirname "$BM")/proxmox-vm-8x-rtxpro6000.yaml
+	GRID=$(dirname "$BM")/grids/tiny.yaml
+	SERVING=$(dirname "$BM")/../validation/data/seed-vm-serving.csv
+	while read -r args; do
+		# shellcheck disable=SC2086 # args is a word list on purpose
+		"$PLUMB" $args >/dev/full 2>err; rc=$?
+		check "plumb $args >/dev/full: exit $rc, expected 4" [ $rc -eq 4 ]
+		check "plumb $args >/dev/full: the message" grep -q 'plumb: error: <stdout>: write error' err
+	done <<ARGS
+--help
+--version
+help topo
+predict --help
+constants
+sweep --check $GRID
+predict $BM --layout tp8 --concurrency 1
+compare $BM $VM --concurrency 1
+xfer $BM --from 0 --to 1
+calibrate $VM --data $SERVING
+ARGS
 fi
 
 # ---- links, replacement, temporary names ----------------------------------
