@@ -203,6 +203,9 @@ csv-unterminated-quote   3 validate @serving:$DIR/csv-unterminated-quote.csv
 csv-short-row            3 validate @serving:$DIR/csv-short-row.csv
 csv-wrong-type           3 validate @serving:$DIR/csv-wrong-type.csv
 csv-bad-layout           3 validate @serving:$DIR/csv-bad-layout.csv
+csv-prompts-huge         3 validate @serving:$DIR/csv-prompts-huge.csv
+csv-concurrency-huge     3 validate @serving:$DIR/csv-concurrency-huge.csv
+calibrate-prompts-huge   3 calibrate $VM --data $DIR/csv-prompts-huge.csv
 # ---- validation case lists (plumb validate)
 cases-empty              3 validate $DIR/cases-empty.yaml
 cases-not-a-list         3 validate $DIR/cases-not-a-list.yaml
@@ -235,6 +238,8 @@ predict-concurrency-zero 2 predict $BM --concurrency 0
 predict-concurrency-neg  2 predict $BM --concurrency -4
 predict-concurrency-word 2 predict $BM --concurrency many
 predict-concurrency-huge 2 predict $BM --concurrency 99999999999
+predict-concurrency-1e6  2 predict $BM --concurrency 1000000
+predict-concurrency-4097 2 predict $BM --concurrency 1,4097
 predict-batch-zero       2 predict $BM --batch 0
 predict-context-nan      2 predict $BM --context nan
 predict-input-neg        2 predict $BM --input -1
