@@ -745,6 +745,15 @@ int hf_model_parse(const char *file, const char *config, const char *qfile,
 		 "; text model, vision tower not counted" : "");
 	snprintf(m->source, sizeof(m->source), "%s%s%s", file, quant ? " + " : "",
 		 quant ? qfile : "");
+	{       /* printed to a terminal: from a directory name and the file's text */
+		char safe[sizeof(m->source)];
+		plumb_err_safe(safe, sizeof(m->id), m->id, sizeof(m->id));
+		memcpy(m->id, safe, sizeof(m->id));
+		plumb_err_safe(safe, sizeof(m->name), m->name, sizeof(m->name));
+		memcpy(m->name, safe, sizeof(m->name));
+		plumb_err_safe(safe, sizeof(m->arch), m->arch, sizeof(m->arch));
+		memcpy(m->arch, safe, sizeof(m->arch));
+	}
 	if ((rc = parse_family(&c, families[i].f, type, m)) < 0)
 		goto out;
 	m->count = families[i].count;

@@ -97,6 +97,23 @@ calibrate $VM --data $SERVING
 ARGS
 fi
 
+# ---- names from input reach the terminal without their escape codes -------
+sed 's/^name: .*/name: "evil\\e[31mRED\\e]0;title\\a"/' "$BM" >evil.yaml
+VM=$(dirname "$BM")/proxmox-vm-8x-rtxpro6000.yaml
+esc=$(printf '\033')
+while read -r args; do
+	# shellcheck disable=SC2086 # args is a word list on purpose
+	"$PLUMB" $args >out 2>err; rc=$?
+	check "plumb $args with ESC in the name: exit $rc" [ $rc -eq 0 ]
+	check "plumb $args with ESC in the name: no ESC printed" sh -c "! grep -q '$esc' out"
+done <<ARGS
+topo evil.yaml
+predict evil.yaml --layout tp8 --concurrency 1
+compare evil.yaml $VM --concurrency 1
+xfer evil.yaml --from 0 --to 1
+coll evil.yaml -b 1M -e 1M
+ARGS
+
 # ---- links, replacement, temporary names ----------------------------------
 echo old >real
 ln -s real link
