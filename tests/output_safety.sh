@@ -114,6 +114,20 @@ xfer evil.yaml --from 0 --to 1
 coll evil.yaml -b 1M -e 1M
 ARGS
 
+# ---- CSV cells from the grid cannot run as spreadsheet formulas ------------
+mkdir formula
+cp "$BM" "formula/=1+2.yaml"
+printf 'plumb_grid: 1\nset: {layout: tp8, input: 512, output: 128, concurrency: 1}\naxes:\n  scenario: ["=1+2.yaml"]\n' >formula/grid.yaml
+"$PLUMB" sweep formula/grid.yaml -o formula/out.csv -j 1 --no-progress 2>err; rc=$?
+check "sweep, a value starting with '=': exit $rc" [ $rc -eq 0 ]
+check "sweep, a value starting with '=': written after an apostrophe" grep -q "^'=1+2.yaml," formula/out.csv
+cp formula/out.csv formula/first.csv
+"$PLUMB" sweep formula/grid.yaml -o formula/out.csv -j 1 --no-progress --stats 2>err
+check "sweep, a neutralised cell: resumed, not recomputed" grep -q '(0 computed, 1 from the old output' err
+check "sweep, a neutralised cell: resumed to the same bytes" cmp -s formula/out.csv formula/first.csv
+"$PLUMB" sweep formula/grid.yaml --csv-raw -j 1 --no-progress >formula/raw.csv 2>err
+check "sweep --csv-raw: the cell as given" grep -q "^=1+2.yaml," formula/raw.csv
+
 # ---- links, replacement, temporary names ----------------------------------
 echo old >real
 ln -s real link
