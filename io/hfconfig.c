@@ -747,10 +747,13 @@ int hf_model_parse(const char *file, const char *config, const char *qfile,
 		 quant ? qfile : "");
 	{       /* printed to a terminal: from a directory name and the file's text */
 		char safe[sizeof(m->source)];
+		memset(safe, 0, sizeof(safe));     /* structs are compared bytewise */
 		plumb_err_safe(safe, sizeof(m->id), m->id, sizeof(m->id));
 		memcpy(m->id, safe, sizeof(m->id));
+		memset(safe, 0, sizeof(safe));     /* structs are compared bytewise */
 		plumb_err_safe(safe, sizeof(m->name), m->name, sizeof(m->name));
 		memcpy(m->name, safe, sizeof(m->name));
+		memset(safe, 0, sizeof(safe));     /* structs are compared bytewise */
 		plumb_err_safe(safe, sizeof(m->arch), m->arch, sizeof(m->arch));
 		memcpy(m->arch, safe, sizeof(m->arch));
 	}

@@ -277,8 +277,10 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	 * bytes that are not UTF-8 become '?' (as in error messages) */
 	{
 		char safe[sizeof(s->description)];
+		memset(safe, 0, sizeof(safe));     /* structs are compared bytewise */
 		plumb_err_safe(safe, sizeof(s->name), s->name, sizeof(s->name));
 		memcpy(s->name, safe, sizeof(s->name));
+		memset(safe, 0, sizeof(safe));     /* structs are compared bytewise */
 		plumb_err_safe(safe, sizeof(safe), s->description, sizeof(safe));
 		memcpy(s->description, safe, sizeof(s->description));
 	}

@@ -323,6 +323,9 @@ grid-bad-override        3 sweep $DIR/grid-bad-override.yaml
 grid-missing-scenario    4 sweep $DIR/grid-missing-scenario.yaml
 grid-misspelt-name       3 sweep $DIR/grid-misspelt-name.yaml
 grid-huge                3 sweep @big:grid-huge.yaml
+grid-alias-bomb          3 sweep $DIR/grid-alias-bomb.yaml
+grid-alias-scenario      3 sweep $DIR/grid-alias-scenario.yaml
+scenario-alias-bomb      3 topo $DIR/scenario-alias-bomb.yaml
 # ---- calibration files (--calib, every command)
 calib-list               3 predict $BM --calib $DIR/calib-list.yaml
 calib-unknown-constant   3 predict $BM --calib $DIR/calib-unknown-constant.yaml
