@@ -102,6 +102,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/bad_inputs.sh
 	sh tests/repeat.sh
 	sh tests/output_safety.sh
+	sh tests/limits.sh
 	sh tests/install.sh
 	sh tests/replay.sh
 	sh tests/replicas.sh

@@ -243,6 +243,10 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--concurrency")) {
 			if ((o->r.nconc = parse_ints(v, o->r.conc, MAXLIST)) < 0)
 				return cmd_usage_error(cmd, "--concurrency needs numbers like 1,2,4, not '%s'", v);
+			for (i = 0; i < o->r.nconc; i++)
+				if (o->r.conc[i] > MEAS_MAX_CONCURRENCY)
+					return cmd_usage_error(cmd, "--concurrency %d is above the %d plumb "
+							       "simulates", o->r.conc[i], MEAS_MAX_CONCURRENCY);
 		} else if (!strcmp(a, "--batch")) {
 			if ((o->r.nbatch = parse_ints(v, o->r.batch, MAXLIST)) < 0)
 				return cmd_usage_error(cmd, "--batch needs numbers like 1,8,64, not '%s'", v);
@@ -311,8 +315,9 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			if (*end || !(o->r.rate > 0 && o->r.rate <= 1e6))
 				return cmd_usage_error(cmd, "--rate needs requests per second (> 0), not '%s'", v);
 		} else if (!strcmp(a, "--requests")) {
-			if (parse_long(v, 1, &o->r.requests) < 0 || o->r.requests > 1000000)
-				return cmd_usage_error(cmd, "--requests needs 1-1000000, not '%s'", v);
+			if (parse_long(v, 1, &o->r.requests) < 0 || o->r.requests > MEAS_MAX_REQUESTS)
+				return cmd_usage_error(cmd, "--requests needs 1-%d, not '%s'",
+						       MEAS_MAX_REQUESTS, v);
 		} else if (!strcmp(a, "--seed")) {
 			if (parse_long(v, 0, &o->r.seed) < 0)
 				return cmd_usage_error(cmd, "--seed needs a number >= 0, not '%s'", v);

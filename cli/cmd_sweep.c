@@ -37,6 +37,10 @@ const char cmd_sweep_usage[] =
 	"                       and the columns, run nothing\n"
 	"  --stats              print points/s, steps simulated and peak memory to stderr\n"
 	"  --no-progress        no progress bar (it is shown only when stderr is a terminal)\n"
+	"  --csv-raw            write CSV cells from the grid as given; by default one a\n"
+	"                       spreadsheet would run as a formula (it starts with =, +,\n"
+	"                       -, @, TAB or CR and is not a number) gets a leading\n"
+	"                       apostrophe (resume with the same setting)\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"Under `mpirun -n N` (a build with `make MPI=1`) rank 0 hands out chunks of\n"
@@ -47,7 +51,7 @@ const char cmd_sweep_usage[] =
 
 struct sopts {
 	const char *grid, *outpath, *format;
-	int jobs, fresh, check, stats, noprogress;
+	int jobs, fresh, check, stats, noprogress, csv_raw;
 };
 
 static const struct option longopts[] = {
@@ -56,6 +60,7 @@ static const struct option longopts[] = {
 	{ "check", no_argument, NULL, 'c' },
 	{ "stats", no_argument, NULL, 's' },
 	{ "no-progress", no_argument, NULL, 'n' },
+	{ "csv-raw", no_argument, NULL, 'r' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -96,6 +101,9 @@ static int parse_args(int argc, char **argv, struct sopts *o)
 			break;
 		case 'n':
 			o->noprogress = 1;
+			break;
+		case 'r':
+			o->csv_raw = 1;
 			break;
 		default:
 			return -opt;
@@ -156,8 +164,10 @@ int cmd_sweep(int argc, char **argv)
 	}
 #endif
 	plumb_err_clear(&err);
-	if ((rc = swp_grid_load(o.grid, &g, &err)) == 0)
+	if ((rc = swp_grid_load(o.grid, &g, &err)) == 0) {
+		g->csv_raw = o.csv_raw;
 		rc = swp_grid_check(g, &err);
+	}
 #ifdef PLUMB_MPI
 	if (size > 1) {
 		/* Every rank reads the grid; all go on only if all could. */

@@ -10,6 +10,7 @@
 #include "calib.h"
 #include "cmd.h"
 #include "err.h"
+#include "out.h"
 #include "scn.h"
 
 static const char common_help[] =
@@ -175,7 +176,22 @@ static int check_args(const char *cmd, int argc, char **argv)
 	return 0;
 }
 
+static int run(int argc, char **argv);
+
+/* Every command's bytes on stdout reach it, or exit 4 (docs/cli.md). */
 int main(int argc, char **argv)
+{
+	struct plumb_err err;
+	int rc = run(argc, argv);
+	if (out_stdout_close(&err) < 0) {
+		if (rc == PLUMB_OK)
+			plumb_err_print(&err);
+		return rc == PLUMB_OK ? PLUMB_EIO : rc;
+	}
+	return rc;
+}
+
+static int run(int argc, char **argv)
 {
 	static struct calib_file calib;
 	const struct plumb_cmd *c;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -118,6 +119,21 @@ size_t plumb_err_safe(char *dst, size_t size, const char *src, size_t max)
 	}
 	dst[o] = '\0';
 	return shown;
+}
+
+void plumb_str_clean(char *f, size_t n)
+{
+	char *t;
+	size_t len;
+	if (!n || !(t = calloc(1, n + 8)))
+		return;
+	plumb_err_safe(t, n + 8, f, n);
+	len = strlen(t);
+	if (len >= n)
+		len = n - 1;
+	memset(f, 0, n);
+	memcpy(f, t, len);
+	free(t);
 }
 
 /* The source line around column col (1-based, in characters as the

@@ -55,6 +55,10 @@ void plumb_err_print(const struct plumb_err *e);
  * characters shown. Every message plumb prints goes through it.
  */
 size_t plumb_err_safe(char *dst, size_t size, const char *src, size_t max);
+/* Field f (n bytes, NUL-terminated) made safe in place as plumb_err_safe
+ * does, never cut (a replaced byte becomes one '?'); the bytes after the
+ * string are zeroed, for structs compared bytewise. */
+void plumb_str_clean(char *f, size_t n);
 
 /* Exit status for e: e->code, or PLUMB_ERUNTIME when unset. */
 int plumb_err_status(const struct plumb_err *e);

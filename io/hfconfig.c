@@ -10,6 +10,7 @@
 #include "hfconfig.h"
 
 #include <fnmatch.h>
+#include <limits.h>
 #include <jansson.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -53,6 +54,122 @@ static int pat_match(const char *pat, const char *name)
 	for (p = strstr(name, pat); p; p = strstr(p + 1, pat))
 		if ((p == name || p[-1] == '.') && (p[n] == '\0' || p[n] == '.'))
 			return 1;
+	return 0;
+}
+
+/*
+ * Limits of an ignore list's "re:" patterns (docs/model.md, "Checkpoints"):
+ * POSIX regcomp copies a bounded repetition's operand once per count, so
+ * nested {m,n} multiply the compiled size ("((a{1,99}){1,99}){1,99}" takes
+ * minutes and gigabytes). Module names are short and patterns in published
+ * checkpoints are a few dozen bytes with `.*`, `+` and `[0-9]`: keep them
+ * short, counts small, nesting shallow, and no back-references (the only
+ * exponential case of matching).
+ */
+#define HF_PAT_MAX_LEN 256      /* bytes of one pattern */
+#define HF_PAT_MAX_COUNT 32     /* the upper bound of a {m,n} */
+#define HF_PAT_MAX_COPIES 256   /* product of the upper bounds of all {m,n} */
+#define HF_PAT_MAX_DEPTH 8      /* nested parentheses */
+#define HF_IGNORE_MAX 4096      /* patterns in one list */
+
+/* NULL when "re:" pattern re (without "re:") is within the limits, else why not. */
+static const char *re_check(const char *re, char *why, size_t n)
+{
+	long copies = 1;
+	int depth = 0, cls = 0;
+	const char *p;
+	if (strlen(re) > HF_PAT_MAX_LEN)
+		return snprintf(why, n, "longer than %d bytes", HF_PAT_MAX_LEN), why;
+	for (p = re; *p; p++) {
+		if (cls) {              /* inside [...]: nothing is special but ] */
+			if (*p == ']' && cls > 1)
+				cls = 0;
+			else
+				cls++;
+			continue;
+		}
+		switch (*p) {
+		case '\\':
+			if (p[1] >= '1' && p[1] <= '9')
+				return snprintf(why, n, "a back-reference (\\%c)", p[1]), why;
+			if (p[1])
+				p++;
+			break;
+		case '[':
+			cls = 1;
+			if (p[1] == '^')
+				p++;
+			break;
+		case '(':
+			if (++depth > HF_PAT_MAX_DEPTH)
+				return snprintf(why, n, "groups nested deeper than %d", HF_PAT_MAX_DEPTH), why;
+			break;
+		case ')':
+			if (depth > 0)
+				depth--;
+			break;
+		case '{': {
+			char *e;
+			long lo = strtol(p + 1, &e, 10), hi = lo;
+			if (*e == ',')
+				hi = e[1] == '}' ? HF_PAT_MAX_COUNT + 1 : strtol(e + 1, &e, 10);
+			if (hi > HF_PAT_MAX_COUNT || lo > HF_PAT_MAX_COUNT)
+				return snprintf(why, n, "a repetition count above %d (use + or *)",
+						HF_PAT_MAX_COUNT), why;
+			/* nested or not, the product bounds the copies regcomp makes */
+			copies *= hi > 0 ? hi : 1;
+			if (copies > HF_PAT_MAX_COPIES)
+				return snprintf(why, n, "repetition counts whose product exceeds %d",
+						HF_PAT_MAX_COPIES), why;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Check the ignore list under key (of q, from hf_quant_config.json when
+ * in_quant_file): a list of strings, each "re:"
+ * pattern within the limits above and one regcomp accepts. Returns 0 or an
+ * EINPUT error at the key.
+ */
+static int check_ignore(const struct hfctx *c, int in_quant_file, const json_t *q,
+			const char *key)
+{
+	const json_t *list = q ? json_object_get(q, key) : NULL;
+	char why[96], buf[HF_PAT_MAX_LEN + 8];
+	struct hfctx qc = *c;
+	size_t i;
+	if (in_quant_file) {
+		qc.file = c->qfile;     /* errors at hf_quant_config.json's list */
+		qc.text = c->qtext;
+	}
+	c = &qc;
+	if (!list || json_is_null(list))
+		return 0;
+	if (!json_is_array(list))
+		return hf_fail(c, key, "'%s' must be a list of module names or patterns", key);
+	if (json_array_size(list) > HF_IGNORE_MAX)
+		return hf_fail(c, key, "'%s' lists %zu patterns (at most %d)", key,
+			    json_array_size(list), HF_IGNORE_MAX);
+	for (i = 0; i < json_array_size(list); i++) {
+		const char *pat = json_string_value(json_array_get(list, i));
+		regex_t re;
+		if (!pat)
+			return hf_fail(c, key, "'%s' entry %zu is not a string", key, i + 1);
+		if (strncmp(pat, "re:", 3))
+			continue;
+		if (re_check(pat + 3, why, sizeof(why)))
+			return hf_fail(c, key, "'%s' entry %zu: pattern has %s", key, i + 1, why);
+		snprintf(buf, sizeof(buf), "^(%s)", pat + 3);
+		if (regcomp(&re, buf, REG_EXTENDED | REG_NOSUB))
+			return hf_fail(c, key, "'%s' entry %zu: '%s' is not a POSIX extended regular "
+				    "expression", key, i + 1, pat + 3);
+		regfree(&re);
+	}
 	return 0;
 }
 
@@ -212,6 +329,12 @@ static int parse_quant(const struct hfctx *c, const json_t *q, const json_t *hq,
 
 	memset(k, 0, sizeof(*k));
 	k->set = 1;
+	if ((bits = check_ignore(c, 0, q, "modules_to_not_convert")) < 0 ||
+	    (bits = check_ignore(c, 0, q, "ignore")) < 0 ||
+	    (bits = check_ignore(c, 0, q, "exclude_modules")) < 0 ||
+	    (bits = check_ignore(c, 1, hq, "ignore")) < 0 ||
+	    (bits = check_ignore(c, 1, hq, "exclude_modules")) < 0)
+		return bits;
 	if (hq) {
 		snprintf(k->method, sizeof(k->method), "modelopt");
 		return modelopt(c, hq, m);
@@ -264,7 +387,7 @@ int hf_model_parse(const char *file, const char *config, const char *qfile,
 	json_t *root = NULL, *qroot = NULL;
 	const json_t *cfg, *archs, *hq = NULL;
 	const char *type;
-	struct hfctx c = { file, config, NULL, NULL, err };
+	struct hfctx c = { file, config, NULL, NULL, err, qfile, quant };
 	int rc, fam;
 
 	memset(m, 0, sizeof(*m));
@@ -314,6 +437,10 @@ int hf_model_parse(const char *file, const char *config, const char *qfile,
 		 "; text model, vision tower not counted" : "");
 	snprintf(m->source, sizeof(m->source), "%s%s%s", file, quant ? " + " : "",
 		 quant ? qfile : "");
+	/* printed to a terminal: from a directory name and the file's text */
+	plumb_str_clean(m->id, sizeof(m->id));
+	plumb_str_clean(m->name, sizeof(m->name));
+	plumb_str_clean(m->arch, sizeof(m->arch));
 	if ((rc = hf_parse_arch(&c, fam, type, m)) < 0)
 		goto out;
 	m->count = hf_arch_count(fam);
@@ -332,15 +459,12 @@ out:
 /* The last path component of dir (without a trailing '/'), into id. */
 static void base_of(const char *path, char *id, size_t n)
 {
-	char buf[1024];
-	size_t len;
-	const char *b;
-	snprintf(buf, sizeof(buf), "%s", path);
-	len = strlen(buf);
-	while (len > 1 && buf[len - 1] == '/')
-		buf[--len] = '\0';
-	b = strrchr(buf, '/');
-	snprintf(id, n, "%s", b ? b + 1 : buf);
+	size_t len = strlen(path), b;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	for (b = len; b > 0 && path[b - 1] != '/'; b--)
+		;
+	snprintf(id, n, "%.*s", (int)(len - b < (size_t)INT_MAX ? len - b : INT_MAX), path + b);
 }
 
 /*
@@ -408,6 +532,11 @@ int hf_model_load(const char *path, struct llm_model *m, struct plumb_err *err)
 	struct plumb_err qe;
 	int rc, named = 0;
 
+	/* the paths built below must hold the name whole, or another file loads */
+	if (len + sizeof("/hf_quant_config.json") > sizeof(dir))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "model path of %zu bytes is too long (at most %zu)",
+				     len, sizeof(dir) - sizeof("/hf_quant_config.json"));
 	if (len >= 5 && !strcmp(path + len - 5, ".json")) {
 		const char *slash = strrchr(path, '/');
 		snprintf(cfg, sizeof(cfg), "%s", path);
@@ -417,7 +546,9 @@ int hf_model_load(const char *path, struct llm_model *m, struct plumb_err *err)
 			base_of(dir, id, sizeof(id));
 		} else {
 			base_of(path, id, sizeof(id));
-			id[strlen(id) - 5] = '\0';
+			n = strlen(id);
+			if (n >= 5 && !strcmp(id + n - 5, ".json"))
+				id[n - 5] = '\0';
 			named = 1;
 		}
 	} else {

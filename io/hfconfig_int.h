@@ -15,6 +15,7 @@ struct hfctx {
 	const json_t *cfg;              /* the text model's keys */
 	const char *arch;               /* architectures[0] or model_type */
 	struct plumb_err *err;
+	const char *qfile, *qtext;      /* hf_quant_config.json, or NULL */
 };
 
 /* An EINPUT error at key's first place in the config (1:1 when key is NULL). */

@@ -47,6 +47,15 @@ int imp_add_node(struct imp_scn *s, enum imp_kind kind, int parent,
 		return plumb_err_set(err, PLUMB_EINPUT, src, 0, 0,
 				     "too many PCIe nodes to import (limit %d)",
 				     IMP_MAX_NODES), -1;
+	if (kind == IMP_SW) {
+		int j, depth = 1;
+		for (j = parent; j >= 0; j = s->nodes[j].parent)
+			depth += s->nodes[j].kind == IMP_SW;
+		if (depth > SCN_MAX_SWITCH_DEPTH)
+			return plumb_err_set(err, PLUMB_EINPUT, src, 0, 0,
+					     "%d PCIe switches stacked under one root port; at most %d may stack",
+					     depth, SCN_MAX_SWITCH_DEPTH), -1;
+	}
 	d = &s->nodes[s->n];
 	memset(d, 0, sizeof(*d));
 	d->kind = kind;

@@ -34,6 +34,16 @@
 
 #define MEAS_MAX_INPUT (16u << 20)  /* largest input accepted, bytes */
 #define MEAS_P2P_MAX_GPUS 128       /* largest matrix accepted */
+/* Serving caps shared by the command line (plumb predict --concurrency,
+ * --requests) and measured serving CSVs (concurrency, prompts), so a file
+ * cannot ask the serving simulation for more than an option can.
+ * Concurrency: published max-throughput runs reach 3,072 requests in flight
+ * (validation/data/public-b200-dsr1fp4-trt-maxtput.csv); 4,096 leaves room.
+ * The request-level simulation's cost grows faster than linearly with the
+ * requests in flight (GLM-5 tp8 on the bare-metal box: 256 2.7 s, 512 13 s
+ * on one core; docs/cli.md, "Limits"). */
+#define MEAS_MAX_CONCURRENCY 4096
+#define MEAS_MAX_REQUESTS 1000000
 
 /* Where a run's op or GPU count came from. */
 enum meas_src {

@@ -399,6 +399,9 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 		return rc;
 	case K_CONCURRENCY:
 		rc = num_int(c, f, k, 1, &v);
+		if (rc == 0 && v > MEAS_MAX_CONCURRENCY)
+			return fail(c, f->col, "concurrency %ld is above the %d plumb simulates "
+				    "(as --concurrency)", v, MEAS_MAX_CONCURRENCY);
 		r->concurrency = (int)v;
 		return rc;
 	case K_CONTEXT:
@@ -415,6 +418,9 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 		return rc;
 	case K_PROMPTS:
 		rc = num_int(c, f, k, 1, &v);
+		if (rc == 0 && v > MEAS_MAX_REQUESTS)
+			return fail(c, f->col, "prompts %ld is above the %d plumb simulates "
+				    "(as --requests)", v, MEAS_MAX_REQUESTS);
 		r->prompts = v;
 		return rc;
 	case K_TIME_US:

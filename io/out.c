@@ -274,6 +274,9 @@ int out_commit(struct outfile *o, struct plumb_err *err)
 		return rc;
 	}
 	bad = fflush(o->f) != 0 || ferror(o->f);
+	/* the data on disk before the name points at it: a crash after the
+	 * rename then finds the old file or the whole new one */
+	bad = bad || fsync(fileno(o->f)) != 0;
 	e = errno;
 	if (fclose(o->f) != 0 && !bad) {
 		bad = 1;
@@ -291,6 +294,20 @@ int out_commit(struct outfile *o, struct plumb_err *err)
 	}
 	release(o);
 	return rc;
+}
+
+int out_stdout_close(struct plumb_err *err)
+{
+	int e = 0;
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout))
+		e = errno ? errno : EIO;
+	if (!e && fclose(stdout) != 0)     /* a pipe or NFS reports late */
+		e = errno ? errno : EIO;
+	if (e)
+		return plumb_err_set(err, PLUMB_EIO, "<stdout>", 0, 0, "write error: %s",
+				     strerror(e));
+	return 0;
 }
 
 void out_abort(struct outfile *o)

@@ -82,6 +82,13 @@ int out_open(struct outfile *o, const char *path, struct plumb_err *err);
  * EIO (temporary file removed). Releases everything either way. */
 int out_commit(struct outfile *o, struct plumb_err *err);
 
+/*
+ * Flush and close standard output at the end of a run: every byte a
+ * command printed directly (help, tables) reached it, or an EIO error
+ * naming <stdout> (exit 4). stdout is closed: call once, last.
+ */
+int out_stdout_close(struct plumb_err *err);
+
 /* Close and remove the temporary file; safe after a failed open or commit. */
 void out_abort(struct outfile *o);
 

@@ -37,6 +37,14 @@
 #define SCN_MAX_GPU_KSRC 20     /* cited `constants:` of one catalog entry */
 #define SCN_KSRC_LEN 256        /* a cited constant's `source:` text, with its NUL */
 #define SCN_MAX_HOSTS 128       /* `hosts:` of a scenario of several boxes */
+/* Switches stacked between a root port and a device. PCIe's 256 bus numbers
+ * per segment allow about 127 (each switch level takes two), real boxes have
+ * one to three (a PLX/Broadcom switch under another): 8 leaves room and
+ * keeps the largest output (plumb trace of two boxes at that depth,
+ * tests/gen_scale.sh chain 8: 12 s, 1 GB) inside the limits tier's budget.
+ * The fabric's path buffers (models/xfer/fabric.h, FAB_MAX_PATH) are sized
+ * from it. */
+#define SCN_MAX_SWITCH_DEPTH 8
 #define SCN_MAX_VM_GPUS 64      /* GPUs passed through to one virtual machine
 				   (the guest's BAR placement, models/topo/bar.h) */
 /* Events one simulation of the scenario may handle (sim/engine.h's budget). */

@@ -273,6 +273,10 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	if ((rc = scn_opt_str(t, r, "name", s->name, sizeof(s->name), err)) < 0 ||
 	    (rc = scn_opt_str(t, r, "description", s->description, sizeof(s->description), err)) < 0)
 		return rc;
+	/* every command prints them to a terminal: control characters, DEL and
+	 * bytes that are not UTF-8 become '?' (as in error messages) */
+	plumb_str_clean(s->name, sizeof(s->name));
+	plumb_str_clean(s->description, sizeof(s->description));
 	if ((v = ymap_get(r, "seed"))) {
 		if ((rc = yget_int(t, v, "seed", 0, 2147483647L, &l, err)) < 0)
 			return rc;

@@ -250,6 +250,15 @@ static int parse_node(const struct ytree *t, const struct ynode *list, size_t id
 		}
 		if (s->nodes[p].kind == SCN_GPU || s->nodes[p].kind == SCN_NIC)
 			return yerr(t, v, PLUMB_EINPUT, err, "'%s' is an endpoint and cannot be a parent", buf);
+		if (d->kind != SCN_ROOT_PORT) {
+			int j, depth = d->kind == SCN_SWITCH;
+			for (j = p; j >= 0; j = s->nodes[j].parent)
+				depth += s->nodes[j].kind == SCN_SWITCH;
+			if (depth > SCN_MAX_SWITCH_DEPTH)
+				return yerr(t, v, PLUMB_EINPUT, err,
+					    "'%s' is switch %d stacked under one root port; at most %d may stack between a root port and a device",
+					    d->id, depth, SCN_MAX_SWITCH_DEPTH);
+		}
 		d->parent = p;
 		d->socket = s->nodes[p].socket;
 		d->numa = s->nodes[p].numa;

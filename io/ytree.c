@@ -27,6 +27,14 @@
 #define YMAX_KEYS 10000   /* keys per mapping (duplicate check is quadratic) */
 #define YMAX_DEPTH 64     /* nesting levels */
 #define YCHUNK 256        /* nodes per allocation block */
+/* Nodes one document may stand for with its aliases expanded ("billion
+ * laughs": nine levels of ten aliases are 10^9 nodes in a few hundred
+ * bytes). The tree shares an alias's node, but whatever walks or writes the
+ * document whole (a sweep writes each point's scenario) pays the expanded
+ * size, so it is counted while reading, as libyaml users do, and refused at
+ * the alias that passes it. A 128-host scenario of aliased boxes is about
+ * 10,000. */
+#define YMAX_EXPANDED 1000000
 
 /* Nodes are allocated in blocks that never move (nodes point at nodes). */
 struct ychunk {
@@ -83,6 +91,7 @@ static struct ynode *new_node(struct build *b, enum ynode_type ty, const yaml_ma
 	}
 	n = &c->n[c->used++];
 	n->type = ty;
+	n->xsize = 1;
 	n->line = (int)m->line + 1;
 	n->col = (int)m->column + 1;
 	return n;
@@ -199,6 +208,27 @@ static int attach(struct build *b, struct ynode *n)
 	return 0;
 }
 
+/* Add a finished child's expanded size to the open collection's (capped). */
+static void grow_open(struct build *b, size_t x)
+{
+	struct ynode *p;
+	if (b->depth == 0)
+		return;
+	p = b->st[b->depth - 1].n;
+	p->xsize = p->xsize + x > YMAX_EXPANDED + 1 ? YMAX_EXPANDED + 1 : p->xsize + x;
+}
+
+/* The document's expanded size so far: the open collections' own plus the
+ * closed root's. */
+static size_t expanded(const struct build *b)
+{
+	size_t x = b->t->root ? b->t->root->xsize : 0;
+	int i;
+	for (i = 1; i < b->depth; i++)
+		x += b->st[i].n->xsize;
+	return x;
+}
+
 /* One event; 0, or a negative plumb_rc. */
 static int on_event(struct build *b, const yaml_event_t *ev)
 {
@@ -221,6 +251,7 @@ static int on_event(struct build *b, const yaml_event_t *ev)
 			struct anchor *fa = f->anchor ? anchor_find(b, f->anchor) : NULL;
 			if (fa && fa->n == f->n)
 				fa->open = 0;
+			grow_open(b, f->n->xsize);
 		}
 		return 0;
 	case YAML_SCALAR_EVENT:
@@ -239,6 +270,10 @@ static int on_event(struct build *b, const yaml_event_t *ev)
 			return at(b, m, "YAML syntax: found undefined alias");
 		if (a->open)
 			return at(b, m, "alias refers to the node that contains it");
+		grow_open(b, a->n->xsize);
+		if (a->n->xsize > YMAX_EXPANDED || expanded(b) > YMAX_EXPANDED)
+			return at(b, m, "aliases expand the document past 1,000,000 nodes "
+				  "(YAML's billion laughs); write the values out or use fewer aliases");
 		return attach(b, a->n);
 	}
 	if (ev->type == YAML_SCALAR_EVENT) {
@@ -264,6 +299,8 @@ static int on_event(struct build *b, const yaml_event_t *ev)
 		return oom(b->err);
 	if ((rc = attach(b, n)) < 0)
 		return rc;
+	if (n->type == Y_SCALAR)
+		grow_open(b, 1);
 	if (n->type != Y_SCALAR) {
 		struct frame *f = &b->st[b->depth++];
 		f->n = n;

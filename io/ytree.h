@@ -28,6 +28,8 @@ struct ynode {
 	size_t n;               /* Y_MAP: pairs; Y_SEQ: items */
 	struct ynode **keys;    /* Y_MAP: key scalars */
 	struct ynode **vals;    /* Y_MAP: values; Y_SEQ: items */
+	size_t xsize;           /* nodes with every alias under it expanded
+				   (capped just past YMAX_EXPANDED) */
 };
 
 struct ychunk;

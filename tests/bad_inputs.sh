@@ -203,6 +203,9 @@ csv-unterminated-quote   3 validate @serving:$DIR/csv-unterminated-quote.csv
 csv-short-row            3 validate @serving:$DIR/csv-short-row.csv
 csv-wrong-type           3 validate @serving:$DIR/csv-wrong-type.csv
 csv-bad-layout           3 validate @serving:$DIR/csv-bad-layout.csv
+csv-prompts-huge         3 validate @serving:$DIR/csv-prompts-huge.csv
+csv-concurrency-huge     3 validate @serving:$DIR/csv-concurrency-huge.csv
+calibrate-prompts-huge   3 calibrate $VM --data $DIR/csv-prompts-huge.csv
 # ---- validation case lists (plumb validate)
 cases-empty              3 validate $DIR/cases-empty.yaml
 cases-not-a-list         3 validate $DIR/cases-not-a-list.yaml
@@ -235,6 +238,8 @@ predict-concurrency-zero 2 predict $BM --concurrency 0
 predict-concurrency-neg  2 predict $BM --concurrency -4
 predict-concurrency-word 2 predict $BM --concurrency many
 predict-concurrency-huge 2 predict $BM --concurrency 99999999999
+predict-concurrency-1e6  2 predict $BM --concurrency 1000000
+predict-concurrency-4097 2 predict $BM --concurrency 1,4097
 predict-batch-zero       2 predict $BM --batch 0
 predict-context-nan      2 predict $BM --context nan
 predict-input-neg        2 predict $BM --input -1
@@ -249,6 +254,10 @@ predict-hf-bad-json      3 predict $BM --model $DIR/hf-bad-json.json
 predict-hf-bad-quant     3 predict $BM --model $DIR/hf-bad-quant.json
 predict-hf-sparse-step   3 predict $BM --model $DIR/hf-sparse-step.json
 predict-hf-missing       4 predict $BM --model $DIR/no-such-model/config.json
+predict-hf-regex-bomb    3 predict $BM --model $DIR/hf-regex-bomb.json
+predict-hf-regex-invalid 3 predict $BM --model $DIR/hf-regex-invalid.json
+predict-hf-regex-backref 3 predict $BM --model $DIR/hf-regex-backref.json
+predict-hf-ignore-string 3 predict $BM --model $DIR/hf-ignore-not-list.json
 predict-hf-no-fit        3 predict $BM --model tests/data/hf/zai-org--GLM-5 --batch 1
 predict-weights-ckpt     2 predict $BM --weights checkpoint
 predict-weights-int4-g3  2 predict $BM --weights int4-g3
@@ -314,6 +323,9 @@ grid-bad-override        3 sweep $DIR/grid-bad-override.yaml
 grid-missing-scenario    4 sweep $DIR/grid-missing-scenario.yaml
 grid-misspelt-name       3 sweep $DIR/grid-misspelt-name.yaml
 grid-huge                3 sweep @big:grid-huge.yaml
+grid-alias-bomb          3 sweep $DIR/grid-alias-bomb.yaml
+grid-alias-scenario      3 sweep $DIR/grid-alias-scenario.yaml
+scenario-alias-bomb      3 topo $DIR/scenario-alias-bomb.yaml
 # ---- calibration files (--calib, every command)
 calib-list               3 predict $BM --calib $DIR/calib-list.yaml
 calib-unknown-constant   3 predict $BM --calib $DIR/calib-unknown-constant.yaml
@@ -351,6 +363,10 @@ budget-predict           5 predict $DIR/budget-tiny.yaml --layout tp8 --concurre
 scenario-1025-gpus       3 topo @gen:flat:1025
 render-matrix-too-big    2 render @gen:cluster:17 --what matrix -o @out:matrix.png
 scenario-vm-65-gpus      3 topo $DIR/scenario-vm-65-gpus.yaml
+scenario-chain-9-topo    3 topo @gen:chain:9
+scenario-chain-9-coll    3 coll $DIR/scenario-chain-9.yaml
+scenario-chain-9-trace   3 trace @gen:chain:9
+scenario-chain-9-sweep   3 sweep $DIR/grid-chain-9.yaml
 scenario-mmio-too-small  3 predict $DIR/scenario-mmio-too-small.yaml --layout tp8 --concurrency 1
 TABLE
 

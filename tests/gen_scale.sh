@@ -14,10 +14,15 @@
 #   sh tests/gen_scale.sh flat GPUS       one box of GPUS RTX PRO 6000, 8 a PCIe
 #                                         switch, no NVLink (1025: one GPU past
 #                                         the limit)
+#   sh tests/gen_scale.sh chain DEPTH     two boxes of 4 RTX PRO 6000, on each
+#                                         socket two GPUs and a NIC under DEPTH
+#                                         PCIe switches stacked on one root port,
+#                                         over RoCE (32: the depth limit, 33:
+#                                         one switch past it); the longest paths
 # Exit status 2 on a usage error.
 set -eu
 usage() {
-	echo "usage: sh tests/gen_scale.sh cluster HOSTS | nvswitch GPUS | flat GPUS" >&2
+	echo "usage: sh tests/gen_scale.sh cluster HOSTS | nvswitch GPUS | flat GPUS | chain DEPTH" >&2
 	exit 2
 }
 [ $# -eq 2 ] || usage
@@ -105,6 +110,27 @@ flat)
 	printf 'pcie:\n'
 	sw=$(((n + 7) / 8))
 	box rtx-pro-6000 8 "$n" $(((sw + 1) / 2)) '  '
+	;;
+chain)
+	printf 'plumb_scenario: 1\nname: chain-%d-switches\nseed: 1\n' "$n"
+	printf 'description: two boxes, GPUs and NICs under %d stacked PCIe switches (synthetic, for limits)\n' "$n"
+	printf 'hosts:\n  - name: node\n    count: 2\n    host: {cpu_vendor: amd, sockets: 2, cores_per_socket: 64, threads_per_core: 2}\n    pcie:\n'
+	for r in 0 1; do
+		printf '      - {id: rc%d, kind: root_complex, socket: %d}\n' "$r" "$r"
+		printf '      - {id: rp%d, kind: root_port, parent: rc%d, gen: 5, width: 16}\n' "$r" "$r"
+		p=rp$r
+		k=0
+		while [ "$k" -lt "$n" ]; do
+			printf '      - {id: s%d-%d, kind: switch, parent: %s, gen: 5, width: 16, acs: false}\n' "$r" "$k" "$p"
+			p=s$r-$k
+			k=$((k + 1))
+		done
+		printf '      - {id: gpu%d, kind: gpu, parent: %s, model: rtx-pro-6000}\n' $((2 * r)) "$p"
+		printf '      - {id: gpu%d, kind: gpu, parent: %s, model: rtx-pro-6000}\n' $((2 * r + 1)) "$p"
+		printf '      - {id: nic%d, kind: nic, parent: %s, model: ConnectX-7, gen: 5, width: 16}\n' "$r" "$p"
+	done
+	printf 'network: {kind: roce, port_gbps: 400}\n'
+	printf 'virtualization: {mode: bare_metal, host_iommu: pt}\n'
 	;;
 *)
 	usage

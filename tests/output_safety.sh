@@ -74,7 +74,59 @@ if [ -w /dev/full ]; then
 	"$PLUMB" topo "$BM" >/dev/full 2>err; rc=$?
 	check "stdout on a full disk: exit $rc, expected 4" [ $rc -eq 4 ]
 	check "stdout on a full disk: the message" grep -q 'plumb: error: <stdout>: write error' err
+	# every command, help and version included: nothing printed is lost silently
+	VM=$(dirname "$BM")/proxmox-vm-8x-rtxpro6000.yaml
+	GRID=$(dirname "$BM")/grids/tiny.yaml
+	SERVING=$(dirname "$BM")/../validation/data/seed-vm-serving.csv
+	while read -r args; do
+		# shellcheck disable=SC2086 # args is a word list on purpose
+		"$PLUMB" $args >/dev/full 2>err; rc=$?
+		check "plumb $args >/dev/full: exit $rc, expected 4" [ $rc -eq 4 ]
+		check "plumb $args >/dev/full: the message" grep -q 'plumb: error: <stdout>: write error' err
+	done <<ARGS
+--help
+--version
+help topo
+predict --help
+constants
+sweep --check $GRID
+predict $BM --layout tp8 --concurrency 1
+compare $BM $VM --concurrency 1
+xfer $BM --from 0 --to 1
+calibrate $VM --data $SERVING
+ARGS
 fi
+
+# ---- names from input reach the terminal without their escape codes -------
+sed 's/^name: .*/name: "evil\\e[31mRED\\e]0;title\\a"/' "$BM" >evil.yaml
+VM=$(dirname "$BM")/proxmox-vm-8x-rtxpro6000.yaml
+esc=$(printf '\033')
+while read -r args; do
+	# shellcheck disable=SC2086 # args is a word list on purpose
+	"$PLUMB" $args >out 2>err; rc=$?
+	check "plumb $args with ESC in the name: exit $rc" [ $rc -eq 0 ]
+	check "plumb $args with ESC in the name: no ESC printed" sh -c "! grep -q '$esc' out"
+done <<ARGS
+topo evil.yaml
+predict evil.yaml --layout tp8 --concurrency 1
+compare evil.yaml $VM --concurrency 1
+xfer evil.yaml --from 0 --to 1
+coll evil.yaml -b 1M -e 1M
+ARGS
+
+# ---- CSV cells from the grid cannot run as spreadsheet formulas ------------
+mkdir formula
+cp "$BM" "formula/=1+2.yaml"
+printf 'plumb_grid: 1\nset: {layout: tp8, input: 512, output: 128, concurrency: 1}\naxes:\n  scenario: ["=1+2.yaml"]\n' >formula/grid.yaml
+"$PLUMB" sweep formula/grid.yaml -o formula/out.csv -j 1 --no-progress 2>err; rc=$?
+check "sweep, a value starting with '=': exit $rc" [ $rc -eq 0 ]
+check "sweep, a value starting with '=': written after an apostrophe" grep -q "^'=1+2.yaml," formula/out.csv
+cp formula/out.csv formula/first.csv
+"$PLUMB" sweep formula/grid.yaml -o formula/out.csv -j 1 --no-progress --stats 2>err
+check "sweep, a neutralised cell: resumed, not recomputed" grep -q '(0 computed, 1 from the old output' err
+check "sweep, a neutralised cell: resumed to the same bytes" cmp -s formula/out.csv formula/first.csv
+"$PLUMB" sweep formula/grid.yaml --csv-raw -j 1 --no-progress >formula/raw.csv 2>err
+check "sweep --csv-raw: the cell as given" grep -q "^=1+2.yaml," formula/raw.csv
 
 # ---- links, replacement, temporary names ----------------------------------
 echo old >real

@@ -7,6 +7,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -354,23 +355,43 @@ static long bucketed(long ctx, long bucket)
  * counts each token in the second it arrives; spreading them keeps the
  * peak a continuous function of step times, which a fit needs, and is the
  * same count on average); a prefill's first tokens land at its end. */
+/* The buckets live in a ring of SERVE_SEC_RING seconds behind the latest:
+ * steps run in time order and none lasts that long, so a bucket that left
+ * the ring gets no more tokens, and its count already went into the peak.
+ * Memory stays fixed whatever the span of the run (a trace in Unix-epoch
+ * seconds, a gap of years, --rate 1e-9). */
+#define SERVE_SEC_RING 65536
+
 struct seconds {
-	double *tok;
-	int cap;
+	double *tok;            /* [SERVE_SEC_RING], bucket b at b % SERVE_SEC_RING */
+	long *which;            /* [SERVE_SEC_RING]: the bucket a slot holds (a
+				   stale one reads as empty, so nothing is cleared) */
+	long hi;                /* the latest bucket touched, -1 none */
 	double peak;
 };
 
 static int seconds_add(struct seconds *s, long b, double tokens)
 {
-	int had = s->cap;
-	if (b >= had) {
-		if (b >= INT_MAX || grow((void **)&s->tok, &s->cap, (int)b + 1, sizeof(*s->tok)) < 0)
+	size_t i = (size_t)(b % SERVE_SEC_RING);
+	if (!s->tok) {
+		s->tok = malloc(SERVE_SEC_RING * sizeof(*s->tok));
+		s->which = malloc(SERVE_SEC_RING * sizeof(*s->which));
+		if (!s->tok || !s->which)
 			return -1;
-		memset(s->tok + had, 0, (size_t)(s->cap - had) * sizeof(*s->tok));
+		for (i = 0; i < SERVE_SEC_RING; i++)
+			s->which[i] = -1;
+		i = (size_t)(b % SERVE_SEC_RING);
 	}
-	s->tok[b] += tokens;
-	if (s->tok[b] > s->peak)
-		s->peak = s->tok[b];
+	if (b > s->hi)
+		s->hi = b;
+	assert(b > s->hi - SERVE_SEC_RING);     /* steps come in time order */
+	if (s->which[i] != b) {
+		s->which[i] = b;
+		s->tok[i] = 0;
+	}
+	s->tok[i] += tokens;
+	if (s->tok[i] > s->peak)
+		s->peak = s->tok[i];
 	return 0;
 }
 
@@ -378,8 +399,21 @@ static int seconds_add(struct seconds *s, long b, double tokens)
 static int seconds_span(struct seconds *s, double t0, double t1, double tokens)
 {
 	long b;
+	if (tokens == 0)
+		return 0;       /* an idle wait between arrivals counts nothing */
 	if (!(t1 > t0))
 		return seconds_add(s, (long)t1, tokens);
+	if ((long)t1 - (long)t0 >= 2) {
+		/* the whole seconds inside get tokens / (t1 - t0) each and nothing
+		 * else (steps do not overlap): count them in the peak unwritten, so
+		 * a step over a long idle gap costs two buckets, not one per second */
+		double rate = tokens / (t1 - t0);
+		if (rate > s->peak)
+			s->peak = rate;
+		if (seconds_add(s, (long)t0, tokens * ((double)(long)t0 + 1 - t0) / (t1 - t0)) < 0)
+			return -1;
+		return seconds_add(s, (long)t1, tokens * (t1 - (double)(long)t1) / (t1 - t0));
+	}
 	for (b = (long)t0; b <= (long)t1; b++) {
 		double lo = fmax(t0, (double)b), hi = fmin(t1, (double)b + 1);
 		if (hi > lo && seconds_add(s, b, tokens * (hi - lo) / (t1 - t0)) < 0)
@@ -444,7 +478,7 @@ static int open_requests(const struct serve_params *p, struct run *R, struct plu
 int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	      struct serve_result *r, struct plumb_err *err)
 {
-	struct seconds sec = { NULL, 0, 0 };
+	struct seconds sec = { NULL, NULL, -1, 0 };
 	struct loop lp;
 	struct run R;
 	int *slot = NULL;
@@ -925,6 +959,7 @@ oom:
 	rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 out:
 	free(sec.tok);
+	free(sec.which);
 	free(lp.memo);
 	free(slot);
 	free(R.rq);

@@ -433,10 +433,10 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 	}
 	if (e->fmt == SWP_CSV) {
 		for (i = 0; i < nk; i++) {
-			swp_csv_field(b, t[i], 0);
+			swp_csv_cell(b, t[i], g->csv_raw);
 			swp_sb_put(b, ",", 1);
 		}
-		swp_csv_field(b, st->layout, 0);
+		swp_csv_cell(b, st->layout, g->csv_raw);
 		swp_sb_printf(b, ",%d,%ld,%ld,", r->gpus, st->concurrency, ctx);
 		if (!r->fits) {
 			swp_sb_put(b, ",,,,,,,,,0,", 11);

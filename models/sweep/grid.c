@@ -14,6 +14,7 @@
 #include "scn.h"
 #include "step.h"
 #include "sweep.h"
+#include "meas.h"
 #include "sweep_int.h"
 
 const char *const swp_setting_names[SWP_NSETTINGS + 1] = {
@@ -243,7 +244,7 @@ static int check_value(struct swp_grid *g, struct swp_setting *st, struct plumb_
 		return 0;
 	}
 	case SWP_CONCURRENCY:
-		return check_int(g, v, "concurrency", 1, 100000, err);
+		return check_int(g, v, "concurrency", 1, MEAS_MAX_CONCURRENCY, err);
 	case SWP_CONTEXT:
 		return check_int(g, v, "context", 0, 100000000, err);
 	case SWP_INPUT:

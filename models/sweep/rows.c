@@ -67,6 +67,26 @@ void swp_csv_field(struct swp_sb *b, const char *s, int force)
 	swp_sb_put(b, "\"", 1);
 }
 
+void swp_csv_cell(struct swp_sb *b, const char *s, int raw)
+{
+	char *end, *t;
+	size_t n;
+	if (raw || !s[0] || !strchr("=+-@\t\r'", s[0]) ||
+	    (s[0] != '\'' && (strtod(s, &end), end != s && !*end))) {
+		swp_csv_field(b, s, 0);
+		return;
+	}
+	n = strlen(s);
+	if (!(t = malloc(n + 2))) {
+		b->oom = 1;
+		return;
+	}
+	t[0] = '\'';
+	memcpy(t + 1, s, n + 1);
+	swp_csv_field(b, t, 0);
+	free(t);
+}
+
 /* The string through jansson's encoder (control characters escaped, not
  * dropped: a row read back when resuming must give the same key as the
  * point it was written for; json_split reads every escape it writes). */
@@ -309,6 +329,10 @@ char *swp_rows_key(const struct swp_grid *g, enum swp_format fmt, const char *ro
 		nf = csv_split(row, buf, len, f, 256);
 		if (nf < nk + 3)
 			goto out;
+		/* a cell swp_csv_cell neutralised reads back as written */
+		for (i = 0; i <= nk; i++)
+			if (!g->csv_raw && f[i][0] == '\'')
+				f[i]++;
 		for (i = 0; i < nk; i++)
 			snprintf(t[i], 1024, "%s", f[i]);
 		layout = f[nk];

@@ -113,6 +113,9 @@ struct swp_grid {
 	int naxes;
 	struct swp_axis axes[SWP_MAX_AXES];
 	uint64_t npoints;
+	int csv_raw;            /* 1: CSV cells from the grid as given (--csv-raw);
+				   0: a cell a spreadsheet would take as a formula
+				   gets a leading apostrophe (swp_csv_cell) */
 	int nbases;
 	struct swp_base *bases;
 	int nprice;             /* free inputs named price_<unit> */

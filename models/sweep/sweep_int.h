@@ -37,6 +37,11 @@ void swp_sb_put(struct swp_sb *b, const char *t, size_t len);
 void swp_sb_printf(struct swp_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A CSV field, quoted when needed (always with force). */
 void swp_csv_field(struct swp_sb *b, const char *s, int force);
+/* A cell from the grid (a value, a layout): as swp_csv_field, but unless raw
+ * one that starts with = + - @ TAB CR and is not a number, or starts with an
+ * apostrophe, is written after an apostrophe (OWASP's CSV injection advice),
+ * which swp_rows_key strips when it reads the row back. */
+void swp_csv_cell(struct swp_sb *b, const char *s, int raw);
 /* A JSON string (jansson's encoder; b->oom set when memory runs out); a
  * value: a number, its digits as the row's other formats print them, when
  * s is one as written, else a string. */

@@ -4,6 +4,7 @@
 #include "fabric.h"
 #include "topo.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,6 +326,7 @@ static int climb(const struct fabric *f, int n, int stop, int *path, int len)
 {
 	for (; n >= 0 && n != stop; n = f->s->nodes[n].parent)
 		if (f->up[n] >= 0) {
+			assert(len + 2 <= FAB_MAX_PATH);
 			path[len++] = f->up[n];
 			len = port(f, n, path, len);
 		}
@@ -334,12 +336,15 @@ static int climb(const struct fabric *f, int n, int stop, int *path, int len)
 /* Append the down links from ancestor stop (excluded) to node n, top first. */
 static int descend(const struct fabric *f, int stop, int n, int *path, int len)
 {
-	int chain[SCN_MAX_NODES], k = 0;
+	int chain[SCN_MAX_SWITCH_DEPTH + 2], k = 0;
 	for (; n >= 0 && n != stop; n = f->s->nodes[n].parent)
-		if (f->down[n] >= 0)
+		if (f->down[n] >= 0) {
+			assert(k < SCN_MAX_SWITCH_DEPTH + 2);   /* the loader's depth limit */
 			chain[k++] = n;
+		}
 	while (k > 0) {
 		n = chain[--k];
+		assert(len + 2 <= FAB_MAX_PATH);
 		path[len++] = f->down[n];
 		len = port(f, n, path, len);
 	}

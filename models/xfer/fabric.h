@@ -40,7 +40,12 @@
 #include "flow.h"
 #include "scn.h"
 
-#define FAB_MAX_PATH 64
+/* The longest path: a network path is four PCIe legs (GPU or NIC up to its
+ * root complex, or down from it), each at most 2 links (link and switch
+ * port) per level of SCN_MAX_SWITCH_DEPTH switches plus the device's and
+ * root port's own, and at most 16 more (NVLink hops, root complex, inter-
+ * socket, memory and network links). fab_* paths assert they stay inside. */
+#define FAB_MAX_PATH (4 * 2 * (SCN_MAX_SWITCH_DEPTH + 2) + 16)
 /* Scenarios of up to this many GPUs get the table of every pair's routes
  * (fab_routes_build): 2 x N^2 paths, cheap at 128 GPUs; a larger one
  * computes each path when asked (the same links). */

@@ -415,6 +415,29 @@ static void test_quant_methods(void)
 	CU_ASSERT_EQUAL(m.ckpt.attn, LLM_BF16);
 	CU_ASSERT_EQUAL(quant("{\"quant_method\": \"bitsandbytes\"}", &m, &e), -PLUMB_EINPUT);
 	EXPECT_MSG(&e, "quantization 'bitsandbytes' is not modelled");
+	/* patterns at the limits compile; past them they are refused, not ignored */
+	CU_ASSERT_EQUAL(quant("{\"quant_method\": \"fp8\", \"modules_to_not_convert\": "
+			      "[\"re:((((((((a{1,2}){1,2}){1,2}){1,2}){1,2}){1,2}){1,2}){1,2})\"]}",
+			      &m, &e), 0);
+	CU_ASSERT_EQUAL(quant("{\"quant_method\": \"fp8\", \"modules_to_not_convert\": "
+			      "[\"re:(((a{1,16}){1,16}){1,2})\"]}", &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "'modules_to_not_convert' entry 1: pattern has repetition counts whose product exceeds 256");
+	CU_ASSERT_EQUAL(quant("{\"quant_method\": \"fp8\", \"modules_to_not_convert\": "
+			      "[\"lm_head\", \"re:[a-\"]}", &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "'modules_to_not_convert' entry 2: '[a-' is not a POSIX extended regular expression");
+}
+
+/* A model path too long for the names built from it is refused, not cut. */
+static void test_long_path(void)
+{
+	char path[1200];
+	struct llm_model m;
+	struct plumb_err e;
+	memset(path, 'a', sizeof(path));
+	path[0] = '/';
+	snprintf(path + 1100, sizeof(path) - 1100, "/config.json");
+	CU_ASSERT_EQUAL(hf_model_load(path, &m, &e), -PLUMB_EINPUT);
+	EXPECT_MSG(&e, "model path of 1112 bytes is too long (at most 1002)");
 }
 
 static void test_hybrid(void)
@@ -591,4 +614,5 @@ void suite_hfconfig(void)
 	CU_add_test(s, "GLM-4.5 geometry (glm4_moe)", test_glm45_geometry);
 	CU_add_test(s, "refused architectures and bad configs", test_refusals);
 	CU_add_test(s, "Llama 4, Gemma 3, Qwen2 layer plans", test_layer_plans);
+	CU_add_test(s, "a model path too long is refused", test_long_path);
 }
