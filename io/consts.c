@@ -167,6 +167,13 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"exceeds 32 x the 512 KiB NVLink chunk), 13.85 GB/s each with half of the thread block "
 		"sending: a channel (thread block) moves 27.7 GB/s",
 		SCOPE_NCCL, 10, 100 },
+	[K_NCCL_SHM_RD_US] = { "nccl_shm_rd_us", "us", 1.16, 0.05, 100,
+		"a GPU's 128-byte load of memory across its root complex: p2pmark remote-read latency "
+		"NODE (through the root complex) 1.14-1.18 us on Threadripper PRO 7955WX "
+		"(realdata/p2p-latency-samples.txt); NCCL's LL over SHM polls each 16-byte line of its "
+		"FIFO in host memory with one such load per thread and trip (src/device/prims_ll.h "
+		"readLL, src/transport/shm.cc buffers in host memory)",
+		SCOPE_BOX, 0.4, 4 },
 	/* The step model's kernel constants (docs/model.md, "Op time"). Defaults
 	 * are what public kernel measurements give; the bundled RTX PRO 6000
 	 * scenarios carry values fitted jointly to the seed VM and its bare-metal

@@ -49,6 +49,7 @@ void calib_case_free(const struct val_set *v, int ci, int *idx, int *n, int max)
 		if (shm) {
 			add_free(idx, n, max, K_NCCL_SHM_STEP_US);
 			add_free(idx, n, max, K_NCCL_SHM_GBS);
+			add_free(idx, n, max, K_NCCL_SHM_RD_US);
 		} else {
 			add_free(idx, n, max, nvl ? K_NCCL_NVL_LL_US : K_NCCL_PCI_LL_US);
 		}

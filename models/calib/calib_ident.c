@@ -191,6 +191,8 @@ static const struct {
 			   "at batch 1 in the guest and on bare metal" },
 	{ K_NCCL_SHM_STEP_US, "nccl-tests with NCCL_P2P_DISABLE=1 at 8 B-64 KB" },
 	{ K_NCCL_SHM_GBS, "nccl-tests with NCCL_P2P_DISABLE=1 at 64 MB and more" },
+	{ K_NCCL_SHM_RD_US, "nccl-tests with NCCL_P2P_DISABLE=1 at 128 KB-1 MB (LL through host "
+			    "memory), or a GPU's load latency of pinned host memory" },
 	{ K_NCCL_PCI_LL_US, "nccl-tests all_reduce_perf at 8 B-64 KB on 2 and on 8 GPUs" },
 	{ K_NCCL_NVL_LL_US, "nccl-tests all_reduce_perf at 8 B-64 KB on 2 and on 8 GPUs" },
 	{ K_NCCL_PCI_SIMPLE_US, "nccl-tests all_reduce_perf at 256 KB-4 MB on 2 and on 8 GPUs" },

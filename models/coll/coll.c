@@ -30,6 +30,7 @@ struct crun {
 	double eff;                 /* payload fraction on the wire */
 	int nch;                    /* channels: parallel flows per send */
 	double ch_cap;              /* per-channel wire rate cap (LL, LL128), 0 = none */
+	double shm_ll_cap;          /* per-channel wire rate cap of LL over SHM, 0 = none */
 	double *step_lat;           /* n x n, per hop, seconds (allocated with the run) */
 	unsigned char *shm;         /* n x n, 1: hop bounces through host, 2: between
 				       hosts (NCCL's NET, fab_path_net) */
@@ -169,6 +170,8 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 		/* The cap is a payload rate per GPU, shared by the channels;
 		 * flows carry wire bytes. */
 		fs.rate_cap = r->s->k.v[K_NCCL_SHM_GBS] * 1e9 / r->eff / r->nch;
+		if (r->shm_ll_cap > 0 && r->shm_ll_cap < fs.rate_cap)
+			fs.rate_cap = r->shm_ll_cap;
 	} else {
 		fs.path_len = fab_route_gpu(r->fab, a, b, buf, &path);
 	}
@@ -177,6 +180,12 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 		fs.rate_cap = r->ch_cap;
 	fs.bytes = bytes / r->eff / r->nch;
 	fs.start = sim_now(r->eng) + r->step_lat[(src) * r->n + (dst)];
+	if (r->shm[(src) * r->n + (dst)] == 1 && r->shm_ll_cap > 0)
+		/* the step's latency already holds its first load round trip
+		 * (the poll that sees the line): the cap times the others */
+		fs.start = sim_now(r->eng) +
+			   fmax(0, r->step_lat[(src) * r->n + (dst)] -
+				   fmin(r->s->k.v[K_NCCL_SHM_RD_US] * 1e-6, fs.bytes / r->shm_ll_cap));
 	fs.on_done = flow_done;
 	fs.arg = sr;
 	if (fs.path_len == 0 && fs.rate_cap == 0)
@@ -798,6 +807,17 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 			cap = s->k.v[K_NCCL_LL128_CH_VOLTA + gen] * 1e9 / r->eff *
 			      (hosts || g.nch < 1 ? 1.0 : (double)g.graph_ch / g.nch);
 		r->ch_cap = r->ch_cap > 0 ? fmin(r->ch_cap, cap) : cap;
+	}
+	if (proto == PROTO_LL && !p2p && !hosts && r->nchain <= 1) {
+		/* LL through host memory (NCCL's SHM transport keeps every
+		 * FIFO in host memory, src/transport/shm.cc shmRecvConnect):
+		 * each thread of the receiving channel polls one 16-byte line
+		 * (8 bytes of payload) with a volatile load per trip and
+		 * waits for it before the next (src/device/prims_ll.h readLL,
+		 * LLGenericOp). A channel then moves threads x 8 bytes per
+		 * load round trip to host memory, whatever the link's rate. */
+		int nt = coll_tune_nthreads(&g, c->bytes, c->n, proto);
+		r->shm_ll_cap = nt * 8.0 / (s->k.v[K_NCCL_SHM_RD_US] * 1e-6) / r->eff;
 	}
 	r->nsteps = c->op == COLL_ALLREDUCE ? 2 * (r->n - 1) : r->n - 1;
 	r->chunk = c->bytes / r->n;

@@ -130,7 +130,9 @@ void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
  * and connect.cc's doubling; p2pnChannelsPerPeer and the p2p chunk size.
  * A scenario that sets nccl_channels overrides the communicator's count.
  * coll_tune_nch: the channels a ring collective of `bytes` runs
- * (src/enqueue.cc), at least 1.
+ * (src/enqueue.cc), at least 1; coll_tune_nthreads: the threads each of
+ * those channels runs (src/enqueue.cc halves them once one channel is
+ * left), at least 96.
  * coll_tune_time: NCCL's tuner estimate for protocol `proto` in us (-1
  * when the protocol is off: LL128 off NVLink); coll_tune_proto: the
  * protocol it picks (the least estimate).
@@ -153,6 +155,7 @@ struct coll_graph {
 void coll_graph_of(const struct scenario *s, const struct topo_view *v, const struct coll_spec *c,
 		   struct coll_graph *g);
 int coll_tune_nch(const struct coll_graph *g, double bytes, int nranks, int proto);
+int coll_tune_nthreads(const struct coll_graph *g, double bytes, int nranks, int proto);
 double coll_tune_time(const struct scenario *s, const struct coll_graph *g,
 		      const struct coll_spec *c, int proto);
 int coll_tune_proto(const struct scenario *s, const struct coll_graph *g, const struct coll_spec *c);

@@ -195,21 +195,41 @@ void coll_graph_of(const struct scenario *s, const struct topo_view *v, const st
 	}
 }
 
+/* src/enqueue.cc topoGetAlgoInfo (ring channel tuning): threads per
+ * channel from tuning.cc ncclTopoTuneModel (Simple 256 when the whole
+ * graph is no faster than PCI_BW, else 512; LL 512; LL128 640) and the
+ * per-thread thresholds of src/include/comm.h (LL 8 per rank, LL128 8,
+ * Simple 64; tuning.cc multiplies the ring's LL one by nRanks). */
+static void tune_threads(const struct coll_graph *g, int nranks, int proto, int *nt, double *thr)
+{
+	*nt = proto == PROTO_LL ? 512 : proto == PROTO_LL128 ? 640 :
+	      g->bw_intra * g->graph_ch <= NCCL_PCI_BW ? 256 : 512;
+	*thr = proto == PROTO_LL ? 8.0 * nranks : proto == PROTO_LL128 ? 8 : 64;
+}
+
 int coll_tune_nch(const struct coll_graph *g, double bytes, int nranks, int proto)
 {
-	/* src/enqueue.cc (ring channel tuning): drop channels while the
-	 * buffer is under nc x threads x threshold bytes; threads per
-	 * channel from tuning.cc ncclTopoTuneModel (Simple 256 when the whole
-	 * graph is no faster than PCI_BW, else 512; LL 512; LL128 640) and
-	 * thresholds from src/include/comm.h (LL 8 per rank, LL128 8,
-	 * Simple 64). */
-	int nt = proto == PROTO_LL ? 512 : proto == PROTO_LL128 ? 640 :
-		 g->bw_intra * g->graph_ch <= NCCL_PCI_BW ? 256 : 512;
-	double thr = proto == PROTO_LL ? 8.0 * nranks : proto == PROTO_LL128 ? 8 : 64;
-	int nc = g->nch > 0 ? g->nch : 1;
+	/* drop channels while the buffer is under nc x threads x threshold */
+	int nt, nc = g->nch > 0 ? g->nch : 1;
+	double thr;
+	tune_threads(g, nranks, proto, &nt, &thr);
 	while (bytes < nc * nt * thr && nc >= 2)
 		nc--;
 	return nc;
+}
+
+int coll_tune_nthreads(const struct coll_graph *g, double bytes, int nranks, int proto)
+{
+	/* src/enqueue.cc topoGetAlgoInfo: once one channel is left, halve
+	 * the threads (while a multiple of 128) under the same threshold;
+	 * never fewer than 3 warps. Simple's extra sync warp does not move
+	 * data and is not counted. */
+	int nt, nc = coll_tune_nch(g, bytes, nranks, proto);
+	double thr;
+	tune_threads(g, nranks, proto, &nt, &thr);
+	while (bytes < nc * nt * thr && nt % 128 == 0)
+		nt /= 2;
+	return nt < 96 ? 96 : nt;
 }
 
 /* Index of the GPU generation in NCCL's tables (tuning.cc compCapIndex). */

@@ -80,6 +80,16 @@ static void test_large_bandwidth(void)
 	t = t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 1 << 30, ALGO_RING, PROTO_SIMPLE);
 	busbw = (1 << 30) / (t * 1e-6) * coll_busbw_factor(COLL_ALLREDUCE, 8);
 	EXPECT_NEAR(busbw, s->k.v[K_NCCL_SHM_GBS] * 1e9, 0.02);
+	/* LL through host memory: a channel moves threads x 8 bytes per load
+	 * round trip; one trip hides in the step latency (8 B unchanged),
+	 * several show (512 KiB slower with a slower load). */
+	{
+		double t8 = t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 8, ALGO_RING, PROTO_LL);
+		double tb = t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 512 * 1024, ALGO_RING, PROTO_LL);
+		s->k.v[K_NCCL_SHM_RD_US] *= 2;
+		EXPECT_NEAR(t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 8, ALGO_RING, PROTO_LL), t8, 1e-6);
+		CU_ASSERT(t_us(s, -1, COLL_ALLREDUCE, 8, NULL, 512 * 1024, ALGO_RING, PROTO_LL) > tb * 1.05);
+	}
 	scn_free(s);
 }
 
@@ -565,6 +575,10 @@ static void test_size_and_protocol(void)
 	CU_ASSERT_EQUAL(coll_tune_nch(&g, 64 * kb, 8, PROTO_LL), 2);
 	/* LL128: 8 per thread, 640 threads */
 	CU_ASSERT_EQUAL(coll_tune_nch(&g, 51200, 8, PROTO_LL128), 10);
+	/* once one channel is left, threads halve under the same threshold */
+	CU_ASSERT_EQUAL(coll_tune_nthreads(&g, 8 * kb, 8, PROTO_LL), 128);
+	CU_ASSERT_EQUAL(coll_tune_nthreads(&g, 1 * mb, 8, PROTO_LL), 512);
+	CU_ASSERT_EQUAL(coll_tune_nthreads(&g, 8, 8, PROTO_LL), 96);
 	/* The tuner's picks for an 8-GPU ring all-reduce on NVSwitch H100:
 	 * LL up to 2 MiB, LL128 from 4 to 32 MiB, Simple from 64 MiB (its
 	 * model crosses at about 3.6 and 36 MB). */
