@@ -223,7 +223,8 @@ enum meas_csv_kind {
 	MEAS_CSV_COLLECTIVES,   /* op,gpus,bytes,time_us */
 	MEAS_CSV_DECODE,        /* layout,batch,context,step_ms */
 	MEAS_CSV_SERVING,       /* layout,concurrency,context,tok_s[,tpot_ms,
-				   ttft_ms,input_len,output_len,prompts,peak_tok_s] */
+				   ttft_ms,input_len,output_len,prompts,peak_tok_s,
+				   cached_prompts] */
 	MEAS_CSV_REQUESTS,      /* arrival_s,input_len,output_len: a trace */
 	MEAS_CSV_NKINDS
 };
@@ -252,6 +253,9 @@ struct meas_csv_row {
 				   one second of the run), NaN when not given */
 	long input_len, output_len; /* -1 when not given */
 	long prompts;           /* requests of the benchmark run, 0 when not given */
+	long cached_prompts;    /* its first prompts an earlier run on the same server
+				   already sent whole (prefix-cache hits), 0 when not
+				   given */
 };
 
 struct meas_csv {

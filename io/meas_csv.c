@@ -6,7 +6,7 @@
  *   requests      arrival_s,input_len,output_len (a trace of arrivals)
  *   serving       layout,concurrency,context,tok_s
  *                 [,tpot_ms][,ttft_ms][,input_len][,output_len][,prompts]
- *                 [,peak_tok_s]
+ *                 [,peak_tok_s][,cached_prompts]
  *
  * The kind follows from the header's columns (any order, any case). Lines
  * whose first non-blank character is '#' and blank lines are skipped;
@@ -34,7 +34,7 @@ enum ccol {
 	K_OP, K_GPUS, K_BYTES, K_TIME_US,
 	K_LAYOUT, K_BATCH, K_CONTEXT, K_STEP_MS,
 	K_CONCURRENCY, K_TOK_S, K_TPOT_MS, K_TTFT_MS, K_INPUT_LEN, K_OUTPUT_LEN,
-	K_PROMPTS, K_PEAK_TOK_S, K_ARRIVAL_S,
+	K_PROMPTS, K_PEAK_TOK_S, K_ARRIVAL_S, K_CACHED_PROMPTS,
 	K_NCOLS
 };
 
@@ -42,7 +42,7 @@ static const char *const col_names[K_NCOLS] = {
 	"op", "gpus", "bytes", "time_us",
 	"layout", "batch", "context", "step_ms",
 	"concurrency", "tok_s", "tpot_ms", "ttft_ms", "input_len", "output_len",
-	"prompts", "peak_tok_s", "arrival_s",
+	"prompts", "peak_tok_s", "arrival_s", "cached_prompts",
 };
 
 /* Per kind: allowed columns, required columns, columns that identify it. */
@@ -69,12 +69,12 @@ static const struct {
 		"serving",
 		1u << K_LAYOUT | 1u << K_CONCURRENCY | 1u << K_CONTEXT | 1u << K_TOK_S |
 		1u << K_TPOT_MS | 1u << K_TTFT_MS | 1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN |
-		1u << K_PROMPTS | 1u << K_PEAK_TOK_S,
+		1u << K_PROMPTS | 1u << K_PEAK_TOK_S | 1u << K_CACHED_PROMPTS,
 		1u << K_LAYOUT | 1u << K_CONCURRENCY | 1u << K_CONTEXT | 1u << K_TOK_S,
 		1u << K_CONCURRENCY | 1u << K_TOK_S | 1u << K_TPOT_MS | 1u << K_TTFT_MS |
 		1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN,
 		"layout, concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts, "
-		"peak_tok_s",
+		"peak_tok_s, cached_prompts",
 	},
 	[MEAS_CSV_REQUESTS] = {
 		"requests",
@@ -422,6 +422,10 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 			return fail(c, f->col, "prompts %ld is above the %d plumb simulates "
 				    "(as --requests)", v, MEAS_MAX_REQUESTS);
 		r->prompts = v;
+		return rc;
+	case K_CACHED_PROMPTS:
+		rc = num_int(c, f, k, 0, &v);
+		r->cached_prompts = v;
 		return rc;
 	case K_TIME_US:
 		return num_pos(c, f, k, &r->time_us);

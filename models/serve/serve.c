@@ -514,7 +514,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	memset(&lp, 0, sizeof(lp));
 	lp.fn = fn;
 	lp.ctx = ctx;
-	if (p->spread < 0 || p->spread > 1 || p->prompts < 0 || p->kv_tokens < 0 ||
+	if (p->spread < 0 || p->spread > 1 || p->prompts < 0 || p->cached_prompts < 0 || p->kv_tokens < 0 ||
 	    p->range_ratio > 1) {
 		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				   "output spread must be in [0, 1], prompts and the KV budget at least 0");
@@ -725,6 +725,13 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			q->state = RQ_PREFILL;
 			q->kv = prompt;
 			q->todo = prompt - p->context;
+			/* A prompt whole in the prefix cache (not a retracted
+			 * one, whose output is new) computes its last token
+			 * only, for its logits (SGLang's radix cache keeps at
+			 * least one token to prefill). */
+			if (p->prompts > 0 && R.order[k].idx < p->cached_prompts && !q->retracted &&
+			    q->todo > 1)
+				q->todo = 1;
 			kv_used += prompt;
 			admit++;
 			sorted_nw = -1;

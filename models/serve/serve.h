@@ -91,6 +91,12 @@ struct serve_params {
 				   (bench_serving --num-prompts), measured from the
 				   first request to the last completion, ramp-up and
 				   drain included; 0: the steady state (default) */
+	int cached_prompts;     /* with prompts: the run's first this many prompts
+				   are whole in the engine's prefix cache (an earlier
+				   benchmark run on the same server sent them: the
+				   random dataset draws the same prompts from the same
+				   seed), so their prefill computes only the last
+				   token over the cached rest; 0 (default): none */
 	/* Open loop (instead of the clients): requests arrive on their own. */
 	double rate;            /* > 0: Poisson arrivals at this many requests/s,
 				   `prompts` of them (default 1000) */

@@ -46,6 +46,11 @@ struct val_case {
 	char group[48];             /* cases summarised together ("" none) */
 	int algo;                   /* collectives: enum coll_algo (ALGO_AUTO unless given) */
 	double output_spread;       /* serving: output lengths over [1 -+ this] x mean; 0 default */
+	double range_ratio;         /* serving, with has_range_ratio: inputs and outputs
+				       uniform over [r, 1] x a top length, as
+				       bench_serving's random dataset, with the
+				       means the rows give */
+	int has_range_ratio;
 	int first_point, npoints;   /* slice of the point array */
 	int acs;                    /* p2p: -1 as the scenario, 0/1 ACS forced off/on */
 	int quoted;                 /* p2p: points listed in the case (`points:`), each

@@ -13,7 +13,7 @@
 
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
-	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo",
+	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo", "range_ratio",
 	"acs", "points", "engine", "fits", NULL
 };
 static const char *const whatif_keys[] = {
@@ -157,6 +157,11 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 	if ((x = ymap_get(n, "output_spread")) &&
 	    (rc = yget_double(t, x, "output_spread", 0.001, 1, &c->output_spread, err)) < 0)
 		return rc;
+	if ((x = ymap_get(n, "range_ratio"))) {
+		if ((rc = yget_double(t, x, "range_ratio", 0, 1, &c->range_ratio, err)) < 0)
+			return rc;
+		c->has_range_ratio = 1;
+	}
 	if ((x = ymap_get(n, "group")) &&
 	    (rc = yget_str(t, x, "group", c->group, sizeof(c->group), err)) < 0)
 		return rc;

@@ -15,8 +15,9 @@
 /* Serve `model` with `layout` at concurrency conc on scenario scn. */
 static int serve_point(const struct scenario *scn, const char *engine, int stack, const char *model,
 		       const char *weights, const char *kv, const char *layout, int conc,
-		       long input, long output, long context, long prompts, double spread,
-		       struct serve_result *sr, struct plumb_err *err)
+		       long input, long output, long context, long prompts, long cached,
+		       double spread, double range_ratio, struct serve_result *sr,
+		       struct plumb_err *err)
 {
 	struct pred_cfg c;
 	struct serve_params sp;
@@ -30,8 +31,17 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 		return rc;
 	pred_serve_params(&c, conc, input, output, context, &sp);
 	sp.prompts = (int)prompts;
+	sp.cached_prompts = (int)cached;
 	if (spread > 0)
 		sp.spread = spread;
+	if (range_ratio >= 0) {
+		/* bench_serving's random dataset: lengths uniform over
+		 * [r, 1] x the top, whose mean (1 + r) / 2 x top is the run's
+		 * printed mean */
+		sp.range_ratio = range_ratio;
+		sp.input_len = lround((double)input * 2.0 / (1.0 + range_ratio));
+		sp.output_len = lround((double)output * 2.0 / (1.0 + range_ratio));
+	}
 	/* a replicated layout splits the clients (predict_run.h) */
 	return pred_serve_replicas(&c, conc, &sp, pred_serve_step, &c, sr, err);
 }
@@ -85,7 +95,8 @@ int val_row_values(const struct val_case *c, const struct scenario *scn, int ri,
 				      row->concurrency,
 				      row->input_len > 0 ? row->input_len : c->input,
 				      row->output_len > 0 ? row->output_len : c->output,
-				      row->context, row->prompts, c->output_spread, &sr, err)) < 0)
+				      row->context, row->prompts, row->cached_prompts, c->output_spread,
+				      c->has_range_ratio ? c->range_ratio : -1.0, &sr, err)) < 0)
 			return rc;
 		vals[VAL_SRV_TOK] = sr.tok_s_total;
 		vals[VAL_SRV_TPOT] = sr.tpot_ms;
@@ -187,7 +198,7 @@ int val_predict(struct val_set *v, int c, struct plumb_err *err)
 					struct serve_result sr;
 					if ((rc = serve_point(w->scn[a], NULL, 1, "glm-5", "nvfp4", "bf16",
 							      w->layouts[b], w->conc[k], 1024, 1024, 0,
-							      0, 0, &sr, err)) < 0)
+							      0, 0, 0, -1.0, &sr, err)) < 0)
 						return rc;
 					w->tok[a][b][k] = sr.tok_s_total;
 				}

@@ -210,6 +210,35 @@ static void test_range_ratio(void)
 	CU_ASSERT(serve_run(&p, prefill_log, NULL, &b, NULL) < 0);
 }
 
+/* Prompts whole in the prefix cache (cached_prompts): the run's first ones
+ * prefill one token over the cached rest, the others their whole prompt. */
+static void test_cached_prompts(void)
+{
+	struct serve_params p;
+	struct serve_result a, b;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.input_len = 1000;
+	p.output_len = 20;
+	p.spread = 0;
+	p.prompts = 4;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
+	p.cached_prompts = 3;
+	npf = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, prefill_log, NULL, &b, NULL), 0);
+	/* step times are memoised by shape: one call per distinct prefill */
+	EXPECT_INT(npf, 2);
+	EXPECT_INT(pf_tok[0], 1);
+	EXPECT_INT(pf_ctx[0], 999);
+	EXPECT_INT(pf_tok[1], 1000);
+	EXPECT_INT(pf_ctx[1], 0);
+	/* the step formula charges a prefill step per request, not per token:
+	 * the same TTFT; the tokens' share is the step function's to price */
+	EXPECT_NEAR(b.ttft_ms, a.ttft_ms, 1e-9);
+	p.cached_prompts = -1;
+	CU_ASSERT(serve_run(&p, steps, NULL, &b, NULL) < 0);
+}
+
 static void test_kv_budget(void)
 {
 	struct serve_params p;
@@ -469,4 +498,5 @@ void suite_serve(void)
 	CU_add_test(s, "mixed steps under a token budget", test_mixed_budget);
 	CU_add_test(s, "a long run completes", test_long_run);
 	CU_add_test(s, "range ratio: bench_serving's random lengths", test_range_ratio);
+	CU_add_test(s, "prompts whole in the prefix cache", test_cached_prompts);
 }
