@@ -1,0 +1,27 @@
+/*
+ * coll_int.h - what coll.c and coll_chain.c share inside models/coll/: the
+ * rings and chains a collective runs over.
+ */
+#ifndef PLUMB_COLL_INT_H
+#define PLUMB_COLL_INT_H
+
+#include "coll.h"
+
+/* Is the direct path between GPUs a and b all NVLink? */
+int coll_nvlink_path(const struct fabric *f, int a, int b);
+
+/* The chains of a tree or broadcast, in one block (ord, pos, cway and the
+ * zeroed chunk state; coll_chain.c says how they are laid out and built);
+ * between: chains that span hosts as NCCL's tree. NULL when out of memory. */
+int *coll_chains_new(const struct fabric *f, const struct coll_spec *c, int between,
+		     int *nchainp, int *nwaysp);
+
+/* Pairs the collective's schedule uses (sender -> receiver ranks); pos:
+ * the chains' positions (nchain x n) of a tree, or NULL. */
+int coll_uses_pair(const struct coll_spec *c, int algo, int i, int j, const int *pos,
+		   int nchain);
+
+/* Do c's ranks span hosts? */
+int coll_spans_hosts(const struct scenario *s, const struct coll_spec *c);
+
+#endif
