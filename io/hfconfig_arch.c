@@ -201,11 +201,15 @@ static int get_bool(const struct hfctx *c, const char *key, int *out)
 	return 0;
 }
 
-/* Per-layer kinds from layer_types (strings), or an error. */
+/* Per-layer kinds from layer_types (strings): 0, 1 when absent, or an
+ * error (also when the model has more layers than a hybrid one may). */
 static int layer_types(const struct hfctx *c, struct llm_model *m)
 {
 	const json_t *a = json_object_get(c->cfg, "layer_types");
 	size_t i;
+	if (m->layers > LLM_MAX_LAYERS)
+		return hf_fail(c, "num_hidden_layers", "at most %d layers in a hybrid model",
+			       LLM_MAX_LAYERS);
 	if (!a || json_is_null(a))
 		return 1;       /* absent */
 	if (!json_is_array(a) || json_array_size(a) != (size_t)m->layers)
@@ -336,9 +340,6 @@ static int parse_dense(const struct hfctx *c, int flags, struct llm_model *m)
 	if ((flags & D_MTP) &&
 	    (rc = get_int(c, "num_nextn_predict_layers", 0, 64, 0, &m->mtp_layers)) < 0)
 		return rc;
-	if (m->layers > LLM_MAX_LAYERS)
-		return hf_fail(c, "num_hidden_layers", "at most %d layers in a hybrid model",
-			       LLM_MAX_LAYERS);
 	if ((rc = layer_types(c, m)) < 0)
 		return rc;
 	sliding = rc == 0;
@@ -378,9 +379,6 @@ static int parse_llama4(const struct hfctx *c, struct llm_model *m)
 	m->dense_layers = 0;
 	m->moe_step = step;
 	m->shared_experts = 1;
-	if (m->layers > LLM_MAX_LAYERS)
-		return hf_fail(c, "num_hidden_layers", "at most %d layers in a hybrid model",
-			       LLM_MAX_LAYERS);
 	if ((rc = layer_types(c, m)) < 0)
 		return rc;
 	if (rc > 0 && m->attn_chunk) {
@@ -485,9 +483,6 @@ static int parse_family(const struct hfctx *c, int fi, const char *type, struct 
 		m->shared_gate = m->shared_experts;
 		m->attn_gate = 1;
 		m->qk_norm = 1;
-		if (m->layers > LLM_MAX_LAYERS)
-			return hf_fail(c, "num_hidden_layers", "at most %d layers in a hybrid model",
-				    LLM_MAX_LAYERS);
 		if ((rc = layer_types(c, m)) < 0)
 			return rc;
 		if (rc > 0) {   /* no layer_types: every interval-th layer is full */
@@ -503,9 +498,6 @@ static int parse_family(const struct hfctx *c, int fi, const char *type, struct 
 		    (rc = get_int(c, "sliding_window", 1, 1 << 30, 1, &m->sliding_window)) < 0 ||
 		    (rc = get_bool(c, "attention_bias", &m->attn_bias)) < 0)
 			return rc;
-		if (m->layers > LLM_MAX_LAYERS)
-			return hf_fail(c, "num_hidden_layers", "at most %d layers in a hybrid model",
-				    LLM_MAX_LAYERS);
 		if ((rc = layer_types(c, m)) < 0)
 			return rc;
 		if (rc > 0)
