@@ -53,15 +53,21 @@ void cost_params_of(const struct scenario *s, const struct cost_opts *o, struct 
 	}
 }
 
-void cost_point_eval(const struct cost_params *p, int gpus_used, const double *part,
-		     double tok_s, struct cost_point *out)
+double cost_activity(const double *part)
 {
-	double step = 0, busy, share, used_w, host_w, rated_w, hours_life;
+	double step = 0, busy = part[PART_KMIN] + part[PART_WEIGHTS] + part[PART_KV] +
+				part[PART_COMPUTE];
 	int i;
 	for (i = 0; i < PART_N; i++)
 		step += part[i];
-	busy = part[PART_KMIN] + part[PART_WEIGHTS] + part[PART_KV] + part[PART_COMPUTE];
-	out->activity = step > 0 ? busy / step : 0;
+	return step > 0 ? busy / step : 0;
+}
+
+void cost_point_eval(const struct cost_params *p, int gpus_used, double activity, double tok_s,
+		     struct cost_point *out)
+{
+	double share, used_w, host_w, rated_w, hours_life;
+	out->activity = activity;
 	if (gpus_used < 1 || gpus_used > p->ngpus)
 		gpus_used = p->ngpus;
 	share = p->ngpus > 0 ? (double)gpus_used / p->ngpus : 1;

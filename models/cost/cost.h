@@ -76,18 +76,21 @@ struct cost_point {
 	double usd_per_mtok;        /* per million output tokens */
 };
 
+/* The share of a step (part[PART_N], its parts in any one unit, as struct
+ * pred_row and struct pred_step_info have them) that keeps a GPU busy:
+ * weights, KV cache, compute and kernel floors. Waiting on communication,
+ * launch gaps and pipeline idle are counted at idle power. */
+double cost_activity(const double *part);
+
 /*
  * The cost of serving tok_s output tokens per second on gpus_used of the
- * box's GPUs, with the representative decode step's parts (part[PART_N],
- * ms per GPU, as struct pred_row has them). A GPU's power is
- * idle + (tdp - idle) x activity, activity the share of the step in
- * weights, KV cache, compute and kernel floors (waiting on communication,
- * launches and pipeline idle draw idle power). A layout that leaves GPUs
- * of the box unused is charged their share of the box (price, host,
- * hosting): gpus_used / ngpus of it, its unused GPUs not drawing.
+ * box's GPUs at activity (cost_activity of the representative decode
+ * step). A GPU's power is idle + (tdp - idle) x activity. A layout that
+ * leaves GPUs of the box unused is charged their share of the box (price,
+ * host, hosting): gpus_used / ngpus of it, its unused GPUs not drawing.
  */
-void cost_point_eval(const struct cost_params *p, int gpus_used, const double *part,
-		     double tok_s, struct cost_point *out);
+void cost_point_eval(const struct cost_params *p, int gpus_used, double activity, double tok_s,
+		     struct cost_point *out);
 
 /* One line on what the costs assume ("price 8 x $8,565 (GPUs only, ...)"). */
 void cost_params_text(const struct cost_params *p, char *buf, size_t n);

@@ -79,7 +79,7 @@ static void judge(const struct plan_opts *o, const struct cost_params *cp, struc
 	r->tpot_p99 = p->sr.tpot_p[2];
 	r->tok_s_per_gpu = r->gpus_used > 0 ? p->tok_total / r->gpus_used : NAN;
 	r->tok_s_per_user = p->tok_stream;
-	cost_point_eval(cp, r->gpus_used, p->part, p->tok_total, &r->cost);
+	cost_point_eval(cp, r->gpus_used, cost_activity(p->part), p->tok_total, &r->cost);
 	r->meets = 1;
 	r->reason[0] = 0;
 	check(r, "TTFT p90", r->ttft_p90, o->slo.ttft_p90);
