@@ -136,25 +136,6 @@ const char cmd_compare_usage[] =
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error, 5 runtime error.\n"
 	"Example: plumb compare scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/baremetal-8x-rtxpro6000.yaml\n";
 
-static int parse_ints(const char *s, int *out, int max)
-{
-	int n = 0;
-	const char *p = s;
-	while (*p) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (end == p || v < 1 || v > 1000000 || n >= max)
-			return -1;
-		out[n++] = (int)v;
-		p = end;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return n;
-}
-
 static int parse_long(const char *s, long lo, long *out)
 {
 	char *end;
@@ -220,15 +201,15 @@ static int parse_num(const char *v, double lo, double hi, double *out)
 	return 0;
 }
 
-/* plan's --chunked-prefill / --max-batched-tokens: N or N,M,... */
-static int parse_longs(const char *v, long *out, int max)
+/* A list N or N,M,... of at most max numbers in [1, hi]: how many, or -1. */
+static int parse_longs(const char *v, long hi, long *out, int max)
 {
 	int n = 0;
 	const char *p = v;
 	while (*p) {
 		char *end;
 		long x = strtol(p, &end, 10);
-		if (end == p || x < 1 || x > 10000000 || n >= max)
+		if (end == p || x < 1 || x > hi || n >= max)
 			return -1;
 		out[n++] = x;
 		p = end;
@@ -237,6 +218,16 @@ static int parse_longs(const char *v, long *out, int max)
 		else if (*p)
 			return -1;
 	}
+	return n;
+}
+
+/* --concurrency and --batch: numbers in [1, 1000000]. */
+static int parse_ints(const char *s, int *out, int max)
+{
+	long v[MAXLIST];
+	int n = parse_longs(s, 1000000, v, max < MAXLIST ? max : MAXLIST), i;
+	for (i = 0; i < n; i++)
+		out[i] = (int)v[i];
 	return n;
 }
 
@@ -316,7 +307,7 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (plan && (!strcmp(a, "--chunked-prefill") ||
 				    !strcmp(a, "--max-batched-tokens"))) {
 			int c = !strcmp(a, "--chunked-prefill");
-			int k = parse_longs(v, c ? o->chunks : o->maxbt, PLAN_MAXSET);
+			int k = parse_longs(v, 10000000, c ? o->chunks : o->maxbt, PLAN_MAXSET);
 			if (k < 0)
 				return cmd_usage_error(cmd, "%s needs token counts like 2048,8192 (at most "
 						       "%d), not '%s'", a, PLAN_MAXSET, v);

@@ -363,13 +363,7 @@ int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		rc |= jout_push(arr, row);
 	}
 	rc |= jout_set(doc, "rows", arr);
-	if (rc) {
-		json_decref(doc);
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
-	rc = jout_write(f, doc, 2, err);
-	json_decref(doc);
-	return rc;
+	return jout_write_built(f, doc, rc, 2, err);
 }
 
 /* --percentiles in a table: each serving row's distributions and KV. */
