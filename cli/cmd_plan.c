@@ -167,10 +167,17 @@ static void print_table(FILE *f, const struct popts *o, struct scenario **s,
 	}
 	fprintf(f, "\nPareto frontier (no other configuration has more tok/s per GPU and per user):\n");
 	for (i = 0; i < n; i++)
-		if (rows[i].pareto)
-			fprintf(f, "  %s %s at %d: %.1f tok/s per GPU, %.2f tok/s per user%s\n",
-				s[rows[i].si]->name, rows[i].p.lay, rows[i].p.x, rows[i].tok_s_per_gpu,
-				rows[i].tok_s_per_user, rows[i].meets ? " (meets the target)" : "");
+		if (rows[i].pareto) {
+			char set[32] = "";
+			if (rows[i].chunk || rows[i].max_batched) {
+				set[0] = ' ';
+				setting(&rows[i], set + 1, sizeof(set) - 1);
+			}
+			fprintf(f, "  %s %s%s at %d: %.1f tok/s per GPU, %.2f tok/s per user%s\n",
+				s[rows[i].si]->name, rows[i].p.lay, set, rows[i].p.x,
+				rows[i].tok_s_per_gpu, rows[i].tok_s_per_user,
+				rows[i].meets ? " (meets the target)" : "");
+		}
 	fprintf(f, "\nPower: idle + (TDP - idle) x the share of the decode step in memory, compute and\n"
 		"kernel floors; $/Mtok = (price / life + energy x PUE x $/kWh + rent on rated kW) / tokens.\n");
 }
