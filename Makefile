@@ -106,6 +106,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/install.sh
 	sh tests/replay.sh
 	sh tests/replicas.sh
+	sh tests/plan.sh
 	sh tests/fuzz/replay.sh $(B)
 	sh tests/report_browser.sh
 	sh tests/render_layout.sh
