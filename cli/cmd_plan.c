@@ -91,7 +91,7 @@ static void slo_text(const struct plan_slo *t, char *buf, size_t n)
 static void setting(const struct plan_row *r, char *buf, size_t n)
 {
 	if (!r->chunk && !r->max_batched)
-		snprintf(buf, n, "engine");
+		snprintf(buf, n, "default");
 	else if (r->max_batched)
 		snprintf(buf, n, "mbt%ld", r->max_batched);
 	else
@@ -134,7 +134,7 @@ static void print_table(FILE *f, const struct popts *o, struct scenario **s,
 				fprintf(f, "\n%s\n", head[blk]);
 				if (blk < 2)
 					fprintf(f, "%-28s %-10s %5s %-10s %8s %9s %10s %9s %9s %6s %6s %7s %8s%s\n",
-						"scenario", "layout", "conc", "engine", "tok/s", "tok/s/gpu",
+						"scenario", "layout", "conc", "setting", "tok/s", "tok/s/gpu",
 						"tok/s/user", "ttft_p90", "tpot_p90", "gpu_W", "box_kW",
 						"J/tok", "$/Mtok", blk == 1 ? "  reason" : "  pareto");
 				else
