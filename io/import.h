@@ -116,6 +116,19 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 		    struct imp_scn *s, struct plumb_err *err);
 
 /*
+ * Parse hwloc's XML (`lstopo --of xml`, formats 2 and 3) or NCCL's topology
+ * XML (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE) into s with libxml2 (io/
+ * import_xml.c); same contract as imp_topom_parse(). Malformed XML is
+ * PLUMB_EINPUT at libxml2's line and column; a topology without a GPU or
+ * NIC, an unknown GPU (no catalog PCI id or name, no --gpu-model) or a
+ * malformed element is PLUMB_EINPUT at the element's line. Time O(len + G^2).
+ */
+int imp_hwloc_parse(const char *text, size_t len, const struct imp_opts *o,
+		    struct imp_scn *s, struct plumb_err *err);
+int imp_nccl_parse(const char *text, size_t len, const struct imp_opts *o,
+		   struct imp_scn *s, struct plumb_err *err);
+
+/*
  * Write s as scenario YAML to f. Returns 0, or -PLUMB_EIO with err filled
  * (file = path) when the stream reports a write error.
  */
