@@ -98,6 +98,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/docs_examples.sh
 	sh tests/calib_seed.sh
 	sh tests/import_roundtrip.sh
+	sh tests/import_xml.sh
 	sh scripts/gen-constants-doc.sh --check
 	sh tests/bad_inputs.sh
 	sh tests/repeat.sh
