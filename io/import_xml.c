@@ -85,6 +85,22 @@ static int fail_at(struct xw *w, xmlNode *n, const char *fmt, ...)
 			     n ? 1 : 0, "%s", msg);
 }
 
+/*
+ * Whether a PCI function of class cls (class and subclass, 0x0302) and
+ * vendor ven is a GPU: NVIDIA's VGA (0300) and 3D (0302) controllers; AMD's
+ * 3D controllers, display "other" (0380) and processing accelerators
+ * (1200, Instinct), not its VGA parts (server BMC graphics such as the
+ * ES1000); a 3D controller of a file that gives no vendor.
+ */
+static int is_gpu_class(unsigned cls, unsigned ven)
+{
+	if (ven == 0x10de)
+		return cls == 0x0300 || cls == 0x0302;
+	if (ven == 0x1002)
+		return cls == 0x0302 || cls == 0x0380 || cls == 0x1200;
+	return ven == 0 && cls == 0x0302;
+}
+
 /* PCIe generation from a transfer rate in GT/s (2.5, 5, 8, 16, 32, 64). */
 static int gen_of_gts(double gts)
 {
@@ -266,7 +282,7 @@ static int hw_object(struct xw *w, xmlNode *n, int socket, int numa, int parent,
 			if ((parent = imp_add_node(w->s, IMP_RP, rcn, w->o->src, w->err)) < 0)
 				return -PLUMB_EINPUT;
 		}
-		if ((cls >> 8) == 0x03 && (ven == 0x10de || ven == 0x1002)) {
+		if (is_gpu_class(cls, ven)) {
 			hw_osdev(n, model, sizeof(model), key, sizeof(key));
 			if ((rc = add_gpu(w, n, parent, ven, dev, model, busid)) < 0)
 				return rc;
@@ -491,7 +507,7 @@ static int nc_pci(struct xw *w, xmlNode *n, int parent, int under_cpu)
 		}
 		return nc_children(w, n, nd, 0);
 	}
-	if (gpu || ((cl >> 16) == 0x03 && (!v || v == 0x10de || v == 0x1002))) {
+	if (gpu || is_gpu_class(cl >> 8, v)) {
 		if ((nd = add_gpu(w, n, parent, v, d, NULL, busid)) < 0)
 			return nd;
 		snprintf(w->gpu_key[w->ngpu], sizeof(w->gpu_key[0]), "%s", busid);
