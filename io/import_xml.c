@@ -41,6 +41,7 @@
 
 #define XW_MAX_GPU IMP_MAX_GPUS
 #define XW_MAX_SW 64            /* NVSwitch objects of one box */
+#define XW_MAX_KEY (8 * XW_MAX_GPU)
 
 struct xw {
 	const struct imp_opts *o;
@@ -48,11 +49,15 @@ struct xw {
 	struct plumb_err *err;
 	int ngpu, nsw;
 	int gpu_node[XW_MAX_GPU];       /* imp node of each GPU */
-	char gpu_key[XW_MAX_GPU][40];   /* hwloc "OSDev:802"/"PCIDev:581" ids or NCCL busid */
-	char gpu_key2[XW_MAX_GPU][40];
+	int nkey;                       /* names a GPU goes by in NVLink data: */
+	char key[XW_MAX_KEY][40];       /* hwloc "OSDev:802", "PCIDev:581"; NCCL busid */
+	int key_gpu[XW_MAX_KEY];        /* the GPU index each key names */
 	char sw_key[XW_MAX_SW][40];
+	int gpu_cat[XW_MAX_GPU];        /* catalog entry the file's id or name gives, -1 */
+	char gpu_name[XW_MAX_GPU][96];  /* hwloc's GPUModel, "" */
 	int nic;                        /* NICs seen */
 	int order;                      /* endpoint order (document order) */
+	int noted_fn;                   /* the multi-function note is written */
 };
 
 static const char *attr(xmlNode *n, const char *name, char *buf, size_t len)
@@ -131,6 +136,8 @@ static int add_gpu(struct xw *w, xmlNode *n, int parent, unsigned ven, unsigned 
 		k = imp_gpu_lookup(w->o->catalog, name);
 	if ((nd = imp_add_node(w->s, IMP_GPU, parent, w->o->src, w->err)) < 0)
 		return -PLUMB_EINPUT;
+	w->gpu_cat[w->ngpu] = k;
+	snprintf(w->gpu_name[w->ngpu], sizeof(w->gpu_name[0]), "%s", name ? name : "");
 	if (k >= 0)
 		snprintf(w->s->nodes[nd].model, sizeof(w->s->nodes[nd].model), "%s",
 			 w->o->catalog->gpus[k].id);
@@ -210,18 +217,52 @@ static const char *info(xmlNode *n, const char *name, char *buf, size_t len)
 	return NULL;
 }
 
-/* The first OSDev's GPUModel info below a PCIDev, and its id ("OSDev:802"). */
-static void hw_osdev(xmlNode *n, char *model, size_t mlen, char *key, size_t klen)
+/* Record key as a name of GPU g (dropped past XW_MAX_KEY: no NVLink data
+ * names a GPU by more than its handful of OS devices). */
+static void add_key(struct xw *w, int g, const char *key)
+{
+	if (w->nkey < XW_MAX_KEY) {
+		snprintf(w->key[w->nkey], sizeof(w->key[0]), "%s", key);
+		w->key_gpu[w->nkey++] = g;
+	}
+}
+
+/*
+ * The GPU model the OS devices below a PCIDev name (the first GPUModel
+ * info), and every OS device recorded as a name of GPU g: hwloc's
+ * distance matrices name a GPU by any one of them (nvml0, cuda0, ...).
+ */
+static void hw_osdev(struct xw *w, xmlNode *n, int g, char *model, size_t mlen)
 {
 	xmlNode *c;
-	char t[32], gp[16];
-	model[0] = key[0] = 0;
+	char t[32], gp[16], key[40];
+	model[0] = 0;
 	for (c = n->children; c; c = c->next) {
 		if (!is_el(c, "object") || !attr(c, "type", t, sizeof(t)) || strcmp(t, "OSDev"))
 			continue;
-		if (!model[0] && info(c, "GPUModel", model, mlen) && attr(c, "gp_index", gp, sizeof(gp)))
-			snprintf(key, klen, "OSDev:%s", gp);
+		if (!model[0])
+			info(c, "GPUModel", model, mlen);
+		if (attr(c, "gp_index", gp, sizeof(gp))) {
+			snprintf(key, sizeof(key), "OSDev:%s", gp);
+			add_key(w, g, key);
+		}
 	}
+}
+
+/* The GPU and NIC functions among the objects directly below n. */
+static int hw_endpoints(xmlNode *n, char *first, size_t len)
+{
+	xmlNode *c;
+	char t[32], pt[64];
+	unsigned cls, ven, dev;
+	int k = 0;
+	for (c = n->children; c; c = c->next)
+		if (is_el(c, "object") && attr(c, "type", t, sizeof(t)) && strcmp(t, "PCIDev") == 0 &&
+		    attr(c, "pci_type", pt, sizeof(pt)) &&
+		    sscanf(pt, "%4x [%4x:%4x]", &cls, &ven, &dev) == 3 &&
+		    (is_gpu_class(cls, ven) || (cls >> 8) == 0x02) && k++ == 0)
+			snprintf(first, len, "%04x:%04x", ven, dev);
+	return k;
 }
 
 static int hw_walk(struct xw *w, xmlNode *n, int socket, int numa, int parent, int pkind);
@@ -245,9 +286,24 @@ static int hw_object(struct xw *w, xmlNode *n, int socket, int numa, int parent,
 			w->s->nodes[nd].numa = numa;
 			kind = 1;
 		} else if (pkind == 1) {
+			char id[16];
 			if ((nd = imp_add_node(w->s, IMP_RP, parent, w->o->src, w->err)) < 0)
 				return -PLUMB_EINPUT;
 			kind = 2;
+			if (hw_endpoints(n, id, sizeof(id)) > 1) {
+				/* the functions of one card in the slot (the ports of a
+				 * dual-port NIC): a root port holds one link in a scenario,
+				 * so a switch entry stands for the card and its functions
+				 * share the link below it, as they do on the box */
+				if ((nd = imp_add_node(w->s, IMP_SW, nd, w->o->src, w->err)) < 0)
+					return -PLUMB_EINPUT;
+				snprintf(w->s->nodes[nd].model, sizeof(w->s->nodes[nd].model),
+					 "functions of one card [%s], not a switch", id);
+				if (!w->noted_fn++)
+					imp_note(w->s, "a card with several functions in one slot "
+						 "is written as a switch entry holding them");
+				kind = 3;
+			}
 		} else if (pkind == 2 || pkind == 4) {
 			if ((nd = imp_add_node(w->s, IMP_SW, parent, w->o->src, w->err)) < 0)
 				return -PLUMB_EINPUT;
@@ -283,12 +339,13 @@ static int hw_object(struct xw *w, xmlNode *n, int socket, int numa, int parent,
 				return -PLUMB_EINPUT;
 		}
 		if (is_gpu_class(cls, ven)) {
-			hw_osdev(n, model, sizeof(model), key, sizeof(key));
+			hw_osdev(w, n, w->ngpu, model, sizeof(model));
 			if ((rc = add_gpu(w, n, parent, ven, dev, model, busid)) < 0)
 				return rc;
-			snprintf(w->gpu_key[w->ngpu], sizeof(w->gpu_key[0]), "%s", key);
-			if (attr(n, "gp_index", gp, sizeof(gp)))
-				snprintf(w->gpu_key2[w->ngpu], sizeof(w->gpu_key2[0]), "PCIDev:%s", gp);
+			if (attr(n, "gp_index", gp, sizeof(gp))) {
+				snprintf(key, sizeof(key), "PCIDev:%s", gp);
+				add_key(w, w->ngpu, key);
+			}
 			w->ngpu++;
 		} else if ((cls >> 8) == 0x02) {
 			char nm[96];
@@ -329,14 +386,13 @@ static int hw_walk(struct xw *w, xmlNode *n, int socket, int numa, int parent, i
 	return 0;
 }
 
-/* Index of key among the GPUs (either id), or -1. */
+/* Index of the GPU that key names, or -1. */
 static int gpu_of_key(const struct xw *w, const char *key)
 {
 	int i;
-	for (i = 0; i < w->ngpu; i++)
-		if ((w->gpu_key[i][0] && strcmp(w->gpu_key[i], key) == 0) ||
-		    (w->gpu_key2[i][0] && strcmp(w->gpu_key2[i], key) == 0))
-			return i;
+	for (i = 0; i < w->nkey; i++)
+		if (strcmp(w->key[i], key) == 0)
+			return w->key_gpu[i];
 	return -1;
 }
 
@@ -367,6 +423,23 @@ static int hw_tokens(xmlNode *d, const char *tag, char (*out)[40], int max)
 	return k;
 }
 
+/*
+ * MB/s of one NVLink in hwloc's NVLinkBandwidth values: hwloc adds, per
+ * link, 20000 for NVLink 1 (P100), 25000 for NVLink 2 to 4 (V100 to H100)
+ * and 50000 for NVLink 5 (hwloc/topology-nvml.c). The version is not in the
+ * file: the catalog's nvlink_gbs_per_link of the first GPU when the file's
+ * id or name resolves, else P100 by name, else 25000.
+ */
+static double hw_link_mbs(const struct xw *w)
+{
+	if (w->ngpu > 0 && w->gpu_cat[0] >= 0 &&
+	    w->o->catalog->gpus[w->gpu_cat[0]].nvlink_gbs_per_link > 0)
+		return w->o->catalog->gpus[w->gpu_cat[0]].nvlink_gbs_per_link * 1000.0;
+	if (w->ngpu > 0 && imp_has(w->gpu_name[0], "P100"))
+		return 20000.0;
+	return 25000.0;
+}
+
 static int hw_nvlink(struct xw *w, xmlNode *root)
 {
 	xmlNode *d;
@@ -394,11 +467,7 @@ static int hw_nvlink(struct xw *w, xmlNode *root)
 			free(val);
 			return fail_at(w, d, "NVLinkBandwidth matrix is not nbobjs x nbobjs");
 		}
-		for (i = 0; i < nb * nb; i++) {
-			double v = atof(val[i]);
-			if (v > 0 && (unit == 0 || v < unit))
-				unit = v;
-		}
+		unit = hw_link_mbs(w);
 		for (i = 0; i < nb; i++) {
 			int gi = gpu_of_key(w, idx[i]), links = 0, pairs_here = 0;
 			if (gi < 0)
@@ -470,7 +539,7 @@ static int nc_pci(struct xw *w, xmlNode *n, int parent, int under_cpu)
 	char busid[40], cls[40] = "", ven[16], dev[16], sp[32], wd[16];
 	xmlNode *c, *gpu = NULL, *nic = NULL;
 	unsigned cl = 0, v = 0, d = 0;
-	int nd, rc, gen = 0, width = 0;
+	int nd = -1, gen = 0, width = 0;
 
 	if (!attr(n, "busid", busid, sizeof(busid)))
 		return fail_at(w, n, "<pci> without a busid attribute");
@@ -510,21 +579,58 @@ static int nc_pci(struct xw *w, xmlNode *n, int parent, int under_cpu)
 	if (gpu || is_gpu_class(cl >> 8, v)) {
 		if ((nd = add_gpu(w, n, parent, v, d, NULL, busid)) < 0)
 			return nd;
-		snprintf(w->gpu_key[w->ngpu], sizeof(w->gpu_key[0]), "%s", busid);
+		add_key(w, w->ngpu, busid);
 		w->ngpu++;
 	} else if (nic || (cl >> 16) == 0x02) {
-		char nm[64];
-		snprintf(nm, sizeof(nm), v ? "NIC [%04x:%04x]" : "NIC", v, d);
-		if ((nd = add_nic(w, parent, nm, busid)) < 0)
-			return nd;
+		char nm[64], port[64];
+		int nnet = 0, k = 0;
+		xmlNode *net;
+		if (v)
+			snprintf(nm, sizeof(nm), "NIC [%04x:%04x]", v, d);
+		else
+			snprintf(nm, sizeof(nm), "NIC");
+		for (net = nic ? nic->children : NULL; net; net = net->next)
+			nnet += is_el(net, "net");
+		if (nnet > 1) {
+			/* ports of one PCI function (mlx5_4 and mlx5_5 of one card):
+			 * one NIC entry per port, below a switch entry standing for
+			 * the card, whose link they share */
+			int sw = imp_add_node(w->s, IMP_SW, parent, w->o->src, w->err);
+			if (sw < 0)
+				return -PLUMB_EINPUT;
+			snprintf(w->s->nodes[sw].model, sizeof(w->s->nodes[sw].model),
+				 "ports of one %s, not a switch", nm);
+			if (gen && width) {
+				w->s->nodes[sw].gen = gen;
+				w->s->nodes[sw].width = width;
+			}
+			if (!w->noted_fn++)
+				imp_note(w->s, "a NIC with several ports on one PCI function is "
+					 "written as a switch entry holding one NIC per port");
+			parent = sw;
+		}
+		for (net = nic ? nic->children : NULL; net || (k == 0 && nnet == 0);
+		     net = net ? net->next : NULL) {
+			if (net && !is_el(net, "net"))
+				continue;
+			if ((nd = add_nic(w, parent, nm, busid)) < 0)
+				return nd;
+			if (net && attr(net, "name", port, sizeof(port)))
+				snprintf(w->s->nodes[nd].comment, sizeof(w->s->nodes[nd].comment),
+					 "%s %s", busid, port);
+			k++;
+			if (!net)
+				break;
+		}
+		if (nnet > 1)
+			return 0;
 	} else {
 		return 0;
 	}
-	if (gen && width) {
+	if (gen && width && nd >= 0) {
 		w->s->nodes[nd].gen = gen;
 		w->s->nodes[nd].width = width;
 	}
-	(void)rc;
 	return 0;
 }
 
@@ -652,9 +758,9 @@ static int xml_parse(const char *text, size_t len, const struct imp_opts *o,
 		goto out;
 	}
 	rc = want_nccl ? parse_nccl(w, root) : parse_hwloc(w, root);
-	if (rc >= 0 && w->ngpu + w->nic == 0)
+	if (rc >= 0 && w->ngpu == 0)
 		rc = plumb_err_set(err, PLUMB_EINPUT, o->src, 0, 0,
-				   "no GPU or NIC in the topology");
+				   "no GPU in the topology (%d NIC(s)); a scenario needs a GPU", w->nic);
 	if (rc >= 0) {
 		imp_set_names(s, o, want_nccl ? "nccl-topo" : "hwloc");
 		rc = 0;

@@ -8,15 +8,12 @@
 #                           DGX-2 of NVIDIA/nccl-tests#78) shows NV6 between
 #                           every GPU pair; GPU0-7 on one socket, 8-15 on
 #                           the other
-#   nccl-*.xml              NCCL topology files: every GPU/NIC pair is
-#                           checked against the path type NCCL gives it from
-#                           the same file, computed here independently of
-#                           plumb (python3, xml.etree): NV<links> for GPUs
-#                           joined by <nvlink> (the sum of a GPU's links to
-#                           NVSwitches, or its direct links to the other
-#                           GPU); PIX when both hang off the same bridge;
-#                           PXB below one bridge otherwise; PHB under one
-#                           <cpu>; SYS across <cpu> elements
+#   the other hwloc-*.xml and nccl-*.xml files: every GPU/NIC pair against
+#                           the path type the file itself implies (NVLink
+#                           from the file's NVLink data, PCIe from its tree),
+#                           computed by tests/import_xml_ref.py (python3)
+#                           independently of plumb; the rules are in its
+#                           header
 # Rows of the matrix are matched to devices by the bus ids the imported
 # scenario records. Ends with "N passed, M failed"; exit 1 on any failure.
 LC_ALL=C
@@ -55,86 +52,54 @@ else
 	bad "dgx2: import or topo failed"
 fi
 
-# NCCL topology files, each against NCCL's own reading of it
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "SKIP: python3 not found (the NCCL reference needs it)"
+# A crafted NCCL file (not a box): one PCI function with two <net> ports,
+# as NCCL writes a dual-port ConnectX (NVIDIA/nccl#1505 shows mlx5_4 and
+# mlx5_5 so): both ports must become NICs, PIX to each other
+cat >"$tmp/dual.xml" <<'EOF'
+<system version="1">
+  <cpu numaid="0" vendor="AuthenticAMD">
+    <pci busid="0000:07:00.0" class="0x030200" vendor="0x10de" device="0x20b2" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="80" rank="0" gdr="1"/>
+    </pci>
+    <pci busid="0000:61:00.0" class="0x020700" vendor="0x15b3" device="0x101b" link_speed="16.0 GT/s PCIe" link_width="16">
+      <nic>
+        <net name="mlx5_4" dev="4" speed="200000" port="1" gdr="1"/>
+        <net name="mlx5_5" dev="5" speed="100000" port="2" gdr="1"/>
+      </nic>
+    </pci>
+  </cpu>
+</system>
+EOF
+if $PLUMB import nccl-topo "$tmp/dual.xml" -o "$tmp/dual.yaml" &&
+   $PLUMB topo "$tmp/dual.yaml" --format matrix >"$tmp/dual.m"; then
+	r=$(awk -F'\t' '/^NIC0/ { print $3 "/" $4 } /^GPU0/ { print $3 "/" $4 }' "$tmp/dual.m" | tr -d ' \n')
+	[ "$r" = PHB/PHBX/PIX ] && ok || bad "dual-port NIC: rows GPU0, NIC0 read '$r'"
 else
-	for f in $D/nccl-*.xml; do
+	bad "dual-port NIC: import or topo failed"
+fi
+
+# The other files: every GPU/NIC pair against the path type the file
+# itself implies, read independently of plumb (tests/import_xml_ref.py)
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "SKIP: python3 not found (tests/import_xml_ref.py needs it)"
+else
+	for f in $D/hwloc-*.xml $D/nccl-*.xml; do
 		b=$(basename "$f" .xml)
-		if ! $PLUMB import nccl-topo "$f" --gpu-model h100-sxm -o "$tmp/$b.yaml" ||
+		case $b in
+		hwloc-nvidia-dgx2) continue ;;
+		hwloc-*) kind=hwloc ;;
+		*) kind=nccl-topo ;;
+		esac
+		if ! $PLUMB import $kind "$f" --gpu-model a100-sxm -o "$tmp/$b.yaml" ||
 		   ! $PLUMB topo "$tmp/$b.yaml" --format matrix >"$tmp/$b.m"; then
 			bad "$b: import or topo failed"
 			continue
 		fi
-		if python3 - "$f" "$tmp/$b.yaml" "$tmp/$b.m" >"$tmp/$b.diff" <<'EOF'
-import re, sys, xml.etree.ElementTree as ET
-src, yml, mat = sys.argv[1:4]
-root = ET.parse(src).getroot()
-dev = {}          # busid -> (cpu index, [bridge busids from the cpu down], kind)
-nv = {}           # GPU busid -> {target busid: count}
-def walk(el, cpu, chain):
-    for c in el:
-        if c.tag != 'pci':
-            continue
-        bid = c.get('busid').lower()
-        cls = int(c.get('class', '0'), 16)
-        kids = [k.tag for k in c]
-        if (cls >> 8) == 0x0604 or (not c.get('class') and 'pci' in kids):
-            walk(c, cpu, chain + [bid])
-        elif 'gpu' in kids or (cls >> 8) == 0x0302:
-            dev[bid] = (cpu, chain, 'gpu')
-            g = c.find('gpu')
-            if g is not None:
-                nv[bid] = {l.get('target').lower(): int(l.get('count')) for l in g.findall('nvlink')}
-        elif 'nic' in kids or (cls >> 16) == 0x02:
-            dev[bid] = (cpu, chain, 'nic')
-for i, cpu in enumerate(root.findall('cpu')):
-    walk(cpu, i, [])
-def want(a, b):
-    if dev[a][2] == 'gpu' and dev[b][2] == 'gpu' and a in nv:
-        if b in nv[a]:
-            return 'NV%d' % nv[a][b]
-        sw = sum(n for t, n in nv[a].items() if t not in dev)
-        if sw:
-            return 'NV%d' % sw
-    (ca, pa, _), (cb, pb, _) = dev[a], dev[b]
-    if ca != cb:
-        return 'SYS'
-    if pa and pb and pa[-1] == pb[-1]:
-        return 'PIX'
-    if pa and pb and pa[0] == pb[0]:
-        return 'PXB'
-    return 'PHB'
-# matrix row names -> bus ids, from the imported scenario
-bdf = {}
-for line in open(yml):
-    m = re.search(r'id: (gpu|nic)(\d+),.*bdf: "([^"]+)"', line)
-    if m:
-        bdf[m.group(1).upper() + m.group(2)] = m.group(3).lower()
-rows = [l.rstrip('\n').split('\t') for l in open(mat)]
-head = [h.strip() for h in rows[0]]
-bad = n = 0
-for r in rows[1:]:
-    name = r[0].strip()
-    if name not in bdf:
-        continue
-    for j, col in enumerate(head[1:], 1):
-        if col not in bdf or col == name:
-            continue
-        n += 1
-        w, g = want(bdf[name], bdf[col]), r[j].strip()
-        if w != g:
-            bad += 1
-            if bad <= 5:
-                print('%s %s (%s, %s): plumb %s, NCCL %s' % (name, col, bdf[name], bdf[col], g, w))
-if len(bdf) != len(dev):
-    print('%d devices in the file, %d in the scenario' % (len(dev), len(bdf)))
-    bad += 1
-print('%d cells, %d differ' % (n, bad))
-sys.exit(1 if bad or n == 0 else 0)
-EOF
-		then ok
-		else bad "$b: $(cat "$tmp/$b.diff")"
+		if python3 tests/import_xml_ref.py ${kind%-topo} "$f" "$tmp/$b.yaml" "$tmp/$b.m" >"$tmp/$b.diff"; then
+			ok
+			echo "$b: $(tail -1 "$tmp/$b.diff")"
+		else
+			bad "$b: $(cat "$tmp/$b.diff")"
 		fi
 	done
 fi
