@@ -1,13 +1,16 @@
 /*
  * import.h - turn real tool output into a scenario skeleton (YAML text).
  *
- * Two importers share one in-memory result, struct imp_scn:
+ * The importers share one in-memory result, struct imp_scn:
  *   imp_topom_parse()  `nvidia-smi topo -m` matrix -> a PCIe tree that
  *                      reproduces the matrix (io/import_topom.c);
  *   imp_lspci_parse()  `lspci -tv`, `lspci -t`, `lspci -vvv` (and flat
  *                      `lspci`/`lspci -nn` listings) -> the PCIe tree with
  *                      switches folded into one node each (io/import_lspci.c
  *                      reads, io/import_pcitree.c builds; io/import_int.h).
+ *   imp_hwloc_parse()  hwloc's `lstopo --of xml` and
+ *   imp_nccl_parse()   NCCL's topology XML -> the PCIe tree, sockets, NICs
+ *                      and NVLink they describe (io/import_xml.c, libxml2).
  * imp_write_yaml() (io/import.c) prints the result in the scenario format
  * of docs/scenarios.md. The importers only write text: they do not depend on
  * the scenario loader, and the loader validates what they produce.

@@ -35,6 +35,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,9 @@
 #define XW_MAX_GPU IMP_MAX_GPUS
 #define XW_MAX_SW 64            /* NVSwitch objects of one box */
 #define XW_MAX_KEY (8 * XW_MAX_GPU)
+#define XW_MAX_PKG IMP_MAX_NUMA     /* sockets */
+#define XW_MAX_NPS IMP_MAX_NUMA     /* NUMA nodes per socket */
+#define XW_SET_WORDS 32             /* cpuset words kept: 1,024 CPUs */
 
 struct xw {
 	const struct imp_opts *o;
@@ -58,6 +62,11 @@ struct xw {
 	int nic;                        /* NICs seen */
 	int order;                      /* endpoint order (document order) */
 	int noted_fn;                   /* the multi-function note is written */
+	int npkg;                       /* hwloc Packages, document order */
+	uint32_t pkg_set[XW_MAX_PKG][XW_SET_WORDS];    /* their cpusets */
+	int pkg_nnuma[XW_MAX_PKG];
+	uint32_t numa_set[XW_MAX_PKG][XW_MAX_NPS][XW_SET_WORDS];
+	int noted_group;                /* the several-packages note is written */
 };
 
 static const char *attr(xmlNode *n, const char *name, char *buf, size_t len)
@@ -249,6 +258,90 @@ static void hw_osdev(struct xw *w, xmlNode *n, int g, char *model, size_t mlen)
 	}
 }
 
+/*
+ * hwloc's bitmap text ("0x000000ff,0xffffffff", most significant 32-bit word
+ * first, an empty word is 0) into set, least significant word first; words
+ * past XW_SET_WORDS are dropped.
+ */
+static void hw_bitmap(const char *t, uint32_t *set)
+{
+	const char *w[XW_SET_WORDS * 4];
+	int n = 0, i;
+	memset(set, 0, XW_SET_WORDS * sizeof(uint32_t));
+	if (!t)
+		return;
+	w[n++] = t;
+	for (; *t && n < XW_SET_WORDS * 4; t++)
+		if (*t == ',')
+			w[n++] = t + 1;
+	for (i = 0; i < n && i < XW_SET_WORDS; i++)
+		set[i] = (uint32_t)strtoul(w[n - 1 - i], NULL, 16);
+}
+
+static int hw_meets(const uint32_t *a, const uint32_t *b)
+{
+	int i;
+	for (i = 0; i < XW_SET_WORDS; i++)
+		if (a[i] & b[i])
+			return 1;
+	return 0;
+}
+
+/* Collect the Packages below n and the NUMA nodes inside each (document order). */
+static void hw_packages(struct xw *w, xmlNode *n, int pkg)
+{
+	xmlNode *c;
+	char t[32], set[1024];
+	for (c = n->children; c; c = c->next) {
+		int p = pkg;
+		if (!is_el(c, "object") || !attr(c, "type", t, sizeof(t)))
+			continue;
+		if (strcmp(t, "Package") == 0 && w->npkg < XW_MAX_PKG) {
+			p = w->npkg++;
+			hw_bitmap(attr(c, "cpuset", set, sizeof(set)), w->pkg_set[p]);
+		} else if (strcmp(t, "NUMANode") == 0 && pkg >= 0 &&
+			   w->pkg_nnuma[pkg] < XW_MAX_NPS) {
+			hw_bitmap(attr(c, "cpuset", set, sizeof(set)),
+				  w->numa_set[pkg][w->pkg_nnuma[pkg]++]);
+		}
+		hw_packages(w, c, p);
+	}
+}
+
+/*
+ * The socket and NUMA node (-1: the socket's first) of a root complex whose
+ * host bridge hangs below element n: the first Package, and NUMA node in it,
+ * whose CPUs meet those of n's nearest ancestor with a cpuset (hwloc attaches
+ * I/O to the object its locality is). A locality spanning several packages
+ * (a Group) takes the first, with a note.
+ */
+static void hw_locality(struct xw *w, xmlNode *n, int *socket, int *numa)
+{
+	uint32_t loc[XW_SET_WORDS];
+	char set[1024];
+	xmlNode *a;
+	int p, k, hits = 0;
+	*socket = 0;
+	*numa = -1;
+	for (a = n; a && a->type == XML_ELEMENT_NODE; a = a->parent)
+		if (is_el(a, "object") && attr(a, "cpuset", set, sizeof(set)))
+			break;
+	if (!a || a->type != XML_ELEMENT_NODE || !w->npkg)
+		return;
+	hw_bitmap(set, loc);
+	for (p = w->npkg - 1; p >= 0; p--)
+		if (hw_meets(loc, w->pkg_set[p])) {
+			*socket = p;
+			hits++;
+		}
+	if (hits > 1 && !w->noted_group++)
+		imp_note(w->s, "a host bridge local to %d packages (an hwloc Group) is written "
+			 "on the first of them", hits);
+	for (k = w->pkg_nnuma[*socket] - 1; k >= 0; k--)
+		if (hw_meets(loc, w->numa_set[*socket][k]))
+			*numa = k;
+}
+
 /* The GPU and NIC functions among the objects directly below n. */
 static int hw_endpoints(xmlNode *n, char *first, size_t len)
 {
@@ -271,7 +364,7 @@ static int hw_walk(struct xw *w, xmlNode *n, int socket, int numa, int parent, i
  * 3 switch (upstream port seen, children are downstream ports), 4 downstream port */
 static int hw_object(struct xw *w, xmlNode *n, int socket, int numa, int parent, int pkind)
 {
-	char type[32], bt[16], pt[64], busid[40], speed[32], model[96], key[40], gp[16];
+	char type[32], bt[16], pt[64], busid[40], model[96], key[40], gp[16];
 	unsigned cls = 0, ven = 0, dev = 0;
 	int nd = parent, kind = pkind, rc;
 
@@ -282,6 +375,7 @@ static int hw_object(struct xw *w, xmlNode *n, int socket, int numa, int parent,
 		if (strncmp(bt, "0-", 2) == 0 || pkind == 0) {
 			if ((nd = imp_add_node(w->s, IMP_RC, -1, w->o->src, w->err)) < 0)
 				return -PLUMB_EINPUT;
+			hw_locality(w, n->parent, &socket, &numa);
 			w->s->nodes[nd].socket = socket;
 			w->s->nodes[nd].numa = numa;
 			kind = 1;
@@ -314,11 +408,6 @@ static int hw_object(struct xw *w, xmlNode *n, int socket, int numa, int parent,
 		} else {
 			kind = 4;       /* a downstream port of the switch above */
 		}
-		if (kind != 4 && attr(n, "pci_link_speed", speed, sizeof(speed)) && nd >= 0 &&
-		    kind != 1) {
-			/* hwloc gives GB/s of the link: 15.75 = gen3 x16, 31.5 = gen4 x16 */
-			(void)speed;
-		}
 		return hw_walk(w, n, socket, numa, nd, kind);
 	}
 	if (strcmp(type, "PCIDev") == 0) {
@@ -332,6 +421,7 @@ static int hw_object(struct xw *w, xmlNode *n, int socket, int numa, int parent,
 			if (pkind == 0) {
 				if ((rcn = imp_add_node(w->s, IMP_RC, -1, w->o->src, w->err)) < 0)
 					return -PLUMB_EINPUT;
+				hw_locality(w, n->parent, &socket, &numa);
 				w->s->nodes[rcn].socket = socket;
 				w->s->nodes[rcn].numa = numa;
 			}
@@ -365,8 +455,6 @@ static int hw_object(struct xw *w, xmlNode *n, int socket, int numa, int parent,
 		return 0;
 	}
 	if (strcmp(type, "Package") == 0) {
-		socket = w->s->sockets++;
-		numa = -1;
 		if (!w->s->cpu_model[0])
 			info(n, "CPUModel", w->s->cpu_model, sizeof(w->s->cpu_model));
 		if (info(n, "CPUVendor", model, sizeof(model)))
@@ -506,16 +594,32 @@ static int hw_nvlink(struct xw *w, xmlNode *root)
 
 static int parse_hwloc(struct xw *w, xmlNode *root)
 {
-	int rc, i, nnuma = 0;
-	w->s->sockets = 0;
+	int rc, i, p, nps;
+
+	hw_packages(w, root, -1);
 	if ((rc = hw_walk(w, root, 0, -1, -1, 0)) < 0)
 		return rc;
-	if (w->s->sockets == 0)
-		w->s->sockets = 1;
-	for (i = 0; i < w->s->n; i++)
-		if (w->s->nodes[i].kind == IMP_RC && w->s->nodes[i].socket >= w->s->sockets)
-			w->s->nodes[i].socket = w->s->sockets - 1;
-	(void)nnuma;
+	w->s->sockets = w->npkg ? w->npkg : 1;
+	/* NUMA nodes per socket, when every package has the same number */
+	nps = w->npkg ? w->pkg_nnuma[0] : 1;
+	for (p = 1; p < w->npkg; p++)
+		if (w->pkg_nnuma[p] != nps)
+			nps = 0;
+	if (nps > 1 && w->npkg * nps <= IMP_MAX_NUMA) {
+		w->s->numa_per_socket = nps;
+		for (i = 0; i < w->s->n; i++)
+			if (w->s->nodes[i].kind == IMP_RC)
+				w->s->nodes[i].numa = w->s->nodes[i].socket * nps +
+						      (w->s->nodes[i].numa > 0 ? w->s->nodes[i].numa : 0);
+	} else {
+		if (nps != 1 && w->npkg)
+			imp_note(w->s, "packages hold different numbers of NUMA nodes (or more "
+				 "than %d in all): one NUMA node per socket is written", IMP_MAX_NUMA);
+		w->s->numa_per_socket = 1;
+		for (i = 0; i < w->s->n; i++)
+			if (w->s->nodes[i].kind == IMP_RC)
+				w->s->nodes[i].numa = -1;
+	}
 	prune(w);
 	return hw_nvlink(w, root);
 }
