@@ -144,6 +144,7 @@ done <<TABLE
 xml-hwloc-empty          3 import hwloc $DIR/xml-hwloc-empty.xml
 xml-hwloc-no-gpu         3 import hwloc $DIR/xml-hwloc-no-gpu.xml
 xml-nccl-unclosed        3 import nccl-topo $DIR/xml-nccl-unclosed.xml
+xml-nccl-tag-mismatch    3 import nccl-topo $DIR/xml-nccl-tag-mismatch.xml
 xml-nccl-wrong-root      3 import nccl-topo $DIR/xml-nccl-wrong-root.xml
 xml-nccl-unknown-gpu     3 import nccl-topo $DIR/xml-nccl-unknown-gpu.xml
 xml-nccl-no-busid        3 import nccl-topo $DIR/xml-nccl-no-busid.xml

@@ -78,6 +78,45 @@ else
 	bad "dual-port NIC: import or topo failed"
 fi
 
+# A crafted hwloc file (not a box): two H100 (10de:2330, in the catalog)
+# on root ports of one host bridge with 18 NVLink 4 links between them,
+# given as a matrix of one object type (<distances2 type="OSDev"
+# indexing="gp">, bare gp indexes): NV18 between them
+cat >"$tmp/pair.xml" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<topology version="3.0">
+  <object type="Machine" os_index="0" cpuset="0x0000000f" gp_index="1">
+    <object type="Package" os_index="0" cpuset="0x0000000f" gp_index="2">
+      <info name="CPUVendor" value="AuthenticAMD"/>
+      <object type="NUMANode" os_index="0" cpuset="0x0000000f" gp_index="3"/>
+      <object type="Bridge" gp_index="10" bridge_type="0-1" depth="0" bridge_pci="0000:[00-02]">
+        <object type="Bridge" gp_index="11" bridge_type="1-1" depth="1" bridge_pci="0000:[01-01]" pci_busid="0000:00:01.1" pci_type="0604 [1022:1483] [0000:0000] 00 00">
+          <object type="PCIDev" gp_index="12" pci_busid="0000:01:00.0" pci_type="0302 [10de:2330] [10de:16c1] a1 00">
+            <object type="OSDev" gp_index="20" name="nvml0" osdev_type="12"/>
+          </object>
+        </object>
+        <object type="Bridge" gp_index="13" bridge_type="1-1" depth="1" bridge_pci="0000:[02-02]" pci_busid="0000:00:01.2" pci_type="0604 [1022:1483] [0000:0000] 00 00">
+          <object type="PCIDev" gp_index="14" pci_busid="0000:02:00.0" pci_type="0302 [10de:2330] [10de:16c1] a1 00">
+            <object type="OSDev" gp_index="21" name="nvml1" osdev_type="12"/>
+          </object>
+        </object>
+      </object>
+    </object>
+  </object>
+  <distances2 type="OSDev" nbobjs="2" kind="25" name="NVLinkBandwidth" indexing="gp">
+    <indexes length="6">20 21 </indexes>
+    <u64values length="32">1000000 450000 450000 1000000 </u64values>
+  </distances2>
+</topology>
+EOF
+if $PLUMB import hwloc "$tmp/pair.xml" -o "$tmp/pair.yaml" &&
+   $PLUMB topo "$tmp/pair.yaml" --format matrix >"$tmp/pair.m"; then
+	r=$(awk -F'\t' '/^GPU0/ { print $3 }' "$tmp/pair.m" | tr -d ' ')
+	[ "$r" = NV18 ] && ok || bad "hwloc distances2 of one type: GPU0-GPU1 '$r', not NV18"
+else
+	bad "hwloc distances2 of one type: import or topo failed"
+fi
+
 # The other files: every GPU/NIC pair against the path type the file
 # itself implies, read independently of plumb (tests/import_xml_ref.py)
 if ! command -v python3 >/dev/null 2>&1; then
