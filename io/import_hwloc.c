@@ -309,8 +309,8 @@ static int hw_tokens(xmlNode *d, const char *tag, char (*out)[40], int max)
 static double hw_link_mbs(const struct xw *w)
 {
 	if (w->ngpu > 0 && w->gpu_cat[0] >= 0 &&
-	    w->o->catalog->gpus[w->gpu_cat[0]].nvlink_gbs_per_link > 0)
-		return w->o->catalog->gpus[w->gpu_cat[0]].nvlink_gbs_per_link * 1000.0;
+	    w->cat->gpus[w->gpu_cat[0]].nvlink_gbs_per_link > 0)
+		return w->cat->gpus[w->gpu_cat[0]].nvlink_gbs_per_link * 1000.0;
 	if (w->ngpu > 0 && imp_has(w->gpu_name[0], "P100"))
 		return 20000.0;
 	return 25000.0;

@@ -89,16 +89,16 @@ int xw_add_gpu(struct xw *w, xmlNode *n, int parent, unsigned ven, unsigned dev,
 		return xw_fail_at(w, n, "more than %d GPUs in one box", XW_MAX_GPU);
 	snprintf(id, sizeof(id), "[%04x:%04x]", ven, dev);
 	if (ven)
-		k = imp_gpu_lookup(w->o->catalog, id);
+		k = imp_gpu_lookup(w->cat, id);
 	if (k < 0 && name && name[0])
-		k = imp_gpu_lookup(w->o->catalog, name);
+		k = imp_gpu_lookup(w->cat, name);
 	if ((nd = imp_add_node(w->s, IMP_GPU, parent, w->o->src, w->err)) < 0)
 		return -PLUMB_EINPUT;
 	w->gpu_cat[w->ngpu] = k;
 	snprintf(w->gpu_name[w->ngpu], sizeof(w->gpu_name[0]), "%s", name ? name : "");
 	if (k >= 0)
 		snprintf(w->s->nodes[nd].model, sizeof(w->s->nodes[nd].model), "%s",
-			 w->o->catalog->gpus[k].id);
+			 w->cat->gpus[k].id);
 	else if (w->o->gpu_model)
 		snprintf(w->s->nodes[nd].model, sizeof(w->s->nodes[nd].model), "%s",
 			 w->o->gpu_model);
@@ -109,7 +109,7 @@ int xw_add_gpu(struct xw *w, xmlNode *n, int parent, unsigned ven, unsigned dev,
 		char what[200];
 		snprintf(what, sizeof(what), "%s%s%s", name && name[0] ? name : "",
 			 name && name[0] ? " " : "", id);
-		imp_gpu_unknown(w->o->catalog, what, msg, sizeof(msg));
+		imp_gpu_unknown(w->cat, what, msg, sizeof(msg));
 		return xw_fail_at(w, n, "%s", msg);
 	}
 	snprintf(w->s->nodes[nd].bdf, sizeof(w->s->nodes[nd].bdf), "%s", bdf);
@@ -242,6 +242,10 @@ static int xml_parse(const char *text, size_t len, const struct imp_opts *o,
 	w->o = o;
 	w->s = s;
 	w->err = err;
+	if (!(w->cat = o->catalog ? o->catalog : scn_catalog_builtin(err))) {
+		rc = -PLUMB_ERUNTIME;
+		goto out;
+	}
 	if (!root || !(want_nccl ? xw_is_el(root, "system") : xw_is_el(root, "topology"))) {
 		rc = plumb_err_set(err, PLUMB_EINPUT, o->src, root ? (int)xmlGetLineNo(root) : 1, 1,
 				   want_nccl ? "not an NCCL topology: the root element is <%s>, "

@@ -24,6 +24,7 @@
  * error, and what the walk keeps to join NVLink data to the GPUs. */
 struct xw {
 	const struct imp_opts *o;
+	const struct scn_catalog *cat;  /* o->catalog, or the built-in one */
 	struct imp_scn *s;
 	struct plumb_err *err;
 	int ngpu, nsw;
