@@ -228,17 +228,29 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--kv")) {
 			o->r.kv = v;
 		} else if (!strcmp(a, "--layout")) {
-			char buf[512], *tok, *save = NULL;
-			snprintf(buf, sizeof(buf), "%s", v);
+			/* the whole list, however long: a cut one turned tp16 into tp1 */
+			const char *tok = v, *end;
 			o->r.nlayouts = 0;
-			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (; *tok; tok = *end ? end + 1 : end) {
 				struct step_layout l;
 				struct plumb_err e;
+				char name[STEP_LAYOUT_MAX + 1];
+				size_t n;
+				end = strchr(tok, ',');
+				if (!end)
+					end = tok + strlen(tok);
+				if (!(n = (size_t)(end - tok)))
+					continue;   /* as strtok: empty items skipped */
 				if (o->r.nlayouts >= MAXLIST)
 					return cmd_usage_error(cmd, "at most %d layouts", MAXLIST);
-				if (step_layout_parse(tok, &l, &e) < 0)
+				if (n > STEP_LAYOUT_MAX)
+					return cmd_usage_error(cmd, "layout '%.*s...' is longer than %d characters",
+							       40, tok, STEP_LAYOUT_MAX);
+				memcpy(name, tok, n);
+				name[n] = '\0';
+				if (step_layout_parse(name, &l, &e) < 0)
 					return cmd_usage_error(cmd, "%s", e.msg);
-				snprintf(o->r.layouts[o->r.nlayouts++], 32, "%s", tok);
+				memcpy(o->r.layouts[o->r.nlayouts++], name, n + 1);
 			}
 		} else if (!strcmp(a, "--concurrency")) {
 			if ((o->r.nconc = parse_ints(v, o->r.conc, MAXLIST)) < 0)

@@ -89,6 +89,18 @@ int out_commit(struct outfile *o, struct plumb_err *err);
  */
 int out_stdout_close(struct plumb_err *err);
 
+/*
+ * Temporary files and directories removed if a signal (SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE) ends the run: out_tmp_add registers path (borrowed: it
+ * must stay valid until out_tmp_forget; isdir: removed with rmdir, after
+ * the files registered later), and installs the handler, which removes
+ * every registered path, newest first, then re-raises the signal with its
+ * default action. At most 256 at a time (-1 past that: not tracked).
+ * out_open's temporary file is registered by out_open itself.
+ */
+int out_tmp_add(const char *path, int isdir);
+void out_tmp_forget(const char *path);
+
 /* Close and remove the temporary file; safe after a failed open or commit. */
 void out_abort(struct outfile *o);
 

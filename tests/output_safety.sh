@@ -10,6 +10,8 @@
 #   - a symbolic link planted at the old predictable temporary name
 #     (FILE.tmp.PID) or at FILE.partial is never followed;
 #   - a path longer than 511 characters is written whole;
+#   - grid values past 1,023 bytes, scenario paths past 1,023 characters
+#     and --layout lists past 511 characters are used whole;
 #   - an error in an input read from a FIFO is printed without reopening it;
 #   - a run killed by SIGTERM leaves no FILE.tmp.XXXXXX;
 #   - a scenario name holding '-->', markup and control characters cannot
@@ -127,6 +129,33 @@ check "sweep, a neutralised cell: resumed, not recomputed" grep -q '(0 computed,
 check "sweep, a neutralised cell: resumed to the same bytes" cmp -s formula/out.csv formula/first.csv
 "$PLUMB" sweep formula/grid.yaml --csv-raw -j 1 --no-progress >formula/raw.csv 2>err
 check "sweep --csv-raw: the cell as given" grep -q "^=1+2.yaml," formula/raw.csv
+
+# ---- nothing from input is cut: values, paths, layout lists -----------------
+# two values of a grid that differ only past 1,023 bytes are two points
+# with two resume keys, and a scenario named by a path past 1,023
+# characters loads that file (a cut value shared a key and a re-run
+# overwrote one row with the other's numbers; a cut path loaded another)
+mkdir long
+a=$(printf '%01100d' 0)
+dots=$(printf './%.0s' $(seq 600))
+printf 'plumb_grid: 1\nset: {layout: tp8, input: 512, output: 128, concurrency: 1}\naxes:\n  scenario: ["%s%s"]\n  note: ["%sA", "%sB"]\n' \
+	"$dots" "$(basename "$BM")" "$a" "$a" >long/grid.yaml
+cp "$BM" long/
+"$PLUMB" sweep long/grid.yaml -o long/out.csv -j 1 --no-progress 2>err; rc=$?
+check "sweep, a ${#dots}-character scenario path and 1,101-byte values: exit $rc" [ $rc -eq 0 ]
+check "sweep, 1,101-byte values: two rows, each value whole" \
+	[ "$(grep -c "${a}A,\|${a}B," long/out.csv)" = 2 ]
+cp long/out.csv long/first.csv
+"$PLUMB" sweep long/grid.yaml -o long/out.csv -j 1 --no-progress --stats 2>err
+check "sweep, 1,101-byte values: both rows resumed" grep -q '(0 computed, 2 from the old output, 0 old rows kept' err
+check "sweep, 1,101-byte values: resumed to the same bytes" cmp -s long/out.csv long/first.csv
+# a --layout list past 511 characters: its last layout whole (it was cut)
+pad="$(printf 'tp%027d,' 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1)$(printf 'tp%026d,' 1)"
+"$PLUMB" predict "$OLDPWD/scenarios/hgx-8x-h200.yaml" --layout "${pad}tp8" --concurrency 1 >out 2>err; rc=$?
+check "predict --layout of $((${#pad} + 3)) characters: exit $rc" [ $rc -eq 0 ]
+check "predict --layout of $((${#pad} + 3)) characters: the last layout whole" grep -q '^tp8 ' out
+"$PLUMB" predict "$BM" --layout "tp$(printf '%030d' 8)" --concurrency 1 >out 2>err; rc=$?
+check "predict, a layout of 32 characters: refused, exit $rc" [ $rc -eq 2 ]
 
 # ---- links, replacement, temporary names ----------------------------------
 echo old >real
