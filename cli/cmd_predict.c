@@ -93,6 +93,10 @@ const char cmd_predict_usage[] =
 	"                         <part>_ms, JSON breakdown_ms)\n"
 	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (default: the scenario's, else NCCL's)\n"
 	"  --format table|csv|json  output format (default table)\n"
+	"  --csv-raw              CSV cells from the input (scenario names, messages) as\n"
+	"                         given; by default one a spreadsheet would run as a\n"
+	"                         formula (=, +, -, @, TAB, CR, not a number) is written\n"
+	"                         after an apostrophe\n"
 	"  -o FILE                write to FILE (atomically) instead of stdout\n"
 	"  --calib FILE           constants from `plumb calibrate`; tok/s then carries a\n"
 	"                         90% interval (5th-95th percentile of --draws runs with\n"
@@ -194,6 +198,7 @@ static const struct option longopts[] = {
 	{ "eager", no_argument, NULL, OPT_BASE + 24 },
 	{ "breakdown", no_argument, NULL, OPT_BASE + 25 },
 	{ "engine", required_argument, NULL, OPT_BASE + 26 },
+	{ "csv-raw", no_argument, NULL, OPT_BASE + 27 },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -348,6 +353,8 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 				return cmd_usage_error(cmd, "--max-batched-tokens needs a token count, not '%s'", v);
 		} else if (!strcmp(a, "--percentiles")) {
 			o->percentiles = 1;
+		} else if (!strcmp(a, "--csv-raw")) {
+			o->csv_raw = 1;
 		} else if (!strcmp(a, "--eager")) {
 			o->r.eager = 1;
 		} else if (!strcmp(a, "--breakdown")) {

@@ -349,6 +349,35 @@ void out_abort(struct outfile *o)
 	release(o);
 }
 
+int out_csv_formula(const char *s)
+{
+	char *end;
+	if (!s[0] || !strchr("=+-@\t\r'", s[0]))
+		return 0;
+	if (s[0] == '\'')
+		return 1;
+	strtod(s, &end);
+	return !(end != s && !*end);
+}
+
+void out_csv_cell(FILE *f, const char *s, int flags)
+{
+	size_t n = strlen(s);
+	int q = (flags & OUT_CSV_QUOTE) || strpbrk(s, ",\"\n\r") ||
+		(n && (s[0] == ' ' || s[n - 1] == ' '));
+	if (q)
+		fputc('"', f);
+	if (!(flags & OUT_CSV_RAW) && out_csv_formula(s))
+		fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	if (q)
+		fputc('"', f);
+}
+
 void out_quoted(FILE *f, const char *s)
 {
 	fputc('"', f);

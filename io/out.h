@@ -108,6 +108,22 @@ void out_abort(struct outfile *o);
  * (errno set). */
 int out_write_fd(int fd, const char *buf, size_t n);
 
+/*
+ * CSV cells from input (names, values, messages) against formula injection,
+ * as spreadsheet-safe CSV writers do (OWASP "CSV Injection"): a cell that a
+ * spreadsheet would run as a formula, starting with = + - @ TAB or CR and
+ * not a number ("-1.5" stays a number), or one starting with an apostrophe
+ * (which a spreadsheet would drop), is written after an apostrophe.
+ * out_csv_formula says whether s needs it. out_csv_cell writes s as one
+ * field: so neutralised unless flags has OUT_CSV_RAW (--csv-raw), then
+ * double-quoted (quotes doubled) when it holds a comma, a quote, CR or LF,
+ * or starts or ends with a space (RFC 4180), or always with OUT_CSV_QUOTE.
+ */
+#define OUT_CSV_RAW 1
+#define OUT_CSV_QUOTE 2
+int out_csv_formula(const char *s);
+void out_csv_cell(FILE *f, const char *s, int flags);
+
 /* s as a double-quoted string, valid JSON and YAML: '"' and '\\' escaped,
  * control characters dropped. */
 void out_quoted(FILE *f, const char *s);

@@ -80,6 +80,14 @@ if [ -w /dev/full ]; then
 	VM=$(dirname "$BM")/proxmox-vm-8x-rtxpro6000.yaml
 	GRID=$(dirname "$BM")/grids/tiny.yaml
 	SERVING=$(dirname "$BM")/../validation/data/seed-vm-serving.csv
+	LSPCI=$(dirname "$BM")/../tests/data/import/lspci-dual-3090-behind-pcie-switch.txt
+	# each command's help, from the list plumb --help prints
+	"$PLUMB" --help 2>/dev/null | awk '/^Commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { exit }' >cmds
+	check "plumb --help lists the commands" [ "$(wc -l <cmds)" -ge 14 ]
+	while read -r cmd; do
+		"$PLUMB" "$cmd" --help >/dev/full 2>err; rc=$?
+		check "plumb $cmd --help >/dev/full: exit $rc, expected 4" [ $rc -eq 4 ]
+	done <cmds
 	while read -r args; do
 		# shellcheck disable=SC2086 # args is a word list on purpose
 		"$PLUMB" $args >/dev/full 2>err; rc=$?
@@ -96,6 +104,14 @@ predict $BM --layout tp8 --concurrency 1
 compare $BM $VM --concurrency 1
 xfer $BM --from 0 --to 1
 calibrate $VM --data $SERVING
+topo $BM --format json
+coll $BM -b 1M -e 1M
+trace $BM --layout tp8
+import lspci $LSPCI
+bench --steps 1000 --format csv
+constants --format json
+sweep $GRID --no-progress
+sweep $GRID --no-progress --format json
 ARGS
 fi
 
@@ -129,6 +145,29 @@ check "sweep, a neutralised cell: resumed, not recomputed" grep -q '(0 computed,
 check "sweep, a neutralised cell: resumed to the same bytes" cmp -s formula/out.csv formula/first.csv
 "$PLUMB" sweep formula/grid.yaml --csv-raw -j 1 --no-progress >formula/raw.csv 2>err
 check "sweep --csv-raw: the cell as given" grep -q "^=1+2.yaml," formula/raw.csv
+# every CSV plumb writes: compare's scenario names, validate's case names
+sed 's/^name: .*/name: "=1+2"/' "$BM" >formula/eq.yaml
+sed 's/^name: .*/name: "-1.5"/' "$BM" >formula/num.yaml
+"$PLUMB" compare formula/eq.yaml formula/num.yaml --layout tp8 --concurrency 1 --format csv \
+	>formula/cmp.csv 2>err; rc=$?
+check "compare --format csv, names '=1+2' and '-1.5': exit $rc" [ $rc -eq 0 ]
+check "compare --format csv: '=1+2' written after an apostrophe" grep -q "^'=1+2,tp8," formula/cmp.csv
+check "compare --format csv: the number '-1.5' kept a number" grep -q "^-1.5,tp8," formula/cmp.csv
+"$PLUMB" compare formula/eq.yaml formula/num.yaml --layout tp8 --concurrency 1 --format csv \
+	--csv-raw >formula/cmpraw.csv 2>err
+check "compare --csv-raw: '=1+2' as given" grep -q "^=1+2,tp8," formula/cmpraw.csv
+printf 'cases:\n  - name: "@SUM(1)"\n    kind: p2p\n    data: %s\n    scenario: %s\n    gpus: 0-7\n    source: "%s"\n' \
+	validation/data/p2p-8x4090-epyc7542-stock.txt validation/scenarios/8x4090-epyc7542-nps4.yaml \
+	"realdata/p2p-latency-samples.txt, SAMPLE 1 (1a)" >formula/cases.yaml
+(cd "$OLDPWD" && "$PLUMB" validate "$tmp/formula/cases.yaml" --points "$tmp/formula/points.csv" \
+	-o /dev/null) 2>err; rc=$?
+check "validate --points, a case named '@SUM(1)': exit $rc" [ $rc -eq 0 ]
+check "validate --points: the case name written after an apostrophe" \
+	grep -q "^'@SUM(1),out-of-sample," formula/points.csv
+if [ -w /dev/full ]; then
+	(cd "$OLDPWD" && "$PLUMB" validate "$tmp/formula/cases.yaml" >/dev/full) 2>err; rc=$?
+	check "plumb validate >/dev/full: exit $rc, expected 4" [ $rc -eq 4 ]
+fi
 
 # ---- nothing from input is cut: values, paths, layout lists -----------------
 # two values of a grid that differ only past 1,023 bytes are two points
@@ -227,6 +266,25 @@ kill -TERM $bench 2>/dev/null
 { wait $bench; } 2>/dev/null; rc=$?
 check "bench -o killed by SIGTERM: exit $rc, expected 143" [ $rc -eq 143 ]
 check "bench -o killed by SIGTERM: no temporary file left" [ -z "$(ls | grep '^killed\.csv\.tmp\.')" ]
+
+# report's temporary directory (plumb-report.XXXXXX) and its parts
+mkdir rtmp
+for sig in TERM HUP; do   # (a background job ignores SIGINT)
+	TMPDIR=$tmp/rtmp "$PLUMB" report "$BM" -o report.html 2>/dev/null &
+	rep=$!
+	i=0
+	while [ $i -lt 200 ] && [ -z "$(ls rtmp)" ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	seen=$(ls rtmp)
+	kill -$sig $rep 2>/dev/null
+	{ wait $rep; } 2>/dev/null; rc=$?
+	check "report killed by SIG$sig: its temporary directory was there (${seen:-none})" [ -n "$seen" ]
+	check "report killed by SIG$sig: exit $rc, expected a signal's" [ $rc -gt 128 ]
+	check "report killed by SIG$sig: no temporary directory left" [ -z "$(ls rtmp)" ]
+	rm -rf rtmp/*
+done
 check "bench -o killed by SIGTERM: no output" [ ! -e killed.csv ]
 
 # ---- an input FIFO with an error: the message, not a reopened FIFO ---------

@@ -13,6 +13,7 @@
 #include "sweep_int.h"
 
 #include "jout.h"
+#include "out.h"
 
 /* ---- writing ------------------------------------------------------------------ */
 
@@ -82,10 +83,9 @@ void swp_csv_field(struct swp_sb *b, const char *s, int force)
 
 void swp_csv_cell(struct swp_sb *b, const char *s, int raw)
 {
-	char *end, *t;
+	char *t;
 	size_t n;
-	if (raw || !s[0] || !strchr("=+-@\t\r'", s[0]) ||
-	    (s[0] != '\'' && (strtod(s, &end), end != s && !*end))) {
+	if (raw || !out_csv_formula(s)) {
 		swp_csv_field(b, s, 0);
 		return;
 	}

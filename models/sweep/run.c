@@ -199,8 +199,7 @@ static int write_all(struct swp_runner *r, FILE *f, const char *s, struct plumb_
 	size_t n = strlen(s);
 	crash_point(r);
 	if (n && fwrite(s, 1, n, f) != n)
-		return plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write %s: %s", path,
-				     strerror(errno));
+		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "write error: %s", strerror(errno));
 	return 0;
 }
 
@@ -406,6 +405,8 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 	if ((rc = out_resolve(o->outpath, &kind, &target, &mode, err)) < 0)
 		goto out;
 	tostd = kind != OUT_REPLACE;
+	if (kind == OUT_STDOUT)
+		wname = "<stdout>";     /* as io/out.c names it */
 	if (kind == OUT_DIRECT &&
 	    (fd = open(target, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC)) < 0) {
 		rc = plumb_err_set(err, PLUMB_EIO, o->outpath, 0, 0, "cannot write: %s",
