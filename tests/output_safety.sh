@@ -188,6 +188,18 @@ cp long/out.csv long/first.csv
 "$PLUMB" sweep long/grid.yaml -o long/out.csv -j 1 --no-progress --stats 2>err
 check "sweep, 1,101-byte values: both rows resumed" grep -q '(0 computed, 2 from the old output, 0 old rows kept' err
 check "sweep, 1,101-byte values: resumed to the same bytes" cmp -s long/out.csv long/first.csv
+# a scenario at a path past 1,023 characters finds the files it names
+# beside it (its path was cut at 511 when its box: and gpu_catalog: were
+# resolved)
+deep=$tmp/$(printf '%0200d/' 1 2 3 4 5 6)
+mkdir -p "$deep"
+cp "$OLDPWD/tests/data/user-catalog/scenario.yaml" "$OLDPWD/tests/data/user-catalog/gpus.yaml" "$deep"
+sed "s#box: .*}#box: hgx-8x-h200.yaml}#" "$OLDPWD/tests/data/multihost/two-h200.yaml" >"$deep/two.yaml"
+cp "$OLDPWD/scenarios/hgx-8x-h200.yaml" "$deep"
+for f in scenario.yaml two.yaml; do
+	"$PLUMB" topo "$deep$f" >out 2>err; rc=$?
+	check "topo, a scenario at a ${#deep}-character path ($f): exit $rc" [ $rc -eq 0 ]
+done
 # a --layout list past 511 characters: its last layout whole (it was cut)
 pad="$(printf 'tp%027d,' 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1)$(printf 'tp%026d,' 1)"
 "$PLUMB" predict "$OLDPWD/scenarios/hgx-8x-h200.yaml" --layout "${pad}tp8" --concurrency 1 >out 2>err; rc=$?
