@@ -185,6 +185,11 @@ check-asan:
 check-valgrind: plumb
 	sh tests/check_valgrind.sh ./plumb
 
+# check-resume: sweeps killed at 100 random points while resuming, the
+# rewrite of FILE.partial included, end byte-identical (about a minute)
+check-resume: plumb
+	sh tests/resume_kill.sh
+
 fuzz-build:
 	$(MAKE) B=$(FUZZ_B) CC=$(FUZZ_CC) SANITIZE=fuzzer-no-link,address,undefined \
 		$(addprefix $(FUZZ_B)/fuzz/,$(FUZZNAMES))
@@ -203,7 +208,7 @@ check-mpi: plumb
 
 .PHONY: all check clean golden-update docs-constants validate bench install uninstall
 .PHONY: plumb-mpi check-mpi
-.PHONY: check-asan check-valgrind fuzz fuzz-build
+.PHONY: check-asan check-valgrind check-resume fuzz fuzz-build
 # the pictures in docs/figures (docs/tutorial-pcie-iommu.md); not part of check
 docs: plumb
 	sh scripts/gen-figures.sh

@@ -94,6 +94,10 @@ const char cmd_predict_usage[] =
 	"                         <part>_ms, JSON breakdown_ms)\n"
 	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (default: the scenario's, else NCCL's)\n"
 	"  --format table|csv|json  output format (default table)\n"
+	"  --csv-raw              CSV cells from the input (scenario names, messages) as\n"
+	"                         given; by default one a spreadsheet would run as a\n"
+	"                         formula (=, +, -, @, TAB, CR, not a number) is written\n"
+	"                         after an apostrophe\n"
 	"  -o FILE                write to FILE (atomically) instead of stdout\n"
 	"  --calib FILE           constants from `plumb calibrate`; tok/s then carries a\n"
 	"                         90% interval (5th-95th percentile of --draws runs with\n"
@@ -187,6 +191,7 @@ static const struct option longopts[] = {
 	{ "ttft-p99", required_argument, NULL, OPT_BASE + 35 },
 	{ "tpot-p99", required_argument, NULL, OPT_BASE + 36 },
 	{ "top", required_argument, NULL, OPT_BASE + 37 },
+	{ "csv-raw", no_argument, NULL, OPT_BASE + 38 },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -319,17 +324,29 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--kv")) {
 			o->r.kv = v;
 		} else if (!strcmp(a, "--layout")) {
-			char buf[512], *tok, *save = NULL;
-			snprintf(buf, sizeof(buf), "%s", v);
+			/* the whole list, however long: a cut one turned tp16 into tp1 */
+			const char *tok = v, *end;
 			o->r.nlayouts = 0;
-			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (; *tok; tok = *end ? end + 1 : end) {
 				struct step_layout l;
 				struct plumb_err e;
+				char name[STEP_LAYOUT_MAX + 1];
+				size_t n;
+				end = strchr(tok, ',');
+				if (!end)
+					end = tok + strlen(tok);
+				if (!(n = (size_t)(end - tok)))
+					continue;   /* as strtok: empty items skipped */
 				if (o->r.nlayouts >= MAXLIST)
 					return cmd_usage_error(cmd, "at most %d layouts", MAXLIST);
-				if (step_layout_parse(tok, &l, &e) < 0)
+				if (n > STEP_LAYOUT_MAX)
+					return cmd_usage_error(cmd, "layout '%.*s...' is longer than %d characters",
+							       40, tok, STEP_LAYOUT_MAX);
+				memcpy(name, tok, n);
+				name[n] = '\0';
+				if (step_layout_parse(name, &l, &e) < 0)
 					return cmd_usage_error(cmd, "%s", e.msg);
-				snprintf(o->r.layouts[o->r.nlayouts++], 32, "%s", tok);
+				memcpy(o->r.layouts[o->r.nlayouts++], name, n + 1);
 			}
 		} else if (!strcmp(a, "--concurrency")) {
 			if ((o->r.nconc = parse_ints(v, o->r.conc, MAXLIST)) < 0)
@@ -427,6 +444,8 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 				return cmd_usage_error(cmd, "--max-batched-tokens needs a token count, not '%s'", v);
 		} else if (!strcmp(a, "--percentiles")) {
 			o->percentiles = 1;
+		} else if (!strcmp(a, "--csv-raw")) {
+			o->csv_raw = 1;
 		} else if (!strcmp(a, "--eager")) {
 			o->r.eager = 1;
 		} else if (!strcmp(a, "--breakdown")) {

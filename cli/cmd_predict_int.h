@@ -27,6 +27,7 @@ struct popts {
 	struct serve_request *reqs; /* its requests (owned) */
 	int accept_given;           /* --accept given (only with --mtp) */
 	int percentiles;            /* --percentiles */
+	int csv_raw;                /* --csv-raw: CSV cells as given (out_csv_cell) */
 	/* The engine stack of each box (its first layout), and for predict the
 	 * answer under the other engines (pred_run_engines). */
 	char stack[MAXSCN][640];

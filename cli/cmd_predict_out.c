@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "coll.h"
 #include "cmd_predict_int.h"
+#include "out.h"
 #include "jout.h"
 #include "render.h"
 
@@ -431,6 +432,7 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 {
 	const char *xname = o->r.nbatch ? "batch" : "concurrency";
 	int i, j, w, iv = 0, pct = o->percentiles && !o->r.nbatch;
+	int raw = o->csv_raw ? OUT_CSV_RAW : 0;
 
 	for (i = 0; i < nrows; i++)
 		iv |= rows[i].fits && !isnan(rows[i].lo);
@@ -449,12 +451,17 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 		fputc('\n', f);
 		for (i = 0; i < nrows; i++) {
 			const struct pred_row *r = &rows[i];
-			if (compare)
-				fprintf(f, "%s,", s[r->si]->name);
-			fprintf(f, "%s,%d,%d,%ld,", r->lay, row_gpus(o, r), r->x,
+			if (compare) {
+				out_csv_cell(f, s[r->si]->name, raw);
+				fputc(',', f);
+			}
+			out_csv_cell(f, r->lay, raw);
+			fprintf(f, ",%d,%d,%ld,", row_gpus(o, r), r->x,
 				o->r.nbatch ? o->r.context : o->r.input + o->r.output / 2);
 			if (!r->fits) {
-				fprintf(f, ",,,,,,,,,0,\"%s\"%s", r->why, iv ? ",," : "");
+				fputs(",,,,,,,,,0,", f);
+				out_csv_cell(f, r->why, raw | OUT_CSV_QUOTE);
+				fputs(iv ? ",," : "", f);
 				for (j = 0; o->breakdown && j < PART_N; j++)
 					fputc(',', f);
 				for (j = 0; pct && j < SERVE_NDIST * SERVE_NPCT + 4; j++)
@@ -467,8 +474,9 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 				fputc(',', f);
 			else
 				fprintf(f, "%.2f,", r->ttft_ms);
-			fprintf(f, "%.4f,%.4f,%.4f,%.4f,1,\"%s\"", r->comm, r->compute, r->idle,
-				r->compute + r->comm, r->diag);
+			fprintf(f, "%.4f,%.4f,%.4f,%.4f,1,", r->comm, r->compute, r->idle,
+				r->compute + r->comm);
+			out_csv_cell(f, r->diag, raw | OUT_CSV_QUOTE);
 			if (iv && !isnan(r->lo))
 				fprintf(f, ",%.2f,%.2f", r->lo, r->hi);
 			else if (iv)

@@ -194,6 +194,7 @@ static int tmp_open(struct tmpdir *t, struct plumb_err *err)
 	if (!mkdtemp(t->dir))
 		return plumb_err_set(err, PLUMB_EIO, t->dir, 0, 0,
 				     "cannot create a temporary directory for the report's parts");
+	out_tmp_add(t->dir, 1);    /* removed by a signal too (io/out.h) */
 	return 0;
 }
 
@@ -204,6 +205,7 @@ static char *tmp_file(struct tmpdir *t, const char *name)
 	assert(t->nfiles < MAXTMP);
 	snprintf(buf, sizeof(buf), "%s/%s", t->dir, name);
 	memcpy(t->files[t->nfiles], buf, sizeof(buf));
+	out_tmp_add(t->files[t->nfiles], 0);
 	return t->files[t->nfiles++];
 }
 
@@ -212,9 +214,12 @@ static void tmp_close(struct tmpdir *t)
 	int i;
 	if (!t->dir[0])
 		return;
-	for (i = 0; i < t->nfiles; i++)
+	for (i = t->nfiles - 1; i >= 0; i--) {
 		unlink(t->files[i]);
+		out_tmp_forget(t->files[i]);
+	}
 	rmdir(t->dir);
+	out_tmp_forget(t->dir);
 	t->dir[0] = 0;
 }
 

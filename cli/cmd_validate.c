@@ -39,6 +39,9 @@ const char cmd_validate_usage[] =
 	"  --points FILE  also write every point as CSV (case, fitted or out-of-sample,\n"
 	"              kind, quantity, metric, point, measured, predicted and the 90%\n"
 	"              range of decode and serving points): validation/coverage.sh\n"
+	"  --csv-raw   the points' case names and labels as given; by default one a\n"
+	"              spreadsheet would run as a formula (=, +, -, @, TAB, CR, not a\n"
+	"              number) is written after an apostrophe\n"
 	"  -h, --help  this help\n"
 	"\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid case or data file, 4 I/O error,\n"
@@ -59,6 +62,7 @@ static const struct option longopts[] = {
 	{ "cross", no_argument, NULL, 'x' },
 	{ "check-fits", no_argument, NULL, 'f' },
 	{ "points", required_argument, NULL, 'p' },
+	{ "csv-raw", no_argument, NULL, 'r' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -72,6 +76,7 @@ int cmd_validate(int argc, char **argv)
 	const char *path = NULL, *outpath = "-", *points = NULL;
 	struct calib_cross_summary cs;
 	int i, c, rc, strict = 0, opened = 0, cross = 0, check_fits = 0, stale = 0, popened = 0;
+	int csv_raw = 0;
 
 	plumb_err_clear(&err);
 	cmd_getopt_start();
@@ -86,6 +91,8 @@ int cmd_validate(int argc, char **argv)
 			check_fits = 1;
 		else if (c == 'p')
 			points = optarg;
+		else if (c == 'r')
+			csv_raw = 1;
 		else
 			return -c;
 	}
@@ -110,7 +117,7 @@ int cmd_validate(int argc, char **argv)
 		if ((rc = out_open(&pout, points, &err)) < 0)
 			goto fail;
 		popened = 1;
-		val_points_csv(pout.f, v);
+		val_points_csv(pout.f, v, csv_raw);
 	}
 	val_stats(v, 0, v->npoints, &st);   /* before --cross replaces predictions */
 	val_stats_sel(v, &oos_sel, &oos);

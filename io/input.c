@@ -103,3 +103,19 @@ out:
 		close(fd);
 	return rc;
 }
+
+char *input_path_beside(const char *file, const char *name)
+{
+	const char *slash = strrchr(file, '/');
+	size_t dl, nl = strlen(name);
+	char *p;
+	if (name[0] == '/' || !slash)
+		return strdup(name);
+	dl = (size_t)(slash - file);
+	if (!(p = malloc(dl + nl + 2)))
+		return NULL;
+	memcpy(p, file, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, name, nl + 1);
+	return p;
+}

@@ -36,4 +36,9 @@ int input_read(const char *path, char **buf, size_t *len, struct plumb_err *err)
  */
 int input_check(const char *path, struct plumb_err *err);
 
+/* name as seen from the file `file`: a relative name is taken in file's
+ * directory, an absolute one (or a file without a directory) as it is.
+ * Whole, malloc'd (caller frees); NULL when out of memory. */
+char *input_path_beside(const char *file, const char *name);
+
 #endif

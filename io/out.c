@@ -136,30 +136,36 @@ int out_mkexcl(const char *base, const char *suffix, mode_t mode, char **name,
 }
 
 /*
- * A signal (Ctrl-C, kill) during a run must not leave FILE.tmp.XXXXXX
- * behind. The one process-wide state in io/: the temporary file being
- * written, removed by the handler (unlink is async-signal-safe), which then
- * lets the signal take its default course. One output at a time is
- * tracked, which is what every command writes.
+ * A signal (Ctrl-C, kill) during a run must not leave temporary files
+ * behind. The one process-wide state in io/: the temporary files and
+ * directories being written (registered by out_tmp_add), removed by the
+ * handler, newest first (unlink and rmdir are async-signal-safe), which
+ * then lets the signal take its default course.
  */
-static const char *volatile pending_tmp;
+#define OUT_MAXTMP 256
+static const char *volatile tmp_path[OUT_MAXTMP];
+static volatile sig_atomic_t tmp_dir[OUT_MAXTMP];
 
 static void on_signal(int sig)
 {
-	const char *t = pending_tmp;
-	if (t)
-		unlink(t);
+	int i;
+	for (i = OUT_MAXTMP - 1; i >= 0; i--) {
+		const char *t = tmp_path[i];
+		if (t)
+			(void)(tmp_dir[i] ? rmdir(t) : unlink(t));
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void track_tmp(const char *tmp)
+static void catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	static int done;
 	size_t i;
-	pending_tmp = tmp;
-	if (!tmp)
+	if (done)
 		return;
+	done = 1;
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction sa, old;
 		if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
@@ -169,6 +175,29 @@ static void track_tmp(const char *tmp)
 		sigemptyset(&sa.sa_mask);
 		sigaction(sigs[i], &sa, NULL);
 	}
+}
+
+int out_tmp_add(const char *path, int isdir)
+{
+	int i;
+	catch_signals();
+	for (i = 0; i < OUT_MAXTMP; i++)
+		if (!tmp_path[i]) {
+			tmp_dir[i] = isdir;
+			tmp_path[i] = path;
+			return 0;
+		}
+	return -1;
+}
+
+void out_tmp_forget(const char *path)
+{
+	int i;
+	for (i = OUT_MAXTMP - 1; i >= 0; i--)
+		if (tmp_path[i] == path) {
+			tmp_path[i] = NULL;
+			return;
+		}
 }
 
 int out_open(struct outfile *o, const char *path, struct plumb_err *err)
@@ -207,7 +236,7 @@ int out_open(struct outfile *o, const char *path, struct plumb_err *err)
 		rc = oom(err);
 		goto fail;
 	}
-	track_tmp(o->tmp);
+	out_tmp_add(o->tmp, 0);
 	return 0;
 fail:
 	out_abort(o);
@@ -233,8 +262,8 @@ int out_write_fd(int fd, const char *buf, size_t n)
 
 static void release(struct outfile *o)
 {
-	if (o->tmp && pending_tmp == o->tmp)
-		track_tmp(NULL);
+	if (o->tmp)
+		out_tmp_forget(o->tmp);
 	if (o->f)
 		fclose(o->f);
 	o->f = NULL;
@@ -318,6 +347,35 @@ void out_abort(struct outfile *o)
 	if (o->tmp)
 		remove(o->tmp);
 	release(o);
+}
+
+int out_csv_formula(const char *s)
+{
+	char *end;
+	if (!s[0] || !strchr("=+-@\t\r'", s[0]))
+		return 0;
+	if (s[0] == '\'')
+		return 1;
+	strtod(s, &end);
+	return !(end != s && !*end);
+}
+
+void out_csv_cell(FILE *f, const char *s, int flags)
+{
+	size_t n = strlen(s);
+	int q = (flags & OUT_CSV_QUOTE) || strpbrk(s, ",\"\n\r") ||
+		(n && (s[0] == ' ' || s[n - 1] == ' '));
+	if (q)
+		fputc('"', f);
+	if (!(flags & OUT_CSV_RAW) && out_csv_formula(s))
+		fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	if (q)
+		fputc('"', f);
 }
 
 void out_quoted(FILE *f, const char *s)

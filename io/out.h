@@ -89,12 +89,40 @@ int out_commit(struct outfile *o, struct plumb_err *err);
  */
 int out_stdout_close(struct plumb_err *err);
 
+/*
+ * Temporary files and directories removed if a signal (SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE) ends the run: out_tmp_add registers path (borrowed: it
+ * must stay valid until out_tmp_forget; isdir: removed with rmdir, after
+ * the files registered later), and installs the handler, which removes
+ * every registered path, newest first, then re-raises the signal with its
+ * default action. At most 256 at a time (-1 past that: not tracked).
+ * out_open's temporary file is registered by out_open itself.
+ */
+int out_tmp_add(const char *path, int isdir);
+void out_tmp_forget(const char *path);
+
 /* Close and remove the temporary file; safe after a failed open or commit. */
 void out_abort(struct outfile *o);
 
 /* Write all n bytes of buf to fd, retrying short writes and EINTR; 0 or -1
  * (errno set). */
 int out_write_fd(int fd, const char *buf, size_t n);
+
+/*
+ * CSV cells from input (names, values, messages) against formula injection,
+ * as spreadsheet-safe CSV writers do (OWASP "CSV Injection"): a cell that a
+ * spreadsheet would run as a formula, starting with = + - @ TAB or CR and
+ * not a number ("-1.5" stays a number), or one starting with an apostrophe
+ * (which a spreadsheet would drop), is written after an apostrophe.
+ * out_csv_formula says whether s needs it. out_csv_cell writes s as one
+ * field: so neutralised unless flags has OUT_CSV_RAW (--csv-raw), then
+ * double-quoted (quotes doubled) when it holds a comma, a quote, CR or LF,
+ * or starts or ends with a space (RFC 4180), or always with OUT_CSV_QUOTE.
+ */
+#define OUT_CSV_RAW 1
+#define OUT_CSV_QUOTE 2
+int out_csv_formula(const char *s);
+void out_csv_cell(FILE *f, const char *s, int flags);
 
 /* s as a double-quoted string, valid JSON and YAML: '"' and '\\' escaped,
  * control characters dropped. */

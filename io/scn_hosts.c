@@ -148,23 +148,21 @@ static int load_box(const struct ytree *t, const struct ynode *v, struct scenari
 	static const char *const refused[] = { "hosts", "network", "gpu_catalog", "gpu_models", NULL };
 	struct ytree *bt = NULL;
 	const struct ynode *r, *vm, *mode;
-	const char *slash = strrchr(t->file, '/');
-	char path[1100];
+	char *path;
 	int rc, i;
 
 	if ((rc = yexpect(t, v, Y_SCALAR, "box", err)) < 0)
 		return rc;
-	if (v->str[0] == '/' || !slash)
-		snprintf(path, sizeof(path), "%s", v->str);
-	else
-		snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - t->file), t->file, v->str);
+	if (!(path = input_path_beside(t->file, v->str)))   /* whole, never cut */
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	if ((rc = ytree_load(path, &bt, err)) < 0) {
 		if (err && err->line == 0) {
 			/* unreadable: say so where the scenario names it */
 			char msg[sizeof(err->msg)];
 			snprintf(msg, sizeof(msg), "%s", err->msg);
-			return yerr(t, v, -rc, err, "box file %s: %s", path, msg);
+			rc = yerr(t, v, -rc, err, "box file %s: %s", path, msg);
 		}
+		free(path);
 		return rc;
 	}
 	r = bt->root;
@@ -192,6 +190,7 @@ static int load_box(const struct ytree *t, const struct ynode *v, struct scenari
 	rc = scn_parse_machine(bt, r, b, err);
 out:
 	ytree_free(bt);
+	free(path);
 	return rc;
 }
 

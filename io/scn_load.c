@@ -481,8 +481,7 @@ static int user_gpus(const struct ytree *t, const char *file, struct scenario *s
 {
 	const struct ynode *f = t->root ? ymap_get(t->root, "gpu_catalog") : NULL;
 	const struct ynode *g = t->root ? ymap_get(t->root, "gpu_models") : NULL;
-	char path[1100];
-	const char *slash;
+	char *path;
 	int rc;
 
 	if (!f && !g)
@@ -494,12 +493,11 @@ static int user_gpus(const struct ytree *t, const char *file, struct scenario *s
 	if (f) {
 		if ((rc = yexpect(t, f, Y_SCALAR, "gpu_catalog", err)) < 0)
 			return rc;
-		slash = strrchr(file, '/');
-		if (f->str[0] == '/' || !slash)
-			snprintf(path, sizeof(path), "%s", f->str);
-		else
-			snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - file), file, f->str);
-		if ((rc = add_catalog_file(s->own_catalog, path, err)) < 0)
+		if (!(path = input_path_beside(file, f->str)))   /* whole, never cut */
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		rc = add_catalog_file(s->own_catalog, path, err);
+		free(path);
+		if (rc < 0)
 			return rc;
 	}
 	return g ? scn_catalog_add(s->own_catalog, t, g, err) : 0;

@@ -375,8 +375,12 @@ int ytree_parse(const char *file, const char *buf, size_t len,
 	}
 	if (!(t = calloc(1, sizeof(*t))))
 		return oom(err);
-	snprintf(t->file, sizeof(t->file), "%s", file);
+	if (!(t->file = strdup(file))) {
+		free(t);
+		return oom(err);
+	}
 	if (!yaml_parser_initialize(&parser)) {
+		free(t->file);
 		free(t);
 		return oom(err);
 	}
@@ -435,6 +439,7 @@ void ytree_free(struct ytree *t)
 		}
 		free(c);
 	}
+	free(t->file);
 	free(t);
 }
 

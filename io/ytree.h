@@ -35,7 +35,7 @@ struct ynode {
 struct ychunk;
 
 struct ytree {
-	char file[512];
+	char *file;             /* as given, whole */
 	struct ynode *root;     /* NULL for an empty document */
 	struct ychunk *chunks;  /* all nodes, in blocks (ytree.c) */
 };

@@ -10,6 +10,8 @@
 #   - a symbolic link planted at the old predictable temporary name
 #     (FILE.tmp.PID) or at FILE.partial is never followed;
 #   - a path longer than 511 characters is written whole;
+#   - grid values past 1,023 bytes, scenario paths past 1,023 characters
+#     and --layout lists past 511 characters are used whole;
 #   - an error in an input read from a FIFO is printed without reopening it;
 #   - a run killed by SIGTERM leaves no FILE.tmp.XXXXXX;
 #   - a scenario name holding '-->', markup and control characters cannot
@@ -78,6 +80,14 @@ if [ -w /dev/full ]; then
 	VM=$(dirname "$BM")/proxmox-vm-8x-rtxpro6000.yaml
 	GRID=$(dirname "$BM")/grids/tiny.yaml
 	SERVING=$(dirname "$BM")/../validation/data/seed-vm-serving.csv
+	LSPCI=$(dirname "$BM")/../tests/data/import/lspci-dual-3090-behind-pcie-switch.txt
+	# each command's help, from the list plumb --help prints
+	"$PLUMB" --help 2>/dev/null | awk '/^Commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { exit }' >cmds
+	check "plumb --help lists the commands" [ "$(wc -l <cmds)" -ge 14 ]
+	while read -r cmd; do
+		"$PLUMB" "$cmd" --help >/dev/full 2>err; rc=$?
+		check "plumb $cmd --help >/dev/full: exit $rc, expected 4" [ $rc -eq 4 ]
+	done <cmds
 	while read -r args; do
 		# shellcheck disable=SC2086 # args is a word list on purpose
 		"$PLUMB" $args >/dev/full 2>err; rc=$?
@@ -94,6 +104,14 @@ predict $BM --layout tp8 --concurrency 1
 compare $BM $VM --concurrency 1
 xfer $BM --from 0 --to 1
 calibrate $VM --data $SERVING
+topo $BM --format json
+coll $BM -b 1M -e 1M
+trace $BM --layout tp8
+import lspci $LSPCI
+bench --steps 1000 --format csv
+constants --format json
+sweep $GRID --no-progress
+sweep $GRID --no-progress --format json
 ARGS
 fi
 
@@ -127,6 +145,68 @@ check "sweep, a neutralised cell: resumed, not recomputed" grep -q '(0 computed,
 check "sweep, a neutralised cell: resumed to the same bytes" cmp -s formula/out.csv formula/first.csv
 "$PLUMB" sweep formula/grid.yaml --csv-raw -j 1 --no-progress >formula/raw.csv 2>err
 check "sweep --csv-raw: the cell as given" grep -q "^=1+2.yaml," formula/raw.csv
+# every CSV plumb writes: compare's scenario names, validate's case names
+sed 's/^name: .*/name: "=1+2"/' "$BM" >formula/eq.yaml
+sed 's/^name: .*/name: "-1.5"/' "$BM" >formula/num.yaml
+"$PLUMB" compare formula/eq.yaml formula/num.yaml --layout tp8 --concurrency 1 --format csv \
+	>formula/cmp.csv 2>err; rc=$?
+check "compare --format csv, names '=1+2' and '-1.5': exit $rc" [ $rc -eq 0 ]
+check "compare --format csv: '=1+2' written after an apostrophe" grep -q "^'=1+2,tp8," formula/cmp.csv
+check "compare --format csv: the number '-1.5' kept a number" grep -q "^-1.5,tp8," formula/cmp.csv
+"$PLUMB" compare formula/eq.yaml formula/num.yaml --layout tp8 --concurrency 1 --format csv \
+	--csv-raw >formula/cmpraw.csv 2>err
+check "compare --csv-raw: '=1+2' as given" grep -q "^=1+2,tp8," formula/cmpraw.csv
+printf 'cases:\n  - name: "@SUM(1)"\n    kind: p2p\n    data: %s\n    scenario: %s\n    gpus: 0-7\n    source: "%s"\n' \
+	validation/data/p2p-8x4090-epyc7542-stock.txt validation/scenarios/8x4090-epyc7542-nps4.yaml \
+	"realdata/p2p-latency-samples.txt, SAMPLE 1 (1a)" >formula/cases.yaml
+(cd "$OLDPWD" && "$PLUMB" validate "$tmp/formula/cases.yaml" --points "$tmp/formula/points.csv" \
+	-o /dev/null) 2>err; rc=$?
+check "validate --points, a case named '@SUM(1)': exit $rc" [ $rc -eq 0 ]
+check "validate --points: the case name written after an apostrophe" \
+	grep -q "^'@SUM(1),out-of-sample," formula/points.csv
+if [ -w /dev/full ]; then
+	(cd "$OLDPWD" && "$PLUMB" validate "$tmp/formula/cases.yaml" >/dev/full) 2>err; rc=$?
+	check "plumb validate >/dev/full: exit $rc, expected 4" [ $rc -eq 4 ]
+fi
+
+# ---- nothing from input is cut: values, paths, layout lists -----------------
+# two values of a grid that differ only past 1,023 bytes are two points
+# with two resume keys, and a scenario named by a path past 1,023
+# characters loads that file (a cut value shared a key and a re-run
+# overwrote one row with the other's numbers; a cut path loaded another)
+mkdir long
+a=$(printf '%01100d' 0)
+dots=$(printf './%.0s' $(seq 600))
+printf 'plumb_grid: 1\nset: {layout: tp8, input: 512, output: 128, concurrency: 1}\naxes:\n  scenario: ["%s%s"]\n  note: ["%sA", "%sB"]\n' \
+	"$dots" "$(basename "$BM")" "$a" "$a" >long/grid.yaml
+cp "$BM" long/
+"$PLUMB" sweep long/grid.yaml -o long/out.csv -j 1 --no-progress 2>err; rc=$?
+check "sweep, a ${#dots}-character scenario path and 1,101-byte values: exit $rc" [ $rc -eq 0 ]
+check "sweep, 1,101-byte values: two rows, each value whole" \
+	[ "$(grep -c "${a}A,\|${a}B," long/out.csv)" = 2 ]
+cp long/out.csv long/first.csv
+"$PLUMB" sweep long/grid.yaml -o long/out.csv -j 1 --no-progress --stats 2>err
+check "sweep, 1,101-byte values: both rows resumed" grep -q '(0 computed, 2 from the old output, 0 old rows kept' err
+check "sweep, 1,101-byte values: resumed to the same bytes" cmp -s long/out.csv long/first.csv
+# a scenario at a path past 1,023 characters finds the files it names
+# beside it (its path was cut at 511 when its box: and gpu_catalog: were
+# resolved)
+deep=$tmp/$(printf '%0200d/' 1 2 3 4 5 6)
+mkdir -p "$deep"
+cp "$OLDPWD/tests/data/user-catalog/scenario.yaml" "$OLDPWD/tests/data/user-catalog/gpus.yaml" "$deep"
+sed "s#box: .*}#box: hgx-8x-h200.yaml}#" "$OLDPWD/tests/data/multihost/two-h200.yaml" >"$deep/two.yaml"
+cp "$OLDPWD/scenarios/hgx-8x-h200.yaml" "$deep"
+for f in scenario.yaml two.yaml; do
+	"$PLUMB" topo "$deep$f" >out 2>err; rc=$?
+	check "topo, a scenario at a ${#deep}-character path ($f): exit $rc" [ $rc -eq 0 ]
+done
+# a --layout list past 511 characters: its last layout whole (it was cut)
+pad="$(printf 'tp%027d,' 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1)$(printf 'tp%026d,' 1)"
+"$PLUMB" predict "$OLDPWD/scenarios/hgx-8x-h200.yaml" --layout "${pad}tp8" --concurrency 1 >out 2>err; rc=$?
+check "predict --layout of $((${#pad} + 3)) characters: exit $rc" [ $rc -eq 0 ]
+check "predict --layout of $((${#pad} + 3)) characters: the last layout whole" grep -q '^tp8 ' out
+"$PLUMB" predict "$BM" --layout "tp$(printf '%030d' 8)" --concurrency 1 >out 2>err; rc=$?
+check "predict, a layout of 32 characters: refused, exit $rc" [ $rc -eq 2 ]
 
 # ---- links, replacement, temporary names ----------------------------------
 echo old >real
@@ -198,6 +278,25 @@ kill -TERM $bench 2>/dev/null
 { wait $bench; } 2>/dev/null; rc=$?
 check "bench -o killed by SIGTERM: exit $rc, expected 143" [ $rc -eq 143 ]
 check "bench -o killed by SIGTERM: no temporary file left" [ -z "$(ls | grep '^killed\.csv\.tmp\.')" ]
+
+# report's temporary directory (plumb-report.XXXXXX) and its parts
+mkdir rtmp
+for sig in TERM HUP; do   # (a background job ignores SIGINT)
+	TMPDIR=$tmp/rtmp "$PLUMB" report "$BM" -o report.html 2>/dev/null &
+	rep=$!
+	i=0
+	while [ $i -lt 200 ] && [ -z "$(ls rtmp)" ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	seen=$(ls rtmp)
+	kill -$sig $rep 2>/dev/null
+	{ wait $rep; } 2>/dev/null; rc=$?
+	check "report killed by SIG$sig: its temporary directory was there (${seen:-none})" [ -n "$seen" ]
+	check "report killed by SIG$sig: exit $rc, expected a signal's" [ $rc -gt 128 ]
+	check "report killed by SIG$sig: no temporary directory left" [ -z "$(ls rtmp)" ]
+	rm -rf rtmp/*
+done
 check "bench -o killed by SIGTERM: no output" [ ! -e killed.csv ]
 
 # ---- an input FIFO with an error: the message, not a reopened FIFO ---------

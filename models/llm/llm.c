@@ -572,18 +572,25 @@ int llm_model_is_file(const char *name)
 	       strstr(name, ".yaml") || strstr(name, ".yml");
 }
 
-void llm_model_path(const char *dir, const char *name, char *buf, size_t n)
+char *llm_model_path(const char *dir, const char *name)
 {
+	size_t dl, nl = strlen(name);
+	char *p;
 	if (!llm_model_is_file(name) || name[0] == '/' || !dir || !dir[0])
-		snprintf(buf, n, "%s", name);
-	else
-		snprintf(buf, n, "%s/%s", dir, name);
+		return strdup(name);
+	dl = strlen(dir);
+	if (!(p = malloc(dl + nl + 2)))
+		return NULL;
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, name, nl + 1);
+	return p;
 }
 
 /* A model catalog YAML: its one model, or the one named after "FILE.yaml:". */
 static int load_yaml(const char *arg, struct llm_model *out, struct plumb_err *err)
 {
-	char path[1024];
+	char *path;
 	const char *id = NULL, *ext = strstr(arg, ".yaml:");
 	struct llm_catalog *c = NULL;
 	const struct llm_model *m;
@@ -594,16 +601,22 @@ static int load_yaml(const char *arg, struct llm_model *out, struct plumb_err *e
 		ext = strstr(arg, ".yml:");
 	if (ext) {
 		id = strchr(ext, ':') + 1;
-		snprintf(path, sizeof(path), "%.*s", (int)(id - 1 - arg), arg);
+		path = strndup(arg, (size_t)(id - 1 - arg));
 	} else {
-		snprintf(path, sizeof(path), "%s", arg);
+		path = strdup(arg);
 	}
-	if ((rc = input_read(path, &text, &len, err)) < 0)
+	if (!path)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	if ((rc = input_read(path, &text, &len, err)) < 0) {
+		free(path);
 		return rc;
+	}
 	rc = llm_catalog_parse(path, text, &c, err);
 	free(text);
-	if (rc < 0)
+	if (rc < 0) {
+		free(path);
 		return rc;
+	}
 	if (!id && c->n != 1) {
 		rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
 				   "%s holds %d models: name one as %s:ID", path, c->n, path);
@@ -611,6 +624,7 @@ static int load_yaml(const char *arg, struct llm_model *out, struct plumb_err *e
 		*out = *m;
 	}
 	free(c);
+	free(path);
 	return rc;
 }
 
@@ -657,7 +671,7 @@ int llm_model_resolve(const char *name, const struct llm_model **out,
 	 * the lock lets sweep threads resolve concurrently. */
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static struct {
-		char name[1024];
+		char *name;             /* whole: two long paths never share one */
 		struct llm_model *m;
 	} loaded[LLM_MAX_MODELS];
 	static int nloaded;
@@ -691,7 +705,8 @@ int llm_model_resolve(const char *name, const struct llm_model **out,
 				   "at most %d model files in one run", LLM_MAX_MODELS);
 		goto done;
 	}
-	if (!(m = malloc(sizeof(*m)))) {
+	if (!(m = malloc(sizeof(*m))) || !(loaded[nloaded].name = strdup(name))) {
+		free(m);
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		goto done;
 	}
@@ -699,9 +714,10 @@ int llm_model_resolve(const char *name, const struct llm_model **out,
 							   : hf_model_load(name, m, err);
 	if (rc < 0) {
 		free(m);
+		free(loaded[nloaded].name);
+		loaded[nloaded].name = NULL;
 		goto done;
 	}
-	snprintf(loaded[nloaded].name, sizeof(loaded[nloaded].name), "%s", name);
 	loaded[nloaded++].m = m;
 	*out = m;
 done:

@@ -166,8 +166,9 @@ int llm_model_is_file(const char *name);
 
 /* name as llm_model_resolve should see it from a file in directory dir: a
  * relative file name is taken relative to dir (as a grid's scenario files
- * are); an id, an absolute name or an empty dir leave it as it is. */
-void llm_model_path(const char *dir, const char *name, char *buf, size_t n);
+ * are); an id, an absolute name or an empty dir leave it as it is. Whole,
+ * malloc'd (caller frees); NULL when out of memory. */
+char *llm_model_path(const char *dir, const char *name);
 
 /*
  * --weights when none is given: "checkpoint" for a model whose config names

@@ -46,6 +46,10 @@ int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *er
 	long a, b;
 
 	memset(l, 0, sizeof(*l));
+	if (strlen(s) > STEP_LAYOUT_MAX)
+		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+				     "layout '%.40s...' is longer than %d characters", s,
+				     STEP_LAYOUT_MAX);
 	snprintf(l->name, sizeof(l->name), "%s", s);
 	l->dp = 1;
 	if (!strncmp(s, "dp", 2)) {

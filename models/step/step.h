@@ -37,8 +37,12 @@
 
 enum step_kind { LAY_TP, LAY_TPPP, LAY_EP, LAY_TPEP };
 
+/* The longest layout name (tp8pp4, dp8192tp8192pp64 ...); longer text,
+ * padded with zeros or signs, is refused rather than cut. */
+#define STEP_LAYOUT_MAX 31
+
 struct step_layout {
-	char name[32];
+	char name[STEP_LAYOUT_MAX + 1];
 	enum step_kind kind;
 	int tp;             /* GPUs per stage sharing attention by TP (ep: 1) */
 	int pp;             /* pipeline stages */
@@ -55,7 +59,8 @@ static inline int step_layout_used(const struct step_layout *l)
 }
 
 /* Parse "tp8", "tp4pp2", "ep8", "tp8ep", "dp4tp2", "dp8" (dpN alone: N
- * copies of one GPU each). Errors name the problem. */
+ * copies of one GPU each), at most STEP_LAYOUT_MAX characters. Errors name
+ * the problem. */
 int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *err);
 
 enum step_op_kind {

@@ -47,9 +47,9 @@ struct swp_eval {
 	uint64_t tick;
 };
 
-/* A point's prediction settings. */
+/* A point's prediction settings (the texts malloc'd whole: settings_free). */
 struct settings {
-	char scenario[1024], model[256], weights[16], kv[16], layout[32];
+	char *scenario, *model, *weights, *kv, *layout;
 	long concurrency, context, input, output, micro, mtp;
 	double accept;
 	int eager;
@@ -164,35 +164,47 @@ static long ival(const struct swp_grid *g, const struct ynode *v, long def)
 	return x;
 }
 
-static void text_or(const struct ynode *v, const char *def, char *buf, size_t n)
+/* v's text, or def when v is NULL; malloc'd, NULL when out of memory. */
+static char *text_or(const struct ynode *v, const char *def)
 {
-	if (v)
-		swp_node_text(v, buf, n);
-	else
-		snprintf(buf, n, "%s", def);
+	return v ? swp_node_str(v) : strdup(def);
 }
 
-static void settings(const struct swp_eval *e, const struct swp_point *p, int ngpus,
-		     struct settings *st)
+static void settings_free(struct settings *st)
+{
+	free(st->scenario);
+	free(st->model);
+	free(st->weights);
+	free(st->kv);
+	free(st->layout);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Fill st; -1 when out of memory (st freed). */
+static int settings(const struct swp_eval *e, const struct swp_point *p, int ngpus,
+		    struct settings *st)
 {
 	const struct swp_grid *g = e->g;
 	const struct ynode *v[SWP_NSETTINGS] = { NULL };
-	char def[32];
+	char def[32], *path;
 	int i;
 
+	memset(st, 0, sizeof(*st));
 	for (i = 0; i < g->nnames; i++)
 		if (g->names[i].kind < SWP_NSETTINGS)
 			v[g->names[i].kind] = p->val[i];
-	text_or(v[SWP_SCENARIO], "", st->scenario, sizeof(st->scenario));
-	text_or(v[SWP_MODEL], "glm-5", st->model, sizeof(st->model));
-	{
-		char path[1400];
-		llm_model_path(e->g->dir, st->model, path, sizeof(path));
-		text_or(v[SWP_WEIGHTS], llm_default_weights(path), st->weights, sizeof(st->weights));
-	}
-	text_or(v[SWP_KV], "bf16", st->kv, sizeof(st->kv));
+	st->scenario = text_or(v[SWP_SCENARIO], "");
+	st->model = text_or(v[SWP_MODEL], "glm-5");
+	path = st->model ? llm_model_path(e->g->dir, st->model) : NULL;
+	st->weights = path ? text_or(v[SWP_WEIGHTS], llm_default_weights(path)) : NULL;
+	free(path);
+	st->kv = text_or(v[SWP_KV], "bf16");
 	snprintf(def, sizeof(def), "tp%d", ngpus);
-	text_or(v[SWP_LAYOUT], def, st->layout, sizeof(st->layout));
+	st->layout = text_or(v[SWP_LAYOUT], def);
+	if (!st->scenario || !st->model || !st->weights || !st->kv || !st->layout) {
+		settings_free(st);
+		return -1;
+	}
 	st->concurrency = ival(g, v[SWP_CONCURRENCY], 1);
 	st->context = ival(g, v[SWP_CONTEXT], 0);
 	st->input = ival(g, v[SWP_INPUT], 1024);
@@ -205,6 +217,7 @@ static void settings(const struct swp_eval *e, const struct swp_point *p, int ng
 	st->eager = 0;
 	if (v[SWP_EAGER])
 		yget_bool(g->t, v[SWP_EAGER], "eager", &st->eager, NULL);
+	return 0;
 }
 
 /* ---- the prediction ------------------------------------------------------ */
@@ -320,14 +333,17 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	struct serve_params sp;
 	struct serve_result sr;
 	struct plumb_err fe;
-	char mpath[1400];
+	char *mpath;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
 	pred_cfg_init(&c);
 	c.s = s;
-	llm_model_path(e->g->dir, st->model, mpath, sizeof(mpath));
-	if ((rc = llm_model_resolve(mpath, &c.m, err)) < 0 ||
+	if (!(mpath = llm_model_path(e->g->dir, st->model)))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	rc = llm_model_resolve(mpath, &c.m, err);
+	free(mpath);
+	if (rc < 0 ||
 	    (rc = llm_prec_setup(&c.prec, c.m, st->weights, st->kv, err)) < 0 ||
 	    (rc = step_layout_parse(st->layout, &c.lay, err)) < 0)
 		return rc;
@@ -394,23 +410,46 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	return 0;
 }
 
-/* The key columns' texts of a point, in column order (fixed, extra). */
-static void key_texts(const struct swp_eval *e, const struct swp_point *p, const struct settings *st,
-		      char (*t)[1024])
+/* The key columns' texts of a point, in column order (fixed, extra), each
+ * whole and malloc'd (texts_free); NULL when out of memory. */
+static char **key_texts(const struct swp_eval *e, const struct swp_point *p,
+			const struct settings *st)
 {
 	const struct swp_grid *g = e->g;
-	int c;
-	snprintf(t[0], 1024, "%s", st->scenario);
-	snprintf(t[1], 1024, "%s", st->model);
-	snprintf(t[2], 1024, "%s", st->weights);
-	snprintf(t[3], 1024, "%s", st->kv);
-	snprintf(t[4], 1024, "%ld", st->input);
-	snprintf(t[5], 1024, "%ld", st->output);
-	snprintf(t[6], 1024, "%ld", st->context);
+	int c, n = SWP_NFIXED + g->nextra;
+	char **t = calloc((size_t)n, sizeof(*t)), num[3][32];
+
+	if (!t)
+		return NULL;
+	snprintf(num[0], sizeof(num[0]), "%ld", st->input);
+	snprintf(num[1], sizeof(num[1]), "%ld", st->output);
+	snprintf(num[2], sizeof(num[2]), "%ld", st->context);
+	t[0] = strdup(st->scenario);
+	t[1] = strdup(st->model);
+	t[2] = strdup(st->weights);
+	t[3] = strdup(st->kv);
+	for (c = 0; c < 3; c++)
+		t[4 + c] = strdup(num[c]);
 	for (c = 0; c < g->nextra; c++) {
-		int n = swp_extra_name(g, c);
-		text_or(n >= 0 ? p->val[n] : NULL, "", t[SWP_NFIXED + c], 1024);
+		int k = swp_extra_name(g, c);
+		t[SWP_NFIXED + c] = text_or(k >= 0 ? p->val[k] : NULL, "");
 	}
+	for (c = 0; c < n; c++)
+		if (!t[c]) {
+			for (c = 0; c < n; c++)
+				free(t[c]);
+			free(t);
+			return NULL;
+		}
+	return t;
+}
+
+static void texts_free(char **t, int n)
+{
+	int i;
+	for (i = 0; t && i < n; i++)
+		free(t[i]);
+	free(t);
 }
 
 /* The price a row is charged: the box's share its layout uses (tp2 on an
@@ -439,7 +478,7 @@ static void row_cost(const struct swp_grid *g, const double *price, const struct
 
 static const char *const cost_cols[] = { "gpu_w", "box_w", "j_per_tok", "usd_per_mtok" };
 
-static void format_row(const struct swp_eval *e, char (*t)[1024], const struct settings *st,
+static void format_row(const struct swp_eval *e, char *const *t, const struct settings *st,
 		       const struct result *r, struct swp_sb *b)
 {
 	struct cost_point cost;
@@ -553,7 +592,7 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 
 int swp_eval_point(struct swp_eval *e, uint64_t i, char **row, struct plumb_err *err)
 {
-	char (*t)[1024];
+	char **t;
 	struct swp_point p;
 	struct scenario *s = NULL;
 	struct settings st;
@@ -566,16 +605,23 @@ int swp_eval_point(struct swp_eval *e, uint64_t i, char **row, struct plumb_err 
 	swp_grid_point(e->g, i, &p);
 	if ((rc = vget(e, &p, &s, &slot, &content, err)) < 0)
 		return rc;
-	settings(e, &p, s->ngpus, &st);
+	if (settings(e, &p, s->ngpus, &st) < 0) {
+		vput(e, s, slot);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
 	rc = predict(e, content, s, &st, &r, err);
 	vput(e, s, slot);
-	if (rc < 0)
+	if (rc < 0) {
+		settings_free(&st);
 		return rc;
-	if (!(t = calloc((size_t)(SWP_NFIXED + e->g->nextra), sizeof(*t))))
+	}
+	if (!(t = key_texts(e, &p, &st))) {
+		settings_free(&st);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	key_texts(e, &p, &st, t);
+	}
 	format_row(e, t, &st, &r, &b);
-	free(t);
+	texts_free(t, SWP_NFIXED + e->g->nextra);
+	settings_free(&st);
 	if (b.oom) {
 		free(b.s);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
@@ -588,7 +634,7 @@ char *swp_point_key(struct swp_eval *e, uint64_t i)
 {
 	struct swp_point p;
 	struct settings st;
-	char (*t)[1024], conc[32], *k;
+	char **t, conc[32], *k;
 	int ngpus = 0;
 
 	swp_grid_point(e->g, i, &p);
@@ -608,13 +654,16 @@ char *swp_point_key(struct swp_eval *e, uint64_t i)
 			vput(e, s, slot);
 		}
 	}
-	settings(e, &p, ngpus, &st);
-	if (!(t = calloc((size_t)(SWP_NFIXED + e->g->nextra), sizeof(*t))))
+	if (settings(e, &p, ngpus, &st) < 0)
 		return NULL;
-	key_texts(e, &p, &st, t);
+	if (!(t = key_texts(e, &p, &st))) {
+		settings_free(&st);
+		return NULL;
+	}
 	snprintf(conc, sizeof(conc), "%ld", st.concurrency);
 	k = swp_key_join(t, SWP_NFIXED + e->g->nextra, st.layout, conc);
-	free(t);
+	texts_free(t, SWP_NFIXED + e->g->nextra);
+	settings_free(&st);
 	return k;
 }
 

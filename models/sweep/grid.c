@@ -182,21 +182,26 @@ static int check_value(struct swp_grid *g, struct swp_setting *st, struct plumb_
 		return rc;
 	switch (nm->kind) {
 	case SWP_SCENARIO: {
-		char path[1024];
+		char *path;
 		struct ytree *t = NULL;
 		if (!v->str[0])
 			return yerr(g->t, v, PLUMB_EINPUT, err, "empty scenario file name");
-		if (v->str[0] == '/' || !g->dir[0])
-			snprintf(path, sizeof(path), "%s", v->str);
-		else
-			snprintf(path, sizeof(path), "%s/%s", g->dir, v->str);
+		/* the whole name, however long: a cut one would load another file */
+		path = v->str[0] == '/' || !g->dir[0] ? strdup(v->str)
+						      : malloc(strlen(g->dir) + strlen(v->str) + 2);
+		if (!path)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		if (!(v->str[0] == '/' || !g->dir[0]))
+			sprintf(path, "%s/%s", g->dir, v->str);
 		for (b = 0; b < g->nbases; b++)
 			if (!strcmp(g->bases[b].path, path)) {
 				st->base = b;
+				free(path);
 				return 0;
 			}
 		plumb_err_clear(&e2);
 		if ((rc = ytree_load(path, &t, &e2)) < 0) {
+			free(path);
 			if (e2.line > 0) {
 				*err = e2;
 				return rc;
@@ -207,21 +212,25 @@ static int check_value(struct swp_grid *g, struct swp_setting *st, struct plumb_
 			struct swp_base *nb = realloc(g->bases, (size_t)(g->nbases + 1) * sizeof(*nb));
 			if (!nb) {
 				ytree_free(t);
+				free(path);
 				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 			}
 			g->bases = nb;
 		}
-		snprintf(g->bases[g->nbases].path, sizeof(g->bases[0].path), "%s", path);
+		g->bases[g->nbases].path = path;
 		g->bases[g->nbases].t = t;
 		st->base = g->nbases++;
 		return 0;
 	}
 	case SWP_MODEL: {
 		const struct llm_model *m;
-		char path[1400];
+		char *path = llm_model_path(g->dir, v->str);   /* a file: as scenarios */
 		plumb_err_clear(&e2);
-		llm_model_path(g->dir, v->str, path, sizeof(path));   /* a file: as scenarios */
-		if (llm_model_resolve(path, &m, &e2) < 0)
+		if (!path)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		rc = llm_model_resolve(path, &m, &e2);
+		free(path);
+		if (rc < 0)
 			return yerr(g->t, v, PLUMB_EINPUT, err, "%s", e2.msg);
 		return 0;
 	}
@@ -485,12 +494,15 @@ static struct swp_grid *grid_alloc(const char *file)
 	const char *slash;
 	if (!g)
 		return NULL;
-	snprintf(g->file, sizeof(g->file), "%s", file);
 	slash = strrchr(file, '/');
-	if (slash)
-		snprintf(g->dir, sizeof(g->dir), "%.*s", (int)(slash - file), file);
-	if (slash == file)
-		snprintf(g->dir, sizeof(g->dir), "/");
+	g->file = strdup(file);
+	g->dir = slash == file ? strdup("/") : strndup(file, slash ? (size_t)(slash - file) : 0);
+	if (!g->file || !g->dir) {
+		free(g->file);
+		free(g->dir);
+		free(g);
+		return NULL;
+	}
 	return g;
 }
 
@@ -540,10 +552,14 @@ void swp_grid_free(struct swp_grid *g)
 		free(g->axes[a].items);
 	}
 	free(g->set.set);
-	for (b = 0; b < g->nbases; b++)
+	for (b = 0; b < g->nbases; b++) {
 		ytree_free(g->bases[b].t);
+		free(g->bases[b].path);
+	}
 	free(g->bases);
 	ytree_free(g->t);
+	free(g->file);
+	free(g->dir);
 	free(g);
 }
 

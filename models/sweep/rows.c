@@ -13,6 +13,7 @@
 #include "sweep_int.h"
 
 #include "jout.h"
+#include "out.h"
 
 /* ---- writing ------------------------------------------------------------------ */
 
@@ -40,14 +41,27 @@ void swp_sb_put(struct swp_sb *b, const char *t, size_t len)
 
 void swp_sb_printf(struct swp_sb *b, const char *fmt, ...)
 {
-	char tmp[1400];
+	char tmp[256], *big;
 	va_list ap;
 	int n;
 	va_start(ap, fmt);
 	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		swp_sb_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+	if (n <= 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		swp_sb_put(b, tmp, (size_t)n);
+		return;
+	}
+	if (!(big = malloc((size_t)n + 1))) {     /* whole, never cut */
+		b->oom = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	swp_sb_put(b, big, (size_t)n);
+	free(big);
 }
 
 void swp_csv_field(struct swp_sb *b, const char *s, int force)
@@ -69,10 +83,9 @@ void swp_csv_field(struct swp_sb *b, const char *s, int force)
 
 void swp_csv_cell(struct swp_sb *b, const char *s, int raw)
 {
-	char *end, *t;
+	char *t;
 	size_t n;
-	if (raw || !s[0] || !strchr("=+-@\t\r'", s[0]) ||
-	    (s[0] != '\'' && (strtod(s, &end), end != s && !*end))) {
+	if (raw || !out_csv_formula(s)) {
 		swp_csv_field(b, s, 0);
 		return;
 	}
@@ -177,17 +190,15 @@ int swp_extra_name(const struct swp_grid *g, int c)
 	return -1;
 }
 
-char *swp_key_join(char (*t)[1024], int n, const char *layout, const char *conc)
+char *swp_key_join(char *const *t, int n, const char *layout, const char *conc)
 {
 	struct swp_sb b = { 0 };
 	int i;
-	for (i = 0; i < n; i++) {
-		swp_sb_put(&b, t[i], strlen(t[i]));
-		swp_sb_put(&b, "\x1f", 1);
-	}
-	swp_sb_put(&b, layout, strlen(layout));
-	swp_sb_put(&b, "\x1f", 1);
-	swp_sb_put(&b, conc, strlen(conc));
+	/* each text after its length: "3:abc" */
+	for (i = 0; i < n; i++)
+		swp_sb_printf(&b, "%zu:%s", strlen(t[i]), t[i]);
+	swp_sb_printf(&b, "%zu:%s", strlen(layout), layout);
+	swp_sb_printf(&b, "%zu:%s", strlen(conc), conc);
 	if (b.oom) {
 		free(b.s);
 		return NULL;
@@ -321,16 +332,21 @@ static int json_split(const char *line, char *buf, size_t n, char **names, char 
 
 char *swp_rows_key(const struct swp_grid *g, enum swp_format fmt, const char *row)
 {
-	int nk = SWP_NFIXED + g->nextra, i, nf;
+	int nk = SWP_NFIXED + g->nextra, i, nf, max = 2;
 	size_t len = strlen(row) + 1;
-	char *buf = malloc(len), **f = calloc(256, sizeof(*f)), **v = calloc(256, sizeof(*v));
-	char (*t)[1024] = NULL, *k = NULL;
+	const char *p;
+	char *buf = malloc(len), **f, **v, **t = NULL, *k = NULL;
 	const char *layout = NULL, *conc = NULL;
 
+	/* at most one field more than there are commas */
+	for (p = row; *p; p++)
+		max += *p == ',';
+	f = calloc((size_t)max, sizeof(*f));
+	v = calloc((size_t)max, sizeof(*v));
 	if (!buf || !f || !v || !(t = calloc((size_t)nk, sizeof(*t))))
 		goto out;
 	if (fmt == SWP_CSV) {
-		nf = csv_split(row, buf, len, f, 256);
+		nf = csv_split(row, buf, len, f, max);
 		if (nf < nk + 3)
 			goto out;
 		/* a cell swp_csv_cell neutralised reads back as written */
@@ -338,11 +354,11 @@ char *swp_rows_key(const struct swp_grid *g, enum swp_format fmt, const char *ro
 			if (!g->csv_raw && f[i][0] == '\'')
 				f[i]++;
 		for (i = 0; i < nk; i++)
-			snprintf(t[i], 1024, "%s", f[i]);
+			t[i] = f[i];
 		layout = f[nk];
 		conc = f[nk + 2];
 	} else {
-		nf = json_split(row, buf, len, f, v, 256);
+		nf = json_split(row, buf, len, f, v, max);
 		if (nf < nk + 3)
 			goto out;
 		for (i = 0; i < nk; i++) {
@@ -350,7 +366,7 @@ char *swp_rows_key(const struct swp_grid *g, enum swp_format fmt, const char *ro
 				g->names[swp_extra_name(g, i - SWP_NFIXED)].name;
 			if (strcmp(f[i], want))
 				goto out;
-			snprintf(t[i], 1024, "%s", v[i]);
+			t[i] = v[i];
 		}
 		if (strcmp(f[nk], "layout") || strcmp(f[nk + 2], "concurrency"))
 			goto out;

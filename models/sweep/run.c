@@ -9,19 +9,29 @@
  * any number of workers. The dispenser hands out no point beyond the writer's
  * position + WINDOW.
  *
- * Output goes to OUT.partial, flushed at least every second, and is renamed
- * over OUT at the end: OUT is never half written (OUT as io/out.h resolves
- * it: a link's target; "-", a device or a FIFO is written as it goes).
- * OUT.partial is opened without following links and held under flock for
- * the whole run, so two sweeps never mix rows in one file. Resuming reads OUT and
- * OUT.partial (an interrupted run's prefix; a torn last line is ignored):
- * rows whose key matches a point are written as they were and not
- * evaluated; old rows that match no point are kept, after the grid's rows.
+ * Output goes to OUT.partial, flushed whenever the writer waits for a row
+ * and at least every second, and is put in place as OUT at the end: OUT is
+ * never half written (OUT as io/out.h resolves it: a link's target; "-", a
+ * device or a FIFO is written as it goes). OUT.partial is opened without
+ * following links and held under flock for the whole run, so two sweeps
+ * never mix rows in one file. Resuming reads OUT and OUT.partial (an
+ * interrupted run's rows; a torn last line is ignored): rows whose key
+ * matches a point are written as they were and not evaluated; old rows that
+ * match no point are kept, after the grid's rows.
+ *
+ * No kill loses a row already on disk: OUT.partial is never truncated or
+ * written in place. A run first writes a new OUT.partial beside it (the
+ * header and the old partial's rows), fsyncs it and renames it over the old
+ * one (renew_partial), then appends the grid's rows in point order; at the
+ * end OUT is that file renamed (nothing carried) or a new file of its
+ * header and point-ordered rows (finish), fsynced before the rename, and
+ * OUT.partial goes only once OUT is in place.
  */
 #define _DEFAULT_SOURCE     /* flock */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,282 +45,6 @@
 #include "sweep_int.h"
 
 #define WINDOW 4096
-
-/* ---- old rows: key -> row, in the order read -------------------------------- */
-
-struct old {
-	char *key, *row;
-	int used;
-};
-
-struct oldmap {
-	struct old *v;          /* in the order read */
-	size_t n, cap;
-	size_t *tab;            /* hash slots: index + 1 into v, 0 empty */
-	size_t tcap;
-};
-
-static uint64_t hstr(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-static struct old *old_find(const struct oldmap *m, const char *key)
-{
-	size_t i;
-	if (!m->tcap)
-		return NULL;
-	for (i = (size_t)hstr(key) & (m->tcap - 1); m->tab[i]; i = (i + 1) & (m->tcap - 1))
-		if (!strcmp(m->v[m->tab[i] - 1].key, key))
-			return &m->v[m->tab[i] - 1];
-	return NULL;
-}
-
-static int old_add(struct oldmap *m, char *key, char *row)
-{
-	struct old *o = old_find(m, key);
-	size_t i;
-	if (o) {                /* a newer copy of the same row */
-		free(o->row);
-		free(key);
-		o->row = row;
-		return 0;
-	}
-	if ((m->n + 1) * 2 > m->tcap) {
-		size_t nc = m->tcap ? m->tcap * 2 : 1024, j;
-		size_t *nt = calloc(nc, sizeof(*nt));
-		if (!nt)
-			return -1;
-		free(m->tab);
-		m->tab = nt;
-		m->tcap = nc;
-		for (j = 0; j < m->n; j++) {
-			for (i = (size_t)hstr(m->v[j].key) & (nc - 1); nt[i]; i = (i + 1) & (nc - 1))
-				;
-			nt[i] = j + 1;
-		}
-	}
-	if (m->n == m->cap) {
-		size_t nc = m->cap ? m->cap * 2 : 256;
-		struct old *nv = realloc(m->v, nc * sizeof(*nv));
-		if (!nv)
-			return -1;
-		m->v = nv;
-		m->cap = nc;
-	}
-	m->v[m->n].key = key;
-	m->v[m->n].row = row;
-	m->v[m->n].used = 0;
-	for (i = (size_t)hstr(key) & (m->tcap - 1); m->tab[i]; i = (i + 1) & (m->tcap - 1))
-		;
-	m->tab[i] = ++m->n;
-	return 0;
-}
-
-static void old_free(struct oldmap *m)
-{
-	size_t i;
-	for (i = 0; i < m->n; i++) {
-		free(m->v[i].key);
-		free(m->v[i].row);
-	}
-	free(m->v);
-	free(m->tab);
-}
-
-/* Largest earlier output a sweep reads back to resume (rows of about 300
- * bytes: some 3.5 million points). */
-#define SWP_MAX_RESUME (1024u << 20)
-
-/* The whole of fd (NUL-terminated; *len bytes), or NULL with err set. */
-static char *slurp_fd(int fd, const char *path, size_t *len, struct plumb_err *err)
-{
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	ssize_t got;
-	for (;;) {
-		if (n > SWP_MAX_RESUME) {
-			free(buf);
-			plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
-				      "larger than %u MiB: too large to resume from; use --fresh or another -o",
-				      SWP_MAX_RESUME >> 20);
-			return NULL;
-		}
-		if (n + 65536 + 1 > cap) {
-			char *nb = realloc(buf, cap = (cap ? cap * 2 : 131072));
-			if (!nb) {
-				free(buf);
-				plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-				return NULL;
-			}
-			buf = nb;
-		}
-		got = read(fd, buf + n, 65536);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			free(buf);
-			plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s", strerror(errno));
-			return NULL;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-/* Where the record starting at p ends: the next line break outside a CSV
- * quoted field (csv) or the next line break; NULL when there is none. */
-static char *record_end(char *p, int csv)
-{
-	int q = 0;
-	if (!csv)
-		return strchr(p, '\n');
-	for (; *p; p++) {
-		if (*p == '"')
-			q = !q;
-		else if (*p == '\n' && !q)
-			return p;
-	}
-	return NULL;
-}
-
-/*
- * Read the rows of an earlier output (buf, NUL-terminated, named path) into
- * m. An empty buffer holds no rows. `partial`: a torn last line or
- * unreadable row is skipped rather than an error.
- */
-static int read_old(struct swp_eval *e, const char *path, char *buf, const char *header,
-		    int partial, struct oldmap *m, struct plumb_err *err)
-{
-	char *p, *nl;
-	size_t hl = strlen(header);
-	int json = header[0] == '{';
-
-	if (!*buf)
-		return 0;
-	if (strncmp(buf, header, hl)) {
-		if (partial)    /* another grid's leftovers: start over */
-			return 0;
-		return plumb_err_set(err, PLUMB_EINPUT, path, 1, 1,
-				     "this file has other columns than the grid's rows: remove it or write elsewhere (-o)");
-	}
-	for (p = buf + hl; *p; p = nl + 1) {
-		char *row, *key, *end;
-		if (!(nl = record_end(p, !json)))
-			break;  /* torn last line */
-		*nl = '\0';
-		row = p;
-		while (*row == ' ')
-			row++;
-		end = row + strlen(row);
-		/* JSON rows end in ',' but the last; a CSV row's last field may be empty */
-		if (json && end > row && end[-1] == ',')
-			*--end = '\0';
-		if (!*row || !strcmp(row, "]") || !strcmp(row, "}"))
-			continue;
-		if (!(key = swp_row_key(e, row))) {
-			if (partial)
-				continue;
-			return plumb_err_set(err, PLUMB_EINPUT, path, 0, 0,
-					     "a row does not parse: %.60s", row);
-		}
-		if (!(row = strdup(row)) || old_add(m, key, row) < 0)
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
-	return 0;
-}
-
-/* Read the earlier output at path (a missing file holds no rows). */
-static int read_old_path(struct swp_eval *e, const char *path, const char *header,
-			 struct oldmap *m, struct plumb_err *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
-	char *buf;
-	size_t len;
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 0;
-		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s", strerror(errno));
-	}
-	buf = slurp_fd(fd, path, &len, err);
-	close(fd);
-	if (!buf)
-		return -plumb_err_status(err);
-	rc = read_old(e, path, buf, header, 0, m, err);
-	free(buf);
-	return rc;
-}
-
-/*
- * Open OUT.partial for writing, exclusively: never through a symbolic link,
- * only a regular file, locked (flock) so that a second sweep on the same
- * output stops with an error instead of mixing its rows in. When `m`, the
- * rows already in it are read first. Returns the descriptor, truncated.
- */
-static int open_partial(struct swp_eval *e, const char *partial, const char *outpath,
-			const char *header, struct oldmap *m, struct plumb_err *err)
-{
-	int attempt;
-	for (attempt = 0; attempt < 10; attempt++) {
-		struct stat fs, ps;
-		int fd = open(partial, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0666);
-		if (fd < 0) {
-			if (errno == ELOOP)
-				return plumb_err_set(err, PLUMB_EIO, partial, 0, 0,
-						     "cannot write: a symbolic link (remove it)");
-			return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot write: %s",
-					     strerror(errno));
-		}
-		if (fstat(fd, &fs) != 0 || !S_ISREG(fs.st_mode)) {
-			close(fd);
-			return plumb_err_set(err, PLUMB_EIO, partial, 0, 0,
-					     "cannot write: not a regular file (remove it)");
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-			int en = errno;
-			close(fd);
-			if (en == EWOULDBLOCK)
-				return plumb_err_set(err, PLUMB_EIO, outpath, 0, 0,
-						     "another plumb sweep is writing this output "
-						     "(it holds the lock on %s); wait for it or write elsewhere (-o)",
-						     partial);
-			return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot lock: %s",
-					     strerror(en));
-		}
-		/* the holder we waited for may have renamed it over OUT meanwhile */
-		if (lstat(partial, &ps) != 0 || ps.st_ino != fs.st_ino || ps.st_dev != fs.st_dev) {
-			close(fd);
-			continue;
-		}
-		if (m) {
-			size_t len;
-			char *buf = slurp_fd(fd, partial, &len, err);
-			int rc = buf ? read_old(e, partial, buf, header, 1, m, err)
-				     : -plumb_err_status(err);
-			free(buf);
-			if (rc < 0) {
-				close(fd);
-				return rc;
-			}
-		}
-		if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
-			close(fd);
-			return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot write: %s",
-					     strerror(errno));
-		}
-		return fd;
-	}
-	return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot write: replaced while opening");
-}
 
 /* ---- the runner --------------------------------------------------------------- */
 
@@ -326,11 +60,12 @@ struct swp_runner {
 	pthread_cond_t cv_row, cv_room;
 	uint64_t next_disp, next_write;
 	struct slot ring[WINDOW];
-	struct oldmap old;
+	struct swp_oldmap old;
 	int stop;
 	struct plumb_err err;
 	int failed;
 	uint64_t computed, reused;
+	long crash_at, crash_n;     /* PLUMB_SWEEP_CRASH_AT (crash_point) */
 };
 
 int swp_runner_take(struct swp_runner *r, uint64_t *out, int max, int wait)
@@ -347,7 +82,7 @@ int swp_runner_take(struct swp_runner *r, uint64_t *out, int max, int wait)
 		}
 		if (r->old.n) {
 			char *key = swp_point_key(r->e, i);
-			struct old *o = key ? old_find(&r->old, key) : NULL;
+			struct swp_old *o = key ? swp_old_find(&r->old, key) : NULL;
 			free(key);
 			if (o && !o->used) {
 				o->used = 1;
@@ -445,12 +180,194 @@ static void progress(const struct swp_runner *r, double t0, int last)
 	fflush(stderr);
 }
 
-static int write_all(FILE *f, const char *s, struct plumb_err *err, const char *path)
+/*
+ * A test hook (tests/resume_kill.sh, docs/testing.md): with
+ * PLUMB_SWEEP_CRASH_AT=K in the environment the process kills itself with
+ * SIGKILL at the writer's K-th step (a row, a separator, a flush, an fsync,
+ * a rename), so a test can stop a run at every point of its output,
+ * the rewrite of OUT.partial included, as a power cut or `kill -9` would.
+ */
+static void crash_point(struct swp_runner *r)
+{
+	if (r->crash_at > 0 && ++r->crash_n == r->crash_at)
+		raise(SIGKILL);
+}
+
+static int write_all(struct swp_runner *r, FILE *f, const char *s, struct plumb_err *err,
+		     const char *path)
 {
 	size_t n = strlen(s);
+	crash_point(r);
 	if (n && fwrite(s, 1, n, f) != n)
-		return plumb_err_set(err, PLUMB_EIO, NULL, 0, 0, "cannot write %s: %s", path,
-				     strerror(errno));
+		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "write error: %s", strerror(errno));
+	return 0;
+}
+
+/* A row with what goes before and after it. */
+static int write_row(struct swp_runner *r, FILE *f, enum swp_format fmt, const char *row,
+		     int *first, struct plumb_err *err, const char *path)
+{
+	int rc = write_all(r, f, swp_row_sep(r->e, *first), err, path);
+	if (rc == 0)
+		rc = write_all(r, f, row, err, path);
+	if (rc == 0 && fmt == SWP_CSV)
+		rc = write_all(r, f, "\n", err, path);
+	*first = 0;
+	return rc;
+}
+
+/* Flush f and its data to the disk: fsync before every rename. */
+static int sync_file(struct swp_runner *r, FILE *f)
+{
+	crash_point(r);
+	if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0)
+		return -1;
+	crash_point(r);
+	return 0;
+}
+
+/*
+ * Replace OUT.partial (held open and locked as *oldfd) by a new file:
+ * header, then the old rows read from it (carried: written as rows with a
+ * separator after each, so a later run reads them back the same way), made
+ * durable (fsync) under a temporary name beside it, locked, and renamed
+ * over it. Until the rename the old file is untouched, after it the new
+ * one holds all its rows: a kill at any point loses none. *oldfd is closed
+ * after the rename (a sweep waiting for its lock then sees the new file,
+ * locked). Returns the new file, positioned after the carried rows, or
+ * NULL with err set (the temporary file removed).
+ */
+static FILE *renew_partial(struct swp_runner *r, enum swp_format fmt, const char *partial,
+			   mode_t mode, const char *header, int *oldfd, struct plumb_err *err)
+{
+	char *tmp = NULL;
+	FILE *f = NULL;
+	size_t k, n = 0;
+	int fd, rc = 0;
+
+	if ((fd = out_mkexcl(partial, ".tmp.", mode, &tmp, err)) < 0)
+		return NULL;
+	out_tmp_add(tmp, 0);
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || !(f = fdopen(fd, "w"))) {
+		rc = plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot write: %s", strerror(errno));
+		if (!f)
+			close(fd);
+		goto out;
+	}
+	rc = write_all(r, f, header, err, tmp);
+	for (k = 0; k < r->old.n && rc == 0; k++)
+		if (r->old.v[k].carry) {
+			n++;
+			int first = 1;      /* JSON: "\n    " before, "," after */
+			rc = write_row(r, f, fmt, r->old.v[k].row, &first, err, tmp);
+			if (rc == 0 && fmt == SWP_JSON)
+				rc = write_all(r, f, ",", err, tmp);
+		}
+	/* JSON: the last carried row ends its line too (a line without its
+	 * line break is read as torn) */
+	if (rc == 0 && fmt == SWP_JSON && n)
+		rc = write_all(r, f, "\n", err, tmp);
+	if (rc == 0 && sync_file(r, f) < 0)
+		rc = plumb_err_set(err, PLUMB_EIO, tmp, 0, 0, "cannot write: %s", strerror(errno));
+	if (rc == 0 && rename(tmp, partial) != 0)
+		rc = plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot write: %s", strerror(errno));
+	if (rc == 0) {
+		crash_point(r);
+		close(*oldfd);
+		*oldfd = -1;
+	}
+out:
+	if (rc < 0) {
+		if (f)
+			fclose(f);
+		f = NULL;
+		unlink(tmp);
+	}
+	out_tmp_forget(tmp);
+	free(tmp);
+	return f;
+}
+
+/*
+ * Put the finished OUT.partial (f, locked) in place as OUT. Without carried
+ * rows it is OUT byte for byte: made durable and renamed. With carried rows
+ * OUT is the header and what follows them (from `body` on), written to a
+ * new OUT.partial.tmp.XXXXXX, made durable and renamed over OUT; OUT.partial
+ * is then removed. The lock is held until OUT is in place.
+ */
+static int finish(struct swp_runner *r, FILE *f, const char *partial, const char *target,
+		  mode_t mode, const char *outpath, const char *header, long body, int carried,
+		  struct plumb_err *err)
+{
+	struct stat a, b;
+	char buf[65536], *tmp = NULL;
+	FILE *of = NULL;
+	int rc = 0, in, fd;
+	off_t at = body;
+
+	if (!carried) {
+		int bad = sync_file(r, f) < 0;
+		if (!bad && rename(partial, target) != 0)
+			bad = 1;
+		if (bad)
+			return plumb_err_set(err, PLUMB_EIO, outpath, 0, 0, "cannot write: %s",
+					     strerror(errno));
+		crash_point(r);
+		return 0;
+	}
+	if (fflush(f) != 0 || ferror(f))
+		return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot write: %s", strerror(errno));
+	/* read back through a second descriptor, checked to be the same file */
+	if ((in = open(partial, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot read: %s", strerror(errno));
+	if (fstat(in, &a) != 0 || fstat(fileno(f), &b) != 0 || a.st_ino != b.st_ino ||
+	    a.st_dev != b.st_dev) {
+		close(in);
+		return plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot read: replaced while writing");
+	}
+	if ((fd = out_mkexcl(partial, ".tmp.", mode, &tmp, err)) < 0) {
+		close(in);
+		return fd;
+	}
+	out_tmp_add(tmp, 0);
+	if (!(of = fdopen(fd, "w"))) {
+		close(fd);
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	if (rc == 0)
+		rc = write_all(r, of, header, err, outpath);
+	while (rc == 0) {
+		ssize_t got = pread(in, buf, sizeof(buf), at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = plumb_err_set(err, PLUMB_EIO, partial, 0, 0, "cannot read: %s",
+					   strerror(errno));
+			break;
+		}
+		if (got == 0)
+			break;
+		crash_point(r);
+		if (fwrite(buf, 1, (size_t)got, of) != (size_t)got)
+			rc = plumb_err_set(err, PLUMB_EIO, outpath, 0, 0, "cannot write: %s",
+					   strerror(errno));
+		at += got;
+	}
+	close(in);
+	if (rc == 0 && sync_file(r, of) < 0)
+		rc = plumb_err_set(err, PLUMB_EIO, outpath, 0, 0, "cannot write: %s", strerror(errno));
+	if (of && fclose(of) != 0 && rc == 0)
+		rc = plumb_err_set(err, PLUMB_EIO, outpath, 0, 0, "cannot write: %s", strerror(errno));
+	if (rc == 0 && rename(tmp, target) != 0)
+		rc = plumb_err_set(err, PLUMB_EIO, outpath, 0, 0, "cannot write: %s", strerror(errno));
+	if (rc < 0)
+		unlink(tmp);
+	out_tmp_forget(tmp);
+	free(tmp);
+	if (rc < 0)
+		return rc;
+	crash_point(r);
+	unlink(partial);    /* every row it held is in OUT now */
 	return 0;
 }
 
@@ -461,18 +378,21 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 	struct swp_runner *r = calloc(1, sizeof(*r));
 	pthread_t *th = NULL;
 	char *partial = NULL, *target = NULL, *header = NULL;
+	const char *crash = getenv("PLUMB_SWEEP_CRASH_AT");
 	FILE *f = NULL;
 	enum out_kind kind;
 	mode_t mode;
 	const char *wname = o->outpath;    /* the file written, for messages */
-	int tostd, nth = 0, rc = 0, first = 1, j, fd = -1;
+	int tostd, nth = 0, rc = 0, first = 1, j, fd = -1, oldfd = -1, carried = 0, dirty = 0;
 	double t0 = now_s(), tflush = t0, tprog = 0;
+	long body = 0;
 	size_t k;
 
 	memset(st, 0, sizeof(*st));
 	if (!r)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	r->g = g;
+	r->crash_at = crash ? atol(crash) : 0;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv_row, NULL);
 	pthread_cond_init(&r->cv_room, NULL);
@@ -485,6 +405,8 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 	if ((rc = out_resolve(o->outpath, &kind, &target, &mode, err)) < 0)
 		goto out;
 	tostd = kind != OUT_REPLACE;
+	if (kind == OUT_STDOUT)
+		wname = "<stdout>";     /* as io/out.c names it */
 	if (kind == OUT_DIRECT &&
 	    (fd = open(target, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC)) < 0) {
 		rc = plumb_err_set(err, PLUMB_EIO, o->outpath, 0, 0, "cannot write: %s",
@@ -498,22 +420,28 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 		}
 		sprintf(partial, "%s.partial", target);
 		wname = partial;
-		if ((o->resume && (rc = read_old_path(r->e, target, header, &r->old, err)) < 0) ||
-		    (rc = fd = open_partial(r->e, partial, o->outpath, header,
-					    o->resume ? &r->old : NULL, err)) < 0)
+		if ((o->resume && (rc = swp_read_old_path(r->e, target, header, &r->old, err)) < 0) ||
+		    (rc = oldfd = swp_open_partial(r->e, partial, o->outpath, header,
+					       o->resume ? &r->old : NULL, err)) < 0)
 			goto out;
-		if (mode)
-			(void)fchmod(fd, mode);
+		for (k = 0; k < r->old.n; k++)
+			carried += r->old.v[k].carry;
+		if (!(f = renew_partial(r, fmt, partial, mode, header, &oldfd, err))) {
+			rc = -plumb_err_status(err);
+			goto out;
+		}
+		body = ftell(f);
+	} else {
+		f = kind == OUT_STDOUT ? stdout : fdopen(fd, "w");
+		if (!f) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+		fd = -1;    /* f owns it */
+		if ((rc = write_all(r, f, header, err, wname)) < 0)
+			goto out;
 	}
-	f = kind == OUT_STDOUT ? stdout : fdopen(fd, "w");
-	if (!f) {
-		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		goto out;
-	}
-	fd = -1;    /* f owns it */
 	rc = 0;
-	if ((rc = write_all(f, header, err, wname)) < 0)
-		goto out;
 	if (!(th = calloc((size_t)(o->jobs > 0 ? o->jobs : 1), sizeof(*th)))) {
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		goto out;
@@ -540,18 +468,25 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 			r->next_write++;
 			pthread_cond_broadcast(&r->cv_room);
 			pthread_mutex_unlock(&r->mu);
-			rc = write_all(f, swp_row_sep(r->e, first), err, wname);
-			if (rc == 0)
-				rc = write_all(f, row, err, wname);
-			if (rc == 0 && fmt == SWP_CSV)
-				rc = write_all(f, "\n", err, wname);
-			first = 0;
+			rc = write_row(r, f, fmt, row, &first, err, wname);
+			dirty = 1;
 			if (own)
 				free(row);
 			pthread_mutex_lock(&r->mu);
 			if (rc < 0)
 				break;
 			continue;
+		}
+		if (dirty && !tostd) {
+			/* nothing ready: the rows written so far go to the file before
+			 * waiting, so a run killed now can resume from every one of them */
+			pthread_mutex_unlock(&r->mu);
+			crash_point(r);
+			fflush(f);
+			dirty = 0;
+			tflush = now_s();
+			pthread_mutex_lock(&r->mu);
+			continue;   /* a row may have come meanwhile */
 		}
 		{
 			struct timespec ts;
@@ -567,6 +502,7 @@ int swp_run_with(const struct swp_grid *g, enum swp_format fmt, const struct swp
 			}
 			if (!tostd && t - tflush >= 1.0) {
 				pthread_mutex_unlock(&r->mu);
+				crash_point(r);
 				fflush(f);
 				tflush = t;
 				pthread_mutex_lock(&r->mu);
@@ -603,16 +539,11 @@ join:
 	/* Old rows that match no point are kept, after the grid's. */
 	for (k = 0; k < r->old.n && rc == 0; k++)
 		if (!r->old.v[k].used) {
-			rc = write_all(f, swp_row_sep(r->e, first), err, wname);
-			if (rc == 0)
-				rc = write_all(f, r->old.v[k].row, err, wname);
-			if (rc == 0 && fmt == SWP_CSV)
-				rc = write_all(f, "\n", err, wname);
-			first = 0;
+			rc = write_row(r, f, fmt, r->old.v[k].row, &first, err, wname);
 			st->kept++;
 		}
 	if (rc == 0)
-		rc = write_all(f, swp_footer(r->e), err, wname);
+		rc = write_all(r, f, swp_footer(r->e), err, wname);
 	if (rc < 0)
 		goto out;
 	if (tostd) {
@@ -627,16 +558,14 @@ join:
 			goto out;
 		}
 	} else {
-		int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
-		if (!bad && rename(partial, target) != 0)
-			bad = 1;
-		bad |= fclose(f) != 0;   /* after the rename: the lock is held until then */
-		f = NULL;
-		if (bad) {
+		rc = finish(r, f, partial, target, mode, o->outpath, header, body, carried, err);
+		/* closed after OUT is in place: the lock is held until then */
+		if (fclose(f) != 0 && rc == 0)
 			rc = plumb_err_set(err, PLUMB_EIO, o->outpath, 0, 0, "cannot write: %s",
 					   strerror(errno));
+		f = NULL;
+		if (rc < 0)
 			goto out;
-		}
 	}
 	st->points = g->npoints;
 	st->computed = r->computed;
@@ -648,12 +577,14 @@ out:
 		fclose(f);      /* a failed run leaves OUT.partial for resuming */
 	if (fd >= 0)
 		close(fd);
+	if (oldfd >= 0)
+		close(oldfd);
 	free(partial);
 	free(target);
 	for (k = 0; k < WINDOW; k++)
 		if (r->ring[k].state == 1)
 			free(r->ring[k].row);
-	old_free(&r->old);
+	swp_old_free(&r->old);
 	free(th);
 	free(header);
 	swp_eval_free(r->e);

@@ -97,14 +97,14 @@ struct swp_axis {
 };
 
 struct swp_base {
-	char path[1024];        /* as opened (grid directory + value) */
+	char *path;             /* as opened (grid directory + value), whole */
 	struct ytree *t;
 };
 
 struct swp_grid {
 	struct ytree *t;
-	char file[512];
-	char dir[512];
+	char *file;             /* as given, whole */
+	char *dir;              /* its directory ("" for none) */
 	char name[96];
 	int nnames;
 	struct swp_name names[SWP_MAX_NAMES];

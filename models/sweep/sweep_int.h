@@ -20,9 +20,9 @@ struct scenario;
 int swp_variant_load_hash(const struct swp_grid *g, const struct swp_point *p,
 			  struct scenario **out, uint64_t *hash, struct plumb_err *err);
 
-/* A value node as one line of text: a scalar's text, other nodes in flow
- * YAML ({a: 1, b: [x, y]}). Writes at most n bytes, NUL-terminated. */
-void swp_node_text(const struct ynode *v, char *buf, size_t n);
+/* A value node as one line of text, whole: a scalar's text, other nodes in
+ * flow YAML ({a: 1, b: [x, y]}). malloc'd; NULL when out of memory. */
+char *swp_node_str(const struct ynode *v);
 
 /* ---- row text (rows.c) ---- */
 
@@ -58,14 +58,53 @@ extern const char *const swp_fixed_cols[SWP_NFIXED];
 void swp_dist_col(int i, char *buf, size_t n);
 /* Name index of extra column c, or -1. */
 int swp_extra_name(const struct swp_grid *g, int c);
-/* A row key from the key columns' texts (n of them) plus layout and
- * concurrency; malloc'd, NULL when out of memory. */
-char *swp_key_join(char (*t)[1024], int n, const char *layout, const char *conc);
+/* A row key from the key columns' texts (n of them, each whole, of any
+ * length) plus layout and concurrency, each followed by its length, so no
+ * two different lists of texts give one key; malloc'd, NULL when out of
+ * memory. */
+char *swp_key_join(char *const *t, int n, const char *layout, const char *conc);
 
 char *swp_rows_key(const struct swp_grid *g, enum swp_format fmt, const char *row);
 char *swp_rows_header(const struct swp_grid *g, enum swp_format fmt);
 const char *swp_rows_footer(const struct swp_grid *g, enum swp_format fmt);
 const char *swp_rows_sep(const struct swp_grid *g, enum swp_format fmt, int first);
+
+/* ---- rows to resume from (resume.c) ---- */
+
+struct swp_old {
+	char *key, *row;
+	int used;
+	int carry;              /* read from OUT.partial: carried into the new one */
+};
+
+/* Old rows: key -> row, in the order read. */
+struct swp_oldmap {
+	struct swp_old *v;      /* in the order read */
+	size_t n, cap;
+	size_t *tab;            /* hash slots: index + 1 into v, 0 empty */
+	size_t tcap;
+};
+
+struct swp_old *swp_old_find(const struct swp_oldmap *m, const char *key);
+void swp_old_free(struct swp_oldmap *m);
+
+/* Read the earlier output at path into m (a missing file holds no rows).
+ * Errors: EINPUT (other columns, a row that does not parse, too large),
+ * EIO. */
+int swp_read_old_path(struct swp_eval *e, const char *path, const char *header,
+		      struct swp_oldmap *m, struct plumb_err *err);
+
+/*
+ * Open and lock the existing OUT.partial (created empty when there is
+ * none): never through a symbolic link, only a regular file, locked (flock)
+ * so that a second sweep on the same output stops with an error instead of
+ * mixing its rows in. Temporary files a killed run left beside it
+ * (OUT.partial.tmp.XXXXXX) are removed. When `m`, the rows already in it
+ * are read (marked to be carried; a torn last line skipped). The file is
+ * left as it is. Returns the locked descriptor, or a negative code.
+ */
+int swp_open_partial(struct swp_eval *e, const char *partial, const char *outpath,
+		     const char *header, struct swp_oldmap *m, struct plumb_err *err);
 
 /* ---- the runner, shared with the MPI driver (mpi.c) ---- */
 

@@ -450,10 +450,10 @@ int swp_variant_load_hash(const struct swp_grid *g, const struct swp_point *p,
 	return rc;
 }
 
-static void node_text(const struct ynode *v, char *buf, size_t n, size_t *o)
+static void node_text(const struct ynode *v, struct swp_sb *b)
 {
 	size_t k;
-#define OUT(str) do { size_t l_ = strlen(str); if (*o + l_ < n) { memcpy(buf + *o, str, l_); *o += l_; buf[*o] = '\0'; } } while (0)
+#define OUT(str) swp_sb_put(b, str, strlen(str))
 	if (v->type == Y_SCALAR) {
 		OUT(v->str);
 	} else if (v->type == Y_SEQ) {
@@ -461,7 +461,7 @@ static void node_text(const struct ynode *v, char *buf, size_t n, size_t *o)
 		for (k = 0; k < v->n; k++) {
 			if (k)
 				OUT(", ");
-			node_text(v->vals[k], buf, n, o);
+			node_text(v->vals[k], b);
 		}
 		OUT("]");
 	} else {
@@ -471,17 +471,21 @@ static void node_text(const struct ynode *v, char *buf, size_t n, size_t *o)
 				OUT(", ");
 			OUT(v->keys[k]->str);
 			OUT(": ");
-			node_text(v->vals[k], buf, n, o);
+			node_text(v->vals[k], b);
 		}
 		OUT("}");
 	}
 #undef OUT
 }
 
-void swp_node_text(const struct ynode *v, char *buf, size_t n)
+char *swp_node_str(const struct ynode *v)
 {
-	size_t o = 0;
-	if (n)
-		buf[0] = '\0';
-	node_text(v, buf, n, &o);
+	struct swp_sb b = { 0 };
+	swp_sb_put(&b, "", 0);
+	node_text(v, &b);
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
 }

@@ -253,8 +253,10 @@ double val_err_z(int d);
  * One CSV row per point: case, scored (fitted or out-of-sample), kind,
  * quantity (link, rate, ttft), metric, point, measured, predicted, and the
  * 90% range lo, hi (empty when none). validation/coverage.sh reads it.
+ * The case name and label are CSV cells from the input (out_csv_cell:
+ * neutralised against formulas unless raw).
  */
-void val_points_csv(FILE *f, const struct val_set *v);
+void val_points_csv(FILE *f, const struct val_set *v, int raw);
 
 /* Markdown report of predicted vs measured (deterministic). */
 void val_report(FILE *f, const struct val_set *v, const char *title);

@@ -1,6 +1,7 @@
 /*
  * valid_report.c - the Markdown report of plumb validate (docs/validation.md).
  */
+#include "out.h"
 #include "valid_int.h"
 
 #include <math.h>
@@ -376,7 +377,7 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 	}
 }
 
-void val_points_csv(FILE *f, const struct val_set *v)
+void val_points_csv(FILE *f, const struct val_set *v, int raw)
 {
 	static const char *const qn[VAL_NQ] = { "link", "rate", "ttft" };
 	static const char *const kn[] = { "nccl", "p2p", "serving", "collectives", "decode" };
@@ -395,9 +396,12 @@ void val_points_csv(FILE *f, const struct val_set *v)
 		for (i = 0; label[i]; i++)
 			if (label[i] == ',')
 				label[i] = ';';
-		fprintf(f, "%s,%s,%s,%s,%s,%s,%.6g,%.6g,", c->name,
-			VAL_CASE_FITTED(c) ? "fitted" : "out-of-sample", kn[c->kind], qn[q], metric,
-			label, o->measured, o->predicted);
+		/* the case's name and the point's label come from the input */
+		out_csv_cell(f, c->name, raw ? OUT_CSV_RAW : 0);
+		fprintf(f, ",%s,%s,%s,%s,", VAL_CASE_FITTED(c) ? "fitted" : "out-of-sample",
+			kn[c->kind], qn[q], metric);
+		out_csv_cell(f, label, raw ? OUT_CSV_RAW : 0);
+		fprintf(f, ",%.6g,%.6g,", o->measured, o->predicted);
 		if (isnan(o->lo))
 			fputs(",\n", f);
 		else
