@@ -181,6 +181,14 @@ check-asan:
 check-valgrind: plumb
 	sh tests/check_valgrind.sh ./plumb
 
+# check-limits: inputs at and just past every documented limit, each under
+# 2 GB and 20 s (tests/limits_tier.sh), on ./plumb and on the ASan+UBSan
+# build; under a minute on both
+check-limits: plumb
+	sh tests/limits_tier.sh
+	$(MAKE) B=$(ASAN_B) SANITIZE=address,undefined $(ASAN_B)/plumb
+	SAN=1 PLUMB=$(ASAN_B)/plumb sh tests/limits_tier.sh
+
 fuzz-build:
 	$(MAKE) B=$(FUZZ_B) CC=$(FUZZ_CC) SANITIZE=fuzzer-no-link,address,undefined \
 		$(addprefix $(FUZZ_B)/fuzz/,$(FUZZNAMES))
@@ -199,7 +207,7 @@ check-mpi: plumb
 
 .PHONY: all check clean golden-update docs-constants validate bench install uninstall
 .PHONY: plumb-mpi check-mpi
-.PHONY: check-asan check-valgrind fuzz fuzz-build
+.PHONY: check-asan check-valgrind check-limits fuzz fuzz-build
 # the pictures in docs/figures (docs/tutorial-pcie-iommu.md); not part of check
 docs: plumb
 	sh scripts/gen-figures.sh
