@@ -120,20 +120,18 @@ clean:
 
 # make install PREFIX=DIR: DIR/bin/plumb and its data in DIR/share/plumb (the
 # bundled scenarios, catalogs and grids; tests/data/hf as models/hf), which an
-# installed plumb finds from its own path (io/datadir.c), from any directory
+# installed plumb finds from its own path (io/datadir.c), from any directory.
+# scripts/install.sh does the work with PREFIX and DESTDIR from the
+# environment (never pasted into a shell line, so spaces and quotes are
+# safe); install lists what it wrote in DIR/share/plumb/install-manifest and
+# uninstall removes exactly that.
 PREFIX  ?= /usr/local
-DATADIR := $(DESTDIR)$(PREFIX)/share/plumb
+export PREFIX DESTDIR
 install: plumb
-	install -d $(DESTDIR)$(PREFIX)/bin $(DATADIR)/scenarios/catalog $(DATADIR)/scenarios/grids $(DATADIR)/models
-	install -m 755 plumb $(DESTDIR)$(PREFIX)/bin/plumb
-	install -m 644 scenarios/*.yaml $(DATADIR)/scenarios
-	install -m 644 scenarios/catalog/*.yaml $(DATADIR)/scenarios/catalog
-	install -m 644 scenarios/grids/*.yaml $(DATADIR)/scenarios/grids
-	rm -rf $(DATADIR)/models/hf && cp -R tests/data/hf $(DATADIR)/models/hf
+	sh scripts/install.sh install
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/plumb
-	rm -rf $(DATADIR)
+	sh scripts/install.sh uninstall
 
 # engine, prediction and sweep speed: bench/*.csv, and the figures with the
 # machine they ran on into docs/performance.md (scripts/bench-report.sh);
@@ -190,6 +188,14 @@ check-valgrind: plumb
 check-resume: plumb
 	sh tests/resume_kill.sh
 
+# check-limits: inputs at and just past every documented limit, each under
+# 2 GB and 20 s (tests/limits_tier.sh), on ./plumb and on the ASan+UBSan
+# build; under a minute on both
+check-limits: plumb
+	sh tests/limits_tier.sh
+	$(MAKE) B=$(ASAN_B) SANITIZE=address,undefined $(ASAN_B)/plumb
+	SAN=1 PLUMB=$(ASAN_B)/plumb sh tests/limits_tier.sh
+
 fuzz-build:
 	$(MAKE) B=$(FUZZ_B) CC=$(FUZZ_CC) SANITIZE=fuzzer-no-link,address,undefined \
 		$(addprefix $(FUZZ_B)/fuzz/,$(FUZZNAMES))
@@ -208,7 +214,7 @@ check-mpi: plumb
 
 .PHONY: all check clean golden-update docs-constants validate bench install uninstall
 .PHONY: plumb-mpi check-mpi
-.PHONY: check-asan check-valgrind check-resume fuzz fuzz-build
+.PHONY: check-asan check-valgrind check-resume check-limits fuzz fuzz-build
 # the pictures in docs/figures (docs/tutorial-pcie-iommu.md); not part of check
 docs: plumb
 	sh scripts/gen-figures.sh

@@ -39,7 +39,7 @@ struct rdr_box2 {
 	double x, y, w, h;
 };
 
-#define RDR_MAX_LABELS 128
+#define RDR_MAX_LABELS RDR_MAX_SERIES  /* render.h */
 
 struct rdr_chart {
 	cairo_t *cr;

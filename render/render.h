@@ -53,6 +53,11 @@ struct rdr_topo_opts {
 
 void rdr_topo_opts_init(struct rdr_topo_opts *o);
 
+/* The GPUs the topology picture of s draws: GPUs 0 to the result - 1 (all
+ * of them, or those of the first hosts when a scenario has too many hosts
+ * to draw; path_a and path_b must be among them). */
+int rdr_topo_drawn_gpus(const struct scenario *s);
+
 enum rdr_box_kind { RB_MEM, RB_CPU, RB_RC, RB_RP, RB_SWITCH, RB_GPU, RB_NIC, RB_NVSWITCH,
 		    RB_NETSW };
 enum rdr_frame_kind { RF_PANEL, RF_HOST, RF_SOCKET, RF_NUMA, RF_GROUP };
@@ -160,6 +165,9 @@ int rdr_timeline(const char *path, const struct rdr_timeline *t, struct plumb_er
 /* ---- throughput -------------------------------------------------------- */
 
 #define RDR_MAX_PTS 32
+/* rdr_throughput draws at most this many series (the first ones); the
+ * chart layer places at most this many labels (chart.h's RDR_MAX_LABELS) */
+#define RDR_MAX_SERIES 128
 
 /* One line of the chart: a box and a layout over concurrency. */
 struct rdr_series {

@@ -1046,6 +1046,15 @@ static double hosts_net(struct panel *p, double y)
 	return L->box[nsw].y + BH;
 }
 
+int rdr_topo_drawn_gpus(const struct scenario *s)
+{
+	int nd;
+	if (s->nhosts <= 1)
+		return s->ngpus;
+	nd = draw_hosts(s);
+	return s->hosts[nd - 1].first_gpu + s->hosts[nd - 1].ngpus;
+}
+
 int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		    struct rdr_layout **out, struct plumb_err *err)
 {

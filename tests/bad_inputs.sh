@@ -215,6 +215,7 @@ csv-bad-layout           3 validate @serving:$DIR/csv-bad-layout.csv
 csv-prompts-huge         3 validate @serving:$DIR/csv-prompts-huge.csv
 csv-concurrency-huge     3 validate @serving:$DIR/csv-concurrency-huge.csv
 calibrate-prompts-huge   3 calibrate $VM --data $DIR/csv-prompts-huge.csv
+calibrate-nccl-twice     3 calibrate $BM --data $DIR/nccl-twice.txt
 # ---- validation case lists (plumb validate)
 cases-empty              3 validate $DIR/cases-empty.yaml
 cases-not-a-list         3 validate $DIR/cases-not-a-list.yaml

@@ -10,7 +10,9 @@
 #     than the window, at 1280 and at 900 pixels;
 #   - a screenshot is far from blank (its PNG many times a blank page's);
 #   - the seed comparison's page is under 2 MB and needs nothing but itself
-#     (no http:, https: or external file reference).
+#     (no http:, https: or external file reference);
+#   - a 9-host cluster (tests/gen_scale.sh) gets its page, with a layout
+#     that fits it and a picture of the hosts it can draw.
 # The checker is tested too: a page that overflows and a page that logs an
 # error must fail it. Also: the same inputs give the same bytes, and bad
 # input exits with its documented status and leaves no file.
@@ -190,6 +192,24 @@ if $one -o "$T/hgx.html" && $one -o "$T/hgx2.html"; then
 	check hgx "$T/hgx.html" 3 1280
 else
 	bad "plumb report on one box failed"
+fi
+
+# A cluster of 9 hosts (72 GPUs; its topology picture draws the first
+# hosts only, and tp72 does not divide GLM-5's heads): the page is made,
+# with the default layouts and a copy per host (dp9tp8) that fits, and the
+# highlighted transfer among the GPUs drawn.
+sh tests/gen_scale.sh cluster 9 > "$T/c9.yaml"
+if "$PLUMB" report "$T/c9.yaml" --concurrency 1,64 --draws 0 -o "$T/c9.html"; then
+	ok
+	grep -q '<td class="l n">dp9tp8</td><td>64</td><td>[0-9]' "$T/c9.html" && ok ||
+		bad "the 9-host report has no dp9tp8 row that fits"
+	grep -q '<td class="l n">tp72</td><td>1</td><td>does not fit</td>' "$T/c9.html" && ok ||
+		bad "the 9-host report lost predict's default layout (tp72, does not fit)"
+	grep -q 'a transfer from GPU0 to GPU15,.*GPUs 0&ndash;15 of 72' "$T/c9.html" && ok ||
+		bad "the 9-host report does not say which GPUs its picture draws"
+	check cluster9 "$T/c9.html" 3 1280
+else
+	bad "plumb report on a 9-host cluster exited $?"
 fi
 
 # Bad input: documented status, no page left behind, an old page kept.

@@ -159,6 +159,9 @@ int val_from_files(const char *scenario, const char *const *files, int nfiles,
  * one case per run, named "file#N"; a run that cannot be used (more GPUs
  * than mapped, an op not simulated, no value) is left out and listed in
  * v->skipped, unless it is the file's only usable one (then the error).
+ * A measurement given twice among the nccl-tests files of one call (the
+ * same op, GPUs, size, type, reduction and root: a log pasted twice) is
+ * refused, PLUMB_EINPUT at the repeated row's line, naming the first.
  * On error v keeps the cases added so far (val_free releases them).
  */
 int val_add_files(struct val_set *v, const char *scenario, const char *const *files, int nfiles,

@@ -376,11 +376,108 @@ static void drop_case(struct val_set *v, struct val_case *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* One nccl-tests row of a case, for the duplicate check. */
+struct nccl_key {
+	const struct val_case *c;
+	const struct meas_nccl_row *r;
+	int ci;                     /* the case's index: cases in the order given */
+};
+
+static int nccl_key_cmp_same(const struct nccl_key *a, const struct nccl_key *b)
+{
+	int d;
+	if ((d = strcmp(a->c->op, b->c->op)) != 0)
+		return d;
+	if (a->c->ngpus != b->c->ngpus)
+		return a->c->ngpus < b->c->ngpus ? -1 : 1;
+	if ((d = memcmp(a->c->gpus, b->c->gpus, (size_t)a->c->ngpus * sizeof(a->c->gpus[0]))) != 0)
+		return d;
+	if (a->r->size != b->r->size)
+		return a->r->size < b->r->size ? -1 : 1;
+	if ((d = strcmp(a->r->type, b->r->type)) != 0)
+		return d;
+	if ((d = strcmp(a->r->redop, b->r->redop)) != 0)
+		return d;
+	return a->r->root < b->r->root ? -1 : a->r->root > b->r->root;
+}
+
+/* Same measurement first, then in the order given (case, line). */
+static int nccl_key_cmp(const void *pa, const void *pb)
+{
+	const struct nccl_key *a = pa, *b = pb;
+	int d = nccl_key_cmp_same(a, b);
+	if (d)
+		return d;
+	if (a->ci != b->ci)
+		return a->ci < b->ci ? -1 : 1;
+	return a->r->line < b->r->line ? -1 : a->r->line > b->r->line;
+}
+
+/*
+ * The nccl-tests cases from index first on: no measurement twice (the same
+ * op on the same GPUs at the same size, type, reduction and root), as a log
+ * pasted or concatenated twice gives; fitting it twice would weigh it
+ * double. The first repeat in the order given is named with the line of the
+ * row it repeats: PLUMB_EINPUT. O(R log R) for R rows.
+ */
+static int nccl_duplicates(const struct val_set *v, int first, struct plumb_err *err)
+{
+	struct nccl_key *k = NULL, *dup = NULL, *orig = NULL;
+	size_t n = 0, cap = 0, i;
+	int ci, rc = 0;
+
+	for (ci = first; ci < v->ncases; ci++) {
+		const struct val_case *c = &v->cases[ci];
+		const struct meas_nccl_run *run;
+		int r;
+		if (c->kind != VAL_NCCL || !c->nccl)
+			continue;
+		run = &c->nccl->runs[c->run - 1];
+		for (r = 0; r < run->nrows; r++) {
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 64;
+				struct nccl_key *nk = realloc(k, nc * sizeof(*nk));
+				if (!nk) {
+					free(k);
+					return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+				}
+				k = nk;
+				cap = nc;
+			}
+			k[n].c = c;
+			k[n].r = &run->rows[r];
+			k[n++].ci = ci;
+		}
+	}
+	if (n > 1)
+		qsort(k, n, sizeof(*k), nccl_key_cmp);
+	/* the repeat that comes first in the order given */
+	for (i = 1; i < n; i++)
+		if (!nccl_key_cmp_same(&k[i - 1], &k[i]) && (k[i - 1].c != k[i].c ||
+							      k[i - 1].r->line != k[i].r->line) &&
+		    (!dup || k[i].ci < dup->ci || (k[i].ci == dup->ci && k[i].r->line < dup->r->line))) {
+			dup = &k[i];
+			orig = &k[i - 1];
+			while (orig > k && !nccl_key_cmp_same(orig - 1, dup))
+				orig--;
+		}
+	if (dup)
+		rc = plumb_err_set(err, PLUMB_EINPUT, dup->c->data, dup->r->line, 0,
+				   "%s of %d GPUs at %llu B (%s%s%s) is measured again here, after %s:%d: "
+				   "each measurement is fitted once; remove the repeated rows (a log "
+				   "pasted or concatenated twice?)",
+				   dup->c->op, dup->c->ngpus, (unsigned long long)dup->r->size,
+				   dup->r->type, dup->r->redop[0] ? ", " : "", dup->r->redop,
+				   orig->c->data, orig->r->line);
+	free(k);
+	return rc;
+}
+
 int val_add_files(struct val_set *v, const char *scenario, const char *const *files, int nfiles,
 		  const char *gpus, const char *model, const char *weights, const char *kv,
 		  struct plumb_err *err)
 {
-	int i, rc;
+	int i, rc, first_case = v->ncases;
 
 	for (i = 0; i < nfiles; i++) {
 		const char *base = strrchr(files[i], '/');
@@ -458,7 +555,7 @@ int val_add_files(struct val_set *v, const char *scenario, const char *const *fi
 			return -plumb_err_status(err);
 		}
 	}
-	return 0;
+	return nccl_duplicates(v, first_case, err);
 }
 
 int val_from_files(const char *scenario, const char *const *files, int nfiles,

@@ -503,6 +503,12 @@ static void test_multi_run(void)
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
 		"  1073741824     268435456     float     sum      -1    22661   47.38   47.38      0    22658   47.39   47.39      0\n"
 		"  2147483648     536870912     float     sum      -1    45244   47.46   47.46      0    45276   47.43   47.43      0\n";
+	/* the second run at other sizes: a run measured twice is refused
+	 * (test_duplicate_rows) */
+	static const char *const run2b =
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"  4294967296    1073741824     float     sum      -1    90322   47.55   47.55      0    90318   47.55   47.55      0\n"
+		"  8589934592    2147483648     float     sum      -1   180550   47.58   47.58      0   180561   47.57   47.57      0\n";
 	char path[160];
 	struct val_set *v = NULL;
 	struct plumb_err e;
@@ -516,7 +522,8 @@ static void test_multi_run(void)
 	f = fopen(path, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	for (g = 0; g < 3; g++)
-		fprintf(f, "./build/all_reduce_perf -b 1G -e 2G -f 2 -g %d\n%s", g == 2 ? 4 : 2, run2);
+		fprintf(f, "./build/all_reduce_perf -b 1G -e 2G -f 2 -g %d\n%s", g == 2 ? 4 : 2,
+			g == 1 ? run2b : run2);
 	fclose(f);
 	plumb_err_clear(&e);
 	CU_ASSERT_EQUAL_FATAL(val_from_files(SCENARIO, files, 1, "0,1", MODEL, "nvfp4", "bf16", &v, &e), 0);
@@ -531,6 +538,60 @@ static void test_multi_run(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(v->skipped[0], "run 3"));
 	val_free(v);
 	remove(path);
+}
+
+/* One nccl-tests log twice in a file (the second copy from line 4 on), and
+ * a copy of it given as a second file: each refused at the first repeated
+ * row, naming the row it repeats; never fitted twice. */
+static void test_duplicate_rows(void)
+{
+	static const char *const run =
+		"./build/all_reduce_perf -b 1G -e 2G -f 2 -g 2\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"  1073741824     268435456     float     sum      -1    22661   47.38   47.38      0    22658   47.39   47.39      0\n";
+	char path[160], copy[160];
+	struct val_set *v = NULL;
+	struct plumb_err e;
+	const char *files[2];
+	FILE *f;
+
+	CU_ASSERT_EQUAL_FATAL(fitted(), 0);
+	snprintf(path, sizeof(path), "%s/twice.txt", F.dir);
+	snprintf(copy, sizeof(copy), "%s/once.txt", F.dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "%s%s", run, run);
+	fclose(f);
+	files[0] = path;
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL(val_from_files(SCENARIO, files, 1, "0,1", MODEL, "nvfp4", "bf16", &v, &e),
+			-PLUMB_EINPUT);
+	CU_ASSERT_EQUAL(e.line, 6);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "allreduce of 2 GPUs at 1073741824 B (float, sum) is "
+					     "measured again here, after "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "twice.txt:3:"));
+	if (e.line != 6)
+		printf("\n  duplicate row: %s:%d: %s\n", e.file, e.line, e.msg);
+	val_free(v);
+	v = NULL;
+	/* the same run in two files */
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(run, f);
+	fclose(f);
+	f = fopen(copy, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(run, f);
+	fclose(f);
+	files[1] = copy;
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL(val_from_files(SCENARIO, files, 2, "0,1", MODEL, "nvfp4", "bf16", &v, &e),
+			-PLUMB_EINPUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.file, "once.txt"));
+	CU_ASSERT_EQUAL(e.line, 3);
+	val_free(v);
+	remove(path);
+	remove(copy);
 }
 
 /* x as the file writes it ("%.9g") and reads it back. */
@@ -1009,6 +1070,7 @@ void suite_calib(void)
 	CU_add_test(s, "R^2 < 0 and constants on a bound are poor fits", test_poor_fit);
 	CU_add_test(s, "a constant at 0 starts in its plausible range and is fitted", test_zero_start);
 	CU_add_test(s, "every run of a multi-run file, unusable ones named", test_multi_run);
+	CU_add_test(s, "a measurement given twice is refused at its repeat", test_duplicate_rows);
 	CU_add_test(s, "joint fit: shared constants once, box constants per scenario", test_joint);
 	CU_add_test(s, "the file records what it was fitted on; --calib warns on another GPU",
 		    test_fitted_on_and_warnings);
