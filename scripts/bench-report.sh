@@ -8,11 +8,12 @@
 #   bench/results.csv   the engine's workloads (plumb bench)
 #   bench/predict.csv   scripts/bench-predict.sh
 #   bench/sweep.csv     scripts/bench-sweep.sh
+#   bench/cluster.csv   scripts/bench-cluster.sh
 # LOAD_BEFORE may hold the load average taken before the runs (make bench
 # sets it). Run from the repository root.
 set -eu
 doc=${DOC:-docs/performance.md}
-for f in bench/results.csv bench/predict.csv bench/sweep.csv; do
+for f in bench/results.csv bench/predict.csv bench/sweep.csv bench/cluster.csv; do
 	if [ ! -f "$f" ]; then
 		echo "bench-report: $f is missing (run make bench)" >&2
 		exit 1
@@ -62,6 +63,12 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 	echo "| case | value | points | steps simulated | step lookups | wall s | points/s | ms per simulated step and thread | threads | peak RSS KiB |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 	sed 1d bench/sweep.csv | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }'
+	echo
+	echo "Clusters (\`scripts/bench-cluster.sh\`: 8 and 128 boxes of 8 H100 over InfiniBand; CPU s of one run):"
+	echo
+	echo "| case | GPUs in the cluster | CPU s |"
+	echo "|---|---|---|"
+	sed 1d bench/cluster.csv | awk -F, '{ printf "| %s | %s | %s |\n", $1, $2, $3 }'
 	echo
 	echo "The engine (\`plumb bench --format csv\`):"
 	echo

@@ -33,148 +33,16 @@
 #include "step_int.h"
 #include "xfer.h"
 
-#define STEP_MAX_STAGES 16
 #define STEP_MAX_MICRO 256
 #define STEP_MAX_ROUNDS 4       /* passes of the batch a steady-state run makes */
 #define STEP_MEMO 64
-#define STEP_MAX_DENY 64        /* replays denied before replay is given up */
 #define STEP_MAX_LANES 64       /* replicas x stages run at once */
-
-int step_layout_parse(const char *s, struct step_layout *l, struct plumb_err *err)
-{
-	char *end;
-	long a, b;
-
-	memset(l, 0, sizeof(*l));
-	if (strlen(s) > STEP_LAYOUT_MAX)
-		return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-				     "layout '%.40s...' is longer than %d characters", s,
-				     STEP_LAYOUT_MAX);
-	snprintf(l->name, sizeof(l->name), "%s", s);
-	l->dp = 1;
-	if (!strncmp(s, "dp", 2)) {
-		/* dpN then the layout of one replica (none: one GPU each) */
-		int rc;
-		a = strtol(s + 2, &end, 10);
-		if (end == s + 2 || a < 1 || a > SCN_MAX_GPUS || !strncmp(end, "dp", 2))
-			goto bad;
-		if ((rc = step_layout_parse(*end ? end : "tp1", l, err)) < 0) {
-			if (!err || strstr(err->msg, "unknown layout"))
-				goto bad;       /* named whole */
-			return rc;
-		}
-		snprintf(l->name, sizeof(l->name), "%s", s);
-		l->dp = (int)a;
-		if ((long)l->dp * l->gpus > SCN_MAX_GPUS)
-			goto bad;
-		return 0;
-	}
-	if (!strncmp(s, "tp", 2)) {
-		a = strtol(s + 2, &end, 10);
-		if (end == s + 2 || a < 1 || a > SCN_MAX_GPUS)
-			goto bad;
-		l->tp = (int)a;
-		l->pp = 1;
-		if (*end == '\0') {
-			l->kind = LAY_TP;
-		} else if (!strncmp(end, "pp", 2)) {
-			const char *q = end + 2;
-			b = strtol(q, &end, 10);
-			if (end == q || *end || b < 1 || b > STEP_MAX_STAGES)
-				goto bad;
-			l->kind = LAY_TPPP;
-			l->pp = (int)b;
-		} else if (!strcmp(end, "ep")) {
-			l->kind = LAY_TPEP;
-			l->ep = l->tp;
-		} else if (!strncmp(end, "dcp", 3)) {
-			const char *q = end + 3;
-			b = strtol(q, &end, 10);
-			if (end == q || *end || b < 2)
-				goto bad;
-			if (b != l->tp)
-				return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-						     "layout '%s': decode context parallel over part of "
-						     "the tensor-parallel group is not modelled (use tp%ddcp%d)",
-						     s, l->tp, l->tp);
-			l->kind = LAY_TP;
-			l->dcp = (int)b;
-		} else {
-			goto bad;
-		}
-		l->gpus = l->tp * l->pp;
-		if (!l->dcp)
-			l->dcp = 1;
-		return 0;
-	}
-	if (!strncmp(s, "ep", 2)) {
-		a = strtol(s + 2, &end, 10);
-		if (end == s + 2 || *end || a < 1 || a > SCN_MAX_GPUS)
-			goto bad;
-		l->kind = LAY_EP;
-		l->tp = 1;
-		l->pp = 1;
-		l->ep = (int)a;
-		l->dcp = 1;
-		l->gpus = (int)a;
-		return 0;
-	}
-bad:
-	return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
-			     "unknown layout '%s' (expected tpN, tpNppM, epN, tpNep or tpNdcpN, each optionally after dpN replicas, or dpN alone, e.g. tp8, tp4pp2, ep8, tp8ep, tp8dcp8, dp4tp2, dp8)",
-			     s);
-}
-
-int step_prog_add(struct step_prog *p, enum step_op_kind k, double seconds, double bytes,
-		  int tag, struct plumb_err *err)
-{
-	if (p->nops == p->cap) {
-		int cap = p->cap ? 2 * p->cap : 64;
-		struct step_op *n = realloc(p->ops, (size_t)cap * sizeof(*n));
-		if (!n)
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		p->ops = n;
-		p->cap = cap;
-	}
-	p->ops[p->nops].kind = k;
-	p->ops[p->nops].seconds = seconds;
-	p->ops[p->nops].bytes = bytes;
-	p->ops[p->nops].tag = tag;
-	p->nops++;
-	return 0;
-}
-
-void step_prog_release(struct step_prog *p)
-{
-	free(p->ops);
-	memset(p, 0, sizeof(*p));
-}
 
 struct memo {
 	int stage, op;
 	double bytes;
 	int algo, proto;
 	double seconds;             /* the tuner's: the collective alone */
-};
-
-/* A collective seen in this step_run: key, links, and its duration alone. */
-struct rentry {
-	int op, n, algo, proto;
-	int *gpus;                  /* [n], owned */
-	double bytes;
-	unsigned char *links;       /* nlinks flags */
-	double seconds;
-	int have;                   /* seconds recorded from an untainted run */
-};
-
-/* Collectives of one step_run, kept across its re-runs. */
-struct rcache {
-	int nlinks;
-	int n, cap;
-	struct rentry *e;
-	int deny[STEP_MAX_DENY][3]; /* (stage, microbatch, op) always simulated */
-	int ndeny;
-	unsigned char *scratch;     /* nlinks flags */
 };
 
 enum { CL_FREE, CL_SIM, CL_REPLAY, CL_SEND };
@@ -185,7 +53,7 @@ struct claim {
 	int taint;                  /* shared its links with another claim */
 	int st, m, pc;              /* collectives: the instance */
 	int entry;                  /* collectives: index in the cache */
-	unsigned char *links;       /* nlinks flags, owned */
+	struct step_links links;    /* owned */
 };
 
 struct srun {
@@ -243,15 +111,6 @@ static const struct step_prog *lane_prog(const struct srun *sr, int st)
 
 /* ---- replay ------------------------------------------------------------ */
 
-static int denied(const struct rcache *c, int st, int m, int pc)
-{
-	int i;
-	for (i = 0; i < c->ndeny && i < STEP_MAX_DENY; i++)
-		if (c->deny[i][0] == st && c->deny[i][1] == m && c->deny[i][2] == pc)
-			return 1;
-	return 0;
-}
-
 /* The cache entry for collective c run with (algo, proto), added (with its
  * links, no duration yet) when new. Returns its index or a negative code. */
 static int rentry_get(struct srun *sr, const struct coll_spec *c, int algo, int proto,
@@ -276,43 +135,29 @@ static int rentry_get(struct srun *sr, const struct coll_spec *c, int algo, int 
 	}
 	e = &rc->e[rc->n];
 	memset(e, 0, sizeof(*e));
-	e->links = calloc((size_t)rc->nlinks + 1, 1);
 	e->gpus = malloc((size_t)c->n * sizeof(*e->gpus));
-	if (!e->links || !e->gpus) {
-		free(e->links);
-		free(e->gpus);
+	if (!e->gpus)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
 	e->op = c->op;
 	e->n = c->n;
 	e->algo = algo;
 	e->proto = proto;
 	e->bytes = c->bytes;
 	memcpy(e->gpus, c->gpus, (size_t)c->n * sizeof(int));
-	coll_links(&sr->cx, c, algo, e->links);
-	return rc->n++;
-}
-
-static void rcache_free(struct rcache *rc)
-{
-	int i;
-	if (!rc)
-		return;
-	for (i = 0; i < rc->n; i++) {
-		free(rc->e[i].links);
-		free(rc->e[i].gpus);
+	coll_links(&sr->cx, c, algo, rc->scratch);
+	if (step_links_from_flags(&e->links, rc->scratch, rc->nlinks) < 0) {
+		free(e->gpus);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
-	free(rc->e);
-	free(rc->scratch);
-	free(rc);
+	return rc->n++;
 }
 
 /* A new claim of `kind` on a copy of links. Returns its index or a negative
  * code. The claim array may move: hold indices, not pointers. */
-static int claim_new(struct srun *sr, int kind, const unsigned char *links,
+static int claim_new(struct srun *sr, int kind, const struct step_links *links,
 		     struct plumb_err *err)
 {
-	int i, nl = sr->rc->nlinks;
+	int i;
 	for (i = 0; i < sr->ncl && sr->cl[i].kind != CL_FREE; i++)
 		;
 	if (i == sr->ncl) {
@@ -321,15 +166,13 @@ static int claim_new(struct srun *sr, int kind, const unsigned char *links,
 			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		sr->cl = n;
 		memset(&n[i], 0, sizeof(n[i]));
-		n[i].links = malloc((size_t)nl + 1);
-		if (!n[i].links)
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		sr->ncl++;
 	}
+	if (step_links_copy(&sr->cl[i].links, links) < 0)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	sr->cl[i].kind = kind;
 	sr->cl[i].taint = 0;
 	sr->cl[i].st = sr->cl[i].m = sr->cl[i].pc = sr->cl[i].entry = -1;
-	memcpy(sr->cl[i].links, links, (size_t)nl);
 	return i;
 }
 
@@ -342,14 +185,10 @@ static int claim_new(struct srun *sr, int kind, const unsigned char *links,
 static int claim_meet(struct srun *sr, int k)
 {
 	struct rcache *rc = sr->rc;
-	int i, l;
+	int i;
 	for (i = 0; i < sr->ncl; i++) {
 		struct claim *c = &sr->cl[i];
-		if (i == k || c->kind == CL_FREE)
-			continue;
-		for (l = 0; l < rc->nlinks && !(c->links[l] && sr->cl[k].links[l]); l++)
-			;
-		if (l == rc->nlinks)
+		if (i == k || c->kind == CL_FREE || !step_links_meet(&c->links, &sr->cl[k].links))
 			continue;
 		sr->cl[k].taint = 1;
 		if (c->kind == CL_SIM)
@@ -367,26 +206,21 @@ static int claim_meet(struct srun *sr, int k)
 	return sr->breach;
 }
 
-/* Links of the stage send from GPU a to GPU b (as xfer_start routes it). */
-static void send_links(const struct srun *sr, int a, int b, unsigned char *used)
+/* Links of the stage send from GPU a to GPU b (as xfer_start routes it)
+ * into *used; 0 or -1 when out of memory. O(path length). */
+static int send_links(const struct srun *sr, int a, int b, struct step_links *used)
 {
-	int path[FAB_MAX_PATH], n, k, sock;
-	memset(used, 0, (size_t)sr->rc->nlinks);
+	int path[2 * FAB_MAX_PATH], n, sock;
 	if (sr->view->xport[a][b] == XP_P2P ||
 	    sr->fab->s->nodes[sr->fab->s->gpu_node[a]].host !=
 	    sr->fab->s->nodes[sr->fab->s->gpu_node[b]].host) {   /* between hosts: the NICs */
 		n = fab_path_gpu(sr->fab, a, b, path);
-		for (k = 0; k < n; k++)
-			used[path[k]] = 1;
-		return;
+		return step_links_from_ids(used, path, n);
 	}
 	sock = fab_gpu_socket(sr->fab, a);
 	n = fab_path_to_host(sr->fab, a, sock, path);
-	for (k = 0; k < n; k++)
-		used[path[k]] = 1;
-	n = fab_path_from_host(sr->fab, sock, b, path);
-	for (k = 0; k < n; k++)
-		used[path[k]] = 1;
+	n += fab_path_from_host(sr->fab, sock, b, path + n);
+	return step_links_from_ids(used, path, n);
 }
 
 /* The fastest algorithm/protocol for a collective alone, remembered, and
@@ -560,8 +394,9 @@ static int finish_micro(struct srun *sr, int st, struct plumb_err *err)
 		struct sendarg *sa;
 		int a = stage_gpu(sr, st, i), b = stage_gpu(sr, st + 1, i), k = -1;
 		if (sr->rc) {
-			send_links(sr, a, b, sr->rc->scratch);
-			if ((k = claim_new(sr, CL_SEND, sr->rc->scratch, err)) < 0)
+			if (send_links(sr, a, b, &sr->rc->send) < 0)
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			if ((k = claim_new(sr, CL_SEND, &sr->rc->send, err)) < 0)
 				return k;
 			if (claim_meet(sr, k)) {
 				sr->cl[k].kind = CL_FREE;
@@ -659,7 +494,7 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 					sr->rc->e[e].seconds = alone;
 					sr->rc->e[e].have = 1;
 				}
-				if ((k = claim_new(sr, CL_SIM, sr->rc->e[e].links, err)) < 0)
+				if ((k = claim_new(sr, CL_SIM, &sr->rc->e[e].links, err)) < 0)
 					return k;
 				cl = &sr->cl[k];
 				cl->st = st;
@@ -672,7 +507,7 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 					sr->ccl[st] = -1;
 					return 0;       /* the run drains and runs again */
 				}
-				if (!cl->taint && sr->rc->e[e].have && !denied(sr->rc, st, cl->m, cl->pc)) {
+				if (!cl->taint && sr->rc->e[e].have && !step_denied(sr->rc, st, cl->m, cl->pc)) {
 					cl->kind = CL_REPLAY;
 					sr->r->replayed++;
 					memset(&pl, 0, sizeof(pl));
@@ -823,7 +658,7 @@ out:
 		fab_free(sr->fab);
 	sim_engine_free(sr->eng);
 	for (i = 0; i < sr->ncl; i++)
-		free(sr->cl[i].links);
+		step_links_release(&sr->cl[i].links);
 	free(sr->cl);
 	free(sr);
 	return rc;
@@ -859,7 +694,7 @@ static int step_sim(const struct scenario *s, const struct topo_opts *o,
 	for (;;) {
 		/* After STEP_MAX_DENY denials replay is not worth it: simulate. */
 		if (rcache && rcache->ndeny >= STEP_MAX_DENY) {
-			rcache_free(rcache);
+			step_rcache_free(rcache);
 			rcache = NULL;
 		}
 		if ((rc = run_once(s, o, l, prog, micro, r, shared, rcache, &breach, err)) < 0 ||
@@ -867,7 +702,7 @@ static int step_sim(const struct scenario *s, const struct topo_opts *o,
 			break;
 		r->reruns++;
 	}
-	rcache_free(rcache);
+	step_rcache_free(rcache);
 	return rc;
 }
 

@@ -9,6 +9,9 @@
 
 #include "step.h"
 
+/* Pipeline stages a layout may have (step_layout_parse). */
+#define STEP_MAX_STAGES 16
+
 /* The shared step memo's table (step_memo.c): key and value are byte
  * strings, copied. step_memo_get fills val (nv bytes) and returns 1 when
  * key is stored with a value of that size, else 0. */
@@ -32,5 +35,53 @@ void step_memo_key(struct step_bytes *b, uint64_t scn, int replay, const struct 
 size_t step_memo_size(int ngpus);
 void step_memo_pack(const struct step_result *r, unsigned char *p);
 void step_memo_fill(const unsigned char *p, size_t n, struct step_result *r);
+
+/*
+ * A set of link ids of the flow network (step_links.c): sorted, no repeats,
+ * id[0 .. n). Zero-initialised is empty; owns id; step_links_release frees
+ * it. The builders return 0, or -1 when out of memory (s then unchanged).
+ */
+struct step_links {
+	int *id;
+	int n, cap;
+};
+
+/* The links flagged in flags[0 .. nlinks), clearing each flag (O(nlinks)). */
+int step_links_from_flags(struct step_links *s, unsigned char *flags, int nlinks);
+/* The ids[0 .. n) (sorted in place; negative ids skipped), O(n log n). */
+int step_links_from_ids(struct step_links *s, int *ids, int n);
+int step_links_copy(struct step_links *d, const struct step_links *s);
+/* 1 when a and b share a link, else 0; O(a.n + b.n). */
+int step_links_meet(const struct step_links *a, const struct step_links *b);
+void step_links_release(struct step_links *s);
+
+#define STEP_MAX_DENY 64        /* replays denied before replay is given up */
+
+/* A collective seen in this step_run: key, links, and its duration alone. */
+struct rentry {
+	int op, n, algo, proto;
+	int *gpus;                  /* [n], owned */
+	double bytes;
+	struct step_links links;    /* owned */
+	double seconds;
+	int have;                   /* seconds recorded from an untainted run */
+};
+
+/* Collectives of one step_run, kept across its re-runs. */
+struct rcache {
+	int nlinks;
+	int n, cap;
+	struct rentry *e;
+	int deny[STEP_MAX_DENY][3]; /* (stage, microbatch, op) always simulated */
+	int ndeny;
+	unsigned char *scratch;     /* nlinks flags, all 0 between uses */
+	struct step_links send;     /* a stage send's links, before its claim copies them */
+};
+
+/* 1 when collective instance (stage st, microbatch m, op pc) is on c's deny
+ * list (always simulated), else 0. */
+int step_denied(const struct rcache *c, int st, int m, int pc);
+/* Frees rc, its entries and their links; NULL is a no-op. */
+void step_rcache_free(struct rcache *rc);
 
 #endif

@@ -34,6 +34,62 @@ static int add(struct fabric *f, enum sim_link_kind kind, double bps, int *id,
 	return sim_net_add_link(f->net, kind, bps, f->s->k.v[K_HOP_NS] * 1e-9, id, err);
 }
 
+static int nic_gpu(const struct scenario *s, const int *hgpu, int nhg, int k, int idx);
+
+/*
+ * The NIC lists of each host and the GPU each NIC serves (nic_gpu), once
+ * per fabric: a path between hosts asks for them at every flow start.
+ * O(nodes + NICs x GPUs of their host). 0, or -1 when out of memory.
+ */
+static int fab_nic_tables(struct fabric *f)
+{
+	const struct scenario *s = f->s;
+	int n = s->nnodes, nh = f->nhnic_hosts, i, h;
+	int *hgoff = calloc((size_t)nh + 1, sizeof(int)), *hg = NULL, *fill = NULL;
+	int *sib = calloc((size_t)n + 1, sizeof(int));   /* NICs seen per parent */
+
+	if (!hgoff || !sib || !(hg = malloc(((size_t)s->ngpus + 1) * sizeof(int))) ||
+	    !(fill = calloc((size_t)nh + 1, sizeof(int)))) {
+		free(hgoff);
+		free(sib);
+		free(hg);
+		free(fill);
+		return -1;
+	}
+	for (h = 0; h <= nh; h++)
+		f->hnic_off[h] = 0;
+	for (i = 0; i < n; i++)
+		if (s->nodes[i].kind == SCN_NIC)
+			f->hnic_off[s->nodes[i].host + 1]++;
+	for (h = 0; h < nh; h++)
+		f->hnic_off[h + 1] += f->hnic_off[h];
+	for (i = 0; i < s->ngpus; i++)
+		hgoff[s->nodes[s->gpu_node[i]].host + 1]++;
+	for (h = 0; h < nh; h++)
+		hgoff[h + 1] += hgoff[h];
+	for (i = 0; i < s->ngpus; i++) {
+		int hh = s->nodes[s->gpu_node[i]].host;
+		hg[hgoff[hh] + fill[hh]++] = i;
+	}
+	for (h = 0; h < nh; h++)
+		fill[h] = 0;
+	for (i = 0; i < n; i++) {
+		const struct scn_node *d = &s->nodes[i];
+		int p = d->parent >= 0 ? d->parent : n, idx;
+		if (d->kind != SCN_NIC)
+			continue;
+		f->hnic[f->hnic_off[d->host] + fill[d->host]++] = i;
+		idx = sib[p]++;
+		f->nic_gpu[i] = nic_gpu(s, hg + hgoff[d->host], hgoff[d->host + 1] - hgoff[d->host],
+					i, idx);
+	}
+	free(hgoff);
+	free(sib);
+	free(hg);
+	free(fill);
+	return 0;
+}
+
 /*
  * f's tables in one block: every link id -1, the sockets' hosts and the
  * rows of xs, and the offsets of each GPU's point-to-point bonds (filled
@@ -43,6 +99,7 @@ static int fab_tables(struct fabric *f)
 {
 	const struct scenario *s = f->s;
 	int n = s->nnodes, g = s->ngpus, ns = s->host.sockets, h, i, k, nxs = 0, nvp = 0;
+	int nh = s->nhosts > 1 ? s->nhosts : 1, nnic = 0;
 	int nps = s->host.numa_per_socket > 0 ? s->host.numa_per_socket : 1;
 	size_t total;
 	int *p;
@@ -54,8 +111,13 @@ static int fab_tables(struct fabric *f)
 	if (!s->nvswitch)
 		nvp = 2 * s->nnvlink;
 	f->nmem = ns * nps;
-	total = (size_t)7 * n + (size_t)3 * ns + (size_t)f->nmem + (size_t)nxs + (size_t)2 * g +
-		(size_t)(g + 1) + (size_t)2 * nvp;
+	for (i = 0; i < n; i++) {
+		nnic += s->nodes[i].kind == SCN_NIC;
+		if (s->nodes[i].host >= nh)
+			nh = s->nodes[i].host + 1;
+	}
+	total = (size_t)8 * n + (size_t)3 * ns + (size_t)f->nmem + (size_t)nxs + (size_t)2 * g +
+		(size_t)(g + 1) + (size_t)2 * nvp + (size_t)(nh + 1) + (size_t)nnic;
 	if (!(f->blk = malloc((total ? total : 1) * sizeof(*f->blk))))
 		return -1;
 	for (i = 0; i < (int)total; i++)
@@ -77,7 +139,11 @@ static int fab_tables(struct fabric *f)
 	f->nvl_down = p; p += g;
 	f->nvp_off = p;  p += g + 1;
 	f->nvp_peer = p; p += nvp;
-	f->nvp_link = p;
+	f->nvp_link = p; p += nvp;
+	f->nic_gpu = p;  p += n;
+	f->hnic_off = p; p += nh + 1;
+	f->hnic = p;
+	f->nhnic_hosts = nh;
 	/* a socket's group and its row: the pairs of each host's own
 	 * sockets, or of all of them */
 	for (i = 0, k = 0; i < ns; i++) {
@@ -102,7 +168,7 @@ static int fab_tables(struct fabric *f)
 	}
 	for (i = 0; i < g; i++)
 		f->nvp_off[i + 1] += f->nvp_off[i];
-	return 0;
+	return fab_nic_tables(f);
 }
 
 int fab_nvp(const struct fabric *f, int a, int b)
@@ -604,53 +670,46 @@ double fab_net_bytes_per_s(const struct scenario *s)
 	return s->net.port_gbps / 8 * 1e9 * 4096.0 / (4096.0 + hdr);
 }
 
-/* The NIC nodes of host h in tree order into out (room SCN_MAX_NODES); the count. */
-static int host_nics(const struct scenario *s, int h, int *out)
-{
-	int i, n = 0;
-	for (i = 0; i < s->nnodes; i++)
-		if (s->nodes[i].kind == SCN_NIC && s->nodes[i].host == h)
-			out[n++] = i;
-	return n;
-}
-
 int fab_net_ways(const struct fabric *f, int a, int b)
 {
 	const struct scenario *s = f->s;
-	int nics[SCN_MAX_NODES], na, nb;
+	int ha = s->nodes[s->gpu_node[a]].host, hb = s->nodes[s->gpu_node[b]].host, na, nb;
 	if (!s->net.given)
 		return 0;
-	na = host_nics(s, s->nodes[s->gpu_node[a]].host, nics);
-	nb = host_nics(s, s->nodes[s->gpu_node[b]].host, nics);
+	na = f->hnic_off[ha + 1] - f->hnic_off[ha];
+	nb = f->hnic_off[hb + 1] - f->hnic_off[hb];
 	return na > nb ? na : nb;
 }
 
 /*
- * The GPU of NIC node k's host nearest it (lowest path type). Several GPUs
- * equally near share the NICs near them in turn: the i-th of the NICs with
- * k's parent goes to the (i mod n)-th of the n nearest GPUs, as NCCL spreads
- * its channels over a switch's GPUs and NICs.
+ * The GPU of NIC node k's host nearest it (lowest path type), among the
+ * nhg GPUs hgpu of that host. Several GPUs equally near share the NICs near
+ * them in turn: the NIC that is the idx-th NIC child of its parent goes to
+ * the (idx mod n)-th of the n nearest GPUs, as NCCL spreads its channels
+ * over a switch's GPUs and NICs.
  */
-static int nic_gpu(const struct scenario *s, int k)
+static int nic_gpu(const struct scenario *s, const int *hgpu, int nhg, int k, int idx)
 {
-	int g, bp = NP_SYS + 1, near[SCN_MAX_GPUS], n = 0, i, idx = 0;
-	for (g = 0; g < s->ngpus; g++) {
-		int p;
-		if (s->nodes[s->gpu_node[g]].host != s->nodes[k].host)
-			continue;
-		p = topo_node_path(s, s->gpu_node[g], k);
+	int j, bp = NP_SYS + 1, n = 0, first = -1;
+
+	/* two passes instead of a list of the nearest: no buffer sized by input */
+	for (j = 0; j < nhg; j++) {
+		int p = topo_node_path(s, s->gpu_node[hgpu[j]], k);
 		if (p < bp) {
 			bp = p;
 			n = 0;
 		}
-		if (p == bp)
-			near[n++] = g;
+		n += p == bp;
 	}
 	if (n == 0)
 		return -1;
-	for (i = 0; i < k; i++)
-		idx += s->nodes[i].kind == SCN_NIC && s->nodes[i].parent == s->nodes[k].parent;
-	return near[idx % n];
+	idx %= n;
+	for (j = 0; j < nhg; j++)
+		if (topo_node_path(s, s->gpu_node[hgpu[j]], k) == bp && idx-- == 0) {
+			first = hgpu[j];
+			break;
+		}
+	return first;
 }
 
 /* PCIe path between nodes na and nb of one host (GPU or NIC), appended at len. */
@@ -709,7 +768,7 @@ static int nvlink_hop(const struct fabric *f, int a, int b, int *hop)
 static int nic_leg(const struct fabric *f, int g, int k, int send, int *path, int len)
 {
 	const struct scenario *s = f->s;
-	int p = nic_gpu(s, k), hop[2], nh = -1, i, ng, rk = root_of(s, k);
+	int p = f->nic_gpu[k], hop[2], nh = -1, i, ng, rk = root_of(s, k);
 	int sock = s->nodes[rk].socket;
 
 	if (p >= 0 && p != g)
@@ -740,25 +799,22 @@ static int nic_leg(const struct fabric *f, int g, int k, int send, int *path, in
 int fab_net_nic_gpu(const struct fabric *f, int a, int i)
 {
 	const struct scenario *s = f->s;
-	int nics[SCN_MAX_NODES], n;
+	int h = s->nodes[s->gpu_node[a]].host, n = f->hnic_off[h + 1] - f->hnic_off[h];
 
 	if (!s->net.given)
 		return -1;
-	n = host_nics(s, s->nodes[s->gpu_node[a]].host, nics);
-	return n > 0 ? nic_gpu(s, nics[i % n]) : -1;
+	return n > 0 ? f->nic_gpu[f->hnic[f->hnic_off[h] + i % n]] : -1;
 }
 
 int fab_path_net(const struct fabric *f, int a, int b, int i, int *path)
 {
 	const struct scenario *s = f->s;
-	int nics[SCN_MAX_NODES], n, ka, kb, len;
+	int ha = s->nodes[s->gpu_node[a]].host, hb = s->nodes[s->gpu_node[b]].host, ka, kb, len;
 
 	if (!s->net.given)
 		return 0;
-	n = host_nics(s, s->nodes[s->gpu_node[a]].host, nics);
-	ka = nics[i % n];
-	n = host_nics(s, s->nodes[s->gpu_node[b]].host, nics);
-	kb = nics[i % n];
+	ka = f->hnic[f->hnic_off[ha] + i % (f->hnic_off[ha + 1] - f->hnic_off[ha])];
+	kb = f->hnic[f->hnic_off[hb] + i % (f->hnic_off[hb + 1] - f->hnic_off[hb])];
 	len = nic_leg(f, a, ka, 1, path, 0);
 	path[len++] = f->net_up[ka];
 	path[len++] = f->net_down[kb];

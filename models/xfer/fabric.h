@@ -91,6 +91,12 @@ struct fabric {
 	int *nvp_peer, *nvp_link;     /* point-to-point NVLink a -> peer */
 	int *net_up, *net_down;       /* [nnodes] NIC port -> network switch and back, -1 for
 					 other nodes */
+	int *hnic_off;                /* [nhosts + 1] host h's NIC nodes are
+					 hnic[hnic_off[h] .. hnic_off[h + 1]), in tree order */
+	int *hnic;                    /* [nnics] */
+	int nhnic_hosts;              /* rows of hnic_off less one */
+	int *nic_gpu;                 /* [nnodes] a NIC node's GPU (the nearest of its
+					 host, fab_net_nic_gpu), -1 for none or another node */
 	int acs_override;             /* -1 each switch's acs, 0 off, 1 on */
 	const struct fab_routes *routes;  /* borrowed, NULL: paths computed per call */
 	int *blk;                     /* owned: the tables above */
