@@ -137,6 +137,45 @@ static int open_requests(const struct serve_params *p, struct run *R, struct plu
 	return R->oom ? plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory") : 0;
 }
 
+/* The context bucket of the j-th step of a pure decode run from contexts
+ * summing to ctxsum over active requests, as the step itself computes it. */
+static long run_bucket(const struct serve_params *p, double ctxsum, int active, long kv_step,
+		       long j)
+{
+	double cx = ctxsum + (double)(j * (long)active * kv_step);
+	return bucketed((long)(cx / active), p->bucket);
+}
+
+/*
+ * With nw requests waiting, R->order holding them in admission order and the
+ * running requests of sys holding kv_used tokens, does the next admission
+ * take none? It is the admission's own test on its first candidate (FIFO:
+ * when the first does not fit, none is taken), with the reserve summed in
+ * the same order. A pure decode step then changes only the running
+ * requests: every one holds kv_step more tokens and owes kv_step fewer, so
+ * the test's left side grows by (1 - SERVE_RESERVE) x kv_step x running, at
+ * least 0.6 tokens, while the rounding of its sums stays far below that:
+ * none fits at the next step either, until a request completes, is
+ * retracted or arrives. O(requests in sys).
+ */
+static int admits_none(const struct serve_params *p, const struct run *R, const int *sys,
+		       int nsys, int nw, long kv_used)
+{
+	const struct req *q;
+	double reserve = 0;
+	long prompt;
+	int k;
+	if (p->kv_tokens <= 0 || nw < 1)
+		return 0;
+	for (k = 0; k < nsys; k++)
+		if (sys[k] >= 0 && R->rq[sys[k]].state == RQ_RUNNING)
+			reserve += SERVE_RESERVE * ((double)R->rq[sys[k]].target - R->rq[sys[k]].generated);
+	q = &R->rq[R->order[0].idx];
+	prompt = q->input + (q->retracted ? (long)q->generated : 0);
+	return kv_used + reserve + prompt + SERVE_RESERVE * (double)q->target > p->kv_tokens ||
+	       kv_used + prompt + 1 > p->kv_tokens;
+}
+
 int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	      struct serve_result *r, struct plumb_err *err)
 {
@@ -238,6 +277,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					goto oom;
 				R.rq[next].state = RQ_WAITING;
 				sorted_nw = -1;
+				fast = 0;       /* one more waits */
 				R.rq[next].arrival = t > R.rq[next].arrival ? t : R.rq[next].arrival;
 				R.live[R.nlive++] = next++;
 			}
@@ -267,17 +307,22 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			}
 		}
 		/* A run of pure decode steps: the last step was one (fast),
-		 * nothing waits or prefills, and each step adds the same whole
-		 * number of tokens to every running request. Until the first of
-		 * them completes (or the KV budget would retract one) the steps
-		 * are taken here, each with its shape, time, gap and counts, and
-		 * the requests' own updates are summed once at the end. Every
-		 * sum involved holds whole numbers, exact in any order, so this
-		 * is the arithmetic of the steps taken one by one. */
-		if (fast && !waiting && !prefilling && active > 0 &&
-		    (double)kv_step == p->accept_per_step) {
+		 * nothing prefills, nothing that waits can be admitted (see
+		 * admits_none), and each step adds the same whole number of
+		 * tokens to every running request. Until the first of them
+		 * completes, the KV budget would retract one or (open loop) a
+		 * request arrives, the steps are taken here, each with its
+		 * shape, time, gap and counts, and the requests' own updates are
+		 * summed once at the end. Every sum involved holds whole
+		 * numbers, exact in any order, so this is the arithmetic of the
+		 * steps taken one by one. */
+		if (fast && !prefilling && active > 0 && (double)kv_step == p->accept_per_step &&
+		    (!waiting || (sorted_nw == waiting &&
+				  admits_none(p, &R, sys, nsys, waiting, kv_used)))) {
 			long left = -1, nblk, j, room;
-			double nmeas = 0, tprev = t;
+			double nmeas = 0;
+			if (waiting > r->max_waiting)
+				r->max_waiting = waiting;     /* as each step would leave it */
 			for (k = 0; k < nsys; k++) {
 				const struct req *q;
 				long rem;
@@ -301,34 +346,59 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			if (nblk > (long)(max_steps - steps))
 				nblk = (long)(max_steps - steps);
 			if (nblk >= 2) {
-				for (j = 0; j < nblk; j++) {
-					double cx = ctxsum_run + (double)(j * (long)active * kv_step);
-					double step_tokens = (double)active * p->accept_per_step;
+				/* segments of one shape: the context bucket moves
+				 * every bucket / kv_step steps */
+				double step_tokens = (double)active * p->accept_per_step;
+				for (j = 0; j < nblk;) {
+					long ctx0 = run_bucket(p, ctxsum_run, active, kv_step, j), lo, hi, n;
+					double t0 = t;
+					/* the segment: j .. j + n - 1, the last of that bucket */
+					for (lo = j, hi = nblk - 1; lo < hi;) {
+						long mid = lo + (hi - lo + 1) / 2;
+						if (run_bucket(p, ctxsum_run, active, kv_step, mid) == ctx0)
+							lo = mid;
+						else
+							hi = mid - 1;
+					}
+					n = lo - j + 1;
 					memset(&shp, 0, sizeof(shp));
 					shp.kind = SERVE_DECODE;
 					shp.batch = active;
-					shp.context = bucketed((long)(cx / active), p->bucket);
+					shp.context = ctx0;
 					shp.tokens = 1;
 					if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0)
 						goto out;
-					t += dt;
-					if (win0 >= 0) {
-						dstep_sum += dt;
-						batch_sum += active;
-						dsteps++;
-						tokens_win += step_tokens;
+					if (open && next < R.nrq && (p->concurrency < 1 || R.nlive < p->concurrency) &&
+					    serve_add_n(t, dt, n) >= R.rq[next].arrival) {
+						/* it is sent before the step after the first
+						 * that ends at or past its arrival */
+						long a = 1, z = n;
+						while (a < z) {
+							long mid = a + (z - a) / 2;
+							if (serve_add_n(t, dt, mid) >= R.rq[next].arrival)
+								z = mid;
+							else
+								a = mid + 1;
+						}
+						n = a;
+						nblk = j + n;
 					}
-					kv_used += (long)active * kv_step;
-					serve_itl_step_w(&R, t - tprev, nmeas);
-					serve_itl_flush(&R);
-					if (serve_seconds_span(&sec, t - dt, t, step_tokens) < 0)
+					t = serve_clock_run(&R, t, dt, n, nmeas);
+					if (win0 >= 0) {
+						dstep_sum = serve_add_n(dstep_sum, dt, n);
+						batch_sum = serve_add_n(batch_sum, active, n);
+						dsteps += (int)n;
+						tokens_win = serve_add_n(tokens_win, step_tokens, n);
+					}
+					kv_used += n * (long)active * kv_step;
+					if (serve_seconds_run(&sec, t0, dt, n, step_tokens) < 0)
 						goto oom;
 					if (R.oom)
 						goto oom;
 					if (kv_used > r->kv_peak)
 						r->kv_peak = kv_used;
-					tprev = t;
-					steps++;
+					steps += (int)n;
+					j += n;
 				}
 				next_ctx = 0;
 				for (k = 0; k < nsys; k++) {
@@ -342,7 +412,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					next_ctx += q->input + q->generated;
 				}
 				next_active = active;
-				next_waiting = 0;
+				next_waiting = waiting;
 				continue;       /* fast still holds */
 			}
 		}
@@ -484,7 +554,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0)
 			goto out;
 		t += dt;
-		fast = !open && !np && !admit && !prefilling && !retracted;
+		fast = !np && !admit && !prefilling && !retracted;
 		next_active = 0;
 		next_waiting = waiting;
 		next_ctx = 0;

@@ -113,6 +113,21 @@ void serve_itl_pcts(struct run *R, double *out, double *mean);
  * -1 (out of memory). Calls come in time order. */
 int serve_seconds_span(struct seconds *s, double t0, double t1, double tokens);
 
+/* s after n times s += c (s, c >= 0), bit for bit as the loop, in time
+ * O(binades s crosses), not O(n). */
+double serve_add_n(double s, double c, long n);
+/* n steps of dt from clock t: the clock after them, bit for bit as n times
+ * t += dt, and the gaps between their ends into the ITL with w measured
+ * requests each, as n times serve_itl_step_w and serve_itl_flush would
+ * leave them. O(binades). */
+double serve_clock_run(struct run *R, double t, double dt, long n, double w);
+/* n steps of dt from clock t0, each producing tokens: what n calls of
+ * serve_seconds_span(s, t - dt, t, tokens) with t += dt before each leave
+ * in the peak and in the buckets later steps can touch. When no bucket of
+ * these steps can reach the peak, only the steps at either end are taken
+ * one by one; else every one. 0 or -1 (out of memory). */
+int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double tokens);
+
 /* Time of the step of shape sh: from the memo, else from the callback
  * (remembered); 0 or the callback's error (or out of memory). */
 int serve_step_time(struct loop *lp, const struct serve_shape *sh, double *s,

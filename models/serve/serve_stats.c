@@ -8,6 +8,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -193,3 +194,143 @@ int serve_seconds_span(struct seconds *s, double t0, double t1, double tokens)
 	return 0;
 }
 
+
+/*
+ * Runs of equal steps. A pure decode run adds the same step time dt to the
+ * clock n times; taking those n additions one by one costs n, taking them
+ * as one product would round differently. Within one binade of the clock
+ * every value is a multiple of the same ulp u, so once two additions in a
+ * row have added the same d (a multiple of u), every further one adds d too
+ * (the sum's rounding to the grid of u does not depend on where on the grid
+ * it starts; with a tie, round-half-even settles after one step, which the
+ * check of three steps sees) until the sum nears the binade's top: those m
+ * steps give s + i x d, exact, for i = 1..m. A run of n steps costs its
+ * binades, a few dozen at most, and gives the same bits as the loop.
+ */
+
+/* Of n >= 1 additions s += c from s (s >= 0, c >= 0): how many, m >= 1, take
+ * the form s + i x d (i = 1..m, exact); *d is the first one's increment.
+ * m = 1 means: take that one by hand (s + c). */
+static long add_piece(double s, double c, long n, double *d)
+{
+	double s1 = s + c, s2, s3, top, u, room;
+	long m;
+	int e;
+	*d = s1 - s;
+	if (n < 4 || !(c >= 0) || !(s >= 0) || !(s >= s1 / 2) || !isfinite(s1))
+		return 1;       /* s1 - s is exact by Sterbenz only for s >= s1 / 2 */
+	s2 = s1 + c;
+	s3 = s2 + c;
+	if (s2 - s1 != *d || s3 - s2 != *d)
+		return 1;
+	if (*d == 0)
+		return n;       /* c under half an ulp: s stays */
+	frexp(s1, &e);          /* s1 in [2^(e-1), 2^e) */
+	top = ldexp(1.0, e);
+	u = ldexp(1.0, e - 53);
+	/* the sum before step i (i >= 2) is s1 + (i - 2) d; it must stay below
+	 * top - u, less a margin of three steps for this estimate's rounding */
+	room = (top - u - c - s1) / *d;
+	if (!(room >= 4))
+		return 1;
+	m = room > (double)n ? n : (long)room - 1;
+	return m < 1 ? 1 : m > n ? n : m;
+}
+
+double serve_add_n(double s, double c, long n)
+{
+	while (n > 0) {
+		double d;
+		long m = add_piece(s, c, n, &d);
+		s = m == 1 ? s + c : s + (double)m * d;
+		n -= m;
+	}
+	return s;
+}
+
+/* m steps in a row with one gap v, w measured requests each: what m times
+ * serve_itl_step_w(R, v, w) and serve_itl_flush(R) leave (the weights are
+ * whole numbers: their sums are exact). */
+static void itl_run(struct run *R, double v, double w, long m)
+{
+	if (w <= 0 || m < 1)
+		return;
+	serve_itl_step_w(R, v, w);
+	serve_itl_flush(R);
+	if (!R->oom && m > 1)
+		R->itl[R->nitl - 1].w += (double)(m - 1) * w;
+}
+
+double serve_clock_run(struct run *R, double t, double dt, long n, double w)
+{
+	while (n > 0) {
+		double d;
+		long m = add_piece(t, dt, n, &d);
+		itl_run(R, d, w, m);    /* the gap t_i - t_(i-1) is d, exactly */
+		t = m == 1 ? t + dt : t + (double)m * d;
+		n -= m;
+	}
+	return t;
+}
+
+int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double tokens)
+{
+	double t = t0, tend, U, xmin, steps, bound;
+	long bfirst, blast, i, k;
+	if (n < 64 || tokens == 0)
+		goto each;
+	tend = serve_add_n(t0, dt, n);
+	U = ldexp(1.0, ilogb(tend + 1) - 51);   /* two ulps of the clock, or more */
+	xmin = dt - U;                          /* a step's t1 - t0, at least */
+	/* the steps before ended at t0, those after start within an ulp of
+	 * tend: they touch buckets up to bfirst and from blast */
+	bfirst = (long)t0;
+	blast = (long)(tend - U);
+	if (blast - bfirst < 4 || !(xmin > 0))
+		goto each;
+	/* No bucket made of these steps alone can hold more than this: at most
+	 * steps of them touch it, their shares of it sum to at most one second
+	 * plus the ulps where they overlap, each adds tokens x share / (t1 - t0)
+	 * with three roundings. */
+	steps = 1 / xmin + 3;
+	bound = tokens / xmin * (1 + (steps + 2) * U + 16 * steps * DBL_EPSILON) * (1 + 1e-9);
+	if (bound > s->peak)
+		goto each;
+	/* Then only the buckets at the ends need their counts: those up to
+	 * bfirst (the steps before also wrote there) and from blast (the steps
+	 * after will). The steps touching them are taken one by one; those
+	 * between only fill buckets under the peak. */
+	for (i = 0; i < n; i++) {
+		double t1 = t + dt;
+		if (t1 - dt >= (double)(bfirst + 1))
+			break;
+		if (serve_seconds_span(s, t1 - dt, t1, tokens) < 0)
+			return -1;
+		t = t1;
+	}
+	/* the last step k before the tail: its clock under blast */
+	k = (long)(((double)blast - t0) / dt) - 2;
+	if (k > n)
+		k = n;
+	while (k > i && serve_add_n(t0, dt, k) >= (double)blast)
+		k = i + (k - i) / 2;
+	if (k > i) {
+		t = serve_add_n(t0, dt, k);
+		i = k;
+	}
+	for (; i < n; i++) {
+		double t1 = t + dt;
+		if (serve_seconds_span(s, t1 - dt, t1, tokens) < 0)
+			return -1;
+		t = t1;
+	}
+	return 0;
+each:
+	for (i = 0; i < n; i++) {
+		double t1 = t + dt;
+		if (serve_seconds_span(s, t1 - dt, t1, tokens) < 0)
+			return -1;
+		t = t1;
+	}
+	return 0;
+}
