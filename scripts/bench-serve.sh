@@ -9,8 +9,9 @@
 #                  output tokens per request, --draws 0
 #   concurrency=C  the same at 65,536 output tokens and C clients
 #   vm             the VM seed box, 256 clients, 262,144 output tokens, --draws 0
-#   workstation    the 2x RTX 5090 box, Llama 3.1 70B int4, 64 clients,
-#                  262,144 output tokens, --draws 0
+#   workstation    the 2x RTX 5090 box (32 GB each), Llama 3.1 70B int4,
+#                  64 clients, 65,536 output tokens (one request of 256k
+#                  does not fit), --draws 0
 #   draws          the bare-metal box, 256 clients, 16,384 output tokens,
 #                  the default 32 draws of the interval
 #   clients=4096   the bare-metal box at the 4,096-client cap, --draws 0
@@ -50,10 +51,10 @@ for c in 16 64 256; do
 	row concurrency "$c" predict $BM --layout tp8 --concurrency "$c" --output 65536 --draws 0
 done
 row vm "256 x 262144" predict $VM --layout tp8 --concurrency 256 --output 262144 --draws 0
-row workstation "64 x 262144" predict $WS --model llama-3.1-70b --weights int4 \
-	--concurrency 64 --output 262144 --draws 0
-row draws "256 x 16384, 32 draws" predict $BM --layout tp8 --concurrency 256 --output 16384
+row workstation "64 x 65536" predict $WS --model llama-3.1-70b --weights int4 \
+	--concurrency 64 --output 65536 --draws 0
+row draws "256 x 16384 (32 draws)" predict $BM --layout tp8 --concurrency 256 --output 16384
 row clients 4096 predict $BM --layout tp8 --concurrency 4096 --draws 0
-row rate "10/s, 1000 requests" predict $BM --layout tp8 --rate 10
+row rate "10/s (1000 requests)" predict $BM --layout tp8 --rate 10
 mv "$tmp" "$out"
 cat "$out"
