@@ -35,15 +35,7 @@ mkdir -p bench
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.r" "$tmp.s" "$tmp.t0" "$tmp.t1" "$tmp.64.yaml"' EXIT
 
-# CPU seconds (user + system) of the shell's children in the output of the
-# `times` builtin in file $1 (its second line: "0m1.234s 0m0.056s"); the
-# builtin runs in this shell, not in a command substitution, whose children
-# would be its own
-cpu() {
-	sed -n 2p "$1" | awk '{ t = 0
-		for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
-		printf "%.3f", t }'
-}
+. scripts/bench-lib.sh    # cpu
 
 # best of 3 wall-clock runs of the command: "wall cpu" of the fastest
 best() {

@@ -7,13 +7,14 @@
 # slows the wall-clock figures; the CPU seconds and counts vary less).
 #   bench/results.csv   the engine's workloads (plumb bench)
 #   bench/predict.csv   scripts/bench-predict.sh
+#   bench/serve.csv     scripts/bench-serve.sh
 #   bench/sweep.csv     scripts/bench-sweep.sh
 #   bench/cluster.csv   scripts/bench-cluster.sh
 # LOAD_BEFORE may hold the load average taken before the runs (make bench
 # sets it). Run from the repository root.
 set -eu
 doc=${DOC:-docs/performance.md}
-for f in bench/results.csv bench/predict.csv bench/sweep.csv bench/cluster.csv; do
+for f in bench/results.csv bench/predict.csv bench/serve.csv bench/sweep.csv bench/cluster.csv; do
 	if [ ! -f "$f" ]; then
 		echo "bench-report: $f is missing (run make bench)" >&2
 		exit 1
@@ -57,6 +58,28 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 	echo "| case | value | wall s | CPU s | wall s, no replay | speed-up |"
 	echo "|---|---|---|---|---|---|"
 	sed 1d bench/predict.csv | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, ($6 == "" ? "-" : $6), $4, $5 }'
+	echo
+	echo "Serving where the KV cache binds (\`scripts/bench-serve.sh\`: one run each;"
+	echo "CPU is user + system seconds):"
+	echo
+	echo "| case | value | wall s | CPU s |"
+	echo "|---|---|---|---|"
+	sed 1d bench/serve.csv | awk -F, '{ printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }'
+	echo
+	# log-log slope of CPU seconds between the first and last row of a case
+	sed 1d bench/serve.csv | awk -F, '
+		$1 == "output" || $1 == "concurrency" {
+			if (!($1 in x0)) { x0[$1] = $2; y0[$1] = $4 }
+			x1[$1] = $2; y1[$1] = $4 }
+		END {
+			for (k = 1; k <= 2; k++) {
+				c = k == 1 ? "output" : "concurrency"
+				n = k == 1 ? "O (output tokens)" : "C (clients)"
+				if (c in x0 && x1[c] > x0[c] && y0[c] > 0 && y1[c] > 0)
+					printf "Cost grows as %s^%.2f from %s to %s.\n", n,
+						log(y1[c] / y0[c]) / log(x1[c] / x0[c]), x0[c], x1[c]
+			}
+		}'
 	echo
 	echo "Sweeps (\`scripts/bench-sweep.sh\`, from \`plumb sweep --stats\`):"
 	echo

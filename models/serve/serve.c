@@ -1,90 +1,20 @@
 /*
- * serve.c - the closed-loop serving run (serve.h).
+ * serve.c - the serving run (serve.h): the requests, admission under the KV
+ * budget and the step loop. The step-time memo is in serve_memo.c, what a
+ * run measures in serve_stats.c.
  */
-#include "serve.h"
+#include "serve_int.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-#include <assert.h>
-#include <limits.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Step-time memo: open addressing over a power-of-two table, kept at most
- * half full, doubled when it would fill further; no cap on entries. The key
- * is every argument of the step callback (the callback's ctx is fixed for a
- * run), so two steps share an entry only when the callback would be asked
- * the same question. */
-#define SERVE_MEMO_MIN 64
-/* Share of a running request's remaining output kept free at admission.
- * SGLang's new_token_ratio starts at 0.7 and decays to 0.1 while nothing is
- * retracted; the middle. */
-#define SERVE_RESERVE 0.4
-
-struct memo {
-	int used;
-	struct serve_shape sh;
-	double seconds;
-};
-
-/* pending: not arrived yet; waiting: for admission; prefill: admitted to
- * this step's prefill */
-enum { RQ_PENDING, RQ_WAITING, RQ_PREFILL, RQ_RUNNING, RQ_DONE };
-
-struct req {
-	double arrival, first, last;    /* times: issued, first token, last token */
-	double generated;       /* tokens so far (fractional with drafts) */
-	long input, target;     /* prompt and output lengths */
-	long kv;                /* KV tokens it holds while running */
-	long todo, chunk;       /* prompt tokens left to prefill; this step's share */
-	long admitted;          /* admission order (retraction takes the newest) */
-	int state, measured, retracted;
-};
-
-/* A value and how many times it occurs, for the ITL distribution. */
-struct wv {
-	double v, w;
-};
-
-/* Growable arrays of the run. */
-struct run {
-	struct req *rq;
-	int nrq, caprq;
-	int *live, nlive, caplive;      /* open loop: arrived, not done, in order */
-	struct cand *order;             /* admission candidates */
-	int caporder;
-	double *ttft, *tpot, *e2e;      /* per measured request, seconds */
-	int nttft, ntpot, ne2e, cap1, cap2, cap3;
-	struct wv *itl;
-	int nitl, capitl;
-	struct wv stepitl[8];           /* this step's, merged by value */
-	int nstep;
-	int oom;
-};
-
-static int grow(void **p, int *cap, int need, size_t size)
-{
-	int n = *cap ? *cap : 64;
-	void *q;
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (!(q = realloc(*p, (size_t)n * size)))
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 static int new_req(struct run *R, double arrival, long input, long target, int measured)
 {
 	struct req *q;
-	if (grow((void **)&R->rq, &R->caprq, R->nrq + 1, sizeof(*R->rq)) < 0) {
+	if (serve_grow((void **)&R->rq, &R->caprq, R->nrq + 1, sizeof(*R->rq)) < 0) {
 		R->oom = 1;
 		return -1;
 	}
@@ -97,129 +27,6 @@ static int new_req(struct run *R, double arrival, long input, long target, int m
 	q->state = RQ_WAITING;
 	return R->nrq++;
 }
-
-static void push(struct run *R, double **a, int *n, int *cap, double v)
-{
-	if (grow((void **)a, cap, *n + 1, sizeof(**a)) < 0) {
-		R->oom = 1;
-		return;
-	}
-	(*a)[(*n)++] = v;
-}
-
-/* One inter-token gap of a measured request, merged with this step's equal
- * ones (the requests of a step mostly share their gap). */
-static void itl_add(struct run *R, double v)
-{
-	int i;
-	if (R->nstep && R->stepitl[0].v == v) {         /* the step's common gap */
-		R->stepitl[0].w += 1;
-		return;
-	}
-	for (i = 1; i < R->nstep; i++)
-		if (R->stepitl[i].v == v) {
-			R->stepitl[i].w += 1;
-			return;
-		}
-	if (R->nstep == 8) {
-		if (grow((void **)&R->itl, &R->capitl, R->nitl + 1, sizeof(*R->itl)) < 0) {
-			R->oom = 1;
-			return;
-		}
-		R->itl[R->nitl].v = v;
-		R->itl[R->nitl++].w = 1;
-		return;
-	}
-	R->stepitl[R->nstep].v = v;
-	R->stepitl[R->nstep++].w = 1;
-}
-
-/* w measured requests with one gap v, in a step with no gap added yet: what
- * w calls of itl_add(R, v) leave. */
-static void itl_step_w(struct run *R, double v, double w)
-{
-	if (w <= 0)
-		return;
-	R->stepitl[0].v = v;
-	R->stepitl[0].w = w;
-	R->nstep = 1;
-}
-
-static void itl_flush(struct run *R)
-{
-	int i;
-	if (grow((void **)&R->itl, &R->capitl, R->nitl + R->nstep, sizeof(*R->itl)) < 0) {
-		R->oom = 1;
-		return;
-	}
-	for (i = 0; i < R->nstep; i++) {
-		/* a run of steps of one duration gives one gap: one entry */
-		if (R->nitl && R->itl[R->nitl - 1].v == R->stepitl[i].v)
-			R->itl[R->nitl - 1].w += R->stepitl[i].w;
-		else
-			R->itl[R->nitl++] = R->stepitl[i];
-	}
-	R->nstep = 0;
-}
-
-static int cmp_wv(const void *a, const void *b)
-{
-	double x = ((const struct wv *)a)->v, y = ((const struct wv *)b)->v;
-	return x < y ? -1 : x > y;
-}
-
-/* Percentiles of n values (sorted in place), linear between ranks as
- * numpy's, in ms; 0 without values. */
-static void pcts(double *v, int n, double *out, double *mean)
-{
-	int i;
-	double sum = 0;
-	for (i = 0; i < SERVE_NPCT; i++)
-		out[i] = 0;
-	if (mean)
-		*mean = 0;
-	if (n < 1)
-		return;
-	gsl_sort(v, 1, (size_t)n);
-	for (i = 0; i < SERVE_NPCT; i++)
-		out[i] = 1e3 * gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, serve_pct[i]);
-	for (i = 0; i < n; i++)
-		sum += v[i];
-	if (mean)
-		*mean = 1e3 * sum / n;
-}
-
-/* Weighted percentiles (the smallest value holding that share of the
- * weight) and mean of the ITL samples, ms. */
-static void itl_pcts(struct run *R, double *out, double *mean)
-{
-	double W = 0, sum = 0, c = 0;
-	int i, k = 0;
-	for (i = 0; i < SERVE_NPCT; i++)
-		out[i] = 0;
-	*mean = 0;
-	if (!R->nitl)
-		return;
-	qsort(R->itl, (size_t)R->nitl, sizeof(*R->itl), cmp_wv);
-	for (i = 0; i < R->nitl; i++) {
-		W += R->itl[i].w;
-		sum += R->itl[i].v * R->itl[i].w;
-	}
-	for (i = 0; i < R->nitl && k < SERVE_NPCT; i++) {
-		c += R->itl[i].w;
-		while (k < SERVE_NPCT && c >= serve_pct[k] * W)
-			out[k++] = 1e3 * R->itl[i].v;
-	}
-	*mean = 1e3 * sum / W;
-}
-
-struct loop {
-	serve_step_fn fn;
-	void *ctx;
-	struct memo *memo;      /* nslots entries, NULL until the first step */
-	size_t nslots, nmemo;
-	int misses;
-};
 
 const double serve_pct[SERVE_NPCT] = { 0.50, 0.90, 0.99 };
 const char *const serve_dist_name[SERVE_NDIST] = { "ttft", "tpot", "itl", "e2e" };
@@ -268,78 +75,6 @@ static long in_len(const struct serve_params *p, long j)
 	return l <= p->context ? p->context + 1 : l;
 }
 
-static size_t memo_hash(const struct serve_shape *sh)
-{
-	uint64_t h = 0x9e3779b97f4a7c15u;
-	h = (h ^ (uint64_t)(unsigned)sh->kind) * 0xff51afd7ed558ccdu;
-	h = (h ^ (uint64_t)(unsigned)sh->batch) * 0xff51afd7ed558ccdu;
-	h = (h ^ (uint64_t)sh->context) * 0xc4ceb9fe1a85ec53u;
-	h = (h ^ (uint64_t)sh->tokens) * 0xc4ceb9fe1a85ec53u;
-	h = (h ^ (uint64_t)(unsigned)sh->dbatch) * 0xff51afd7ed558ccdu;
-	h = (h ^ (uint64_t)sh->dcontext) * 0xc4ceb9fe1a85ec53u;
-	return (size_t)(h ^ (h >> 33));
-}
-
-static int same_shape(const struct serve_shape *a, const struct serve_shape *b)
-{
-	return a->kind == b->kind && a->batch == b->batch && a->context == b->context &&
-	       a->tokens == b->tokens && a->dbatch == b->dbatch && a->dcontext == b->dcontext;
-}
-
-/* The slot holding the key, or the empty slot where it would go. */
-static struct memo *memo_slot(struct memo *t, size_t nslots, const struct serve_shape *sh)
-{
-	size_t i = memo_hash(sh) & (nslots - 1);
-	for (;; i = (i + 1) & (nslots - 1)) {
-		struct memo *m = &t[i];
-		if (!m->used || same_shape(&m->sh, sh))
-			return m;
-	}
-}
-
-/* Room for one more entry, keeping the table at most half full. */
-static int memo_grow(struct loop *lp, struct plumb_err *err)
-{
-	size_t n = lp->nslots ? 2 * lp->nslots : SERVE_MEMO_MIN, i;
-	struct memo *t;
-	if (2 * (lp->nmemo + 1) <= lp->nslots)
-		return 0;
-	t = calloc(n, sizeof(*t));
-	if (!t)
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	for (i = 0; i < lp->nslots; i++)
-		if (lp->memo[i].used)
-			*memo_slot(t, n, &lp->memo[i].sh) = lp->memo[i];
-	free(lp->memo);
-	lp->memo = t;
-	lp->nslots = n;
-	return 0;
-}
-
-static int step_shape(struct loop *lp, const struct serve_shape *sh, double *s,
-		      struct plumb_err *err)
-{
-	struct memo *m;
-	int rc;
-	if (lp->nslots) {
-		m = memo_slot(lp->memo, lp->nslots, sh);
-		if (m->used) {
-			*s = m->seconds;
-			return 0;
-		}
-	}
-	if ((rc = lp->fn(lp->ctx, sh, s, err)) < 0)
-		return rc;
-	lp->misses++;
-	if ((rc = memo_grow(lp, err)) < 0)
-		return rc;
-	m = memo_slot(lp->memo, lp->nslots, sh);
-	m->used = 1;
-	m->sh = *sh;
-	m->seconds = *s;
-	lp->nmemo++;
-	return 0;
-}
 
 /* Middle of the bucket holding ctx (the step is simulated there). */
 static long bucketed(long ctx, long bucket)
@@ -347,79 +82,6 @@ static long bucketed(long ctx, long bucket)
 	if (bucket <= 1)
 		return ctx;
 	return (ctx / bucket) * bucket + bucket / 2;
-}
-
-/* Output tokens per second of run time, for the peak: one-second buckets
- * from the first request, as bench_serving counts them. A decode step's
- * tokens are spread over the buckets its duration covers (bench_serving
- * counts each token in the second it arrives; spreading them keeps the
- * peak a continuous function of step times, which a fit needs, and is the
- * same count on average); a prefill's first tokens land at its end. */
-/* The buckets live in a ring of SERVE_SEC_RING seconds behind the latest:
- * steps run in time order and none lasts that long, so a bucket that left
- * the ring gets no more tokens, and its count already went into the peak.
- * Memory stays fixed whatever the span of the run (a trace in Unix-epoch
- * seconds, a gap of years, --rate 1e-9). */
-#define SERVE_SEC_RING 65536
-
-struct seconds {
-	double *tok;            /* [SERVE_SEC_RING], bucket b at b % SERVE_SEC_RING */
-	long *which;            /* [SERVE_SEC_RING]: the bucket a slot holds (a
-				   stale one reads as empty, so nothing is cleared) */
-	long hi;                /* the latest bucket touched, -1 none */
-	double peak;
-};
-
-static int seconds_add(struct seconds *s, long b, double tokens)
-{
-	size_t i = (size_t)(b % SERVE_SEC_RING);
-	if (!s->tok) {
-		s->tok = malloc(SERVE_SEC_RING * sizeof(*s->tok));
-		s->which = malloc(SERVE_SEC_RING * sizeof(*s->which));
-		if (!s->tok || !s->which)
-			return -1;
-		for (i = 0; i < SERVE_SEC_RING; i++)
-			s->which[i] = -1;
-		i = (size_t)(b % SERVE_SEC_RING);
-	}
-	if (b > s->hi)
-		s->hi = b;
-	assert(b > s->hi - SERVE_SEC_RING);     /* steps come in time order */
-	if (s->which[i] != b) {
-		s->which[i] = b;
-		s->tok[i] = 0;
-	}
-	s->tok[i] += tokens;
-	if (s->tok[i] > s->peak)
-		s->peak = s->tok[i];
-	return 0;
-}
-
-/* tokens produced evenly over [t0, t1] (a point at t1 when t1 <= t0) */
-static int seconds_span(struct seconds *s, double t0, double t1, double tokens)
-{
-	long b;
-	if (tokens == 0)
-		return 0;       /* an idle wait between arrivals counts nothing */
-	if (!(t1 > t0))
-		return seconds_add(s, (long)t1, tokens);
-	if ((long)t1 - (long)t0 >= 2) {
-		/* the whole seconds inside get tokens / (t1 - t0) each and nothing
-		 * else (steps do not overlap): count them in the peak unwritten, so
-		 * a step over a long idle gap costs two buckets, not one per second */
-		double rate = tokens / (t1 - t0);
-		if (rate > s->peak)
-			s->peak = rate;
-		if (seconds_add(s, (long)t0, tokens * ((double)(long)t0 + 1 - t0) / (t1 - t0)) < 0)
-			return -1;
-		return seconds_add(s, (long)t1, tokens * (t1 - (double)(long)t1) / (t1 - t0));
-	}
-	for (b = (long)t0; b <= (long)t1; b++) {
-		double lo = fmax(t0, (double)b), hi = fmin(t1, (double)b + 1);
-		if (hi > lo && seconds_add(s, b, tokens * (hi - lo) / (t1 - t0)) < 0)
-			return -1;
-	}
-	return 0;
 }
 
 /* An admission candidate: retracted ones first, then by arrival. */
@@ -473,6 +135,45 @@ static int open_requests(const struct serve_params *p, struct run *R, struct plu
 	for (i = 0; i < R->nrq; i++)
 		R->rq[i].state = RQ_PENDING;
 	return R->oom ? plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory") : 0;
+}
+
+/* The context bucket of the j-th step of a pure decode run from contexts
+ * summing to ctxsum over active requests, as the step itself computes it. */
+static long run_bucket(const struct serve_params *p, double ctxsum, int active, long kv_step,
+		       long j)
+{
+	double cx = ctxsum + (double)(j * (long)active * kv_step);
+	return bucketed((long)(cx / active), p->bucket);
+}
+
+/*
+ * With nw requests waiting, R->order holding them in admission order and the
+ * running requests of sys holding kv_used tokens, does the next admission
+ * take none? It is the admission's own test on its first candidate (FIFO:
+ * when the first does not fit, none is taken), with the reserve summed in
+ * the same order. A pure decode step then changes only the running
+ * requests: every one holds kv_step more tokens and owes kv_step fewer, so
+ * the test's left side grows by (1 - SERVE_RESERVE) x kv_step x running, at
+ * least 0.6 tokens, while the rounding of its sums stays far below that:
+ * none fits at the next step either, until a request completes, is
+ * retracted or arrives. O(requests in sys).
+ */
+static int admits_none(const struct serve_params *p, const struct run *R, const int *sys,
+		       int nsys, int nw, long kv_used)
+{
+	const struct req *q;
+	double reserve = 0;
+	long prompt;
+	int k;
+	if (p->kv_tokens <= 0 || nw < 1)
+		return 0;
+	for (k = 0; k < nsys; k++)
+		if (sys[k] >= 0 && R->rq[sys[k]].state == RQ_RUNNING)
+			reserve += SERVE_RESERVE * ((double)R->rq[sys[k]].target - R->rq[sys[k]].generated);
+	q = &R->rq[R->order[0].idx];
+	prompt = q->input + (q->retracted ? (long)q->generated : 0);
+	return kv_used + reserve + prompt + SERVE_RESERVE * (double)q->target > p->kv_tokens ||
+	       kv_used + prompt + 1 > p->kv_tokens;
 }
 
 int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
@@ -572,10 +273,11 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			 * free, and its times count from then. */
 			while (next < R.nrq && R.rq[next].arrival <= t &&
 			       (p->concurrency < 1 || R.nlive < p->concurrency)) {
-				if (grow((void **)&R.live, &R.caplive, R.nlive + 1, sizeof(int)) < 0)
+				if (serve_grow((void **)&R.live, &R.caplive, R.nlive + 1, sizeof(int)) < 0)
 					goto oom;
 				R.rq[next].state = RQ_WAITING;
 				sorted_nw = -1;
+				fast = 0;       /* one more waits */
 				R.rq[next].arrival = t > R.rq[next].arrival ? t : R.rq[next].arrival;
 				R.live[R.nlive++] = next++;
 			}
@@ -605,17 +307,22 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			}
 		}
 		/* A run of pure decode steps: the last step was one (fast),
-		 * nothing waits or prefills, and each step adds the same whole
-		 * number of tokens to every running request. Until the first of
-		 * them completes (or the KV budget would retract one) the steps
-		 * are taken here, each with its shape, time, gap and counts, and
-		 * the requests' own updates are summed once at the end. Every
-		 * sum involved holds whole numbers, exact in any order, so this
-		 * is the arithmetic of the steps taken one by one. */
-		if (fast && !waiting && !prefilling && active > 0 &&
-		    (double)kv_step == p->accept_per_step) {
+		 * nothing prefills, nothing that waits can be admitted (see
+		 * admits_none), and each step adds the same whole number of
+		 * tokens to every running request. Until the first of them
+		 * completes, the KV budget would retract one or (open loop) a
+		 * request arrives, the steps are taken here, each with its
+		 * shape, time, gap and counts, and the requests' own updates are
+		 * summed once at the end. Every sum involved holds whole
+		 * numbers, exact in any order, so this is the arithmetic of the
+		 * steps taken one by one. */
+		if (fast && !prefilling && active > 0 && (double)kv_step == p->accept_per_step &&
+		    (!waiting || (sorted_nw == waiting &&
+				  admits_none(p, &R, sys, nsys, waiting, kv_used)))) {
 			long left = -1, nblk, j, room;
-			double nmeas = 0, tprev = t;
+			double nmeas = 0;
+			if (waiting > r->max_waiting)
+				r->max_waiting = waiting;     /* as each step would leave it */
 			for (k = 0; k < nsys; k++) {
 				const struct req *q;
 				long rem;
@@ -639,34 +346,59 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			if (nblk > (long)(max_steps - steps))
 				nblk = (long)(max_steps - steps);
 			if (nblk >= 2) {
-				for (j = 0; j < nblk; j++) {
-					double cx = ctxsum_run + (double)(j * (long)active * kv_step);
-					double step_tokens = (double)active * p->accept_per_step;
+				/* segments of one shape: the context bucket moves
+				 * every bucket / kv_step steps */
+				double step_tokens = (double)active * p->accept_per_step;
+				for (j = 0; j < nblk;) {
+					long ctx0 = run_bucket(p, ctxsum_run, active, kv_step, j), lo, hi, n;
+					double t0 = t;
+					/* the segment: j .. j + n - 1, the last of that bucket */
+					for (lo = j, hi = nblk - 1; lo < hi;) {
+						long mid = lo + (hi - lo + 1) / 2;
+						if (run_bucket(p, ctxsum_run, active, kv_step, mid) == ctx0)
+							lo = mid;
+						else
+							hi = mid - 1;
+					}
+					n = lo - j + 1;
 					memset(&shp, 0, sizeof(shp));
 					shp.kind = SERVE_DECODE;
 					shp.batch = active;
-					shp.context = bucketed((long)(cx / active), p->bucket);
+					shp.context = ctx0;
 					shp.tokens = 1;
-					if ((rc = step_shape(&lp, &shp, &dt, err)) < 0)
+					if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0)
 						goto out;
-					t += dt;
-					if (win0 >= 0) {
-						dstep_sum += dt;
-						batch_sum += active;
-						dsteps++;
-						tokens_win += step_tokens;
+					if (open && next < R.nrq && (p->concurrency < 1 || R.nlive < p->concurrency) &&
+					    serve_add_n(t, dt, n) >= R.rq[next].arrival) {
+						/* it is sent before the step after the first
+						 * that ends at or past its arrival */
+						long a = 1, z = n;
+						while (a < z) {
+							long mid = a + (z - a) / 2;
+							if (serve_add_n(t, dt, mid) >= R.rq[next].arrival)
+								z = mid;
+							else
+								a = mid + 1;
+						}
+						n = a;
+						nblk = j + n;
 					}
-					kv_used += (long)active * kv_step;
-					itl_step_w(&R, t - tprev, nmeas);
-					itl_flush(&R);
-					if (seconds_span(&sec, t - dt, t, step_tokens) < 0)
+					t = serve_clock_run(&R, t, dt, n, nmeas);
+					if (win0 >= 0) {
+						dstep_sum = serve_add_n(dstep_sum, dt, n);
+						batch_sum = serve_add_n(batch_sum, active, n);
+						dsteps += (int)n;
+						tokens_win = serve_add_n(tokens_win, step_tokens, n);
+					}
+					kv_used += n * (long)active * kv_step;
+					if (serve_seconds_run(&sec, t0, dt, n, step_tokens) < 0)
 						goto oom;
 					if (R.oom)
 						goto oom;
 					if (kv_used > r->kv_peak)
 						r->kv_peak = kv_used;
-					tprev = t;
-					steps++;
+					steps += (int)n;
+					j += n;
 				}
 				next_ctx = 0;
 				for (k = 0; k < nsys; k++) {
@@ -680,13 +412,13 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					next_ctx += q->input + q->generated;
 				}
 				next_active = active;
-				next_waiting = 0;
+				next_waiting = waiting;
 				continue;       /* fast still holds */
 			}
 		}
 		/* Admission while the prompts fit the KV budget: retracted
 		 * requests first, then by arrival (FIFO). */
-		if (grow((void **)&R.order, &R.caporder, waiting, sizeof(*R.order)) < 0)
+		if (serve_grow((void **)&R.order, &R.caporder, waiting, sizeof(*R.order)) < 0)
 			goto oom;
 		if (sorted_nw >= 0 && sorted_nw == waiting) {
 			nw = sorted_nw;         /* the same requests wait: the same order */
@@ -819,10 +551,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				shp.context = bucketed(shp.context, p->bucket);
 			shp.tokens = newtok < 1 ? 1 : newtok;
 		}
-		if ((rc = step_shape(&lp, &shp, &dt, err)) < 0)
+		if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0)
 			goto out;
 		t += dt;
-		fast = !open && !np && !admit && !prefilling && !retracted;
+		fast = !np && !admit && !prefilling && !retracted;
 		next_active = 0;
 		next_waiting = waiting;
 		next_ctx = 0;
@@ -848,7 +580,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				q->kv += kv_add;
 				kv_used += kv_add;
 				if (q->measured)
-					itl_add(&R, t - q->last);
+					serve_itl_add(&R, t - q->last);
 				q->last = t;
 				if (win0 >= 0)
 					tokens_win += add;
@@ -863,11 +595,11 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				q->kv = 0;
 				if (q->measured) {
 					done_measured++;
-					push(&R, &R.tpot, &R.ntpot, &R.cap2,
+					serve_push(&R, &R.tpot, &R.ntpot, &R.cap2,
 					     q->target > 1 ? (t - q->first) / (double)(q->target - 1) : dt);
 					if (!R.oom)
 						tpot_sum += R.tpot[R.ntpot - 1];
-					push(&R, &R.e2e, &R.ne2e, &R.cap3, t - q->arrival);
+					serve_push(&R, &R.e2e, &R.ne2e, &R.cap3, t - q->arrival);
 				}
 				completed++;
 				if (open)
@@ -885,8 +617,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				next_waiting++;
 				sys = slot;
 			}
-			itl_flush(&R);
-			if (seconds_span(&sec, t - dt, t, step_tokens) < 0)
+			serve_itl_flush(&R);
+			if (serve_seconds_span(&sec, t - dt, t, step_tokens) < 0)
 				goto oom;
 		}
 		if (np) {
@@ -905,7 +637,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				if (q->retracted) {
 					/* Its prefill again yields its next token. */
 					if (q->measured)
-						itl_add(&R, t - q->last);
+						serve_itl_add(&R, t - q->last);
 					q->generated += 1;
 				} else {
 					q->first = t;
@@ -913,7 +645,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					if (q->measured) {
 						ttft_sum += t - q->arrival;
 						ttft_n++;
-						push(&R, &R.ttft, &R.nttft, &R.cap1, t - q->arrival);
+						serve_push(&R, &R.ttft, &R.nttft, &R.cap1, t - q->arrival);
 					}
 				}
 				q->last = t;
@@ -922,8 +654,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					tokens_win += 1;
 				firsts++;
 			}
-			itl_flush(&R);
-			if (seconds_span(&sec, t, t, firsts) < 0)
+			serve_itl_flush(&R);
+			if (serve_seconds_span(&sec, t, t, firsts) < 0)
 				goto oom;
 		}
 		if (R.oom)
@@ -957,10 +689,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	r->steps = steps;
 	r->distinct_steps = lp.misses;
 	r->completed = completed;
-	pcts(R.ttft, R.nttft, r->ttft_p, NULL);
-	pcts(R.tpot, R.ntpot, r->tpot_p, NULL);
-	pcts(R.e2e, R.ne2e, r->e2e_p, &r->e2e_ms);
-	itl_pcts(&R, r->itl_p, &r->itl_ms);
+	serve_pcts(R.ttft, R.nttft, r->ttft_p, NULL);
+	serve_pcts(R.tpot, R.ntpot, r->tpot_p, NULL);
+	serve_pcts(R.e2e, R.ne2e, r->e2e_p, &r->e2e_ms);
+	serve_itl_pcts(&R, r->itl_p, &r->itl_ms);
 	goto out;
 oom:
 	rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");

@@ -5,10 +5,12 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fixtures.h"
 #include "serve.h"
+#include "serve_int.h"
 
 void suite_serve(void);
 
@@ -480,6 +482,98 @@ static void test_long_run(void)
 	CU_ASSERT(r.steps > 10000000);
 }
 
+/* A run of n equal additions taken by binades gives the loop's bits: clock
+ * values, gaps into the ITL and the per-second peak, over clocks from 0 to
+ * 1e7 s and step times with and without ties. */
+static void test_runs_exact(void)
+{
+	static const double cs[] = { 0.0731234567891, 1e-3, 0.5, 0.1, 3.0, 0.049062501,
+				     0.0625, 1.0 / 3, 2.5e-7, 1.75 };
+	static const double ss[] = { 0, 0.3, 17.25, 1023.9999, 65535.5, 3e5 + 1.0 / 7, 1e7 };
+	static const long ns[] = { 1, 3, 5, 64, 1000, 77777, 300000 };
+	size_t a, b, k;
+	int bad = 0;
+	for (a = 0; a < sizeof(cs) / sizeof(*cs); a++)
+		for (b = 0; b < sizeof(ss) / sizeof(*ss); b++)
+			for (k = 0; k < sizeof(ns) / sizeof(*ns); k++) {
+				double c = cs[a], t = ss[b], u = t, got;
+				struct run R1, R2;
+				long i;
+				for (i = 0; i < ns[k]; i++)
+					t += c;
+				got = serve_add_n(u, c, ns[k]);
+				if (memcmp(&got, &t, sizeof(t))) {
+					if (bad++ < 5)
+						printf("\n  add_n(%.17g, %.17g, %ld) = %.17g, loop %.17g\n",
+						       u, c, ns[k], got, t);
+				}
+				/* the clock with its ITL entries, 3 measured a step */
+				memset(&R1, 0, sizeof(R1));
+				memset(&R2, 0, sizeof(R2));
+				t = u;
+				for (i = 0; i < ns[k]; i++) {
+					double t1 = t + c;
+					serve_itl_step_w(&R1, t1 - t, 3);
+					serve_itl_flush(&R1);
+					t = t1;
+				}
+				got = serve_clock_run(&R2, u, c, ns[k], 3);
+				CU_ASSERT(!memcmp(&got, &t, sizeof(t)));
+				CU_ASSERT_EQUAL(R1.nitl, R2.nitl);
+				if (R1.nitl == R2.nitl)
+					CU_ASSERT(!memcmp(R1.itl, R2.itl, (size_t)R1.nitl * sizeof(*R1.itl)));
+				free(R1.itl);
+				free(R2.itl);
+			}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* The peak after a burst, a long run under it and steps after: the same as
+ * step by step, and the run's end buckets hold the same counts. */
+static void test_runs_seconds(void)
+{
+	static const double dts[] = { 0.0490625, 0.0731234567891, 0.3, 1.7, 0.011 };
+	static const double t0s[] = { 5.0, 1000.37, 123456.789 };
+	size_t a, b, i;
+	for (a = 0; a < sizeof(dts) / sizeof(*dts); a++)
+		for (b = 0; b < sizeof(t0s) / sizeof(*t0s); b++) {
+			struct seconds s1 = { NULL, NULL, -1, 0 }, s2 = { NULL, NULL, -1, 0 };
+			double t = t0s[b], dt = dts[a], u, tend;
+			long n = 20000, j;
+			/* a burst at twice the rate: the peak the run stays under */
+			for (j = 0; j < 100; j++, t += dt / 2) {
+				serve_seconds_span(&s1, t, t + dt / 2, 8);
+				serve_seconds_span(&s2, t, t + dt / 2, 8);
+			}
+			u = t;
+			for (j = 0; j < n; j++) {
+				double t1 = t + dt;
+				serve_seconds_span(&s1, t1 - dt, t1, 8);
+				t = t1;
+			}
+			CU_ASSERT_EQUAL(serve_seconds_run(&s2, u, dt, n, 8), 0);
+			tend = t;
+			/* steps after, at a rate above the burst's */
+			for (j = 0; j < 50; j++, t += dt / 4) {
+				serve_seconds_span(&s1, t, t + dt / 4, 8);
+				serve_seconds_span(&s2, t, t + dt / 4, 8);
+			}
+			CU_ASSERT(!memcmp(&s1.peak, &s2.peak, sizeof(s1.peak)));
+			CU_ASSERT_EQUAL(s1.hi, s2.hi);
+			/* the buckets from the run's last on (those before it are
+			 * under the peak and touched no more) */
+			for (i = (size_t)(long)tend; i <= (size_t)s1.hi; i++) {
+				size_t x = i % SERVE_SEC_RING;
+				CU_ASSERT_EQUAL(s1.which[x], s2.which[x]);
+				CU_ASSERT(!memcmp(&s1.tok[x], &s2.tok[x], sizeof(double)));
+			}
+			free(s1.tok);
+			free(s1.which);
+			free(s2.tok);
+			free(s2.which);
+		}
+}
+
 void suite_serve(void)
 {
 	CU_pSuite s = CU_add_suite("serve", NULL, NULL);
@@ -499,4 +593,6 @@ void suite_serve(void)
 	CU_add_test(s, "a long run completes", test_long_run);
 	CU_add_test(s, "range ratio: bench_serving's random lengths", test_range_ratio);
 	CU_add_test(s, "prompts whole in the prefix cache", test_cached_prompts);
+	CU_add_test(s, "runs of equal steps: the loop's bits", test_runs_exact);
+	CU_add_test(s, "runs of equal steps: the peak's buckets", test_runs_seconds);
 }

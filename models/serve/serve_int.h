@@ -1,0 +1,136 @@
+/*
+ * serve_int.h - what the files of the serving run share (serve.c: the
+ * requests and the step loop; serve_memo.c: the step-time memo;
+ * serve_stats.c: latency distributions and the per-second peak).
+ */
+#ifndef PLUMB_SERVE_INT_H
+#define PLUMB_SERVE_INT_H
+
+#include "serve.h"
+
+#include <stddef.h>
+
+/* Step-time memo: open addressing over a power-of-two table, kept at most
+ * half full, doubled when it would fill further; no cap on entries. The key
+ * is every argument of the step callback (the callback's ctx is fixed for a
+ * run), so two steps share an entry only when the callback would be asked
+ * the same question. */
+#define SERVE_MEMO_MIN 64
+/* Share of a running request's remaining output kept free at admission.
+ * SGLang's new_token_ratio starts at 0.7 and decays to 0.1 while nothing is
+ * retracted; the middle. */
+#define SERVE_RESERVE 0.4
+
+struct memo {
+	int used;
+	struct serve_shape sh;
+	double seconds;
+};
+
+/* pending: not arrived yet; waiting: for admission; prefill: admitted to
+ * this step's prefill */
+enum { RQ_PENDING, RQ_WAITING, RQ_PREFILL, RQ_RUNNING, RQ_DONE };
+
+struct req {
+	double arrival, first, last;    /* times: issued, first token, last token */
+	double generated;       /* tokens so far (fractional with drafts) */
+	long input, target;     /* prompt and output lengths */
+	long kv;                /* KV tokens it holds while running */
+	long todo, chunk;       /* prompt tokens left to prefill; this step's share */
+	long admitted;          /* admission order (retraction takes the newest) */
+	int state, measured, retracted;
+};
+
+/* A value and how many times it occurs, for the ITL distribution. */
+struct wv {
+	double v, w;
+};
+
+/* Growable arrays of the run. */
+struct run {
+	struct req *rq;
+	int nrq, caprq;
+	int *live, nlive, caplive;      /* open loop: arrived, not done, in order */
+	struct cand *order;             /* admission candidates */
+	int caporder;
+	double *ttft, *tpot, *e2e;      /* per measured request, seconds */
+	int nttft, ntpot, ne2e, cap1, cap2, cap3;
+	struct wv *itl;
+	int nitl, capitl;
+	struct wv stepitl[8];           /* this step's, merged by value */
+	int nstep;
+	int oom;
+};
+
+struct loop {
+	serve_step_fn fn;
+	void *ctx;
+	struct memo *memo;      /* nslots entries, NULL until the first step */
+	size_t nslots, nmemo;
+	int misses;
+};
+
+/* Output tokens per second of run time, for the peak: one-second buckets
+ * from the first request, as bench_serving counts them. A decode step's
+ * tokens are spread over the buckets its duration covers (bench_serving
+ * counts each token in the second it arrives; spreading them keeps the
+ * peak a continuous function of step times, which a fit needs, and is the
+ * same count on average); a prefill's first tokens land at its end. */
+/* The buckets live in a ring of SERVE_SEC_RING seconds behind the latest:
+ * steps run in time order and none lasts that long, so a bucket that left
+ * the ring gets no more tokens, and its count already went into the peak.
+ * Memory stays fixed whatever the span of the run (a trace in Unix-epoch
+ * seconds, a gap of years, --rate 1e-9). */
+#define SERVE_SEC_RING 65536
+
+struct seconds {
+	double *tok;            /* [SERVE_SEC_RING], bucket b at b % SERVE_SEC_RING */
+	long *which;            /* [SERVE_SEC_RING]: the bucket a slot holds (a
+				   stale one reads as empty, so nothing is cleared) */
+	long hi;                /* the latest bucket touched, -1 none */
+	double peak;
+};
+
+/* Grow *p (of *cap elements of size bytes) to hold need; 0 or -1 (out of
+ * memory, *p unchanged). Doubles from 64. */
+int serve_grow(void **p, int *cap, int need, size_t size);
+/* Append v to a growable array; sets R->oom when memory runs out. */
+void serve_push(struct run *R, double **a, int *n, int *cap, double v);
+/* One inter-token gap of a measured request, merged with this step's equal
+ * ones (the requests of a step mostly share their gap). */
+void serve_itl_add(struct run *R, double v);
+/* w measured requests with one gap v, in a step with no gap added yet: what
+ * w calls of serve_itl_add(R, v) leave. */
+void serve_itl_step_w(struct run *R, double v, double w);
+/* The step's gaps into the run's list (a run of equal gaps: one entry). */
+void serve_itl_flush(struct run *R);
+/* Percentiles of n values (sorted in place), linear between ranks as
+ * numpy's, in ms, and their mean (mean may be NULL); 0 without values. */
+void serve_pcts(double *v, int n, double *out, double *mean);
+/* Weighted percentiles and mean of the ITL samples, ms (sorts R->itl). */
+void serve_itl_pcts(struct run *R, double *out, double *mean);
+/* tokens produced evenly over [t0, t1] (a point at t1 when t1 <= t0); 0 or
+ * -1 (out of memory). Calls come in time order. */
+int serve_seconds_span(struct seconds *s, double t0, double t1, double tokens);
+
+/* s after n times s += c (s, c >= 0), bit for bit as the loop, in time
+ * O(binades s crosses), not O(n). */
+double serve_add_n(double s, double c, long n);
+/* n steps of dt from clock t: the clock after them, bit for bit as n times
+ * t += dt, and the gaps between their ends into the ITL with w measured
+ * requests each, as n times serve_itl_step_w and serve_itl_flush would
+ * leave them. O(binades). */
+double serve_clock_run(struct run *R, double t, double dt, long n, double w);
+/* n steps of dt from clock t0, each producing tokens: what n calls of
+ * serve_seconds_span(s, t - dt, t, tokens) with t += dt before each leave
+ * in the peak and in the buckets later steps can touch. When no bucket of
+ * these steps can reach the peak, only the steps at either end are taken
+ * one by one; else every one. 0 or -1 (out of memory). */
+int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double tokens);
+
+/* Time of the step of shape sh: from the memo, else from the callback
+ * (remembered); 0 or the callback's error (or out of memory). */
+int serve_step_time(struct loop *lp, const struct serve_shape *sh, double *s,
+		    struct plumb_err *err);
+
+#endif

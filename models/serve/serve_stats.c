@@ -1,0 +1,336 @@
+/*
+ * serve_stats.c - what a serving run measures (serve_int.h): the gaps
+ * between tokens merged by value, percentiles, and the per-second buckets
+ * of the peak output rate.
+ */
+#include "serve_int.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+int serve_grow(void **p, int *cap, int need, size_t size)
+{
+	int n = *cap ? *cap : 64;
+	void *q;
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	if (!(q = realloc(*p, (size_t)n * size)))
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+void serve_push(struct run *R, double **a, int *n, int *cap, double v)
+{
+	if (serve_grow((void **)a, cap, *n + 1, sizeof(**a)) < 0) {
+		R->oom = 1;
+		return;
+	}
+	(*a)[(*n)++] = v;
+}
+
+/* One inter-token gap of a measured request, merged with this step's equal
+ * ones (the requests of a step mostly share their gap). */
+void serve_itl_add(struct run *R, double v)
+{
+	int i;
+	if (R->nstep && R->stepitl[0].v == v) {         /* the step's common gap */
+		R->stepitl[0].w += 1;
+		return;
+	}
+	for (i = 1; i < R->nstep; i++)
+		if (R->stepitl[i].v == v) {
+			R->stepitl[i].w += 1;
+			return;
+		}
+	if (R->nstep == 8) {
+		if (serve_grow((void **)&R->itl, &R->capitl, R->nitl + 1, sizeof(*R->itl)) < 0) {
+			R->oom = 1;
+			return;
+		}
+		R->itl[R->nitl].v = v;
+		R->itl[R->nitl++].w = 1;
+		return;
+	}
+	R->stepitl[R->nstep].v = v;
+	R->stepitl[R->nstep++].w = 1;
+}
+
+/* w measured requests with one gap v, in a step with no gap added yet: what
+ * w calls of serve_itl_add(R, v) leave. */
+void serve_itl_step_w(struct run *R, double v, double w)
+{
+	if (w <= 0)
+		return;
+	R->stepitl[0].v = v;
+	R->stepitl[0].w = w;
+	R->nstep = 1;
+}
+
+void serve_itl_flush(struct run *R)
+{
+	int i;
+	if (serve_grow((void **)&R->itl, &R->capitl, R->nitl + R->nstep, sizeof(*R->itl)) < 0) {
+		R->oom = 1;
+		return;
+	}
+	for (i = 0; i < R->nstep; i++) {
+		/* a run of steps of one duration gives one gap: one entry */
+		if (R->nitl && R->itl[R->nitl - 1].v == R->stepitl[i].v)
+			R->itl[R->nitl - 1].w += R->stepitl[i].w;
+		else
+			R->itl[R->nitl++] = R->stepitl[i];
+	}
+	R->nstep = 0;
+}
+
+static int cmp_wv(const void *a, const void *b)
+{
+	double x = ((const struct wv *)a)->v, y = ((const struct wv *)b)->v;
+	return x < y ? -1 : x > y;
+}
+
+/* Percentiles of n values (sorted in place), linear between ranks as
+ * numpy's, in ms; 0 without values. */
+void serve_pcts(double *v, int n, double *out, double *mean)
+{
+	int i;
+	double sum = 0;
+	for (i = 0; i < SERVE_NPCT; i++)
+		out[i] = 0;
+	if (mean)
+		*mean = 0;
+	if (n < 1)
+		return;
+	gsl_sort(v, 1, (size_t)n);
+	for (i = 0; i < SERVE_NPCT; i++)
+		out[i] = 1e3 * gsl_stats_quantile_from_sorted_data(v, 1, (size_t)n, serve_pct[i]);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	if (mean)
+		*mean = 1e3 * sum / n;
+}
+
+/* Weighted percentiles (the smallest value holding that share of the
+ * weight) and mean of the ITL samples, ms. */
+void serve_itl_pcts(struct run *R, double *out, double *mean)
+{
+	double W = 0, sum = 0, c = 0;
+	int i, k = 0;
+	for (i = 0; i < SERVE_NPCT; i++)
+		out[i] = 0;
+	*mean = 0;
+	if (!R->nitl)
+		return;
+	qsort(R->itl, (size_t)R->nitl, sizeof(*R->itl), cmp_wv);
+	for (i = 0; i < R->nitl; i++) {
+		W += R->itl[i].w;
+		sum += R->itl[i].v * R->itl[i].w;
+	}
+	for (i = 0; i < R->nitl && k < SERVE_NPCT; i++) {
+		c += R->itl[i].w;
+		while (k < SERVE_NPCT && c >= serve_pct[k] * W)
+			out[k++] = 1e3 * R->itl[i].v;
+	}
+	*mean = 1e3 * sum / W;
+}
+
+static int seconds_add(struct seconds *s, long b, double tokens)
+{
+	size_t i = (size_t)(b % SERVE_SEC_RING);
+	if (!s->tok) {
+		s->tok = malloc(SERVE_SEC_RING * sizeof(*s->tok));
+		s->which = malloc(SERVE_SEC_RING * sizeof(*s->which));
+		if (!s->tok || !s->which)
+			return -1;
+		for (i = 0; i < SERVE_SEC_RING; i++)
+			s->which[i] = -1;
+		i = (size_t)(b % SERVE_SEC_RING);
+	}
+	if (b > s->hi)
+		s->hi = b;
+	assert(b > s->hi - SERVE_SEC_RING);     /* steps come in time order */
+	if (s->which[i] != b) {
+		s->which[i] = b;
+		s->tok[i] = 0;
+	}
+	s->tok[i] += tokens;
+	if (s->tok[i] > s->peak)
+		s->peak = s->tok[i];
+	return 0;
+}
+
+/* tokens produced evenly over [t0, t1] (a point at t1 when t1 <= t0) */
+int serve_seconds_span(struct seconds *s, double t0, double t1, double tokens)
+{
+	long b;
+	if (tokens == 0)
+		return 0;       /* an idle wait between arrivals counts nothing */
+	if (!(t1 > t0))
+		return seconds_add(s, (long)t1, tokens);
+	if ((long)t1 - (long)t0 >= 2) {
+		/* the whole seconds inside get tokens / (t1 - t0) each and nothing
+		 * else (steps do not overlap): count them in the peak unwritten, so
+		 * a step over a long idle gap costs two buckets, not one per second */
+		double rate = tokens / (t1 - t0);
+		if (rate > s->peak)
+			s->peak = rate;
+		if (seconds_add(s, (long)t0, tokens * ((double)(long)t0 + 1 - t0) / (t1 - t0)) < 0)
+			return -1;
+		return seconds_add(s, (long)t1, tokens * (t1 - (double)(long)t1) / (t1 - t0));
+	}
+	for (b = (long)t0; b <= (long)t1; b++) {
+		double lo = fmax(t0, (double)b), hi = fmin(t1, (double)b + 1);
+		if (hi > lo && seconds_add(s, b, tokens * (hi - lo) / (t1 - t0)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+
+/*
+ * Runs of equal steps. A pure decode run adds the same step time dt to the
+ * clock n times; taking those n additions one by one costs n, taking them
+ * as one product would round differently. Within one binade of the clock
+ * every value is a multiple of the same ulp u, so once two additions in a
+ * row have added the same d (a multiple of u), every further one adds d too
+ * (the sum's rounding to the grid of u does not depend on where on the grid
+ * it starts; with a tie, round-half-even settles after one step, which the
+ * check of three steps sees) until the sum nears the binade's top: those m
+ * steps give s + i x d, exact, for i = 1..m. A run of n steps costs its
+ * binades, a few dozen at most, and gives the same bits as the loop.
+ */
+
+/* Of n >= 1 additions s += c from s (s >= 0, c >= 0): how many, m >= 1, take
+ * the form s + i x d (i = 1..m, exact); *d is the first one's increment.
+ * m = 1 means: take that one by hand (s + c). */
+static long add_piece(double s, double c, long n, double *d)
+{
+	double s1 = s + c, s2, s3, top, u, room;
+	long m;
+	int e;
+	*d = s1 - s;
+	if (n < 4 || !(c >= 0) || !(s >= 0) || !(s >= s1 / 2) || !isfinite(s1))
+		return 1;       /* s1 - s is exact by Sterbenz only for s >= s1 / 2 */
+	s2 = s1 + c;
+	s3 = s2 + c;
+	if (s2 - s1 != *d || s3 - s2 != *d)
+		return 1;
+	if (*d == 0)
+		return n;       /* c under half an ulp: s stays */
+	frexp(s1, &e);          /* s1 in [2^(e-1), 2^e) */
+	top = ldexp(1.0, e);
+	u = ldexp(1.0, e - 53);
+	/* the sum before step i (i >= 2) is s1 + (i - 2) d; it must stay below
+	 * top - u, less a margin of three steps for this estimate's rounding */
+	room = (top - u - c - s1) / *d;
+	if (!(room >= 4))
+		return 1;
+	m = room > (double)n ? n : (long)room - 1;
+	return m < 1 ? 1 : m > n ? n : m;
+}
+
+double serve_add_n(double s, double c, long n)
+{
+	while (n > 0) {
+		double d;
+		long m = add_piece(s, c, n, &d);
+		s = m == 1 ? s + c : s + (double)m * d;
+		n -= m;
+	}
+	return s;
+}
+
+/* m steps in a row with one gap v, w measured requests each: what m times
+ * serve_itl_step_w(R, v, w) and serve_itl_flush(R) leave (the weights are
+ * whole numbers: their sums are exact). */
+static void itl_run(struct run *R, double v, double w, long m)
+{
+	if (w <= 0 || m < 1)
+		return;
+	serve_itl_step_w(R, v, w);
+	serve_itl_flush(R);
+	if (!R->oom && m > 1)
+		R->itl[R->nitl - 1].w += (double)(m - 1) * w;
+}
+
+double serve_clock_run(struct run *R, double t, double dt, long n, double w)
+{
+	while (n > 0) {
+		double d;
+		long m = add_piece(t, dt, n, &d);
+		itl_run(R, d, w, m);    /* the gap t_i - t_(i-1) is d, exactly */
+		t = m == 1 ? t + dt : t + (double)m * d;
+		n -= m;
+	}
+	return t;
+}
+
+int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double tokens)
+{
+	double t = t0, tend, U, xmin, steps, bound;
+	long bfirst, blast, i, k;
+	if (n < 64 || tokens == 0)
+		goto each;
+	tend = serve_add_n(t0, dt, n);
+	U = ldexp(1.0, ilogb(tend + 1) - 51);   /* two ulps of the clock, or more */
+	xmin = dt - U;                          /* a step's t1 - t0, at least */
+	/* the steps before ended at t0, those after start within an ulp of
+	 * tend: they touch buckets up to bfirst and from blast */
+	bfirst = (long)t0;
+	blast = (long)(tend - U);
+	if (blast - bfirst < 4 || !(xmin > 0))
+		goto each;
+	/* No bucket made of these steps alone can hold more than this: at most
+	 * steps of them touch it, their shares of it sum to at most one second
+	 * plus the ulps where they overlap, each adds tokens x share / (t1 - t0)
+	 * with three roundings. */
+	steps = 1 / xmin + 3;
+	bound = tokens / xmin * (1 + (steps + 2) * U + 16 * steps * DBL_EPSILON) * (1 + 1e-9);
+	if (bound > s->peak)
+		goto each;
+	/* Then only the buckets at the ends need their counts: those up to
+	 * bfirst (the steps before also wrote there) and from blast (the steps
+	 * after will). The steps touching them are taken one by one; those
+	 * between only fill buckets under the peak. */
+	for (i = 0; i < n; i++) {
+		double t1 = t + dt;
+		if (t1 - dt >= (double)(bfirst + 1))
+			break;
+		if (serve_seconds_span(s, t1 - dt, t1, tokens) < 0)
+			return -1;
+		t = t1;
+	}
+	/* the last step k before the tail: its clock under blast */
+	k = (long)(((double)blast - t0) / dt) - 2;
+	if (k > n)
+		k = n;
+	while (k > i && serve_add_n(t0, dt, k) >= (double)blast)
+		k = i + (k - i) / 2;
+	if (k > i) {
+		t = serve_add_n(t0, dt, k);
+		i = k;
+	}
+	for (; i < n; i++) {
+		double t1 = t + dt;
+		if (serve_seconds_span(s, t1 - dt, t1, tokens) < 0)
+			return -1;
+		t = t1;
+	}
+	return 0;
+each:
+	for (i = 0; i < n; i++) {
+		double t1 = t + dt;
+		if (serve_seconds_span(s, t1 - dt, t1, tokens) < 0)
+			return -1;
+		t = t1;
+	}
+	return 0;
+}

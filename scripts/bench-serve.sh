@@ -1,0 +1,60 @@
+#!/bin/sh
+# bench-serve.sh: cost of the serving loop where the KV cache binds (long
+# outputs, many clients), written to bench/serve.csv. One run each (these
+# are the long cases); columns: case,value,seconds (wall),cpu_seconds
+# (user + system of that run). The exponents of cost in output length O and
+# concurrency C are fitted by scripts/bench-report.sh from the CPU seconds
+# of the output and concurrency rows (log-log slope between the ends).
+#   output=O       GLM-5 tp8 on the bare-metal seed box, 256 clients, O
+#                  output tokens per request, --draws 0
+#   concurrency=C  the same at 65,536 output tokens and C clients
+#   vm             the VM seed box, 256 clients, 262,144 output tokens, --draws 0
+#   workstation    the 2x RTX 5090 box (32 GB each), Llama 3.1 70B int4,
+#                  64 clients, 65,536 output tokens (one request of 256k
+#                  does not fit), --draws 0
+#   draws          the bare-metal box, 256 clients, 16,384 output tokens,
+#                  the default 32 draws of the interval
+#   clients=4096   the bare-metal box at the 4,096-client cap, --draws 0
+#   rate           the bare-metal box, --rate 10, the default 1,000
+#                  requests and draws
+# Run from the repository root after `make`.
+set -eu
+PLUMB=${PLUMB:-./plumb}
+BM=scenarios/baremetal-8x-rtxpro6000.yaml
+VM=scenarios/proxmox-vm-8x-rtxpro6000.yaml
+WS=scenarios/workstation-2x-rtx5090.yaml
+out=bench/serve.csv
+mkdir -p bench
+tmp=$(mktemp)
+trap 'rm -f "$tmp" "$tmp.t0" "$tmp.t1"' EXIT
+
+. scripts/bench-lib.sh    # cpu
+
+# row CASE VALUE ARGS...: one run's wall and CPU seconds
+row() {
+	c=$1
+	v=$2
+	shift 2
+	times > "$tmp.t0"
+	s=$(date +%s.%N)
+	"$PLUMB" "$@" > /dev/null
+	e=$(date +%s.%N)
+	times > "$tmp.t1"
+	echo "$c,$v,$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", e - s }'),$(awk -v a="$(cpu "$tmp.t0")" -v z="$(cpu "$tmp.t1")" 'BEGIN { printf "%.3f", z - a }')" >> "$tmp"
+}
+
+echo "case,value,seconds,cpu_seconds" > "$tmp"
+for o in 4096 16384 65536 262144; do
+	row output "$o" predict $BM --layout tp8 --concurrency 256 --output "$o" --draws 0
+done
+for c in 16 64 256; do
+	row concurrency "$c" predict $BM --layout tp8 --concurrency "$c" --output 65536 --draws 0
+done
+row vm "256 x 262144" predict $VM --layout tp8 --concurrency 256 --output 262144 --draws 0
+row workstation "64 x 65536" predict $WS --model llama-3.1-70b --weights int4 \
+	--concurrency 64 --output 65536 --draws 0
+row draws "256 x 16384 (32 draws)" predict $BM --layout tp8 --concurrency 256 --output 16384
+row clients 4096 predict $BM --layout tp8 --concurrency 4096 --draws 0
+row rate "10/s (1000 requests)" predict $BM --layout tp8 --rate 10
+mv "$tmp" "$out"
+cat "$out"
