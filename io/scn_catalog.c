@@ -21,7 +21,7 @@ extern const char scn_catalog_gpus_yaml[];
 
 static const char *const gpu_keys[] = {
 	"id", "name", "arch", "memory_gib", "memory_gbs", "pcie", "bars", "p2p_pcie",
-	"nvlink_links", "nvlink_gbs_per_link", "p2p_lat_us", "tflops", "constants", "source",
+	"nvlink_links", "nvlink_gbs_per_link", "xgmi_links", "xgmi_gbs_per_link", "p2p_lat_us", "tflops", "constants", "source",
 	"names", "pci_ids", NULL
 };
 static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable", NULL };
@@ -398,6 +398,18 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	    (rc = yget_double(t, v, "nvlink_gbs_per_link", 0, 1e4,
 			      &g->nvlink_gbs_per_link, err)) < 0)
 		return rc;
+	if ((v = ymap_get(n, "xgmi_links"))) {
+		if ((rc = yget_int(t, v, "xgmi_links", 0, 64, &l, err)) < 0)
+			return rc;
+		g->xgmi_links = (int)l;
+	}
+	if ((v = ymap_get(n, "xgmi_gbs_per_link")) &&
+	    (rc = yget_double(t, v, "xgmi_gbs_per_link", 0, 1e4,
+			      &g->xgmi_gbs_per_link, err)) < 0)
+		return rc;
+	if (g->xgmi_links > 0 && g->nvlink_links > 0)
+		return yerr(t, n, PLUMB_EINPUT, err,
+			    "GPU '%s' gives both nvlink_links and xgmi_links: a GPU has one kind", g->id);
 	/* gpu-scope defaults for this model (the GPU and its kernel library) */
 	if ((v = ymap_get(n, "constants")) && (rc = parse_gpu_consts(t, v, g, err)) < 0)
 		return rc;
