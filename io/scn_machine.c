@@ -111,7 +111,9 @@ static int parse_host(const struct ytree *t, const struct ynode *h,
 	/*
 	 * Default: PCIe P2P across sockets is allowed on AMD (Turin measured
 	 * 0.44 us cross-NUMA P2P, realdata/gpu-specs.md 1d) and refused on
-	 * Intel (UPI/QPI peer traffic) - plumb's documented assumption.
+	 * Intel (UPI/QPI peer traffic) - plumb's documented assumption; arm
+	 * and other (a vendor an import could not see) are not refused on a
+	 * guess (docs/scenarios.md, docs/model-topo.md).
 	 */
 	H->p2p_across_sockets = H->cpu_vendor != SCN_INTEL;
 	if ((v = ymap_get(h, "p2p_across_sockets")) &&
