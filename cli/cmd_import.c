@@ -1,5 +1,5 @@
 /*
- * cmd_import.c - `plumb import topo-m|lspci|hwloc|nccl-topo FILE`: write a scenario skeleton
+ * cmd_import.c - `plumb import topo-m|lspci|hwloc|nccl-topo|rocm-smi FILE`: write a scenario skeleton
  * rebuilt from real tool output (io/import.h does the work).
  */
 #include <ctype.h>
@@ -19,6 +19,7 @@ const char cmd_import_usage[] =
 	"usage: plumb import topo-m FILE [-o OUT] [--gpu-model ID] [--name NAME]\n"
 	"       plumb import lspci FILE [-o OUT] [--gpu-model ID] [--sockets N] [--name NAME]\n"
 	"       plumb import hwloc|nccl-topo FILE.xml [-o OUT] [--gpu-model ID] [--name NAME]\n"
+	"       plumb import rocm-smi FILE --gpu-model ID [-o OUT] [--name NAME]\n"
 	"\n"
 	"Write a scenario skeleton (YAML) rebuilt from real tool output.\n"
 	"\n"
@@ -34,6 +35,11 @@ const char cmd_import_usage[] =
 	"  nccl-topo FILE is NCCL's topology XML (NCCL_TOPO_DUMP_FILE output, or an\n"
 	"           NCCL_TOPO_FILE): <cpu> NUMA nodes, <pci> switches, <gpu>\n"
 	"           <nvlink> and <nic> elements.\n"
+	"  rocm-smi FILE holds `rocm-smi --showtopo` or `amd-smi topology` output\n"
+	"           (detected; `amd-smi` is accepted as the kind too): XGMI cells\n"
+	"           become an xgmi section (a mesh when every pair has one), PCIE\n"
+	"           pairs NODE or SYS by hops and NUMA node, one root complex per\n"
+	"           GPU; --gpu-model is required (neither tool names the model).\n"
 	"\n"
 	"  FILE               input file, \"-\" for standard input (at most 16 MiB)\n"
 	"  -o, --output OUT   output file (default \"-\", standard output); written\n"
@@ -149,12 +155,18 @@ int cmd_import(int argc, char **argv)
 			return cmd_usage_error("import", "unexpected argument '%s'", argv[i]);
 	}
 	if (!kind)
-		return cmd_usage_error("import", "missing input kind (topo-m, lspci, hwloc or nccl-topo)");
+		return cmd_usage_error("import", "missing input kind (topo-m, lspci, hwloc, nccl-topo or "
+				       "rocm-smi)");
+	if (strcmp(kind, "amd-smi") == 0)
+		kind = "rocm-smi";
 	if (strcmp(kind, "topo-m") != 0 && strcmp(kind, "lspci") != 0 &&
-	    strcmp(kind, "hwloc") != 0 && strcmp(kind, "nccl-topo") != 0)
+	    strcmp(kind, "hwloc") != 0 && strcmp(kind, "nccl-topo") != 0 &&
+	    strcmp(kind, "rocm-smi") != 0)
 		return cmd_usage_error("import", "unknown input kind '%s' (expected topo-m, lspci, "
-				       "hwloc or nccl-topo)",
-				       kind);
+				       "hwloc, nccl-topo, rocm-smi or amd-smi)", kind);
+	if (strcmp(kind, "rocm-smi") == 0 && !o.gpu_model)
+		return cmd_usage_error("import", "rocm-smi and amd-smi topology do not name the GPU "
+				       "model: give --gpu-model ID (mi300x, mi325x, mi355x, ...)");
 	if (!file)
 		return cmd_usage_error("import", "missing input FILE (\"-\" for standard input)");
 	if (o.sockets && strcmp(kind, "lspci") != 0)
@@ -171,10 +183,11 @@ int cmd_import(int argc, char **argv)
 		rc = plumb_err_set(&err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		goto fail;
 	}
-	rc = strcmp(kind, "topo-m") == 0  ? imp_topom_parse(buf, len, &o, s, &err)
-	   : strcmp(kind, "hwloc") == 0   ? imp_hwloc_parse(buf, len, &o, s, &err)
+	rc = strcmp(kind, "topo-m") == 0    ? imp_topom_parse(buf, len, &o, s, &err)
+	   : strcmp(kind, "hwloc") == 0     ? imp_hwloc_parse(buf, len, &o, s, &err)
 	   : strcmp(kind, "nccl-topo") == 0 ? imp_nccl_parse(buf, len, &o, s, &err)
-					  : imp_lspci_parse(buf, len, &o, s, &err);
+	   : strcmp(kind, "rocm-smi") == 0  ? imp_rocmsmi_parse(buf, len, &o, s, &err)
+					    : imp_lspci_parse(buf, len, &o, s, &err);
 	if (rc < 0)
 		goto fail;
 	if ((rc = out_open(&out, outpath, &err)) < 0)

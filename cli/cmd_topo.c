@@ -52,6 +52,11 @@ static void print_text(FILE *f, const struct scenario *s, int want_host, int wan
 		       const struct bar_result *with)
 {
 	const struct topo_view *run = guest ? guest : host;
+	/* AMD boxes are named as AMD's tools name them: amd-smi topology's
+	 * link types in nvidia-smi's matrix layout, RCCL for the library */
+	const char *smi = s->xgmi ? "amd-smi topology" : "nvidia-smi topo -m";
+	const char *lib = s->xgmi ? "RCCL" : "NCCL";
+	char title[96];
 
 	fprintf(f, "plumb topo: %s (%d GPU%s, %s)\n", s->name[0] ? s->name : s->path,
 		s->ngpus, s->ngpus == 1 ? "" : "s",
@@ -60,24 +65,27 @@ static void print_text(FILE *f, const struct scenario *s, int want_host, int wan
 								  : "VM, q35 without pcie=1")
 					: "VM, i440fx") : "bare metal");
 	if (want_host) {
-		section(f, "nvidia-smi topo -m (host)");
+		snprintf(title, sizeof(title), "%s (host)", smi);
+		section(f, title);
 		rep_topo_matrix(f, host, 1);
-		section(f, "nvidia-smi topo -p2p r (host)");
+		section(f, s->xgmi ? "P2P status (host)" : "nvidia-smi topo -p2p r (host)");
 		rep_p2p_matrix(f, host, 0);
 		section(f, "P2P reasons (host)");
 		rep_p2p_reasons(f, host);
 	}
 	if (want_guest && guest) {
-		section(f, "nvidia-smi topo -m (guest)");
+		snprintf(title, sizeof(title), "%s (guest)", smi);
+		section(f, title);
 		rep_topo_matrix(f, guest, 1);
-		section(f, "nvidia-smi topo -p2p r (guest)");
+		section(f, s->xgmi ? "P2P status (guest)" : "nvidia-smi topo -p2p r (guest)");
 		rep_p2p_matrix(f, guest, 1);
 		section(f, "P2P reasons (guest)");
 		rep_p2p_reasons(f, guest);
 	}
 	section(f, "IOMMU groups");
 	rep_iommu(f, host, acs_on, acs_off);
-	section(f, guest && want_guest ? "NCCL transport (guest)" : "NCCL transport (host)");
+	snprintf(title, sizeof(title), "%s transport (%s)", lib, guest && want_guest ? "guest" : "host");
+	section(f, title);
 	rep_transport(f, want_guest && guest ? guest : host);
 	if (want_guest && without && with) {
 		section(f, "BAR / MMIO placement (guest)");

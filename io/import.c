@@ -620,9 +620,17 @@ static void emit_scenario(struct yout *y, const struct imp_scn *s, const int *se
 	}
 	yout_seq_end(y);
 	if (s->nvswitch || s->npairs > 0) {
-		yout_scalar(y, "nvlink", 0);
+		yout_scalar(y, s->xgmi ? "xgmi" : "nvlink", 0);
 		yout_map(y, YOUT_BLOCK);
-		if (s->nvswitch) {
+		if (s->nvswitch && s->xgmi) {
+			/* every pair its own link: the fully connected mesh */
+			yout_scalar(y, "mesh", 0);
+			yout_scalar(y, "true", 0);
+			if (s->links_per_gpu > 1) {
+				yout_scalar(y, "links_per_pair", 0);
+				yout_fmt(y, "%d", s->links_per_gpu);
+			}
+		} else if (s->nvswitch) {
 			yout_scalar(y, "nvswitch", 0);
 			yout_scalar(y, "true", 0);
 			yout_scalar(y, "links_per_gpu", 0);

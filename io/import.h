@@ -74,6 +74,9 @@ struct imp_scn {
 	int n;
 	struct imp_node nodes[IMP_MAX_NODES];
 	int nvswitch, links_per_gpu;    /* nvswitch: every GPU pair linked */
+	int xgmi;                       /* the bonds are AMD xGMI links (rocm-smi,
+					   amd-smi): written as `xgmi:`, every pair
+					   linked (nvswitch) as a mesh */
 	int npairs;
 	struct imp_pair pairs[IMP_MAX_PAIRS];
 	int nnotes;                     /* header comments, one line each */
@@ -130,6 +133,16 @@ int imp_hwloc_parse(const char *text, size_t len, const struct imp_opts *o,
 		    struct imp_scn *s, struct plumb_err *err);
 int imp_nccl_parse(const char *text, size_t len, const struct imp_opts *o,
 		   struct imp_scn *s, struct plumb_err *err);
+
+/*
+ * `rocm-smi --showtopo` or `amd-smi topology` output (the format is
+ * detected; io/import_rocmsmi.c) into s: one root complex per GPU, NUMA
+ * from rocm-smi's Numa Nodes or the hops, XGMI cells as an xgmi section.
+ * Same contract as imp_topom_parse(); o->gpu_model is required (neither
+ * tool names the model): PLUMB_EUSAGE without it.
+ */
+int imp_rocmsmi_parse(const char *text, size_t len, const struct imp_opts *o,
+		      struct imp_scn *s, struct plumb_err *err);
 
 /*
  * Write s as scenario YAML to f. Returns 0, or -PLUMB_EIO with err filled

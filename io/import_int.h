@@ -41,6 +41,7 @@ struct imp_ls {
 	int n, cap;
 	struct imp_pdev *d;
 	int has_names, any_sec, any_numa, mode;
+	int pp;                 /* list lines of `lspci -PP` (parents set as read) */
 };
 
 /*

@@ -395,6 +395,67 @@ static int parse_header(struct imp_ls *L, const char *b, const char *e, int *err
 	return k;
 }
 
+/* The device at dom:bus:dev.fn (a root bus when root), added when new
+ * (a bridge unless root); its index or -1 with *err_rc set. */
+static int pp_find(struct imp_ls *L, int root, int dom, int bus, int dev, int fn, int *err_rc,
+		   struct plumb_err *err)
+{
+	int k;
+	for (k = 0; k < L->n; k++) {
+		const struct imp_pdev *d = &L->d[k];
+		if (d->is_root == root && d->domain == dom && d->bus == bus &&
+		    (root || (d->dev == dev && d->fn == fn)))
+			return k;
+	}
+	if ((k = imp_ls_add(L, err)) < 0) {
+		*err_rc = -1;
+		return -1;
+	}
+	L->d[k].domain = dom;
+	L->d[k].bus = bus;
+	if (root) {
+		L->d[k].is_root = 1;
+	} else {
+		L->d[k].dev = dev;
+		L->d[k].fn = fn;
+		L->d[k].is_bridge = 1;
+		snprintf(L->d[k].cls, sizeof(L->d[k].cls), "PCI bridge");
+	}
+	return k;
+}
+
+/*
+ * `lspci -PP`: "BB:DD.F/BB:DD.F/.../BB:DD.F class: name", the device and
+ * the bridges above it from its root port down. The first element hangs on
+ * its root bus, each next one on the one before; the last is read as a
+ * list header. Device index of the last, or -1 (not such a line, or
+ * *err_rc set).
+ */
+static int parse_pp(struct imp_ls *L, const char *b, const char *e, int *err_rc,
+		    struct plumb_err *err)
+{
+	const char *p = b;
+	int dom, bus, dev, fn, n, prev, k;
+
+	if (!(n = parse_bdf(p, &dom, &bus, &dev, &fn)) || p[n] != '/')
+		return -1;
+	if ((prev = pp_find(L, 1, dom, bus, 0, 0, err_rc, err)) < 0)
+		return -1;
+	while ((n = parse_bdf(p, &dom, &bus, &dev, &fn)) && p[n] == '/') {
+		if ((k = pp_find(L, 0, dom, bus, dev, fn, err_rc, err)) < 0)
+			return -1;
+		if (L->d[k].parent < 0)
+			L->d[k].parent = prev;
+		prev = k;
+		p += n + 1;
+	}
+	if ((k = parse_header(L, p, e, err_rc, err)) < 0)
+		return -1;
+	L->d[k].parent = prev;
+	L->pp = 1;
+	return k;
+}
+
 /* "NAME (DDDD:BB:DD.F)" or "-> DDDD:BB:DD.F NAME": device index or -1. */
 static int parse_path_line(struct imp_ls *L, const char *b, const char *e, int prev,
 			   struct plumb_err *err, int *err_rc)
@@ -566,7 +627,8 @@ static int parse_all(struct imp_ls *L, const char *text, size_t len, struct plum
 			rc = parse_tree_line(T, line, n, err);
 			break;
 		case M_LIST:
-			if ((k = parse_header(L, line, le, &erc, err)) >= 0)
+			if ((k = parse_pp(L, line, le, &erc, err)) >= 0 ||
+			    (erc == 0 && (k = parse_header(L, line, le, &erc, err)) >= 0))
 				cur = k;
 			else if (erc < 0)
 				rc = -1;

@@ -27,24 +27,30 @@ static void classify(struct imp_pdev *d, const struct scn_catalog *cat)
 	int audio = imp_has(d->name, "Audio Controller") || imp_has(d->name, "Audio device") ||
 		    imp_has(d->name, "HD Audio") || imp_has(d->cls, "Audio");
 	int known = d->name[0] ? imp_gpu_lookup(cat, d->name) : -1;
-	int nvidia = (imp_has(d->name, "NVIDIA") && !imp_has(d->name, "NVSwitch")) || known >= 0;
+	int nvidia = (imp_has(d->name, "NVIDIA") && !imp_has(d->name, "NVSwitch")) || known >= 0 ||
+		     (imp_has(d->name, "AMD/ATI") && imp_has(d->name, "Instinct"));
+	/* a NIC's every port is a function of its own (a dual-port ConnectX:
+	 * .0 and .1); SR-IOV virtual functions are not ports */
+	int port = !imp_has(d->name, "Virtual Function");
 
 	d->type = T_OTHER;
 	d->gpu = -1;
 	if (d->is_root || d->is_bridge || audio)
 		return;
 	if (d->cls[0]) {
+		/* AMD Instinct GPUs are "Processing accelerators" */
 		if (nvidia &&
 		    (imp_has(d->cls, "3D controller") || imp_has(d->cls, "VGA compatible") ||
-		     imp_has(d->cls, "Display controller")))
+		     imp_has(d->cls, "Display controller") ||
+		     imp_has(d->cls, "Processing accelerators")))
 			d->type = T_GPU;
-		else if ((imp_has(d->cls, "Ethernet") || imp_has(d->cls, "Infiniband")) && d->fn == 0)
+		else if ((imp_has(d->cls, "Ethernet") || imp_has(d->cls, "Infiniband")) && port)
 			d->type = T_NIC;
 	} else if (nvidia && d->fn == 0) {
 		d->type = T_GPU;
 	} else if ((imp_has(d->name, "Mellanox") || imp_has(d->name, "ConnectX") ||
 		    imp_has(d->name, "Ethernet") || imp_has(d->name, "InfiniBand") ||
-		    imp_has(d->name, "BlueField") || imp_has(d->name, "GbE")) && d->fn == 0) {
+		    imp_has(d->name, "BlueField") || imp_has(d->name, "GbE")) && port) {
 		d->type = T_NIC;
 	}
 	if (d->type == T_GPU)
@@ -178,14 +184,61 @@ struct emit {
 	struct plumb_err *err;
 };
 
+static int emit_endpoint(struct emit *E, int i, int parent);
+static void link_attrs(struct imp_node *nd, const struct imp_pdev *d);
+
+/* Is j another NIC function of the device of NIC i (a port of one card)? */
+static int same_card(const struct imp_ls *L, int i, int j)
+{
+	const struct imp_pdev *a = &L->d[i], *b = &L->d[j];
+	return j != i && b->type == T_NIC && b->keep && b->parent == a->parent &&
+	       b->domain == a->domain && b->bus == a->bus && b->dev == a->dev && a->bus >= 0;
+}
+
+/*
+ * A NIC card with several ports (functions .0, .1, ... of one device, each
+ * a port: a dual-port ConnectX) on one link: written as a switch of NICs
+ * (docs/model.md: such a switch has no duplex bound of its own), every port
+ * a NIC below it. 1 when i is such a port (all emitted with the first),
+ * 0 when it is a lone NIC, -1 on error.
+ */
+static int emit_card(struct emit *E, int i, int parent)
+{
+	struct imp_ls *L = E->L;
+	int j, n = 1, sw;
+	for (j = 0; j < L->n; j++)
+		n += same_card(L, i, j);
+	if (n == 1)
+		return 0;
+	if (L->d[i].node >= 0)
+		return 1;               /* emitted with the card's first port */
+	if ((sw = imp_add_node(E->s, IMP_SW, parent, L->src, E->err)) < 0)
+		return -1;
+	snprintf(E->s->nodes[sw].model, sizeof(E->s->nodes[sw].model), "%d-port NIC", n);
+	snprintf(E->s->nodes[sw].comment, sizeof(E->s->nodes[sw].comment),
+		 "one NIC card, %d ports (PCI functions) on one link", n);
+	link_attrs(&E->s->nodes[sw], &L->d[i]);
+	L->d[i].node = sw;      /* marks the card emitted until its ports are */
+	for (j = 0; j < L->n; j++)
+		if ((j == i || same_card(L, i, j)) && emit_endpoint(E, j, -2 - sw) < 0)
+			return -1;
+	return 1;
+}
+
+/* Endpoint i below result node parent; parent -2 - k: a port of the card
+ * whose switch is node k. */
 static int emit_endpoint(struct emit *E, int i, int parent)
 {
 	struct imp_pdev *d = &E->L->d[i];
 	struct imp_node *nd;
 	const char *m;
-	int k = imp_add_node(E->s, d->type == T_GPU ? IMP_GPU : IMP_NIC, parent, E->L->src,
-			     E->err);
+	int k, rc;
 
+	if (parent >= 0 && d->type == T_NIC && (rc = emit_card(E, i, parent)) != 0)
+		return rc < 0 ? -1 : 0;
+	if (parent < -1)
+		parent = -2 - parent;
+	k = imp_add_node(E->s, d->type == T_GPU ? IMP_GPU : IMP_NIC, parent, E->L->src, E->err);
 	if (k < 0)
 		return -1;
 	nd = &E->s->nodes[k];
@@ -393,12 +446,20 @@ static void place_sockets(struct imp_ls *L, struct imp_scn *s, const struct imp_
 	s->sockets = o->sockets ? o->sockets
 				: (s->cpu_vendor == IMP_CPU_AMD && nroots >= 4 ? 2 : 1);
 	s->numa_per_socket = 1;
+	/* by root bus number, not listing order: lspci -t/-tv print the
+	 * highest root bus first */
 	for (i = 0; i < L->n; i++) {
-		if (!L->d[i].is_root)
+		const struct imp_pdev *d = &L->d[i];
+		if (!d->is_root || d->node < 0)
 			continue;
-		if (L->d[i].node >= 0)
-			s->nodes[L->d[i].node].socket = idx * s->sockets / (nroots ? nroots : 1);
-		idx++;
+		for (idx = 0, j = 0; j < L->n; j++) {
+			const struct imp_pdev *e = &L->d[j];
+			if (j != i && e->is_root &&
+			    (e->domain < d->domain || (e->domain == d->domain &&
+			     (e->bus < d->bus || (e->bus == d->bus && j < i)))))
+				idx++;
+		}
+		s->nodes[d->node].socket = idx * s->sockets / (nroots ? nroots : 1);
 	}
 	imp_note(s, "no NUMA information: the %d root bus(es) were split in bus order into "
 		 "%d socket(s)%s", nroots, s->sockets,
@@ -432,9 +493,11 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 	imp_set_names(s, o, "lspci");
 	if ((rc = imp_ls_read(&L, text, len, err)) < 0)
 		goto out;
-	if (L.mode == M_LIST && L.n > 1)   /* lspci sorts by address; keep it so for any input */
+	/* lspci sorts by address; keep it so for any input (-PP lines hold
+	 * their parents by index: left as read) */
+	if (L.mode == M_LIST && L.n > 1 && !L.pp)
 		qsort(L.d, (size_t)L.n, sizeof(L.d[0]), cmp_dev);
-	for (i = 1; L.mode == M_LIST && i < L.n; i++) {
+	for (i = 1; L.mode == M_LIST && !L.pp && i < L.n; i++) {
 		const struct imp_pdev *a = &L.d[i - 1], *b = &L.d[i];
 		if (!a->is_root && !b->is_root && a->domain == b->domain && a->bus == b->bus &&
 		    a->dev == b->dev && a->fn == b->fn) {
@@ -537,7 +600,7 @@ int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 	if (nunnamed && !o->gpu_model)
 		imp_note(s, "%d GPU(s) not named in the input written as rtx-pro-6000; give "
 			 "--gpu-model ID", nunnamed);
-	if (L.mode == M_LIST && !L.any_sec)
+	if (L.mode == M_LIST && !L.any_sec && !L.pp)
 		imp_note(s, "no bridge bus ranges in the input: parents inferred from bus numbers");
 	rc = 0;
 out:

@@ -90,6 +90,8 @@ struct scn_gpu_model {
 	enum scn_p2p_support p2p;
 	int nvlink_links;
 	double nvlink_gbs_per_link;   /* per direction per link, GB/s; 0 unknown */
+	int xgmi_links;               /* AMD Infinity Fabric (xGMI) links to peer GPUs */
+	double xgmi_gbs_per_link;     /* per direction per xGMI link, GB/s; 0 unknown */
 	double p2p_lat_us;            /* measured small P2P copy latency; 0 = the model's default */
 	double tflops_bf16;           /* dense tensor TFLOPS per dtype; 0 = not supported */
 	double tflops_fp8;
@@ -311,6 +313,9 @@ struct scenario {
 	int ngpus;
 	int nnvlink;
 	int nvswitch;                   /* 1: GPUs listed in nvswitch share NVSwitches */
+	int xgmi;                       /* 1: the GPU bonds are AMD xGMI (Infinity Fabric)
+					   links, `xgmi:`, not NVLink: views say XGMI,
+					   collectives are RCCL's */
 	struct scn_vm vm;
 	struct plumb_consts k;          /* model constants: defaults, the GPU
 					   catalog's, then `constants:` */

@@ -21,8 +21,8 @@ extern const char scn_catalog_gpus_yaml[];
 
 static const char *const gpu_keys[] = {
 	"id", "name", "arch", "memory_gib", "memory_gbs", "pcie", "bars", "p2p_pcie",
-	"nvlink_links", "nvlink_gbs_per_link", "p2p_lat_us", "tflops", "constants", "source",
-	"names", "pci_ids", "tdp_w", "idle_w", "price_usd", NULL
+	"nvlink_links", "nvlink_gbs_per_link", "xgmi_links", "xgmi_gbs_per_link", "p2p_lat_us",
+	"tflops", "constants", "source", "names", "pci_ids", "tdp_w", "idle_w", "price_usd", NULL
 };
 static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable", NULL };
 static const char *const pcie_keys[] = { "gen", "width", NULL };
@@ -398,6 +398,18 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	    (rc = yget_double(t, v, "nvlink_gbs_per_link", 0, 1e4,
 			      &g->nvlink_gbs_per_link, err)) < 0)
 		return rc;
+	if ((v = ymap_get(n, "xgmi_links"))) {
+		if ((rc = yget_int(t, v, "xgmi_links", 0, 64, &l, err)) < 0)
+			return rc;
+		g->xgmi_links = (int)l;
+	}
+	if ((v = ymap_get(n, "xgmi_gbs_per_link")) &&
+	    (rc = yget_double(t, v, "xgmi_gbs_per_link", 0, 1e4,
+			      &g->xgmi_gbs_per_link, err)) < 0)
+		return rc;
+	if (g->xgmi_links > 0 && g->nvlink_links > 0)
+		return yerr(t, n, PLUMB_EINPUT, err,
+			    "GPU '%s' gives both nvlink_links and xgmi_links: a GPU has one kind", g->id);
 	/* power and price (models/cost) */
 	if ((v = ymap_get(n, "tdp_w")) &&
 	    (rc = yget_double(t, v, "tdp_w", 1, 1e5, &g->tdp_w, err)) < 0)

@@ -12,7 +12,7 @@
 #include "input.h"
 #include "ytree.h"
 
-static const char *const hosts_keys[] = { "name", "count", "box", "host", "pcie", "nvlink", NULL };
+static const char *const hosts_keys[] = { "name", "count", "box", "host", "pcie", "nvlink", "xgmi", NULL };
 static const char *const network_keys[] = { "kind", "port_gbps", "switch", NULL };
 static const char *const netswitch_keys[] = { "model", "ports", NULL };
 static const char *const net_kind_names[] = { "infiniband", "roce", NULL };
@@ -129,6 +129,7 @@ static int add_box(const struct ytree *t, const struct ynode *at, struct scenari
 		s->nnvlink++;
 	}
 	s->nvswitch |= b->nvswitch;
+	s->xgmi |= b->xgmi;
 	s->nnodes += b->nnodes;
 	s->ngpus += b->ngpus;
 	s->host.sockets += b->host.sockets;
@@ -229,7 +230,7 @@ int scn_parse_hosts(const struct ytree *t, const struct ynode *list, struct scen
 		scn_set_defaults(b);
 		b->catalog = s->catalog;
 		if ((v = ymap_get(e, "box"))) {
-			static const char *const own[] = { "host", "pcie", "nvlink", NULL };
+			static const char *const own[] = { "host", "pcie", "nvlink", "xgmi", NULL };
 			for (k = 0; own[k]; k++)
 				if (ymap_get(e, own[k])) {
 					rc = yerr(t, ymap_get(e, own[k]), PLUMB_EINPUT, err,

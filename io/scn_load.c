@@ -21,7 +21,7 @@
 
 const char *const scn_top_keys[] = {
 	"plumb_scenario", "name", "description", "seed", "event_budget", "source", "host",
-	"pcie", "nvlink", "virtualization", "constants", "nccl", "serving", "gpu_catalog",
+	"pcie", "nvlink", "xgmi", "virtualization", "constants", "nccl", "serving", "gpu_catalog",
 	"gpu_models", "hosts", "network", "cost", NULL
 };
 
@@ -288,7 +288,7 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 		s->event_budget = (uint64_t)l;
 	}
 	if ((v = ymap_get(r, "hosts"))) {
-		static const char *const own[] = { "host", "pcie", "nvlink", NULL };
+		static const char *const own[] = { "host", "pcie", "nvlink", "xgmi", NULL };
 		for (i = 0; own[i]; i++)
 			if (ymap_get(r, own[i]))
 				return yerr(t, ymap_get(r, own[i]), PLUMB_EINPUT, err,

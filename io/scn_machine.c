@@ -26,6 +26,7 @@ static const char *const node_keys[] = {
 };
 static const char *const nvlink_keys[] = { "nvswitch", "links_per_gpu", "gpus", "pairs", NULL };
 static const char *const pair_keys[] = { "gpus", "links", NULL };
+static const char *const xgmi_keys[] = { "mesh", "gpus", "links_per_pair", "pairs", NULL };
 static const char *const kind_names[] = {
 	"root_complex", "root_port", "switch", "gpu", "nic", NULL
 };
@@ -110,7 +111,9 @@ static int parse_host(const struct ytree *t, const struct ynode *h,
 	/*
 	 * Default: PCIe P2P across sockets is allowed on AMD (Turin measured
 	 * 0.44 us cross-NUMA P2P, realdata/gpu-specs.md 1d) and refused on
-	 * Intel (UPI/QPI peer traffic) - plumb's documented assumption.
+	 * Intel (UPI/QPI peer traffic) - plumb's documented assumption; arm
+	 * and other (a vendor an import could not see) are not refused on a
+	 * guess (docs/scenarios.md, docs/model-topo.md).
 	 */
 	H->p2p_across_sockets = H->cpu_vendor != SCN_INTEL;
 	if ((v = ymap_get(h, "p2p_across_sockets")) &&
@@ -434,14 +437,15 @@ static int pair_add(struct pairset *p, int a, int b)
 static int add_link(const struct ytree *t, const struct ynode *at, struct scenario *s,
 		    struct pairset *seen, int a, int b, int links, struct plumb_err *err)
 {
+	const char *kind = s->xgmi ? "xGMI" : "NVLink";
 	int rc;
 	if (a == b)
-		return yerr(t, at, PLUMB_EINPUT, err, "an NVLink bond needs two different GPUs");
+		return yerr(t, at, PLUMB_EINPUT, err, "an %s bond needs two different GPUs", kind);
 	if ((rc = pair_add(seen, a, b)) < 0)
 		return scn_oom(err);
 	if (rc == 0)
 		return yerr(t, at, PLUMB_EINPUT, err,
-			    "NVLink between GPU%d and GPU%d is given twice", a, b);
+			    "%s between GPU%d and GPU%d is given twice", kind, a, b);
 	if ((rc = scn_room_nvlink(s, s->nnvlink + 1, err)) < 0)
 		return rc;
 	s->nvlink[s->nnvlink].a = a < b ? a : b;
@@ -453,6 +457,38 @@ static int add_link(const struct ytree *t, const struct ynode *at, struct scenar
 
 static int nvlink_bonds(const struct ytree *t, const struct ynode *nv,
 			struct scenario *s, struct pairset *seen, struct plumb_err *err);
+
+/* `pairs:` of nvlink or xgmi: one bond per entry, `gpus: [A, B]` with
+ * `links` (1). */
+static int parse_pairs(const struct ytree *t, const struct ynode *v, struct scenario *s,
+		       struct pairset *seen, struct plumb_err *err)
+{
+	size_t k;
+	int rc;
+	if ((rc = yexpect(t, v, Y_SEQ, "pairs", err)) < 0)
+		return rc;
+	for (k = 0; k < v->n; k++) {
+		struct ynode *p = v->vals[k], *g, *l;
+		int a, b;
+		long nl = 1;
+		if ((rc = yexpect(t, p, Y_MAP, "pairs entry", err)) < 0 ||
+		    (rc = ymap_check_keys(t, p, "pairs entry", pair_keys, err)) < 0)
+			return rc;
+		g = ymap_get(p, "gpus");
+		if (!g || g->type != Y_SEQ || g->n != 2)
+			return yerr(t, g ? g : p, PLUMB_EINPUT, err,
+				    "a pairs entry needs 'gpus: [A, B]'");
+		if ((rc = gpu_ref(t, g->vals[0], s, &a, err)) < 0 ||
+		    (rc = gpu_ref(t, g->vals[1], s, &b, err)) < 0)
+			return rc;
+		if ((l = ymap_get(p, "links")) &&
+		    (rc = yget_int(t, l, "links", 1, 64, &nl, err)) < 0)
+			return rc;
+		if ((rc = add_link(t, p, s, seen, a, b, (int)nl, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
 
 /* `nvlink:` of a machine: an NVSwitch domain and point-to-point pairs. */
 static int parse_nvlink(const struct ytree *t, const struct ynode *nv,
@@ -520,36 +556,111 @@ static int nvlink_bonds(const struct ytree *t, const struct ynode *nv,
 		return yerr(t, nv, PLUMB_EINPUT, err,
 			    "'links_per_gpu' and 'gpus' need 'nvswitch: true'");
 	}
-	if ((v = ymap_get(nv, "pairs"))) {
-		if ((rc = yexpect(t, v, Y_SEQ, "pairs", err)) < 0)
-			return rc;
-		for (k = 0; k < v->n; k++) {
-			struct ynode *p = v->vals[k], *g, *l;
-			int a, b;
-			long nl = 1;
-			if ((rc = yexpect(t, p, Y_MAP, "pairs entry", err)) < 0 ||
-			    (rc = ymap_check_keys(t, p, "pairs entry", pair_keys, err)) < 0)
-				return rc;
-			g = ymap_get(p, "gpus");
-			if (!g || g->type != Y_SEQ || g->n != 2)
-				return yerr(t, g ? g : p, PLUMB_EINPUT, err,
-					    "a pairs entry needs 'gpus: [A, B]'");
-			if ((rc = gpu_ref(t, g->vals[0], s, &a, err)) < 0 ||
-			    (rc = gpu_ref(t, g->vals[1], s, &b, err)) < 0)
-				return rc;
-			if ((l = ymap_get(p, "links")) &&
-			    (rc = yget_int(t, l, "links", 1, 64, &nl, err)) < 0)
-				return rc;
-			if ((rc = add_link(t, p, s, seen, a, b, (int)nl, err)) < 0)
-				return rc;
-		}
-	}
+	if ((v = ymap_get(nv, "pairs")) && (rc = parse_pairs(t, v, s, seen, err)) < 0)
+		return rc;
 	return 0;
 out:
 	free(sel);
 	return rc;
 }
 
+
+/* The GPUs of `gpus:` (all when absent or "all") into sel; their count. */
+static int xgmi_sel(const struct ytree *t, const struct ynode *v, struct scenario *s, int *sel,
+		    int *nsel, struct plumb_err *err)
+{
+	size_t k;
+	int i, rc;
+	*nsel = 0;
+	if (!v || (v->type == Y_SCALAR && strcmp(v->str, "all") == 0)) {
+		for (i = 0; i < s->ngpus; i++)
+			sel[(*nsel)++] = i;
+		return 0;
+	}
+	if ((rc = yexpect(t, v, Y_SEQ, "gpus", err)) < 0)
+		return rc;
+	for (k = 0; k < v->n && *nsel < SCN_MAX_GPUS; k++)
+		if ((rc = gpu_ref(t, v->vals[k], s, &sel[(*nsel)++], err)) < 0)
+			return rc;
+	return 0;
+}
+
+/*
+ * `xgmi:` of a machine: AMD Infinity Fabric links between GPUs, each pair
+ * its own point-to-point link(s), as on an 8x MI300X board where every GPU
+ * reaches its seven peers over seven links (rocm.blogs.amd.com,
+ * "Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct
+ * MI300X": "a fully connected mesh"). `mesh: true` joins every pair of
+ * `gpus` (all by default) with `links_per_pair` links (1); `pairs` adds
+ * single bonds as nvlink's do. A GPU may not use more links than its
+ * catalog's xgmi_links. The bonds share the NVLink table; s->xgmi says
+ * what they are.
+ */
+static int parse_xgmi(const struct ytree *t, const struct ynode *x, struct scenario *s,
+		      struct plumb_err *err)
+{
+	struct pairset seen = { NULL, 0, 0 };
+	struct ynode *v;
+	int rc, mesh = 0, per = 1, sel[SCN_MAX_GPUS], nsel = 0, i, j, *used = NULL;
+
+	if ((rc = yexpect(t, x, Y_MAP, "xgmi", err)) < 0 ||
+	    (rc = ymap_check_keys(t, x, "xgmi", xgmi_keys, err)) < 0)
+		return rc;
+	s->xgmi = 1;
+	for (i = 0; i < s->ngpus; i++) {
+		const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[i]].gpu_model];
+		if (m->xgmi_links <= 0)
+			return yerr(t, x, PLUMB_EINPUT, err,
+				    "GPU%d (%s) has no xGMI links in its catalog entry (xgmi_links)",
+				    i, m->id);
+	}
+	if ((v = ymap_get(x, "mesh")) && (rc = yget_bool(t, v, "mesh", &mesh, err)) < 0)
+		return rc;
+	if ((rc = scn_opt_int(t, x, "links_per_pair", 1, 64, &per, err)) < 0)
+		return rc;
+	if (!per)
+		per = 1;
+	if (!mesh && (ymap_get(x, "gpus") || ymap_get(x, "links_per_pair")))
+		return yerr(t, x, PLUMB_EINPUT, err, "'gpus' and 'links_per_pair' need 'mesh: true'");
+	for (i = 0; i < s->nnvlink; i++)
+		if (pair_add(&seen, s->nvlink[i].a, s->nvlink[i].b) < 0) {
+			free(seen.k);
+			return scn_oom(err);
+		}
+	if (mesh) {
+		if ((rc = xgmi_sel(t, ymap_get(x, "gpus"), s, sel, &nsel, err)) < 0)
+			goto out;
+		for (i = 0; i < nsel; i++)
+			for (j = i + 1; j < nsel; j++)
+				if ((rc = add_link(t, x, s, &seen, sel[i], sel[j], per, err)) < 0)
+					goto out;
+	}
+	if ((v = ymap_get(x, "pairs")) && (rc = parse_pairs(t, v, s, &seen, err)) < 0)
+		goto out;
+	/* no GPU uses more links than it has */
+	if (!(used = calloc((size_t)s->ngpus, sizeof(*used)))) {
+		rc = scn_oom(err);
+		goto out;
+	}
+	for (i = 0; i < s->nnvlink; i++) {
+		used[s->nvlink[i].a] += s->nvlink[i].links;
+		used[s->nvlink[i].b] += s->nvlink[i].links;
+	}
+	for (i = 0; i < s->ngpus; i++) {
+		const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[i]].gpu_model];
+		if (used[i] > m->xgmi_links) {
+			rc = yerr(t, x, PLUMB_EINPUT, err,
+				  "GPU%d (%s) has %d xGMI links, the bonds give it %d", i, m->id,
+				  m->xgmi_links, used[i]);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(used);
+	free(seen.k);
+	return rc;
+}
 
 /*
  * The machine of map m (a scenario's top level, a hosts entry or a box
@@ -586,5 +697,12 @@ int scn_parse_machine(const struct ytree *t, const struct ynode *m, struct scena
 	}
 	if ((v = ymap_get(m, "nvlink")) && (rc = parse_nvlink(t, v, s, err)) < 0)
 		return rc;
+	if ((v = ymap_get(m, "xgmi"))) {
+		if (ymap_get(m, "nvlink"))
+			return yerr(t, v, PLUMB_EINPUT, err,
+				    "a machine has 'nvlink' or 'xgmi', not both (NVIDIA and AMD GPUs do not share a bond)");
+		if ((rc = parse_xgmi(t, v, s, err)) < 0)
+			return rc;
+	}
 	return 0;
 }

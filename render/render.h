@@ -116,6 +116,7 @@ struct rdr_layout {
 	struct rdr_frame frame[RDR_MAX_FRAME];
 	struct rdr_edge edge[RDR_MAX_EDGE];
 	double legend_y;        /* top of the legend strip */
+	int xgmi;               /* GPU bonds are AMD xGMI links (named so), not NVLink */
 };
 
 /*

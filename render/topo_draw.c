@@ -276,7 +276,7 @@ static void legend(cairo_t *cr, const struct rdr_layout *L)
 	if (has[2])
 		x = entry(cr, x, y, 2, "IOMMU group (host)");
 	if (has[3])
-		x = entry(cr, x, y, 3, "NVLink");
+		x = entry(cr, x, y, 3, L->xgmi ? "xGMI (Infinity Fabric)" : "NVLink");
 	rdr_rgb(cr, 0x222222);
 	rdr_text(cr, x, y + 4, "links: PCIe generation and lanes", 12, 0, RA_LEFT, L->w - x - 20);
 	if (L->note[0]) {
@@ -553,8 +553,9 @@ int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo
 	rdr_rgb(c.cr, 0x111111);
 	{
 		char t[256];
-		snprintf(t, sizeof(t), "%.200s: GPU topology matrix (nvidia-smi topo -m)",
-			 s->name[0] ? s->name : s->path);
+		snprintf(t, sizeof(t), "%.200s: GPU topology matrix (%s)",
+			 s->name[0] ? s->name : s->path,
+			 s->xgmi ? "amd-smi topology" : "nvidia-smi topo -m");
 		rdr_text(c.cr, 24, 32, t, 18, 1, RA_LEFT, w - 48);
 	}
 	rdr_rgb(c.cr, 0x505050);
@@ -586,7 +587,9 @@ int rdr_matrix(const char *path, const struct scenario *s, const struct rdr_topo
 		rdr_text(c.cr, lx, y, "the class in each cell (nvidia-smi topo -m)", 12.5, 1, RA_LEFT, 0);
 		for (k = TC_X; k <= TC_SYS; k++) {
 			rdr_rgb(c.cr, 0x222222);
-			rdr_text(c.cr, lx, y + 20 + k * 18, meaning[k], 12, 0, RA_LEFT, w - 48);
+			rdr_text(c.cr, lx, y + 20 + k * 18,
+				 k == 1 && s->xgmi ? "XGMI = an AMD xGMI (Infinity Fabric) link between the GPUs"
+						   : meaning[k], 12, 0, RA_LEFT, w - 48);
 		}
 		snprintf(lvl, sizeof(lvl),
 			 "P2P: OK, NS not supported, CNS chipset, GNS GPU, TNS topology; "

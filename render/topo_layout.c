@@ -667,7 +667,10 @@ static double nvlink(struct panel *p, const struct fabric *f, double right)
 				e->py[0] = a->y + a->h;
 				e->py[1] = e->py[2] = y + 22.0 * k;
 				e->py[3] = b->y + b->h;
-				snprintf(e->label, sizeof(e->label), "NV%d", v->nvl[i][j]);
+				if (v->scn && v->scn->xgmi)
+					snprintf(e->label, sizeof(e->label), "XGMI");
+				else
+					snprintf(e->label, sizeof(e->label), "NV%d", v->nvl[i][j]);
 				e->lx = (xa + xb) / 2;
 				e->ly = e->py[1];
 				p->nvs_edge[i] = L->nedge++;
@@ -1092,6 +1095,8 @@ int rdr_topo_layout(const struct scenario *s, const struct rdr_topo_opts *o,
 		}
 	}
 	L = calloc(1, sizeof(*L));
+	if (L)
+		L->xgmi = s->xgmi;
 	pn[0] = calloc(1, sizeof(*pn[0]));
 	pn[1] = calloc(1, sizeof(*pn[1]));
 	if (!L || !pn[0] || !pn[1]) {

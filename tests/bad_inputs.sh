@@ -162,6 +162,10 @@ topom-no-x-diagonal      3 import topo-m $DIR/topom-no-x-diagonal.txt
 topom-huge               3 import topo-m @big:topom-huge.txt
 topom-missing-file       4 import topo-m $DIR/no-such-file.txt
 topom-unknown-gpu-model  2 import topo-m $DIR/topom-ok.txt --gpu-model rtx-9090
+# ---- rocm-smi --showtopo, amd-smi topology (plumb import rocm-smi)
+rocmsmi-no-gpu-model     2 import rocm-smi $DIR/rocmsmi-bad-link.txt
+rocmsmi-bad-link         3 import rocm-smi $DIR/rocmsmi-bad-link.txt --gpu-model mi300x
+rocmsmi-no-matrix        3 import amd-smi $DIR/rocmsmi-no-matrix.txt --gpu-model mi300x
 # ---- lspci (plumb import lspci)
 lspci-empty              3 import lspci $DIR/lspci-empty.txt
 lspci-binary             3 import lspci $DIR/lspci-binary.txt

@@ -41,6 +41,12 @@ struct crun {
 	double chunk;
 	int *got;                   /* [n] ring: steps received */
 	int *gpus;                  /* [n] spec.gpus, the run's own copy */
+	/* RCCL's rings on an xGMI mesh (coll_rccl.c): nring rings at once,
+	 * each its own successor per rank and its own steps received; 0 for
+	 * the one ring in rank order. One block, r->rsucc. */
+	int nring;
+	int *rsucc;                 /* nring x n */
+	int *rgot;                  /* nring x n */
 	/* chains (tree, broadcast): nchain chains of the n ranks, each its
 	 * own order; per chain, phase (0 reduce, 1 broadcast) and position:
 	 * chunks sent and received, and whether a send is in flight (a rank
@@ -210,6 +216,7 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 
 static void run_free(struct crun *r)
 {
+	free(r->rsucc);
 	free(r->ord);
 	free(r);
 }
@@ -294,6 +301,13 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 	int ph, rc, t, ps, pj;
 	switch (sr->phase) {
 	case PH_RING:
+		if (r->nring > 0) {
+			int *got = &r->rgot[sr->ch * n + j];
+			if (++*got < r->nsteps)
+				return send_ch(r, j, r->rsucc[sr->ch * n + j], PH_RING, *got, r->chunk,
+					       sr->ch, err);
+			return 0;
+		}
 		r->got[j]++;
 		if (r->got[j] < r->nsteps)
 			return send_now(r, j, (j + 1) % n, PH_RING, r->got[j], r->chunk, err);
@@ -386,6 +400,16 @@ static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *e
 		r->recv_need = n * (n - 1);
 		return 0;
 	}
+	if (r->nring > 0) {
+		int t;
+		for (t = 0; t < r->nring; t++)
+			for (i = 0; i < n; i++)
+				if ((rc = send_ch(r, i, r->rsucc[t * n + i], PH_RING, 0, r->chunk, t,
+						  err)) < 0)
+					return rc;
+		r->recv_need = r->nring * n * r->nsteps;
+		return 0;
+	}
 	for (i = 0; i < n; i++)
 		if ((rc = send_now(r, i, (i + 1) % n, PH_RING, 0, r->chunk, err)) < 0)
 			return rc;
@@ -394,6 +418,29 @@ static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *e
 }
 
 static const struct sim_ops start_ops = { "coll_start", on_start };
+
+/*
+ * RCCL's rings on an xGMI mesh (coll_rccl.c): the channels the size keeps
+ * spread over the mesh's rings, two per ring as connect.cc doubles every
+ * ring of the search (RCCL is NCCL's fork), a ring dropped when fewer
+ * channels are left than rings; each ring carries its share of the buffer.
+ */
+static int mesh_rings(struct crun *r, struct coll_graph *g, const struct coll_spec *c, int proto,
+		      struct plumb_err *err)
+{
+	int n = r->n, nr, nc;
+	if (!(r->rsucc = malloc((size_t)2 * (n - 1) * n * sizeof(*r->rsucc))))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	nr = coll_mesh_rings(n, r->rsucc);
+	r->rgot = r->rsucc + (size_t)(n - 1) * n;
+	memset(r->rgot, 0, (size_t)(n - 1) * n * sizeof(*r->rgot));
+	if (!r->s->k.set[K_NCCL_CHANNELS])
+		g->nch = 2 * nr;
+	nc = coll_tune_nch(g, c->bytes, n, proto);
+	r->nring = nc < nr ? nc : nr;
+	r->nch = nc / r->nring > 0 ? nc / r->nring : 1;
+	return 0;
+}
 
 
 int coll_ctx_init(struct coll_ctx *x, struct sim_engine *eng, struct fabric *fab,
@@ -418,7 +465,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	const struct topo_view *view = x->view;
 	struct crun *r;
 	struct sim_payload pl;
-	int i, j, rc, all_nvl = 1, hosts = 0, p2p;
+	int i, j, rc, all_nvl = 1, hosts = 0, p2p, mesh;
 	double net_floor = 0;
 	struct coll_graph g;
 
@@ -480,6 +527,9 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		if (proto == PROTO_SIMPLE)
 			net_floor *= 3;
 	}
+	/* RCCL on an xGMI mesh runs its ring collectives over every link */
+	mesh = !hosts && algo == ALGO_RING && c->op != COLL_SENDRECV && c->op != COLL_ALLTOALL &&
+	       c->op != COLL_BROADCAST && coll_xgmi_mesh(x->fab, c);
 	for (i = 0; i < r->n; i++)
 		for (j = 0; j < r->n; j++) {
 			int a = c->gpus[i], b = c->gpus[j], nvl, net;
@@ -488,7 +538,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 			net = s->nodes[s->gpu_node[a]].host != s->nodes[s->gpu_node[b]].host;
 			r->shm[(i) * r->n + (j)] = net ? 2 : view->xport[a][b] != XP_P2P;
 			nvl = !r->shm[(i) * r->n + (j)] && coll_nvlink_path(r->fab, a, b);
-			if (coll_uses_pair(c, algo, i, j, r->nchain > 1 ? r->pos : NULL, r->nchain)) {
+			if (mesh || coll_uses_pair(c, algo, i, j, r->nchain > 1 ? r->pos : NULL, r->nchain)) {
 				/* LL128 crosses the network (NCCL's NET has it);
 				 * inside a host it needs NVLink */
 				all_nvl &= nvl || net;
@@ -589,6 +639,10 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		r->nch = coll_tune_nch(&g, c->bytes, c->n, proto);
 	if (r->nch < 1 || r->nchain > 1)
 		r->nch = 1;         /* a tree between hosts: its chains are the channels */
+	if (mesh && (rc = mesh_rings(r, &g, c, proto, err)) < 0) {
+		run_free(r);
+		return rc;
+	}
 	if (!hosts)
 		r->ch_cap = s->k.v[K_NCCL_CH_GBS] * 1e9 / r->eff / (p2p ? 2 : 1);
 	if (proto != PROTO_SIMPLE) {
@@ -600,7 +654,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		double cap;
 		if (proto == PROTO_LL)
 			cap = s->k.v[K_NCCL_LL_MAX_VOLTA + gen] * 1e9 / r->eff / r->nch /
-			      (r->nchain > 1 ? r->nchain : 1);
+			      (r->nchain > 1 ? r->nchain : 1) / (r->nring > 0 ? r->nring : 1);
 		else
 			cap = s->k.v[K_NCCL_LL128_CH_VOLTA + gen] * 1e9 / r->eff *
 			      (hosts || g.nch < 1 ? 1.0 : (double)g.graph_ch / g.nch);
@@ -618,7 +672,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		r->shm_ll_cap = nt * 8.0 / (s->k.v[K_NCCL_SHM_RD_US] * 1e-6) / r->eff;
 	}
 	r->nsteps = c->op == COLL_ALLREDUCE ? 2 * (r->n - 1) : r->n - 1;
-	r->chunk = c->bytes / r->n;
+	r->chunk = c->bytes / r->n / (r->nring > 0 ? r->nring : 1);
 	r->nchunks = (int)ceil(c->bytes / (r->nchain > 1 ? r->nchain : 1) / COLL_CHUNK);
 	if (r->nchunks < 1)
 		r->nchunks = 1;

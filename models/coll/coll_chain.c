@@ -186,10 +186,13 @@ void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
 		pos = blk + nchain * n;
 		cway = pos + nchain * n;
 	}
+	/* RCCL's rings on an xGMI mesh take every pair (coll_rccl.c) */
+	int mesh = algo == ALGO_RING && c->op != COLL_SENDRECV && c->op != COLL_BROADCAST &&
+		   !coll_spans_hosts(x->fab->s, c) && coll_xgmi_mesh(x->fab, c);
 	for (i = 0; i < c->n; i++)
 		for (j = 0; j < c->n; j++) {
 			int a = c->gpus[i], b = c->gpus[j];
-			if (i == j || a == b || !coll_uses_pair(c, algo, i, j, pos, nchain))
+			if (i == j || a == b || !(mesh || coll_uses_pair(c, algo, i, j, pos, nchain)))
 				continue;
 			if (x->fab->s->nodes[x->fab->s->gpu_node[a]].host !=
 			    x->fab->s->nodes[x->fab->s->gpu_node[b]].host) {

@@ -24,4 +24,16 @@ int coll_uses_pair(const struct coll_spec *c, int algo, int i, int j, const int 
 /* Do c's ranks span hosts? */
 int coll_spans_hosts(const struct scenario *s, const struct coll_spec *c);
 
+/* RCCL on an AMD xGMI mesh (coll_rccl.c). COLL_MESH_MAX: the most ranks
+ * the mesh rings are searched for (an xGMI hive holds 8 GPUs).
+ * coll_xgmi_mesh: 1 when s's bonds are xGMI and every pair of c's ranks
+ * has its own link, so RCCL's rings can run over all of them.
+ * coll_mesh_rings: arc-disjoint rings over n ranks of a complete mesh into
+ * succ (room for (n - 1) x n: succ[t * n + i] is rank i's successor in
+ * ring t); returns the ring count, n - 1 (n - 2 for 4 and 6 ranks), at
+ * least 1. */
+#define COLL_MESH_MAX 16
+int coll_xgmi_mesh(const struct fabric *f, const struct coll_spec *c);
+int coll_mesh_rings(int n, int *succ);
+
 #endif

@@ -127,6 +127,8 @@ void rep_topo_matrix(FILE *f, const struct topo_view *v, int legend)
 	if (legend) {
 		fputc('\n', f);
 		fputs(legend_m, f);
+		if (s->xgmi)
+			fputs("  XGMI = Connection traversing an AMD xGMI (Infinity Fabric) link between the two GPUs\n", f);
 	}
 	if (legend && nics && s->nhosts <= 1) {
 		fputs("\nNIC Legend:\n\n", f);

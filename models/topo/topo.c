@@ -168,7 +168,12 @@ const char *topo_class_str(const struct topo_view *v, int i, int j, char *buf)
 {
 	static const char *const n[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS" };
 	if (v->cls[i][j] == TC_NV) {
-		snprintf(buf, 8, "NV%d", v->nvl[i][j]);
+		/* amd-smi topology and rocm-smi --showtopo call an xGMI
+		 * link between two GPUs "XGMI" */
+		if (v->scn && v->scn->xgmi)
+			snprintf(buf, 8, "XGMI");
+		else
+			snprintf(buf, 8, "NV%d", v->nvl[i][j]);
 		return buf;
 	}
 	snprintf(buf, 8, "%s", n[v->cls[i][j]]);

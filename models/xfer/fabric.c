@@ -203,6 +203,17 @@ static void nvp_put(struct fabric *f, int *fill, int a, int b, int id)
  * is a multi-port NIC card written as a switch (its functions side by
  * side), not a switch chip: its ports are the card's own.
  */
+/* Rate of one GPU bond link per direction, GB/s: the catalog's xGMI rate
+ * in a scenario whose bonds are xGMI (`xgmi:`, which the loader only
+ * accepts for GPUs with xgmi_links), else its NVLink rate (25 GB/s, an
+ * NVLink 3/4 link, when the catalog has none). */
+static double bond_gbs(const struct scenario *s, const struct scn_gpu_model *m)
+{
+	if (s->xgmi && m->xgmi_gbs_per_link > 0)
+		return m->xgmi_gbs_per_link;
+	return m->nvlink_gbs_per_link > 0 ? m->nvlink_gbs_per_link : 25.0;
+}
+
 static int switch_port(const struct scenario *s, const unsigned char *chip, int n)
 {
 	int p = s->nodes[n].parent;
@@ -297,7 +308,7 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 			double bps;
 			if (!links)
 				continue;
-			bps = links * (m->nvlink_gbs_per_link > 0 ? m->nvlink_gbs_per_link : 25.0) * 1e9;
+			bps = links * bond_gbs(s, m) * 1e9;
 			if ((rc = add(f, SIM_LINK_NVSWITCH, bps, &f->nvl_up[i], err)) < 0 ||
 			    (rc = add(f, SIM_LINK_NVSWITCH, bps, &f->nvl_down[i], err)) < 0) {
 				free(glinks);
@@ -315,7 +326,7 @@ int fab_build(struct sim_engine *eng, const struct scenario *s, struct fabric **
 			int a = s->nvlink[k].a, b = s->nvlink[k].b, ab, ba;
 			const struct scn_gpu_model *m = &s->catalog->gpus[s->nodes[s->gpu_node[a]].gpu_model];
 			double bps = s->nvlink[k].links *
-				     (m->nvlink_gbs_per_link > 0 ? m->nvlink_gbs_per_link : 25.0) * 1e9;
+				     bond_gbs(s, m) * 1e9;
 			if ((rc = add(f, SIM_LINK_NVLINK, bps, &ab, err)) < 0 ||
 			    (rc = add(f, SIM_LINK_NVLINK, bps, &ba, err)) < 0)
 				goto fail;

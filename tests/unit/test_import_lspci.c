@@ -104,6 +104,7 @@ static const char *class_of(const struct imp_scn *s, int a, int b)
  * gpu_model: --gpu-model for the samples whose GPU names the catalog lacks
  * (the H20's id 10de:2329) or that name no exact model (a hand-drawn tree's
  * "RTX PRO 6000 Blackwell"); lspci -t names nothing (the default model).
+ * NICs count ports: a dual-port card's two functions are two NICs.
  */
 static const struct {
 	const char *file;
@@ -114,14 +115,14 @@ static const struct {
 	{ "lspci-2x5090-single-root-with-chipset-switch.txt", 2, 0, NULL, "rtx-pro-6000",
 	  IMP_CPU_OTHER },
 	{ "lspci-4x-rtxpro6000-server-kvm-host.txt", 4, 0, NULL, "rtx-pro-6000", IMP_CPU_OTHER },
-	{ "lspci-asus-esc8000a-e12-4x-rtx6000ada.txt", 4, 3, NULL, "rtx-6000-ada", IMP_CPU_AMD },
+	{ "lspci-asus-esc8000a-e12-4x-rtx6000ada.txt", 4, 6, NULL, "rtx-6000-ada", IMP_CPU_AMD },
 	{ "lspci-dual-3090-behind-pcie-switch.txt", 2, 0, "rtx-3090", "rtx-3090", IMP_CPU_OTHER },
-	{ "lspci-h20-server-lspci.txt", 1, 1, "h100-sxm", "h100-sxm", IMP_CPU_AMD },
+	{ "lspci-h20-server-lspci.txt", 1, 2, "h100-sxm", "h100-sxm", IMP_CPU_AMD },
 	{ "lspci-pcie-path-b200-behind-2-pex890xx.txt", 1, 0, NULL, "b200", IMP_CPU_AMD },
 	{ "lspci-strix-halo-oculink-rtxpro6000ws.txt", 1, 0, NULL, "rtx-pro-6000", IMP_CPU_AMD },
 	{ "lspci-wrx80-2x5090.txt", 2, 0, "rtx-5090", "rtx-5090", IMP_CPU_AMD },
 	{ "lspci-wrx90-2x-rtxpro6000ws.txt", 2, 1, "rtx-pro-6000", "rtx-pro-6000", IMP_CPU_AMD },
-	{ "lspci-rtx6kpro-asus-full.log", 8, 2, NULL, "rtx-pro-6000", IMP_CPU_AMD },
+	{ "lspci-rtx6kpro-asus-full.log", 8, 4, NULL, "rtx-pro-6000", IMP_CPU_AMD },
 };
 
 static void test_samples(void)
@@ -204,7 +205,9 @@ static void test_rtx6kpro_matrix(void)
 		rcs += k < 8;
 	}
 	EXPECT_INT(fix_imp_count(s, IMP_GPU), 8);
-	EXPECT_INT(fix_imp_count(s, IMP_SW), 4);
+	/* four PEX890xx switches and two dual-port NIC cards (a switch of
+	 * NICs each) */
+	EXPECT_INT(fix_imp_count(s, IMP_SW), 6);
 	EXPECT_INT(rcs, 4);
 	EXPECT_INT(s->sockets, 2);
 	EXPECT_INT(s->numa_per_socket, 1);
