@@ -154,7 +154,8 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"8x RTX 5090 all_reduce_perf -g 8 (one thread): flat 24.5-25.5 us from 8 B to 2 KiB, "
 		"24.5 / 8 GPUs (realdata/nccl-tests-samples.txt, SAMPLE 8x5090-epyc9575f-P2P: "
 		"validation/data/nccl-8x5090-epyc9575f-p2p.txt); "
-		"the lowest such floor in the samples (8x RTX 4090 -g 8: 38.8 us, 4.9 per GPU)",
+		"the lowest such floor in the samples (8x RTX 4090 -g 8: 38.8 us, 4.9 per GPU); per launch on that "
+		"box's 5.0 GHz core, scaled by the scenario's host cpu_boost_ghz (an enqueue is one host thread's work)",
 		SCOPE_BOX, 1, 10 },
 	[K_NCCL_FLOOR_US] = { "nccl_floor_us", "us", 2.3, 0, 1000,
 		"derived: 2x A100-SXM4 all_reduce_perf 32 B takes 10.14 us (GitHub NVIDIA/nccl issue 583) "

@@ -246,6 +246,7 @@ struct scn_host {
 	char board[96];
 	enum scn_vendor cpu_vendor;
 	char cpu_model[96];
+	double cpu_boost_ghz;       /* the CPU's datasheet max boost clock, 0 = not given */
 	int sockets;
 	int numa_per_socket;        /* NPS setting: NUMA nodes per socket */
 	int cores_per_socket, threads_per_core;

@@ -14,7 +14,7 @@
 #include "ytree.h"
 
 static const char *const host_keys[] = {
-	"board", "cpu_vendor", "cpu_model", "sockets", "numa_per_socket",
+	"board", "cpu_vendor", "cpu_model", "cpu_boost_ghz", "sockets", "numa_per_socket",
 	"cores_per_socket", "threads_per_core", "socket_cpus", "inter_socket",
 	"p2p_across_sockets", "p2p_driver", NULL
 };
@@ -68,6 +68,9 @@ static int parse_host(const struct ytree *t, const struct ynode *h,
 	    (rc = scn_opt_int(t, h, "numa_per_socket", 1, 8, &H->numa_per_socket, err)) < 0 ||
 	    (rc = scn_opt_int(t, h, "cores_per_socket", 1, 1024, &H->cores_per_socket, err)) < 0 ||
 	    (rc = scn_opt_int(t, h, "threads_per_core", 1, 8, &H->threads_per_core, err)) < 0)
+		return rc;
+	if ((v = ymap_get(h, "cpu_boost_ghz")) &&
+	    (rc = yget_double(t, v, "cpu_boost_ghz", 0.5, 10.0, &H->cpu_boost_ghz, err)) < 0)
 		return rc;
 	if (H->sockets * H->numa_per_socket > SCN_MAX_SOCKETS)
 		return yerr(t, h, PLUMB_EINPUT, err,

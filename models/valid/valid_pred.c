@@ -47,17 +47,29 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 }
 
 
+/* The max boost clock of the CPU nccl_tests_launch_us was measured on:
+ * AMD EPYC 9575F, up to 5.0 GHz (AMD's product page,
+ * https://www.amd.com/en/products/processors/server/epyc/9005-series/amd-epyc-9575f.html). */
+#define NCCL_TESTS_LAUNCH_REF_GHZ 5.0
+
 /*
  * nccl-tests with one thread driving G GPUs (-g G) enqueues the G ranks'
  * collectives one after another every iteration and times back-to-back
  * iterations, so an iteration lasts at least G x nccl_tests_launch_us
- * however short the collective.
+ * however short the collective. The enqueue is one host thread's work
+ * (driver calls and doorbell writes), so it takes longer on a slower
+ * core: scaled by the scenario's cpu_boost_ghz where it gives one. The
+ * -g 8 floors of the public runs line up by clock: 3.1 us a launch at
+ * 5.0 GHz (8x RTX 5090, EPYC 9575F), 4.4-4.6 at 3.4 GHz (8x A100,
+ * EPYC 7742) and 4.9 at 3.4 GHz (8x RTX 4090, EPYC 7542), 4.6 predicted.
  */
 static double nccl_tests_floor_us(const struct val_case *c)
 {
 	const struct meas_nccl_run *run = &c->nccl->runs[c->run - 1];
 	int g = run->gpus_per_thread > 0 ? run->gpus_per_thread : 1;
-	return g * c->scn->k.v[K_NCCL_TESTS_LAUNCH_US];
+	double ghz = c->scn->host.cpu_boost_ghz;
+	double clk = ghz > 0 ? NCCL_TESTS_LAUNCH_REF_GHZ / ghz : 1.0;
+	return g * c->scn->k.v[K_NCCL_TESTS_LAUNCH_US] * clk;
 }
 
 /* A pred_cfg for case c's model on scenario scn (c->scn or a copy) with

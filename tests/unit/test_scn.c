@@ -757,6 +757,8 @@ static void test_errors(void)
 		    PLUMB_EINPUT, 8, 3, "'guest_ram' only applies with 'mode: vm'");
 	expect_fail("plumb_scenario: 1\nhost: {inter_socket: {bandwidth_gbs: .inf}}\n" MINI_PCIE,
 		    PLUMB_EINPUT, 2, 38, "'bandwidth_gbs' must be a finite number");
+	expect_fail("plumb_scenario: 1\nhost: {cpu_boost_ghz: 40}\n" MINI_PCIE,
+		    PLUMB_EINPUT, 2, 23, "'cpu_boost_ghz' must be between 0.5 and 10, got 40");
 }
 
 void suite_scn(void)
