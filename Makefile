@@ -4,7 +4,7 @@
 #   make SANITIZE=address,undefined check     sanitizer build
 #   make V=1        show commands
 CC      ?= cc
-PKGS    := gsl yaml-0.1 cairo fontconfig jansson cunit
+PKGS    := gsl yaml-0.1 cairo fontconfig jansson libxml-2.0 cunit
 STD     := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wvla -Wformat=2 -Wpointer-arith -Wcast-qual -Wwrite-strings \
@@ -12,7 +12,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 OPT     ?= -O2 -g
 INC     := -Iio -Icli -Isim -Irender $(addprefix -I,$(wildcard models/*)) -Ibuild
 PKGCFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKGLIBS := $(shell pkg-config --libs gsl yaml-0.1 cairo fontconfig jansson)
+PKGLIBS := $(shell pkg-config --libs gsl yaml-0.1 cairo fontconfig jansson libxml-2.0)
 CUNITLIBS := $(shell pkg-config --libs cunit)
 ifneq ($(SANITIZE),)
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -98,6 +98,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/docs_examples.sh
 	sh tests/calib_seed.sh
 	sh tests/import_roundtrip.sh
+	sh tests/import_xml.sh
 	sh scripts/gen-constants-doc.sh --check
 	sh tests/bad_inputs.sh
 	sh tests/repeat.sh
@@ -106,6 +107,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/install.sh
 	sh tests/replay.sh
 	sh tests/replicas.sh
+	sh tests/plan.sh
 	sh tests/fuzz/replay.sh $(B)
 	sh tests/report_browser.sh
 	sh tests/render_layout.sh

@@ -23,6 +23,8 @@ const struct plumb_cmd plumb_commands[] = {
 	  cmd_predict_usage },
 	{ "compare", cmd_compare, "the same prediction on several boxes side by side, with speed-ups",
 	  cmd_compare_usage },
+	{ "plan", cmd_plan, "the cheapest boxes, layouts and loads that meet a latency target (SLO)",
+	  cmd_plan_usage },
 	{ "sweep", cmd_sweep, "predict over a grid: scenarios x keys x layouts x load, CSV or JSON (MPI too)",
 	  cmd_sweep_usage },
 	{ "topo", cmd_topo, "topology views: topo -m, P2P status, IOMMU groups, NCCL transports, BARs",

@@ -133,6 +133,7 @@ int cmd_constants(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 /* Bare `plumb`: the seed comparison. */
 int cmd_default(void);
 int cmd_bench(int argc, char **argv);
@@ -150,6 +151,7 @@ extern const char cmd_constants_usage[];
 extern const char cmd_predict_usage[];
 extern const char cmd_compare_usage[];
 extern const char cmd_sweep_usage[];
+extern const char cmd_plan_usage[];
 extern const char cmd_bench_usage[];
 extern const char cmd_calibrate_usage[];
 extern const char cmd_render_usage[];

@@ -1,5 +1,5 @@
 /*
- * cmd_import.c - `plumb import topo-m|lspci FILE`: write a scenario skeleton
+ * cmd_import.c - `plumb import topo-m|lspci|hwloc|nccl-topo FILE`: write a scenario skeleton
  * rebuilt from real tool output (io/import.h does the work).
  */
 #include <ctype.h>
@@ -18,6 +18,7 @@
 const char cmd_import_usage[] =
 	"usage: plumb import topo-m FILE [-o OUT] [--gpu-model ID] [--name NAME]\n"
 	"       plumb import lspci FILE [-o OUT] [--gpu-model ID] [--sockets N] [--name NAME]\n"
+	"       plumb import hwloc|nccl-topo FILE.xml [-o OUT] [--gpu-model ID] [--name NAME]\n"
 	"\n"
 	"Write a scenario skeleton (YAML) rebuilt from real tool output.\n"
 	"\n"
@@ -27,6 +28,12 @@ const char cmd_import_usage[] =
 	"  lspci    FILE holds `lspci -tv`, `lspci -t` or `lspci -vvv` output (the\n"
 	"           format is detected); switches are folded into one node each and\n"
 	"           subtrees without a GPU or NIC are dropped.\n"
+	"  hwloc    FILE is hwloc's XML (`lstopo --of xml`): packages become sockets,\n"
+	"           host bridges root complexes, switches one node each; NVLink\n"
+	"           from its NVLinkBandwidth matrix.\n"
+	"  nccl-topo FILE is NCCL's topology XML (NCCL_TOPO_DUMP_FILE output, or an\n"
+	"           NCCL_TOPO_FILE): <cpu> NUMA nodes, <pci> switches, <gpu>\n"
+	"           <nvlink> and <nic> elements.\n"
 	"\n"
 	"  FILE               input file, \"-\" for standard input (at most 16 MiB)\n"
 	"  -o, --output OUT   output file (default \"-\", standard output); written\n"
@@ -142,9 +149,11 @@ int cmd_import(int argc, char **argv)
 			return cmd_usage_error("import", "unexpected argument '%s'", argv[i]);
 	}
 	if (!kind)
-		return cmd_usage_error("import", "missing input kind (topo-m or lspci)");
-	if (strcmp(kind, "topo-m") != 0 && strcmp(kind, "lspci") != 0)
-		return cmd_usage_error("import", "unknown input kind '%s' (expected topo-m or lspci)",
+		return cmd_usage_error("import", "missing input kind (topo-m, lspci, hwloc or nccl-topo)");
+	if (strcmp(kind, "topo-m") != 0 && strcmp(kind, "lspci") != 0 &&
+	    strcmp(kind, "hwloc") != 0 && strcmp(kind, "nccl-topo") != 0)
+		return cmd_usage_error("import", "unknown input kind '%s' (expected topo-m, lspci, "
+				       "hwloc or nccl-topo)",
 				       kind);
 	if (!file)
 		return cmd_usage_error("import", "missing input FILE (\"-\" for standard input)");
@@ -162,8 +171,10 @@ int cmd_import(int argc, char **argv)
 		rc = plumb_err_set(&err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 		goto fail;
 	}
-	rc = strcmp(kind, "topo-m") == 0 ? imp_topom_parse(buf, len, &o, s, &err)
-					 : imp_lspci_parse(buf, len, &o, s, &err);
+	rc = strcmp(kind, "topo-m") == 0  ? imp_topom_parse(buf, len, &o, s, &err)
+	   : strcmp(kind, "hwloc") == 0   ? imp_hwloc_parse(buf, len, &o, s, &err)
+	   : strcmp(kind, "nccl-topo") == 0 ? imp_nccl_parse(buf, len, &o, s, &err)
+					  : imp_lspci_parse(buf, len, &o, s, &err);
 	if (rc < 0)
 		goto fail;
 	if ((rc = out_open(&out, outpath, &err)) < 0)

@@ -3,6 +3,7 @@
  * comparison: tokens per second for a model, layouts and boxes.
  */
 #include <getopt.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,25 +136,6 @@ const char cmd_compare_usage[] =
 	"Exit status: 0 ok, 2 usage, 3 invalid scenario, 4 I/O error, 5 runtime error.\n"
 	"Example: plumb compare scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/baremetal-8x-rtxpro6000.yaml\n";
 
-static int parse_ints(const char *s, int *out, int max)
-{
-	int n = 0;
-	const char *p = s;
-	while (*p) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		if (end == p || v < 1 || v > 1000000 || n >= max)
-			return -1;
-		out[n++] = (int)v;
-		p = end;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return n;
-}
-
 static int parse_long(const char *s, long lo, long *out)
 {
 	char *end;
@@ -194,12 +176,93 @@ static const struct option longopts[] = {
 	{ "eager", no_argument, NULL, OPT_BASE + 24 },
 	{ "breakdown", no_argument, NULL, OPT_BASE + 25 },
 	{ "engine", required_argument, NULL, OPT_BASE + 26 },
+	{ "price-usd", required_argument, NULL, OPT_BASE + 27 },
+	{ "life-years", required_argument, NULL, OPT_BASE + 28 },
+	{ "usd-per-kwh", required_argument, NULL, OPT_BASE + 29 },
+	{ "pue", required_argument, NULL, OPT_BASE + 30 },
+	{ "hosting-usd-kw-month", required_argument, NULL, OPT_BASE + 31 },
+	{ "host-w", required_argument, NULL, OPT_BASE + 32 },
+	{ "ttft-p90", required_argument, NULL, OPT_BASE + 33 },
+	{ "tpot-p90", required_argument, NULL, OPT_BASE + 34 },
+	{ "ttft-p99", required_argument, NULL, OPT_BASE + 35 },
+	{ "tpot-p99", required_argument, NULL, OPT_BASE + 36 },
+	{ "top", required_argument, NULL, OPT_BASE + 37 },
 	{ NULL, 0, NULL, 0 }
 };
 
-static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, int min_paths)
+/* A number in [lo, hi] into *out; -1 when v is not one. */
+static int parse_num(const char *v, double lo, double hi, double *out)
 {
-	int i, opt;
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v || *end || !(x >= lo && x <= hi))
+		return -1;
+	*out = x;
+	return 0;
+}
+
+/* A list N or N,M,... of at most max numbers in [1, hi]: how many, or -1. */
+static int parse_longs(const char *v, long hi, long *out, int max)
+{
+	int n = 0;
+	const char *p = v;
+	while (*p) {
+		char *end;
+		long x = strtol(p, &end, 10);
+		if (end == p || x < 1 || x > hi || n >= max)
+			return -1;
+		out[n++] = x;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return n;
+}
+
+/* --concurrency and --batch: numbers in [1, 1000000]. */
+static int parse_ints(const char *s, int *out, int max)
+{
+	long v[MAXLIST];
+	int n = parse_longs(s, 1000000, v, max < MAXLIST ? max : MAXLIST), i;
+	for (i = 0; i < n; i++)
+		out[i] = (int)v[i];
+	return n;
+}
+
+/* --price-usd and the other money options (0 given: a stated zero, -1):
+ * 0 parsed, -1 not one of them, else a usage error's exit status. */
+static int parse_money(const char *cmd, const char *a, const char *v, struct popts *o)
+{
+	static const struct {
+		const char *name;
+		double lo, hi;
+		size_t off;
+	} m[] = {
+		{ "--price-usd", 1, 1e9, offsetof(struct cost_opts, price_usd) },
+		{ "--life-years", 0.1, 50, offsetof(struct cost_opts, life_years) },
+		{ "--usd-per-kwh", 0, 10, offsetof(struct cost_opts, usd_per_kwh) },
+		{ "--pue", 1, 5, offsetof(struct cost_opts, pue) },
+		{ "--hosting-usd-kw-month", 0, 1e5, offsetof(struct cost_opts, hosting_usd_kw_month) },
+		{ "--host-w", 0, 1e5, offsetof(struct cost_opts, host_w) },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strcmp(a, m[i].name)) {
+			double x, *dst = (double *)((char *)&o->cost + m[i].off);
+			if (parse_num(v, m[i].lo, m[i].hi, &x) < 0)
+				return cmd_usage_error(cmd, "%s needs a number in [%g, %g], not '%s'", a,
+						       m[i].lo, m[i].hi, v);
+			*dst = x == 0 ? -1 : x;
+			return 0;
+		}
+	return -1;
+}
+
+int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, int min_paths)
+{
+	int i, opt, plan = !strcmp(cmd, "plan");
 	memset(o, 0, sizeof(*o));
 	o->r.model = "glm-5";
 	o->r.weights = NULL;          /* after the options: llm_default_weights */
@@ -221,7 +284,35 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 			return -opt;
 		snprintf(a, sizeof(a), "%s%s", opt == 'o' ? "-o" : "--",
 			 opt == 'o' ? "" : longopts[opt - OPT_BASE].name);
-		if (!strcmp(a, "--model")) {
+		if ((i = parse_money(cmd, a, v, o)) >= 0) {
+			if (i > 0)
+				return i;
+		} else if (!strncmp(a, "--ttft-p", 8) || !strncmp(a, "--tpot-p", 8) ||
+			   !strcmp(a, "--top")) {
+			double x;
+			if (!plan)
+				return cmd_usage_error(cmd, "%s is an option of plumb plan", a);
+			if (parse_num(v, !strcmp(a, "--top") ? 0 : 0.001, 1e9, &x) < 0)
+				return cmd_usage_error(cmd, "%s needs a positive number, not '%s'", a, v);
+			if (!strcmp(a, "--ttft-p90"))
+				o->slo.ttft_p90 = x;
+			else if (!strcmp(a, "--tpot-p90"))
+				o->slo.tpot_p90 = x;
+			else if (!strcmp(a, "--ttft-p99"))
+				o->slo.ttft_p99 = x;
+			else if (!strcmp(a, "--tpot-p99"))
+				o->slo.tpot_p99 = x;
+			else
+				o->top = (int)x;
+		} else if (plan && (!strcmp(a, "--chunked-prefill") ||
+				    !strcmp(a, "--max-batched-tokens"))) {
+			int c = !strcmp(a, "--chunked-prefill");
+			int k = parse_longs(v, 10000000, c ? o->chunks : o->maxbt, PLAN_MAXSET);
+			if (k < 0)
+				return cmd_usage_error(cmd, "%s needs token counts like 2048,8192 (at most "
+						       "%d), not '%s'", a, PLAN_MAXSET, v);
+			*(c ? &o->nchunk : &o->nmaxbt) = k;
+		} else if (!strcmp(a, "--model")) {
 			o->r.model = v;
 		} else if (!strcmp(a, "--weights")) {
 			o->r.weights = v;
@@ -359,6 +450,9 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 	if (o->npaths < min_paths)
 		return cmd_usage_error(cmd, min_paths > 1 ? "give at least %d SCENARIO files" :
 					    "missing SCENARIO file", min_paths);
+	if (plan && (o->r.nbatch || o->r.draws_given || o->breakdown))
+		return cmd_usage_error(cmd, "plan runs serving points: --batch, --draws and "
+				       "--breakdown do not apply");
 	if (!strcmp(cmd, "predict") && o->npaths > 1)
 		return cmd_usage_error(cmd, "one SCENARIO (use 'plumb compare' for several)");
 	if (o->r.nbatch && o->r.nconc)
@@ -384,11 +478,14 @@ static int parse_args(const char *cmd, int argc, char **argv, struct popts *o, i
 		memcpy(o->r.conc, def, sizeof(def));
 		o->r.nconc = 7;
 	}
+	if (plan && !o->slo.ttft_p90 && !o->slo.tpot_p90 && !o->slo.ttft_p99 && !o->slo.tpot_p99)
+		return cmd_usage_error(cmd, "give a target: --ttft-p90 MS, --tpot-p90 MS "
+				       "(or the p99 ones)");
 	return 0;
 }
 
 /* --trace FILE: its requests, checked against the run's cached context. */
-static int read_trace(struct popts *o, struct plumb_err *err)
+int cmd_predict_read_trace(struct popts *o, struct plumb_err *err)
 {
 	struct meas_csv *t = NULL;
 	int i, rc;
@@ -442,7 +539,7 @@ static int run(const char *cmd, struct popts *o, int compare)
 	o->r.src.consts = draw_consts;
 	o->r.src.interval = cmd_draws_interval;
 	o->r.src.calibrated = cmd_calib() != NULL;
-	if (o->trace && (rc = read_trace(o, &err)) < 0)
+	if (o->trace && (rc = cmd_predict_read_trace(o, &err)) < 0)
 		goto fail;
 	for (i = 0; i < o->npaths; i++)
 		if ((rc = scn_load(o->paths[i], &s[i], &err)) < 0)
@@ -520,7 +617,7 @@ fail:
 int cmd_predict(int argc, char **argv)
 {
 	struct popts o;
-	int rc = parse_args("predict", argc, argv, &o, 1);
+	int rc = cmd_predict_parse("predict", argc, argv, &o, 1);
 	if (rc)
 		return rc;
 	return run("predict", &o, 0);
@@ -529,7 +626,7 @@ int cmd_predict(int argc, char **argv)
 int cmd_compare(int argc, char **argv)
 {
 	struct popts o;
-	int rc = parse_args("compare", argc, argv, &o, 2);
+	int rc = cmd_predict_parse("compare", argc, argv, &o, 2);
 	if (rc)
 		return rc;
 	return run("compare", &o, 1);
@@ -551,7 +648,7 @@ int cmd_default(void)
 		argv[i] = buf[i];
 	}
 	argv[6] = NULL;
-	rc = parse_args("compare", 6, argv, &o, 2);
+	rc = cmd_predict_parse("compare", 6, argv, &o, 2);
 	if (rc)
 		return rc;
 	return run("compare", &o, 1);

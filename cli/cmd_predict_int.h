@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "plan.h"
 #include "predict_run.h"
 
 #define MAXLIST PRED_MAXLIST
@@ -31,7 +32,24 @@ struct popts {
 	char stack[MAXSCN][640];
 	struct pred_engine_alt alt[3];
 	int nalt;
+	/* power and money (--price-usd ...), and plan's search and SLO */
+	struct cost_opts cost;
+	struct plan_slo slo;
+	long chunks[PLAN_MAXSET], maxbt[PLAN_MAXSET];
+	int nchunk, nmaxbt;
+	int top;                    /* plan: rows printed per verdict, 0 all */
 };
+
+/*
+ * The options of predict, compare and plan (cmd is the command's name:
+ * plan also takes the SLO, lists of engine settings and its own defaults)
+ * into o; at least min_paths SCENARIO arguments. 0, or the exit status of
+ * a usage error (printed).
+ */
+int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, int min_paths);
+
+/* --trace FILE into o->reqs (owned by o) and o->r. Errors: EINPUT, EIO. */
+int cmd_predict_read_trace(struct popts *o, struct plumb_err *err);
 
 /* --format csv or table (compare: several boxes side by side). */
 void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,

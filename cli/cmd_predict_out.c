@@ -144,6 +144,54 @@ static int row_gpus(const struct popts *o, const struct pred_row *r)
 	return step_layout_used(&l);
 }
 
+/* r's power and money on its box under o's cost options (models/cost). */
+static void row_cost(const struct popts *o, struct scenario **s, const struct pred_row *r,
+		     struct cost_point *c)
+{
+	struct cost_params cp;
+	cost_params_of(s[r->si], &o->cost, &cp);
+	cost_point_eval(&cp, row_gpus(o, r), cost_activity(r->part), r->tok_total, c);
+}
+
+/* compare's table: what each box's costs assume, and each layout's power
+ * and cost per million tokens at its highest load. */
+static void print_money(FILE *f, const struct popts *o, struct scenario **s, int ns,
+			const struct pred_row *rows, int nrows)
+{
+	int i, j, k;
+	fputs("\nPower and money (models/cost; docs/model.md \"Power and money\"):\n", f);
+	for (j = 0; j < ns; j++) {
+		struct cost_params cp;
+		char t[400];
+		cost_params_of(s[j], &o->cost, &cp);
+		cost_params_text(&cp, t, sizeof(t));
+		fprintf(f, "  %s: %s\n", s[j]->name, t);
+	}
+	for (j = 0; j < ns; j++)
+		for (i = 0; i < nrows; i++) {
+			const struct pred_row *r = &rows[i];
+			struct cost_point c;
+			char usd[32];
+			if (r->si != j || !r->fits)
+				continue;
+			for (k = i + 1; k < nrows && (rows[k].si != j || rows[k].li != r->li); k++)
+				;
+			if (k < nrows)
+				continue;       /* not the highest load of its layout */
+			row_cost(o, s, r, &c);
+			if (isnan(c.usd_per_mtok))
+				snprintf(usd, sizeof(usd), "no price");
+			else
+				snprintf(usd, sizeof(usd), "$%.3f per million tokens", c.usd_per_mtok);
+			if (isnan(c.gpu_w))
+				fprintf(f, "  %s %s x%d: no GPU power in the catalog, %s\n", s[j]->name,
+					r->lay, r->x, usd);
+			else
+				fprintf(f, "  %s %s x%d: GPU %.0f W, box %.2f kW, %.2f J/token, %s\n",
+					s[j]->name, r->lay, r->x, c.gpu_w, c.box_w / 1000, c.j_per_tok, usd);
+		}
+}
+
 /* Lines saying which layouts leave GPUs of a box idle, and that the rows'
  * tok/s is then that of the GPUs used (tok/s per GPU divides by them). */
 static void print_unfilled(FILE *f, const struct popts *o, struct scenario **s, int ns)
@@ -279,6 +327,14 @@ int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		rc |= jout_set(row, "idle_frac", jout_real(r->idle, 4));
 		rc |= jout_set(row, "busy_frac", jout_real(r->compute + r->comm, 4));
 		rc |= jout_set(row, "diagnosis", jout_str(r->diag));
+		if (o->r.compare) {
+			struct cost_point c;
+			row_cost(o, s, r, &c);
+			rc |= jout_set(row, "gpu_w", jout_real(c.gpu_w, 1));
+			rc |= jout_set(row, "box_w", jout_real(c.box_w, 1));
+			rc |= jout_set(row, "j_per_tok", jout_real(c.j_per_tok, 3));
+			rc |= jout_set(row, "usd_per_mtok", jout_real(c.usd_per_mtok, 4));
+		}
 		if (!o->r.nbatch) {
 			json_t *pc = json_object();
 			for (k = 0; k < SERVE_NDIST; k++) {
@@ -307,13 +363,7 @@ int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		rc |= jout_push(arr, row);
 	}
 	rc |= jout_set(doc, "rows", arr);
-	if (rc) {
-		json_decref(doc);
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
-	rc = jout_write(f, doc, 2, err);
-	json_decref(doc);
-	return rc;
+	return jout_write_built(f, doc, rc, 2, err);
 }
 
 /* --percentiles in a table: each serving row's distributions and KV. */
@@ -394,6 +444,8 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 			fprintf(f, ",%s_p%.0f_ms", serve_dist_name[j / SERVE_NPCT], 100 * serve_pct[j % SERVE_NPCT]);
 		if (pct)
 			fputs(",kv_tokens,kv_peak_tokens,queued_max,retracted", f);
+		if (compare)
+			fputs(",gpu_w,box_w,j_per_tok,usd_per_mtok", f);
 		fputc('\n', f);
 		for (i = 0; i < nrows; i++) {
 			const struct pred_row *r = &rows[i];
@@ -407,7 +459,7 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 					fputc(',', f);
 				for (j = 0; pct && j < SERVE_NDIST * SERVE_NPCT + 4; j++)
 					fputc(',', f);
-				fputc('\n', f);
+				fputs(compare ? ",,,,\n" : "\n", f);
 				continue;
 			}
 			fprintf(f, "%.3f,%.2f,%.3f,%.3f,", r->step_ms, r->tok_total, r->tok_stream, r->tpot_ms);
@@ -428,6 +480,13 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 			if (pct)
 				fprintf(f, ",%ld,%ld,%d,%d", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
 					r->sr.preemptions);
+			if (compare) {
+				struct cost_point c;
+				const double *v[] = { &c.gpu_w, &c.box_w, &c.j_per_tok, &c.usd_per_mtok };
+				row_cost(o, s, r, &c);
+				for (j = 0; j < 4; j++)
+					isnan(*v[j]) ? fputc(',', f) : fprintf(f, ",%.4f", *v[j]);
+			}
 			fputc('\n', f);
 		}
 		return;
@@ -537,6 +596,7 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 		fputc('\n', f);
 	}
 	print_boxes(f, o, s, ns, rows, nrows);
+	print_money(f, o, s, ns, rows, nrows);
 	fputs("\nWhy (per box, at the highest concurrency of each layout):\n", f);
 	for (j = 0; j < ns; j++)
 		for (i = nrows - 1; i >= 0; i--) {

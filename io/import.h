@@ -1,13 +1,16 @@
 /*
  * import.h - turn real tool output into a scenario skeleton (YAML text).
  *
- * Two importers share one in-memory result, struct imp_scn:
+ * The importers share one in-memory result, struct imp_scn:
  *   imp_topom_parse()  `nvidia-smi topo -m` matrix -> a PCIe tree that
  *                      reproduces the matrix (io/import_topom.c);
  *   imp_lspci_parse()  `lspci -tv`, `lspci -t`, `lspci -vvv` (and flat
  *                      `lspci`/`lspci -nn` listings) -> the PCIe tree with
  *                      switches folded into one node each (io/import_lspci.c
  *                      reads, io/import_pcitree.c builds; io/import_int.h).
+ *   imp_hwloc_parse()  hwloc's `lstopo --of xml` and
+ *   imp_nccl_parse()   NCCL's topology XML -> the PCIe tree, sockets, NICs
+ *                      and NVLink they describe (io/import_xml.c, libxml2).
  * imp_write_yaml() (io/import.c) prints the result in the scenario format
  * of docs/scenarios.md. The importers only write text: they do not depend on
  * the scenario loader, and the loader validates what they produce.
@@ -114,6 +117,19 @@ int imp_topom_parse(const char *text, size_t len, const struct imp_opts *o,
  */
 int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 		    struct imp_scn *s, struct plumb_err *err);
+
+/*
+ * Parse hwloc's XML (`lstopo --of xml`, formats 2 and 3) or NCCL's topology
+ * XML (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE) into s with libxml2 (io/
+ * import_xml.c); same contract as imp_topom_parse(). Malformed XML is
+ * PLUMB_EINPUT at libxml2's line and column; a topology without a GPU or
+ * NIC, an unknown GPU (no catalog PCI id or name, no --gpu-model) or a
+ * malformed element is PLUMB_EINPUT at the element's line. Time O(len + G^2).
+ */
+int imp_hwloc_parse(const char *text, size_t len, const struct imp_opts *o,
+		    struct imp_scn *s, struct plumb_err *err);
+int imp_nccl_parse(const char *text, size_t len, const struct imp_opts *o,
+		   struct imp_scn *s, struct plumb_err *err);
 
 /*
  * Write s as scenario YAML to f. Returns 0, or -PLUMB_EIO with err filled

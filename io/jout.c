@@ -159,3 +159,15 @@ int jout_write(FILE *f, json_t *v, int levels, struct plumb_err *err)
 	fputc('\n', f);
 	return 0;
 }
+
+int jout_write_built(FILE *f, json_t *doc, int built, int levels, struct plumb_err *err)
+{
+	int rc;
+	if (built) {
+		json_decref(doc);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	rc = jout_write(f, doc, levels, err);
+	json_decref(doc);
+	return rc;
+}

@@ -52,4 +52,9 @@ int jout_push(json_t *a, json_t *v);
  */
 int jout_write(FILE *f, json_t *v, int levels, struct plumb_err *err);
 
+/* A document built with jout_set/jout_push: built is their or'ed results
+ * (non-zero: a step failed, out of memory); written as jout_write when
+ * whole. Takes doc's reference in every case. */
+int jout_write_built(FILE *f, json_t *doc, int built, int levels, struct plumb_err *err);
+
 #endif

@@ -94,6 +94,11 @@ struct scn_gpu_model {
 	double tflops_bf16;           /* dense tensor TFLOPS per dtype; 0 = not supported */
 	double tflops_fp8;
 	double tflops_fp4;
+	/* Power and price (docs/scenarios.md "Power and money"): the board's
+	 * power limit and its draw with a model loaded but no work, watts, and
+	 * a purchase price, US dollars; 0: not stated (tdp_w, idle_w: the
+	 * cost model's rule, price: the scenario must give one). */
+	double tdp_w, idle_w, price_usd;
 	/* How tools name it (plumb import): `names:` as lspci's bracketed name
 	 * or nvidia-smi's without "NVIDIA " give it, and `pci_ids:` vendor and
 	 * device id pairs (vendor << 16 | device). */
@@ -278,6 +283,20 @@ struct scn_network {
 
 const char *scn_net_kind_name(enum scn_net_kind k);
 
+/*
+ * `cost:` what a box costs to own and run (docs/scenarios.md "Power and
+ * money"); each 0 when not stated (then the defaults of
+ * models/cost/cost.h, which cite their sources), -1 when stated as 0.
+ */
+struct scn_cost {
+	double price_usd;           /* the box's purchase price */
+	double life_years;          /* over which the price is amortised */
+	double usd_per_kwh;         /* electricity */
+	double pue;                 /* facility power over IT power */
+	double hosting_usd_kw_month;    /* colocation rent per kW of rated power */
+	double host_w;              /* CPUs, memory, fans, NICs: the box without GPUs */
+};
+
 struct scenario {
 	char path[512];
 	char name[96];
@@ -307,6 +326,7 @@ struct scenario {
 	int nccl_shm_disable;           /* `nccl: shm_disable` */
 	int nccl_gdr_level;             /* `nccl: net_gdr_level` (enum topo_nccl_path), -1 unset */
 	struct scn_serving serving;     /* `serving:` the software stack measured or planned */
+	struct scn_cost cost;           /* `cost:` price, life, power and hosting */
 	/* The tables that grow with the machine, sized to it (owned: scn_free
 	 * frees them, scn_dup copies them). Only their first nhosts, nnodes,
 	 * ngpus and nnvlink entries are the scenario's; cap_* is the room. */

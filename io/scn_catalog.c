@@ -22,7 +22,7 @@ extern const char scn_catalog_gpus_yaml[];
 static const char *const gpu_keys[] = {
 	"id", "name", "arch", "memory_gib", "memory_gbs", "pcie", "bars", "p2p_pcie",
 	"nvlink_links", "nvlink_gbs_per_link", "p2p_lat_us", "tflops", "constants", "source",
-	"names", "pci_ids", NULL
+	"names", "pci_ids", "tdp_w", "idle_w", "price_usd", NULL
 };
 static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable", NULL };
 static const char *const pcie_keys[] = { "gen", "width", NULL };
@@ -397,6 +397,19 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	if ((v = ymap_get(n, "nvlink_gbs_per_link")) &&
 	    (rc = yget_double(t, v, "nvlink_gbs_per_link", 0, 1e4,
 			      &g->nvlink_gbs_per_link, err)) < 0)
+		return rc;
+	/* power and price (models/cost) */
+	if ((v = ymap_get(n, "tdp_w")) &&
+	    (rc = yget_double(t, v, "tdp_w", 1, 1e5, &g->tdp_w, err)) < 0)
+		return rc;
+	if ((v = ymap_get(n, "idle_w")) &&
+	    (rc = yget_double(t, v, "idle_w", 0, 1e5, &g->idle_w, err)) < 0)
+		return rc;
+	if (v && g->tdp_w > 0 && g->idle_w >= g->tdp_w)
+		return yerr(t, v, PLUMB_EINPUT, err, "idle_w (%g) must be below tdp_w (%g)",
+			    g->idle_w, g->tdp_w);
+	if ((v = ymap_get(n, "price_usd")) &&
+	    (rc = yget_double(t, v, "price_usd", 0, 1e8, &g->price_usd, err)) < 0)
 		return rc;
 	/* gpu-scope defaults for this model (the GPU and its kernel library) */
 	if ((v = ymap_get(n, "constants")) && (rc = parse_gpu_consts(t, v, g, err)) < 0)

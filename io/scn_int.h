@@ -57,6 +57,9 @@ int scn_parse_vm(const struct ytree *t, const struct ynode *m, struct scenario *
 		 struct plumb_err *err);
 int scn_parse_nccl(const struct ytree *t, const struct ynode *m, struct scenario *s,
 		   struct plumb_err *err);
+/* `cost:` into s->cost (docs/scenarios.md "Power and money"). */
+int scn_parse_cost(const struct ytree *t, const struct ynode *m, struct scenario *s,
+		   struct plumb_err *err);
 int scn_parse_serving(const struct ytree *t, const struct ynode *m, struct scenario *s,
 		      struct plumb_err *err);
 

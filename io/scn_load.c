@@ -22,7 +22,7 @@
 const char *const scn_top_keys[] = {
 	"plumb_scenario", "name", "description", "seed", "event_budget", "source", "host",
 	"pcie", "nvlink", "virtualization", "constants", "nccl", "serving", "gpu_catalog",
-	"gpu_models", "hosts", "network", NULL
+	"gpu_models", "hosts", "network", "cost", NULL
 };
 
 /*
@@ -339,6 +339,8 @@ static int parse_doc(const struct ytree *t, struct scenario *s, struct plumb_err
 	if ((v = ymap_get(r, "nccl")) && (rc = scn_parse_nccl(t, v, s, err)) < 0)
 		return rc;
 	if ((v = ymap_get(r, "serving")) && (rc = scn_parse_serving(t, v, s, err)) < 0)
+		return rc;
+	if ((v = ymap_get(r, "cost")) && (rc = scn_parse_cost(t, v, s, err)) < 0)
 		return rc;
 	if (s->vm.mode == SCN_VM && s->vm.p2p_exposure == SCN_P2P_CLIQUE) {
 		int any = 0;

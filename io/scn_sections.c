@@ -264,6 +264,38 @@ static int parse_serving_moe(const struct ytree *t, const struct ynode *m,
 	return 0;
 }
 
+int scn_parse_cost(const struct ytree *t, const struct ynode *m, struct scenario *s,
+		   struct plumb_err *err)
+{
+	static const char *const keys[] = {
+		"price_usd", "life_years", "usd_per_kwh", "pue", "hosting_usd_kw_month",
+		"host_w", NULL
+	};
+	static const double lo[] = { 1, 0.1, 0, 1, 0, 0 };
+	static const double hi[] = { 1e9, 50, 10, 5, 1e5, 1e5 };
+	double *dst[] = {
+		&s->cost.price_usd, &s->cost.life_years, &s->cost.usd_per_kwh, &s->cost.pue,
+		&s->cost.hosting_usd_kw_month, &s->cost.host_w
+	};
+	struct ynode *v;
+	int i, rc;
+	if ((rc = yexpect(t, m, Y_MAP, "cost", err)) < 0 ||
+	    (rc = ymap_check_keys(t, m, "cost", keys, err)) < 0)
+		return rc;
+	for (i = 0; keys[i]; i++)
+		if ((v = ymap_get(m, keys[i])) &&
+		    (rc = yget_double(t, v, keys[i], lo[i], hi[i], dst[i], err)) < 0)
+			return rc;
+	/* a stated zero (free power, no rent, no host) is kept apart from unset */
+	if (ymap_get(m, "usd_per_kwh") && s->cost.usd_per_kwh == 0)
+		s->cost.usd_per_kwh = -1;
+	if (ymap_get(m, "hosting_usd_kw_month") && s->cost.hosting_usd_kw_month == 0)
+		s->cost.hosting_usd_kw_month = -1;
+	if (ymap_get(m, "host_w") && s->cost.host_w == 0)
+		s->cost.host_w = -1;
+	return 0;
+}
+
 int scn_parse_serving(const struct ytree *t, const struct ynode *m, struct scenario *s,
 		      struct plumb_err *err)
 {

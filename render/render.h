@@ -197,6 +197,27 @@ struct rdr_series {
 int rdr_throughput(const char *path, const char *title, const char *xlabel,
 		   const struct rdr_series *series, int n, struct plumb_err *err);
 
+/* ---- Pareto frontier (plumb plan) --------------------------------------- */
+
+/* One configuration: tok/s per user (x) and per GPU (y). */
+struct rdr_pareto_pt {
+	double x, y;
+	int box;                        /* palette index: the scenario */
+	int meets;                      /* meets the latency target: filled marker */
+	int frontier;                   /* on the frontier: joined by the line */
+	char label[48];                 /* "dp4tp2@64" */
+};
+
+/*
+ * The trade-off of serving: tok/s per GPU (what the box earns) against
+ * tok/s per user (what each user sees), both axes logarithmic; a colour
+ * per box (names[0..nbox) in the legend), a filled marker where the target
+ * is met and a hollow one where it is missed, the frontier joined by a
+ * line with its points labelled where there is room.
+ */
+int rdr_pareto(const char *path, const char *title, const struct rdr_pareto_pt *pt, int n,
+	       const char *const *names, int nbox, struct plumb_err *err);
+
 /* ---- parts of a step --------------------------------------------------- */
 
 /* One bar: a box and layout's decode step in its physical parts. */

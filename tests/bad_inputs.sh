@@ -140,6 +140,15 @@ while read -r name want rest; do
 	# shellcheck disable=SC2086
 	check "$name" "$want" $rest
 done <<TABLE
+# ---- hwloc XML and NCCL topology XML (plumb import hwloc / nccl-topo)
+xml-hwloc-empty          3 import hwloc $DIR/xml-hwloc-empty.xml
+xml-hwloc-no-gpu         3 import hwloc $DIR/xml-hwloc-no-gpu.xml
+xml-nccl-unclosed        3 import nccl-topo $DIR/xml-nccl-unclosed.xml
+xml-nccl-tag-mismatch    3 import nccl-topo $DIR/xml-nccl-tag-mismatch.xml
+xml-nccl-wrong-root      3 import nccl-topo $DIR/xml-nccl-wrong-root.xml
+xml-nccl-unknown-gpu     3 import nccl-topo $DIR/xml-nccl-unknown-gpu.xml
+xml-nccl-no-busid        3 import nccl-topo $DIR/xml-nccl-no-busid.xml
+xml-nccl-huge            3 import nccl-topo @big:xml-nccl-huge.xml
 # ---- nvidia-smi topo -m (plumb import topo-m)
 topom-empty              3 import topo-m $DIR/topom-empty.txt
 topom-blank              3 import topo-m $DIR/topom-blank.txt

@@ -22,6 +22,7 @@
 #include "predict_run.h"
 #include "scn.h"
 #include "sweep.h"
+#include "cost.h"
 #include "sweep_int.h"
 
 #define VCAP 16
@@ -237,6 +238,7 @@ static int compute(void *ctx, const struct swp_step_key *k, struct swp_step_val 
 	v->comm_s = info.comm_s;
 	v->compute_s = info.compute_s;
 	v->idle_s = info.idle_s;
+	v->activity = cost_activity(info.part);
 	pred_diagnosis(sc->c, &info, v->diag, sizeof(v->diag));
 	return 0;
 }
@@ -278,6 +280,8 @@ struct result {
 	char diag[320];
 	struct serve_result sr;     /* the latency distributions and the KV cache */
 	long kv_tokens;
+	double activity;            /* the decode step's busy share (models/cost) */
+	struct cost_params cp;      /* the box's costs (its `cost:`, the defaults) */
 };
 
 /* The i-th distribution column (swp_dist_col). */
@@ -372,6 +376,8 @@ static int predict(struct swp_eval *e, uint64_t content, const struct scenario *
 	r->comm = v.seconds > 0 ? v.comm_s / v.seconds : 0;
 	r->compute = v.seconds > 0 ? v.compute_s / v.seconds : 0;
 	r->idle = v.seconds > 0 ? v.idle_s / v.seconds : 0;
+	r->activity = v.activity;
+	cost_params_of(s, NULL, &r->cp);
 	snprintf(r->diag, sizeof(r->diag), "%s", v.diag);
 
 	pred_serve_params(&c, (int)st->concurrency, st->input, st->output, st->context, &sp);
@@ -416,9 +422,28 @@ static double used_price(const struct result *r, double price)
 	       ? price * r->gpus / r->box_gpus : price;
 }
 
+/* A row's power and money: the box's costs, a `price_usd` input as its
+ * price (docs/sweep.md). */
+static void row_cost(const struct swp_grid *g, const double *price, const struct result *r,
+		     struct cost_point *c)
+{
+	struct cost_params cp = r->cp;
+	int i;
+	for (i = 0; i < g->nprice; i++)
+		if (!strcmp(g->names[g->price[i]].name, "price_usd") && !isnan(price[i])) {
+			cp.price_usd = price[i];
+			cp.price_src = COST_PRICE_OPTION;
+		}
+	cost_point_eval(&cp, r->gpus, r->activity, r->tok_total, c);
+}
+
+static const char *const cost_cols[] = { "gpu_w", "box_w", "j_per_tok", "usd_per_mtok" };
+
 static void format_row(const struct swp_eval *e, char (*t)[1024], const struct settings *st,
 		       const struct result *r, struct swp_sb *b)
 {
+	struct cost_point cost;
+	double cv[4];
 	const struct swp_grid *g = e->g;
 	int nk = SWP_NFIXED + g->nextra, i;
 	long ctx = st->input + st->output / 2;
@@ -430,6 +455,15 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 		price[i] = strtod(t[SWP_NFIXED + c], &end);
 		if (end == t[SWP_NFIXED + c] || *end || !(price[i] > 0))
 			price[i] = NAN;
+	}
+	if (r->fits) {
+		row_cost(g, price, r, &cost);
+		cv[0] = cost.gpu_w;
+		cv[1] = cost.box_w;
+		cv[2] = cost.j_per_tok;
+		cv[3] = cost.usd_per_mtok;
+	} else {
+		cv[0] = cv[1] = cv[2] = cv[3] = NAN;
 	}
 	if (e->fmt == SWP_CSV) {
 		for (i = 0; i < nk; i++) {
@@ -468,6 +502,8 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 				      r->sr.max_waiting, r->sr.preemptions);
 		else
 			swp_sb_put(b, ",,,,", 4);
+		for (i = 0; i < 4; i++)
+			isnan(cv[i]) ? swp_sb_put(b, ",", 1) : swp_sb_printf(b, ",%.4f", cv[i]);
 		return;
 	}
 	swp_sb_put(b, "{", 1);
@@ -508,6 +544,9 @@ static void format_row(const struct swp_eval *e, char (*t)[1024], const struct s
 		swp_sb_printf(b, ", \"kv_tokens\": %ld, \"kv_peak_tokens\": %ld, \"queued_max\": %d, "
 			      "\"retracted\": %d", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
 			      r->sr.preemptions);
+		for (i = 0; i < 4; i++)
+			if (!isnan(cv[i]))
+				swp_sb_printf(b, ", \"%s\": %.4f", cost_cols[i], cv[i]);
 	}
 	swp_sb_put(b, "}", 1);
 }

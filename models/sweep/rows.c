@@ -161,7 +161,11 @@ void swp_dist_col(int i, char *buf, size_t n)
 	snprintf(buf, n, "%s_p%.0f_ms", serve_dist_name[i / SERVE_NPCT], 100 * serve_pct[i % SERVE_NPCT]);
 }
 
-static const char *const kv_cols[] = { "kv_tokens", "kv_peak_tokens", "queued_max", "retracted" };
+static const char *const kv_cols[] = {
+	"kv_tokens", "kv_peak_tokens", "queued_max", "retracted",
+	/* power and money (models/cost, docs/sweep.md) */
+	"gpu_w", "box_w", "j_per_tok", "usd_per_mtok"
+};
 
 /* Name index of extra column c. */
 int swp_extra_name(const struct swp_grid *g, int c)
@@ -401,7 +405,7 @@ char *swp_rows_header(const struct swp_grid *g, enum swp_format fmt)
 		else
 			swp_sb_printf(&b, ",tok_s_per_k%s", g->names[g->price[i]].name + 6);
 	}
-	for (i = 0; i < SWP_NDIST + 4; i++) {
+	for (i = 0; i < SWP_NDIST + 8; i++) {
 		char dist[32];
 		const char *name = dist;
 		if (i < SWP_NDIST)

@@ -185,6 +185,7 @@ struct swp_step_key {
 struct swp_step_val {
 	double seconds;
 	double comm_s, compute_s, idle_s;
+	double activity;        /* cost_activity of the step (models/cost) */
 	char diag[320];
 };
 

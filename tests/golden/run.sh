@@ -169,6 +169,23 @@ for v in ctx0:0 ctx32k:32768; do
 	fi
 done
 
+# plumb plan (docs/cli.md "plumb plan"): GLM-5 on the bare-metal and switch
+# RTX PRO 6000 boxes against TTFT p90 2 s and TPOT p90 50 ms, short outputs:
+# the table (costs, verdicts, reasons, frontier) and the JSON rows.
+for fmt in table json; do
+	out=$tmp/plan.$fmt.out
+	"$PLUMB" plan scenarios/baremetal-8x-rtxpro6000.yaml scenarios/switch-8x-rtxpro6000.yaml \
+		--ttft-p90 2000 --tpot-p90 50 --concurrency 1,16,64 --output 128 --format $fmt \
+		>"$tmp/stdout" 2>"$tmp/err"
+	{ echo "exit: $?"; cat "$tmp/stdout" "$tmp/err"; } >"$out"
+	if [ "$update" -eq 1 ]; then
+		mkdir -p "$GOLDEN/plan"
+		store "$out" "$GOLDEN/plan/glm5-rtxpro6000.$fmt.out"
+	else
+		compare "$GOLDEN/plan/glm5-rtxpro6000.$fmt.out" "$out" "plumb plan --format $fmt"
+	fi
+done
+
 # Golden files whose scenario is gone would never be checked again.
 for g in "$GOLDEN"/*.out; do
 	[ -f "$g" ] || continue

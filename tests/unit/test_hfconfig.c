@@ -164,6 +164,24 @@ static const struct {
 	 * 14.66B, which no count of its tensors brings to 14B (a one-digit
 	 * figure) */
 	{ "microsoft--phi-4", LLM_COUNT_ALL, 14e9, 14e9, 0.05, 0.05, 14.6595e9, 14.6595e9 },
+	/* Mistral AI, "Cheaper, Better, Faster, Stronger" (Mixtral 8x22B):
+	 * "only 39B active parameters out of 141B" */
+	{ "mistralai--Mixtral-8x22B-v0.1", LLM_COUNT_ALL, 141e9, 39e9, 0.02, 0.02, 0, 0 },
+	/* meta-llama Llama 3.1 model card: 405B (dense) */
+	{ "meta-llama--Meta-Llama-3.1-405B", LLM_COUNT_ALL, 405e9, 405e9, 0.02, 0.02, 0, 0 },
+	/* Qwen/Qwen3-Coder-480B-A35B-Instruct model card: "480B total
+	 * parameters" with "35B activated" (every tensor: 35.47B, 1.4% over) */
+	{ "Qwen--Qwen3-Coder-480B-A35B-Instruct", LLM_COUNT_ALL, 480e9, 35e9, 0.02, 0.02, 0,
+	  0 },
+	/* microsoft/Phi-3-mini-4k-instruct model card: "a 3.8B parameters,
+	 * lightweight, state-of-the-art open model"; Phi-3-medium-4k-instruct:
+	 * "a 14B parameters" model (both dense, every tensor counted) */
+	{ "microsoft--Phi-3-mini-4k-instruct", LLM_COUNT_ALL, 3.8e9, 3.8e9, 0.02, 0.02, 0, 0 },
+	{ "microsoft--Phi-3-medium-4k-instruct", LLM_COUNT_ALL, 14e9, 14e9, 0.02, 0.02, 0, 0 },
+	/* ALLaM-AI/ALLaM-7B-Instruct-preview model card (SDAIA), "Model
+	 * Details": "7B parameters" (a Llama-architecture model trained from
+	 * scratch with its own 64,000-token vocabulary) */
+	{ "ALLaM-AI--ALLaM-7B-Instruct-preview", LLM_COUNT_ALL, 7e9, 7e9, 0.02, 0.02, 0, 0 },
 };
 
 static void test_published_params(void)

@@ -299,7 +299,7 @@ static void test_run_and_resume(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tb);
 	CU_ASSERT_STRING_EQUAL(ta, tb);
 	CU_ASSERT_PTR_NOT_NULL(strstr(ta, ",tok_s_per_kusd,ttft_p50_ms,"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(ta, ",queued_max,retracted\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(ta, ",queued_max,retracted,gpu_w,box_w,j_per_tok,usd_per_mtok\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(ta, "\n" WS ",mixtral-8x7b,nvfp4,bf16,128,64,0,6000,16,tp1,1,1,"));
 	/* resume: keep the header and 5 rows, the rest is computed */
 	nl = tb;
@@ -430,11 +430,12 @@ static void test_same_as_predict(void)
 			line = strtok_r(NULL, "\n", &save);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(line);
 			CU_ASSERT_EQUAL_FATAL(swp_eval_point(e, i, &row, &err), 0);
-			/* predict's columns, before the distributions and the KV
-			 * cache's four that end a sweep row */
+			/* predict's columns, before the distributions, the KV
+			 * cache's four and power and money's four that end a
+			 * sweep row */
 			{
 				int k;
-				for (k = 0; k < 12 + 4; k++)   /* SWP_NDIST + KV */
+				for (k = 0; k < 12 + 4 + 4; k++)   /* SWP_NDIST + KV + cost */
 					*strrchr(row, ',') = '\0';
 			}
 			tail = strstr(row, line);
