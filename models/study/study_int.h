@@ -41,6 +41,7 @@ struct prow {
 	double tok, lo, hi, stream, tpot, ttft, comm, busy;
 	double part[PART_N];                    /* the step's parts, ms per GPU */
 	double ttft_p[3], tpot_p[3];            /* p50, p90, p99 in ms (NaN: none) */
+	double gpu_w, box_w, j_per_tok, usd_per_mtok;   /* compare's, NaN: not given */
 	json_t *draws;                          /* tok_s_draws (borrowed), or NULL */
 };
 

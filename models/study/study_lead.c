@@ -215,8 +215,16 @@ void study_money(FILE *f, const struct study *st)
 				fputs("<td class=\"l\" colspan=\"6\">no layout fits</td></tr>\n", f);
 				continue;
 			}
+			/* compare's figures (from the unrounded row), else predict's
+			 * row through the same model */
 			cost_params_of(st->s[j], &st->o->cost, &cp);
 			cost_point_eval(&cp, step_layout_used(&l), cost_activity(b->part), b->tok, &c);
+			if (isfinite(b->gpu_w) || isfinite(b->usd_per_mtok)) {
+				c.gpu_w = b->gpu_w;
+				c.box_w = b->box_w;
+				c.j_per_tok = b->j_per_tok;
+				c.usd_per_mtok = b->usd_per_mtok;
+			}
 			fprintf(f, "<td class=\"l n\">%s</td><td>%.0f</td>", b->layout, b->tok);
 			if (isfinite(c.gpu_w))
 				fprintf(f, "<td>%.0f</td><td>%.2f</td><td>%.2f</td>", c.gpu_w,
