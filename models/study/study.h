@@ -8,7 +8,10 @@
  * boxes, as a table (the "what the speed-up depends on" lines); `plumb
  * topo` gives each box's findings. The commands come in as function
  * pointers (struct study_cmds), so models/ does not depend on cli/. The page
- * holds the answer with its range, the throughput chart and each box's
+ * opens with the answer in one sentence (the same layout and best against
+ * best, both named, with the load and lengths), then holds the answer with
+ * its range, the latency percentiles against the targets, each box's power
+ * and $ per million tokens (models/cost), the throughput chart and each box's
  * topology as inline SVG, the tables, the diagnosis, the assumptions and
  * the calibration used, and a footer with plumb's version, the date and
  * the command line. It is written through io/out.h (atomically); the
