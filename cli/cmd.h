@@ -38,6 +38,15 @@ void cmd_set_calib(const struct calib_file *c);
 /* Monte Carlo draws for intervals from a calibration: --draws N, default
  * 32; a fixed seed so the same inputs give the same interval. */
 #define CMD_CALIB_DRAWS 32
+
+struct cost_opts;
+/* --price-usd and the other money options of predict, compare, plan and
+ * report, option a with value v into c (0 given: a stated zero, -1): 0
+ * parsed, -1 not one of them, else a usage error's exit status. */
+int cmd_money_option(const char *cmd, const char *a, const char *v, struct cost_opts *c);
+
+/* What `plumb --version` prints. */
+#define PLUMB_VERSION_STRING "plumb 0.1"
 #define CMD_CALIB_SEED 20261130UL
 
 struct plumb_consts;

@@ -236,9 +236,7 @@ static int parse_ints(const char *s, int *out, int max)
 	return n;
 }
 
-/* --price-usd and the other money options (0 given: a stated zero, -1):
- * 0 parsed, -1 not one of them, else a usage error's exit status. */
-static int parse_money(const char *cmd, const char *a, const char *v, struct popts *o)
+int cmd_money_option(const char *cmd, const char *a, const char *v, struct cost_opts *c)
 {
 	static const struct {
 		const char *name;
@@ -255,7 +253,7 @@ static int parse_money(const char *cmd, const char *a, const char *v, struct pop
 	size_t i;
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		if (!strcmp(a, m[i].name)) {
-			double x, *dst = (double *)((char *)&o->cost + m[i].off);
+			double x, *dst = (double *)((char *)c + m[i].off);
 			if (parse_num(v, m[i].lo, m[i].hi, &x) < 0)
 				return cmd_usage_error(cmd, "%s needs a number in [%g, %g], not '%s'", a,
 						       m[i].lo, m[i].hi, v);
@@ -289,7 +287,7 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 			return -opt;
 		snprintf(a, sizeof(a), "%s%s", opt == 'o' ? "-o" : "--",
 			 opt == 'o' ? "" : longopts[opt - OPT_BASE].name);
-		if ((i = parse_money(cmd, a, v, o)) >= 0) {
+		if ((i = cmd_money_option(cmd, a, v, &o->cost)) >= 0) {
 			if (i > 0)
 				return i;
 		} else if (!strncmp(a, "--ttft-p", 8) || !strncmp(a, "--tpot-p", 8) ||

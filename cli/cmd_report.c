@@ -5,10 +5,13 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "cmd.h"
+#include "cost.h"
 #include "datadir.h"
 #include "study.h"
 
@@ -20,7 +23,12 @@ const char cmd_report_usage[] =
 	"highest load, with 90% ranges), the throughput chart, the tok/s table with\n"
 	"speed-ups, the diagnosis of every layout, what the speed-up depends on, each\n"
 	"box's topology picture and findings, the assumptions and the calibration\n"
-	"used. Figures are inline SVG; the page needs no network and no plumb to\n"
+	"used. It opens with the answer in one sentence (the same layout on both\n"
+	"boxes and each at its best, both named) and holds the latency percentiles\n"
+	"(TTFT, TPOT p50/p90/p99) of each box's best layout per load against the\n"
+	"targets given, each box's power and $ per million tokens, and a footer with\n"
+	"plumb's version, the date (SOURCE_DATE_EPOCH when set) and the command line.\n"
+	"Figures are inline SVG; the page needs no network and no plumb to\n"
 	"open. The numbers are those of `plumb compare` (`plumb predict` for one\n"
 	"box). Without SCENARIO: the seed comparison of bare `plumb` (the Proxmox\n"
 	"VM, bare metal and the switch chassis; layouts tp8,tp4pp2,ep8).\n"
@@ -37,6 +45,14 @@ const char cmd_report_usage[] =
 	"  --input N, --output N, --context N, --microbatches M, --mtp D, --accept A,\n"
 	"  --eager, --nccl-p2p-level L, --engine E[@V]\n"
 	"                         as for `plumb predict`\n"
+	"  --price-usd USD, --life-years Y, --usd-per-kwh P, --pue X,\n"
+	"  --hosting-usd-kw-month H, --host-w W\n"
+	"                         what the power and money table assumes, as for\n"
+	"                         `plumb plan` (default: the scenario's cost: section,\n"
+	"                         else the defaults docs/model.md cites)\n"
+	"  --ttft-p90 MS, --tpot-p90 MS\n"
+	"                         service-level targets: the latency table says for\n"
+	"                         each box and load whether its best layout meets them\n"
 	"  -h, --help             this help\n"
 	"\n"
 	"Any number of scenarios, layouts and loads: the tables have a row for every\n"
@@ -63,6 +79,9 @@ struct ropts {
 	int draws_given, layout_given;
 	const char *input, *output, *context;
 	const char *engine;             /* --engine, NULL: each scenario's */
+	double ttft_p90, tpot_p90;      /* --ttft-p90, --tpot-p90; 0 none */
+	long long when;                 /* SOURCE_DATE_EPOCH, else now */
+	struct cost_opts cost;          /* the money options */
 };
 
 /* Options of `plumb predict` the report hands on: with a value, then the
@@ -90,6 +109,14 @@ static const struct option longopts[] = {
 	{ "draws", required_argument, NULL, 0x100 + 12 },
 	{ "engine", required_argument, NULL, 0x100 + 13 },
 	{ "eager", no_argument, NULL, 0x100 + 14 },
+	{ "ttft-p90", required_argument, NULL, 0x100 + 15 },
+	{ "tpot-p90", required_argument, NULL, 0x100 + 16 },
+	{ "price-usd", required_argument, NULL, 0x100 + 17 },
+	{ "life-years", required_argument, NULL, 0x100 + 18 },
+	{ "usd-per-kwh", required_argument, NULL, 0x100 + 19 },
+	{ "pue", required_argument, NULL, 0x100 + 20 },
+	{ "hosting-usd-kw-month", required_argument, NULL, 0x100 + 21 },
+	{ "host-w", required_argument, NULL, 0x100 + 22 },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -117,6 +144,31 @@ static int parse(int argc, char **argv, struct ropts *o)
 			o->out = optarg;
 			continue;
 		}
+		if (k == 15 || k == 16) {
+			char *end;
+			double x;
+			errno = 0;
+			x = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(x >= 0.001 && x <= 1e9))
+				return cmd_usage_error(cmd, "--%s needs a number of milliseconds "
+							    "from 0.001 to 1e9, not '%s'",
+						       k == 15 ? "ttft-p90" : "tpot-p90", optarg);
+			*(k == 15 ? &o->ttft_p90 : &o->tpot_p90) = x;
+			continue;
+		}
+		if (k >= 17 && k <= 22) {
+			/* handed on too: compare's JSON carries them */
+			static char names[6][24] = { "--price-usd", "--life-years", "--usd-per-kwh",
+						     "--pue", "--hosting-usd-kw-month", "--host-w" };
+			int rc = cmd_money_option(cmd, names[k - 17], optarg, &o->cost);
+			if (rc)
+				return rc;
+			if (o->npass + 2 > MAXPASS)
+				return cmd_usage_error(cmd, "too many options");
+			o->pass[o->npass++] = names[k - 17];
+			o->pass[o->npass++] = optarg;
+			continue;
+		}
 		if (k < 0 || k > NPASS_VALUE)
 			return PLUMB_EUSAGE;
 		if (o->npass + 2 > MAXPASS)
@@ -138,6 +190,20 @@ static int parse(int argc, char **argv, struct ropts *o)
 	}
 	o->paths = argv + optind;
 	o->npaths = argc - optind;
+	/* the page's date: SOURCE_DATE_EPOCH (reproducible-builds.org) */
+	{
+		const char *sde = getenv("SOURCE_DATE_EPOCH");
+		if (sde) {
+			char *end;
+			errno = 0;
+			o->when = strtoll(sde, &end, 10);
+			if (end == sde || *end || errno || o->when < 0 || o->when > 253402300799LL)
+				return cmd_usage_error(cmd, "SOURCE_DATE_EPOCH must be seconds since "
+							    "1970 up to the year 9999, not '%s'", sde);
+		} else {
+			o->when = (long long)time(NULL);
+		}
+	}
 	if (!o->out)
 		return cmd_usage_error(cmd, "missing -o FILE.html");
 	if (!html_name(o->out))
@@ -166,10 +232,19 @@ int cmd_report(int argc, char **argv)
 {
 	struct ropts o;
 	struct study_opts r;
+	char **given;   /* the command line as given (getopt reorders argv) */
 	int rc;
 
-	if ((rc = parse(argc, argv, &o)) != 0)
+	if (!(given = malloc((size_t)(argc + 1) * sizeof(*given)))) {
+		fputs("plumb: error: out of memory\n", stderr);
+		return PLUMB_ERUNTIME;
+	}
+	memcpy(given, argv, (size_t)argc * sizeof(*given));
+	given[argc] = NULL;
+	if ((rc = parse(argc, argv, &o)) != 0) {
+		free(given);
 		return rc;
+	}
 	memset(&r, 0, sizeof(r));
 	r.out = o.out;
 	r.paths = o.paths;
@@ -183,9 +258,18 @@ int cmd_report(int argc, char **argv)
 	r.context = o.context;
 	r.calib = cmd_calib();
 	r.calib_draws = CMD_CALIB_DRAWS;
+	r.slo_ttft_p90 = o.ttft_p90;
+	r.slo_tpot_p90 = o.tpot_p90;
+	r.cost = o.cost;
+	r.version = PLUMB_VERSION_STRING;
+	r.when = o.when;
+	r.argv = given;
+	r.argc = argc;
 	r.cmd.compare = cmd_compare;
 	r.cmd.predict = cmd_predict;
 	r.cmd.topo = cmd_topo;
 	r.cmd.interval = cmd_draws_interval;
-	return study_write(&r);
+	rc = study_write(&r);
+	free(given);
+	return rc;
 }

@@ -211,7 +211,7 @@ static int run(int argc, char **argv)
 		return PLUMB_OK;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		puts("plumb 0.1");
+		puts(PLUMB_VERSION_STRING);
 		return PLUMB_OK;
 	}
 	c = plumb_cmd_find(argv[1]);

@@ -12,7 +12,14 @@
 #   - the seed comparison's page is under 2 MB and needs nothing but itself
 #     (no http:, https: or external file reference);
 #   - a 9-host cluster (tests/gen_scale.sh) gets its page, with a layout
-#     that fits it and a picture of the hosts it can draw.
+#     that fits it and a picture of the hosts it can draw;
+#   - the parts a manager reads: the first paragraph (the same layout and
+#     best against best, both named, their ratios those of the rows), the
+#     latency table (p50 <= p90 <= p99, "met" exactly where the p90s are
+#     within --ttft-p90/--tpot-p90), the power and money table (the $/Mtok
+#     and watts of `plumb compare --format json`, --price-usd honoured), and
+#     the footer (`plumb --version`, SOURCE_DATE_EPOCH's date, the command
+#     line as given, escaped), each shown in the browser.
 # The checker is tested too: a page that overflows and a page that logs an
 # error must fail it. Also: the same inputs give the same bytes, and bad
 # input exits with its documented status and leaves no file.
@@ -22,7 +29,8 @@
 set -u
 cd "$(dirname "$0")/.."
 LC_ALL=C
-export LC_ALL
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1767225600}
+export LC_ALL SOURCE_DATE_EPOCH
 PLUMB=${PLUMB:-./plumb}
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 DRAWS=${REPORT_DRAWS:-8}
@@ -69,6 +77,13 @@ cat > "$T/check.js" <<'EOF'
   out.push('small_svgs=' + small);
   out.push('page_wider=' + (document.documentElement.scrollWidth > window.innerWidth ? 1 : 0));
   out.push('overflow=' + over.length);
+  var lead = document.querySelector('p.lead');
+  out.push('lead=' + (lead && lead.getBoundingClientRect().height > 10 &&
+                      /^On .* serves /.test(lead.textContent) ? 1 : 0));
+  out.push('lat_rows=' + document.querySelectorAll('table.lat tbody tr').length);
+  var foot = document.querySelector('footer');
+  out.push('footer=' + (foot && foot.getBoundingClientRect().height > 10 &&
+                        /Written by plumb .* with plumb report /.test(foot.textContent) ? 1 : 0));
   over.slice(0, 5).forEach(function (o) { out.push('  ' + o); });
   var d = document.createElement('pre');
   d.id = 'plumb-check';
@@ -132,6 +147,10 @@ check() {
 		fi
 		n=$(value page_wider)
 		[ "$n" = 0 ] && ok || bad "$name at $w px: the page is wider than the window"
+		[ "$(value lead)" = 1 ] && ok || bad "$name at $w px: no first paragraph shown"
+		[ "$(value footer)" = 1 ] && ok || bad "$name at $w px: no footer with version and command"
+		n=$(value lat_rows)
+		[ "${n:-0}" -gt 0 ] && ok || bad "$name at $w px: no latency rows shown"
 	done
 	"$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$T/profile" \
 		--window-size=1280,2400 --screenshot="$T/$name.png" "file://$page" > /dev/null 2>&1
@@ -186,7 +205,7 @@ fi
 
 # One box (predict's rows), with the range of the defaults; twice: same bytes.
 one="$PLUMB report scenarios/hgx-8x-h200.yaml --layout tp8,ep8 --concurrency 1,8,64 --draws 4"
-if $one -o "$T/hgx.html" && $one -o "$T/hgx2.html"; then
+if $one -o "$T/hgx.html" && mv "$T/hgx.html" "$T/hgx2.html" && $one -o "$T/hgx.html"; then
 	ok
 	cmp -s "$T/hgx.html" "$T/hgx2.html" && ok || bad "two runs of one report differ"
 	check hgx "$T/hgx.html" 3 1280
@@ -211,6 +230,94 @@ if "$PLUMB" report "$T/c9.yaml" --concurrency 1,64 --draws 0 -o "$T/c9.html"; th
 else
 	bad "plumb report on a 9-host cluster exited $?"
 fi
+
+# The manager's parts, checked against the rows: two boxes, targets, a
+# price, a name and an output path that need escaping.
+sed 's/^name: .*/name: "hgx <b>\&\\"x\\""/' scenarios/hgx-8x-h200.yaml > "$T/odd.yaml"
+two="scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/baremetal-8x-rtxpro6000.yaml"
+mgr="$T/m&<x>.html"
+if $PLUMB report $two --layout tp8,tp4pp2 --concurrency 1,64 --draws 0 \
+	--ttft-p90 300 --tpot-p90 60 --price-usd 250000 -o "$mgr" &&
+	$PLUMB compare $two --layout tp8,tp4pp2 --concurrency 1,64 --draws 0 \
+		--price-usd 250000 --format json -o "$T/cmp.json" &&
+	$PLUMB report "$T/odd.yaml" --layout tp8 --concurrency 1 --draws 0 -o "$T/odd.html"; then
+	ok
+	ver=$($PLUMB --version)
+	day=$(date -u -d "@$SOURCE_DATE_EPOCH" '+%Y-%m-%d %H:%M UTC')
+	python3 - "$mgr" "$T/cmp.json" "$T/odd.html" "$ver" "$day" "$T" <<'PYEOF' > "$T/mgr.out"
+import html, json, re, sys
+page, cmp, odd, ver, day, tdir = sys.argv[1:7]
+s = open(page, encoding='utf-8').read()
+rows = json.load(open(cmp))['rows']
+def row(box, lay, x):
+    return [r for r in rows if r['scenario'] == box and r['layout'] == lay and r['concurrency'] == x][0]
+def best(box, x):
+    f = [r for r in rows if r['scenario'] == box and r['concurrency'] == x and r['fits']]
+    return max(f, key=lambda r: r['tok_s_total'])
+vm, bm = 'proxmox-vm-8x-rtxpro6000', 'baremetal-8x-rtxpro6000'
+bad = []
+lead = re.search(r'<p class="lead">(.*?)</p>', s, re.S).group(1)
+m = re.search(r'serves <b>x([0-9.]+)</b> the tokens/s of <b>' + vm + r'</b> at 1 request with the '
+              r'same layout \((\w+) on both\); best against best \((\w+) vs (\w+)\) it is <b>x([0-9.]+)</b>', lead)
+if not m:
+    bad.append('the first paragraph does not say the same layout and best against best: ' + lead[:200])
+else:
+    same, lay, lb, la = float(m.group(1)), m.group(2), m.group(3), m.group(4)
+    want = row(bm, lay, 1)['tok_s_total'] / row(vm, lay, 1)['tok_s_total']
+    if abs(same - want) > 0.006: bad.append('same-layout ratio %g, rows say %g' % (same, want))
+    if (lb, la) != (best(bm, 1)['layout'], best(vm, 1)['layout']): bad.append('best layouts named wrong')
+    want = best(bm, 1)['tok_s_total'] / best(vm, 1)['tok_s_total']
+    if abs(float(m.group(5)) - want) > 0.006: bad.append('best-vs-best ratio %s, rows say %g' % (m.group(5), want))
+if 'at 64 requests with the same layout' not in lead or '1024 prompt and 1024 generated' not in lead:
+    bad.append('the first paragraph lacks the highest load or the lengths')
+lat = re.search(r'<table class="lat">.*?</table>', s, re.S).group(0)
+n = 0
+for tr in re.findall(r'<tr><td class="l">([^<]*)</td><td>(\d+)</td><td class="l n">(\w+)</td>((?:<td>[0-9.]+</td>){6})<td class="l (ok|miss)">', lat):
+    box, x, lay, cells, verdict = tr
+    v = [float(c) for c in re.findall(r'[0-9.]+', cells)]
+    r = best(box, int(x))
+    n += 1
+    if lay != r['layout']: bad.append('latency row %s x%s: layout %s, best is %s' % (box, x, lay, r['layout']))
+    if not (v[0] <= v[1] <= v[2] and v[3] <= v[4] <= v[5]): bad.append('percentiles out of order: %s' % v)
+    pc = r['percentiles_ms']
+    if abs(v[1] - pc['ttft']['p90']) > 0.51 or abs(v[4] - pc['tpot']['p90']) > 0.051 * max(1, v[4] / 10):
+        bad.append('latency row %s x%s: p90s %g %g, predict says %g %g' % (box, x, v[1], v[4], pc['ttft']['p90'], pc['tpot']['p90']))
+    met = pc['ttft']['p90'] <= 300 and pc['tpot']['p90'] <= 60
+    if met != (verdict == 'ok'): bad.append('latency row %s x%s: verdict %s, p90s %g %g' % (box, x, verdict, pc['ttft']['p90'], pc['tpot']['p90']))
+if n != 4: bad.append('%d latency rows with targets, expected 4' % n)
+money = re.search(r'<h2>Power and money</h2>.*?</table>', s, re.S).group(0)
+k = 0
+for box, x, lay, gw, usd in re.findall(r'<tr><td class="l">([^<]*)</td><td>(\d+)</td><td class="l n">(\w+)</td><td>[0-9]+</td><td>([0-9]+)</td><td>[0-9.]+</td><td>[0-9.]+</td><td>([0-9.]+)</td></tr>', money):
+    r = best(box, int(x))
+    k += 1
+    if abs(float(usd) - r['usd_per_mtok']) > 0.0006 or abs(float(gw) - r['gpu_w']) > 0.6:
+        bad.append('money %s x%s: $%s %s W, compare says $%g %g W' % (box, x, usd, gw, r['usd_per_mtok'], r['gpu_w']))
+if k != 4: bad.append('%d money rows, expected 4' % k)
+if 'price $250000 over' not in s: bad.append('--price-usd not in what the costs assume')
+foot = re.search(r'<footer.*?</footer>', s, re.S).group(0)
+if 'Written by ' + html.escape(ver, quote=False) + ' on ' + day + ' with' not in foot: bad.append('footer lacks version or date: ' + foot[:160])
+if html.escape("-o '" + tdir + "/m&<x>.html'", quote=False) not in foot: bad.append('footer lacks the quoted, escaped -o: ' + foot[-300:])
+if '--ttft-p90 300 --tpot-p90 60 --price-usd 250000' not in foot: bad.append('footer lacks the options as given')
+o = open(odd, encoding='utf-8').read()
+if '<b>&amp;' in o.replace('&lt;b&gt;', '') or 'hgx <b>' in o or 'hgx &lt;b&gt;&amp;&quot;x&quot;' not in o:
+    bad.append('a scenario name with markup is not escaped')
+if bad: print('\n'.join(bad))
+PYEOF
+	[ ! -s "$T/mgr.out" ] && ok || { bad "the manager's parts:"; cat "$T/mgr.out"; }
+	check manager "$mgr" 5 1280 900
+	# another date: the same page but for the date
+	cp "$mgr" "$T/day1.html"
+	SOURCE_DATE_EPOCH=$((SOURCE_DATE_EPOCH + 86400)) $PLUMB report $two --layout tp8,tp4pp2 \
+		--concurrency 1,64 --draws 0 --ttft-p90 300 --tpot-p90 60 --price-usd 250000 -o "$mgr"
+	n=$(cmp -l "$mgr" "$T/day1.html" 2> /dev/null | wc -l)
+	[ "$n" -ge 1 ] && [ "$n" -le 4 ] && ok || bad "SOURCE_DATE_EPOCH one day later changes $n bytes, not the date's"
+else
+	bad "plumb report or compare with targets and a price failed"
+fi
+"$PLUMB" report --ttft-p90 0 -o "$T/t.html" > /dev/null 2>&1
+[ $? = 2 ] && [ ! -e "$T/t.html" ] && ok || bad "report --ttft-p90 0: not a usage error (exit 2)"
+SOURCE_DATE_EPOCH=soon "$PLUMB" report -o "$T/t.html" > /dev/null 2>&1
+[ $? = 2 ] && [ ! -e "$T/t.html" ] && ok || bad "a malformed SOURCE_DATE_EPOCH: not a usage error (exit 2)"
 
 # Bad input: documented status, no page left behind, an old page kept.
 "$PLUMB" report -o "$T/x.png" > /dev/null 2> "$T/err"

@@ -8,9 +8,13 @@
  * boxes, as a table (the "what the speed-up depends on" lines); `plumb
  * topo` gives each box's findings. The commands come in as function
  * pointers (struct study_cmds), so models/ does not depend on cli/. The page
- * holds the answer with its range, the throughput chart and each box's
+ * opens with the answer in one sentence (the same layout and best against
+ * best, both named, with the load and lengths), then holds the answer with
+ * its range, the latency percentiles against the targets, each box's power
+ * and $ per million tokens (models/cost), the throughput chart and each box's
  * topology as inline SVG, the tables, the diagnosis, the assumptions and
- * the calibration used. It is written through io/out.h (atomically); the
+ * the calibration used, and a footer with plumb's version, the date and
+ * the command line. It is written through io/out.h (atomically); the
  * same inputs give the same bytes. The temporary directory is removed on
  * every path.
  *
@@ -26,6 +30,7 @@
 #define PLUMB_STUDY_H
 
 #include "calib.h"
+#include "cost.h"
 
 /* The commands the report runs (argv[0] is the command's name). */
 struct study_cmds {
@@ -47,6 +52,12 @@ struct study_opts {
 	const char *input, *output, *context;   /* as given (for the assumptions) */
 	const struct calib_file *calib; /* --calib, NULL none (borrowed) */
 	int calib_draws;                /* default --draws with ranges */
+	double slo_ttft_p90, slo_tpot_p90;      /* targets in ms, 0: none */
+	struct cost_opts cost;          /* the money options (0: not given) */
+	const char *version;            /* "plumb 0.1", as --version prints it */
+	long long when;                 /* the page's date, seconds since 1970 UTC */
+	char **argv;                    /* the command line after "plumb" (borrowed) */
+	int argc;
 	struct study_cmds cmd;
 };
 

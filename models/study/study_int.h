@@ -40,6 +40,8 @@ struct prow {
 	const char *run;                        /* layout_run: what ran, "" the layout */
 	double tok, lo, hi, stream, tpot, ttft, comm, busy;
 	double part[PART_N];                    /* the step's parts, ms per GPU */
+	double ttft_p[3], tpot_p[3];            /* p50, p90, p99 in ms (NaN: none) */
+	double gpu_w, box_w, j_per_tok, usd_per_mtok;   /* compare's, NaN: not given */
 	json_t *draws;                          /* tok_s_draws (borrowed), or NULL */
 };
 
@@ -76,6 +78,14 @@ const char *study_loadname(int x);
 /* ---- the page (study_html.c, study_page.c) --------------------------- */
 
 void study_answer(FILE *f, const struct study *st);
+/* The answer in one sentence with its conditions (study_lead.c). */
+void study_lead(FILE *f, const struct study *st);
+/* Latency percentiles per box, layout and load against the targets, and
+ * each box's power and cost per million tokens (study_lead.c). */
+void study_latency(FILE *f, const struct study *st);
+void study_money(FILE *f, const struct study *st);
+/* The footer: plumb's version, the date, the command line (study_lead.c). */
+void study_footer(FILE *f, const struct study_opts *o);
 int study_figure_tput(FILE *f, struct study *st, const char *path, struct plumb_err *err);
 int study_table(FILE *f, const struct study *st, struct plumb_err *err);
 int study_diagnosis(FILE *f, const struct study *st, const char *depends, struct study_tmp *t,

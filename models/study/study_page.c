@@ -2,7 +2,7 @@
  * study_page.c - the report as a whole: running the prediction and the
  * comparison's table into the temporary directory, each box's topology
  * (findings and picture), the assumptions and the calibration, the page's
- * frame, and study_write, which puts them together (report.h).
+ * frame, and study_write, which puts them together (study.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -253,7 +253,9 @@ static const char css[] =
 	".answer h2{border:0;margin-top:.6em}\n"
 	".note{color:#555;font-size:.9em}.rng{color:#666}code{overflow-wrap:anywhere}"
 	"p,li{overflow-wrap:anywhere}\n"
-	".dep{margin:.2em 0}.d1{margin-left:1.5em}.d2{margin-left:3em;color:#444}\n";
+	".dep{margin:.2em 0}.d1{margin-left:1.5em}.d2{margin-left:3em;color:#444}\n"
+	".lead{font-size:1.15em;background:#f4f8fd;border-left:4px solid #1f77b4;padding:8px 16px}"
+	"td.ok{color:#1a7f37}td.miss{color:#b42318}footer{margin-top:2em;border-top:1px solid #ccc}\n";
 
 static int write_page(const struct study_opts *o, struct study *st, const char *depends,
 		      struct study_tmp *t, struct plumb_err *err)
@@ -287,19 +289,22 @@ static int write_page(const struct study_opts *o, struct study *st, const char *
 	fputs("</h1>\n<p class=\"note\">Predicted decode throughput from a simulation of the "
 	      "boxes' PCIe, NVLink, NUMA and virtualisation plumbing (plumb). Every number below is "
 	      "a prediction, not a measurement.</p>\n", f);
+	study_lead(f, st);
 	study_answer(f, st);
 	if ((rc = study_figure_tput(f, st, svg, err)) < 0)
 		goto fail;
 	if ((rc = study_table(f, st, err)) < 0)
 		goto fail;
+	study_latency(f, st);
+	study_money(f, st);
 	if ((rc = study_diagnosis(f, st, depends, t, err)) < 0)
 		goto fail;
 	if ((rc = boxes(f, st, t, err)) < 0)
 		goto fail;
 	assumptions(f, st, o);
 	calibration(f, st, o);
-	fputs("<p class=\"note\">Written by <code>plumb report</code>; the same inputs give the "
-	      "same page.</p>\n</body>\n</html>\n", f);
+	study_footer(f, o);
+	fputs("</body>\n</html>\n", f);
 	return out_commit(&out, err);
 fail:
 	out_abort(&out);

@@ -182,6 +182,16 @@ int study_read_rows(struct study *st, const char *path, struct plumb_err *err)
 		for (k = 0; k < PART_N; k++)
 			p->part[k] = study_num(json_object_get(r, "breakdown_ms"),
 					     pred_part_name((enum pred_part)k));
+		for (k = 0; k < 3; k++) {
+			static const char *const q[3] = { "p50", "p90", "p99" };
+			json_t *pc = json_object_get(r, "percentiles_ms");
+			p->ttft_p[k] = study_num(json_object_get(pc, "ttft"), q[k]);
+			p->tpot_p[k] = study_num(json_object_get(pc, "tpot"), q[k]);
+		}
+		p->gpu_w = study_num(r, "gpu_w");
+		p->box_w = study_num(r, "box_w");
+		p->j_per_tok = study_num(r, "j_per_tok");
+		p->usd_per_mtok = study_num(r, "usd_per_mtok");
 		p->why = study_str(r, "why");
 		p->run = study_str(r, "layout_run");
 		p->draws = json_object_get(r, "tok_s_draws");
