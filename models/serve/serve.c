@@ -100,6 +100,58 @@ static int cmp_cand(const void *a, const void *b)
 	return x->idx - y->idx;
 }
 
+/*
+ * R->order becomes the waiting requests of sys sorted by cmp_cand, from
+ * the last build: its entries still waiting as they were keep their order,
+ * the requests that joined since (arrived, issued, retracted) are sorted
+ * apart and merged in. cmp_cand is a total order, so this is the one
+ * sorted result a sort of them all gives, in O(W + J log J) for W waiting
+ * and J joined rather than O(W log W) at every change. Returns the count,
+ * or -1 when out of memory.
+ */
+static int order_rebuild(struct run *R, const int *sys, int nsys, int waiting)
+{
+	int k, nk = 0, nj = 0, a = 0, b = 0, n = 0;
+	struct cand *c;
+	for (k = 0; k < R->norder; k++) {
+		struct req *q = &R->rq[R->order[k].idx];
+		if (q->state == RQ_WAITING && q->queued && q->retracted == R->order[k].retracted &&
+		    q->arrival == R->order[k].arrival)
+			R->order[nk++] = R->order[k];
+		else
+			q->queued = 0;
+	}
+	if (serve_grow((void **)&R->fresh, &R->capfresh, waiting > 0 ? waiting : 1,
+		       sizeof(*R->fresh)) < 0 ||
+	    serve_grow((void **)&R->merged, &R->capmerged, waiting > 0 ? waiting : 1,
+		       sizeof(*R->merged)) < 0)
+		return -1;
+	for (k = 0; k < nsys; k++) {
+		struct req *q;
+		if (sys[k] < 0 || R->rq[sys[k]].state != RQ_WAITING || R->rq[sys[k]].queued)
+			continue;
+		q = &R->rq[sys[k]];
+		if (nk + nj >= waiting)
+			break;  /* cannot happen: waiting counts them */
+		q->queued = 1;
+		R->fresh[nj].retracted = q->retracted;
+		R->fresh[nj].arrival = q->arrival;
+		R->fresh[nj++].idx = sys[k];
+	}
+	if (nj > 1)
+		qsort(R->fresh, (size_t)nj, sizeof(*R->fresh), cmp_cand);
+	while (a < nk || b < nj)
+		R->merged[n++] = b >= nj || (a < nk && cmp_cand(&R->order[a], &R->fresh[b]) < 0)
+				 ? R->order[a++] : R->fresh[b++];
+	c = R->order;
+	R->order = R->merged;
+	R->merged = c;
+	k = R->caporder;
+	R->caporder = R->capmerged;
+	R->capmerged = k;
+	return R->norder = n;
+}
+
 static int cmp_arrival(const void *a, const void *b)
 {
 	const struct serve_request *x = a, *y = b;
@@ -423,15 +475,19 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		if (sorted_nw >= 0 && sorted_nw == waiting) {
 			nw = sorted_nw;         /* the same requests wait: the same order */
 		} else {
-			for (k = 0, nw = 0; waiting && k < nsys; k++)
-				if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_WAITING) {
-					R.order[nw].retracted = R.rq[sys[k]].retracted;
-					R.order[nw].arrival = R.rq[sys[k]].arrival;
-					R.order[nw++].idx = sys[k];
-				}
-			/* cmp_cand is a total order: one sorted result */
-			if (p->kv_tokens > 0 && nw > 1)
-				qsort(R.order, (size_t)nw, sizeof(*R.order), cmp_cand);
+			if (p->kv_tokens > 0) {
+				if ((nw = order_rebuild(&R, sys, nsys, waiting)) < 0)
+					goto oom;
+			} else {
+				/* no KV budget: every waiting request is admitted, in
+				 * slot order */
+				for (k = 0, nw = 0; waiting && k < nsys; k++)
+					if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_WAITING) {
+						R.order[nw].retracted = R.rq[sys[k]].retracted;
+						R.order[nw].arrival = R.rq[sys[k]].arrival;
+						R.order[nw++].idx = sys[k];
+					}
+			}
 			sorted_nw = nw;
 		}
 		/* Room the running requests will still take: the scheduler
@@ -455,6 +511,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				break;
 			reserve += SERVE_RESERVE * ((double)q->target - q->generated);
 			q->state = RQ_PREFILL;
+			q->queued = 0;
 			q->kv = prompt;
 			q->todo = prompt - p->context;
 			/* A prompt whole in the prefix cache (not a retracted
@@ -704,6 +761,8 @@ out:
 	free(R.rq);
 	free(R.live);
 	free(R.order);
+	free(R.fresh);
+	free(R.merged);
 	free(R.ttft);
 	free(R.tpot);
 	free(R.e2e);

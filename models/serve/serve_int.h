@@ -39,6 +39,7 @@ struct req {
 	long todo, chunk;       /* prompt tokens left to prefill; this step's share */
 	long admitted;          /* admission order (retraction takes the newest) */
 	int state, measured, retracted;
+	int queued;             /* in the run's admission order (struct run) */
 };
 
 /* A value and how many times it occurs, for the ITL distribution. */
@@ -52,7 +53,9 @@ struct run {
 	int nrq, caprq;
 	int *live, nlive, caplive;      /* open loop: arrived, not done, in order */
 	struct cand *order;             /* admission candidates */
-	int caporder;
+	int caporder, norder;           /* norder: entries of the last build */
+	struct cand *fresh, *merged;    /* its rebuild's scratch */
+	int capfresh, capmerged;
 	double *ttft, *tpot, *e2e;      /* per measured request, seconds */
 	int nttft, ntpot, ne2e, cap1, cap2, cap3;
 	struct wv *itl;
