@@ -36,7 +36,7 @@ const char *plumb_data_path(const char *rel, char *buf, size_t n)
 	char dir[2][4096], alt[8192];
 	int i;
 	snprintf(buf, n, "%s", rel);
-	if (rel[0] == '/' || access(rel, F_OK) == 0)
+	if (!rel[0] || rel[0] == '/' || !strcmp(rel, "-") || access(rel, F_OK) == 0)
 		return buf;
 	data_dirs(dir[0], dir[1], sizeof(dir[0]));
 	for (i = 0; i < 2; i++) {

@@ -13,9 +13,17 @@
 
 /*
  * The file rel (e.g. "scenarios/hgx-8x-h200.yaml") as plumb should open it:
- * rel itself when it exists or is absolute, else the first of BINDIR/rel and
- * PREFIX/share/plumb/rel that exists, else rel (the caller's error then
- * names it). Writes at most n bytes to buf; returns buf.
+ * rel itself when it exists, is absolute, empty or "-" (standard input),
+ * else the first of BINDIR/rel and PREFIX/share/plumb/rel that exists, else
+ * rel (the caller's error then names it). Writes at most n bytes to buf;
+ * returns buf.
+ *
+ * Every input file goes through it (input_read, input_check, ytree_load,
+ * the measurement parsers, scn_load, a grid's and a case's files), so a
+ * bundled grid, case list, scenario or data file named by its source-tree
+ * path is found in an installed copy from any directory; the loaders report
+ * errors under the path returned, the file actually read. Output files
+ * never go through it. docs/cli.md, "Where plumb finds its files".
  */
 const char *plumb_data_path(const char *rel, char *buf, size_t n);
 

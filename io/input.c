@@ -2,6 +2,7 @@
  * input.c - bounded reading of input files (input.h).
  */
 #include "input.h"
+#include "datadir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,8 +29,11 @@ static int check_stat(const char *path, const struct stat *st, struct plumb_err 
 
 int input_check(const char *path, struct plumb_err *err)
 {
+	char where[4096];
 	struct stat st;
 	int rc;
+
+	path = plumb_data_path(path, where, sizeof(where));
 	if (stat(path, &st) != 0)
 		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s", strerror(errno));
 	if ((rc = check_stat(path, &st, err)) < 0)
@@ -43,8 +47,10 @@ int input_check(const char *path, struct plumb_err *err)
 
 int input_read(const char *path, char **buf, size_t *len, struct plumb_err *err)
 {
-	int is_stdin = strcmp(path, "-") == 0;
-	int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char where[4096];
+	const char *p = plumb_data_path(path, where, sizeof(where));
+	int is_stdin = strcmp(p, "-") == 0;
+	int fd = is_stdin ? 0 : open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	size_t cap = 0, n = 0;
 	char *b = NULL;
 	struct stat st;
@@ -53,12 +59,12 @@ int input_read(const char *path, char **buf, size_t *len, struct plumb_err *err)
 	*buf = NULL;
 	*len = 0;
 	if (fd < 0)
-		return plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s", strerror(errno));
+		return plumb_err_set(err, PLUMB_EIO, p, 0, 0, "cannot read: %s", strerror(errno));
 	if (fstat(fd, &st) != 0) {
-		rc = plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s", strerror(errno));
+		rc = plumb_err_set(err, PLUMB_EIO, p, 0, 0, "cannot read: %s", strerror(errno));
 		goto out;
 	}
-	if ((rc = check_stat(path, &st, err)) < 0)
+	if ((rc = check_stat(p, &st, err)) < 0)
 		goto out;
 	for (;;) {
 		ssize_t got;
@@ -70,7 +76,7 @@ int input_read(const char *path, char **buf, size_t *len, struct plumb_err *err)
 			if (ncap > PLUMB_MAX_INPUT + 2)
 				ncap = PLUMB_MAX_INPUT + 2;
 			if (!(nb = realloc(b, ncap))) {
-				rc = plumb_err_set(err, PLUMB_ERUNTIME, path, 0, 0,
+				rc = plumb_err_set(err, PLUMB_ERUNTIME, p, 0, 0,
 						   "out of memory reading the input");
 				goto out;
 			}
@@ -81,7 +87,7 @@ int input_read(const char *path, char **buf, size_t *len, struct plumb_err *err)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			rc = plumb_err_set(err, PLUMB_EIO, path, 0, 0, "cannot read: %s",
+			rc = plumb_err_set(err, PLUMB_EIO, p, 0, 0, "cannot read: %s",
 					   strerror(errno));
 			goto out;
 		}
@@ -89,7 +95,7 @@ int input_read(const char *path, char **buf, size_t *len, struct plumb_err *err)
 			break;
 		n += (size_t)got;
 		if (n > PLUMB_MAX_INPUT) {
-			rc = too_large(path, err);
+			rc = too_large(p, err);
 			goto out;
 		}
 	}

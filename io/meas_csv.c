@@ -18,6 +18,7 @@
  * starts.
  */
 #include "meas.h"
+#include "datadir.h"
 #include "meas_int.h"
 
 #include <ctype.h>
@@ -643,11 +644,13 @@ int meas_csv_parse(const char *buf, size_t len, const char *fname,
 int meas_csv_parse_file(const char *path, struct meas_csv **out,
 			struct plumb_err *err)
 {
+	char where[4096];
 	char *buf;
 	size_t len;
 	int rc;
 
 	*out = NULL;
+	path = plumb_data_path(path, where, sizeof(where));
 	if ((rc = meas_read_file(path, &buf, &len, err)) < 0)
 		return rc;
 	rc = meas_csv_parse(buf, len, path, out, err);

@@ -17,6 +17,7 @@
  * garbled table must not yield plausible numbers.
  */
 #include "meas.h"
+#include "datadir.h"
 #include "meas_int.h"
 
 #include <ctype.h>
@@ -712,11 +713,13 @@ int meas_nccl_parse(const char *buf, size_t len, const char *fname,
 int meas_nccl_parse_file(const char *path, const struct meas_nccl_hint *hint,
 			 struct meas_nccl_file **out, struct plumb_err *err)
 {
+	char where[4096];
 	char *buf;
 	size_t len;
 	int rc;
 
 	*out = NULL;
+	path = plumb_data_path(path, where, sizeof(where));
 	if ((rc = meas_read_file(path, &buf, &len, err)) < 0)
 		return rc;
 	rc = meas_nccl_parse(buf, len, path, hint, out, err);

@@ -23,6 +23,7 @@
  * list, or a matrix the current run already has or whose size differs.
  */
 #include "meas.h"
+#include "datadir.h"
 #include "meas_int.h"
 
 #include <ctype.h>
@@ -509,11 +510,13 @@ int meas_p2p_parse(const char *buf, size_t len, const char *fname,
 int meas_p2p_parse_file(const char *path, struct meas_p2p_file **out,
 			struct plumb_err *err)
 {
+	char where[4096];
 	char *buf;
 	size_t len;
 	int rc;
 
 	*out = NULL;
+	path = plumb_data_path(path, where, sizeof(where));
 	if ((rc = meas_read_file(path, &buf, &len, err)) < 0)
 		return rc;
 	rc = meas_p2p_parse(buf, len, path, out, err);

@@ -13,6 +13,7 @@
  */
 #include "ytree.h"
 #include "input.h"
+#include "datadir.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -412,11 +413,13 @@ int ytree_parse(const char *file, const char *buf, size_t len,
 
 int ytree_load(const char *path, struct ytree **out, struct plumb_err *err)
 {
+	char where[4096];
 	char *buf;
 	size_t len;
 	int rc;
 
 	*out = NULL;
+	path = plumb_data_path(path, where, sizeof(where));
 	if ((rc = input_read(path, &buf, &len, err)) < 0)
 		return rc;
 	rc = ytree_parse(path, buf, len, out, err);

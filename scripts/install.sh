@@ -1,7 +1,10 @@
 #!/bin/sh
 # scripts/install.sh - `make install` and `make uninstall`.
 #
-#   sh scripts/install.sh install      copy ./plumb and its data under
+#   sh scripts/install.sh install      copy ./plumb and its data (scenarios,
+#                                      catalogs, grids, model configs, the
+#                                      validation cases, their scenarios and
+#                                      measured data) under
 #                                      $DESTDIR$PREFIX, and list every file
 #                                      and directory it made in
 #                                      share/plumb/install-manifest
@@ -104,11 +107,19 @@ install)
 		grep '^d ' "$manifest" >>"$new" || true
 		remove_listed "$manifest"
 	fi
-	mkdirs bin share/plumb/scenarios/catalog share/plumb/scenarios/grids share/plumb/models/hf
+	mkdirs bin share/plumb/scenarios/catalog share/plumb/scenarios/grids share/plumb/models/hf \
+		share/plumb/validation/scenarios share/plumb/validation/data
 	put 755 plumb bin/plumb
 	for f in scenarios/*.yaml; do put 644 "$f" "share/plumb/$f"; done
 	for f in scenarios/catalog/*.yaml; do put 644 "$f" "share/plumb/$f"; done
 	for f in scenarios/grids/*.yaml; do put 644 "$f" "share/plumb/$f"; done
+	# the validation cases with their scenarios and measured data, under
+	# the paths the case list and docs/cli.md's examples name them by
+	put 644 validation/cases.yaml share/plumb/validation/cases.yaml
+	for f in validation/scenarios/*.yaml; do put 644 "$f" "share/plumb/$f"; done
+	for f in validation/data/*; do
+		if [ -f "$f" ]; then put 644 "$f" "share/plumb/$f"; fi
+	done
 	# tests/data/hf as models/hf: each model's directory and its files
 	(cd tests/data/hf && find . -type d ! -name . | sed 's|^\./||' | LC_ALL=C sort) >"$new.dirs"
 	while IFS= read -r d; do mkdirs "share/plumb/models/hf/$d"; done <"$new.dirs"

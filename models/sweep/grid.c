@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datadir.h"
 #include "llm.h"
 #include "scn.h"
 #include "step.h"
@@ -509,9 +510,13 @@ static struct swp_grid *grid_alloc(const char *file)
 int swp_grid_load(const char *path, struct swp_grid **out, struct plumb_err *err)
 {
 	struct swp_grid *g;
+	char where[4096];
 	int rc;
 
 	*out = NULL;
+	/* a bundled grid (scenarios/grids/...) is found in an installed copy,
+	 * and its scenario files beside it, as in the source tree */
+	path = plumb_data_path(path, where, sizeof(where));
 	if (!(g = grid_alloc(path)))
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	if ((rc = ytree_load(path, &g->t, err)) < 0 || (rc = finish(g, err)) < 0) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "datadir.h"
 #include "input.h"
 #include "meas.h"
 #include "predict.h"
@@ -308,7 +309,8 @@ int val_case_data(struct val_set *v, int idx, struct plumb_err *err)
 /* What kind of data a file holds, from its content. */
 static int sniff_kind(const char *path, enum val_kind *k, struct plumb_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	char where[4096];
+	FILE *f = fopen(path = plumb_data_path(path, where, sizeof(where)), "rb");
 	char line[4096];
 	int csv = 0, p2p = 0, seen = 0;
 	if (!f)
