@@ -121,6 +121,11 @@ int imp_topom_parse(const char *text, size_t len, const struct imp_opts *o,
 int imp_lspci_parse(const char *text, size_t len, const struct imp_opts *o,
 		    struct imp_scn *s, struct plumb_err *err);
 
+/* The model `import topo-m` writes for GPUs it cannot name without
+ * --gpu-model: no catalog entry has it, so the skeleton does not load until
+ * the user sets one (a wrong GPU would run silently). */
+#define IMP_GPU_UNSET "set-gpu-model"
+
 /*
  * Parse hwloc's XML (`lstopo --of xml`, formats 2 and 3) or NCCL's topology
  * XML (NCCL_TOPO_DUMP_FILE / NCCL_TOPO_FILE) into s with libxml2 (io/

@@ -118,7 +118,7 @@ static int add_ep(struct tm *t, struct imp_scn *s, int i, int parent,
 	s->nodes[k].order = e->is_gpu ? i : 100000 + i;
 	if (e->is_gpu) {
 		snprintf(s->nodes[k].model, sizeof(s->nodes[k].model), "%s",
-			 o->gpu_model ? o->gpu_model : "rtx-pro-6000");
+			 o->gpu_model ? o->gpu_model : IMP_GPU_UNSET);
 		snprintf(s->nodes[k].comment, sizeof(s->nodes[k].comment),
 			 "%s: model not in the input (--gpu-model)", e->label);
 	} else {

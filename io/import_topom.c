@@ -496,8 +496,8 @@ int imp_topom_parse(const char *text, size_t len, const struct imp_opts *o,
 		imp_note(s, "cpu_vendor: other: topo -m does not show the CPU vendor and the input "
 			 "has no lscpu line or CPU name; set host.cpu_vendor (amd or intel)");
 	if (!o->gpu_model)
-		imp_note(s, "topo -m does not name the GPU model: GPUs written as rtx-pro-6000; "
-			 "give --gpu-model ID");
+		imp_note(s, "topo -m does not name the GPU model: GPUs written as " IMP_GPU_UNSET
+			 ", which does not load until set to a catalog id; or give --gpu-model ID");
 	if ((rc = imp_tm_build(t, s, o, err)) < 0)
 		goto out;
 	imp_tm_finish(t, s);

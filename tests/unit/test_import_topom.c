@@ -43,6 +43,28 @@ static struct imp_scn *import_text(const char *text, size_t len, const char *src
 	return s;
 }
 
+/* The GPUs topo -m could not name (IMP_GPU_UNSET) given a model, as a user
+ * sets one; returns how many. A skeleton with the placeholder does not load:
+ * checked here first. */
+static int name_gpus(struct imp_scn *s, const char *model)
+{
+	struct scenario *scn = NULL;
+	struct plumb_err e;
+	char *y = fix_imp_yaml(s);
+	int i, n = 0;
+	for (i = 0; i < s->n; i++)
+		if (s->nodes[i].kind == IMP_GPU && !strcmp(s->nodes[i].model, IMP_GPU_UNSET)) {
+			snprintf(s->nodes[i].model, sizeof(s->nodes[i].model), "%s", model);
+			n++;
+		}
+	if (n) {
+		CU_ASSERT(scn_parse("unset.yaml", y, &scn, &e) < 0);
+		scn_free(scn);
+	}
+	free(y);
+	return n;
+}
+
 static struct imp_scn *import_file(const char *name, struct plumb_err *e)
 {
 	char path[256], *buf;
@@ -115,6 +137,7 @@ static void test_samples(void)
 		}
 		EXPECT_INT(fix_imp_count(s, IMP_GPU), samples[i].gpus);
 		EXPECT_INT(fix_imp_count(s, IMP_NIC), samples[i].nics);
+		name_gpus(s, "rtx-pro-6000");
 		y = fix_imp_yaml(s);
 		if (scn_parse(samples[i].file, y, &scn, &e) < 0)
 			printf("\n  %s: imported YAML does not load: %d:%d: %s\n", samples[i].file,
@@ -152,7 +175,7 @@ static void test_asus_structure(void)
 	EXPECT_INT(fix_imp_count(s, IMP_RC), 4);
 	EXPECT_INT(s->nsocket_cpus, 2);
 	EXPECT_STR(s->socket_cpus[1], "64-127,192-238");
-	EXPECT_STR(s->nodes[g[0]].model, "rtx-pro-6000");
+	EXPECT_STR(s->nodes[g[0]].model, IMP_GPU_UNSET);
 	CU_ASSERT_PTR_NOT_NULL(strstr(s->nodes[g[0]].comment, "model not in the input"));
 	EXPECT_INT(s->nvswitch, 0);
 	EXPECT_INT(s->npairs, 0);
@@ -319,8 +342,8 @@ static void test_yaml_exact(void)
 		"# Scenario skeleton written by `plumb import`; check it against the\n"
 		"# machine before use.\n"
 		"# cpu_vendor: amd from the input (line 3: amd_iommu)\n"
-		"# topo -m does not name the GPU model: GPUs written as rtx-pro-6000; give "
-		"--gpu-model ID\n"
+		"# topo -m does not name the GPU model: GPUs written as set-gpu-model, which "
+		"does not load until set to a catalog id; or give --gpu-model ID\n"
 		"# gpu0: GPU0: model not in the input (--gpu-model)\n"
 		"# gpu1: GPU1: model not in the input (--gpu-model)\n"
 		"plumb_scenario: 1\n"
@@ -334,9 +357,9 @@ static void test_yaml_exact(void)
 		"pcie:\n"
 		"- {id: rc0, kind: root_complex, socket: 0}\n"
 		"- {id: rp0, kind: root_port, parent: rc0}\n"
-		"- {id: gpu0, kind: gpu, parent: rp0, model: rtx-pro-6000}\n"
+		"- {id: gpu0, kind: gpu, parent: rp0, model: set-gpu-model}\n"
 		"- {id: rp1, kind: root_port, parent: rc0}\n"
-		"- {id: gpu1, kind: gpu, parent: rp1, model: rtx-pro-6000}\n";
+		"- {id: gpu1, kind: gpu, parent: rp1, model: set-gpu-model}\n";
 	struct plumb_err e;
 	struct imp_scn *s = import_file("topom-2x5070-phb.txt", &e), *s2;
 	char *a, *b;
@@ -402,6 +425,7 @@ static void test_limits(void)
 	s = import_text(t, len, "nv64.txt", &e);
 	free(t);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	EXPECT_INT(name_gpus(s, "rtx-pro-6000"), IMP_MAX_GPUS);
 	y = fix_imp_yaml(s);
 	if (scn_parse("nv64.yaml", y, &scn, &e) < 0)
 		printf("\n  64 x NV18: imported YAML does not load: %d:%d: %s\n", e.line, e.col, e.msg);
