@@ -822,6 +822,17 @@ static int path_cost(struct rdr_layout *L, const struct scenario *s, int a, int 
 				L->cost_center = 1;
 				L->cost_x = (ed->px[0] + ed->px[1]) / 2;
 				L->cost_y = ed->py[0] + 30;
+			} else if (ed->npts > 2 && ed->py[1] > y && ed->py[ed->npts - 2] > y) {
+				/* under the boxes (a link routed below them, as a
+				 * mesh's are): centred just above its lowest run,
+				 * clear of the boxes its ends leave */
+				double low = ed->py[1];
+				int k;
+				for (k = 2; k < ed->npts - 1; k++)
+					low = fmax(low, ed->py[k]);
+				L->cost_center = 1;
+				L->cost_x = (ed->px[0] + ed->px[ed->npts - 1]) / 2;
+				L->cost_y = low - 24;
 			} else {
 				L->cost_center = 0;
 				L->cost_x = fmax(ed->px[0], ed->px[ed->npts - 1]) + 10;

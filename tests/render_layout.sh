@@ -70,9 +70,10 @@ draw seed-throughput $S/proxmox-vm-8x-rtxpro6000.yaml --scenario $S/baremetal-8x
 draw fit --what fit --cases validation/cases.yaml
 for f in tests/data/import/lspci-*.txt tests/data/import/topom-*.txt; do
 	b=$(basename "$f" .txt)
-	kind=lspci
-	case "$b" in topom-*) kind=topo-m ;; esac
-	if "$PLUMB" import "$kind" "$f" -o "$T/$b.yaml" > /dev/null 2>&1; then
+	set -- lspci
+	# topo -m does not name the GPU: a model as a user would give it
+	case "$b" in topom-*) set -- topo-m --gpu-model rtx-pro-6000 ;; esac
+	if "$PLUMB" import "$@" "$f" -o "$T/$b.yaml" > /dev/null 2>&1; then
 		draw "$b-topology" "$T/$b.yaml" --what topology
 		draw "$b-matrix" "$T/$b.yaml" --what matrix
 	fi

@@ -866,7 +866,9 @@ void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t 
 		break;
 	case P2P_OK:
 		if (v->nvl[i][j])
-			snprintf(buf, n, "joined by %d NVLinks: direct GPU-to-GPU DMA", v->nvl[i][j]);
+			snprintf(buf, n, "joined by %d %s: direct GPU-to-GPU DMA", v->nvl[i][j],
+				 v->scn && v->scn->xgmi ? v->nvl[i][j] > 1 ? "xGMI links" : "xGMI link"
+							 : "NVLinks");
 		else if (v->side == TOPO_GUEST)
 			snprintf(buf, n, "%s and the VM exposes a P2P clique: direct DMA over PCIe", where);
 		else if (v->acs_via[i][j] >= 0)
