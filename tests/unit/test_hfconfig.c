@@ -182,6 +182,19 @@ static const struct {
 	 * Details": "7B parameters" (a Llama-architecture model trained from
 	 * scratch with its own 64,000-token vocabulary) */
 	{ "ALLaM-AI--ALLaM-7B-Instruct-preview", LLM_COUNT_ALL, 7e9, 7e9, 0.02, 0.02, 0, 0 },
+	/* Gemma 2 technical report (arXiv 2408.00118), parameter table: 9B:
+	 * 917,962,752 embedding (its 256,128-row table x 3,584) + 8,324,201,984
+	 * non-embedding parameters; the config's 256,000-row table (tied) gives
+	 * 9.2417B */
+	{ "google--gemma-2-9b", LLM_COUNT_ALL, 9.242164736e9, 9.242164736e9, 0.02, 0.02, 0, 0 },
+	/* deepseek-ai/DeepSeek-V2-Lite model card, "Model Downloads":
+	 * DeepSeek-V2-Lite-Chat (SFT) 16B total, 2.4B activated. Total met
+	 * (15.71B); active, counted as DeepSeek counts V3 (without the input
+	 * embedding), is 2.451B, 2.1% over: "2.4B" reads as a cut of it, as
+	 * Qwen3-30B-A3B's 3.3B (with the embedding 2.66B, without the lm_head
+	 * too 2.24B: both further off) */
+	{ "deepseek-ai--DeepSeek-V2-Lite-Chat", LLM_COUNT_NO_EMBED, 16e9, 2.4e9, 0.5 / 16,
+	  0.025, 0, 2.4514e9 },
 };
 
 static void test_published_params(void)
