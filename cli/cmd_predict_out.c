@@ -353,6 +353,12 @@ int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 			rc |= jout_set(row, "kv_peak_tokens", json_integer(r->sr.kv_peak));
 			rc |= jout_set(row, "queued_max", json_integer(r->sr.max_waiting));
 			rc |= jout_set(row, "retracted", json_integer(r->sr.preemptions));
+			if (o->r.prefix_len > 0 || o->r.offload_gib > 0) {
+				rc |= jout_set(row, "prefix_hits", json_integer(r->sr.prefix_hits));
+				rc |= jout_set(row, "offloaded", json_integer(r->sr.offloads));
+				rc |= jout_set(row, "reload_tokens", json_integer(r->sr.reload_tokens));
+				rc |= jout_set(row, "kv_io_ms", jout_real(r->sr.kv_io_s * 1e3, 3));
+			}
 		}
 		if (o->breakdown) {
 			json_t *bd = json_object();
@@ -389,6 +395,19 @@ static void print_percentiles(FILE *f, const struct popts *o, const struct pred_
 		}
 		fprintf(f, " %10ld %10ld %7d %9d\n", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
 			r->sr.preemptions);
+	}
+	if (o->r.prefix_len <= 0 && o->r.offload_gib <= 0)
+		return;
+	fprintf(f, "\nKV tiers: prefix %ld tokens, hit share %.2f; host tier %.1f GiB per copy (%s NUMA node):\n"
+		   "%-8s %11s %11s %9s %13s %11s\n", o->r.prefix_len, o->r.prefix_hit, o->r.offload_gib,
+		o->r.offload_far ? "far" : "near", "layout", "concurrency", "prefix_hits", "offloaded",
+		"reload_tokens", "kv_io_ms");
+	for (i = 0; i < nrows; i++) {
+		const struct pred_row *r = &rows[i];
+		if (r->fits)
+			fprintf(f, "%-8s %11d %11d %9d %13ld %11.1f\n", o->r.layouts[r->li], r->x,
+				r->sr.prefix_hits, r->sr.offloads, r->sr.reload_tokens,
+				r->sr.kv_io_s * 1e3);
 	}
 }
 

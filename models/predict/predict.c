@@ -610,6 +610,17 @@ long pred_kv_tokens(const struct pred_cfg *c, long seq_tokens)
 	return (long)best * (c->lay.kind == LAY_EP ? c->lay.ep : 1);
 }
 
+double pred_kv_bytes_gpu(const struct pred_cfg *c, int g)
+{
+	struct llm_shard sh;
+	int per_stage = c->lay.gpus / (c->lay.pp > 0 ? c->lay.pp : 1);
+	double b;
+	stage_shard(c, per_stage > 0 ? g / per_stage : 0, &sh);
+	b = llm_kv_bytes_per_token_per_gpu(c->m, &c->prec, &sh);
+	/* data-parallel attention: a sequence's cache sits on one rank of ep */
+	return c->lay.kind == LAY_EP && c->lay.ep > 1 ? b / c->lay.ep : b;
+}
+
 void pred_serve_params(const struct pred_cfg *c, int concurrency, long input, long output,
 		       long context, struct serve_params *sp)
 {

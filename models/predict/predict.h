@@ -171,6 +171,12 @@ int pred_serve_step(void *ctx, const struct serve_shape *sh, double *seconds,
  * the weights leave no room. */
 long pred_kv_tokens(const struct pred_cfg *c, long seq_tokens);
 
+/* KV cache bytes one token of a request puts on GPU g (0 .. lay.gpus - 1)
+ * of one copy of c's layout, on average: its stage's share (heads split by
+ * TP, an MLA cache whole on every rank), over the ranks for data-parallel
+ * attention, where a sequence's cache sits on one of them. */
+double pred_kv_bytes_gpu(const struct pred_cfg *c, int g);
+
 /* Serving parameters for c's engine: concurrency, lengths and cached
  * context as given, the tokens a decode step yields (drafts) and the KV
  * cache's size; the rest serve_params_init's. */

@@ -4,6 +4,7 @@
  * every row of a run on the machine's cores.
  */
 #include "predict_run.h"
+#include "predict_kvtier.h"
 #include "valid.h"
 
 #include <math.h>
@@ -118,6 +119,10 @@ int pred_serve_replicas(const struct pred_cfg *c, int x, const struct serve_para
 		if (one.kv_peak > out->kv_peak)
 			out->kv_peak = one.kv_peak;
 		out->preemptions += one.preemptions;
+		out->prefix_hits += one.prefix_hits;
+		out->offloads += one.offloads;
+		out->reload_tokens += one.reload_tokens;
+		out->kv_io_s += one.kv_io_s;
 		if (one.max_waiting > out->max_waiting)
 			out->max_waiting = one.max_waiting;
 		out->completed += one.completed;
@@ -136,6 +141,21 @@ int pred_serve_replicas(const struct pred_cfg *c, int x, const struct serve_para
 	}
 	(void)done;
 	return 0;
+}
+
+/* o's KV tiers into sp: the prefix cache, and the host tier served by
+ * kio (on c's fabric). */
+static void pred_run_kvtier(const struct pred_run *o, const struct pred_cfg *c,
+			    struct pred_kvio *kio, struct serve_params *sp)
+{
+	double per = pred_kvio_bytes_per_token(c);
+	sp->prefix_len = o->prefix_len;
+	sp->prefix_hit = o->prefix_hit;
+	if (o->offload_gib > 0 && per > 0) {
+		sp->host_kv_tokens = (long)(o->offload_gib * 1073741824.0 / per);
+		sp->kv_io = pred_kvio_fn;
+		sp->kv_io_ctx = kio;
+	}
 }
 
 int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
@@ -178,7 +198,10 @@ int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 		struct serve_params sp;
 		struct serve_result sr;
 		struct pred_cfg cc = *c;
+		struct pred_kvio kio;
 		pred_serve_params(c, x, o->input, o->output, o->context, &sp);
+		pred_kvio_init(&kio, &cc, o->offload_far);
+		pred_run_kvtier(o, &cc, &kio, &sp);
 		r->kv_tokens = sp.kv_tokens;
 		/* the engine's scheduler unless the options give one */
 		sp.chunk_tokens = o->chunk || o->max_batched ? o->chunk : c->s->serving.chunk_tokens;
