@@ -332,6 +332,7 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 			o->r.nlayouts = 0;
 			for (; *tok; tok = *end ? end + 1 : end) {
 				struct step_layout l;
+				struct pred_disagg dd;
 				struct plumb_err e;
 				char name[STEP_LAYOUT_MAX + 1];
 				size_t n;
@@ -347,7 +348,9 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 							       40, tok, STEP_LAYOUT_MAX);
 				memcpy(name, tok, n);
 				name[n] = '\0';
-				if (step_layout_parse(name, &l, &e) < 0)
+				plumb_err_clear(&e);
+				if (pred_disagg_parse(name, &dd, &e) != 1 &&
+				    (e.code || step_layout_parse(name, &l, &e) < 0))
 					return cmd_usage_error(cmd, "%s", e.msg);
 				memcpy(o->r.layouts[o->r.nlayouts++], name, n + 1);
 			}

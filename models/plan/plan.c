@@ -3,6 +3,7 @@
  * setting, each row costed and judged, ranked, the Pareto frontier.
  */
 #include "plan.h"
+#include "predict_disagg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,8 +62,7 @@ static void check(struct plan_row *r, const char *name, double v, double bound)
 static void judge(const struct plan_opts *o, const struct cost_params *cp, struct plan_row *r)
 {
 	struct pred_row *p = &r->p;
-	struct step_layout l;
-	r->gpus_used = step_layout_parse(p->lay, &l, NULL) == 0 ? step_layout_used(&l) : 0;
+	r->gpus_used = pred_layout_gpus(p->lay);
 	r->ttft_p90 = r->tpot_p90 = r->ttft_p99 = r->tpot_p99 = NAN;
 	r->tok_s_per_gpu = r->tok_s_per_user = NAN;
 	memset(&r->cost, 0, sizeof(r->cost));

@@ -863,6 +863,7 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 {
 	int rc;
 	c->s = s;
+	c->scn = s;
 	if ((rc = llm_model_resolve(model, &c->m, err)) < 0 ||
 	    (rc = llm_prec_setup(&c->prec, c->m, weights ? weights : llm_default_weights(model),
 				 kv, err)) < 0)

@@ -42,6 +42,11 @@ struct pred_cfg {
 	 * here after pred_cfg_serving (a copy of the scenario struct whose
 	 * tables are the scenario's: valid while the scenario is). */
 	struct scenario stack_s;
+	/* The scenario as given to pred_cfg_setup (borrowed). */
+	const struct scenario *scn;
+	/* A disaggregated design (predict_disagg.h, "p1:tp4+d1:tp4"): c is
+	 * then its decode instances' layout; empty for an aggregated one. */
+	char disagg[STEP_LAYOUT_MAX + 1];
 };
 
 /* Tokens a decode step yields per sequence: 1 plus the expected accepted

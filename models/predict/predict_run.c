@@ -5,6 +5,7 @@
  */
 #include "predict_run.h"
 #include "predict_kvtier.h"
+#include "predict_disagg.h"
 #include "valid.h"
 
 #include <math.h>
@@ -17,11 +18,17 @@
 int pred_run_setup(const struct pred_run *o, const struct scenario *s, const char *lay,
 		   struct pred_cfg *c, struct plumb_err *err)
 {
+	struct pred_disagg d;
 	int rc;
 	pred_cfg_init(c);
 	c->engine = o->engine;
-	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, lay, err)) < 0)
+	/* a disaggregated design: c is its decode instances' layout */
+	if ((rc = pred_disagg_parse(lay, &d, err)) < 0)
 		return rc;
+	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, rc ? d.lay_d : lay, err)) < 0)
+		return rc;
+	if (pred_disagg_parse(lay, &d, NULL) == 1)
+		snprintf(c->disagg, sizeof(c->disagg), "%s", lay);
 	c->topo.nccl_p2p_level = o->level;
 	if (o->eager)
 		c->cuda_graphs = 0;
@@ -163,9 +170,14 @@ int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 {
 	struct pred_step_info info;
 	double sec;
-	int rc, dp = c->lay.dp > 1 ? c->lay.dp : 1, batch = (x + dp - 1) / dp;
+	int rc, dp = c->lay.dp > 1 ? c->lay.dp : 1, batch;
 	long ctx = o->nbatch ? o->context : o->input + o->output / 2;
 	struct plumb_err fe;
+	struct pred_disagg dd;
+
+	if (c->disagg[0] && pred_disagg_parse(c->disagg, &dd, NULL) == 1)
+		dp = dd.nd;     /* the load splits over the decode instances */
+	batch = (x + dp - 1) / dp;
 
 	r->x = x;
 	plumb_err_clear(&fe);
@@ -215,8 +227,16 @@ int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 			sp.prompts = o->requests ? (int)o->requests : 1000;
 			sp.seed = o->seed >= 0 ? (unsigned long)o->seed : c->s->seed;
 		}
-		if ((rc = pred_serve_replicas(c, x, &sp, pred_serve_step, &cc, &sr, err)) < 0)
+		if (c->disagg[0]) {
+			if ((rc = pred_disagg_serve(o, c, x, &sp, &sr, r->why, sizeof(r->why), err)) < 0)
+				return rc;
+			if (rc == 1) {
+				r->fits = 0;
+				return 0;
+			}
+		} else if ((rc = pred_serve_replicas(c, x, &sp, pred_serve_step, &cc, &sr, err)) < 0) {
 			return rc;
+		}
 		r->sr = sr;
 		r->step_ms = sr.decode_step_ms;
 		r->tok_total = sr.tok_s_total;

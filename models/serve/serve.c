@@ -774,3 +774,14 @@ out:
 	free(R.itl);
 	return rc;
 }
+
+/* The lengths of request j as a run draws them (disagg.c draws the same). */
+long serve_req_input(const struct serve_params *p, long j)
+{
+	return in_len(p, j);
+}
+
+long serve_req_output(const struct serve_params *p, long j)
+{
+	return out_len(p, j);
+}

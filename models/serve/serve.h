@@ -176,6 +176,10 @@ struct serve_result {
 	int offloads;           /* retracted requests whose KV went to host memory */
 	long reload_tokens;     /* KV tokens moved back from host memory */
 	double kv_io_s;         /* seconds steps spent moving KV to and from the host */
+	/* disaggregated runs (disagg.h): each request's KV transfer from its
+	 * prefill instance to its decode instance, ms */
+	double xfer_ms, xfer_p[SERVE_NPCT];
+	double prefill_ms;      /* mean time from arrival to the end of its prefill */
 };
 
 void serve_params_init(struct serve_params *p);

@@ -139,6 +139,10 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 int serve_step_time(struct loop *lp, const struct serve_shape *sh, double *s,
 		    struct plumb_err *err);
 
+/* Input and output lengths of the j-th request of a run (serve.c). */
+long serve_req_input(const struct serve_params *p, long j);
+long serve_req_output(const struct serve_params *p, long j);
+
 /* KV tiers (kvtier.c). At q's admission (idx: its request number): the
  * prompt tokens it need not prefill (its KV back from host memory, or a
  * prefix cache hit), with the moves and counts recorded; q->todo is then
