@@ -158,6 +158,46 @@ static int link_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 	return 0;
 }
 
+static int net_done(struct sim_net *net, int flow, void *arg, struct plumb_err *err)
+{
+	(void)net;
+	(void)flow;
+	return link_done(NULL, arg, err);
+}
+
+/*
+ * A share between hosts: over the NIC nearest the sending GPU and the
+ * same-numbered NIC of the receiving host (the KV transfer engines pick
+ * NICs by topology, as Mooncake's and NIXL's do: each GPU's own), a flow
+ * on fab_path_net's path (GPUDirect RDMA where the path allows it, else
+ * staged through host memory), its first byte after the copy latency.
+ */
+static int send_net(struct dlink *L, int src, int dst, double bytes, double t,
+		    struct dreq_arg *a, struct plumb_err *err)
+{
+	struct sim_flow_spec fs;
+	int path[FAB_MAX_PATH], n, i, ways = fab_net_ways(L->fab, src, dst), way = src;
+	double pad;
+	for (i = 0; i < ways; i++)
+		if (fab_net_nic_gpu(L->fab, src, i) == src) {
+			way = i;
+			break;
+		}
+	if (ways < 1 || !(n = fab_path_net(L->fab, src, dst, way, path)))
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "GPU%d and GPU%d are on two hosts and the scenario has no "
+				     "network to join them", src, dst);
+	pad = xfer_copy_lat(L->s, src, dst) - fab_path_latency(L->fab, path, n);
+	memset(&fs, 0, sizeof(fs));
+	fs.path = path;
+	fs.path_len = n;
+	fs.bytes = bytes;
+	fs.start = t + (pad > 0 ? pad : 0);
+	fs.on_done = net_done;
+	fs.arg = a;
+	return sim_flow_start(L->fab->net, &fs, NULL, err);
+}
+
 static enum xfer_method pair_method(struct dlink *L, int a, int b)
 {
 	const struct scenario *s = L->s;
@@ -176,7 +216,7 @@ static int link_send(void *ctx, int id, long tokens, int pi, int di, double t,
 {
 	struct dlink *L = ctx;
 	struct dreq_arg *a = malloc(sizeof(*a));
-	int k, rc, sent = 0;
+	int k, rc;
 	if (!a)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	a->L = L;
@@ -188,6 +228,11 @@ static int link_send(void *ctx, int id, long tokens, int pi, int di, double t,
 		sp.src = pi * L->D.gp + k % L->D.gp;
 		sp.dst = L->D.np * L->D.gp + di * L->D.gd + k;
 		sp.bytes = pred_kv_bytes_gpu(L->cd, k) * (double)tokens;
+		if (L->s->nodes[L->s->gpu_node[sp.src]].host != L->s->nodes[L->s->gpu_node[sp.dst]].host) {
+			if ((rc = send_net(L, sp.src, sp.dst, sp.bytes, t, a, err)) < 0)
+				return rc;
+			continue;
+		}
 		sp.method = pair_method(L, sp.src, sp.dst);
 		sp.host_socket = -1;
 		sp.start = t;
@@ -195,9 +240,7 @@ static int link_send(void *ctx, int id, long tokens, int pi, int di, double t,
 		sp.arg = a;
 		if ((rc = xfer_start(&L->x, &sp, err)) < 0)
 			return rc;      /* a is owned by the flows started */
-		sent++;
 	}
-	(void)sent;
 	if (--a->left == 0) {           /* every share was a local copy */
 		a->left = 1;
 		return link_done(&L->x, a, err);
@@ -276,6 +319,9 @@ int pred_disagg_serve(const struct pred_run *o, const struct pred_cfg *c, int x,
 	sd.link_ctx = &L;
 	p.concurrency = x;
 	p.kv_tokens = 0;
+	/* a prefill instance's steps take the engine's token budget */
+	if (p.chunk_tokens <= 0 && p.max_batched > 0)
+		p.chunk_tokens = p.max_batched;
 	p.max_batched = 0;      /* decode instances never mix in prefill */
 	rc = serve_disagg_run(&p, &sd, out, err);
 out:
