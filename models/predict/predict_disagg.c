@@ -102,6 +102,24 @@ int pred_layout_gpus(const char *lay)
 	return step_layout_parse(lay, &l, NULL) == 0 ? step_layout_used(&l) : 0;
 }
 
+/*
+ * What a KV transfer engine (Mooncake's, NIXL's) adds to the wire:
+ *  - over RDMA it moves a NIC port's data at PRED_KV_RDMA_EFF of its line
+ *    rate: Mooncake's transfer engine benchmark, "4x200 Gbps RoCE: 87
+ *    GB/s" (kvcache-ai/Mooncake, docs "Performance and Benchmarks",
+ *    https://deepwiki.com/kvcache-ai/Mooncake/1.3-performance-and-benchmarks),
+ *    87 of 100 GB/s; a run apart from the PD serving points it is checked
+ *    on (validation case public-h800-mooncake-1p1d);
+ *  - every request's transfer starts PRED_KV_XFER_SETUP_US after its
+ *    prefill ends (the engine's request, notification and descriptor
+ *    posting): FITTED on the 128-token row of Mooncake's vLLM PD benchmark
+ *    (0.54 ms for 20 MB, of which 0.115 ms is wire time at the rate above),
+ *    validation/data/public-h800-mooncake-1p1d.csv, whose other rows
+ *    are scored.
+ */
+#define PRED_KV_RDMA_EFF 0.87
+#define PRED_KV_XFER_SETUP_US 425.0
+
 /* The transfers of one run. */
 struct dlink {
 	const struct scenario *s;       /* the physical scenario */
@@ -193,6 +211,7 @@ static int send_net(struct dlink *L, int src, int dst, double bytes, double t,
 	fs.path_len = n;
 	fs.bytes = bytes;
 	fs.start = t + (pad > 0 ? pad : 0);
+	fs.rate_cap = PRED_KV_RDMA_EFF * L->s->net.port_gbps / 8 * 1e9;
 	fs.on_done = net_done;
 	fs.arg = a;
 	return sim_flow_start(L->fab->net, &fs, NULL, err);
@@ -222,6 +241,7 @@ static int link_send(void *ctx, int id, long tokens, int pi, int di, double t,
 	a->L = L;
 	a->id = id;
 	a->left = L->D.gd + 1;          /* one more, dropped once all are started */
+	t += PRED_KV_XFER_SETUP_US * 1e-6;
 	for (k = 0; k < L->D.gd; k++) {
 		struct xfer_spec sp;
 		memset(&sp, 0, sizeof(sp));
