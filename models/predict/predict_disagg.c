@@ -105,11 +105,14 @@ int pred_layout_gpus(const char *lay)
 /*
  * What a KV transfer engine (Mooncake's, NIXL's) adds to the wire:
  *  - over RDMA it moves a NIC port's data at PRED_KV_RDMA_EFF of its line
- *    rate: Mooncake's transfer engine benchmark, "4x200 Gbps RoCE: 87
- *    GB/s" (kvcache-ai/Mooncake, docs "Performance and Benchmarks",
- *    https://deepwiki.com/kvcache-ai/Mooncake/1.3-performance-and-benchmarks),
+ *    rate: Mooncake's transfer engine benchmark, up to 87 GB/s over 4x 200
+ *    Gbps RoCE moving 40 GB (kvcache-ai/Mooncake README.md, Transfer
+ *    Engine; https://deepwiki.com/kvcache-ai/Mooncake/1.3-performance-and-benchmarks),
  *    87 of 100 GB/s; a run apart from the PD serving points it is checked
- *    on (validation case public-h800-mooncake-1p1d);
+ *    on (validation case public-h800-mooncake-1p1d). The same README's
+ *    190 GB/s over 8x 400 Gbps (0.475) is a port class the cases do not
+ *    hold; the 200 Gb/s figure is taken as the ports of the checked run
+ *    are 200 Gb/s;
  *  - every request's transfer starts PRED_KV_XFER_SETUP_US after its
  *    prefill ends (the engine's request, notification and descriptor
  *    posting): FITTED on the 128-token row of Mooncake's vLLM PD benchmark
