@@ -196,6 +196,7 @@ static const struct option longopts[] = {
 	{ "prefix-hit", required_argument, NULL, OPT_BASE + 40 },
 	{ "kv-offload", required_argument, NULL, OPT_BASE + 41 },
 	{ "kv-offload-numa", required_argument, NULL, OPT_BASE + 42 },
+	{ "disagg", no_argument, NULL, OPT_BASE + 43 },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -448,6 +449,11 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--max-batched-tokens")) {
 			if (parse_long(v, 1, &o->r.max_batched) < 0 || o->r.max_batched > 10000000)
 				return cmd_usage_error(cmd, "--max-batched-tokens needs a token count, not '%s'", v);
+		} else if (!strcmp(a, "--disagg")) {
+			if (!plan)
+				return cmd_usage_error(cmd, "--disagg is an option of plumb plan (plumb "
+						       "predict takes designs in --layout: p1:tp4+d1:tp4)");
+			o->r.designs = 1;
 		} else if (!strcmp(a, "--prefix-len")) {
 			if (parse_long(v, 0, &o->r.prefix_len) < 0 || o->r.prefix_len > 10000000)
 				return cmd_usage_error(cmd, "--prefix-len needs a token count, not '%s'", v);

@@ -82,6 +82,16 @@ if grep -q '"layout": "p1:tp4+d1:tp4"' "$tmp/plan.json" && grep -q '"layout": "t
 	bad "plan should rank the design beside tp8"
 fi
 
+rm -f "$tmp/plan.json"
+"$PLUMB" plan $box --model llama-3.1-70b --disagg --concurrency 8 --ttft-p90 5000 --tpot-p90 80 \
+	--format json >"$tmp/plan.json" 2>"$tmp/plan.err" || bad "plan --disagg failed: $(cat "$tmp/plan.err")"
+if grep -q '"layout": "p1:tp4+d1:tp4"' "$tmp/plan.json" && grep -q '"layout": "p2:tp2+d1:tp4"' "$tmp/plan.json" &&
+   grep -q '"layout": "dp2tp4"' "$tmp/plan.json"; then ok; else
+	bad "plan --disagg should add p1:tp4+d1:tp4 and p2:tp2+d1:tp4 to the default layouts"
+fi
+"$PLUMB" predict $box --disagg >/dev/null 2>&1
+if [ $? -eq 2 ]; then ok; else bad "predict --disagg should be a usage error"; fi
+
 # 6. the public points
 cat >"$tmp/cases.yaml" <<EOF
 cases:

@@ -29,6 +29,16 @@ void plan_layouts(int n, const struct llm_model *m, char (*lay)[32], int *nlay)
 	*nlay = k;
 }
 
+void plan_designs(int n, char (*lay)[32], int *nlay)
+{
+	int k = *nlay;
+	if (n >= 2 && n % 2 == 0 && k < PLAN_MAXLAY)
+		snprintf(lay[k++], 32, "p1:tp%d+d1:tp%d", n / 2, n / 2);
+	if (n >= 4 && n % 4 == 0 && k < PLAN_MAXLAY)
+		snprintf(lay[k++], 32, "p2:tp%d+d1:tp%d", n / 4, n / 2);
+	*nlay = k;
+}
+
 /* A thousands-separated integer of v, for reasons. */
 static void grouped(double v, char *buf, size_t n)
 {
@@ -214,6 +224,8 @@ int plan_run(const struct plan_opts *o, struct scenario *const *s, int ns,
 		r.fill = 0;
 		if (!o->r.nlayouts)
 			plan_layouts(s[si]->ngpus, m, r.layouts, &r.nlayouts);
+		if (o->r.designs)
+			plan_designs(s[si]->ngpus, r.layouts, &r.nlayouts);
 		/* a layout the box cannot run at all is a row saying why */
 		if ((rc = keep_runnable(&r, s[si], si, &out, &n, &cap, err)) < 0) {
 			free(out);

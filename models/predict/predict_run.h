@@ -64,6 +64,7 @@ struct pred_run {
 	double offload_gib;         /* host memory for offloaded KV per copy of the
 				       layout, GiB (0: none; retracted requests recompute) */
 	int offload_far;            /* 1: that memory on the next socket's NUMA node */
+	int designs;                /* plan --disagg: add disaggregated designs per box */
 	int fill;                   /* 1: the layouts are the defaults, each run as
 				       replicas filling its box (pred_layout_on_box) */
 };
