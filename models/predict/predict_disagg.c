@@ -209,6 +209,8 @@ static int send_net(struct dlink *L, int src, int dst, double bytes, double t,
 				     "GPU%d and GPU%d are on two hosts and the scenario has no "
 				     "network to join them", src, dst);
 	pad = xfer_copy_lat(L->s, src, dst) - fab_path_latency(L->fab, path, n);
+	if (L->x.vm_translate)          /* a VM whose host IOMMU translates each DMA */
+		pad = (pad > 0 ? pad : 0) + L->s->k.v[K_VM_DMA_US] * 1e-6;
 	memset(&fs, 0, sizeof(fs));
 	fs.path = path;
 	fs.path_len = n;
