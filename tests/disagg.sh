@@ -121,5 +121,13 @@ if [ $rc -eq 3 ] && grep -q "needs 16 GPUs" "$tmp/err"; then ok; else
 	bad "a 16-GPU design on an 8-GPU box: exit $rc, $(cat "$tmp/err")"
 fi
 
+# a design over two GPU models is refused
+"$PLUMB" predict validation/scenarios/turin-4xpro6000-2x5090.yaml --model tests/data/hf/Qwen--Qwen3-8B \
+	--layout p1:tp4+d1:tp2 --concurrency 2 --draws 0 >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q "GPU4 (rtx-5090) differs from GPU0" "$tmp/err"; then ok; else
+	bad "a design over two GPU models: exit $rc, $(cat "$tmp/err")"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -301,7 +301,7 @@ int pred_disagg_serve(const struct pred_run *o, const struct pred_cfg *c, int x,
 	struct dlink L;
 	struct serve_params p = *sp;
 	struct plumb_err fe;
-	int rc, need;
+	int rc, need, k;
 
 	memset(&L, 0, sizeof(L));
 	memset(out, 0, sizeof(*out));
@@ -313,6 +313,19 @@ int pred_disagg_serve(const struct pred_run *o, const struct pred_cfg *c, int x,
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "design %s needs %d GPUs but %s has %d", c->disagg, need,
 				     s->name[0] ? s->name : s->path, s->ngpus);
+	/* each instance's steps are simulated on the scenario's first GPUs:
+	 * its own must be of their model */
+	for (k = 0; k < need; k++) {
+		int first = k < L.D.np * L.D.gp ? k % L.D.gp : (k - L.D.np * L.D.gp) % L.D.gd;
+		int mk = s->nodes[s->gpu_node[k]].gpu_model, m0 = s->nodes[s->gpu_node[first]].gpu_model;
+		if (mk != m0)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "design %s: GPU%d (%s) differs from GPU%d (%s), where its "
+					     "instance's steps are simulated; plumb times every instance "
+					     "on the scenario's first GPUs, so the GPUs of a design must "
+					     "be of one model", c->disagg, k, s->catalog->gpus[mk].id, first,
+					     s->catalog->gpus[m0].id);
+	}
 	if ((rc = pred_run_setup(o, s, L.D.lay_p, &cp, err)) < 0)
 		return rc;
 	plumb_err_clear(&fe);
