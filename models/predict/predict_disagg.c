@@ -123,6 +123,13 @@ int pred_layout_gpus(const char *lay)
 #define PRED_KV_RDMA_EFF 0.87
 #define PRED_KV_XFER_SETUP_US 425.0
 
+/* A step shape's collective bytes per GPU, remembered. */
+struct traffic_memo {
+	int prefill;
+	struct serve_shape sh;
+	double bytes;
+};
+
 /* The transfers of one run. */
 struct dlink {
 	const struct scenario *s;       /* the physical scenario */
@@ -136,7 +143,9 @@ struct dlink {
 	int *landid;                    /* FIFO of landings not yet reported */
 	double *landt;
 	int nland, headland, capland, capland2;
-	int oom;
+	const struct pred_cfg *cp;      /* the prefill layout */
+	struct traffic_memo *tm;
+	int ntm, captm;
 };
 
 struct dreq_arg {
@@ -246,6 +255,8 @@ static int link_send(void *ctx, int id, long tokens, int pi, int di, double t,
 	a->L = L;
 	a->id = id;
 	a->left = L->D.gd + 1;          /* one more, dropped once all are started */
+	if (t < sim_now(L->eng))
+		t = sim_now(L->eng);    /* as link_traffic: never before the fabric's clock */
 	t += PRED_KV_XFER_SETUP_US * 1e-6;
 	for (k = 0; k < L->D.gd; k++) {
 		struct xfer_spec sp;
@@ -289,6 +300,97 @@ static int link_advance(void *ctx, double t_end, int *id, double *t, struct plum
 	*id = L->landid[L->headland];
 	*t = L->landt[L->headland++];
 	return 1;
+}
+
+/*
+ * The bytes one GPU of an instance sends in a step of shape sh through its
+ * collectives: each collective of the first stage's program (all the
+ * microbatches') as a ring moves them, 2 (n - 1) / n of its bytes for an
+ * all-reduce, (n - 1) / n for the others.
+ */
+static int step_bytes(struct dlink *L, int prefill, const struct serve_shape *sh, double *out,
+		      struct plumb_err *err)
+{
+	const struct pred_cfg *c = prefill ? L->cp : L->cd;
+	struct step_prog prog[64];
+	int k, micro = 1, rc, n = c->lay.gpus / (c->lay.pp > 0 ? c->lay.pp : 1);
+	double b = 0;
+	for (k = 0; k < L->ntm; k++)
+		if (L->tm[k].prefill == prefill && !memcmp(&L->tm[k].sh, sh, sizeof(*sh))) {
+			*out = L->tm[k].bytes;
+			return 0;
+		}
+	*out = 0;
+	if (n < 2 || c->lay.pp > 64)
+		return 0;
+	memset(prog, 0, sizeof(prog));
+	if ((rc = pred_programs(c, sh->kind, sh->batch, sh->context, sh->tokens, prog, &micro,
+				err)) < 0)
+		return rc;
+	for (k = 0; k < prog[0].nops; k++) {
+		const struct step_op *op = &prog[0].ops[k];
+		if (op->kind == SOP_ALLREDUCE)
+			b += 2.0 * (n - 1) / n * op->bytes;
+		else if (op->kind != SOP_COMPUTE)
+			b += (double)(n - 1) / n * op->bytes;
+	}
+	b *= micro > 0 ? micro : 1;
+	for (k = 0; k < c->lay.pp; k++)
+		step_prog_release(&prog[k]);
+	if (grow((void **)&L->tm, &L->captm, L->ntm + 1, sizeof(*L->tm)) < 0)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	L->tm[L->ntm].prefill = prefill;
+	L->tm[L->ntm].sh = *sh;
+	L->tm[L->ntm++].bytes = b;
+	*out = b;
+	return 0;
+}
+
+/*
+ * A step's collectives as background flows: each GPU of the instance
+ * sends its step's collective bytes to the next GPU of its ring over the
+ * path its collectives take (P2P, through host memory where P2P is not
+ * allowed, the NICs between hosts), at most at the rate that spreads them
+ * over the step. The step keeps its own time (the transfers do not slow
+ * it); the transfers sharing those links get what is left.
+ */
+static int link_traffic(void *ctx, int prefill, int inst, const struct serve_shape *sh,
+			double t0, double t1, struct plumb_err *err)
+{
+	struct dlink *L = ctx;
+	const struct pred_cfg *c = prefill ? L->cp : L->cd;
+	int n = c->lay.gpus, base = prefill ? inst * L->D.gp : L->D.np * L->D.gp + inst * L->D.gd;
+	int per = c->lay.gpus / (c->lay.pp > 0 ? c->lay.pp : 1), k, rc = 0;
+	double bytes;
+	if (!(t1 > t0) || (rc = step_bytes(L, prefill, sh, &bytes, err)) < 0)
+		return rc < 0 ? rc : 0;
+	if (!(bytes > 0))
+		return 0;
+	for (k = 0; k < n; k++) {
+		struct sim_flow_spec fs;
+		int path[FAB_MAX_PATH], np, a = base + k, b = base + (k / per) * per + (k % per + 1) % per;
+		if (a == b)
+			continue;
+		if (L->s->nodes[L->s->gpu_node[a]].host != L->s->nodes[L->s->gpu_node[b]].host)
+			np = fab_path_net(L->fab, a, b, 0, path);
+		else if (pair_method(L, a, b) == XFER_P2P)
+			np = fab_path_gpu(L->fab, a, b, path);
+		else
+			np = fab_path_shm(L->fab, a, b, path);
+		if (np < 1)
+			continue;
+		memset(&fs, 0, sizeof(fs));
+		fs.path = path;
+		fs.path_len = np;
+		fs.bytes = bytes;
+		fs.rate_cap = bytes / (t1 - t0);
+		/* a landing reported late (several at one time) leaves the
+		 * fabric's clock a little ahead */
+		fs.start = t0 > sim_now(L->eng) ? t0 : sim_now(L->eng);
+		if ((rc = sim_flow_start(L->fab->net, &fs, NULL, err)) < 0)
+			return rc;
+	}
+	return 0;
 }
 
 int pred_disagg_serve(const struct pred_run *o, const struct pred_cfg *c, int x,
@@ -354,6 +456,8 @@ int pred_disagg_serve(const struct pred_run *o, const struct pred_cfg *c, int x,
 	sd.decode_kv_tokens = pred_kv_tokens(&cd, o->input + o->output);
 	sd.send = link_send;
 	sd.advance = link_advance;
+	sd.step_traffic = link_traffic;
+	L.cp = &cp;
 	sd.link_ctx = &L;
 	p.concurrency = x;
 	p.kv_tokens = 0;
@@ -370,5 +474,6 @@ out:
 	free(L.method);
 	free(L.landid);
 	free(L.landt);
+	free(L.tm);
 	return rc;
 }

@@ -24,9 +24,10 @@
  * when its last share has.
  *
  * Step times: each instance's steps are simulated with its layout on the
- * scenario's first GPUs (the instances of a design run the same layout on
- * boxes of one build); the instances' collectives do not contend with the
- * KV transfers (the transfers contend with each other).
+ * scenario's first GPUs (every GPU of a design must be of one model); each
+ * step also puts its collectives' bytes on the fabric as flows from each
+ * GPU to the next of its ring, spread over the step, so the transfers
+ * share links with them (the step's time does not change for it).
  */
 #ifndef PLUMB_PREDICT_DISAGG_H
 #define PLUMB_PREDICT_DISAGG_H

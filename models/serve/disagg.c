@@ -198,6 +198,8 @@ static int start_prefill(struct dstate *S, int i, struct plumb_err *err)
 	if ((rc = serve_step_time(&S->lp_pf, &sh, &dt, err)) < 0)
 		return rc;
 	in->busy_until = S->now + dt;
+	if (S->d->step_traffic)
+		return S->d->step_traffic(S->d->link_ctx, 1, i, &sh, S->now, S->now + dt, err);
 	return 0;
 }
 
@@ -331,6 +333,9 @@ static int start_decode(struct dstate *S, int j, struct plumb_err *err)
 		return rc;
 	in->started = S->now;
 	in->busy_until = S->now + dt;
+	if (S->d->step_traffic &&
+	    (rc = S->d->step_traffic(S->d->link_ctx, 0, j, &sh, S->now, S->now + dt, err)) < 0)
+		return rc;
 	if (S->win0 >= 0) {
 		S->dstep_sum += dt;
 		S->batch_sum += in->nrun;

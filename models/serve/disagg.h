@@ -46,6 +46,12 @@ struct serve_disagg {
 	 * reported (its id and time, <= t_end), or 0 when none lands by
 	 * t_end (t_end may be INFINITY). Negative plumb code on error. */
 	int (*advance)(void *ctx, double t_end, int *id, double *t, struct plumb_err *err);
+	/* May be NULL. A step of shape sh runs on instance inst (a prefill
+	 * instance when prefill is 1) from t0 to t1 (t0 >= every earlier
+	 * call's and advance's time): the model may put the step's own
+	 * traffic (its collectives) on the links the transfers use. */
+	int (*step_traffic)(void *ctx, int prefill, int inst, const struct serve_shape *sh,
+			    double t0, double t1, struct plumb_err *err);
 	void *link_ctx;
 };
 
