@@ -71,6 +71,13 @@ run busy.json $box --model llama-3.1-70b --concurrency 64 --input 4000 --output 
 p50=$(block "$tmp/busy.json" kv_transfer_ms p50); p99=$(block "$tmp/busy.json" kv_transfer_ms p99)
 if lt "$p50" "$p99"; then ok; else bad "transfers at load: p50 $p50, p99 $p99 ms (sharing should spread them)"; fi
 
+# ... and share the PCIe links with the decode instance's all-reduces: one
+# request alone moves faster than four among running streams
+run one.json $box --model llama-3.1-70b --concurrency 1 --input 4000 --output 300 --layout p1:tp4+d1:tp4
+run four.json $box --model llama-3.1-70b --concurrency 4 --input 4000 --output 300 --layout p1:tp4+d1:tp4
+m1=$(block "$tmp/one.json" kv_transfer_ms mean); m4=$(block "$tmp/four.json" kv_transfer_ms mean)
+if lt "$m1" "$m4"; then ok; else bad "transfers among decode all-reduces ($m4 ms) should be slower than alone ($m1 ms)"; fi
+
 # 4. deterministic
 run again.json $box $args --layout p1:tp4+d1:tp4
 if cmp -s "$tmp/dis.json" "$tmp/again.json"; then ok; else bad "the same design run twice differs"; fi
