@@ -108,6 +108,8 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/replay.sh
 	sh tests/replicas.sh
 	sh tests/plan.sh
+	sh tests/kvtier.sh
+	sh tests/disagg.sh
 	sh tests/fuzz/replay.sh $(B)
 	sh tests/report_browser.sh
 	sh tests/render_layout.sh

@@ -192,6 +192,11 @@ static const struct option longopts[] = {
 	{ "tpot-p99", required_argument, NULL, OPT_BASE + 36 },
 	{ "top", required_argument, NULL, OPT_BASE + 37 },
 	{ "csv-raw", no_argument, NULL, OPT_BASE + 38 },
+	{ "prefix-len", required_argument, NULL, OPT_BASE + 39 },
+	{ "prefix-hit", required_argument, NULL, OPT_BASE + 40 },
+	{ "kv-offload", required_argument, NULL, OPT_BASE + 41 },
+	{ "kv-offload-numa", required_argument, NULL, OPT_BASE + 42 },
+	{ "disagg", no_argument, NULL, OPT_BASE + 43 },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -266,6 +271,7 @@ int cmd_money_option(const char *cmd, const char *a, const char *v, struct cost_
 int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, int min_paths)
 {
 	int i, opt, plan = !strcmp(cmd, "plan");
+	int prefix_hit_given = 0;
 	memset(o, 0, sizeof(*o));
 	o->r.model = "glm-5";
 	o->r.weights = NULL;          /* after the options: llm_default_weights */
@@ -327,6 +333,7 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 			o->r.nlayouts = 0;
 			for (; *tok; tok = *end ? end + 1 : end) {
 				struct step_layout l;
+				struct pred_disagg dd;
 				struct plumb_err e;
 				char name[STEP_LAYOUT_MAX + 1];
 				size_t n;
@@ -342,7 +349,9 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 							       40, tok, STEP_LAYOUT_MAX);
 				memcpy(name, tok, n);
 				name[n] = '\0';
-				if (step_layout_parse(name, &l, &e) < 0)
+				plumb_err_clear(&e);
+				if (pred_disagg_parse(name, &dd, &e) != 1 &&
+				    (e.code || step_layout_parse(name, &l, &e) < 0))
 					return cmd_usage_error(cmd, "%s", e.msg);
 				memcpy(o->r.layouts[o->r.nlayouts++], name, n + 1);
 			}
@@ -440,6 +449,25 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 		} else if (!strcmp(a, "--max-batched-tokens")) {
 			if (parse_long(v, 1, &o->r.max_batched) < 0 || o->r.max_batched > 10000000)
 				return cmd_usage_error(cmd, "--max-batched-tokens needs a token count, not '%s'", v);
+		} else if (!strcmp(a, "--disagg")) {
+			if (!plan)
+				return cmd_usage_error(cmd, "--disagg is an option of plumb plan (plumb "
+						       "predict takes designs in --layout: p1:tp4+d1:tp4)");
+			o->r.designs = 1;
+		} else if (!strcmp(a, "--prefix-len")) {
+			if (parse_long(v, 0, &o->r.prefix_len) < 0 || o->r.prefix_len > 10000000)
+				return cmd_usage_error(cmd, "--prefix-len needs a token count, not '%s'", v);
+		} else if (!strcmp(a, "--prefix-hit")) {
+			if (parse_num(v, 0, 1, &o->r.prefix_hit) < 0)
+				return cmd_usage_error(cmd, "--prefix-hit needs a share in [0, 1], not '%s'", v);
+			prefix_hit_given = 1;
+		} else if (!strcmp(a, "--kv-offload")) {
+			if (parse_num(v, 0, 1e6, &o->r.offload_gib) < 0)
+				return cmd_usage_error(cmd, "--kv-offload needs GiB of host memory (0-1e6), not '%s'", v);
+		} else if (!strcmp(a, "--kv-offload-numa")) {
+			if (strcmp(v, "near") && strcmp(v, "far"))
+				return cmd_usage_error(cmd, "--kv-offload-numa must be near or far, not '%s'", v);
+			o->r.offload_far = !strcmp(v, "far");
 		} else if (!strcmp(a, "--percentiles")) {
 			o->percentiles = 1;
 		} else if (!strcmp(a, "--csv-raw")) {
@@ -462,6 +490,12 @@ int cmd_predict_parse(const char *cmd, int argc, char **argv, struct popts *o, i
 			return cmd_usage_error(cmd, "at most %d scenarios", MAXSCN);
 		o->paths[o->npaths++] = argv[i];
 	}
+	/* a prefix without a share: every request shares it */
+	if (o->r.prefix_len > 0 && !prefix_hit_given)
+		o->r.prefix_hit = 1;
+	if (o->r.prefix_len >= o->r.input && o->r.prefix_len > 0)
+		return cmd_usage_error(cmd, "--prefix-len (%ld) must be shorter than --input (%ld)",
+				       o->r.prefix_len, o->r.input);
 	if (!o->r.weights)
 		o->r.weights = llm_default_weights(o->r.model);
 	if (o->npaths < min_paths)

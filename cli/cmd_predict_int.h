@@ -11,6 +11,7 @@
 
 #include "plan.h"
 #include "predict_run.h"
+#include "predict_disagg.h"
 
 #define MAXLIST PRED_MAXLIST
 #define MAXSCN 8

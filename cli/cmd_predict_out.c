@@ -138,11 +138,8 @@ static json_t *model_json(const struct popts *o)
 /* The GPUs row r's layout uses, all its replicas (0: it does not parse). */
 static int row_gpus(const struct popts *o, const struct pred_row *r)
 {
-	struct step_layout l;
 	(void)o;
-	if (step_layout_parse(r->lay, &l, NULL) < 0)
-		return 0;
-	return step_layout_used(&l);
+	return pred_layout_gpus(r->lay);
 }
 
 /* r's power and money on its box under o's cost options (models/cost). */
@@ -202,16 +199,16 @@ static void print_unfilled(FILE *f, const struct popts *o, struct scenario **s, 
 		for (j = 0; j < ns; j++) {
 			struct step_layout l;
 			int used;
-			if (step_layout_parse(o->r.layouts[li], &l, NULL) < 0)
+			if (!(used = pred_layout_gpus(o->r.layouts[li])))
 				continue;
-			used = step_layout_used(&l);
 			if (used >= s[j]->ngpus)
 				continue;
 			fprintf(f, "# %s uses %d of the %d GPUs of %s: the other %d stay idle; "
 				   "tok/s is that of the GPUs used", o->r.layouts[li], used,
 				s[j]->ngpus, s[j]->name[0] ? s[j]->name : s[j]->path,
 				s[j]->ngpus - used);
-			if (l.dp <= 1 && s[j]->ngpus % l.gpus == 0)
+			if (step_layout_parse(o->r.layouts[li], &l, NULL) == 0 && l.dp <= 1 &&
+			    s[j]->ngpus % l.gpus == 0)
 				fprintf(f, " (dp%d%s fills the box)", s[j]->ngpus / l.gpus,
 					o->r.layouts[li]);
 			fputc('\n', f);
@@ -349,10 +346,25 @@ int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 			rc |= jout_set(row, "percentiles_ms", pc);
 			rc |= jout_set(row, "itl_ms", jout_real(r->sr.itl_ms, 3));
 			rc |= jout_set(row, "e2e_ms", jout_real(r->sr.e2e_ms, 2));
+			if (pred_layout_is_design(r->lay)) {
+				json_t *x = json_object();
+				rc |= jout_set(x, "mean", jout_real(r->sr.xfer_ms, 3));
+				rc |= jout_set(x, "p50", jout_real(r->sr.xfer_p[0], 3));
+				rc |= jout_set(x, "p90", jout_real(r->sr.xfer_p[1], 3));
+				rc |= jout_set(x, "p99", jout_real(r->sr.xfer_p[2], 3));
+				rc |= jout_set(row, "kv_transfer_ms", x);
+				rc |= jout_set(row, "prefill_ms", jout_real(r->sr.prefill_ms, 2));
+			}
 			rc |= jout_set(row, "kv_tokens", json_integer(r->kv_tokens));
 			rc |= jout_set(row, "kv_peak_tokens", json_integer(r->sr.kv_peak));
 			rc |= jout_set(row, "queued_max", json_integer(r->sr.max_waiting));
 			rc |= jout_set(row, "retracted", json_integer(r->sr.preemptions));
+			if (o->r.prefix_len > 0 || o->r.offload_gib > 0) {
+				rc |= jout_set(row, "prefix_hits", json_integer(r->sr.prefix_hits));
+				rc |= jout_set(row, "offloaded", json_integer(r->sr.offloads));
+				rc |= jout_set(row, "reload_tokens", json_integer(r->sr.reload_tokens));
+				rc |= jout_set(row, "kv_io_ms", jout_real(r->sr.kv_io_s * 1e3, 3));
+			}
 		}
 		if (o->breakdown) {
 			json_t *bd = json_object();
@@ -389,6 +401,39 @@ static void print_percentiles(FILE *f, const struct popts *o, const struct pred_
 		}
 		fprintf(f, " %10ld %10ld %7d %9d\n", r->kv_tokens, r->sr.kv_peak, r->sr.max_waiting,
 			r->sr.preemptions);
+	}
+	if (o->r.prefix_len <= 0 && o->r.offload_gib <= 0)
+		return;
+	fprintf(f, "\nKV tiers: prefix %ld tokens, hit share %.2f; host tier %.1f GiB per copy (%s NUMA node):\n"
+		   "%-8s %11s %11s %9s %13s %11s\n", o->r.prefix_len, o->r.prefix_hit, o->r.offload_gib,
+		o->r.offload_far ? "far" : "near", "layout", "concurrency", "prefix_hits", "offloaded",
+		"reload_tokens", "kv_io_ms");
+	for (i = 0; i < nrows; i++) {
+		const struct pred_row *r = &rows[i];
+		if (r->fits)
+			fprintf(f, "%-8s %11d %11d %9d %13ld %11.1f\n", o->r.layouts[r->li], r->x,
+				r->sr.prefix_hits, r->sr.offloads, r->sr.reload_tokens,
+				r->sr.kv_io_s * 1e3);
+	}
+}
+
+/* Disaggregated designs: each row's KV transfer and time to the end of
+ * its prefill. */
+static void print_designs(FILE *f, const struct popts *o, const struct pred_row *rows, int nrows)
+{
+	int i, head = 0;
+	for (i = 0; i < nrows; i++) {
+		const struct pred_row *r = &rows[i];
+		if (!r->fits || !pred_layout_is_design(r->lay))
+			continue;
+		if (!head++)
+			fprintf(f, "\nDisaggregated designs: KV transfer from prefill to decode, ms "
+				   "(mean, p50 / p90 / p99), and arrival to prefill end, ms (mean):\n"
+				   "%-20s %11s %28s %10s\n", "design", "concurrency", "kv_transfer",
+				"prefill");
+		fprintf(f, "%-20s %11d %8.2f %6.2f / %6.2f / %6.2f %10.1f\n", o->r.layouts[r->li], r->x,
+			r->sr.xfer_ms, r->sr.xfer_p[0], r->sr.xfer_p[1], r->sr.xfer_p[2],
+			r->sr.prefill_ms);
 	}
 }
 
@@ -560,6 +605,7 @@ void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int n
 			print_breakdown(f, o, rows, nrows);
 		if (pct)
 			print_percentiles(f, o, rows, nrows);
+		print_designs(f, o, rows, nrows);
 		return;
 	}
 	/* With draws every speed-up also gets its paired 90% range: the

@@ -251,6 +251,8 @@ struct meas_csv_row {
 	double arrival_s;       /* requests: seconds from the start */
 	double peak_tok_s;      /* the benchmark's peak output tok/s (most tokens in
 				   one second of the run), NaN when not given */
+	double kv_xfer_ms;      /* disaggregated designs: mean KV transfer from prefill
+				   to decode, NaN when not given */
 	long input_len, output_len; /* -1 when not given */
 	long prompts;           /* requests of the benchmark run, 0 when not given */
 	long cached_prompts;    /* its first prompts an earlier run on the same server

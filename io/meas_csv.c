@@ -35,7 +35,7 @@ enum ccol {
 	K_OP, K_GPUS, K_BYTES, K_TIME_US,
 	K_LAYOUT, K_BATCH, K_CONTEXT, K_STEP_MS,
 	K_CONCURRENCY, K_TOK_S, K_TPOT_MS, K_TTFT_MS, K_INPUT_LEN, K_OUTPUT_LEN,
-	K_PROMPTS, K_PEAK_TOK_S, K_ARRIVAL_S, K_CACHED_PROMPTS,
+	K_PROMPTS, K_PEAK_TOK_S, K_ARRIVAL_S, K_CACHED_PROMPTS, K_KV_XFER_MS,
 	K_NCOLS
 };
 
@@ -43,7 +43,7 @@ static const char *const col_names[K_NCOLS] = {
 	"op", "gpus", "bytes", "time_us",
 	"layout", "batch", "context", "step_ms",
 	"concurrency", "tok_s", "tpot_ms", "ttft_ms", "input_len", "output_len",
-	"prompts", "peak_tok_s", "arrival_s", "cached_prompts",
+	"prompts", "peak_tok_s", "arrival_s", "cached_prompts", "kv_transfer_ms",
 };
 
 /* Per kind: allowed columns, required columns, columns that identify it. */
@@ -70,12 +70,12 @@ static const struct {
 		"serving",
 		1u << K_LAYOUT | 1u << K_CONCURRENCY | 1u << K_CONTEXT | 1u << K_TOK_S |
 		1u << K_TPOT_MS | 1u << K_TTFT_MS | 1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN |
-		1u << K_PROMPTS | 1u << K_PEAK_TOK_S | 1u << K_CACHED_PROMPTS,
+		1u << K_PROMPTS | 1u << K_PEAK_TOK_S | 1u << K_CACHED_PROMPTS | 1u << K_KV_XFER_MS,
 		1u << K_LAYOUT | 1u << K_CONCURRENCY | 1u << K_CONTEXT | 1u << K_TOK_S,
 		1u << K_CONCURRENCY | 1u << K_TOK_S | 1u << K_TPOT_MS | 1u << K_TTFT_MS |
 		1u << K_INPUT_LEN | 1u << K_OUTPUT_LEN,
 		"layout, concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts, "
-		"peak_tok_s, cached_prompts",
+		"peak_tok_s, cached_prompts, kv_transfer_ms",
 	},
 	[MEAS_CSV_REQUESTS] = {
 		"requests",
@@ -379,11 +379,14 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 	}
 	case K_LAYOUT:
 		for (i = 0; i < f->len; i++)
-			if (!(islower((unsigned char)f->s[i]) || isdigit((unsigned char)f->s[i])))
+			if (!(islower((unsigned char)f->s[i]) || isdigit((unsigned char)f->s[i]) ||
+			      (c->kind == MEAS_CSV_SERVING && (f->s[i] == ':' || f->s[i] == '+'))))
 				break;
 		if (i < f->len || (size_t)f->len >= sizeof(r->layout))
 			return fail(c, f->col, "layout '%s' must be 1-31 lower-case letters "
-				    "and digits, like tp8, tp4pp2, ep8", f->s);
+				    "and digits, like tp8, tp4pp2, ep8%s", f->s,
+				    c->kind == MEAS_CSV_SERVING ? " (or a disaggregated design, "
+				    "p1:tp4+d1:tp4)" : "");
 		meas_copy(r->layout, sizeof(r->layout), f->s, (size_t)f->len);
 		return 0;
 	case K_GPUS:
@@ -440,6 +443,8 @@ static int value(struct cctx *c, struct meas_csv_row *r, enum ccol k,
 		return num_pos(c, f, k, &r->ttft_ms);
 	case K_PEAK_TOK_S:
 		return num_pos(c, f, k, &r->peak_tok_s);
+	case K_KV_XFER_MS:
+		return num_pos(c, f, k, &r->kv_xfer_ms);
 	case K_ARRIVAL_S: {
 		double d;
 		if (meas_num_double(f->s, (size_t)f->len, &d) < 0 || !isfinite(d) || d < 0)
@@ -469,12 +474,13 @@ static int data_row(struct cctx *c, const struct fld *f, int n)
 	r.context = -1;
 	r.input_len = r.output_len = -1;
 	r.time_us = r.step_ms = r.tok_s = r.tpot_ms = r.ttft_ms = r.peak_tok_s = NAN;
+	r.kv_xfer_ms = NAN;
 	for (i = 0; i < n; i++)
 		if ((rc = value(c, &r, c->hdr[i], &f[i])) < 0)
 			return rc;
 	if (c->kind == MEAS_CSV_SERVING && isnan(r.tok_s) && isnan(r.tpot_ms) &&
-	    isnan(r.ttft_ms) && isnan(r.peak_tok_s))
-		return fail(c, 1, "a serving row needs tok_s, tpot_ms, ttft_ms or peak_tok_s (all are empty)");
+	    isnan(r.ttft_ms) && isnan(r.peak_tok_s) && isnan(r.kv_xfer_ms))
+		return fail(c, 1, "a serving row needs tok_s, tpot_ms, ttft_ms, peak_tok_s or kv_transfer_ms (all are empty)");
 	if (c->kind == MEAS_CSV_COLLECTIVES && strcmp(r.op, "sendrecv") == 0 && r.gpus != 2) {
 		for (i = 0; i < n && c->hdr[i] != K_GPUS; i++)
 			;

@@ -3,6 +3,7 @@
  * setting, each row costed and judged, ranked, the Pareto frontier.
  */
 #include "plan.h"
+#include "predict_disagg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +26,16 @@ void plan_layouts(int n, const struct llm_model *m, char (*lay)[32], int *nlay)
 		snprintf(lay[k++], 32, "tp%dpp2", n / 2);
 	if (n >= 2 && m && m->experts > 0 && k < PLAN_MAXLAY)
 		snprintf(lay[k++], 32, "ep%d", n);
+	*nlay = k;
+}
+
+void plan_designs(int n, char (*lay)[32], int *nlay)
+{
+	int k = *nlay;
+	if (n >= 2 && n % 2 == 0 && k < PLAN_MAXLAY)
+		snprintf(lay[k++], 32, "p1:tp%d+d1:tp%d", n / 2, n / 2);
+	if (n >= 4 && n % 4 == 0 && k < PLAN_MAXLAY)
+		snprintf(lay[k++], 32, "p2:tp%d+d1:tp%d", n / 4, n / 2);
 	*nlay = k;
 }
 
@@ -61,8 +72,7 @@ static void check(struct plan_row *r, const char *name, double v, double bound)
 static void judge(const struct plan_opts *o, const struct cost_params *cp, struct plan_row *r)
 {
 	struct pred_row *p = &r->p;
-	struct step_layout l;
-	r->gpus_used = step_layout_parse(p->lay, &l, NULL) == 0 ? step_layout_used(&l) : 0;
+	r->gpus_used = pred_layout_gpus(p->lay);
 	r->ttft_p90 = r->tpot_p90 = r->ttft_p99 = r->tpot_p99 = NAN;
 	r->tok_s_per_gpu = r->tok_s_per_user = NAN;
 	memset(&r->cost, 0, sizeof(r->cost));
@@ -214,6 +224,8 @@ int plan_run(const struct plan_opts *o, struct scenario *const *s, int ns,
 		r.fill = 0;
 		if (!o->r.nlayouts)
 			plan_layouts(s[si]->ngpus, m, r.layouts, &r.nlayouts);
+		if (o->r.designs)
+			plan_designs(s[si]->ngpus, r.layouts, &r.nlayouts);
 		/* a layout the box cannot run at all is a row saying why */
 		if ((rc = keep_runnable(&r, s[si], si, &out, &n, &cap, err)) < 0) {
 			free(out);

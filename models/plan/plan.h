@@ -58,6 +58,11 @@ struct plan_row {
  */
 void plan_layouts(int n, const struct llm_model *m, char (*lay)[32], int *nlay);
 
+/* --disagg: the disaggregated designs added for a box of n GPUs after the
+ * *nlay layouts of lay (while PLAN_MAXLAY allows): p1:tp(n/2)+d1:tp(n/2)
+ * for an even n, p2:tp(n/4)+d1:tp(n/2) for n a multiple of 4. */
+void plan_designs(int n, char (*lay)[32], int *nlay);
+
 /*
  * Every configuration of o on the ns scenarios: for each box its layouts,
  * for each engine setting and load the point, costed with the box's

@@ -610,6 +610,17 @@ long pred_kv_tokens(const struct pred_cfg *c, long seq_tokens)
 	return (long)best * (c->lay.kind == LAY_EP ? c->lay.ep : 1);
 }
 
+double pred_kv_bytes_gpu(const struct pred_cfg *c, int g)
+{
+	struct llm_shard sh;
+	int per_stage = c->lay.gpus / (c->lay.pp > 0 ? c->lay.pp : 1);
+	double b;
+	stage_shard(c, per_stage > 0 ? g / per_stage : 0, &sh);
+	b = llm_kv_bytes_per_token_per_gpu(c->m, &c->prec, &sh);
+	/* data-parallel attention: a sequence's cache sits on one rank of ep */
+	return c->lay.kind == LAY_EP && c->lay.ep > 1 ? b / c->lay.ep : b;
+}
+
 void pred_serve_params(const struct pred_cfg *c, int concurrency, long input, long output,
 		       long context, struct serve_params *sp)
 {
@@ -852,6 +863,7 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 {
 	int rc;
 	c->s = s;
+	c->scn = s;
 	if ((rc = llm_model_resolve(model, &c->m, err)) < 0 ||
 	    (rc = llm_prec_setup(&c->prec, c->m, weights ? weights : llm_default_weights(model),
 				 kv, err)) < 0)

@@ -42,6 +42,11 @@ struct pred_cfg {
 	 * here after pred_cfg_serving (a copy of the scenario struct whose
 	 * tables are the scenario's: valid while the scenario is). */
 	struct scenario stack_s;
+	/* The scenario as given to pred_cfg_setup (borrowed). */
+	const struct scenario *scn;
+	/* A disaggregated design (predict_disagg.h, "p1:tp4+d1:tp4"): c is
+	 * then its decode instances' layout; empty for an aggregated one. */
+	char disagg[STEP_LAYOUT_MAX + 1];
 };
 
 /* Tokens a decode step yields per sequence: 1 plus the expected accepted
@@ -170,6 +175,12 @@ int pred_serve_step(void *ctx, const struct serve_shape *sh, double *seconds,
  * attention) is charged as a request of seq_tokens tokens holds it. 0 when
  * the weights leave no room. */
 long pred_kv_tokens(const struct pred_cfg *c, long seq_tokens);
+
+/* KV cache bytes one token of a request puts on GPU g (0 .. lay.gpus - 1)
+ * of one copy of c's layout, on average: its stage's share (heads split by
+ * TP, an MLA cache whole on every rank), over the ranks for data-parallel
+ * attention, where a sequence's cache sits on one of them. */
+double pred_kv_bytes_gpu(const struct pred_cfg *c, int g);
 
 /* Serving parameters for c's engine: concurrency, lengths and cached
  * context as given, the tokens a decode step yields (drafts) and the KV

@@ -6,6 +6,7 @@
  * the same points again under NCCL's default level and on eager launches.
  */
 #include "predict_run.h"
+#include "predict_disagg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,8 +34,19 @@ int pred_layout_on_box(const struct scenario *s, const char *lay, int fill, char
 		       char *why, size_t nw, struct plumb_err *err)
 {
 	struct step_layout l;
+	struct pred_disagg d;
 	int rc, used;
 	snprintf(out, n, "%s", lay);
+	if ((rc = pred_disagg_parse(lay, &d, err)) < 0)
+		return rc;
+	if (rc == 1) {          /* a design runs as given, or not at all */
+		used = d.np * d.gp + d.nd * d.gd;
+		if (used > s->ngpus) {
+			snprintf(why, nw, "n/a: %s needs %d GPUs, box has %d", lay, used, s->ngpus);
+			return 1;
+		}
+		return 0;
+	}
 	if ((rc = step_layout_parse(lay, &l, err)) < 0)
 		return rc;
 	used = step_layout_used(&l);

@@ -4,6 +4,8 @@
  * every row of a run on the machine's cores.
  */
 #include "predict_run.h"
+#include "predict_kvtier.h"
+#include "predict_disagg.h"
 #include "valid.h"
 
 #include <math.h>
@@ -16,11 +18,17 @@
 int pred_run_setup(const struct pred_run *o, const struct scenario *s, const char *lay,
 		   struct pred_cfg *c, struct plumb_err *err)
 {
+	struct pred_disagg d;
 	int rc;
 	pred_cfg_init(c);
 	c->engine = o->engine;
-	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, lay, err)) < 0)
+	/* a disaggregated design: c is its decode instances' layout */
+	if ((rc = pred_disagg_parse(lay, &d, err)) < 0)
 		return rc;
+	if ((rc = pred_cfg_setup(c, s, o->model, o->weights, o->kv, rc ? d.lay_d : lay, err)) < 0)
+		return rc;
+	if (pred_disagg_parse(lay, &d, NULL) == 1)
+		snprintf(c->disagg, sizeof(c->disagg), "%s", lay);
 	c->topo.nccl_p2p_level = o->level;
 	if (o->eager)
 		c->cuda_graphs = 0;
@@ -118,6 +126,10 @@ int pred_serve_replicas(const struct pred_cfg *c, int x, const struct serve_para
 		if (one.kv_peak > out->kv_peak)
 			out->kv_peak = one.kv_peak;
 		out->preemptions += one.preemptions;
+		out->prefix_hits += one.prefix_hits;
+		out->offloads += one.offloads;
+		out->reload_tokens += one.reload_tokens;
+		out->kv_io_s += one.kv_io_s;
 		if (one.max_waiting > out->max_waiting)
 			out->max_waiting = one.max_waiting;
 		out->completed += one.completed;
@@ -138,14 +150,34 @@ int pred_serve_replicas(const struct pred_cfg *c, int x, const struct serve_para
 	return 0;
 }
 
+/* o's KV tiers into sp: the prefix cache, and the host tier served by
+ * kio (on c's fabric). */
+static void pred_run_kvtier(const struct pred_run *o, const struct pred_cfg *c,
+			    struct pred_kvio *kio, struct serve_params *sp)
+{
+	double per = pred_kvio_bytes_per_token(c);
+	sp->prefix_len = o->prefix_len;
+	sp->prefix_hit = o->prefix_hit;
+	if (o->offload_gib > 0 && per > 0) {
+		sp->host_kv_tokens = (long)(o->offload_gib * 1073741824.0 / per);
+		sp->kv_io = pred_kvio_fn;
+		sp->kv_io_ctx = kio;
+	}
+}
+
 int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 		   struct pred_row *r, struct plumb_err *err)
 {
 	struct pred_step_info info;
 	double sec;
-	int rc, dp = c->lay.dp > 1 ? c->lay.dp : 1, batch = (x + dp - 1) / dp;
+	int rc, dp = c->lay.dp > 1 ? c->lay.dp : 1, batch;
 	long ctx = o->nbatch ? o->context : o->input + o->output / 2;
 	struct plumb_err fe;
+	struct pred_disagg dd;
+
+	if (c->disagg[0] && pred_disagg_parse(c->disagg, &dd, NULL) == 1)
+		dp = dd.nd;     /* the load splits over the decode instances */
+	batch = (x + dp - 1) / dp;
 
 	r->x = x;
 	plumb_err_clear(&fe);
@@ -178,7 +210,10 @@ int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 		struct serve_params sp;
 		struct serve_result sr;
 		struct pred_cfg cc = *c;
+		struct pred_kvio kio;
 		pred_serve_params(c, x, o->input, o->output, o->context, &sp);
+		pred_kvio_init(&kio, &cc, o->offload_far);
+		pred_run_kvtier(o, &cc, &kio, &sp);
 		r->kv_tokens = sp.kv_tokens;
 		/* the engine's scheduler unless the options give one */
 		sp.chunk_tokens = o->chunk || o->max_batched ? o->chunk : c->s->serving.chunk_tokens;
@@ -192,8 +227,16 @@ int pred_run_point(const struct pred_run *o, const struct pred_cfg *c, int x,
 			sp.prompts = o->requests ? (int)o->requests : 1000;
 			sp.seed = o->seed >= 0 ? (unsigned long)o->seed : c->s->seed;
 		}
-		if ((rc = pred_serve_replicas(c, x, &sp, pred_serve_step, &cc, &sr, err)) < 0)
+		if (c->disagg[0]) {
+			if ((rc = pred_disagg_serve(o, c, x, &sp, &sr, r->why, sizeof(r->why), err)) < 0)
+				return rc;
+			if (rc == 1) {
+				r->fits = 0;
+				return 0;
+			}
+		} else if ((rc = pred_serve_replicas(c, x, &sp, pred_serve_step, &cc, &sr, err)) < 0) {
 			return rc;
+		}
 		r->sr = sr;
 		r->step_ms = sr.decode_step_ms;
 		r->tok_total = sr.tok_s_total;

@@ -59,6 +59,12 @@ struct pred_run {
 	int nreqs;
 	const char *engine;         /* NAME[@VERSION], NULL: the scenario's (borrowed) */
 	struct pred_draw_src src;
+	long prefix_len;            /* KV tiers: a shared prompt prefix, tokens (0: none) */
+	double prefix_hit;          /* the share of requests that find it cached */
+	double offload_gib;         /* host memory for offloaded KV per copy of the
+				       layout, GiB (0: none; retracted requests recompute) */
+	int offload_far;            /* 1: that memory on the next socket's NUMA node */
+	int designs;                /* plan --disagg: add disaggregated designs per box */
 	int fill;                   /* 1: the layouts are the defaults, each run as
 				       replicas filling its box (pred_layout_on_box) */
 };

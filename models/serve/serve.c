@@ -273,6 +273,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				   "output spread must be in [0, 1], prompts and the KV budget at least 0");
 		goto out;
 	}
+	if ((rc = serve_kvtier_check(p, err)) < 0)
+		goto out;
 	want = p->requests > 0 ? p->requests : 2 * C;
 	if (open) {
 		if ((rc = open_requests(p, &R, err)) < 0)
@@ -514,6 +516,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			q->queued = 0;
 			q->kv = prompt;
 			q->todo = prompt - p->context;
+			q->todo -= serve_kvtier_admit(p, &R, q, R.order[k].idx, r);
 			/* A prompt whole in the prefix cache (not a retracted
 			 * one, whose output is new) computes its last token
 			 * only, for its logits (SGLang's radix cache keeps at
@@ -578,6 +581,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				R.rq[newest].state = RQ_WAITING;
 				sorted_nw = -1;
 				R.rq[newest].retracted = 1;
+				serve_kvtier_evict(p, &R, &R.rq[newest], r);
 				kv_used -= R.rq[newest].kv;
 				R.rq[newest].kv = 0;
 				active--;
@@ -608,7 +612,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				shp.context = bucketed(shp.context, p->bucket);
 			shp.tokens = newtok < 1 ? 1 : newtok;
 		}
-		if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0)
+		if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0 ||
+		    (rc = serve_kvtier_step(p, &R, &dt, r, err)) < 0)
 			goto out;
 		t += dt;
 		fast = !np && !admit && !prefilling && !retracted;
@@ -768,4 +773,15 @@ out:
 	free(R.e2e);
 	free(R.itl);
 	return rc;
+}
+
+/* The lengths of request j as a run draws them (disagg.c draws the same). */
+long serve_req_input(const struct serve_params *p, long j)
+{
+	return in_len(p, j);
+}
+
+long serve_req_output(const struct serve_params *p, long j)
+{
+	return out_len(p, j);
 }

@@ -67,6 +67,11 @@ struct serve_shape {
 typedef int (*serve_step_fn)(void *ctx, const struct serve_shape *sh, double *seconds,
 			     struct plumb_err *err);
 
+/* KV tiers (kvtier.c): seconds to move tokens_out tokens of KV cache from
+ * the GPUs to host memory and tokens_in back, both at once. */
+typedef int (*serve_kvio_fn)(void *ctx, long tokens_out, long tokens_in, double *seconds,
+			     struct plumb_err *err);
+
 /* A request of an open-loop run: when it arrives and its lengths. */
 struct serve_request {
 	double arrival;         /* seconds from the start */
@@ -121,6 +126,22 @@ struct serve_params {
 	long max_batched;
 	int decode_tokens;      /* a decode sequence's tokens in a step's budget:
 				   1 + its draft tokens (0: 1) */
+	/* KV tiers (kvtier.c, docs/model.md "KV tiers"). Prefix cache: a
+	 * prefix_hit share of the requests (which ones: a fixed
+	 * low-discrepancy sequence over the request number) find their first
+	 * prefix_len prompt tokens in the cache and prefill only the rest
+	 * (at least their last token). 0: no hits. */
+	long prefix_len;
+	double prefix_hit;
+	/* Host tier: > 0 tokens of host memory for offloaded KV. A request
+	 * retracted when the GPU cache is full moves its KV there (kv_io,
+	 * out) while the host tier has room, and on readmission moves it
+	 * back (kv_io, in) and prefills only its last token, instead of
+	 * prefilling prompt and output again. The step that moves them
+	 * lasts kv_io's seconds longer. 0: retracted requests recompute. */
+	long host_kv_tokens;
+	serve_kvio_fn kv_io;
+	void *kv_io_ctx;
 };
 
 /* Percentiles reported: p50, p90, p99. */
@@ -151,6 +172,14 @@ struct serve_result {
 	int preemptions;        /* retracted requests (KV overflow) */
 	int max_waiting;        /* most requests left waiting by an admission */
 	int completed;          /* requests finished in the run */
+	int prefix_hits;        /* admissions that found their prefix cached */
+	int offloads;           /* retracted requests whose KV went to host memory */
+	long reload_tokens;     /* KV tokens moved back from host memory */
+	double kv_io_s;         /* seconds steps spent moving KV to and from the host */
+	/* disaggregated runs (disagg.h): each request's KV transfer from its
+	 * prefill instance to its decode instance, ms */
+	double xfer_ms, xfer_p[SERVE_NPCT];
+	double prefill_ms;      /* mean time from arrival to the end of its prefill */
 };
 
 void serve_params_init(struct serve_params *p);

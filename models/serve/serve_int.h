@@ -40,6 +40,7 @@ struct req {
 	long admitted;          /* admission order (retraction takes the newest) */
 	int state, measured, retracted;
 	int queued;             /* in the run's admission order (struct run) */
+	long offloaded;         /* KV tokens it holds in host memory (kvtier.c) */
 };
 
 /* A value and how many times it occurs, for the ITL distribution. */
@@ -63,6 +64,8 @@ struct run {
 	struct wv stepitl[8];           /* this step's, merged by value */
 	int nstep;
 	int oom;
+	long host_used;                 /* KV tokens in host memory (kvtier.c) */
+	long io_out, io_in;             /* KV tokens this step moves out and in */
 };
 
 struct loop {
@@ -135,5 +138,26 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
  * (remembered); 0 or the callback's error (or out of memory). */
 int serve_step_time(struct loop *lp, const struct serve_shape *sh, double *s,
 		    struct plumb_err *err);
+
+/* Input and output lengths of the j-th request of a run (serve.c). */
+long serve_req_input(const struct serve_params *p, long j);
+long serve_req_output(const struct serve_params *p, long j);
+
+/* KV tiers (kvtier.c). At q's admission (idx: its request number): the
+ * prompt tokens it need not prefill (its KV back from host memory, or a
+ * prefix cache hit), with the moves and counts recorded; q->todo is then
+ * to be reduced by it. */
+long serve_kvtier_admit(const struct serve_params *p, struct run *R, struct req *q, int idx,
+			struct serve_result *r);
+/* q is retracted: its KV goes to host memory when the host tier has room. */
+void serve_kvtier_evict(const struct serve_params *p, struct run *R, struct req *q,
+			struct serve_result *r);
+/* The step's KV moves (if any) lengthen *dt; 0 or kv_io's error. */
+int serve_kvtier_step(const struct serve_params *p, struct run *R, double *dt,
+		      struct serve_result *r, struct plumb_err *err);
+/* EINPUT unless the KV tier parameters are in range. */
+int serve_kvtier_check(const struct serve_params *p, struct plumb_err *err);
+/* Is request idx one whose prefix is cached (the prefix_hit share)? */
+int serve_prefix_hit(const struct serve_params *p, long idx);
 
 #endif

@@ -69,7 +69,8 @@ enum val_srv_metric {
 	VAL_SRV_TOK,            /* mean output tok/s of the run */
 	VAL_SRV_TPOT,           /* time per output token, ms */
 	VAL_SRV_PEAK,           /* peak output tok/s (most tokens in one second) */
-	VAL_SRV_TTFT            /* mean time to first token, ms */
+	VAL_SRV_TTFT,           /* mean time to first token, ms */
+	VAL_SRV_XFER            /* mean KV transfer of a disaggregated design, ms */
 };
 
 /*

@@ -202,6 +202,10 @@ int val_case_data(struct val_set *v, int idx, struct plumb_err *err)
 				snprintf(label, sizeof(label), "%s x%d ttft_ms", row->layout, row->concurrency);
 				if ((p = add_point(v, idx, label, VAL_SRV_TTFT, row->ttft_ms)))
 					p->row = i;
+				snprintf(label, sizeof(label), "%s x%d kv_transfer_ms", row->layout,
+					 row->concurrency);
+				if ((p = add_point(v, idx, label, VAL_SRV_XFER, row->kv_xfer_ms)))
+					p->row = i;
 			} else if (c->kind == VAL_COLLCSV) {
 				if (row->gpus > c->ngpus)
 					return plumb_err_set(err, PLUMB_EINPUT, c->data, row->line, 0,

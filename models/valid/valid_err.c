@@ -59,7 +59,8 @@ struct val_spread {
 static int is_time(const struct val_set *v, const struct val_point *p)
 {
 	const struct val_case *c = &v->cases[p->c];
-	return c->kind == VAL_DECODE || p->group == VAL_SRV_TPOT || p->group == VAL_SRV_TTFT;
+	return c->kind == VAL_DECODE || p->group == VAL_SRV_TPOT || p->group == VAL_SRV_TTFT ||
+	       p->group == VAL_SRV_XFER;
 }
 
 /* The 90% range of pd at spread sd, in log units; tmp holds ndraws. */

@@ -31,7 +31,7 @@ int val_quoted_points(struct val_set *v, int idx, const struct ytree *t,
  * in vals[0]; a serving case's values by enum val_srv_metric. NAN where the
  * model gives none.
  */
-#define VAL_ROW_NV 4
+#define VAL_ROW_NV 5
 int val_row_values(const struct val_case *c, const struct scenario *scn, int ri,
 		   double vals[VAL_ROW_NV], struct plumb_err *err);
 

@@ -3,6 +3,7 @@
  * the error statistics over points.
  */
 #include "predict_run.h"
+#include "predict_disagg.h"
 #include "valid_int.h"
 
 #include <math.h>
@@ -21,13 +22,21 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 {
 	struct pred_cfg c;
 	struct serve_params sp;
+	const char *layout_d = NULL;
 	int rc;
 	pred_cfg_init(&c);
 	/* the engine table fills the stack when stack is 1 (engine "" or
 	 * NULL: the scenario's engine) */
 	c.engine = engine && engine[0] ? engine : NULL;
 	c.stack = stack;
-	if ((rc = pred_cfg_setup(&c, scn, model, weights, kv, layout, err)) < 0)
+	if (pred_layout_is_design(layout)) {
+		/* a disaggregated design: c is its decode layout */
+		struct pred_disagg d;
+		if ((rc = pred_disagg_parse(layout, &d, err)) < 0)
+			return rc;
+		layout_d = d.lay_d;
+	}
+	if ((rc = pred_cfg_setup(&c, scn, model, weights, kv, layout_d ? layout_d : layout, err)) < 0)
 		return rc;
 	pred_serve_params(&c, conc, input, output, context, &sp);
 	sp.prompts = (int)prompts;
@@ -41,6 +50,25 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 		sp.range_ratio = range_ratio;
 		sp.input_len = lround((double)input * 2.0 / (1.0 + range_ratio));
 		sp.output_len = lround((double)output * 2.0 / (1.0 + range_ratio));
+	}
+	if (layout_d) {
+		/* as plumb predict runs it (pred_run_point) */
+		struct pred_run o;
+		char why[512];
+		memset(&o, 0, sizeof(o));
+		o.model = model;
+		o.weights = weights;
+		o.kv = kv;
+		o.engine = c.engine;
+		o.level = -1;
+		o.input = input;
+		o.output = output;
+		snprintf(c.disagg, sizeof(c.disagg), "%s", layout);
+		sp.chunk_tokens = c.s->serving.chunk_tokens;
+		sp.max_batched = c.s->serving.max_batched;
+		if ((rc = pred_disagg_serve(&o, &c, conc, &sp, sr, why, sizeof(why), err)) == 1)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "%s", why);
+		return rc;
 	}
 	/* a replicated layout splits the clients (predict_run.h) */
 	return pred_serve_replicas(&c, conc, &sp, pred_serve_step, &c, sr, err);
@@ -114,6 +142,7 @@ int val_row_values(const struct val_case *c, const struct scenario *scn, int ri,
 		vals[VAL_SRV_TPOT] = sr.tpot_ms;
 		vals[VAL_SRV_PEAK] = sr.peak_tok_s;
 		vals[VAL_SRV_TTFT] = sr.ttft_ms;
+		vals[VAL_SRV_XFER] = sr.xfer_ms;
 	}
 	return 0;
 }
@@ -230,7 +259,8 @@ enum val_qty val_point_qty(const struct val_set *v, const struct val_point *p)
 	if (c->kind == VAL_DECODE)
 		return VAL_Q_RATE;
 	if (c->kind == VAL_SERVING)
-		return p->group == VAL_SRV_TTFT ? VAL_Q_TTFT : VAL_Q_RATE;
+		return p->group == VAL_SRV_TTFT ? VAL_Q_TTFT :
+		       p->group == VAL_SRV_XFER ? VAL_Q_LINK : VAL_Q_RATE;
 	return VAL_Q_LINK;
 }
 

@@ -11,7 +11,8 @@
 static const char *unit_of(const struct val_point *p, const struct val_case *c)
 {
 	if (c->kind == VAL_SERVING)
-		return p->group == VAL_SRV_TPOT || p->group == VAL_SRV_TTFT ? "ms" : "tok/s";
+		return p->group == VAL_SRV_TPOT || p->group == VAL_SRV_TTFT ||
+		       p->group == VAL_SRV_XFER ? "ms" : "tok/s";
 	if (c->kind == VAL_NCCL)
 		return "us";
 	return p->group >= MEAS_P2P_LAT_DISABLED_GPU ? "us" : "GB/s";
@@ -389,7 +390,8 @@ void val_points_csv(FILE *f, const struct val_set *v, int raw)
 		enum val_qty q = val_point_qty(v, o);
 		const char *metric = q == VAL_Q_LINK ? "-" : c->kind == VAL_DECODE ? "step_ms" :
 				     o->group == VAL_SRV_TPOT ? "tpot_ms" : o->group == VAL_SRV_TTFT ?
-				     "ttft_ms" : o->group == VAL_SRV_PEAK ? "peak_tok_s" : "tok_s";
+				     "ttft_ms" : o->group == VAL_SRV_PEAK ? "peak_tok_s" :
+				     o->group == VAL_SRV_XFER ? "kv_transfer_ms" : "tok_s";
 		char label[64];
 		size_t i;
 		snprintf(label, sizeof(label), "%s", o->label);

@@ -813,9 +813,9 @@ static void test_csv_bad(void)
 		  "bytes, time_us)");
 	FAIL_CASE(CSV, "layout,concurrency,context,tok_s,step_ms\n", PLUMB_EINPUT, 1, 34,
 		  "unknown column 'step_ms' for a serving CSV (allowed: layout, "
-		  "concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts, peak_tok_s, cached_prompts)");
+		  "concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts, peak_tok_s, cached_prompts, kv_transfer_ms)");
 	FAIL_CASE(CSV, "layout,concurrency,context,tok_s,tpot_ms\ntp8,1,0,,\n", PLUMB_EINPUT, 2, 1,
-		  "a serving row needs tok_s, tpot_ms, ttft_ms or peak_tok_s (all are empty)");
+		  "a serving row needs tok_s, tpot_ms, ttft_ms, peak_tok_s or kv_transfer_ms (all are empty)");
 	FAIL_CASE(CSV, "op,gpus,bytes,time_us,Bytes\n", PLUMB_EINPUT, 1, 23,
 		  "column 'Bytes' appears twice (first at column 9)");
 	FAIL_CASE(CSV, "op,gpus,bytes,time_us,\n", PLUMB_EINPUT, 1, 23,

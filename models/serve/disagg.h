@@ -1,0 +1,68 @@
+/*
+ * disagg.h - disaggregated prefill and decode (xPyD): x prefill instances
+ * and y decode instances, each with its own layout, serving one stream of
+ * requests (docs/model.md "Disaggregated prefill and decode").
+ *
+ * A request waits in one FIFO for a prefill instance; a free prefill
+ * instance admits waiting requests while their prompts fit its KV cache
+ * and runs prefill steps of at most chunk_tokens prompt tokens (0: whole
+ * prompts), which produce each request's first token. Its KV cache then
+ * moves to the decode instance with the least KV held and promised (the
+ * lowest index on a tie), through the caller's transfer model (`send`,
+ * `advance`: the scenario's fabric, where transfers share links); the
+ * prefill instance frees it when it has landed. A decode instance admits
+ * landed requests in landing order while their prompt and whole output fit
+ * its KV cache and runs decode steps only: no prefill ever stops its
+ * streams. TTFT runs from arrival to the step where the request joins its
+ * decode instance (its first token reaches the client from there), so it
+ * holds the queue, the prefill, the transfer and the wait for a decode
+ * step. Prefix cache hits (serve.h prefix_len, prefix_hit) shorten the
+ * prefill; the whole prompt's KV still moves.
+ *
+ * The loads are serve.h's: closed loop (concurrency clients, the window
+ * after the first `concurrency` completions, `requests` or twice the
+ * clients measured), Poisson arrivals (rate, prompts) or a trace; lengths
+ * as serve_run draws them. Step times come from two callbacks (a prefill
+ * instance's and a decode instance's), memoised as in serve_run.
+ * Deterministic: the same inputs give the same numbers.
+ */
+#ifndef PLUMB_DISAGG_H
+#define PLUMB_DISAGG_H
+
+#include "serve.h"
+
+struct serve_disagg {
+	int nprefill, ndecode;          /* instances, >= 1 each */
+	serve_step_fn prefill_fn, decode_fn;
+	void *prefill_ctx, *decode_ctx;
+	long prefill_kv_tokens;         /* each prefill instance's KV cache, tokens */
+	long decode_kv_tokens;          /* each decode instance's */
+	/* Start moving request id's KV (tokens of it) from prefill instance
+	 * pi to decode instance di at time t (>= every earlier call's and
+	 * advance's time). 0 or a negative plumb code. */
+	int (*send)(void *ctx, int id, long tokens, int pi, int di, double t,
+		    struct plumb_err *err);
+	/* Run the transfers up to t_end: 1 with the earliest landing not yet
+	 * reported (its id and time, <= t_end), or 0 when none lands by
+	 * t_end (t_end may be INFINITY). Negative plumb code on error. */
+	int (*advance)(void *ctx, double t_end, int *id, double *t, struct plumb_err *err);
+	/* May be NULL. A step of shape sh runs on instance inst (a prefill
+	 * instance when prefill is 1) from t0 to t1 (t0 >= every earlier
+	 * call's and advance's time): the model may put the step's own
+	 * traffic (its collectives) on the links the transfers use. */
+	int (*step_traffic)(void *ctx, int prefill, int inst, const struct serve_shape *sh,
+			    double t0, double t1, struct plumb_err *err);
+	void *link_ctx;
+};
+
+/* Serve p's load on d's instances into *r (serve.h's result: tok/s of all
+ * decode instances, latency distributions, xfer_ms and its percentiles,
+ * prefill_ms; decode_step_ms, mean_batch and kv_peak per decode
+ * instance). p's KV budget fields are ignored (d's hold); its chunk_tokens
+ * caps a prefill step. Errors: EINPUT (a request that fits no instance,
+ * bad parameters), the callbacks', ERUNTIME (out of memory, a run that
+ * does not converge). */
+int serve_disagg_run(const struct serve_params *p, const struct serve_disagg *d,
+		     struct serve_result *r, struct plumb_err *err);
+
+#endif
