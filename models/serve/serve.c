@@ -100,7 +100,6 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	struct seconds sec = { NULL, NULL, -1, 0 };
 	struct loop lp;
 	struct run R;
-	int *slot = NULL;
 	int open = p->rate > 0 || p->ntrace > 0;
 	int C = open ? 0 : p->concurrency, i, rc = 0, done_measured = 0, want, steps = 0;
 	double t = 0, win0 = -1, tokens_win = 0, tpot_sum = 0, ttft_sum = 0, dstep_sum = 0;
@@ -158,14 +157,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		}
 		max_steps = fmax(1e7, 4.0 * (want + C) *
 				      ((double)p->output_len * 2 + (double)p->input_len + 2));
-		if (!(slot = malloc((size_t)C * sizeof(*slot))))
-			goto oom;
-		for (i = 0; i < C; i++) {
-			slot[i] = -1;
-			if (p->prompts > 0 && issued >= p->prompts)
-				continue;
-			slot[i] = serve_new_req(&R, 0, serve_in_len(p, issued), serve_out_len(p, issued),
-						p->prompts > 0, i);
+		/* client i's requests stand at pos i */
+		for (i = 0; i < C && !(p->prompts > 0 && issued >= p->prompts); i++) {
+			serve_new_req(&R, 0, serve_in_len(p, issued), serve_out_len(p, issued),
+				      p->prompts > 0, i);
 			issued++;
 		}
 		if (R.oom)
@@ -452,7 +447,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			for (k = 0, n = 0; k < R.runq.n; k++) {
 				double add = p->accept_per_step;
 				long kv_add = kv_step;
-				int qi = R.runq.a[k], pos;
+				int qi = R.runq.a[k];
+				long pos;
 				struct req *q = &R.rq[qi];
 				if (q->generated + add > (double)q->target) {
 					add = (double)q->target - q->generated;
@@ -491,13 +487,11 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				if (win0 < 0 && completed >= C)
 					win0 = t;
 				/* The client issues its next request. */
-				pos = (int)q->pos;
-				if (p->prompts > 0 && issued >= p->prompts) {
-					slot[pos] = -1;     /* the benchmark has issued all */
-					continue;
-				}
-				slot[pos] = serve_new_req(&R, t, serve_in_len(p, issued),
-							  serve_out_len(p, issued), win0 >= 0, pos);
+				if (p->prompts > 0 && issued >= p->prompts)
+					continue;   /* the benchmark has issued all */
+				pos = q->pos;       /* q moves when the requests grow */
+				serve_new_req(&R, t, serve_in_len(p, issued), serve_out_len(p, issued),
+					      win0 >= 0, pos);
 				sorted_nw = -1;
 				issued++;
 			}
@@ -584,7 +578,6 @@ out:
 	free(sec.tok);
 	free(sec.which);
 	free(lp.memo);
-	free(slot);
 	free(R.rq);
 	free(R.runq.a);
 	free(R.pfq.a);
