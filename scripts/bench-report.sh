@@ -66,19 +66,28 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 	echo "|---|---|---|---|"
 	sed 1d bench/serve.csv | awk -F, '{ printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }'
 	echo
-	# log-log slope of CPU seconds between the first and last row of a case
+	# cost ~ C^p x O^q: least squares of log CPU s over the grid rows (CxO)
 	sed 1d bench/serve.csv | awk -F, '
-		$1 == "output" || $1 == "concurrency" {
-			if (!($1 in x0)) { x0[$1] = $2; y0[$1] = $4 }
-			x1[$1] = $2; y1[$1] = $4 }
+		$1 == "grid" && $4 > 0 {
+			split($2, v, "x")
+			x1 = log(v[1]); x2 = log(v[2]); y = log($4)
+			n++; s1 += x1; s2 += x2; sy += y
+			s11 += x1 * x1; s22 += x2 * x2; s12 += x1 * x2; s1y += x1 * y; s2y += x2 * y
+			if (!lo1 || v[1] < lo1) lo1 = v[1]; if (v[1] > hi1) hi1 = v[1]
+			if (!lo2 || v[2] < lo2) lo2 = v[2]; if (v[2] > hi2) hi2 = v[2]
+		}
 		END {
-			for (k = 1; k <= 2; k++) {
-				c = k == 1 ? "output" : "concurrency"
-				n = k == 1 ? "O (output tokens)" : "C (clients)"
-				if (c in x0 && x1[c] > x0[c] && y0[c] > 0 && y1[c] > 0)
-					printf "Cost grows as %s^%.2f from %s to %s.\n", n,
-						log(y1[c] / y0[c]) / log(x1[c] / x0[c]), x0[c], x1[c]
-			}
+			if (n < 4)
+				exit
+			# centred normal equations for the two slopes
+			a11 = s11 - s1 * s1 / n; a22 = s22 - s2 * s2 / n; a12 = s12 - s1 * s2 / n
+			b1 = s1y - s1 * sy / n; b2 = s2y - s2 * sy / n
+			d = a11 * a22 - a12 * a12
+			if (d == 0)
+				exit
+			printf "Cost grows as C^%.2f x O^%.2f in clients C (%s to %s) and output tokens O (%s to %s), ", \
+				(b1 * a22 - b2 * a12) / d, (a11 * b2 - a12 * b1) / d, lo1, hi1, lo2, hi2
+			printf "a least-squares fit of log CPU s over the %d grid rows.\n", n
 		}'
 	echo
 	echo "Sweeps (\`scripts/bench-sweep.sh\`, from \`plumb sweep --stats\`):"

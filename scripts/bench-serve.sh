@@ -2,12 +2,11 @@
 # bench-serve.sh: cost of the serving loop where the KV cache binds (long
 # outputs, many clients), written to bench/serve.csv. One run each (these
 # are the long cases); columns: case,value,seconds (wall),cpu_seconds
-# (user + system of that run). The exponents of cost in output length O and
-# concurrency C are fitted by scripts/bench-report.sh from the CPU seconds
-# of the output and concurrency rows (log-log slope between the ends).
-#   output=O       GLM-5 tp8 on the bare-metal seed box, 256 clients, O
-#                  output tokens per request, --draws 0
-#   concurrency=C  the same at 65,536 output tokens and C clients
+# (user + system of that run).
+#   grid=CxO       GLM-5 tp8 on the bare-metal seed box, C clients (16,
+#                  64, 256), O output tokens per request (4,096 to 262,144),
+#                  --draws 0: scripts/bench-report.sh fits log CPU s =
+#                  a + p log C + q log O over these rows (least squares)
 #   vm             the VM seed box, 256 clients, 262,144 output tokens, --draws 0
 #   workstation    the 2x RTX 5090 box (32 GB each), Llama 3.1 70B int4,
 #                  64 clients, 65,536 output tokens (one request of 256k
@@ -17,6 +16,10 @@
 #   clients=4096   the bare-metal box at the 4,096-client cap, --draws 0
 #   rate           the bare-metal box, --rate 10, the default 1,000
 #                  requests and draws
+#   plan           `plumb plan` of GLM-5 over 500 configurations: the five
+#                  RTX PRO 6000 boxes x 5 layouts (tp8, tp4pp2, tp2pp4,
+#                  tp8dcp8, ep8) x 5 loads (1-256 clients) x 4 prefill
+#                  chunk sizes (2,048-16,384)
 # Run from the repository root after `make`.
 set -eu
 PLUMB=${PLUMB:-./plumb}
@@ -44,11 +47,10 @@ row() {
 }
 
 echo "case,value,seconds,cpu_seconds" > "$tmp"
-for o in 4096 16384 65536 262144; do
-	row output "$o" predict $BM --layout tp8 --concurrency 256 --output "$o" --draws 0
-done
 for c in 16 64 256; do
-	row concurrency "$c" predict $BM --layout tp8 --concurrency "$c" --output 65536 --draws 0
+	for o in 4096 16384 65536 262144; do
+		row grid "${c}x$o" predict $BM --layout tp8 --concurrency "$c" --output "$o" --draws 0
+	done
 done
 row vm "256 x 262144" predict $VM --layout tp8 --concurrency 256 --output 262144 --draws 0
 row workstation "64 x 65536" predict $WS --model llama-3.1-70b --weights int4 \
@@ -56,5 +58,8 @@ row workstation "64 x 65536" predict $WS --model llama-3.1-70b --weights int4 \
 row draws "256 x 16384 (32 draws)" predict $BM --layout tp8 --concurrency 256 --output 16384
 row clients 4096 predict $BM --layout tp8 --concurrency 4096 --draws 0
 row rate "10/s (1000 requests)" predict $BM --layout tp8 --rate 10
+row plan "500 configurations" plan scenarios/*-rtxpro6000*.yaml --tpot-p90 100 \
+	--layout tp8,tp4pp2,tp2pp4,tp8dcp8,ep8 --concurrency 1,4,16,64,256 \
+	--chunked-prefill 2048,4096,8192,16384 --format csv
 mv "$tmp" "$out"
 cat "$out"

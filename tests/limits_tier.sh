@@ -20,11 +20,8 @@
 # before NAME, and run only with LIMITS_WAITING=1 (they pass their time and
 # memory bounds once that work lands):
 #   wait:san      runs on ./plumb, waits on the sanitizer build only:
-#                 --concurrency 4096 (9-11 s of CPU on ./plumb, 20 s and
-#                 more instrumented: the serving loop still scans every
-#                 client slot a few times per step) and `topo --format
-#                 json` on 128 hosts of 8 GPUs (5-6 s on ./plumb, about
-#                 20 s instrumented)
+#                 `topo --format json` on 128 hosts of 8 GPUs (5-6 s on
+#                 ./plumb, about 20 s instrumented)
 #
 #   sh tests/limits_tier.sh            PLUMB names the binary (default ./plumb)
 #   SAN=1 sh tests/limits_tier.sh      a sanitizer build (PLUMB=build-asan/plumb)
@@ -240,7 +237,7 @@ rate-1e-9                ok      predict $BM --layout tp8 --concurrency 8 --draw
 requests-past            refuse  predict $BM --rate 10 --requests 1000001
 concurrency-past         refuse  predict $BM --concurrency 4097
 concurrency-1e6          refuse  predict $BM --concurrency 1000000
-wait:san concurrency-4096 ok   predict $BM --layout tp8 --concurrency 4096 --draws 0
+concurrency-4096         ok      predict $BM --layout tp8 --concurrency 4096 --draws 0
 csv-prompts-1e9-validate refuse  validate $G/cases-prompts.yaml
 csv-prompts-1e9-calib    refuse  calibrate $BM --data $B/csv-prompts-huge.csv
 csv-prompts-past-calib   refuse  calibrate $BM --data $G/prompts-past.csv

@@ -1,32 +1,19 @@
 /*
- * serve.c - the serving run (serve.h): the requests, admission under the KV
- * budget and the step loop. The step-time memo is in serve_memo.c, what a
- * run measures in serve_stats.c.
+ * serve.c - the serving run (serve.h): admission under the KV budget and
+ * the step loop. The requests and their lists are in serve_req.c, the
+ * step-time memo in serve_memo.c, what a run measures in serve_stats.c.
+ *
+ * A step visits the running and the prefilling requests only, each list
+ * in the order of the clients' slots (arrival order in an open loop), so
+ * that every sum a step takes adds the same numbers in the same order as a
+ * visit of every slot would: the same bits, at a cost that follows the
+ * requests that run rather than the clients.
  */
 #include "serve_int.h"
 
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int new_req(struct run *R, double arrival, long input, long target, int measured)
-{
-	struct req *q;
-	if (serve_grow((void **)&R->rq, &R->caprq, R->nrq + 1, sizeof(*R->rq)) < 0) {
-		R->oom = 1;
-		return -1;
-	}
-	q = &R->rq[R->nrq];
-	memset(q, 0, sizeof(*q));
-	q->arrival = arrival;
-	q->input = input;
-	q->target = target;
-	q->measured = measured;
-	q->state = RQ_WAITING;
-	return R->nrq++;
-}
 
 const double serve_pct[SERVE_NPCT] = { 0.50, 0.90, 0.99 };
 const char *const serve_dist_name[SERVE_NDIST] = { "ttft", "tpot", "itl", "e2e" };
@@ -50,31 +37,6 @@ void serve_params_init(struct serve_params *p)
 	p->range_ratio = -1;
 }
 
-/* Output length of the j-th request: golden-ratio sequence over the spread. */
-static long out_len(const struct serve_params *p, long j)
-{
-	double u = fmod(0.5 + (double)j * 0.6180339887498949, 1.0);
-	double len = (double)p->output_len * (1.0 - p->spread + 2.0 * p->spread * u);
-	long l;
-	if (p->range_ratio >= 0)        /* bench_serving's random dataset */
-		len = (double)p->output_len * (p->range_ratio + (1.0 - p->range_ratio) * u);
-	l = (long)(len + 0.5);
-	return l < 1 ? 1 : l;
-}
-
-/* Input length of the j-th request: the nominal one, or with a range ratio
- * r spread over [r, 1] x input_len (another low-discrepancy sequence, so
- * inputs and outputs do not move together), longer than the cached part. */
-static long in_len(const struct serve_params *p, long j)
-{
-	double v = fmod(0.5 + (double)j * 0.4142135623730951, 1.0);
-	long l;
-	if (p->range_ratio < 0)
-		return p->input_len;
-	l = (long)((double)p->input_len * (p->range_ratio + (1.0 - p->range_ratio) * v) + 0.5);
-	return l <= p->context ? p->context + 1 : l;
-}
-
 
 /* Middle of the bucket holding ctx (the step is simulated there). */
 static long bucketed(long ctx, long bucket)
@@ -82,111 +44,6 @@ static long bucketed(long ctx, long bucket)
 	if (bucket <= 1)
 		return ctx;
 	return (ctx / bucket) * bucket + bucket / 2;
-}
-
-/* An admission candidate: retracted ones first, then by arrival. */
-struct cand {
-	int retracted, idx;
-	double arrival;
-};
-
-static int cmp_cand(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-	if (x->retracted != y->retracted)
-		return y->retracted - x->retracted;
-	if (x->arrival != y->arrival)
-		return x->arrival < y->arrival ? -1 : 1;
-	return x->idx - y->idx;
-}
-
-/*
- * R->order becomes the waiting requests of sys sorted by cmp_cand, from
- * the last build: its entries still waiting as they were keep their order,
- * the requests that joined since (arrived, issued, retracted) are sorted
- * apart and merged in. cmp_cand is a total order, so this is the one
- * sorted result a sort of them all gives, in O(W + J log J) for W waiting
- * and J joined rather than O(W log W) at every change. Returns the count,
- * or -1 when out of memory.
- */
-static int order_rebuild(struct run *R, const int *sys, int nsys, int waiting)
-{
-	int k, nk = 0, nj = 0, a = 0, b = 0, n = 0;
-	struct cand *c;
-	for (k = 0; k < R->norder; k++) {
-		struct req *q = &R->rq[R->order[k].idx];
-		if (q->state == RQ_WAITING && q->queued && q->retracted == R->order[k].retracted &&
-		    q->arrival == R->order[k].arrival)
-			R->order[nk++] = R->order[k];
-		else
-			q->queued = 0;
-	}
-	if (serve_grow((void **)&R->fresh, &R->capfresh, waiting > 0 ? waiting : 1,
-		       sizeof(*R->fresh)) < 0 ||
-	    serve_grow((void **)&R->merged, &R->capmerged, waiting > 0 ? waiting : 1,
-		       sizeof(*R->merged)) < 0)
-		return -1;
-	for (k = 0; k < nsys; k++) {
-		struct req *q;
-		if (sys[k] < 0 || R->rq[sys[k]].state != RQ_WAITING || R->rq[sys[k]].queued)
-			continue;
-		q = &R->rq[sys[k]];
-		if (nk + nj >= waiting)
-			break;  /* cannot happen: waiting counts them */
-		q->queued = 1;
-		R->fresh[nj].retracted = q->retracted;
-		R->fresh[nj].arrival = q->arrival;
-		R->fresh[nj++].idx = sys[k];
-	}
-	if (nj > 1)
-		qsort(R->fresh, (size_t)nj, sizeof(*R->fresh), cmp_cand);
-	while (a < nk || b < nj)
-		R->merged[n++] = b >= nj || (a < nk && cmp_cand(&R->order[a], &R->fresh[b]) < 0)
-				 ? R->order[a++] : R->fresh[b++];
-	c = R->order;
-	R->order = R->merged;
-	R->merged = c;
-	k = R->caporder;
-	R->caporder = R->capmerged;
-	R->capmerged = k;
-	return R->norder = n;
-}
-
-static int cmp_arrival(const void *a, const void *b)
-{
-	const struct serve_request *x = a, *y = b;
-	return x->arrival < y->arrival ? -1 : x->arrival > y->arrival;
-}
-
-/* The requests of an open-loop run, in arrival order. */
-static int open_requests(const struct serve_params *p, struct run *R, struct plumb_err *err)
-{
-	int n, i;
-	if (p->ntrace > 0) {
-		struct serve_request *t = malloc((size_t)p->ntrace * sizeof(*t));
-		if (!t)
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		memcpy(t, p->trace, (size_t)p->ntrace * sizeof(*t));
-		qsort(t, (size_t)p->ntrace, sizeof(*t), cmp_arrival);
-		for (i = 0; i < p->ntrace; i++)
-			new_req(R, t[i].arrival, t[i].input_len, t[i].output_len, 1);
-		free(t);
-	} else {
-		gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-		double t = 0;
-		if (!rng)
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-		gsl_rng_set(rng, p->seed);
-		n = p->prompts > 0 ? p->prompts : 1000;
-		for (i = 0; i < n; i++) {
-			t += gsl_ran_exponential(rng, 1.0 / p->rate);
-			new_req(R, t, in_len(p, i), out_len(p, i), 1);
-		}
-		gsl_rng_free(rng);
-	}
-	for (i = 0; i < R->nrq; i++)
-		R->rq[i].state = RQ_PENDING;
-	return R->oom ? plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory") : 0;
 }
 
 /* The context bucket of the j-th step of a pure decode run from contexts
@@ -200,7 +57,7 @@ static long run_bucket(const struct serve_params *p, double ctxsum, int active, 
 
 /*
  * With nw requests waiting, R->order holding them in admission order and the
- * running requests of sys holding kv_used tokens, does the next admission
+ * running requests holding kv_used tokens, does the next admission
  * take none? It is the admission's own test on its first candidate (FIFO:
  * when the first does not fit, none is taken), with the reserve summed in
  * the same order. A pure decode step then changes only the running
@@ -208,10 +65,9 @@ static long run_bucket(const struct serve_params *p, double ctxsum, int active, 
  * the test's left side grows by (1 - SERVE_RESERVE) x kv_step x running, at
  * least 0.6 tokens, while the rounding of its sums stays far below that:
  * none fits at the next step either, until a request completes, is
- * retracted or arrives. O(requests in sys).
+ * retracted or arrives. O(running requests).
  */
-static int admits_none(const struct serve_params *p, const struct run *R, const int *sys,
-		       int nsys, int nw, long kv_used)
+static int admits_none(const struct serve_params *p, const struct run *R, int nw, long kv_used)
 {
 	const struct req *q;
 	double reserve = 0;
@@ -219,13 +75,23 @@ static int admits_none(const struct serve_params *p, const struct run *R, const 
 	int k;
 	if (p->kv_tokens <= 0 || nw < 1)
 		return 0;
-	for (k = 0; k < nsys; k++)
-		if (sys[k] >= 0 && R->rq[sys[k]].state == RQ_RUNNING)
-			reserve += SERVE_RESERVE * ((double)R->rq[sys[k]].target - R->rq[sys[k]].generated);
-	q = &R->rq[R->order[0].idx];
+	for (k = 0; k < R->runq.n; k++)
+		reserve += SERVE_RESERVE * ((double)R->rq[R->runq.a[k]].target -
+					    R->rq[R->runq.a[k]].generated);
+	q = &R->rq[R->order[R->ohead].idx];
 	prompt = q->input + (q->retracted ? (long)q->generated : 0);
 	return kv_used + reserve + prompt + SERVE_RESERVE * (double)q->target > p->kv_tokens ||
 	       kv_used + prompt + 1 > p->kv_tokens;
+}
+
+/* The running requests' contexts summed in the step's order. */
+static double run_ctxsum(const struct run *R)
+{
+	double sum = 0;
+	int k;
+	for (k = 0; k < R->runq.n; k++)
+		sum += R->rq[R->runq.a[k]].input + R->rq[R->runq.a[k]].generated;
+	return sum;
 }
 
 int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
@@ -234,7 +100,6 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	struct seconds sec = { NULL, NULL, -1, 0 };
 	struct loop lp;
 	struct run R;
-	int *slot = NULL;
 	int open = p->rate > 0 || p->ntrace > 0;
 	int C = open ? 0 : p->concurrency, i, rc = 0, done_measured = 0, want, steps = 0;
 	double t = 0, win0 = -1, tokens_win = 0, tpot_sum = 0, ttft_sum = 0, dstep_sum = 0;
@@ -242,10 +107,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	long kv_step = (long)ceil(p->accept_per_step);     /* KV a full decode step adds */
 	int dsteps = 0, completed = 0, ttft_n = 0, next = 0;
 	long issued = 0, kv_used = 0, admissions = 0;
-	/* Counts a pure decode step leaves for the next (closed loop): its
-	 * running requests' contexts summed in slot order as the next step
-	 * would sum them, and the waiting ones; fast says they stand. */
-	int fast = 0, next_active = 0, next_waiting = 0;
+	/* The running requests' contexts summed in order as the next step
+	 * would sum them, left by a pure decode step (closed loop); fast says
+	 * it stands. */
+	int fast = 0;
 	/* R.order holds the waiting requests sorted while sorted_nw >= 0:
 	 * every change to who waits sets it to -1 */
 	int sorted_nw = -1;
@@ -277,7 +142,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		goto out;
 	want = p->requests > 0 ? p->requests : 2 * C;
 	if (open) {
-		if ((rc = open_requests(p, &R, err)) < 0)
+		if ((rc = serve_open_requests(p, &R, err)) < 0)
 			goto out;
 		want = R.nrq;
 		win0 = 0;
@@ -294,13 +159,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		}
 		max_steps = fmax(1e7, 4.0 * (want + C) *
 				      ((double)p->output_len * 2 + (double)p->input_len + 2));
-		if (!(slot = malloc((size_t)C * sizeof(*slot))))
-			goto oom;
-		for (i = 0; i < C; i++) {
-			slot[i] = -1;
-			if (p->prompts > 0 && issued >= p->prompts)
-				continue;
-			slot[i] = new_req(&R, 0, in_len(p, issued), out_len(p, issued), p->prompts > 0);
+		/* client i's requests stand at pos i */
+		for (i = 0; i < C && !(p->prompts > 0 && issued >= p->prompts); i++) {
+			serve_new_req(&R, 0, serve_in_len(p, issued), serve_out_len(p, issued),
+				      p->prompts > 0, i);
 			issued++;
 		}
 		if (R.oom)
@@ -311,13 +173,13 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * first round of requests has completed (warm-up) and closes after
 	 * `want` more. Open loop: until every request is done. The requests in
 	 * the system are visited in a fixed order: the clients' slots, or the
-	 * arrival order. */
+	 * arrival order (R.runq and R.pfq keep it). */
 	while (done_measured < want) {
-		int waiting = 0, active = 0, prefilling = 0, nsys, k, nw, admit = 0, *sys;
-		double ctxsum_run = 0;  /* the running requests' contexts, in slot order */
+		int waiting, active, prefilling, k, nw, admit = 0;
+		double ctxsum_run;      /* the running requests' contexts, in order */
 		double dt, reserve = 0, ctxsum_pf = 0;
 		long newsum = 0, budget;
-		int np, mixed;
+		int np, mixed, n;
 		struct serve_shape shp;
 		int retracted = 0;
 
@@ -327,39 +189,23 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			 * free, and its times count from then. */
 			while (next < R.nrq && R.rq[next].arrival <= t &&
 			       (p->concurrency < 1 || R.nlive < p->concurrency)) {
-				if (serve_grow((void **)&R.live, &R.caplive, R.nlive + 1, sizeof(int)) < 0)
-					goto oom;
-				R.rq[next].state = RQ_WAITING;
+				R.rq[next].arrival = t > R.rq[next].arrival ? t : R.rq[next].arrival;
+				serve_wait(&R, next++);
+				R.nlive++;
 				sorted_nw = -1;
 				fast = 0;       /* one more waits */
-				R.rq[next].arrival = t > R.rq[next].arrival ? t : R.rq[next].arrival;
-				R.live[R.nlive++] = next++;
 			}
+			if (R.oom)
+				goto oom;
 			if (R.nlive == 0) {
 				t = R.rq[next].arrival;         /* idle until the next arrival */
 				continue;
 			}
-			sys = R.live;
-			nsys = R.nlive;
-		} else {
-			sys = slot;
-			nsys = C;
 		}
-		if (fast) {
-			active = next_active;
-			waiting = next_waiting;
-			ctxsum_run = next_ctx;
-		}
-		for (k = 0; !fast && k < nsys; k++) {
-			if (sys[k] < 0)
-				continue;
-			waiting += R.rq[sys[k]].state == RQ_WAITING;
-			prefilling += R.rq[sys[k]].state == RQ_PREFILL;
-			if (R.rq[sys[k]].state == RQ_RUNNING) {
-				active++;
-				ctxsum_run += R.rq[sys[k]].input + R.rq[sys[k]].generated;
-			}
-		}
+		waiting = R.nwait;
+		active = R.runq.n;
+		prefilling = R.pfq.n;
+		ctxsum_run = fast ? next_ctx : run_ctxsum(&R);
 		/* A run of pure decode steps: the last step was one (fast),
 		 * nothing prefills, nothing that waits can be admitted (see
 		 * admits_none), and each step adds the same whole number of
@@ -372,18 +218,14 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		 * steps taken one by one. */
 		if (fast && !prefilling && active > 0 && (double)kv_step == p->accept_per_step &&
 		    (!waiting || (sorted_nw == waiting &&
-				  admits_none(p, &R, sys, nsys, waiting, kv_used)))) {
+				  admits_none(p, &R, waiting, kv_used)))) {
 			long left = -1, nblk, j, room;
 			double nmeas = 0;
 			if (waiting > r->max_waiting)
 				r->max_waiting = waiting;     /* as each step would leave it */
-			for (k = 0; k < nsys; k++) {
-				const struct req *q;
-				long rem;
-				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_RUNNING)
-					continue;
-				q = &R.rq[sys[k]];
-				rem = (long)((double)q->target - q->generated);
+			for (k = 0; k < R.runq.n; k++) {
+				const struct req *q = &R.rq[R.runq.a[k]];
+				long rem = (long)((double)q->target - q->generated);
 				if (left < 0 || rem < left)
 					left = rem;
 				nmeas += q->measured;
@@ -404,9 +246,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				 * every bucket / kv_step steps */
 				double step_tokens = (double)active * p->accept_per_step;
 				for (j = 0; j < nblk;) {
-					long ctx0 = run_bucket(p, ctxsum_run, active, kv_step, j), lo, hi, n;
+					long ctx0 = run_bucket(p, ctxsum_run, active, kv_step, j), lo, hi;
 					double t0 = t;
-					/* the segment: j .. j + n - 1, the last of that bucket */
+					long m;
+					/* the segment: j .. j + m - 1, the last of that bucket */
 					for (lo = j, hi = nblk - 1; lo < hi;) {
 						long mid = lo + (hi - lo + 1) / 2;
 						if (run_bucket(p, ctxsum_run, active, kv_step, mid) == ctx0)
@@ -414,7 +257,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 						else
 							hi = mid - 1;
 					}
-					n = lo - j + 1;
+					m = lo - j + 1;
 					memset(&shp, 0, sizeof(shp));
 					shp.kind = SERVE_DECODE;
 					shp.batch = active;
@@ -423,10 +266,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0)
 						goto out;
 					if (open && next < R.nrq && (p->concurrency < 1 || R.nlive < p->concurrency) &&
-					    serve_add_n(t, dt, n) >= R.rq[next].arrival) {
+					    serve_add_n(t, dt, m) >= R.rq[next].arrival) {
 						/* it is sent before the step after the first
 						 * that ends at or past its arrival */
-						long a = 1, z = n;
+						long a = 1, z = m;
 						while (a < z) {
 							long mid = a + (z - a) / 2;
 							if (serve_add_n(t, dt, mid) >= R.rq[next].arrival)
@@ -434,62 +277,45 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 							else
 								a = mid + 1;
 						}
-						n = a;
-						nblk = j + n;
+						m = a;
+						nblk = j + m;
 					}
-					t = serve_clock_run(&R, t, dt, n, nmeas);
+					t = serve_clock_run(&R, t, dt, m, nmeas);
 					if (win0 >= 0) {
-						dstep_sum = serve_add_n(dstep_sum, dt, n);
-						batch_sum = serve_add_n(batch_sum, active, n);
-						dsteps += (int)n;
-						tokens_win = serve_add_n(tokens_win, step_tokens, n);
+						dstep_sum = serve_add_n(dstep_sum, dt, m);
+						batch_sum = serve_add_n(batch_sum, active, m);
+						dsteps += (int)m;
+						tokens_win = serve_add_n(tokens_win, step_tokens, m);
 					}
-					kv_used += n * (long)active * kv_step;
-					if (serve_seconds_run(&sec, t0, dt, n, step_tokens) < 0)
+					kv_used += m * (long)active * kv_step;
+					if (serve_seconds_run(&sec, t0, dt, m, step_tokens) < 0)
 						goto oom;
 					if (R.oom)
 						goto oom;
 					if (kv_used > r->kv_peak)
 						r->kv_peak = kv_used;
-					steps += (int)n;
-					j += n;
+					steps += (int)m;
+					j += m;
 				}
 				next_ctx = 0;
-				for (k = 0; k < nsys; k++) {
-					struct req *q;
-					if (sys[k] < 0 || R.rq[sys[k]].state != RQ_RUNNING)
-						continue;
-					q = &R.rq[sys[k]];
+				for (k = 0; k < R.runq.n; k++) {
+					struct req *q = &R.rq[R.runq.a[k]];
 					q->generated += (double)(nblk * kv_step);
 					q->kv += nblk * kv_step;
 					q->last = t;
 					next_ctx += q->input + q->generated;
 				}
-				next_active = active;
-				next_waiting = waiting;
 				continue;       /* fast still holds */
 			}
 		}
 		/* Admission while the prompts fit the KV budget: retracted
-		 * requests first, then by arrival (FIFO). */
-		if (serve_grow((void **)&R.order, &R.caporder, waiting, sizeof(*R.order)) < 0)
-			goto oom;
+		 * requests first, then by arrival (FIFO). Without a budget every
+		 * waiting request is admitted (the order changes nothing). */
 		if (sorted_nw >= 0 && sorted_nw == waiting) {
 			nw = sorted_nw;         /* the same requests wait: the same order */
 		} else {
-			if (p->kv_tokens > 0) {
-				if ((nw = order_rebuild(&R, sys, nsys, waiting)) < 0)
-					goto oom;
-			} else {
-				/* no KV budget: every waiting request is admitted, in
-				 * slot order */
-				for (k = 0, nw = 0; waiting && k < nsys; k++)
-					if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_WAITING) {
-						R.order[nw].retracted = R.rq[sys[k]].retracted;
-						R.order[nw].arrival = R.rq[sys[k]].arrival;
-						R.order[nw++].idx = sys[k];
-					}
-			}
+			if ((nw = serve_order_rebuild(&R)) < 0)
+				goto oom;
 			sorted_nw = nw;
 		}
 		/* Room the running requests will still take: the scheduler
@@ -498,13 +324,13 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		 * retract each other at once. */
 		if (p->kv_tokens > 0 && nw > 0) {
 			reserve = 0;
-			for (k = 0; k < nsys; k++)
-				if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING)
-					reserve += SERVE_RESERVE *
-						   ((double)R.rq[sys[k]].target - R.rq[sys[k]].generated);
+			for (k = 0; k < R.runq.n; k++)
+				reserve += SERVE_RESERVE * ((double)R.rq[R.runq.a[k]].target -
+							    R.rq[R.runq.a[k]].generated);
 		}
 		for (k = 0; k < nw; k++) {
-			struct req *q = &R.rq[R.order[k].idx];
+			int qi = R.order[R.ohead + k].idx;
+			struct req *q = &R.rq[qi];
 			long prompt = q->input + (q->retracted ? (long)q->generated : 0);
 			if (p->kv_tokens > 0 && admit + active > 0 &&
 			    kv_used + reserve + prompt + SERVE_RESERVE * (double)q->target > p->kv_tokens)
@@ -516,16 +342,18 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			q->queued = 0;
 			q->kv = prompt;
 			q->todo = prompt - p->context;
-			q->todo -= serve_kvtier_admit(p, &R, q, R.order[k].idx, r);
+			q->todo -= serve_kvtier_admit(p, &R, q, qi, r);
 			/* A prompt whole in the prefix cache (not a retracted
 			 * one, whose output is new) computes its last token
 			 * only, for its logits (SGLang's radix cache keeps at
 			 * least one token to prefill). */
-			if (p->prompts > 0 && R.order[k].idx < p->cached_prompts && !q->retracted &&
-			    q->todo > 1)
+			if (p->prompts > 0 && qi < p->cached_prompts && !q->retracted && q->todo > 1)
 				q->todo = 1;
 			kv_used += prompt;
 			admit++;
+			R.nwait--;
+			if (serve_list_insert(&R, &R.pfq, qi) < 0)
+				goto oom;
 			sorted_nw = -1;
 		}
 		/* This step's prefill: every admitted prompt, or with a token
@@ -540,13 +368,9 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			if (budget < 1)
 				budget = 0;
 		}
-		for (k = 0, np = 0; (admit || prefilling) && k < nsys; k++) {
-			struct req *q;
-			long take;
-			if (sys[k] < 0 || R.rq[sys[k]].state != RQ_PREFILL)
-				continue;
-			q = &R.rq[sys[k]];
-			take = q->todo < 1 ? 1 : q->todo;
+		for (k = 0, np = 0; k < R.pfq.n; k++) {
+			struct req *q = &R.rq[R.pfq.a[k]];
+			long take = q->todo < 1 ? 1 : q->todo;
 			if (budget >= 0 && take > budget - newsum)
 				take = budget - newsum;
 			q->chunk = take > 0 ? take : 0;
@@ -561,7 +385,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		if (waiting && !np && !active) {
 			rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 					   "a request of %ld tokens does not fit the KV cache (%ld tokens)",
-					   R.rq[R.order[0].idx].input, p->kv_tokens);
+					   R.rq[R.order[R.ohead].idx].input, p->kv_tokens);
 			goto out;
 		}
 		/* One pass: the prefill chunks, the running requests' decode
@@ -574,14 +398,16 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			while (p->kv_tokens > 0 && active > 1 &&
 			       kv_used + (long)ceil(active * p->accept_per_step) > p->kv_tokens) {
 				int newest = -1;
-				for (k = 0; k < nsys; k++)
-					if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING &&
-					    (newest < 0 || R.rq[sys[k]].admitted > R.rq[newest].admitted))
-						newest = sys[k];
-				R.rq[newest].state = RQ_WAITING;
-				sorted_nw = -1;
+				for (k = 0; k < R.runq.n; k++)
+					if (newest < 0 || R.rq[R.runq.a[k]].admitted > R.rq[newest].admitted)
+						newest = R.runq.a[k];
+				serve_list_remove(&R, &R.runq, newest);
 				R.rq[newest].retracted = 1;
 				serve_kvtier_evict(p, &R, &R.rq[newest], r);
+				serve_wait(&R, newest);
+				if (R.oom)
+					goto oom;
+				sorted_nw = -1;
 				kv_used -= R.rq[newest].kv;
 				R.rq[newest].kv = 0;
 				active--;
@@ -589,9 +415,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				retracted = 1;
 			}
 			if (retracted)  /* summed again, in the same order */
-				for (k = 0, ctxsum = 0; k < nsys; k++)
-					if (sys[k] >= 0 && R.rq[sys[k]].state == RQ_RUNNING)
-						ctxsum += R.rq[sys[k]].input + R.rq[sys[k]].generated;
+				ctxsum = run_ctxsum(&R);
 			shp.kind = SERVE_DECODE;
 			shp.batch = active;
 			shp.context = bucketed((long)(ctxsum / active), p->bucket);
@@ -617,8 +441,6 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			goto out;
 		t += dt;
 		fast = !np && !admit && !prefilling && !retracted;
-		next_active = 0;
-		next_waiting = waiting;
 		next_ctx = 0;
 		if (!np || mixed) {
 			double step_tokens = 0;
@@ -627,13 +449,12 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				batch_sum += active;
 				dsteps++;
 			}
-			for (k = 0; k < nsys; k++) {
+			for (k = 0, n = 0; k < R.runq.n; k++) {
 				double add = p->accept_per_step;
 				long kv_add = kv_step;
-				struct req *q;
-				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_RUNNING)
-					continue;
-				q = &R.rq[sys[k]];
+				int qi = R.runq.a[k];
+				long pos;
+				struct req *q = &R.rq[qi];
 				if (q->generated + add > (double)q->target) {
 					add = (double)q->target - q->generated;
 					kv_add = (long)ceil(add);
@@ -648,8 +469,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					tokens_win += add;
 				step_tokens += add;
 				if (q->generated < (double)q->target - 1e-9) {
-					next_active++;
 					next_ctx += q->input + q->generated;
+					R.runq.a[n++] = qi;     /* runs on */
 					continue;
 				}
 				q->state = RQ_DONE;
@@ -664,36 +485,41 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					serve_push(&R, &R.e2e, &R.ne2e, &R.cap3, t - q->arrival);
 				}
 				completed++;
-				if (open)
+				if (open) {
+					R.nlive--;      /* it leaves the system */
 					continue;
+				}
 				if (win0 < 0 && completed >= C)
 					win0 = t;
 				/* The client issues its next request. */
-				if (p->prompts > 0 && issued >= p->prompts) {
-					slot[k] = -1;       /* the benchmark has issued all */
-					continue;
-				}
-				slot[k] = new_req(&R, t, in_len(p, issued), out_len(p, issued), win0 >= 0);
+				if (p->prompts > 0 && issued >= p->prompts)
+					continue;   /* the benchmark has issued all */
+				pos = q->pos;       /* q moves when the requests grow */
+				serve_new_req(&R, t, serve_in_len(p, issued), serve_out_len(p, issued),
+					      win0 >= 0, pos);
 				sorted_nw = -1;
 				issued++;
-				next_waiting++;
-				sys = slot;
 			}
+			R.runq.n = n;
 			serve_itl_flush(&R);
 			if (serve_seconds_span(&sec, t - dt, t, step_tokens) < 0)
 				goto oom;
 		}
 		if (np) {
 			double firsts = 0;
-			for (k = 0; k < nsys; k++) {
-				struct req *q;
-				if (sys[k] < 0 || R.rq[sys[k]].state != RQ_PREFILL || !R.rq[sys[k]].chunk)
+			for (k = 0, n = 0; k < R.pfq.n; k++) {
+				int qi = R.pfq.a[k];
+				struct req *q = &R.rq[qi];
+				if (!q->chunk) {
+					R.pfq.a[n++] = qi;
 					continue;
-				q = &R.rq[sys[k]];
+				}
 				q->todo -= q->chunk;
 				q->chunk = 0;
-				if (q->todo > 0)
+				if (q->todo > 0) {
+					R.pfq.a[n++] = qi;
 					continue;       /* the rest of its prompt next step */
+				}
 				q->state = RQ_RUNNING;
 				q->admitted = ++admissions;
 				if (q->retracted) {
@@ -715,7 +541,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				if (win0 >= 0)
 					tokens_win += 1;
 				firsts++;
+				if (serve_list_insert(&R, &R.runq, qi) < 0)
+					goto oom;
 			}
+			R.pfq.n = n;
 			serve_itl_flush(&R);
 			if (serve_seconds_span(&sec, t, t, firsts) < 0)
 				goto oom;
@@ -724,14 +553,6 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			goto oom;
 		if (kv_used > r->kv_peak)
 			r->kv_peak = kv_used;
-		if (open) {
-			/* done requests leave the system */
-			int n = 0;
-			for (k = 0; k < R.nlive; k++)
-				if (R.rq[R.live[k]].state != RQ_DONE)
-					R.live[n++] = R.live[k];
-			R.nlive = n;
-		}
 		steps++;
 		if (steps > max_steps) {
 			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
@@ -762,9 +583,10 @@ out:
 	free(sec.tok);
 	free(sec.which);
 	free(lp.memo);
-	free(slot);
 	free(R.rq);
-	free(R.live);
+	free(R.runq.a);
+	free(R.pfq.a);
+	free(R.joined.a);
 	free(R.order);
 	free(R.fresh);
 	free(R.merged);
@@ -778,10 +600,10 @@ out:
 /* The lengths of request j as a run draws them (disagg.c draws the same). */
 long serve_req_input(const struct serve_params *p, long j)
 {
-	return in_len(p, j);
+	return serve_in_len(p, j);
 }
 
 long serve_req_output(const struct serve_params *p, long j)
 {
-	return out_len(p, j);
+	return serve_out_len(p, j);
 }

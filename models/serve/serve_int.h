@@ -1,7 +1,8 @@
 /*
- * serve_int.h - what the files of the serving run share (serve.c: the
- * requests and the step loop; serve_memo.c: the step-time memo;
- * serve_stats.c: latency distributions and the per-second peak).
+ * serve_int.h - what the files of the serving run share (serve.c: the step
+ * loop; serve_req.c: the requests, their lists by state and the admission
+ * order; serve_memo.c: the step-time memo; serve_stats.c: latency
+ * distributions and the per-second peak).
  */
 #ifndef PLUMB_SERVE_INT_H
 #define PLUMB_SERVE_INT_H
@@ -41,6 +42,21 @@ struct req {
 	int state, measured, retracted;
 	int queued;             /* in the run's admission order (struct run) */
 	long offloaded;         /* KV tokens it holds in host memory (kvtier.c) */
+	long pos;               /* its place in the order the step visits the
+				   requests: its client's slot (closed loop), its
+				   index (open loop, arrival order) */
+};
+
+/* An admission candidate: retracted ones first, then by arrival. */
+struct cand {
+	int retracted, idx;
+	double arrival;
+};
+
+/* Request indices, by pos unless said otherwise. */
+struct rlist {
+	int *a;
+	int n, cap;
 };
 
 /* A value and how many times it occurs, for the ITL distribution. */
@@ -52,9 +68,15 @@ struct wv {
 struct run {
 	struct req *rq;
 	int nrq, caprq;
-	int *live, nlive, caplive;      /* open loop: arrived, not done, in order */
-	struct cand *order;             /* admission candidates */
-	int caporder, norder;           /* norder: entries of the last build */
+	int nlive;                      /* open loop: arrived, not done */
+	/* The requests by state, so that a step costs what it runs, not the
+	 * clients: running and prefilling ones by pos (the order every sum of
+	 * a step takes, so the bits are those of a visit of every slot), and
+	 * the ones that started waiting since the last admission order. */
+	struct rlist runq, pfq, joined;
+	int nwait;                      /* requests waiting */
+	struct cand *order;             /* admission candidates, from ohead */
+	int caporder, norder, ohead;    /* norder: the end of the last build */
 	struct cand *fresh, *merged;    /* its rebuild's scratch */
 	int capfresh, capmerged;
 	double *ttft, *tpot, *e2e;      /* per measured request, seconds */
@@ -96,6 +118,29 @@ struct seconds {
 	long hi;                /* the latest bucket touched, -1 none */
 	double peak;
 };
+
+/* A new request, waiting (serve_wait), at pos; its index, or -1 when out
+ * of memory (R->oom set). Invalidates pointers into R->rq. */
+int serve_new_req(struct run *R, double arrival, long input, long target, int measured,
+		  long pos);
+/* Request i starts waiting: counted, listed in R->joined. */
+void serve_wait(struct run *R, int i);
+/* Request i into l at its pos (0, or -1 out of memory: R->oom set); out of
+ * l (a no-op when not there). O(n). */
+int serve_list_insert(struct run *R, struct rlist *l, int i);
+void serve_list_remove(struct run *R, struct rlist *l, int i);
+/* Output and input lengths of the j-th request (a golden-ratio sequence
+ * over the spread; inputs another low-discrepancy sequence, so inputs and
+ * outputs do not move together, longer than the cached part). */
+long serve_out_len(const struct serve_params *p, long j);
+long serve_in_len(const struct serve_params *p, long j);
+/* R->order from R->ohead becomes the waiting requests sorted for
+ * admission: retracted first, then by arrival, then by index (a total
+ * order); R->joined is emptied. Returns the count, or -1 when out of
+ * memory. */
+int serve_order_rebuild(struct run *R);
+/* The requests of an open-loop run, in arrival order, pending (pos: index). */
+int serve_open_requests(const struct serve_params *p, struct run *R, struct plumb_err *err);
 
 /* Grow *p (of *cap elements of size bytes) to hold need; 0 or -1 (out of
  * memory, *p unchanged). Doubles from 64. */

@@ -75,9 +75,11 @@ struct srun {
 	int next[STEP_MAX_LANES];           /* next microbatch to take */
 	int rounds, total;                  /* passes of the batch; micro x rounds */
 	double round_end[STEP_MAX_ROUNDS];  /* the last stage done with a pass */
-	/* by pass-microbatch index g = pass x micro + microbatch */
-	unsigned char ready[STEP_MAX_LANES][STEP_MAX_MICRO * STEP_MAX_ROUNDS];
-	int sends_left[STEP_MAX_LANES][STEP_MAX_MICRO * STEP_MAX_ROUNDS];
+	/* by lane and pass-microbatch index g = pass x micro + microbatch:
+	 * [lane x total + g], nlanes x total entries (sized to the run, so a
+	 * step does not clear the largest layout's arrays) */
+	unsigned char *ready;
+	int *sends_left;
 	double op_t0[STEP_MAX_LANES];
 	struct memo memo[STEP_MEMO];
 	int nmemo;
@@ -351,7 +353,7 @@ static int send_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 	(void)x;
 	if (sa->claim >= 0)
 		sr->cl[sa->claim].kind = CL_FREE;
-	if (--sr->sends_left[st][m] == 0) {
+	if (--sr->sends_left[st * sr->total + m] == 0) {
 		double dt = sim_now(sr->eng) - sa->t0;
 		for (i = 0; i < sr->per_stage; i++) {
 			sr->r->comm[stage_gpu(sr, st, i)] += dt;
@@ -359,7 +361,7 @@ static int send_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 		}
 		if (st < sr->l->pp)
 			sr->r->by_tag[TAG_COMM_PP] += dt;
-		sr->ready[st + 1][m] = 1;
+		sr->ready[(st + 1) * sr->total + m] = 1;
 		sr->finished++;
 		if (sr->cur[st + 1] < 0)
 			rc = advance(sr, st + 1, err);
@@ -382,13 +384,13 @@ static int finish_micro(struct srun *sr, int st, struct plumb_err *err)
 		if (m % sr->micro == sr->micro - 1)
 			sr->round_end[m / sr->micro] = sim_now(sr->eng);
 		if (m + sr->micro < sr->total) {
-			sr->ready[first][m + sr->micro] = 1;
+			sr->ready[first * sr->total + m + sr->micro] = 1;
 			if (sr->cur[first] < 0 && st != first)
 				return advance(sr, first, err);
 		}
 		return 0;
 	}
-	sr->sends_left[st][m] = sr->per_stage;
+	sr->sends_left[st * sr->total + m] = sr->per_stage;
 	for (i = 0; i < sr->per_stage; i++) {
 		struct xfer_spec xs;
 		struct sendarg *sa;
@@ -438,7 +440,7 @@ static int advance(struct srun *sr, int st, struct plumb_err *err)
 			return 0;       /* draining: start nothing new */
 		if (sr->cur[st] < 0) {
 			int m = sr->next[st];
-			if (m >= sr->total || !sr->ready[st][m])
+			if (m >= sr->total || !sr->ready[st * sr->total + m])
 				return 0;
 			sr->cur[st] = m;
 			sr->next[st]++;
@@ -604,6 +606,12 @@ static int run_once(const struct scenario *s, const struct topo_opts *o,
 	r->ngpus = step_layout_used(l);
 	sr->shared = shared;
 	sr->view = view;
+	sr->ready = calloc((size_t)sr->nlanes * (size_t)sr->total, sizeof(*sr->ready));
+	sr->sends_left = calloc((size_t)sr->nlanes * (size_t)sr->total, sizeof(*sr->sends_left));
+	if (!sr->ready || !sr->sends_left) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
 	if ((rc = sim_engine_new(s->seed, &sr->eng, err)) < 0)
 		goto out;
 	sim_set_budget(sr->eng, s->event_budget);
@@ -629,7 +637,7 @@ static int run_once(const struct scenario *s, const struct topo_opts *o,
 		sr->cur[st] = -1;
 		sr->ccl[st] = -1;
 		for (m = 0; m < micro; m++)
-			sr->ready[st][m] = st % l->pp == 0;
+			sr->ready[st * sr->total + m] = st % l->pp == 0;
 	}
 	/* every replica's first stage starts at once */
 	for (st = 0; st < sr->nlanes; st += l->pp)
@@ -660,6 +668,8 @@ out:
 	for (i = 0; i < sr->ncl; i++)
 		step_links_release(&sr->cl[i].links);
 	free(sr->cl);
+	free(sr->ready);
+	free(sr->sends_left);
 	free(sr);
 	return rc;
 }

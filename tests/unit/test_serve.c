@@ -574,6 +574,89 @@ static void test_runs_seconds(void)
 		}
 }
 
+/* The admission order's key, as serve.h states it: retracted requests
+ * first, then by arrival, then by index. */
+static int cmp_order(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->retracted != y->retracted)
+		return y->retracted - x->retracted;
+	if (x->arrival != y->arrival)
+		return x->arrival < y->arrival ? -1 : 1;
+	return x->idx - y->idx;
+}
+
+/* The order kept from build to build (its head moved past admitted
+ * requests, new ones merged in) is after every change the sort of all the
+ * waiting requests: joins at the end and out of order, retractions, and
+ * requests admitted and retracted again before the next build. */
+static void test_order_rebuild(void)
+{
+	struct run R;
+	struct cand *want = NULL;
+	unsigned long x = 12345;
+	double t = 0;
+	int it, k, bad = 0;
+	memset(&R, 0, sizeof(R));
+	for (it = 0; it < 3000 && !bad; it++) {
+		int nj = (int)((x = x * 6364136223846793005UL + 1442695040888963407UL) >> 60) % 4, n, m;
+		for (k = 0; k < nj; k++) {
+			unsigned long r = (x = x * 6364136223846793005UL + 1442695040888963407UL) >> 33;
+			if (r % 5 == 0 && R.nrq > 0) {
+				/* retract an admitted one, if the draw finds one */
+				int i = (int)(r / 5 % (unsigned long)R.nrq);
+				if (R.rq[i].state == RQ_PREFILL || R.rq[i].state == RQ_RUNNING) {
+					R.rq[i].retracted = 1;
+					serve_wait(&R, i);
+				}
+			} else {
+				/* a new request: mostly arriving last, at times a tie
+				 * or earlier (a trace's order) */
+				t += r % 3 == 0 ? 0 : 0.25;
+				serve_new_req(&R, r % 7 == 0 ? t - 3 : t, 100, 10, 1, R.nrq);
+			}
+		}
+		CU_ASSERT_FATAL(!R.oom);
+		n = serve_order_rebuild(&R);
+		CU_ASSERT_FATAL(n >= 0);
+		/* every waiting request, sorted */
+		want = realloc(want, (size_t)(R.nrq + 1) * sizeof(*want));
+		CU_ASSERT_FATAL(want != NULL);
+		for (k = 0, m = 0; k < R.nrq; k++)
+			if (R.rq[k].state == RQ_WAITING) {
+				want[m].retracted = R.rq[k].retracted;
+				want[m].arrival = R.rq[k].arrival;
+				want[m++].idx = k;
+			}
+		qsort(want, (size_t)m, sizeof(*want), cmp_order);
+		if (n != m || n != R.nwait)
+			bad = 1;
+		for (k = 0; k < n && !bad; k++)
+			if (R.order[R.ohead + k].idx != want[k].idx)
+				bad = 1;
+		/* admission takes a prefix; some prefill at once and run */
+		m = n ? (int)((x = x * 6364136223846793005UL + 1442695040888963407UL) >> 33) % (n + 1) : 0;
+		for (k = 0; k < m; k++) {
+			struct req *q = &R.rq[R.order[R.ohead + k].idx];
+			q->state = RQ_PREFILL;
+			q->queued = 0;
+			R.nwait--;
+			if (k % 2)
+				q->retracted = 0, q->state = RQ_RUNNING;
+		}
+	}
+	if (bad)
+		printf("\n  %s:%d: order differs from the sort at step %d\n", __FILE__, __LINE__, it);
+	CU_ASSERT(!bad);
+	CU_ASSERT(R.nrq > 1000);
+	free(want);
+	free(R.rq);
+	free(R.joined.a);
+	free(R.order);
+	free(R.fresh);
+	free(R.merged);
+}
+
 void suite_serve(void)
 {
 	CU_pSuite s = CU_add_suite("serve", NULL, NULL);
@@ -595,4 +678,5 @@ void suite_serve(void)
 	CU_add_test(s, "prompts whole in the prefix cache", test_cached_prompts);
 	CU_add_test(s, "runs of equal steps: the loop's bits", test_runs_exact);
 	CU_add_test(s, "runs of equal steps: the peak's buckets", test_runs_seconds);
+	CU_add_test(s, "the admission order kept is the sort of the waiting", test_order_rebuild);
 }
