@@ -846,6 +846,15 @@ static void where_phrase(const struct scenario *s, int gi, int gj, char *buf, si
 
 void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t n)
 {
+	struct topo_view *hostdef = NULL;
+
+	topo_p2p_reason_with(v, &hostdef, i, j, buf, n);
+	topo_free(hostdef);
+}
+
+void topo_p2p_reason_with(const struct topo_view *v, struct topo_view **hostdef,
+			  int i, int j, char *buf, size_t n)
+{
 	const struct scenario *s = v->scn;
 	const struct scn_gpu_model *a = &s->catalog->gpus[s->nodes[s->gpu_node[i]].gpu_model];
 	const struct scn_gpu_model *b = &s->catalog->gpus[s->nodes[s->gpu_node[j]].gpu_model];
@@ -915,16 +924,16 @@ void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t 
 	}
 	if (v->side == TOPO_GUEST && v->p2p[i][j] != P2P_OK && v->p2p[i][j] != P2P_X) {
 		/* Say when the host itself would also refuse. */
-		struct topo_opts o;
-		struct topo_view *h = NULL;
-		topo_opts_init(&o);
-		if (topo_build(s, TOPO_HOST, &o, &h, NULL) == 0) {
-			if (h->p2p[i][j] != P2P_OK) {
-				size_t len = strlen(buf);
-				snprintf(buf + len, n - len, " (on the host too: %s)",
-					 topo_p2p_str((enum topo_p2p)h->p2p[i][j]));
-			}
-			topo_free(h);
+		if (!*hostdef) {
+			struct topo_opts o;
+			topo_opts_init(&o);
+			if (topo_build(s, TOPO_HOST, &o, hostdef, NULL) != 0)
+				*hostdef = NULL;
+		}
+		if (*hostdef && (*hostdef)->p2p[i][j] != P2P_OK) {
+			size_t len = strlen(buf);
+			snprintf(buf + len, n - len, " (on the host too: %s)",
+				 topo_p2p_str((enum topo_p2p)(*hostdef)->p2p[i][j]));
 		}
 	}
 }
