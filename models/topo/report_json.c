@@ -220,6 +220,20 @@ static int put_matrix_object(FILE *f, json_t *o, const char *key, const struct t
 	return 0;
 }
 
+/* A non-negative int as jansson writes it (half a million of them). */
+static void put_int(FILE *f, int x)
+{
+	char d[12];
+	int k = sizeof(d);
+
+	d[--k] = '\0';
+	do {
+		d[--k] = (char)('0' + x % 10);
+		x /= 10;
+	} while (x > 0 && k > 0);
+	fputs(d + k, f);
+}
+
 /* The reasons of every pair that is not plain P2P OK: one per line. hostdef
  * is the host view with default options, for a guest's reasons (built on
  * the first one that needs it). */
@@ -248,7 +262,15 @@ static int put_reasons(FILE *f, const struct topo_view *v, struct cell_kind *c)
 			}
 			fputs(n++ ? ",\n" : "[\n", f);
 			jout_indent(f, 2);
-			fprintf(f, "{\"a\": %d, \"b\": %d, \"status\": %s, \"reason\": %s}", i, j, st, enc);
+			fputs("{\"a\": ", f);
+			put_int(f, i);
+			fputs(", \"b\": ", f);
+			put_int(f, j);
+			fputs(", \"status\": ", f);
+			fputs(st, f);
+			fputs(", \"reason\": ", f);
+			fputs(enc, f);
+			fputc('}', f);
 		}
 	free(enc);
 	topo_free(hostdef);

@@ -133,23 +133,43 @@ static int vroot(const struct topo_view *v, int node)
 	return node;
 }
 
+/* Nodes above n in view v. */
+static int vdepth(const struct topo_view *v, int n)
+{
+	int d = 0;
+	while ((n = v->nodes[n].parent) >= 0)
+		d++;
+	return d;
+}
+
 enum topo_class topo_pair_class(const struct topo_view *v, int i, int j)
 {
 	int a = v->ep[i].node, b = v->ep[j].node;
-	int anc[SCN_MAX_NODES], na = 0, k, x, lca = -1, sw_below = 0;
+	int x, y, dx, dy, lca, sw_below = 0;
 
 	if (i == j)
 		return TC_X;
 	if (v->nvl[i][j])
 		return TC_NV;
-	for (x = v->nodes[a].parent; x >= 0; x = v->nodes[x].parent)
-		anc[na++] = x;
-	for (x = v->nodes[b].parent; x >= 0 && lca < 0; x = v->nodes[x].parent)
-		for (k = 0; k < na; k++)
-			if (anc[k] == x) {
-				lca = x;
-				break;
-			}
+	/* The lowest common ancestor of the two parents: the deeper one
+	 * climbs to the other's depth, then both climb together (a walk of
+	 * the tree's depth, no table per pair: this runs for every pair). */
+	x = v->nodes[a].parent;
+	y = v->nodes[b].parent;
+	lca = -1;
+	if (x >= 0 && y >= 0) {
+		dx = vdepth(v, x);
+		dy = vdepth(v, y);
+		for (; dx > dy; dx--)
+			x = v->nodes[x].parent;
+		for (; dy > dx; dy--)
+			y = v->nodes[y].parent;
+		while (x != y) {
+			x = v->nodes[x].parent;
+			y = v->nodes[y].parent;
+		}
+		lca = x;   /* -1 when the trees are apart */
+	}
 	if (lca < 0) {
 		int na_ = v->nodes[vroot(v, a)].numa, nb_ = v->nodes[vroot(v, b)].numa;
 		return na_ == nb_ ? TC_NODE : TC_SYS;
@@ -463,14 +483,26 @@ static enum topo_p2p host_p2p(const struct scenario *s, const struct topo_view *
 static void fill_classes(struct topo_view *v)
 {
 	const struct scenario *s = v->scn;
-	int i, j, k;
+	int i, j, k, *root;
 	for (k = 0; k < s->nnvlink; k++) {
 		v->nvl[s->nvlink[k].a][s->nvlink[k].b] = (unsigned char)s->nvlink[k].links;
 		v->nvl[s->nvlink[k].b][s->nvlink[k].a] = (unsigned char)s->nvlink[k].links;
 	}
+	/* Endpoints under different root complexes share no ancestor: their
+	 * class is their roots' NUMA nodes' (as topo_pair_class finds), known
+	 * without a walk; most pairs of a cluster are such pairs. */
+	root = malloc((size_t)(v->nep > 0 ? v->nep : 1) * sizeof(*root));
+	for (i = 0; root && i < v->nep; i++)
+		root[i] = vroot(v, v->ep[i].node);
 	for (i = 0; i < v->nep; i++)
-		for (j = 0; j < v->nep; j++)
-			v->cls[i][j] = (unsigned char)topo_pair_class(v, i, j);
+		for (j = 0; j < v->nep; j++) {
+			if (root && i != j && !v->nvl[i][j] && root[i] != root[j])
+				v->cls[i][j] = v->nodes[root[i]].numa == v->nodes[root[j]].numa
+					       ? TC_NODE : TC_SYS;
+			else
+				v->cls[i][j] = (unsigned char)topo_pair_class(v, i, j);
+		}
+	free(root);
 }
 
 /* Union-find over endpoints. */
