@@ -327,7 +327,7 @@ int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 		rc |= jout_set(o, "gpus", g);
 		rc |= jout_set(o, "nics", json_integer(b->nnics));
 		rc |= jout_set(o, "sockets", json_integer(b->nsockets));
-		rc |= jout_set(o, "box", b->source[0] ? jout_str(b->source) : json_null());
+		rc |= jout_set(o, "box", b->source && b->source[0] ? jout_str(b->source) : json_null());
 		rc |= jout_push(a, o);
 	}
 	member(f, "hosts", &n);
