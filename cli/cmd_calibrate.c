@@ -102,22 +102,28 @@ const char cmd_calibrate_usage[] =
 /* Parse "a,b,c" into constant indices; -1 and a message on an unknown name. */
 static int parse_names(const char *opt, const char *s, int *idx, int max)
 {
-	char buf[1024], *p, *save = NULL;
+	char *buf = strdup(s), *p, *save = NULL;   /* the list whole, at any length */
 	int n = 0;
-	snprintf(buf, sizeof(buf), "%s", s);
+	if (!buf) {
+		cmd_usage_error("calibrate", "%s: out of memory", opt);
+		return -1;
+	}
 	for (p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
 		int k = consts_find(p);
 		if (k < 0) {
 			cmd_usage_error("calibrate", "%s: unknown constant '%s' (see `plumb constants`)",
 					opt, p);
+			free(buf);
 			return -1;
 		}
 		if (n >= max) {
 			cmd_usage_error("calibrate", "%s: at most %d constants", opt, max);
+			free(buf);
 			return -1;
 		}
 		idx[n++] = k;
 	}
+	free(buf);
 	if (!n) {
 		cmd_usage_error("calibrate", "%s needs constant names", opt);
 		return -1;

@@ -344,22 +344,36 @@ static int tpoint_run(void *arg, double *value, struct plumb_err *err)
 static int throughput(const struct ropts *o, struct scenario **s, int ns, struct plumb_err *err)
 {
 	struct rdr_series *ser;
-	char lays[MAXLAY][32], buf[256], *tok, *save = NULL, title[256];
+	/* the layouts whole (a list of any length, never cut); more than
+	 * MAXLAY curves are refused, not dropped */
+	char *lays[MAXLAY], *buf, *tok, *save = NULL, title[256], one[32];
 	int nl = 0, li, si, k, rc = 0, n = 0;
 	const char *model_name = o->step.model;
 
-	snprintf(buf, sizeof(buf), "%s", o->layouts ? o->layouts : o->step.layout ? o->step.layout : "");
-	for (tok = strtok_r(buf, ",", &save); tok && nl < MAXLAY; tok = strtok_r(NULL, ",", &save)) {
-		struct step_layout l;
-		if (step_layout_parse(tok, &l, err) < 0)
-			return -PLUMB_EUSAGE;
-		snprintf(lays[nl++], sizeof(lays[0]), "%s", tok);
-	}
-	if (!nl)
-		snprintf(lays[nl++], sizeof(lays[0]), "tp%d", s[0]->ngpus);
-	ser = calloc((size_t)(nl * ns), sizeof(*ser));
-	if (!ser)
+	if (!(buf = strdup(o->layouts ? o->layouts : o->step.layout ? o->step.layout : "")))
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct step_layout l;
+		if (nl == MAXLAY) {
+			free(buf);
+			return plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
+					     "--layout: at most %d layouts in one chart", MAXLAY);
+		}
+		if (step_layout_parse(tok, &l, err) < 0) {
+			free(buf);
+			return -PLUMB_EUSAGE;
+		}
+		lays[nl++] = tok;
+	}
+	if (!nl) {
+		snprintf(one, sizeof(one), "tp%d", s[0]->ngpus);
+		lays[nl++] = one;
+	}
+	ser = calloc((size_t)(nl * ns), sizeof(*ser));
+	if (!ser) {
+		free(buf);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
 	for (si = 0; si < ns; si++)
 		for (li = 0; li < nl; li++) {
 			struct rdr_series *r = &ser[n++];
@@ -399,6 +413,7 @@ static int throughput(const struct ropts *o, struct scenario **s, int ns, struct
 	rc = rdr_throughput(o->outpath, title, "concurrent requests (closed loop)", ser, n, err);
 out:
 	free(ser);
+	free(buf);
 	return rc;
 }
 

@@ -187,7 +187,8 @@ int cmd_topo(int argc, char **argv)
 		want_host = 0;   /* machine formats describe the side NCCL runs on */
 	if ((rc = topo_build(s, TOPO_HOST, &o, &host, &err)) < 0)
 		goto fail;
-	{
+	if (fmt == F_TEXT) {
+		/* the IOMMU groups with ACS off and on everywhere: text only */
 		struct topo_opts off = o;
 		off.acs_override = 0;
 		if ((rc = topo_build(s, TOPO_HOST, &off, &acs_off, &err)) < 0)

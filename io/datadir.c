@@ -4,6 +4,7 @@
 #include "datadir.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,20 +34,29 @@ static void data_dirs(char *src, char *inst, size_t n)
 
 const char *plumb_data_path(const char *rel, char *buf, size_t n)
 {
-	char dir[2][4096], alt[8192];
+	char dir[2][4096], *alt;
+	size_t len;
 	int i;
+
+	/* rel itself is returned, whole at any length (buf holds a copy when
+	 * it fits); another file is returned only when its name fits buf */
 	snprintf(buf, n, "%s", rel);
 	if (!rel[0] || rel[0] == '/' || !strcmp(rel, "-") || access(rel, F_OK) == 0)
-		return buf;
+		return rel;
 	data_dirs(dir[0], dir[1], sizeof(dir[0]));
 	for (i = 0; i < 2; i++) {
 		if (!dir[i][0])
 			continue;
-		snprintf(alt, sizeof(alt), "%s/%s", dir[i], rel);
+		len = strlen(dir[i]) + strlen(rel) + 2;
+		if (len > n || !(alt = malloc(len)))
+			continue;
+		snprintf(alt, len, "%s/%s", dir[i], rel);
 		if (access(alt, F_OK) == 0) {
-			snprintf(buf, n, "%s", alt);
-			break;
+			memcpy(buf, alt, len);
+			free(alt);
+			return buf;
 		}
+		free(alt);
 	}
-	return buf;
+	return rel;
 }

@@ -15,8 +15,10 @@
  * The file rel (e.g. "scenarios/hgx-8x-h200.yaml") as plumb should open it:
  * rel itself when it exists, is absolute, empty or "-" (standard input),
  * else the first of BINDIR/rel and PREFIX/share/plumb/rel that exists, else
- * rel (the caller's error then names it). Writes at most n bytes to buf;
- * returns buf.
+ * rel (the caller's error then names it). Returns rel itself, whole at
+ * any length, or buf holding the other file's name (one whose name does
+ * not fit n bytes is not looked for); buf always holds a copy of the
+ * result, cut at n - 1 bytes.
  *
  * Every input file goes through it (input_read, input_check, ytree_load,
  * the measurement parsers, scn_load, a grid's and a case's files), so a

@@ -4,6 +4,7 @@
 #include "err.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +14,49 @@
 
 void plumb_err_clear(struct plumb_err *e)
 {
-	if (e)
+	if (e) {
 		memset(e, 0, sizeof(*e));
+		e->file = "";
+	}
+}
+
+/*
+ * The file names of errors, each kept once (a hash set that only grows:
+ * errors name few files, and a struct plumb_err is copied and dropped
+ * without being released).
+ */
+#define FILE_BUCKETS 64
+
+struct err_file {
+	struct err_file *next;
+	char name[];
+};
+
+const char *plumb_keep_path(const char *file)
+{
+	static struct err_file *bucket[FILE_BUCKETS];
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	struct err_file *p;
+	unsigned h = 5381;
+	const char *c;
+	size_t n;
+
+	if (!file || !file[0])
+		return "";
+	for (c = file; *c; c++)
+		h = h * 33 + (unsigned char)*c;
+	n = (size_t)(c - file);
+	pthread_mutex_lock(&mu);
+	for (p = bucket[h % FILE_BUCKETS]; p; p = p->next)
+		if (!strcmp(p->name, file))
+			break;
+	if (!p && (p = malloc(sizeof(*p) + n + 1))) {
+		memcpy(p->name, file, n + 1);
+		p->next = bucket[h % FILE_BUCKETS];
+		bucket[h % FILE_BUCKETS] = p;
+	}
+	pthread_mutex_unlock(&mu);
+	return p ? p->name : NULL;
 }
 
 int plumb_err_set(struct plumb_err *e, int code, const char *file, int line,
@@ -25,7 +67,8 @@ int plumb_err_set(struct plumb_err *e, int code, const char *file, int line,
 	if (e) {
 		va_list ap;
 		e->code = code;
-		snprintf(e->file, sizeof(e->file), "%s", file ? file : "");
+		if (!(e->file = plumb_keep_path(file)))
+			e->file = "";   /* out of memory: the message without its file */
 		e->line = line;
 		e->col = col;
 		va_start(ap, fmt);
@@ -165,20 +208,21 @@ static void print_source(const char *src, int col)
 void plumb_err_print(const struct plumb_err *e)
 {
 	char src[4096], file[1024], msg[2048];
+	const char *path = e->file ? e->file : "";
 
-	plumb_err_safe(file, sizeof(file), e->file, 200);
+	plumb_err_safe(file, sizeof(file), path, 200);
 	plumb_err_safe(msg, sizeof(msg), e->msg, PLUMB_ERR_SHOWN);
-	if (e->file[0] && e->line > 0 && e->col > 0)
+	if (path[0] && e->line > 0 && e->col > 0)
 		fprintf(stderr, "plumb: error: %s:%d:%d: %s\n", file, e->line, e->col, msg);
-	else if (e->file[0] && e->line > 0)
+	else if (path[0] && e->line > 0)
 		fprintf(stderr, "plumb: error: %s:%d: %s\n", file, e->line, msg);
-	else if (e->file[0])
+	else if (path[0])
 		fprintf(stderr, "plumb: error: %s: %s\n", file, msg);
 	else
 		fprintf(stderr, "plumb: error: %s\n", msg);
 
-	if (e->file[0] && e->line > 0 &&
-	    read_line(e->file, e->line, src, sizeof(src)) == 0)
+	if (path[0] && e->line > 0 &&
+	    read_line(path, e->line, src, sizeof(src)) == 0)
 		print_source(src, e->col);
 }
 

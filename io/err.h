@@ -23,12 +23,25 @@ enum plumb_rc {
 
 struct plumb_err {
 	int code;           /* one of enum plumb_rc, 0 when clear */
-	char file[512];     /* "" when the error is not tied to a file */
+	const char *file;   /* "" or NULL when the error is not tied to a file;
+			       else the whole path, kept for the life of the
+			       process (errors name few files), so a struct
+			       plumb_err is copied freely */
 	int line, col;      /* 1-based; 0 when unknown */
 	char msg[1024];
 };
 
 void plumb_err_clear(struct plumb_err *e);
+
+/*
+ * A copy of path, whole at any length, kept for the life of the process:
+ * one copy per distinct path, shared by every caller that keeps it (a
+ * process names few files). For the structs that name a file and are
+ * copied freely without being released: errors, scenarios, calibration
+ * and validation files, catalog entries. NULL when out of memory; "" for
+ * NULL or "".
+ */
+const char *plumb_keep_path(const char *path);
 
 /* Fill e (if not NULL) and return -code. Never returns 0. */
 int plumb_err_set(struct plumb_err *e, int code, const char *file, int line,

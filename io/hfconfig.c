@@ -435,8 +435,19 @@ int hf_model_parse(const char *file, const char *config, const char *qfile,
 	snprintf(m->name, sizeof(m->name), "%s (%s%s)", id, c.arch,
 		 cfg != root && json_object_get(root, "vision_config") ?
 		 "; text model, vision tower not counted" : "");
-	snprintf(m->source, sizeof(m->source), "%s%s%s", file, quant ? " + " : "",
-		 quant ? qfile : "");
+	{
+		/* whole: the config's path and its quantization file's */
+		size_t n = strlen(file) + (quant ? strlen(qfile) + 4 : 0) + 1;
+		char *src = malloc(n);
+		if (src)
+			snprintf(src, n, "%s%s%s", file, quant ? " + " : "", quant ? qfile : "");
+		m->source = src ? plumb_keep_path(src) : NULL;
+		free(src);
+		if (!m->source) {
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			goto out;
+		}
+	}
 	/* printed to a terminal: from a directory name and the file's text */
 	plumb_str_clean(m->id, sizeof(m->id));
 	plumb_str_clean(m->name, sizeof(m->name));
@@ -473,26 +484,30 @@ static void base_of(const char *path, char *id, size_t n)
  */
 static void cache_id(const char *dir, char *id, size_t n)
 {
-	char buf[1024], *p;
+	char *buf, *p;
 	size_t i, len = strlen(id);
 	for (i = 0; i < len && strchr("0123456789abcdef", id[i]); i++)
 		;
-	if (len != 40 || i != 40)
+	if (len != 40 || i != 40 || !(buf = strdup(dir)))
 		return;
-	snprintf(buf, sizeof(buf), "%s", dir);
 	len = strlen(buf);
 	while (len > 1 && buf[len - 1] == '/')
 		buf[--len] = '\0';
-	if (!(p = strrchr(buf, '/')))
+	if (!(p = strrchr(buf, '/'))) {
+		free(buf);
 		return;
+	}
 	*p = '\0';                      /* .../models--ORG--NAME/snapshots */
-	if (!(p = strrchr(buf, '/')) || strcmp(p + 1, "snapshots"))
+	if (!(p = strrchr(buf, '/')) || strcmp(p + 1, "snapshots")) {
+		free(buf);
 		return;
+	}
 	*p = '\0';
 	p = strrchr(buf, '/');
 	p = p ? p + 1 : buf;
 	if (!strncmp(p, "models--", 8))
 		snprintf(id, n, "%s", p + 8);
+	free(buf);
 }
 
 /*
@@ -526,22 +541,30 @@ static void file_id(const char *text, char *id, size_t n)
 
 int hf_model_load(const char *path, struct llm_model *m, struct plumb_err *err)
 {
-	char cfg[1100], qpath[1100], id[256], dir[1024];
-	char *text = NULL, *qtext = NULL;
+	char id[256];
+	char *text = NULL, *qtext = NULL, *cfg, *qpath, *dir;
 	size_t len = strlen(path), n;
 	struct plumb_err qe;
 	int rc, named = 0;
 
-	/* the paths built below must hold the name whole, or another file loads */
-	if (len + sizeof("/hf_quant_config.json") > sizeof(dir))
-		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				     "model path of %zu bytes is too long (at most %zu)",
-				     len, sizeof(dir) - sizeof("/hf_quant_config.json"));
+	/* the paths built below hold the name whole, at any length */
+	cfg = malloc(len + sizeof("/config.json"));
+	qpath = malloc(len + sizeof("/hf_quant_config.json"));
+	dir = malloc(len + 2);
+	if (!cfg || !qpath || !dir) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
 	if (len >= 5 && !strcmp(path + len - 5, ".json")) {
 		const char *slash = strrchr(path, '/');
-		snprintf(cfg, sizeof(cfg), "%s", path);
+		strcpy(cfg, path);
 		n = slash ? (size_t)(slash - path) : 0;
-		snprintf(dir, sizeof(dir), "%.*s", (int)(n ? n : 1), n ? path : ".");
+		if (n) {
+			memcpy(dir, path, n);
+			dir[n] = '\0';
+		} else {
+			strcpy(dir, ".");
+		}
 		if (!strcmp(slash ? slash + 1 : path, "config.json") && n) {
 			base_of(dir, id, sizeof(id));
 		} else {
@@ -552,25 +575,29 @@ int hf_model_load(const char *path, struct llm_model *m, struct plumb_err *err)
 			named = 1;
 		}
 	} else {
-		snprintf(dir, sizeof(dir), "%s", path);
-		snprintf(cfg, sizeof(cfg), "%s/config.json", path);
+		strcpy(dir, path);
+		sprintf(cfg, "%s/config.json", path);
 		base_of(path, id, sizeof(id));
 	}
 	if ((rc = input_read(cfg, &text, &n, err)) < 0)
-		return rc;
+		goto out;
 	if (named)
 		file_id(text, id, sizeof(id));
-	snprintf(qpath, sizeof(qpath), "%s/hf_quant_config.json", dir);
+	sprintf(qpath, "%s/hf_quant_config.json", dir);
 	if (input_read(qpath, &qtext, &n, &qe) < 0 && qe.code != PLUMB_EIO) {
-		free(text);
 		if (err)
 			*err = qe;
-		return -qe.code;
+		rc = -qe.code;
+		goto out;
 	}
 	cache_id(dir, id, sizeof(id));
 	id[sizeof(m->id) - 1] = '\0';
 	rc = hf_model_parse(cfg, text, qpath, qtext, id, m, err);
+out:
 	free(text);
 	free(qtext);
+	free(cfg);
+	free(qpath);
+	free(dir);
 	return rc;
 }

@@ -151,6 +151,28 @@ static int put(FILE *f, json_t *v, int depth, int levels)
 	return 0;
 }
 
+int jout_put(FILE *f, json_t *v, int depth, int levels)
+{
+	return v ? put(f, v, depth, levels) : -1;
+}
+
+char *jout_encode(const char *s)
+{
+	json_t *v = jout_str(s);
+	char *e;
+
+	if (!v)
+		return NULL;
+	e = json_dumps(v, JOUT_FLAGS);
+	json_decref(v);
+	return e;
+}
+
+void jout_indent(FILE *f, int depth)
+{
+	indent(f, depth);
+}
+
 int jout_write(FILE *f, json_t *v, int levels, struct plumb_err *err)
 {
 	if (!v || put(f, v, 0, levels) < 0)

@@ -52,6 +52,19 @@ int jout_push(json_t *a, json_t *v);
  */
 int jout_write(FILE *f, json_t *v, int levels, struct plumb_err *err);
 
+/*
+ * Streaming, for documents too big to build whole (topo's matrices at
+ * 1,024 GPUs): the caller writes the containers that break by hand in the
+ * layout above and hands the rest to jout_put. jout_put writes v as the
+ * value at `depth` of a document laid out with `levels` (no newline after
+ * it); 0, or -1 when v is NULL or the encoder runs out of memory.
+ * jout_encode returns s as jout_str(s) encodes it (malloc'd; NULL when out
+ * of memory). jout_indent writes the indent of `depth`.
+ */
+int jout_put(FILE *f, json_t *v, int depth, int levels);
+char *jout_encode(const char *s);
+void jout_indent(FILE *f, int depth);
+
 /* A document built with jout_set/jout_push: built is their or'ed results
  * (non-zero: a step failed, out of memory); written as jout_write when
  * whole. Takes doc's reference in every case. */

@@ -117,7 +117,8 @@ struct scn_gpu_model {
 	 * used on this GPU. */
 	int nksrc;
 	struct scn_gpu_ksrc ksrc[SCN_MAX_GPU_KSRC];
-	char cat_file[512];           /* the catalog file the entry is in */
+	const char *cat_file;         /* the catalog file the entry is in, whole
+					 (plumb_keep_path); NULL for none */
 };
 
 /* The cited entry of constant k in g, or NULL. */
@@ -270,7 +271,8 @@ struct scn_box {
 	int first_gpu, ngpus;
 	int first_socket, nsockets;
 	int nnics;                  /* NIC ports: `kind: nic` entries */
-	char source[256];           /* `box: FILE` as given, "" inline */
+	const char *source;         /* `box: FILE` as given, whole (plumb_keep_path);
+				       NULL inline */
 	int line, col;              /* the hosts entry */
 };
 
@@ -301,7 +303,7 @@ struct scn_cost {
 };
 
 struct scenario {
-	char path[512];
+	const char *path;           /* as loaded, whole (plumb_keep_path) */
 	char name[96];
 	char description[512];
 	unsigned long seed;

@@ -426,7 +426,8 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	/* gpu-scope defaults for this model (the GPU and its kernel library) */
 	if ((v = ymap_get(n, "constants")) && (rc = parse_gpu_consts(t, v, g, err)) < 0)
 		return rc;
-	snprintf(g->cat_file, sizeof(g->cat_file), "%s", t->file);
+	if (!(g->cat_file = plumb_keep_path(t->file)))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	/* tflops may be left out (a GPU for topology only, e.g. Turing: no
 	 * bf16); given, it needs bf16, the rate every fallback ends at */
 	if ((v = ymap_get(n, "tflops")) && v->type == Y_MAP && !ymap_get(v, "bf16"))

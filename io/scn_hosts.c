@@ -90,7 +90,8 @@ static int add_box(const struct ytree *t, const struct ynode *at, struct scenari
 	h = &s->hosts[s->nhosts];
 	memset(h, 0, sizeof(*h));
 	snprintf(h->name, sizeof(h->name), "%s", name);
-	snprintf(h->source, sizeof(h->source), "%s", source ? source : "");
+	if (source && !(h->source = plumb_keep_path(source)))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	h->line = at->line;
 	h->col = at->col;
 	h->first_node = noff;

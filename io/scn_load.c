@@ -513,7 +513,10 @@ static int from_tree(struct ytree *t, const char *file, struct scenario **out,
 		ytree_free(t);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
-	snprintf(s->path, sizeof(s->path), "%s", file);
+	if (!(s->path = plumb_keep_path(file))) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
 	scn_set_defaults(s);
 	s->catalog = cli_catalog ? cli_catalog : scn_catalog_builtin(err);
 	if (!s->catalog) {

@@ -19,9 +19,8 @@
 # Rows that wait on work elsewhere are kept in the table, marked `wait:WHY`
 # before NAME, and run only with LIMITS_WAITING=1 (they pass their time and
 # memory bounds once that work lands):
-#   wait:san      runs on ./plumb, waits on the sanitizer build only:
-#                 `topo --format json` on 128 hosts of 8 GPUs (5-6 s on
-#                 ./plumb, about 20 s instrumented)
+#   wait:san      runs on ./plumb, waits on the sanitizer build only (no row
+#                 waits at present)
 #
 #   sh tests/limits_tier.sh            PLUMB names the binary (default ./plumb)
 #   SAN=1 sh tests/limits_tier.sh      a sanitizer build (PLUMB=build-asan/plumb)
@@ -131,6 +130,15 @@ awk 'BEGIN { for (i = 0; i < 200; i++) printf "%.0f,1024,64\n", 1.7e9 + i * 1.5e
 printf 'layout,concurrency,context,tok_s,prompts\ntp8,64,0,480,1000001\n' >"$G/prompts-past.csv"
 printf 'cases:\n  - name: prompts\n    kind: serving\n    data: %s\n    scenario: %s\n    model: glm-5\n    input: 1024\n    output: 1024\n' \
 	"$B/csv-prompts-huge.csv" "$BM" >"$G/cases-prompts.yaml"
+# paths of any length, never cut (scenario and error paths were cut at 511
+# bytes, model paths refused past 1,002): a directory 1,100 bytes deep
+# holding a model's config.json, a scenario with an error in it and a
+# scenario without a name
+deep=$G/$(awk 'BEGIN { for (i = 0; i < 11; i++) printf "%s%099d", i ? "/" : "", i }')
+mkdir -p "$deep" || exit 2
+cp tests/data/hf/microsoft--Phi-3-mini-4k-instruct/config.json "$deep/" || exit 2
+cp tests/bad/string-too-long.yaml "$deep/bad.yaml" || exit 2
+grep -v '^name:' "$BM" >"$deep/noname.yaml" || exit 2
 # a nccl-tests log concatenated twice
 cat "$B/nccl-ok.txt" "$B/nccl-ok.txt" >"$G/nccl-twice.txt"
 
@@ -205,7 +213,7 @@ cluster-129-topo         refuse  topo $G/cluster-129.yaml
 cluster-16-report        ok      report $G/cluster-16.yaml --concurrency 1,64 --draws 0 -o $G/c16.html
 nvswitch-72-predict      ok      predict $G/nvswitch-72.yaml --model llama-3.1-70b --layout dp9tp8 --concurrency 1 --draws 0
 flat-1024-topo-json      ok      topo $G/flat-1024.yaml --format json
-wait:san cluster-128-topo-json ok topo $G/cluster-128.yaml --format json
+cluster-128-topo-json    ok      topo $G/cluster-128.yaml --format json
 # ---- YAML: nesting (64 levels), aliases (1,000,000 nodes), input size (16 MiB)
 yaml-nest-65             refuse  topo $G/nest-65.yaml
 yaml-nest-1e6            refuse  topo $G/nest-1e6.yaml
@@ -221,6 +229,10 @@ desc-512-topo            refuse  topo $G/desc-512.yaml
 desc-15mib-topo          refuse  topo $G/desc-15m.yaml
 file-17mib               refuse  topo $G/file-17m.yaml
 path-5000-bytes          io      topo $longpath/x.yaml
+render-layouts-9         refuse  render $BM --what throughput --layout tp8,tp4pp2,tp2pp4,tp1pp8,tp8,tp4pp2,tp2pp4,tp1pp8,tp8 -o $G/r.png
+model-path-1100-bytes    ok      predict $BM --model $deep --batch 1 --draws 0
+model-json-1100-bytes    ok      predict $BM --model $deep/config.json --batch 1 --draws 0
+scenario-path-1100-bytes ok      topo $deep/noname.yaml
 option-120k-bytes        refuse  predict $BM --layout $longopt
 # ---- regexes in a config.json ignore list
 regex-at-limit           ok      predict $BM --model $G/hf-re-256.json --batch 1 --draws 0
@@ -244,5 +256,30 @@ csv-prompts-past-calib   refuse  calibrate $BM --data $G/prompts-past.csv
 csv-concurrency-past     refuse  calibrate $BM --data $B/csv-concurrency-huge.csv
 nccl-log-twice           refuse  calibrate $BM --data $G/nccl-twice.txt
 TABLE
+
+# ---- what the paths of 1,100 bytes print: whole, never cut
+# whole NAME DESCRIPTION: the row's check has just run ($? its verdict)
+whole() {
+	if [ "$?" -eq 0 ]; then
+		pass=$((pass + 1))
+		printf 'pass          %s\n' "$1"
+	else
+		fail=$((fail + 1))
+		printf 'FAIL          %s: %s\n' "$1" "$2"
+	fi
+}
+# an error's source line is read again from the whole path
+"$PLUMB" topo "$deep/bad.yaml" >/dev/null 2>"$tmp/err"
+[ "$?" -eq 3 ] && grep -q '^  name: xxxx' "$tmp/err" && grep -q '^        \^$' "$tmp/err"
+whole error-source-line-deep "exit 3 with the offending line and its caret"
+# a scenario without a name is named by its whole path
+"$PLUMB" topo "$deep/noname.yaml" 2>/dev/null | head -n 1 >"$tmp/out"
+[ "$(cat "$tmp/out")" = "plumb topo: $deep/noname.yaml (8 GPUs, bare metal)" ]
+whole scenario-named-by-path "the first line names the whole path"
+# the model's source in predict's JSON is the whole path
+"$PLUMB" predict "$BM" --model "$deep" --batch 1 --draws 0 --format json 2>/dev/null |
+	grep -qF "\"source\": \"$deep/config.json\""
+whole model-source-whole "predict --format json names the whole config path as source"
+
 echo "limits tier: $pass passed, $fail failed, $wait waiting"
 [ "$fail" -eq 0 ]

@@ -441,8 +441,9 @@ int calib_fit_with(struct val_set *v, const int *idx, int n, const struct calib_
 			if (!strcmp(r->scn[j].name, r->scn[gi].name)) {
 				rc = plumb_err_set(err, PLUMB_EUSAGE, NULL, 0, 0,
 						   "%s and %s are both named '%s': a joint calibration keeps "
-						   "per-scenario constants by name", r->scn[j].file,
-						   r->scn[gi].file, r->scn[gi].name);
+						   "per-scenario constants by name",
+						   r->scn[j].file ? r->scn[j].file : "?",
+						   r->scn[gi].file ? r->scn[gi].file : "?", r->scn[gi].name);
 				goto out;
 			}
 	}

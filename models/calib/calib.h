@@ -44,7 +44,7 @@
  * with the scenario a calibration is applied to. */
 struct calib_scn {
 	char name[96];                      /* the scenario's name */
-	char file[512];
+	const char *file;                   /* its path, whole (plumb_keep_path); NULL none */
 	char gpus[128];                     /* GPU model ids, "a,b" */
 	int vm;                             /* 1: a VM guest */
 	char chipset[16], iommu[16];        /* VM only */
@@ -225,7 +225,7 @@ int calib_write(FILE *f, const struct val_set *v, const struct calib_result *r,
 
 /* A loaded calibration file. */
 struct calib_file {
-	char path[512];
+	const char *path;                   /* whole (plumb_keep_path) */
 	int n;
 	int idx[CALIB_MAX_ENTRIES];
 	int grp[CALIB_MAX_ENTRIES];         /* -1 top level, else scn[]: only for that scenario */
@@ -246,7 +246,7 @@ struct calib_file {
 	int nscn;                           /* `fitted_on:`, 0 in older files */
 	struct calib_scn scn[CALIB_MAX_SCN];
 	int nwarned;                        /* scenario files already warned about */
-	char warned[16][512];
+	const char *warned[16];             /* their paths (kept: plumb_keep_path) */
 };
 
 /* Load a calibration file written by calib_write (errors with line/col,

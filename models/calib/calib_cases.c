@@ -140,7 +140,7 @@ void calib_describe(const struct val_set *v, const int *cg, int g, struct calib_
 		return;
 	base = strrchr(s->path, '/');
 	snprintf(d->name, sizeof(d->name), "%.95s", s->name[0] ? s->name : base ? base + 1 : s->path);
-	snprintf(d->file, sizeof(d->file), "%s", v->cases[c - 1].scenario);
+	d->file = plumb_keep_path(v->cases[c - 1].scenario);
 	for (i = 0; i < s->ngpus; i++) {
 		const char *m = s->nodes[s->gpu_node[i]].model;
 		int seen = 0;

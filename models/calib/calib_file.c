@@ -45,7 +45,7 @@ static void write_scn(struct yout *y, const struct calib_scn *d)
 {
 	yout_map(y, YOUT_BLOCK);
 	kq(y, "name", d->name);
-	kq(y, "file", d->file);
+	kq(y, "file", d->file ? d->file : "");
 	kq(y, "gpus", d->gpus);
 	kv(y, "virtualization", d->vm ? "vm" : "bare-metal");
 	if (d->vm) {
@@ -255,8 +255,14 @@ static int load_fitted_on(const struct ytree *t, const struct ynode *list, struc
 		if ((g = scn_slot(c, name)) < 0)
 			return yerr(t, e, PLUMB_EINPUT, err, "more than %d scenarios", CALIB_MAX_SCN);
 		d = &c->scn[g];
-		if ((rc = opt_str(t, e, "file", d->file, sizeof(d->file), err)) < 0 ||
-		    (rc = opt_str(t, e, "gpus", d->gpus, sizeof(d->gpus), err)) < 0 ||
+		if ((x = ymap_get(e, "file"))) {
+			/* a path, whole at any length */
+			if ((rc = yexpect(t, x, Y_SCALAR, "file", err)) < 0)
+				return rc;
+			if (!(d->file = plumb_keep_path(x->str)))
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		}
+		if ((rc = opt_str(t, e, "gpus", d->gpus, sizeof(d->gpus), err)) < 0 ||
 		    (rc = opt_str(t, e, "virtualization", mode, sizeof(mode), err)) < 0 ||
 		    (rc = opt_str(t, e, "chipset", d->chipset, sizeof(d->chipset), err)) < 0 ||
 		    (rc = opt_str(t, e, "host_iommu", d->iommu, sizeof(d->iommu), err)) < 0 ||
@@ -477,7 +483,8 @@ int calib_load(const char *path, struct calib_file *c, struct plumb_err *err)
 	int rc, j;
 
 	memset(c, 0, sizeof(*c));
-	snprintf(c->path, sizeof(c->path), "%s", path);
+	if (!(c->path = plumb_keep_path(path)))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	if ((rc = ytree_load(path, &t, err)) < 0)
 		return rc;
 	if (!t->root || t->root->type != Y_MAP) {
@@ -639,7 +646,7 @@ void calib_apply_scn(struct calib_file *c, struct scenario *s, FILE *f)
 		if (!strcmp(c->warned[i], s->path))
 			return;
 	if (c->nwarned < (int)(sizeof(c->warned) / sizeof(c->warned[0])))
-		snprintf(c->warned[c->nwarned++], sizeof(c->warned[0]), "%s", s->path);
+		c->warned[c->nwarned++] = s->path;   /* kept for the process's life */
 	if (!c->nscn)
 		return;   /* an older file: nothing recorded to compare with */
 	scn_gpus(s, gpus, sizeof(gpus));

@@ -186,8 +186,10 @@ static int parse_model(const struct ytree *t, const struct ynode *n,
 		return rc;
 	if (!(v = ymap_get(n, "source")))
 		return yerr(t, n, PLUMB_EINPUT, err, "model '%s' needs 'source'", m->id);
-	if ((rc = yget_str(t, v, "source", m->source, sizeof(m->source), err)) < 0)
+	if ((rc = yexpect(t, v, Y_SCALAR, "source", err)) < 0)
 		return rc;
+	if (!(m->source = plumb_keep_path(v->str)))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	if ((rc = get_int(t, n, "models entry", "layers", 1, 100000, 1, &m->layers, err)) < 0 ||
 	    (rc = get_int(t, n, "models entry", "hidden", 1, 1 << 20, 1, &m->hidden, err)) < 0 ||
 	    (rc = get_int(t, n, "models entry", "intermediate", 1, 1 << 24, 1,

@@ -117,7 +117,7 @@ struct llm_model {
 	unsigned char kind[LLM_MAX_LAYERS];     /* enum llm_layer_kind */
 	char arch[64];          /* architectures[0] of a config, "" for catalog entries */
 	struct llm_ckpt ckpt;
-	char source[512];
+	const char *source;     /* where it came from, whole (plumb_keep_path); NULL none */
 	int line, col;          /* where the entry starts in the catalog file */
 };
 

@@ -120,7 +120,7 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 					     "(no tflops in %s)",
 					     g->id, llm_dtype_name(op->flops > 0 ? op->dtype
 										 : op->gemm_dtype),
-					     g->cat_file[0] ? g->cat_file : "its catalog entry");
+					     g->cat_file && g->cat_file[0] ? g->cat_file : "its catalog entry");
 		op->mem_s = op->bytes / (g->memory_gbs * 1e9 * k->v[eff_of[op->kclass]]);
 		/* A GEMM of few rows pays for the tile it fills; an attention
 		 * op's GEMM part (MLA prefill's kv_b) runs at the GEMM rate. */

@@ -437,8 +437,8 @@ int swp_variant_load_hash(const struct swp_grid *g, const struct swp_point *p,
 		if (err->line >= 1 && (size_t)err->line <= nmap) {
 			const struct lmap *l = &map[err->line - 1];
 			const struct src *s = l->has_val && err->col >= l->val_col ? &l->val : &l->key;
-			snprintf(err->file, sizeof(err->file), "%.*s", (int)sizeof(err->file) - 1,
-				 s->file ? g->file : g->bases[p->base].path);
+			if (!(err->file = plumb_keep_path(s->file ? g->file : g->bases[p->base].path)))
+				err->file = "";
 			err->line = s->line;
 			err->col = s->col;
 		} else {

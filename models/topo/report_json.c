@@ -8,6 +8,7 @@
 #include "jout.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static json_t *json_bars(const struct bar_result *r)
@@ -30,73 +31,259 @@ static json_t *json_bars(const struct bar_result *r)
 }
 
 /*
- * The few distinct cells of a matrix (PIX, NV18, OK, P2P, ...) as one JSON
- * string each, shared by every cell that holds it: a matrix of 2,048
- * endpoints has 4 million cells, and a string value per cell cost about
- * 1.3 GB. Holds one reference to each string until json_cells_release.
+ * The document is streamed: its matrices at 1,024 GPUs (2,048 endpoints
+ * with the NICs) hold millions of cells and the P2P reasons half a million
+ * entries, which as jansson values cost gigabytes and most of the run
+ * time. The big members are written by hand in jout.h's layout (depth 3:
+ * one matrix row, one reason per line), everything else through jout_put,
+ * so the bytes are those jout_write gives for the whole document.
  */
-#define JSON_CELLS 64
+#define LEVELS 3
 
-struct json_cells {
-	int n;
-	char name[JSON_CELLS][16];
-	json_t *v[JSON_CELLS];
+/*
+ * A matrix's cells (PIX, NV18, OK, P2P, ...) have few distinct values, each
+ * named by a small key (the class, with the NVLink count for NV; the P2P
+ * status; the transport) and encoded once, on the first cell that has it.
+ */
+#define CELL_KEYS (TC_SYS + 1 + 256)
+
+struct cell_kind {
+	int (*key)(const struct topo_view *v, int i, int j);
+	const char *(*name)(const struct topo_view *v, int i, int j, char *buf);
+	char *enc[CELL_KEYS];
+	size_t len[CELL_KEYS];
 };
 
-/* A new reference to the string s (shared when seen before), or NULL when
- * out of memory. O(distinct strings). */
-static json_t *json_cell(struct json_cells *c, const char *s)
+/* The encoded cell (i, j) and its length; NULL when out of memory. */
+static const char *cell(struct cell_kind *c, const struct topo_view *v, int i, int j,
+			size_t *len)
 {
-	int i;
+	int k = c->key(v, i, j);
+	char buf[16];
 
-	if (strlen(s) >= sizeof(c->name[0]))
-		return jout_str(s);
-	for (i = 0; i < c->n; i++)
-		if (!strcmp(c->name[i], s))
-			return json_incref(c->v[i]);
-	if (c->n == JSON_CELLS || !(c->v[c->n] = jout_str(s)))
-		return jout_str(s);
-	snprintf(c->name[c->n], sizeof(c->name[0]), "%s", s);
-	return json_incref(c->v[c->n++]);
-}
-
-static void json_cells_release(struct json_cells *c)
-{
-	int i;
-
-	for (i = 0; i < c->n; i++)
-		json_decref(c->v[i]);
-	c->n = 0;
-}
-
-/* A GPU x GPU matrix of names, one row per GPU. */
-static json_t *json_matrix(const struct topo_view *v, struct json_cells *c,
-			   const char *(*name)(const struct topo_view *v, int i, int j))
-{
-	json_t *rows = json_array();
-	int i, j, rc = 0;
-
-	for (i = 0; i < v->ngpu; i++) {
-		json_t *row = json_array();
-		for (j = 0; j < v->ngpu; j++)
-			rc |= jout_push(row, json_cell(c, name(v, i, j)));
-		rc |= jout_push(rows, row);
+	if (!c->enc[k]) {
+		if (!(c->enc[k] = jout_encode(c->name(v, i, j, buf))))
+			return NULL;
+		c->len[k] = strlen(c->enc[k]);
 	}
-	if (rc) {
-		json_decref(rows);
-		return NULL;
-	}
-	return rows;
+	*len = c->len[k];
+	return c->enc[k];
 }
 
-static const char *p2p_name(const struct topo_view *v, int i, int j)
+static void cell_release(struct cell_kind *c)
 {
+	int k;
+
+	for (k = 0; k < CELL_KEYS; k++) {
+		free(c->enc[k]);
+		c->enc[k] = NULL;
+	}
+}
+
+static int class_key(const struct topo_view *v, int i, int j)
+{
+	return v->cls[i][j] == TC_NV ? TC_SYS + 1 + v->nvl[i][j] : v->cls[i][j];
+}
+
+static const char *class_name(const struct topo_view *v, int i, int j, char *buf)
+{
+	return topo_class_str(v, i, j, buf);
+}
+
+static int p2p_key(const struct topo_view *v, int i, int j)
+{
+	return v->p2p[i][j];
+}
+
+static const char *p2p_name(const struct topo_view *v, int i, int j, char *buf)
+{
+	(void)buf;
 	return topo_p2p_str((enum topo_p2p)v->p2p[i][j]);
 }
 
-static const char *xport_name(const struct topo_view *v, int i, int j)
+static int xport_key(const struct topo_view *v, int i, int j)
 {
+	return v->xport[i][j];
+}
+
+static const char *xport_name(const struct topo_view *v, int i, int j, char *buf)
+{
+	(void)buf;
 	return topo_xport_str((enum topo_xport)v->xport[i][j]);
+}
+
+/* An n x n matrix as the value at `depth`: one row per line, each built in
+ * memory and written whole; "[]" when n is 0 (as jout_put writes an empty
+ * array). */
+static int put_matrix(FILE *f, const struct topo_view *v, int n, int depth,
+		      struct cell_kind *c)
+{
+	char *row = NULL;
+	size_t cap = 0;
+	int i, j;
+
+	if (n == 0) {
+		fputs("[]", f);
+		return 0;
+	}
+	fputs("[\n", f);
+	for (i = 0; i < n; i++) {
+		size_t at = 0;
+		for (j = 0; j < n; j++) {
+			size_t len;
+			const char *e = cell(c, v, i, j, &len);
+			if (!e)
+				goto oom;
+			if (at + len + 4 > cap) {
+				size_t ncap = 2 * (at + len + 4) + 256;
+				char *nr = realloc(row, ncap);
+				if (!nr)
+					goto oom;
+				row = nr;
+				cap = ncap;
+			}
+			row[at++] = j ? ',' : '[';
+			if (j)
+				row[at++] = ' ';
+			memcpy(row + at, e, len);
+			at += len;
+		}
+		row[at++] = ']';
+		jout_indent(f, depth + 1);
+		fwrite(row, 1, at, f);
+		fputs(i + 1 < n ? ",\n" : "\n", f);
+	}
+	free(row);
+	jout_indent(f, depth);
+	fputc(']', f);
+	return 0;
+oom:
+	free(row);
+	return -1;
+}
+
+/* A member's key at depth 1, after the previous member's ",\n". */
+static void member(FILE *f, const char *key, int *n)
+{
+	fputs((*n)++ ? ",\n" : "{\n", f);
+	jout_indent(f, 1);
+	fprintf(f, "\"%s\": ", key);
+}
+
+/* Writes v (its reference taken) at depth; -1 when v is NULL or out of
+ * memory. */
+static int put_new(FILE *f, json_t *v, int depth)
+{
+	int rc = jout_put(f, v, depth, LEVELS);
+
+	json_decref(v);
+	return rc;
+}
+
+/* The matrix object of depth 1 with members before "matrix" given as a
+ * jansson object o (its reference taken): the topology's {labels, rows}
+ * and the transports' {p2p_level, default, matrix}. Inline (as jout_put
+ * writes an object that holds no non-empty container) when n is 0. */
+static int put_matrix_object(FILE *f, json_t *o, const char *key, const struct topo_view *v,
+			     int n, struct cell_kind *c)
+{
+	const char *k;
+	json_t *m;
+
+	if (!o)
+		return -1;
+	if (n == 0) {
+		if (jout_set(o, key, json_array())) {
+			json_decref(o);
+			return -1;
+		}
+		return put_new(f, o, 1);
+	}
+	fputs("{\n", f);
+	json_object_foreach(o, k, m) {
+		jout_indent(f, 2);
+		fprintf(f, "\"%s\": ", k);
+		if (jout_put(f, m, 2, LEVELS) < 0) {
+			json_decref(o);
+			return -1;
+		}
+		fputs(",\n", f);
+	}
+	json_decref(o);
+	jout_indent(f, 2);
+	fprintf(f, "\"%s\": ", key);
+	if (put_matrix(f, v, n, 2, c) < 0)
+		return -1;
+	fputc('\n', f);
+	jout_indent(f, 1);
+	fputc('}', f);
+	return 0;
+}
+
+/* A non-negative int as jansson writes it (half a million of them). */
+static void put_int(FILE *f, int x)
+{
+	char d[12];
+	int k = sizeof(d);
+
+	d[--k] = '\0';
+	do {
+		d[--k] = (char)('0' + x % 10);
+		x /= 10;
+	} while (x > 0 && k > 0);
+	fputs(d + k, f);
+}
+
+/* The reasons of every pair that is not plain P2P OK: one per line. hostdef
+ * is the host view with default options, for a guest's reasons (built on
+ * the first one that needs it). */
+static int put_reasons(FILE *f, const struct topo_view *v, struct cell_kind *c)
+{
+	struct topo_view *hostdef = NULL;
+	char why[512], last[512] = "";
+	char *enc = NULL;
+	int i, j, n = 0, rc = 0;
+
+	for (i = 0; i < v->ngpu && !rc; i++)
+		for (j = i + 1; j < v->ngpu; j++) {
+			const char *st;
+			size_t stlen;
+			if (v->p2p[i][j] == P2P_OK && v->acs_via[i][j] < 0 && !v->acs_dt[i][j])
+				continue;
+			topo_p2p_reason_with(v, &hostdef, i, j, why, sizeof(why));
+			if (!enc || strcmp(why, last)) {
+				free(enc);
+				snprintf(last, sizeof(last), "%s", why);
+				enc = jout_encode(why);
+			}
+			if (!enc || !(st = cell(c, v, i, j, &stlen))) {
+				rc = -1;
+				break;
+			}
+			fputs(n++ ? ",\n" : "[\n", f);
+			jout_indent(f, 2);
+			fputs("{\"a\": ", f);
+			put_int(f, i);
+			fputs(", \"b\": ", f);
+			put_int(f, j);
+			fputs(", \"status\": ", f);
+			fputs(st, f);
+			fputs(", \"reason\": ", f);
+			fputs(enc, f);
+			fputc('}', f);
+		}
+	free(enc);
+	topo_free(hostdef);
+	if (rc)
+		return rc;
+	if (!n) {
+		fputs("[]", f);
+		return 0;
+	}
+	fputc('\n', f);
+	jout_indent(f, 1);
+	fputc(']', f);
+	return 0;
 }
 
 int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
@@ -104,15 +291,18 @@ int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 	     struct plumb_err *err)
 {
 	const struct scenario *s = v->scn;
-	json_t *doc = json_object(), *a, *o;
-	struct json_cells cells = { 0 };
-	int i, j, rc = 0;
-	char buf[16], why[512];
+	json_t *a, *o;
+	struct cell_kind cls = { class_key, class_name, { 0 }, { 0 } };
+	struct cell_kind p2p = { p2p_key, p2p_name, { 0 }, { 0 } };
+	struct cell_kind xport = { xport_key, xport_name, { 0 }, { 0 } };
+	int i, j, rc = 0, n = 0;
 
-	rc |= jout_set(doc, "scenario", jout_str(s->name));
-	rc |= jout_set(doc, "view", jout_str(v->side == TOPO_HOST ? "host" : "guest"));
+	member(f, "scenario", &n);
+	rc |= put_new(f, jout_str(s->name), 1);
+	member(f, "view", &n);
+	rc |= put_new(f, jout_str(v->side == TOPO_HOST ? "host" : "guest"), 1);
 	a = json_array();
-	for (i = 0; i < v->ngpu; i++) {
+	for (i = 0; i < v->ngpu && !rc; i++) {
 		const struct scn_node *d = &s->nodes[v->ep[i].host_node];
 		o = json_object();
 		rc |= jout_set(o, "index", json_integer(i));
@@ -124,9 +314,10 @@ int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 		rc |= jout_set(o, "host", jout_str(s->nhosts > 0 ? s->hosts[d->host].name : "host0"));
 		rc |= jout_push(a, o);
 	}
-	rc |= jout_set(doc, "gpus", a);
+	member(f, "gpus", &n);
+	rc |= put_new(f, a, 1);
 	a = json_array();
-	for (i = 0; i < s->nhosts; i++) {
+	for (i = 0; i < s->nhosts && !rc; i++) {
 		const struct scn_box *b = &s->hosts[i];
 		json_t *g = json_array();
 		o = json_object();
@@ -136,10 +327,11 @@ int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 		rc |= jout_set(o, "gpus", g);
 		rc |= jout_set(o, "nics", json_integer(b->nnics));
 		rc |= jout_set(o, "sockets", json_integer(b->nsockets));
-		rc |= jout_set(o, "box", b->source[0] ? jout_str(b->source) : json_null());
+		rc |= jout_set(o, "box", b->source && b->source[0] ? jout_str(b->source) : json_null());
 		rc |= jout_push(a, o);
 	}
-	rc |= jout_set(doc, "hosts", a);
+	member(f, "hosts", &n);
+	rc |= put_new(f, a, 1);
 	if (s->net.given) {
 		o = json_object();
 		rc |= jout_set(o, "kind", jout_str(scn_net_kind_name(s->net.kind)));
@@ -148,41 +340,32 @@ int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 								  : json_null());
 		rc |= jout_set(o, "switch_ports", s->net.switch_ports ? json_integer(s->net.switch_ports)
 								      : json_null());
-		rc |= jout_set(doc, "network", o);
 	} else {
-		rc |= jout_set(doc, "network", json_null());
+		o = json_null();
 	}
+	member(f, "network", &n);
+	rc |= put_new(f, o, 1);
+	if (rc)
+		goto oom;
 
 	o = json_object();
 	a = json_array();
 	for (i = 0; i < v->nep; i++)
 		rc |= jout_push(a, jout_str(v->ep[i].label));
 	rc |= jout_set(o, "labels", a);
-	a = json_array();
-	for (i = 0; i < v->nep; i++) {
-		json_t *row = json_array();
-		for (j = 0; j < v->nep; j++)
-			rc |= jout_push(row, json_cell(&cells, topo_class_str(v, i, j, buf)));
-		rc |= jout_push(a, row);
+	if (rc) {
+		json_decref(o);
+		goto oom;
 	}
-	rc |= jout_set(o, "rows", a);
-	rc |= jout_set(doc, "topo_matrix", o);
-	rc |= jout_set(doc, "p2p_matrix", json_matrix(v, &cells, p2p_name));
-
-	a = json_array();
-	for (i = 0; i < v->ngpu; i++)
-		for (j = i + 1; j < v->ngpu; j++) {
-			if (v->p2p[i][j] == P2P_OK && v->acs_via[i][j] < 0 && !v->acs_dt[i][j])
-				continue;
-			topo_p2p_reason(v, i, j, why, sizeof(why));
-			o = json_object();
-			rc |= jout_set(o, "a", json_integer(i));
-			rc |= jout_set(o, "b", json_integer(j));
-			rc |= jout_set(o, "status", jout_str(p2p_name(v, i, j)));
-			rc |= jout_set(o, "reason", jout_str(why));
-			rc |= jout_push(a, o);
-		}
-	rc |= jout_set(doc, "p2p_reasons", a);
+	member(f, "topo_matrix", &n);
+	if (put_matrix_object(f, o, "rows", v, v->nep, &cls) < 0)
+		goto oom;
+	member(f, "p2p_matrix", &n);
+	if (put_matrix(f, v, v->ngpu, 1, &p2p) < 0)
+		goto oom;
+	member(f, "p2p_reasons", &n);
+	if (put_reasons(f, v, &p2p) < 0)
+		goto oom;
 
 	a = json_array();
 	for (i = 0; i < host->ngroups; i++) {
@@ -192,30 +375,40 @@ int rep_json(FILE *f, const struct topo_view *v, const struct topo_view *host,
 				rc |= jout_push(g, jout_str(host->ep[j].label));
 		rc |= jout_push(a, g);
 	}
-	rc |= jout_set(doc, "iommu_groups", a);
+	member(f, "iommu_groups", &n);
+	if ((rc |= put_new(f, a, 1)))
+		goto oom;
 
 	o = json_object();
 	rc |= jout_set(o, "p2p_level", jout_str(topo_nccl_path_str(v->nccl_level)));
 	rc |= jout_set(o, "default", json_boolean(v->nccl_level_default));
-	rc |= jout_set(o, "matrix", json_matrix(v, &cells, xport_name));
-	rc |= jout_set(doc, "nccl_transport", o);
+	if (rc) {
+		json_decref(o);
+		goto oom;
+	}
+	member(f, "nccl_transport", &n);
+	if (put_matrix_object(f, o, "matrix", v, v->ngpu, &xport) < 0)
+		goto oom;
 
 	if (without && with) {
 		o = json_object();
 		rc |= jout_set(o, "without_realloc", json_bars(without));
 		rc |= jout_set(o, "with_realloc", json_bars(with));
 		rc |= jout_set(o, "guest_has_realloc", json_boolean(s->vm.pci_realloc));
-		rc |= jout_set(doc, "bar_check", o);
 	} else {
-		rc |= jout_set(doc, "bar_check", json_null());
+		o = json_null();
 	}
-	json_cells_release(&cells);
-	if (rc) {
-		json_decref(doc);
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	}
-	rc = jout_write(f, doc, 3, err);
-	json_decref(doc);
-	return rc;
+	member(f, "bar_check", &n);
+	if ((rc |= put_new(f, o, 1)))
+		goto oom;
+	fputs("\n}\n", f);
+	cell_release(&cls);
+	cell_release(&p2p);
+	cell_release(&xport);
+	return 0;
+oom:
+	cell_release(&cls);
+	cell_release(&p2p);
+	cell_release(&xport);
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory writing JSON");
 }
-

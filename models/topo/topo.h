@@ -104,6 +104,11 @@ int topo_nccl_path_parse(const char *s);
  * bounce through host memory". Writes into buf (size n).
  */
 void topo_p2p_reason(const struct topo_view *v, int i, int j, char *buf, size_t n);
+/* The same for a loop over many pairs: *hostdef is the host view with
+ * default options a guest's reason compares with, built on the first call
+ * that needs it (start with NULL; the caller topo_frees it). */
+void topo_p2p_reason_with(const struct topo_view *v, struct topo_view **hostdef,
+			  int i, int j, char *buf, size_t n);
 
 /*
  * Host (index into s->hosts) of endpoint i of v, and the host of NUMA node

@@ -112,7 +112,7 @@ struct val_whatif {
 struct val_spread;
 
 struct val_set {
-	char file[512];
+	const char *file;           /* whole (plumb_keep_path) */
 	int ncases;
 	struct val_case *cases;
 	int nwhatif;

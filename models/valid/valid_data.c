@@ -575,7 +575,10 @@ int val_from_files(const char *scenario, const char *const *files, int nfiles,
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	snprintf(v->file, sizeof(v->file), "%s", scenario);
+	if (!(v->file = plumb_keep_path(scenario))) {
+		val_free(v);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
 	if ((rc = val_add_files(v, scenario, files, nfiles, gpus, model, weights, kv, err)) < 0) {
 		val_free(v);
 		return rc;

@@ -293,7 +293,10 @@ static int val_from_tree(struct ytree *t, const char *path, struct val_set **out
 		ytree_free(t);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
-	snprintf(v->file, sizeof(v->file), "%s", path);
+	if (!(v->file = plumb_keep_path(path))) {
+		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto fail;
+	}
 	if (!t->root || t->root->type != Y_MAP || !(cases = ymap_get(t->root, "cases"))) {
 		rc = plumb_err_set(err, PLUMB_EINPUT, path, 1, 1, "expected a 'cases:' list");
 		goto fail;
