@@ -167,6 +167,10 @@ static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 	int i;
 	/* between hosts NCCL's tuner weighs its NET terms, which
 	 * coll_tune_time leaves out: the fastest simulated instead */
+	for (i = 1; i < c->n; i++)
+		if (s->nodes[s->gpu_node[c->gpus[i]]].host != s->nodes[s->gpu_node[c->gpus[0]]].host)
+			return -1;
+	coll_graph_of(s, view, c, &g);
 	if (c->op != COLL_SENDRECV && c->op != COLL_ALLTOALL) {
 		int shm = 0;
 		for (i = 0; i < c->n; i++) {
@@ -174,13 +178,12 @@ static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 			if (a != b && view->xport[a][b] == XP_SHM)
 				shm = 1;
 		}
-		if (!shm)
+		/* an NVLink ring (NVSwitch or bonds), whose graph NCCL's search
+		 * finds as coll_graph_of does: the tuner's pick too; RCCL on an
+		 * xGMI mesh tunes by its own tables: the fastest simulated */
+		if (!shm && (!g.nvlink || s->xgmi))
 			return -1;
 	}
-	for (i = 1; i < c->n; i++)
-		if (s->nodes[s->gpu_node[c->gpus[i]]].host != s->nodes[s->gpu_node[c->gpus[0]]].host)
-			return -1;
-	coll_graph_of(s, view, c, &g);
 	if (c->op == COLL_SENDRECV || c->op == COLL_ALLTOALL) {
 		double b = c->op == COLL_ALLTOALL ? c->bytes / c->n : c->bytes;
 		return coll_p2p_ll(b, coll_p2p_nch(&g, b, c->n)) ? PROTO_LL : PROTO_SIMPLE;
