@@ -14,6 +14,7 @@
  * under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
  */
 #include "coll.h"
+#include "coll_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -197,9 +198,30 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 		       const struct fab_routes *routes, const struct coll_spec *c,
 		       struct coll_result *r, struct plumb_err *err)
 {
-	int algo, proto, rc, pick, found;
+	int algo, proto, rc, pick, found, mnch;
 	double best = INFINITY;
 	struct coll_result tmp;
+
+	/* RCCL's MSCCL allpairs where its algorithm files take the size:
+	 * RCCL runs it instead of its tuner's choice (coll_rccl.c) */
+	if (c->algo == ALGO_AUTO && c->proto == PROTO_AUTO &&
+	    coll_msccl_allpairs(s, view, c, &proto, &mnch)) {
+		struct coll_spec m = *c;
+		double t;
+		m.custom |= COLL_CUSTOM_MSCCL;
+		memset(&tmp, 0, sizeof(tmp));
+		if ((rc = run_one(s, view, routes, &m, ALGO_TWOSHOT, proto, &t, &tmp, err)) < 0)
+			return rc;
+		if (t >= 0) {
+			r->seconds = t;
+			r->algo = ALGO_TWOSHOT;
+			r->proto = proto;
+			r->shm_hops = tmp.shm_hops;
+			r->p2p_hops = tmp.p2p_hops;
+			r->net_hops = tmp.net_hops;
+			return 0;
+		}
+	}
 
 	for (algo = ALGO_RING; algo <= ALGO_TWOSHOT; algo++) {
 		if (c->algo != ALGO_AUTO && c->algo != algo)
