@@ -263,8 +263,9 @@ double coll_tune_time(const struct scenario *s, const struct coll_graph *g,
 	 * defaults, not the scenario's or a calibration's step latencies,
 	 * which describe what the machine does rather than what NCCL's
 	 * model assumes when it picks */
-	lat = plumb_const_defs[base_k[proto]].def +
-	      nsteps * plumb_const_defs[g->nvlink ? nvl_k[proto] : pci_k[proto]].def;
+	lat = g->nvlink ? plumb_const_defs[base_k[proto]].def +
+			  nsteps * plumb_const_defs[nvl_k[proto]].def :
+			  s->k.v[base_k[proto]] + nsteps * s->k.v[pci_k[proto]];
 	/* bus to algorithm bandwidth: nRanks / nsteps; time in us
 	 * (ncclTopoGetAlgoTime: lat + bytes / (1000 x bw)) */
 	return lat + c->bytes / (1000.0 * bus * n / nsteps);
