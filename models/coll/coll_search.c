@@ -6,12 +6,15 @@
  * Protocol auto: a ring with a hop through host memory (NCCL's SHM
  * transport) runs the protocol NCCL's tuner picks by its own model
  * (coll_tune_proto, src/graph/tuning.cc), which has no term for those
- * hops, so the machine runs NCCL's pick where it is slower; a ring over
- * P2P and NVLink, whose costs NCCL's model was tuned on, runs the
- * fastest simulated protocol (the tuner's pick in NCCL's units, from
- * plumb's reading of its search, missed more on the public runs:
- * docs/model.md). Send/recv and all-to-all take NCCL's p2p rule (LL
- * under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
+ * hops, so the machine runs NCCL's pick where it is slower; so does an
+ * NVLink ring (NVSwitch or bonds), whose graph plumb finds as NCCL's
+ * search does, the pick made from NCCL's compiled tables whatever step
+ * latencies the machine has. A ring over PCIe P2P runs the fastest
+ * simulated protocol (the tuner's pick in NCCL's units, from plumb's
+ * reading of its search, missed more on the public runs: docs/model.md).
+ * RCCL on 8 MI300X runs its MSCCL allpairs where its algorithm files
+ * take the size (coll_rccl.c). Send/recv and all-to-all take NCCL's p2p
+ * rule (LL under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
  */
 #include "coll.h"
 #include "coll_int.h"
