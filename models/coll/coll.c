@@ -617,7 +617,11 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		r->nchunks = 1;
 		memset(&pl, 0, sizeof(pl));
 		pl.p = r;
-		if (algo == ALGO_TWOSHOT && (c->custom & COLL_CUSTOM_MSCCL) &&
+		/* a two-shot the search picked (or a step replays) where no
+		 * engine kernel is in play is RCCL's allpairs */
+		if (algo == ALGO_TWOSHOT &&
+		    ((c->custom & COLL_CUSTOM_MSCCL) ||
+		     (c->algo == ALGO_AUTO && !(c->custom & (COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT)))) &&
 		    coll_msccl_allpairs(s, view, c, &i, &r->nch) && i == proto) {
 			/* RCCL's allpairs: its protocol's payload share, its
 			 * channels, NCCL's base latency and floor once and the

@@ -208,6 +208,7 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 	/* RCCL's MSCCL allpairs where its algorithm files take the size:
 	 * RCCL runs it instead of its tuner's choice (coll_rccl.c) */
 	if (c->algo == ALGO_AUTO && c->proto == PROTO_AUTO &&
+	    !(c->custom & (COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT)) &&
 	    coll_msccl_allpairs(s, view, c, &proto, &mnch)) {
 		struct coll_spec m = *c;
 		double t;
