@@ -153,6 +153,7 @@ validate: plumb
 	sh validation/coverage.sh $(B)/points.csv > $(B)/coverage.md && cat $(B)/coverage.md >> docs/validation.md
 	sh validation/loo-serving.sh $(B)/points.csv > $(B)/loo.md && cat $(B)/loo.md >> docs/validation.md
 	sh validation/prefill-check.sh > $(B)/prefill.md && cat $(B)/prefill.md >> docs/validation.md
+	sh validation/calib-nvlink.sh > $(B)/calib-nvlink.md && cat $(B)/calib-nvlink.md >> docs/validation.md
 
 # ---- slower tiers (docs/testing.md) --------------------------------------
 # check-asan: an ASan+UBSan build in $(ASAN_B)/ (never mixed with build/)

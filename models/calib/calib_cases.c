@@ -55,6 +55,11 @@ void calib_case_free(const struct val_set *v, int ci, int *idx, int *n, int max)
 		}
 		add_free(idx, n, max, K_NCCL_BW_EFF);
 		add_free(idx, n, max, nvl ? K_NCCL_NVL_SIMPLE_US : K_NCCL_PCI_SIMPLE_US);
+		/* on NVLink NCCL's tuner runs LL128 between LL and Simple
+		 * (coll_tune.c); a run without such sizes leaves it unused,
+		 * and the fit keeps it */
+		if (nvl)
+			add_free(idx, n, max, K_NCCL_NVL_LL128_US);
 		/* LL's share of Simple's bandwidth, and with one thread driving
 		 * several GPUs the harness's launch floor (valid.h). */
 		if (c->kind == VAL_NCCL && c->nccl->runs[c->run - 1].gpus_per_thread > 1)
@@ -203,7 +208,7 @@ static int influence(struct val_set *v, const int *idx, const int *grp, const in
 {
 	double *base = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof(double));
 	double *keep = malloc((size_t)(v->ncases > 0 ? v->ncases : 1) * sizeof(double));
-	int i, j, c, rc;
+	int i, j, c, e, rc;
 
 	if (!base || !keep) {
 		free(base);
@@ -231,6 +236,25 @@ static int influence(struct val_set *v, const int *idx, const int *grp, const in
 		for (i = 0; i < v->npoints; i++)
 			if (v->points[i].train && base[i] != 0)
 				infl[j] = fmax(infl[j], fabs(v->points[i].predicted / base[i] - 1));
+		/* A constant whose effect a cap hides where it starts (LL's
+		 * payload share under NCCL's LL ceiling) still informs the data
+		 * if a value inside its plausible range moves them: tried at
+		 * both ends of the range before it is called uninformed. */
+		for (e = 0; e < 2 && infl[j] <= CALIB_INFORM &&
+			    plumb_const_defs[k].plo < plumb_const_defs[k].phi; e++) {
+			for (c = 0; c < v->ncases; c++)
+				if (calib_reaches(grp ? grp[j] : -1, cg, c))
+					v->cases[c].scn->k.v[k] = e ? plumb_const_defs[k].phi :
+								      plumb_const_defs[k].plo;
+			rc = val_predict_train(v, err);
+			for (c = 0; c < v->ncases; c++)
+				v->cases[c].scn->k.v[k] = keep[c];
+			if (rc < 0)
+				goto out;
+			for (i = 0; i < v->npoints; i++)
+				if (v->points[i].train && base[i] != 0)
+					infl[j] = fmax(infl[j], fabs(v->points[i].predicted / base[i] - 1));
+		}
 	}
 	/* The points now hold the last trial's predictions: calib_fit
 	 * predicts them again with the starting constants. */

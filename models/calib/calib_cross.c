@@ -18,7 +18,7 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 {
 	struct plumb_consts *saved = NULL;
 	double *errs = NULL;
-	int ci, i, half, rc = 0, nall = 0;
+	int ci, i, k, half, rc = 0, nall = 0, said = 0;
 
 	memset(sum, 0, sizeof(*sum));
 	saved = malloc((size_t)(v->ncases > 0 ? v->ncases : 1) * sizeof(*saved));
@@ -50,7 +50,8 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 		/* A half of k sizes fits at most k - 1 constants: the ones the
 		 * training sizes inform most. */
 		for (i = 0; i < v->npoints; i++)
-			v->points[i].train = i >= first && i < first + np && (i - first) % 2 == 1;
+			v->points[i].train = i >= first && i < first + np && (i - first) % 2 == 1 &&
+					     !v->points[i].artefact;
 		if ((rc = calib_informed(v, idx, n, np / 2 - 1, idx, err)) < 0)
 			goto out;
 		n = rc;
@@ -59,7 +60,8 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 		for (half = 0; half < 2; half++) {
 			struct calib_result r;
 			for (i = 0; i < v->npoints; i++)
-				v->points[i].train = i >= first && i < first + np && (i - first) % 2 == half;
+				v->points[i].train = i >= first && i < first + np &&
+						     (i - first) % 2 == half && !v->points[i].artefact;
 			rc = calib_fit(v, idx, n, &r, err);
 			calib_result_release(&r);
 			if (rc < 0)
@@ -74,7 +76,7 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 			for (i = first; i < first + np; i++) {
 				const struct val_point *p = &v->points[i];
 				double e;
-				if (p->train)
+				if (p->train || p->artefact)
 					continue;
 				e = fabs(p->predicted / p->measured - 1);
 				ce[nerr++] = e;
@@ -105,6 +107,18 @@ int calib_cross(struct val_set *v, FILE *f, struct calib_cross_summary *sum,
 				worst >= 0 ? v->points[worst].label : "-", conv);
 		}
 	}
+	/* the points a case's note shows to be artefacts, named */
+	for (ci = 0; f && ci < v->ncases; ci++) {
+		const struct val_case *c = &v->cases[ci];
+		if (c->kind != VAL_NCCL || c->nartefacts == 0 || c->npoints < 4)
+			continue;
+		fprintf(f, "%s%s: ", said++ ? "; " : "\nLeft out as measurement artefacts (each "
+			"case's note says why; its own table scores them as printed): ", c->name);
+		for (k = 0; k < c->nartefacts; k++)
+			fprintf(f, "%s%s", k ? ", " : "", c->artefacts[k]);
+	}
+	if (said)
+		fputs(".\n", f);
 	if (nall) {
 		gsl_sort(errs, 1, (size_t)nall);
 		sum->median = gsl_stats_median_from_sorted_data(errs, 1, (size_t)nall);

@@ -120,7 +120,7 @@ void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r
 		fprintf(f, "note: %d runs skipped in all\n", v->nskipped);
 	for (j = 0; j < r->ndropped; j++) {
 		const struct plumb_const_def *d = &plumb_const_defs[r->dropped[j]];
-		fprintf(f, "note: no point depends on %s%s%s here (5%% on it moves none by 0.1%%): "
+		fprintf(f, "note: no point depends on %s%s%s here (neither 5%% on it nor its plausible ends move one by 0.1%%): "
 			   "kept at %g, not fitted\n", d->name, r->dropped_grp[j] >= 0 ? "@" : "",
 			r->dropped_grp[j] >= 0 ? r->scn[r->dropped_grp[j]].name : "", r->dropped_at[j]);
 	}

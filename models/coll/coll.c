@@ -60,6 +60,7 @@ struct crun {
 	int nchunks;
 	int recv_total, recv_need;
 	int shot2;                  /* two-shot: the second phase has started */
+	int msccl;                  /* two-shot as RCCL's MSCCL allpairs (coll_rccl.c) */
 	struct crun *prev, *next;   /* the context's runs in flight */
 	struct sendrec *sends;      /* sends in flight */
 };
@@ -320,7 +321,14 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 			memset(&pl, 0, sizeof(pl));
 			pl.p = r;
 			r->shot2 = 1;
-			return sim_after(r->eng, r->s->k.v[K_ONESHOT_US] * 1e-6, SIM_PRIO_DEFAULT,
+			/* RCCL's allpairs: one thread block reduces the n - 1
+			 * shards it received one after another, a step of its
+			 * protocol each (the "re" steps of
+			 * allreduce-allpairs-8n-*.xml), before the all-gather */
+			return sim_after(r->eng, r->msccl ? (n - 1) * r->s->k.v[r->proto == PROTO_LL ?
+							K_NCCL_NVL_LL_US : K_NCCL_NVL_SIMPLE_US] * 1e-6 :
+					 r->s->k.v[K_ONESHOT_US] * 1e-6,
+					 SIM_PRIO_DEFAULT,
 					 r->ctx->kind_start, &pl, NULL, err);
 		}
 		return 0;
@@ -579,8 +587,9 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 				r->step_lat[(i) * r->n + (j)] += fmax(0, xfer_copy_lat(s, a, b) -
 							     s->k.v[K_P2P_LAT_US] * 1e-6);
 		}
-	/* LL128 needs NVLink on every hop (NCCL turns it off on PCIe). */
-	if (proto == PROTO_LL128 && !all_nvl) {
+	/* LL128 needs NVLink on every hop (NCCL turns it off on PCIe);
+	 * RCCL runs it on gfx90a only (coll_rccl_ll128). */
+	if (proto == PROTO_LL128 && (!all_nvl || (s->xgmi && !coll_rccl_ll128(s, c)))) {
 		run_free(r);
 		return 1;
 	}
@@ -602,17 +611,36 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 				}
 				r->shm[(i) * r->n + (j)] = 0;
 			}
-		for (i = 0; i < r->n * r->n; i++)
-			r->step_lat[i] = 0;
-		r->eff = s->k.v[K_ONESHOT_BW_EFF];
 		r->nch = 1;
 		r->nsteps = 1;
 		r->chunk = c->bytes;
 		r->nchunks = 1;
 		memset(&pl, 0, sizeof(pl));
 		pl.p = r;
-		if ((rc = sim_at(x->eng, start + s->k.v[K_ONESHOT_US] * 1e-6, SIM_PRIO_DEFAULT,
-				 x->kind_start, &pl, NULL, err)) < 0) {
+		/* a two-shot the search picked (or a step replays) where no
+		 * engine kernel is in play is RCCL's allpairs */
+		if (algo == ALGO_TWOSHOT &&
+		    ((c->custom & COLL_CUSTOM_MSCCL) ||
+		     (c->algo == ALGO_AUTO && !(c->custom & (COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT)))) &&
+		    coll_msccl_allpairs(s, view, c, &i, &r->nch) && i == proto) {
+			/* RCCL's allpairs: its protocol's payload share, its
+			 * channels, NCCL's base latency and floor once and the
+			 * per-step latency on each of the two exchanges */
+			r->msccl = 1;
+			r->eff = proto == PROTO_LL ? s->k.v[K_NCCL_LL_FRAC] * s->k.v[K_NCCL_BW_EFF] :
+							  s->k.v[K_NCCL_BW_EFF];
+			r->ch_cap = s->k.v[K_NCCL_CH_GBS] * 1e9 / r->eff;
+			rc = sim_at(x->eng, start + (s->k.v[base_k[proto]] + s->k.v[K_NCCL_FLOOR_US]) * 1e-6,
+				    SIM_PRIO_DEFAULT, x->kind_start, &pl, NULL, err);
+		} else {
+			for (i = 0; i < r->n * r->n; i++)
+				r->step_lat[i] = 0;
+			r->nch = 1;
+			r->eff = s->k.v[K_ONESHOT_BW_EFF];
+			rc = sim_at(x->eng, start + s->k.v[K_ONESHOT_US] * 1e-6, SIM_PRIO_DEFAULT,
+				    x->kind_start, &pl, NULL, err);
+		}
+		if (rc < 0) {
 			run_free(r);
 			return rc;
 		}

@@ -42,7 +42,10 @@ enum coll_op { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER, COLL_BROADCAS
  * every peer and reduces it, then every rank reads every reduced shard). */
 enum coll_algo { ALGO_AUTO = -1, ALGO_RING, ALGO_TREE, ALGO_ONESHOT, ALGO_TWOSHOT };
 /* coll_spec.custom: the engine's kernels algorithm auto may pick */
-enum { COLL_CUSTOM_ONESHOT = 1, COLL_CUSTOM_TWOSHOT = 2 };
+enum { COLL_CUSTOM_ONESHOT = 1, COLL_CUSTOM_TWOSHOT = 2,
+       /* set by the search, not by engines: the two-shot is RCCL's MSCCL
+	* allpairs all-reduce, at RCCL's protocol costs (coll_rccl.c) */
+       COLL_CUSTOM_MSCCL = 4 };
 enum coll_proto { PROTO_AUTO = -1, PROTO_LL, PROTO_LL128, PROTO_SIMPLE, PROTO_N };
 
 /* A collective's description. */

@@ -36,4 +36,14 @@ int coll_spans_hosts(const struct scenario *s, const struct coll_spec *c);
 int coll_xgmi_mesh(const struct fabric *f, const struct coll_spec *c);
 int coll_mesh_rings(int n, int *succ);
 
+/* RCCL's MSCCL "allpairs" all-reduce (coll_rccl.c): 1 when RCCL runs c
+ * with it on this mesh (8 ranks, sizes and counts its algorithm files
+ * take), with its protocol and channels per peer exchange; run as the
+ * two-shot schedule at RCCL's protocol costs. */
+int coll_msccl_allpairs(const struct scenario *s, const struct topo_view *v,
+			const struct coll_spec *c, int *proto, int *nch);
+
+/* Does RCCL run LL128 on c's GPUs? Only on gfx90a (coll_rccl.c). */
+int coll_rccl_ll128(const struct scenario *s, const struct coll_spec *c);
+
 #endif

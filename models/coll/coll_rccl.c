@@ -22,6 +22,7 @@
 #include "coll.h"
 #include "coll_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,5 +131,55 @@ int coll_xgmi_mesh(const struct fabric *f, const struct coll_spec *c)
 			if (a == b || fab_nvp(f, a, b) < 0)
 				return 0;
 		}
+	return 1;
+}
+
+/*
+ * RCCL's MSCCL all-reduce on 8 MI300X (ROCm/rccl tools/msccl-algorithms,
+ * allreduce-allpairs-8n-*.xml, loaded by default on gfx94x with one rank
+ * per GPU): "allpairs", a two-shot exchange, every rank sending each
+ * peer its 1/8 of the buffer to reduce and then each reduced eighth to
+ * every peer, one step each, over the direct links. RCCL takes it instead
+ * of its tuner's ring where a file's range holds the size and the element
+ * count is a multiple of the file's nchunksperloop
+ * (src/misc/msccl/msccl_lifecycle.cc mscclSchedulerSelectAlgo):
+ *   LL, 4 channels (32 thread blocks), 0-65536 B, nchunksperloop 256;
+ *   LL, 8 channels (64 thread blocks), 65537-524287 B, nchunksperloop 512;
+ *   Simple, 8 channels, 524288-16777216 B (in place to 11534336 and from
+ *   14680065: no power of two falls between), nchunksperloop 512.
+ * nccl-tests' float elements: count = bytes / 4. Below 1 KiB the count is
+ * not a multiple of 256 and RCCL runs its ring.
+ */
+int coll_msccl_allpairs(const struct scenario *s, const struct topo_view *v,
+			const struct coll_spec *c, int *proto, int *nch)
+{
+	double count = c->bytes / 4.0;
+	int i, j, per = c->bytes <= 65536 ? 256 : 512;
+	if (!s->xgmi || c->op != COLL_ALLREDUCE || c->n != 8 || c->bytes <= 0 ||
+	    c->bytes > 16777216.0 || fmod(c->bytes, 4.0) != 0 || fmod(count, per) != 0)
+		return 0;
+	for (i = 0; i < c->n; i++)
+		for (j = 0; j < c->n; j++) {
+			int a = c->gpus[i], b = c->gpus[j];
+			if (i != j && (a == b || !v->nvl[a][b] || v->p2p[a][b] != P2P_OK))
+				return 0;
+			if (s->nodes[s->gpu_node[a]].host != s->nodes[s->gpu_node[b]].host)
+				return 0;
+		}
+	*proto = c->bytes < 524288 ? PROTO_LL : PROTO_SIMPLE;
+	*nch = c->bytes <= 65536 ? 4 : 8;
+	return 1;
+}
+
+/* ROCm/rccl src/graph/tuning.cc ncclTopoTuneModel: "Enable LL128 by
+ * default only on gfx90a with available tuning table" (and not at all
+ * unless built with ENABLE_LL128); an MI300X (gfx942) ring runs LL or
+ * Simple. */
+int coll_rccl_ll128(const struct scenario *s, const struct coll_spec *c)
+{
+	int i;
+	for (i = 0; i < c->n; i++)
+		if (strcmp(s->catalog->gpus[s->nodes[s->gpu_node[c->gpus[i]]].gpu_model].arch, "gfx90a"))
+			return 0;
 	return 1;
 }

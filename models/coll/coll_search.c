@@ -6,14 +6,18 @@
  * Protocol auto: a ring with a hop through host memory (NCCL's SHM
  * transport) runs the protocol NCCL's tuner picks by its own model
  * (coll_tune_proto, src/graph/tuning.cc), which has no term for those
- * hops, so the machine runs NCCL's pick where it is slower; a ring over
- * P2P and NVLink, whose costs NCCL's model was tuned on, runs the
- * fastest simulated protocol (the tuner's pick in NCCL's units, from
- * plumb's reading of its search, missed more on the public runs:
- * docs/model.md). Send/recv and all-to-all take NCCL's p2p rule (LL
- * under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
+ * hops, so the machine runs NCCL's pick where it is slower; so does an
+ * NVLink ring (NVSwitch or bonds), whose graph plumb finds as NCCL's
+ * search does, the pick made from NCCL's compiled tables whatever step
+ * latencies the machine has. A ring over PCIe P2P runs the fastest
+ * simulated protocol (the tuner's pick in NCCL's units, from plumb's
+ * reading of its search, missed more on the public runs: docs/model.md).
+ * RCCL on 8 MI300X runs its MSCCL allpairs where its algorithm files
+ * take the size (coll_rccl.c). Send/recv and all-to-all take NCCL's p2p
+ * rule (LL under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
  */
 #include "coll.h"
+#include "coll_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -167,6 +171,10 @@ static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 	int i;
 	/* between hosts NCCL's tuner weighs its NET terms, which
 	 * coll_tune_time leaves out: the fastest simulated instead */
+	for (i = 1; i < c->n; i++)
+		if (s->nodes[s->gpu_node[c->gpus[i]]].host != s->nodes[s->gpu_node[c->gpus[0]]].host)
+			return -1;
+	coll_graph_of(s, view, c, &g);
 	if (c->op != COLL_SENDRECV && c->op != COLL_ALLTOALL) {
 		int shm = 0;
 		for (i = 0; i < c->n; i++) {
@@ -174,13 +182,12 @@ static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 			if (a != b && view->xport[a][b] == XP_SHM)
 				shm = 1;
 		}
-		if (!shm)
+		/* an NVLink ring (NVSwitch or bonds), whose graph NCCL's search
+		 * finds as coll_graph_of does: the tuner's pick too; RCCL on an
+		 * xGMI mesh tunes by its own tables: the fastest simulated */
+		if (!shm && (!g.nvlink || s->xgmi))
 			return -1;
 	}
-	for (i = 1; i < c->n; i++)
-		if (s->nodes[s->gpu_node[c->gpus[i]]].host != s->nodes[s->gpu_node[c->gpus[0]]].host)
-			return -1;
-	coll_graph_of(s, view, c, &g);
 	if (c->op == COLL_SENDRECV || c->op == COLL_ALLTOALL) {
 		double b = c->op == COLL_ALLTOALL ? c->bytes / c->n : c->bytes;
 		return coll_p2p_ll(b, coll_p2p_nch(&g, b, c->n)) ? PROTO_LL : PROTO_SIMPLE;
@@ -194,9 +201,31 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 		       const struct fab_routes *routes, const struct coll_spec *c,
 		       struct coll_result *r, struct plumb_err *err)
 {
-	int algo, proto, rc, pick, found;
+	int algo, proto, rc, pick, found, mnch;
 	double best = INFINITY;
 	struct coll_result tmp;
+
+	/* RCCL's MSCCL allpairs where its algorithm files take the size:
+	 * RCCL runs it instead of its tuner's choice (coll_rccl.c) */
+	if (c->algo == ALGO_AUTO && c->proto == PROTO_AUTO &&
+	    !(c->custom & (COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT)) &&
+	    coll_msccl_allpairs(s, view, c, &proto, &mnch)) {
+		struct coll_spec m = *c;
+		double t;
+		m.custom |= COLL_CUSTOM_MSCCL;
+		memset(&tmp, 0, sizeof(tmp));
+		if ((rc = run_one(s, view, routes, &m, ALGO_TWOSHOT, proto, &t, &tmp, err)) < 0)
+			return rc;
+		if (t >= 0) {
+			r->seconds = t;
+			r->algo = ALGO_TWOSHOT;
+			r->proto = proto;
+			r->shm_hops = tmp.shm_hops;
+			r->p2p_hops = tmp.p2p_hops;
+			r->net_hops = tmp.net_hops;
+			return 0;
+		}
+	}
 
 	for (algo = ALGO_RING; algo <= ALGO_TWOSHOT; algo++) {
 		if (c->algo != ALGO_AUTO && c->algo != algo)

@@ -259,8 +259,16 @@ double coll_tune_time(const struct scenario *s, const struct coll_graph *g,
 			return -1;
 		bus = fmin(bus * .92, g->graph_ch * s->k.v[K_NCCL_LL128_CH_VOLTA + gi]);
 	}
-	lat = s->k.v[base_k[proto]] +
-	      nsteps * (g->nvlink ? s->k.v[nvl_k[proto]] : s->k.v[pci_k[proto]]);
+	/* On NVLink, NCCL's own tables (baseLat, hwLat), compiled into it:
+	 * the cited defaults, not the scenario's or a calibration's step
+	 * latencies, which describe what the machine does rather than what
+	 * NCCL's model assumes when it picks. A ring through host memory
+	 * keeps the latencies in force: there plumb's graph is not always
+	 * NCCL's (docs/model.md "Collectives"), and the fitted PCI steps
+	 * carry its switch points. */
+	lat = g->nvlink ? plumb_const_defs[base_k[proto]].def +
+			  nsteps * plumb_const_defs[nvl_k[proto]].def :
+			  s->k.v[base_k[proto]] + nsteps * s->k.v[pci_k[proto]];
 	/* bus to algorithm bandwidth: nRanks / nsteps; time in us
 	 * (ncclTopoGetAlgoTime: lat + bytes / (1000 x bw)) */
 	return lat + c->bytes / (1000.0 * bus * n / nsteps);

@@ -19,6 +19,7 @@
 enum val_kind { VAL_NCCL, VAL_P2P, VAL_SERVING, VAL_COLLCSV, VAL_DECODE };
 
 #define VAL_MAX_FITS 16
+#define VAL_MAX_ARTEFACTS 8
 
 struct val_case {
 	char name[64];
@@ -58,6 +59,12 @@ struct val_case {
 	int nfits;                  /* `fits:`: constants derived from this case's data */
 	char fits[VAL_MAX_FITS][32];
 	int fits_line, fits_col;    /* of the `fits:` list ("" none: 0) */
+	/* `artefacts:`: points of the run its note shows to be measurement
+	 * artefacts (labels as the report names them): scored as printed in
+	 * the case's table, left out of the calibration cross-validation */
+	int nartefacts;
+	char artefacts[VAL_MAX_ARTEFACTS][64];
+	int artefacts_line[VAL_MAX_ARTEFACTS], artefacts_col[VAL_MAX_ARTEFACTS];
 };
 
 /* A case is fitted (in-sample) when its data fixed a constant: its points are
@@ -87,6 +94,7 @@ struct val_point {
 	int row;                    /* source row (nccl run row, CSV row) */
 	int a, b;                   /* p2p: matrix cell */
 	int train;                  /* 1: used by a fit, 0: held out (calibration) */
+	int artefact;               /* listed in its case's `artefacts:` */
 	char label[64];             /* "size 1048576", "uni_disabled 0->1" */
 	int group;                  /* nccl: 0; p2p: the matrix kind; serving:
 				       enum val_srv_metric */

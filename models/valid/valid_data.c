@@ -306,6 +306,19 @@ int val_case_data(struct val_set *v, int idx, struct plumb_err *err)
 		return plumb_err_set(err, PLUMB_EINPUT, c->data, 0, 0,
 				     "no measured value to compare with in case '%s' (every "
 				     "value is missing, NaN or zero)", c->name);
+	for (i = 0; i < c->nartefacts; i++) {
+		int q, found = 0;
+		for (q = c->first_point; q < c->first_point + c->npoints; q++)
+			if (!strcmp(v->points[q].label, c->artefacts[i]))
+				found = v->points[q].artefact = 1;
+		if (!found)
+			return plumb_err_set(err, PLUMB_EINPUT, v->file, c->artefacts_line[i],
+					     c->artefacts_col[i],
+					     "case '%s': artefact '%s' is not a point of its data "
+					     "(points are named as the report names them, e.g. "
+					     "\"%s\")", c->name, c->artefacts[i],
+					     v->points[c->first_point].label);
+	}
 	return 0;
 }
 

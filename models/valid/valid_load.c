@@ -14,7 +14,7 @@
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
 	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo", "range_ratio",
-	"acs", "points", "engine", "fits", NULL
+	"acs", "points", "engine", "fits", "artefacts", NULL
 };
 static const char *const whatif_keys[] = {
 	"name", "scenarios", "layouts", "concurrency", "note", NULL
@@ -49,6 +49,36 @@ static int load_fits(struct val_case *c, const struct ytree *t, const struct yno
 				return yerr(t, x->vals[i], PLUMB_EINPUT, err,
 					    "'%s' is listed twice in fits", name);
 		c->nfits++;
+	}
+	return 0;
+}
+
+/*
+ * `artefacts: ["4294967296 B in-place", ...]`: points of the run that the
+ * case's note shows to be measurement artefacts, each a point label as the
+ * report names it (checked against the points once they are read).
+ */
+static int load_artefacts(struct val_case *c, const struct ytree *t, const struct ynode *x,
+			  struct plumb_err *err)
+{
+	size_t i;
+	int rc, j;
+	if ((rc = yexpect(t, x, Y_SEQ, "artefacts", err)) < 0)
+		return rc;
+	if (x->n > VAL_MAX_ARTEFACTS)
+		return yerr(t, x, PLUMB_EINPUT, err, "'artefacts' lists %zu points, at most %d",
+			    x->n, VAL_MAX_ARTEFACTS);
+	for (i = 0; i < x->n; i++) {
+		char *label = c->artefacts[c->nartefacts];
+		if ((rc = yget_str(t, x->vals[i], "artefacts", label, sizeof(c->artefacts[0]), err)) < 0)
+			return rc;
+		for (j = 0; j < c->nartefacts; j++)
+			if (!strcmp(c->artefacts[j], label))
+				return yerr(t, x->vals[i], PLUMB_EINPUT, err,
+					    "'%s' is listed twice in artefacts", label);
+		c->artefacts_line[c->nartefacts] = x->vals[i]->line;
+		c->artefacts_col[c->nartefacts] = x->vals[i]->col;
+		c->nartefacts++;
 	}
 	return 0;
 }
@@ -182,6 +212,8 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 	}
 	if ((x = ymap_get(n, "p2p_disable")) &&
 	    (rc = yget_bool(t, x, "p2p_disable", &c->p2p_disable, err)) < 0)
+		return rc;
+	if ((x = ymap_get(n, "artefacts")) && (rc = load_artefacts(c, t, x, err)) < 0)
 		return rc;
 	if ((x = ymap_get(n, "fits")) && (rc = load_fits(c, t, x, err)) < 0)
 		return rc;

@@ -137,6 +137,56 @@ out:
 	scn_free(ring);
 }
 
+/* RCCL's MSCCL allpairs: 8 ranks of the mesh from 1 KiB (a float count
+ * that is a multiple of 256) to 16 MiB, LL below 512 KiB; the ring below
+ * 1 KiB, above 16 MiB and on fewer ranks; no LL128 on gfx942. */
+static void test_msccl(void)
+{
+	struct scenario *s = mi300x_box("mi300x", "xgmi: {mesh: true}\n");
+	static const double sizes[] = { 512, 1024, 65536, 524288, 16777216, 33554432 };
+	static const int algo[] = { ALGO_RING, ALGO_TWOSHOT, ALGO_TWOSHOT, ALGO_TWOSHOT,
+				    ALGO_TWOSHOT, ALGO_RING };
+	static const int proto[] = { -1, PROTO_LL, PROTO_LL, PROTO_SIMPLE, PROTO_SIMPLE, -1 };
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r;
+	size_t i;
+	if (!s)
+		return;
+	topo_opts_init(&o);
+	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		memset(&c, 0, sizeof(c));
+		c.op = COLL_ALLREDUCE;
+		c.n = 8;
+		c.gpus = fix_ranks;
+		c.bytes = sizes[i];
+		c.algo = ALGO_AUTO;
+		c.proto = PROTO_AUTO;
+		CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
+		EXPECT_INT(r.algo, algo[i]);
+		if (proto[i] >= 0)
+			EXPECT_INT(r.proto, proto[i]);
+		CU_ASSERT(r.proto != PROTO_LL128);
+	}
+	/* the allpairs' two exchanges beat the ring's 14 steps at 4 KiB */
+	c.n = 8;
+	c.bytes = 4096;
+	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
+	{
+		struct coll_result ring;
+		c.algo = ALGO_RING;
+		CU_ASSERT_EQUAL(coll_time(s, &o, &c, &ring, NULL), 0);
+		CU_ASSERT(r.seconds < ring.seconds);
+	}
+	/* four ranks: no allpairs file */
+	c.n = 4;
+	c.algo = ALGO_AUTO;
+	c.bytes = 4096;
+	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
+	EXPECT_INT(r.algo, ALGO_RING);
+	scn_free(s);
+}
+
 /* amd-smi topology names an xGMI pair XGMI. */
 static void test_views(void)
 {
@@ -171,6 +221,7 @@ void suite_rccl(void)
 	CU_pSuite s = CU_add_suite("rccl", NULL, NULL);
 	CU_add_test(s, "mesh rings: Hamiltonian, arc-disjoint, n-1 of them", test_mesh_rings);
 	CU_add_test(s, "an xGMI mesh: RCCL's rings on every link", test_mesh_bandwidth);
+	CU_add_test(s, "RCCL's MSCCL allpairs all-reduce where its files take the size", test_msccl);
 	CU_add_test(s, "views name xGMI as AMD's tools do", test_views);
 	CU_add_test(s, "xgmi: refusals at the user's line", test_errors);
 }

@@ -87,6 +87,49 @@ static int fits_variant(const char *from, const char *to, struct plumb_err *e)
 	return rc;
 }
 
+/* `artefacts:` marks the points it names; a label that is no point of the
+ * data stops the case list at its line. */
+static void test_artefacts(void)
+{
+	static const char good[] =
+		"cases:\n"
+		"  - name: a\n"
+		"    kind: nccl\n"
+		"    data: validation/data/nccl-dgxa100-4gpu-nvswitch.txt\n"
+		"    scenario: validation/scenarios/dgx-a100-8x.yaml\n"
+		"    gpus: 4-7\n"
+		"    artefacts: [\"4294967296 B in-place\"]\n";
+	static const char bad[] =
+		"cases:\n"
+		"  - name: a\n"
+		"    kind: nccl\n"
+		"    data: validation/data/nccl-dgxa100-4gpu-nvswitch.txt\n"
+		"    scenario: validation/scenarios/dgx-a100-8x.yaml\n"
+		"    gpus: 4-7\n"
+		"    artefacts: [\"4 GiB in-place\"]\n";
+	struct val_set *v = NULL;
+	struct plumb_err e;
+	int i, n = 0;
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL(val_parse("cases.yaml", good, strlen(good), &v, &e), 0);
+	if (v) {
+		for (i = 0; i < v->npoints; i++)
+			if (v->points[i].artefact) {
+				n++;
+				CU_ASSERT_STRING_EQUAL(v->points[i].label, "4294967296 B in-place");
+			}
+		CU_ASSERT_EQUAL(n, 1);
+		val_free(v);
+	}
+	v = NULL;
+	plumb_err_clear(&e);
+	CU_ASSERT_EQUAL(val_parse("cases.yaml", bad, strlen(bad), &v, &e), -PLUMB_EINPUT);
+	CU_ASSERT_PTR_NULL(v);
+	CU_ASSERT_EQUAL(e.line, 7);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "not a point of its data"));
+	val_free(v);
+}
+
 static void test_fits(void)
 {
 	struct plumb_err e;
@@ -259,5 +302,6 @@ void suite_valid(void)
 	CU_add_test(s, "points quoted from the data file, ACS on and off", test_quoted_points);
 	CU_add_test(s, "a serving row's TTFT is its own point", test_ttft_points);
 	CU_add_test(s, "fits: against the constants' sources", test_fits);
+	CU_add_test(s, "artefacts: marked, and checked against the data", test_artefacts);
 	CU_add_test(s, "model-error spread and leave-one-case-out ranges", test_spread);
 }
