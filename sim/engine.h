@@ -61,6 +61,8 @@ struct sim_stats {
 	uint64_t resolves;        /* flow-rate re-solves (flow.c) */
 	uint64_t resolve_rounds;  /* progressive-filling rounds over all solves */
 	uint64_t resolve_flows;   /* active flows summed over all solves */
+	uint64_t resolve_classes; /* flow classes summed over all solves (0
+				     under the per-flow solver) */
 	size_t peak_pending;      /* largest number of pending live events */
 };
 
