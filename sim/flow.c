@@ -371,8 +371,7 @@ int flow_mark_dirty(struct sim_net *net, struct plumb_err *err)
 
 	if (net->resolve_pending)
 		return 0;
-	rc = sim_at(net->eng, sim_now(net->eng), SIM_PRIO_LAST,
-		    net->kind_solve, NULL, NULL, err);
+	rc = sim_at_instant_end(net->eng, net->kind_solve, NULL, err);
 	if (rc == 0)
 		net->resolve_pending = 1;
 	return rc;

@@ -32,8 +32,9 @@
  *
  * WHEN: rates are re-solved whenever a flow becomes active or completes.
  * Every start or completion at one instant marks the network dirty and one
- * re-solve event runs at that same instant with priority SIM_PRIO_LAST, so
- * n flows starting together cost one solve, not n.
+ * re-solve event runs at the end of that same instant (sim_at_instant_end:
+ * after every other event of the instant, no queue work), so n flows
+ * starting together cost one solve, not n.
  *
  * TWO SOLVERS compute these rates (flow_int.h):
  *   - flow classes (the default, flow_class.c): active flows that cross the
