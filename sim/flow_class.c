@@ -266,48 +266,48 @@ static void cls_drop(struct sim_net *net, int ci)
 
 /* ---- member heaps -------------------------------------------------------- */
 
-static int before(const struct flow *fl, int a, int b)
+static int before(const struct hent *a, const struct hent *b)
 {
-	return fl[a].tag < fl[b].tag || (fl[a].tag == fl[b].tag && a < b);
+	return a->tag < b->tag || (a->tag == b->tag && a->id < b->id);
 }
 
-static void heap_put(struct sim_net *net, struct fclass *c, int i, int id)
+static void heap_put(struct sim_net *net, struct fclass *c, int i,
+		     struct hent e)
 {
-	c->heap[i] = id;
-	net->flows[id].hidx = i;
+	c->heap[i] = e;
+	net->flows[e.id].hidx = i;
 }
 
 static void mh_up(struct sim_net *net, struct fclass *c, int i)
 {
-	int id = c->heap[i];
+	struct hent e = c->heap[i];
 
 	while (i > 0) {
 		int p = (i - 1) / 2;
-		if (!before(net->flows, id, c->heap[p]))
+		if (!before(&e, &c->heap[p]))
 			break;
 		heap_put(net, c, i, c->heap[p]);
 		i = p;
 	}
-	heap_put(net, c, i, id);
+	heap_put(net, c, i, e);
 }
 
 static void mh_down(struct sim_net *net, struct fclass *c, int i)
 {
-	int id = c->heap[i];
+	struct hent e = c->heap[i];
 
 	for (;;) {
 		int l = 2 * i + 1, m = l;
 		if (l >= c->n)
 			break;
-		if (l + 1 < c->n && before(net->flows, c->heap[l + 1],
-					   c->heap[l]))
+		if (l + 1 < c->n && before(&c->heap[l + 1], &c->heap[l]))
 			m = l + 1;
-		if (!before(net->flows, c->heap[m], id))
+		if (!before(&c->heap[m], &e))
 			break;
 		heap_put(net, c, i, c->heap[m]);
 		i = m;
 	}
-	heap_put(net, c, i, id);
+	heap_put(net, c, i, e);
 }
 
 /* Put active flow id, with rem bytes to go, into the class of its key. */
@@ -325,7 +325,8 @@ static int cls_insert(struct sim_net *net, int id, double rem, double now,
 	c = &net->cls[ci];
 	if (c->n == c->hcap) {
 		int ncap = c->hcap ? 2 * c->hcap : 4;
-		int *nh = realloc(c->heap, (size_t)ncap * sizeof(*nh));
+		struct hent *nh = realloc(c->heap,
+					  (size_t)ncap * sizeof(*nh));
 
 		if (!nh) {
 			if (c->n == 0)
@@ -338,7 +339,8 @@ static int cls_insert(struct sim_net *net, int id, double rem, double now,
 	f = &net->flows[id];
 	f->cls = ci;
 	f->tag = vclock(c, now) + rem;
-	c->heap[c->n++] = id;
+	c->heap[c->n].tag = f->tag;
+	c->heap[c->n++].id = id;
 	mh_up(net, c, c->n - 1);
 	return 0;
 }
@@ -347,15 +349,16 @@ static int cls_insert(struct sim_net *net, int id, double rem, double now,
 static double cls_remove(struct sim_net *net, int id, double now)
 {
 	struct flow *f = &net->flows[id];
-	int ci = f->cls, i = f->hidx, last;
+	int ci = f->cls, i = f->hidx;
 	struct fclass *c = &net->cls[ci];
 	double rem = f->tag - vclock(c, now);
+	struct hent last;
 
-	assert(ci >= 0 && c->heap[i] == id);
+	assert(ci >= 0 && c->heap[i].id == id);
 	last = c->heap[--c->n];
 	if (i < c->n) {
 		heap_put(net, c, i, last);
-		if (i > 0 && before(net->flows, last, c->heap[(i - 1) / 2]))
+		if (i > 0 && before(&last, &c->heap[(i - 1) / 2]))
 			mh_up(net, c, i);
 		else
 			mh_down(net, c, i);
@@ -438,7 +441,7 @@ static int cls_schedule(struct sim_net *net, int ci, double t,
 	struct fclass *c = &net->cls[ci];
 	struct sim_payload pl;
 
-	c->ev_head = c->heap[0];
+	c->ev_head = c->heap[0].id;
 	c->ev_time = t;
 	if (sim_reschedule(net->eng, c->ev, t))
 		return 0;
@@ -463,8 +466,8 @@ int cls_complete(struct sim_net *net, const struct sim_event *ev,
 
 	assert(c->live && c->gen == gen && c->n > 0);
 	c->ev = SIM_HANDLE_NONE;
-	id = c->heap[0];
-	t = tag_time(c, net->flows[id].tag);
+	id = c->heap[0].id;
+	t = tag_time(c, c->heap[0].tag);
 	if (t > now)
 		return isinf(t) ? 0 : cls_schedule(net, ci, t, err);
 	flow_act_remove(net, id);
@@ -472,7 +475,7 @@ int cls_complete(struct sim_net *net, const struct sim_event *ev,
 		return rc;
 	c = &net->cls[ci];
 	if (c->live && c->gen == gen &&
-	    tag_time(c, net->flows[c->heap[0]].tag) <= now &&
+	    tag_time(c, c->heap[0].tag) <= now &&
 	    (rc = cls_schedule(net, ci, now, err)) < 0)
 		return rc;
 	if ((rc = flow_mark_dirty(net, err)) < 0)
@@ -577,17 +580,17 @@ int cls_solve(struct sim_net *net, struct plumb_err *err)
 			c->v0 += c->old_rate * (now - c->t0);
 			c->t0 = now;
 		} else if (c->ev != SIM_HANDLE_NONE &&
-			   c->ev_head == c->heap[0]) {
+			   c->ev_head == c->heap[0].id) {
 			continue;       /* same rate, same head: same time */
 		}
-		t = tag_time(c, net->flows[c->heap[0]].tag);
+		t = tag_time(c, c->heap[0].tag);
 		if (t < now)
 			t = now;
 		/* an event that comes early stays: it queues itself again
 		 * when it runs, which costs less than moving it at every
 		 * solve that slows the class down */
 		if (c->ev != SIM_HANDLE_NONE && c->ev_time <= t) {
-			c->ev_head = c->heap[0];
+			c->ev_head = c->heap[0].id;
 			continue;
 		}
 		if ((rc = cls_schedule(net, ci, t, err)) < 0)
@@ -638,7 +641,8 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 			goto out;
 		}
 		c = &net->cls[f->cls];
-		if (f->hidx < 0 || f->hidx >= c->n || c->heap[f->hidx] != id) {
+		if (f->hidx < 0 || f->hidx >= c->n ||
+		    c->heap[f->hidx].id != id || c->heap[f->hidx].tag != f->tag) {
 			rc = broken(err, "flow not at its heap place", id,
 				    f->hidx);
 			goto out;
@@ -666,8 +670,7 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 			goto out;
 		}
 		for (j = 1; j < c->n; j++)
-			if (before(net->flows, c->heap[j],
-				   c->heap[(j - 1) / 2])) {
+			if (before(&c->heap[j], &c->heap[(j - 1) / 2])) {
 				rc = broken(err, "class heap out of order",
 					    net->cact[i], j);
 				goto out;

@@ -58,6 +58,13 @@ struct flow {
 	uint64_t mark;          /* stamp: already queued for a new class */
 };
 
+/* A class member in its class's heap: the tag is kept here too, so that the
+ * heap's comparisons stay in the heap's own memory. */
+struct hent {
+	double tag;
+	int id;
+};
+
 /*
  * A flow class (flow_class.c): the active flows whose shared links (links
  * carrying two active flows or more) and effective cap (their own cap and
@@ -70,7 +77,7 @@ struct fclass {
 	int *links;             /* key: the shared links, ascending; owned */
 	int nl, lcap;
 	double cap;             /* key: effective cap, 0 = none */
-	int *heap;              /* member ids, a min-heap on (tag, id); owned */
+	struct hent *heap;      /* members, a min-heap on (tag, id); owned */
 	int n, hcap;
 	double rate, old_rate;  /* per member, bytes/s */
 	double t0, v0;          /* virtual clock anchor */
