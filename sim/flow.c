@@ -98,9 +98,10 @@ void sim_net_free(struct sim_net *net)
 	free(net->uf);
 	free(net->links);
 	free(net->touched);
+	free(net->lcnt);
 	cls_free_all(net);
 	free(net->keybuf);
-	free(net->moves);
+	free(net->dirty);
 	free(net);
 }
 
@@ -125,6 +126,7 @@ int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
 		int ncap = net->caplinks ? net->caplinks * 2 : 16;
 		struct link *nl = realloc(net->links,
 					  (size_t)ncap * sizeof(*nl));
+		struct lcount *nc;
 		int *nt;
 
 		if (!nl)
@@ -134,6 +136,10 @@ int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
 		if (!nt)
 			goto oom;
 		net->touched = nt;
+		nc = realloc(net->lcnt, (size_t)ncap * sizeof(*nc));
+		if (!nc)
+			goto oom;
+		net->lcnt = nc;
 		net->caplinks = ncap;
 	}
 	l = &net->links[net->nlinks];
@@ -141,6 +147,9 @@ int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
 	l->kind = kind;
 	l->cap = capacity;
 	l->lat = latency;
+	net->lcnt[net->nlinks].nact = 0;
+	net->lcnt[net->nlinks].xid = 0;
+	net->lcnt[net->nlinks].cap = capacity;
 	*id = net->nlinks++;
 	return 0;
 oom:
@@ -271,6 +280,12 @@ static int flow_alloc(struct sim_net *net)
 		if (!na)
 			return -1;
 		net->uf = na;
+		/* an id is listed at most twice between solves: a flow that
+		 * ended in the instant and a new one on its slot */
+		na = realloc(net->dirty, 2 * (size_t)ncap * sizeof(*na));
+		if (!na)
+			return -1;
+		net->dirty = na;
 		net->capflows = ncap;
 	}
 	id = net->nslots++;
@@ -319,16 +334,12 @@ int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 	if (net->kcap < spec->path_len) {
 		int *nk = realloc(net->keybuf,
 				  (size_t)spec->path_len * sizeof(*nk));
-		if (nk)
-			net->keybuf = nk;
-		nk = nk ? realloc(net->moves,
-				  (size_t)spec->path_len * sizeof(*nk)) : NULL;
 		if (!nk) {
 			f->next_free = net->free_head;
 			net->free_head = fid;
 			goto oom;
 		}
-		net->moves = nk;
+		net->keybuf = nk;
 		net->kcap = spec->path_len;
 	}
 	for (i = 0; i < spec->path_len; i++) {
@@ -345,6 +356,7 @@ int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 	f->act_idx = -1;
 	f->cls = -1;
 	f->hidx = -1;
+	f->dirty = 0;
 	f->state = FLOW_WAITING;
 	net->nflows++;
 	pl.i0 = fid;

@@ -19,8 +19,13 @@
  * joins it) or unshared (the last but one leaves): it then moves to its new
  * class with the bytes it has left. Each link keeps the count of active
  * flows through it and the XOR of their ids, which is the id of the only
- * one when the count is 1; so a join or a completion moves at most one flow
- * per link of its path.
+ * one when the count is 1; so a join or a completion marks at most one
+ * other flow per link of its path. Marked flows, and flows that became
+ * active, are placed at the instant's re-solve, once all of the instant's
+ * starts and ends have changed the counts: when many flows start together
+ * (a collective's step), each is keyed once, not once per flow that joins
+ * its links after it. Until then a new flow has rate 0 and a marked one
+ * keeps its class (no time passes in between).
  *
  * In exact arithmetic the rates and completion times are those of the
  * per-flow solver (flow_ref.c); in floating point they differ by roundings
@@ -34,9 +39,10 @@
  * same instant, so members that end together end before the instant's
  * re-solve, as their own events would under the per-flow solver.
  *
- * Cost: a join or completion O(P x (log k + key)) for path length P and k
- * members in a class, plus one class event; a re-solve O(R x (C x S + L))
- * over C live classes with S shared links each and O(changed classes x
+ * Cost: a join or completion O(P) to count it on its links, plus at the
+ * solve O(P x log P + log k) to key and place each marked flow (P links,
+ * k members in its class) and one class event; a re-solve O(R x (C x S +
+ * L)) over C live classes with S shared links each and O(changed classes x
  * log pending) to move their events.
  */
 #include "flow_int.h"
@@ -90,7 +96,7 @@ static int flow_key(const struct sim_net *net, const struct flow *f, int *buf,
 	int i, j, n = 0;
 
 	for (i = 0; i < f->plen; i++) {
-		const struct link *l = &net->links[f->path[i]];
+		const struct lcount *l = &net->lcnt[f->path[i]];
 		int v = f->path[i];
 
 		if (l->nact < 2) {
@@ -136,7 +142,7 @@ static int oom(struct plumb_err *err)
 			     "out of memory keeping flow classes");
 }
 
-/* Double the hash table and put every live class back in. */
+/* Double the hash table and put every keyed class back in. */
 static int table_grow(struct sim_net *net, struct plumb_err *err)
 {
 	int nb = net->nbucket ? 2 * net->nbucket : 64, i;
@@ -146,18 +152,44 @@ static int table_grow(struct sim_net *net, struct plumb_err *err)
 		return oom(err);
 	for (i = 0; i < nb; i++)
 		b[i] = -1;
-	for (i = 0; i < net->nlive; i++) {
-		struct fclass *c = &net->cls[net->cact[i]];
-		int h = (int)(key_hash(c->links, c->nl, c->cap) &
-			      (uint64_t)(nb - 1));
+	for (i = 0; i < net->ncls; i++) {
+		struct fclass *c = &net->cls[i];
+		int h = (int)(c->hash & (uint64_t)(nb - 1));
 
+		if (!c->keyed)
+			continue;
 		c->next = b[h];
-		b[h] = net->cact[i];
+		b[h] = i;
 	}
 	free(net->bucket);
 	net->bucket = b;
 	net->nbucket = nb;
 	return 0;
+}
+
+/* Free every empty class (their slots and arrays kept for reuse). */
+static void sweep_empty(struct sim_net *net)
+{
+	int i;
+
+	for (i = 0; i < net->nbucket; i++) {
+		int *p = &net->bucket[i];
+
+		while (*p >= 0) {
+			struct fclass *c = &net->cls[*p];
+			int ci = *p;
+
+			if (c->act_idx >= 0) {
+				p = &c->next;
+				continue;
+			}
+			*p = c->next;
+			c->keyed = 0;
+			c->next = net->cls_free;
+			net->cls_free = ci;
+			net->nkeyed--;
+		}
+	}
 }
 
 /* A free class slot (its arrays kept for reuse), or -1 out of memory. */
@@ -190,8 +222,29 @@ static int slot_alloc(struct sim_net *net)
 	return ci;
 }
 
-/* The live class of key (links, n, cap), created empty if there is none.
- * Returns its index or a negative plumb code. */
+/* Class ci gets members again (or for the first time): a fresh clock, and
+ * a place in the live list. */
+static void cls_wake(struct sim_net *net, int ci, double now)
+{
+	struct fclass *c = &net->cls[ci];
+
+	c->n = 0;
+	c->rate = c->old_rate = 0;
+	c->t0 = now;
+	c->v0 = 0;
+	c->ev = SIM_HANDLE_NONE;
+	c->ev_head = -1;
+	c->act_idx = net->nlive;
+	net->cact[net->nlive++] = ci;
+}
+
+/*
+ * The class of key (links, n, cap), created if there is none, woken if it
+ * is empty. Returns its index or a negative plumb code. An empty class
+ * stays in the table, so that the flows of a collective's next step find
+ * the classes of the step before; empty ones are freed when they outnumber
+ * the live ones (and 256).
+ */
 static int cls_find(struct sim_net *net, const int *links, int n, double cap,
 		    double now, struct plumb_err *err)
 {
@@ -202,10 +255,16 @@ static int cls_find(struct sim_net *net, const int *links, int n, double cap,
 	if (net->nbucket) {
 		for (ci = net->bucket[h & (uint64_t)(net->nbucket - 1)];
 		     ci >= 0; ci = net->cls[ci].next)
-			if (key_equal(&net->cls[ci], links, n, cap))
+			if (net->cls[ci].hash == h &&
+			    key_equal(&net->cls[ci], links, n, cap)) {
+				if (net->cls[ci].act_idx < 0)
+					cls_wake(net, ci, now);
 				return ci;
+			}
 	}
-	if (2 * (net->nlive + 1) > net->nbucket &&
+	if (net->nkeyed - net->nlive > net->nlive + 256)
+		sweep_empty(net);
+	if (2 * (net->nkeyed + 1) > net->nbucket &&
 	    (rc = table_grow(net, err)) < 0)
 		return rc;
 	if ((ci = slot_alloc(net)) < 0)
@@ -225,43 +284,31 @@ static int cls_find(struct sim_net *net, const int *links, int n, double cap,
 		memcpy(c->links, links, (size_t)n * sizeof(*links));
 	c->nl = n;
 	c->cap = cap;
-	c->n = 0;
-	c->rate = c->old_rate = 0;
-	c->t0 = now;
-	c->v0 = 0;
-	c->ev = SIM_HANDLE_NONE;
-	c->ev_head = -1;
-	c->live = 1;
+	c->hash = h;
+	c->keyed = 1;
 	b = (int)(h & (uint64_t)(net->nbucket - 1));
 	c->next = net->bucket[b];
 	net->bucket[b] = ci;
-	c->act_idx = net->nlive;
-	net->cact[net->nlive++] = ci;
+	net->nkeyed++;
+	cls_wake(net, ci, now);
 	return ci;
 }
 
-/* Class ci has no member left: cancel its event, take it out of the table
- * and the live list, free its slot (arrays kept). */
-static void cls_drop(struct sim_net *net, int ci)
+/* Class ci has no member left: cancel its event and take it out of the
+ * live list; it stays in the table, empty. */
+static void cls_idle(struct sim_net *net, int ci)
 {
 	struct fclass *c = &net->cls[ci];
-	int *p = &net->bucket[key_hash(c->links, c->nl, c->cap) &
-			      (uint64_t)(net->nbucket - 1)];
 	int last;
 
-	assert(c->live && c->n == 0);
+	assert(c->keyed && c->n == 0 && c->act_idx >= 0);
 	sim_cancel(net->eng, c->ev);
 	c->ev = SIM_HANDLE_NONE;
-	while (*p != ci)
-		p = &net->cls[*p].next;
-	*p = c->next;
 	last = net->cact[--net->nlive];
 	net->cact[c->act_idx] = last;
 	net->cls[last].act_idx = c->act_idx;
-	c->live = 0;
+	c->act_idx = -1;
 	c->gen++;
-	c->next = net->cls_free;
-	net->cls_free = ci;
 }
 
 /* ---- member heaps -------------------------------------------------------- */
@@ -310,14 +357,13 @@ static void mh_down(struct sim_net *net, struct fclass *c, int i)
 	heap_put(net, c, i, e);
 }
 
-/* Put active flow id, with rem bytes to go, into the class of its key. */
-static int cls_insert(struct sim_net *net, int id, double rem, double now,
-		      struct plumb_err *err)
+/* Put active flow id, with rem bytes to go, into the class of key
+ * (net->keybuf[0..n), cap). */
+static int cls_insert(struct sim_net *net, int id, double rem, int n,
+		      double cap, double now, struct plumb_err *err)
 {
 	struct fclass *c;
 	struct flow *f;
-	double cap;
-	int n = flow_key(net, &net->flows[id], net->keybuf, &cap);
 	int ci = cls_find(net, net->keybuf, n, cap, now, err);
 
 	if (ci < 0)
@@ -330,7 +376,7 @@ static int cls_insert(struct sim_net *net, int id, double rem, double now,
 
 		if (!nh) {
 			if (c->n == 0)
-				cls_drop(net, ci);
+				cls_idle(net, ci);
 			return oom(err);
 		}
 		c->heap = nh;
@@ -366,72 +412,74 @@ static double cls_remove(struct sim_net *net, int id, double now)
 	f->cls = -1;
 	f->hidx = -1;
 	if (c->n == 0)
-		cls_drop(net, ci);
+		cls_idle(net, ci);
 	return rem > 0 ? rem : 0;
 }
 
-/* Move flow id to the class of its (changed) key with what it has left. */
-static int cls_move(struct sim_net *net, int id, double now,
-		    struct plumb_err *err)
+/* Put flow id in the class of its key as the links count now: a new flow
+ * with all its bytes, a flow whose key changed with what it has left. */
+static int cls_place(struct sim_net *net, int id, double now,
+		     struct plumb_err *err)
 {
-	return cls_insert(net, id, cls_remove(net, id, now), now, err);
+	struct flow *f = &net->flows[id];
+	double cap, rem;
+	int n = flow_key(net, f, net->keybuf, &cap);
+
+	if (f->cls >= 0 && key_equal(&net->cls[f->cls], net->keybuf, n, cap))
+		return 0;
+	rem = f->cls >= 0 ? cls_remove(net, id, now) : f->bytes;
+	return cls_insert(net, id, rem, n, cap, now, err);
 }
 
-static int move_all(struct sim_net *net, int nm, double now,
-		    struct plumb_err *err)
+/* Queue flow id to be placed again at the next solve. */
+static void set_dirty(struct sim_net *net, int id)
 {
-	int i, rc;
+	struct flow *f = &net->flows[id];
 
-	for (i = 0; i < nm; i++)
-		if ((rc = cls_move(net, net->moves[i], now, err)) < 0)
-			return rc;
-	return 0;
+	if (!f->dirty) {
+		f->dirty = 1;
+		net->dirty[net->ndirty++] = id;
+	}
 }
 
 /* ---- flows joining and leaving ------------------------------------------ */
 
+/* A flow becomes active: it counts on its links at once (keys depend on
+ * the counts) and joins its class at the instant's solve, once every start
+ * and end of the instant has changed the counts. */
 int cls_join(struct sim_net *net, int id, struct plumb_err *err)
 {
-	double now = sim_now(net->eng);
 	struct flow *f = &net->flows[id];
-	uint64_t mark = ++net->mark;
-	int i, rc, nm = 0;
+	int i;
 
-	f->mark = mark;
+	(void)err;
 	for (i = 0; i < f->plen; i++) {
-		struct link *l = &net->links[f->path[i]];
+		struct lcount *l = &net->lcnt[f->path[i]];
 
 		/* the link turns shared: its other flow changes key */
-		if (++l->nact == 2 && net->flows[l->xid].mark != mark) {
-			net->flows[l->xid].mark = mark;
-			net->moves[nm++] = l->xid;
-		}
+		if (++l->nact == 2)
+			set_dirty(net, l->xid);
 		l->xid ^= id;
 	}
-	if ((rc = cls_insert(net, id, f->bytes, now, err)) < 0)
-		return rc;
-	return move_all(net, nm, now, err);
+	set_dirty(net, id);
+	return 0;
 }
 
-static int cls_leave(struct sim_net *net, int id, double now,
-		     struct plumb_err *err)
+static void cls_leave(struct sim_net *net, int id, double now)
 {
 	struct flow *f = &net->flows[id];
-	uint64_t mark = ++net->mark;
-	int i, nm = 0;
+	int i;
 
 	cls_remove(net, id, now);
+	f->dirty = 0;           /* a stale entry in net->dirty is skipped */
 	for (i = 0; i < f->plen; i++) {
-		struct link *l = &net->links[f->path[i]];
+		struct lcount *l = &net->lcnt[f->path[i]];
 
 		l->xid ^= id;
 		/* the link turns unshared: its last flow changes key */
-		if (--l->nact == 1 && net->flows[l->xid].mark != mark) {
-			net->flows[l->xid].mark = mark;
-			net->moves[nm++] = l->xid;
-		}
+		if (--l->nact == 1)
+			set_dirty(net, l->xid);
 	}
-	return move_all(net, nm, now, err);
 }
 
 /* (Re)queue class ci's event at t, for its present head. */
@@ -464,17 +512,16 @@ int cls_complete(struct sim_net *net, const struct sim_event *ev,
 	uint32_t gen = (uint32_t)ev->pl.i1;
 	struct fclass *c = &net->cls[ci];
 
-	assert(c->live && c->gen == gen && c->n > 0);
+	assert(c->act_idx >= 0 && c->gen == gen && c->n > 0);
 	c->ev = SIM_HANDLE_NONE;
 	id = c->heap[0].id;
 	t = tag_time(c, c->heap[0].tag);
 	if (t > now)
 		return isinf(t) ? 0 : cls_schedule(net, ci, t, err);
 	flow_act_remove(net, id);
-	if ((rc = cls_leave(net, id, now, err)) < 0)
-		return rc;
+	cls_leave(net, id, now);
 	c = &net->cls[ci];
-	if (c->live && c->gen == gen &&
+	if (c->act_idx >= 0 && c->gen == gen &&
 	    tag_time(c, c->heap[0].tag) <= now &&
 	    (rc = cls_schedule(net, ci, now, err)) < 0)
 		return rc;
@@ -568,6 +615,18 @@ int cls_solve(struct sim_net *net, struct plumb_err *err)
 	double now = sim_now(net->eng);
 	int i, rc;
 
+	/* flows that started, and flows whose key a start or an end changed */
+	for (i = 0; i < net->ndirty; i++) {
+		int id = net->dirty[i];
+
+		if (!net->flows[id].dirty)
+			continue;
+		net->flows[id].dirty = 0;
+		if (net->flows[id].state == FLOW_ACTIVE &&
+		    (rc = cls_place(net, id, now, err)) < 0)
+			return rc;
+	}
+	net->ndirty = 0;
 	sim_stats_mut(net->eng)->resolve_classes += (uint64_t)net->nlive;
 	fill(net);
 	for (i = 0; i < net->nlive; i++) {
@@ -617,7 +676,7 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 {
 	int *cnt = calloc((size_t)net->nlinks + 1, 2 * sizeof(*cnt));
 	int *buf = malloc(((size_t)net->kcap + 1) * sizeof(*buf));
-	int i, j, members = 0, chained = 0, rc = 0;
+	int i, j, members = 0, placed = 0, chained = 0, rc = 0;
 
 	if (!cnt || !buf) {
 		rc = oom(err);
@@ -634,12 +693,20 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 			cnt[2 * f->path[j]]++;
 			cnt[2 * f->path[j] + 1] ^= id;
 		}
+		if (f->dirty && !net->resolve_pending) {
+			rc = broken(err, "flow left unplaced by the solve", id,
+				    f->cls);
+			goto out;
+		}
+		if (f->dirty && f->cls < 0)
+			continue;       /* started in this instant */
 		if (f->cls < 0 || f->cls >= net->ncls ||
-		    !net->cls[f->cls].live) {
+		    net->cls[f->cls].act_idx < 0) {
 			rc = broken(err, "active flow in no live class", id,
 				    f->cls);
 			goto out;
 		}
+		placed++;
 		c = &net->cls[f->cls];
 		if (f->hidx < 0 || f->hidx >= c->n ||
 		    c->heap[f->hidx].id != id || c->heap[f->hidx].tag != f->tag) {
@@ -648,23 +715,23 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 			goto out;
 		}
 		n = flow_key(net, f, buf, &cap);
-		if (!key_equal(c, buf, n, cap)) {
+		if (!f->dirty && !key_equal(c, buf, n, cap)) {
 			rc = broken(err, "flow in the class of another key",
 				    id, f->cls);
 			goto out;
 		}
 	}
 	for (i = 0; i < net->nlinks; i++)
-		if (cnt[2 * i] != net->links[i].nact ||
-		    (cnt[2 * i] > 0 && cnt[2 * i + 1] != net->links[i].xid)) {
+		if (cnt[2 * i] != net->lcnt[i].nact ||
+		    (cnt[2 * i] > 0 && cnt[2 * i + 1] != net->lcnt[i].xid)) {
 			rc = broken(err, "link flow count or id XOR off", i,
-				    net->links[i].nact);
+				    net->lcnt[i].nact);
 			goto out;
 		}
 	for (i = 0; i < net->nlive; i++) {
 		const struct fclass *c = &net->cls[net->cact[i]];
 
-		if (!c->live || c->act_idx != i || c->n < 1) {
+		if (!c->keyed || c->act_idx != i || c->n < 1) {
 			rc = broken(err, "live class list off", net->cact[i],
 				    c->n);
 			goto out;
@@ -685,7 +752,8 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 	for (i = 0; i < net->nbucket; i++)
 		for (j = net->bucket[i]; j >= 0; j = net->cls[j].next)
 			chained++;
-	if (members != net->nact || chained != net->nlive)
+	if (members != placed || chained != net->nkeyed ||
+	    (!net->resolve_pending && placed != net->nact))
 		rc = broken(err, "members or table entries do not add up",
 			    members, chained);
 out:

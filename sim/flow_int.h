@@ -25,15 +25,21 @@ enum { FLOW_FREE = 0, FLOW_WAITING = 1, FLOW_ACTIVE = 2 };
 struct link {
 	enum sim_link_kind kind;
 	double cap, lat;
-	int nact;               /* active flows through the link */
-	int xid;                /* XOR of their ids: the id of the only one
-				   when nact == 1 (class solver) */
 	/* solver scratch */
 	double rc;              /* capacity not yet given to frozen flows */
 	double share;           /* rc / n in the current round */
 	int n;                  /* unfrozen flows through the link */
 	int sat;                /* saturated in the current round */
 	uint64_t stamp;         /* solve number that last reset rc and n */
+};
+
+/* What the class solver counts per link, apart from struct link so that
+ * counting a flow's start or end touches 16 bytes per link, not 64. */
+struct lcount {
+	int nact;               /* active flows through the link */
+	int xid;                /* XOR of their ids: the id of the only one
+				   when nact == 1 */
+	double cap;             /* the link's capacity (a copy) */
 };
 
 struct flow {
@@ -55,7 +61,8 @@ struct flow {
 	int cls;                /* its class, -1 when in none */
 	int hidx;               /* its place in the class's heap */
 	double tag;             /* finish tag on the class's virtual clock */
-	uint64_t mark;          /* stamp: already queued for a new class */
+	int dirty;              /* its key may have changed: in net->dirty,
+				   placed again at the next solve */
 };
 
 /* A class member in its class's heap: the tag is kept here too, so that the
@@ -85,10 +92,11 @@ struct fclass {
 				   completion, never after */
 	double ev_time;         /* its time */
 	int ev_head;            /* the head when ev_time was last checked */
-	uint32_t gen;           /* changes when the slot is freed */
-	int live;               /* 1 while in the hash table */
+	uint32_t gen;           /* changes when the class empties */
+	int keyed;              /* 1 while in the hash table */
+	uint64_t hash;          /* of the key */
 	int next;               /* hash chain, or free list */
-	int act_idx;            /* place in net->cact */
+	int act_idx;            /* place in net->cact, -1 while empty */
 };
 
 struct sim_net {
@@ -97,6 +105,7 @@ struct sim_net {
 	int per_flow;           /* 1: the reference solver (flow_ref.c) */
 
 	struct link *links;
+	struct lcount *lcnt;    /* one per link (class solver) */
 	int nlinks, caplinks;
 	int *touched;           /* links met by the current solve */
 	uint64_t stamp;
@@ -110,15 +119,15 @@ struct sim_net {
 	/* class solver */
 	struct fclass *cls;
 	int ncls, capcls, cls_free;
-	int *bucket;            /* hash table of live classes, -1 = empty */
+	int *bucket;            /* hash table of keyed classes, -1 = empty */
 	int nbucket;            /* a power of two, or 0 */
+	int nkeyed;             /* classes in the table, empty ones included */
 	int nlive;
-	int *cact;              /* live classes (every one has members) */
+	int *cact;              /* live classes: those with members */
 	int *keybuf;            /* scratch: a key's links */
-	int *moves;             /* scratch: flows to move to a new class */
-	int nmoves, kcap;       /* kcap: size of keybuf and moves, at least
-				   the longest path */
-	uint64_t mark;
+	int kcap;               /* size of keybuf, at least the longest path */
+	int *dirty;             /* flows to place at the next solve (capflows) */
+	int ndirty;
 
 	int resolve_pending;
 	double bytes_started, bytes_done;
