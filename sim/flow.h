@@ -60,8 +60,9 @@
  * of distinct bottleneck levels, at most min(F, L + capped flows)), plus
  * O(changed x log pending) to reschedule. With classes, F becomes the
  * number of live classes C and P their shared links; a flow's start and
- * completion add O(P x log k) to keep its class (k members) and to move at
- * most one other flow per link of its path whose key it changes.
+ * completion add O(P log P + log k) to key it and keep its class (k
+ * members), and mark at most one other flow per link of its path whose key
+ * they change, placed again at the instant's re-solve.
  * Measured figures: docs/engine.md, docs/performance.md.
  *
  * Flow ids are small integers, reused after the flow's completion callback

@@ -668,9 +668,10 @@ static int broken(struct plumb_err *err, const char *what, int a, int b)
 
 /*
  * The class books against the active flows: every link's count and XOR of
- * ids, every flow in the class of its key at its heap place, heaps ordered,
- * the table holding every live class once, an event queued for every class
- * unless a re-solve is pending. O(F x P + L + C).
+ * ids, every flow in the class of its key at its heap place (a flow marked
+ * for the pending re-solve may be in its old class, or none yet), heaps
+ * ordered, the table holding every keyed class once, an event queued for
+ * every live class unless a re-solve is pending. O(F x P + L + C).
  */
 int cls_check(const struct sim_net *net, struct plumb_err *err)
 {
