@@ -243,7 +243,7 @@ int sim_run(struct sim_engine *eng, double t_end, struct plumb_err *err)
 				"run is too large or the model reschedules itself "
 				"forever",
 				(unsigned long long)eng->budget, eng->now,
-				sim_queue_size(&eng->q));
+				sim_pending(eng));
 		if (late) {
 			ev = eng->late[eng->late_head++];
 			if (eng->late_head == eng->nlate)
