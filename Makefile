@@ -143,6 +143,7 @@ bench: plumb
 	load=$$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true); \
 	./plumb bench --format csv -o bench/results.csv && cat bench/results.csv && \
 	sh scripts/bench-predict.sh && sh scripts/bench-serve.sh && sh scripts/bench-sweep.sh && sh scripts/bench-cluster.sh && \
+	sh scripts/bench-flow.sh && \
 	LOAD_BEFORE="$$load" sh scripts/bench-report.sh
 
 docs-constants: plumb

@@ -10,11 +10,12 @@
 #   bench/serve.csv     scripts/bench-serve.sh
 #   bench/sweep.csv     scripts/bench-sweep.sh
 #   bench/cluster.csv   scripts/bench-cluster.sh
+#   bench/flow.csv      scripts/bench-flow.sh (and scripts/bench-flow-fit.sh)
 # LOAD_BEFORE may hold the load average taken before the runs (make bench
 # sets it). Run from the repository root.
 set -eu
 doc=${DOC:-docs/performance.md}
-for f in bench/results.csv bench/predict.csv bench/serve.csv bench/sweep.csv bench/cluster.csv; do
+for f in bench/results.csv bench/predict.csv bench/serve.csv bench/sweep.csv bench/cluster.csv bench/flow.csv; do
 	if [ ! -f "$f" ]; then
 		echo "bench-report: $f is missing (run make bench)" >&2
 		exit 1
@@ -101,6 +102,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 	echo "| case | GPUs in the cluster | CPU s |"
 	echo "|---|---|---|"
 	sed 1d bench/cluster.csv | awk -F, '{ printf "| %s | %s | %s |\n", $1, $2, $3 }'
+	echo
+	echo "The flow solver on the ring (\`scripts/bench-flow.sh\`: CPU s per run, mean of the runs;"
+	echo "classes is the default solver, per-flow the reference, \`PLUMB_FLOW_SOLVER=per-flow\`):"
+	echo
+	echo "| case | GPUs | solver | runs | CPU s per run |"
+	echo "|---|---|---|---|---|"
+	sed 1d bench/flow.csv | awk -F, '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }'
+	echo
+	sh scripts/bench-flow-fit.sh bench/flow.csv
 	echo
 	echo "The engine (\`plumb bench --format csv\`):"
 	echo

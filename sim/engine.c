@@ -32,6 +32,11 @@ struct sim_engine {
 
 	sim_trace_fn trace;
 	void *trace_ctx;
+
+	/* sim_at_instant_end(): events of the current instant that run after
+	 * every queued one at that time, first asked first run */
+	struct sim_event *late;
+	size_t late_head, nlate, caplate;
 };
 
 static uint64_t splitmix64(uint64_t x)
@@ -77,6 +82,7 @@ void sim_engine_free(struct sim_engine *eng)
 	free(eng->rngs);
 	free(eng->ops);
 	free(eng->ctx);
+	free(eng->late);
 	free(eng);
 }
 
@@ -154,6 +160,37 @@ int sim_at(struct sim_engine *eng, double t, int prio, int kind,
 	return 0;
 }
 
+int sim_at_instant_end(struct sim_engine *eng, int kind,
+		       const struct sim_payload *pl, struct plumb_err *err)
+{
+	struct sim_event *ev;
+
+	assert(kind >= 0 && kind < eng->nkinds);
+	if (eng->nlate == eng->caplate) {
+		size_t ncap = eng->caplate ? 2 * eng->caplate : 8;
+		struct sim_event *nl = realloc(eng->late, ncap * sizeof(*nl));
+
+		if (!nl)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+					     "out of memory scheduling a '%s' "
+					     "event", sim_kind_name(eng, kind));
+		eng->late = nl;
+		eng->caplate = ncap;
+	}
+	ev = &eng->late[eng->nlate++];
+	ev->time = eng->now;
+	ev->prio = SIM_PRIO_LAST;
+	ev->kind = kind;
+	ev->seq = 0;
+	if (pl) {
+		ev->pl = *pl;
+	} else {
+		ev->pl.i0 = ev->pl.i1 = 0;
+		ev->pl.p = NULL;
+	}
+	return 0;
+}
+
 int sim_after(struct sim_engine *eng, double delay, int prio, int kind,
 	      const struct sim_payload *pl, sim_handle *h,
 	      struct plumb_err *err)
@@ -189,8 +226,15 @@ int sim_run(struct sim_engine *eng, double t_end, struct plumb_err *err)
 
 	assert(!(t_end < eng->now));
 	eng->stop = 0;
-	while (sim_queue_peek_time(&eng->q, &t) && t <= t_end) {
-		int rc;
+	for (;;) {
+		int have = sim_queue_peek_time(&eng->q, &t), rc;
+		/* the instant's late events run once no queued event is left
+		 * at its time */
+		int late = eng->late_head < eng->nlate &&
+			   (!have || t > eng->now);
+
+		if (!late && (!have || t > t_end))
+			break;
 
 		if (eng->budget && eng->stats.events >= eng->budget)
 			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
@@ -199,10 +243,16 @@ int sim_run(struct sim_engine *eng, double t_end, struct plumb_err *err)
 				"run is too large or the model reschedules itself "
 				"forever",
 				(unsigned long long)eng->budget, eng->now,
-				sim_queue_size(&eng->q));
-		sim_queue_pop(&eng->q, &ev);
-		assert(ev.time >= eng->now);
-		eng->now = ev.time;
+				sim_pending(eng));
+		if (late) {
+			ev = eng->late[eng->late_head++];
+			if (eng->late_head == eng->nlate)
+				eng->late_head = eng->nlate = 0;
+		} else {
+			sim_queue_pop(&eng->q, &ev);
+			assert(ev.time >= eng->now);
+			eng->now = ev.time;
+		}
 		eng->stats.events++;
 		if (eng->trace)
 			eng->trace(eng->trace_ctx, &ev);
@@ -265,7 +315,7 @@ int sim_check(const struct sim_engine *eng, struct plumb_err *err)
 
 size_t sim_pending(const struct sim_engine *eng)
 {
-	return sim_queue_size(&eng->q);
+	return sim_queue_size(&eng->q) + (eng->nlate - eng->late_head);
 }
 
 /* Slot for entity in a table of capacity cap (power of two, not full). */

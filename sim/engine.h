@@ -8,8 +8,10 @@
  *
  * Event order: the queue's rule (queue.h) - increasing (time, priority,
  * sequence assigned at scheduling). Priorities used by sim/ itself:
- * SIM_PRIO_DEFAULT for ordinary events and SIM_PRIO_LAST for work that must
- * see every other event of the same instant first (the flow re-solve).
+ * SIM_PRIO_DEFAULT for ordinary events. Work that must see every other
+ * event of the same instant first (the flow re-solve) is queued with
+ * sim_at_instant_end(): it runs once no queued event is left at the
+ * current time, whatever their priorities, before the clock moves on.
  *
  * Handlers plug in through a const ops table registered once per model;
  * registration returns the event kind to put in scheduled events.
@@ -61,6 +63,8 @@ struct sim_stats {
 	uint64_t resolves;        /* flow-rate re-solves (flow.c) */
 	uint64_t resolve_rounds;  /* progressive-filling rounds over all solves */
 	uint64_t resolve_flows;   /* active flows summed over all solves */
+	uint64_t resolve_classes; /* flow classes summed over all solves (0
+				     under the per-flow solver) */
 	size_t peak_pending;      /* largest number of pending live events */
 };
 
@@ -100,6 +104,21 @@ uint64_t sim_seed(const struct sim_engine *eng);
  */
 int sim_at(struct sim_engine *eng, double t, int prio, int kind,
 	   const struct sim_payload *pl, sim_handle *h, struct plumb_err *err);
+
+/*
+ * Queue an event of `kind` (payload *pl copied, NULL all zero) at the
+ * current time, to run after every event queued at this time - whatever
+ * its priority, and also those queued later in this instant - and before
+ * the clock moves on. Several such events run in the order asked; one may
+ * queue events at the current time, which then run before the next one.
+ * It is handled, traced and counted like any event (its trace shows
+ * priority SIM_PRIO_LAST and sequence 0) but has no handle and cannot be
+ * cancelled. Returns 0 or -PLUMB_ERUNTIME (out of memory). O(1): no queue
+ * work, which is its reason to be (the flow network asks one per instant
+ * that changes its flows).
+ */
+int sim_at_instant_end(struct sim_engine *eng, int kind,
+		       const struct sim_payload *pl, struct plumb_err *err);
 
 /* sim_at(eng, sim_now(eng) + delay, ...); delay >= 0. */
 int sim_after(struct sim_engine *eng, double delay, int prio, int kind,
@@ -156,7 +175,8 @@ struct sim_stats *sim_stats_mut(struct sim_engine *eng);
  */
 int sim_check(const struct sim_engine *eng, struct plumb_err *err);
 
-/* Number of pending (live, not cancelled) events. */
+/* Number of pending (live, not cancelled) events, those of
+ * sim_at_instant_end() included. */
 size_t sim_pending(const struct sim_engine *eng);
 
 /*

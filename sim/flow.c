@@ -1,71 +1,24 @@
 /*
- * flow.c - max-min fair flow network (model and cost in flow.h).
+ * flow.c - max-min fair flow network (model and cost in flow.h): links,
+ * flows and their lifecycle, the public queries and the invariant walk.
+ * The rates come from one of two solvers behind flow_int.h: flow classes
+ * on virtual clocks (flow_class.c, the default) or the per-flow reference
+ * (flow_ref.c).
  *
  * Invariants:
  *   - a flow slot is FREE, WAITING (its activation event pending) or ACTIVE
- *     (in act[] at act_idx, its completion event pending once solved);
+ *     (in act[] at act_idx, and in the solver's books);
  *   - resolve_pending is 1 exactly when a re-solve event is queued;
  *   - after a solve, for every link the sum of active rates <= capacity.
  * Per-link and per-flow solver scratch lives in the link and flow records,
  * so a solve allocates nothing.
  */
-#include "flow.h"
+#include "flow_int.h"
 
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { FLOW_FREE = 0, FLOW_WAITING = 1, FLOW_ACTIVE = 2 };
-
-#define SHARE_EPS 1e-12
-
-struct link {
-	enum sim_link_kind kind;
-	double cap, lat;
-	/* solver scratch */
-	double rc;              /* capacity not yet given to frozen flows */
-	double share;           /* rc / n in the current round */
-	int n;                  /* unfrozen flows through the link */
-	int sat;                /* saturated in the current round */
-	uint64_t stamp;         /* solve number that last reset rc and n */
-};
-
-struct flow {
-	int state;
-	int act_idx;
-	int plen, pcap;
-	int *path;              /* owned; reused when the slot is reused */
-	uint32_t gen;
-	double bytes, remaining, rate, cap, t_upd;
-	double old_rate;        /* solver scratch: rate before this solve */
-	sim_handle ev;          /* pending activation or completion */
-	sim_flow_done_fn on_done;
-	void *arg;
-	int next_free;
-};
-
-struct sim_net {
-	struct sim_engine *eng;
-	int kind_act, kind_done, kind_solve;
-
-	struct link *links;
-	int nlinks, caplinks;
-	int *touched;           /* links met by the current solve */
-	uint64_t stamp;
-
-	struct flow *flows;
-	int nslots, capflows, free_head, nflows;
-	int *act;               /* ids of active flows */
-	int nact;
-	int *uf;                /* solver scratch: unfrozen flows */
-
-	int resolve_pending;
-	double bytes_started, bytes_done;
-
-	sim_net_hook_fn hook;
-	void *hook_ctx;
-};
 
 static const char *const kind_names[SIM_LINK_NKINDS] = {
 	[SIM_LINK_PCIE] = "pcie",
@@ -100,6 +53,7 @@ int sim_net_new(struct sim_engine *eng, struct sim_net **out,
 		struct plumb_err *err)
 {
 	struct sim_net *net = calloc(1, sizeof(*net));
+	const char *solver;
 	int rc;
 
 	*out = NULL;
@@ -108,6 +62,18 @@ int sim_net_new(struct sim_engine *eng, struct sim_net **out,
 				     "out of memory creating a flow network");
 	net->eng = eng;
 	net->free_head = -1;
+	net->cls_free = -1;
+	solver = getenv("PLUMB_FLOW_SOLVER");
+	if (solver && *solver && strcmp(solver, "classes") != 0) {
+		if (strcmp(solver, "per-flow") != 0) {
+			rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					   "PLUMB_FLOW_SOLVER is '%.40s'; it "
+					   "must be 'classes' (the default) "
+					   "or 'per-flow'", solver);
+			goto fail;
+		}
+		net->per_flow = 1;
+	}
 	if ((rc = sim_register(eng, &ops_activate, net, &net->kind_act, err)) ||
 	    (rc = sim_register(eng, &ops_complete, net, &net->kind_done, err)) ||
 	    (rc = sim_register(eng, &ops_solve, net, &net->kind_solve, err)))
@@ -132,6 +98,10 @@ void sim_net_free(struct sim_net *net)
 	free(net->uf);
 	free(net->links);
 	free(net->touched);
+	free(net->lcnt);
+	cls_free_all(net);
+	free(net->keybuf);
+	free(net->dirty);
 	free(net);
 }
 
@@ -156,6 +126,7 @@ int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
 		int ncap = net->caplinks ? net->caplinks * 2 : 16;
 		struct link *nl = realloc(net->links,
 					  (size_t)ncap * sizeof(*nl));
+		struct lcount *nc;
 		int *nt;
 
 		if (!nl)
@@ -165,6 +136,10 @@ int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
 		if (!nt)
 			goto oom;
 		net->touched = nt;
+		nc = realloc(net->lcnt, (size_t)ncap * sizeof(*nc));
+		if (!nc)
+			goto oom;
+		net->lcnt = nc;
 		net->caplinks = ncap;
 	}
 	l = &net->links[net->nlinks];
@@ -172,6 +147,9 @@ int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
 	l->kind = kind;
 	l->cap = capacity;
 	l->lat = latency;
+	net->lcnt[net->nlinks].nact = 0;
+	net->lcnt[net->nlinks].xid = 0;
+	net->lcnt[net->nlinks].cap = capacity;
 	*id = net->nlinks++;
 	return 0;
 oom:
@@ -211,9 +189,28 @@ double sim_net_link_load(const struct sim_net *net, int link)
 		const struct flow *f = &net->flows[net->act[i]];
 		for (j = 0; j < f->plen; j++)
 			if (f->path[j] == link)
-				sum += f->rate;
+				sum += sim_flow_rate(net, net->act[i]);
 	}
 	return sum;
+}
+
+int sim_net_set_solver(struct sim_net *net, enum sim_flow_solver solver,
+		       struct plumb_err *err)
+{
+	if (solver != SIM_SOLVER_CLASSES && solver != SIM_SOLVER_PER_FLOW)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "unknown flow solver %d", (int)solver);
+	if (net->nflows > 0)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "the flow solver can only change while "
+				     "no flow is open (%d are)", net->nflows);
+	net->per_flow = solver == SIM_SOLVER_PER_FLOW;
+	return 0;
+}
+
+enum sim_flow_solver sim_net_solver(const struct sim_net *net)
+{
+	return net->per_flow ? SIM_SOLVER_PER_FLOW : SIM_SOLVER_CLASSES;
 }
 
 /* Check spec; 0 or -PLUMB_EINPUT. Uses link stamps to find repeats. */
@@ -283,6 +280,12 @@ static int flow_alloc(struct sim_net *net)
 		if (!na)
 			return -1;
 		net->uf = na;
+		/* an id is listed at most twice between solves: a flow that
+		 * ended in the instant and a new one on its slot */
+		na = realloc(net->dirty, 2 * (size_t)ncap * sizeof(*na));
+		if (!na)
+			return -1;
+		net->dirty = na;
 		net->capflows = ncap;
 	}
 	id = net->nslots++;
@@ -328,6 +331,17 @@ int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 		f->path = np;
 		f->pcap = spec->path_len;
 	}
+	if (net->kcap < spec->path_len) {
+		int *nk = realloc(net->keybuf,
+				  (size_t)spec->path_len * sizeof(*nk));
+		if (!nk) {
+			f->next_free = net->free_head;
+			net->free_head = fid;
+			goto oom;
+		}
+		net->keybuf = nk;
+		net->kcap = spec->path_len;
+	}
 	for (i = 0; i < spec->path_len; i++) {
 		f->path[i] = spec->path[i];
 		lat += net->links[spec->path[i]].lat;
@@ -340,6 +354,9 @@ int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 	f->on_done = spec->on_done;
 	f->arg = spec->arg;
 	f->act_idx = -1;
+	f->cls = -1;
+	f->hidx = -1;
+	f->dirty = 0;
 	f->state = FLOW_WAITING;
 	net->nflows++;
 	pl.i0 = fid;
@@ -360,21 +377,21 @@ oom:
 			     "out of memory starting a flow");
 }
 
-static int mark_dirty(struct sim_net *net, struct plumb_err *err)
+int flow_mark_dirty(struct sim_net *net, struct plumb_err *err)
 {
 	int rc;
 
 	if (net->resolve_pending)
 		return 0;
-	rc = sim_at(net->eng, sim_now(net->eng), SIM_PRIO_LAST,
-		    net->kind_solve, NULL, NULL, err);
+	rc = sim_at_instant_end(net->eng, net->kind_solve, NULL, err);
 	if (rc == 0)
 		net->resolve_pending = 1;
 	return rc;
 }
 
-/* Complete flow id now: account, callback, free the slot. */
-static int finish(struct sim_net *net, int id, struct plumb_err *err)
+/* Complete flow id now: account, callback, free the slot. The flow has
+ * already left the active list and the solver's books. */
+int flow_finish(struct sim_net *net, int id, struct plumb_err *err)
 {
 	struct flow *f = &net->flows[id];
 	int rc = 0;
@@ -390,127 +407,45 @@ static int finish(struct sim_net *net, int id, struct plumb_err *err)
 	return rc;
 }
 
+/* Swap-remove flow id from the active list. */
+void flow_act_remove(struct sim_net *net, int id)
+{
+	struct flow *f = &net->flows[id];
+	int last = net->act[--net->nact];
+
+	net->act[f->act_idx] = last;
+	net->flows[last].act_idx = f->act_idx;
+	f->act_idx = -1;
+}
+
 static int on_activate(struct sim_engine *eng, void *ctx,
 		       const struct sim_event *ev, struct plumb_err *err)
 {
 	struct sim_net *net = ctx;
-	int id = (int)ev->pl.i0;
+	int id = (int)ev->pl.i0, rc;
 	struct flow *f = &net->flows[id];
 
 	assert(f->state == FLOW_WAITING && f->gen == (uint32_t)ev->pl.i1);
 	f->ev = SIM_HANDLE_NONE;
 	f->state = FLOW_ACTIVE;
 	if (f->bytes == 0)
-		return finish(net, id, err);
+		return flow_finish(net, id, err);
 	f->t_upd = sim_now(eng);
 	f->act_idx = net->nact;
 	net->act[net->nact++] = id;
-	return mark_dirty(net, err);
+	if (!net->per_flow && (rc = cls_join(net, id, err)) < 0)
+		return rc;
+	return flow_mark_dirty(net, err);
 }
 
 static int on_complete(struct sim_engine *eng, void *ctx,
 		       const struct sim_event *ev, struct plumb_err *err)
 {
 	struct sim_net *net = ctx;
-	int id = (int)ev->pl.i0, last, rc;
-	struct flow *f = &net->flows[id];
 
 	(void)eng;
-	assert(f->state == FLOW_ACTIVE && f->gen == (uint32_t)ev->pl.i1);
-	/* swap-remove from the active list */
-	last = net->act[--net->nact];
-	net->act[f->act_idx] = last;
-	net->flows[last].act_idx = f->act_idx;
-	f->act_idx = -1;
-	if ((rc = mark_dirty(net, err)) < 0)
-		return rc;
-	return finish(net, id, err);
-}
-
-/*
- * Charge every active flow for the time since its last update, then
- * progressive filling over the active flows (see flow.h). Leaves the
- * previous rate in old_rate. Each round visits only the flows still
- * unfrozen (kept packed in uf[]) and the links that still carry one
- * (kept packed in touched[]).
- */
-static void solve_rates(struct sim_net *net, double now)
-{
-	struct sim_stats *st = sim_stats_mut(net->eng);
-	struct link *links = net->links;
-	int *uf = net->uf;
-	int i, j, nt = 0, nuf = net->nact;
-	uint64_t stamp = ++net->stamp;
-
-	for (i = 0; i < net->nact; i++) {
-		struct flow *f = &net->flows[net->act[i]];
-
-		f->remaining -= f->rate * (now - f->t_upd);
-		if (f->remaining < 0)
-			f->remaining = 0;
-		f->t_upd = now;
-		f->old_rate = f->rate;
-		uf[i] = net->act[i];
-		for (j = 0; j < f->plen; j++) {
-			struct link *l = &links[f->path[j]];
-			if (l->stamp != stamp) {
-				l->stamp = stamp;
-				l->rc = l->cap;
-				l->n = 0;
-				net->touched[nt++] = f->path[j];
-			}
-			l->n++;
-		}
-	}
-	while (nuf > 0) {
-		double m = INFINITY, thr;
-		int k;
-
-		st->resolve_rounds++;
-		/* drop links whose flows are all frozen: they stay so */
-		for (i = k = 0; i < nt; i++) {
-			struct link *l = &links[net->touched[i]];
-			if (l->n == 0)
-				continue;
-			net->touched[k++] = net->touched[i];
-			l->share = l->rc > 0 ? l->rc / l->n : 0;
-			if (l->share < m)
-				m = l->share;
-		}
-		nt = k;
-		for (i = 0; i < nuf; i++) {
-			const struct flow *f = &net->flows[uf[i]];
-			if (f->cap > 0 && f->cap < m)
-				m = f->cap;
-		}
-		assert(isfinite(m) && m > 0);
-		thr = m * (1 + SHARE_EPS);
-		for (i = 0; i < nt; i++) {
-			struct link *l = &links[net->touched[i]];
-			l->sat = l->share <= thr;
-		}
-		/* freeze the flows at level m; keep the others packed */
-		for (i = k = 0; i < nuf; i++) {
-			struct flow *f = &net->flows[uf[i]];
-			int hit = f->cap > 0 && f->cap <= thr;
-
-			for (j = 0; !hit && j < f->plen; j++)
-				hit = links[f->path[j]].sat;
-			if (!hit) {
-				uf[k++] = uf[i];
-				continue;
-			}
-			/* never above the flow's own cap */
-			f->rate = (f->cap > 0 && f->cap < m) ? f->cap : m;
-			for (j = 0; j < f->plen; j++) {
-				struct link *l = &links[f->path[j]];
-				l->rc -= f->rate;
-				l->n--;
-			}
-		}
-		assert(k < nuf);        /* every round freezes a flow */
-		nuf = k;
-	}
+	return net->per_flow ? ref_complete(net, ev, err) :
+			       cls_complete(net, ev, err);
 }
 
 static int on_solve(struct sim_engine *eng, void *ctx,
@@ -518,33 +453,15 @@ static int on_solve(struct sim_engine *eng, void *ctx,
 {
 	struct sim_net *net = ctx;
 	struct sim_stats *st = sim_stats_mut(eng);
-	double now = sim_now(eng);
-	int i, rc;
+	int rc;
 
 	(void)ev;
 	net->resolve_pending = 0;
 	st->resolves++;
 	st->resolve_flows += (uint64_t)net->nact;
-	solve_rates(net, now);
-	for (i = 0; i < net->nact; i++) {
-		int id = net->act[i];
-		struct flow *f = &net->flows[id];
-		struct sim_payload pl;
-
-		if (f->rate == f->old_rate && f->ev != SIM_HANDLE_NONE)
-			continue;       /* same rate: same completion time */
-		/* its completion moves in place (as a cancel and a new event) */
-		if (sim_reschedule(eng, f->ev, now + f->remaining / f->rate))
-			continue;
-		pl.i0 = id;
-		pl.i1 = f->gen;
-		pl.p = NULL;
-		rc = sim_at(eng, now + f->remaining / f->rate,
-			    SIM_PRIO_DEFAULT, net->kind_done, &pl, &f->ev,
-			    err);
-		if (rc < 0)
-			return rc;
-	}
+	rc = net->per_flow ? ref_solve(net, err) : cls_solve(net, err);
+	if (rc < 0)
+		return rc;
 	if (net->hook)
 		net->hook(net->hook_ctx, net);
 	return 0;
@@ -553,6 +470,8 @@ static int on_solve(struct sim_engine *eng, void *ctx,
 double sim_flow_rate(const struct sim_net *net, int flow)
 {
 	assert(flow >= 0 && flow < net->nslots);
+	if (!net->per_flow)
+		return cls_flow_rate(net, flow);
 	return net->flows[flow].rate;
 }
 
@@ -630,26 +549,32 @@ int sim_net_check(const struct sim_net *net, struct plumb_err *err)
 	for (i = 0; i < net->nact; i++) {
 		int id = net->act[i];
 		const struct flow *f = &net->flows[id];
+		double rate, rem, slack;
 
 		if (id < 0 || id >= net->nslots || f->state != FLOW_ACTIVE ||
 		    f->act_idx != i)
 			goto bad_list;
-		if (!(f->rate >= 0) ||
-		    (f->cap > 0 && f->rate > f->cap * (1 + 1e-9))) {
+		rate = sim_flow_rate(net, id);
+		if (!(rate >= 0) ||
+		    (f->cap > 0 && rate > f->cap * (1 + 1e-9))) {
 			free(load);
 			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
 					     "flow %d: rate %.17g, cap %.17g",
-					     id, f->rate, f->cap);
+					     id, rate, f->cap);
 		}
-		if (!(f->remaining >= 0 && f->remaining <= f->bytes)) {
+		/* a virtual clock read back may land a rounding off the
+		 * ends; the per-flow solver clamps its own count at 0 */
+		rem = net->per_flow ? f->remaining :
+				      cls_flow_remaining(net, id);
+		slack = net->per_flow ? 0 : 1e-9 * f->bytes;
+		if (!(rem >= -slack && rem <= f->bytes + slack)) {
 			free(load);
 			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
 					     "flow %d: %.17g of %.17g bytes "
-					     "remaining", id, f->remaining,
-					     f->bytes);
+					     "remaining", id, rem, f->bytes);
 		}
 		for (j = 0; j < f->plen; j++)
-			load[f->path[j]] += f->rate;
+			load[f->path[j]] += rate;
 	}
 	for (i = 0; i < net->nslots; i++) {
 		waiting += net->flows[i].state == FLOW_WAITING;
@@ -657,7 +582,11 @@ int sim_net_check(const struct sim_net *net, struct plumb_err *err)
 	}
 	if (active != net->nact || waiting + active != net->nflows)
 		goto bad_list;
-	for (i = 0; i < net->nlinks; i++)
+	/* a flow that joined a class since the last solve shows the class's
+	 * rate until the solve of that instant: loads are checked between
+	 * solves only */
+	for (i = 0; i < net->nlinks && (net->per_flow || !net->resolve_pending);
+	     i++)
 		if (load[i] > net->links[i].cap * (1 + 1e-9)) {
 			double l = load[i];
 			free(load);
@@ -667,7 +596,7 @@ int sim_net_check(const struct sim_net *net, struct plumb_err *err)
 					     net->links[i].cap);
 		}
 	free(load);
-	return 0;
+	return net->per_flow ? 0 : cls_check(net, err);
 bad_list:
 	free(load);
 	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,

@@ -32,16 +32,38 @@
  *
  * WHEN: rates are re-solved whenever a flow becomes active or completes.
  * Every start or completion at one instant marks the network dirty and one
- * re-solve event runs at that same instant with priority SIM_PRIO_LAST, so
- * n flows starting together cost one solve, not n. Each solve first charges
- * every active flow rate x elapsed time, then computes the new rates, then
- * reschedules the completion event of each flow whose rate changed
- * (cancelling the stale event); flows whose rate did not change keep theirs.
+ * re-solve event runs at the end of that same instant (sim_at_instant_end:
+ * after every other event of the instant, no queue work), so n flows
+ * starting together cost one solve, not n.
  *
- * COST of one re-solve: O(R x (F x P + L)) for F active flows of mean path
- * length P crossing L distinct links, with R rounds (R <= number of distinct
- * bottleneck levels, at most min(F, L + capped flows)); plus
- * O(changed x log pending) to reschedule. Measured figures: docs/engine.md.
+ * TWO SOLVERS compute these rates (flow_int.h):
+ *   - flow classes (the default, flow_class.c): active flows that cross the
+ *     same shared links (links carrying two active flows or more) with the
+ *     same effective cap (their own cap and the capacities of their other
+ *     links, which act as caps) get the same max-min rate, so the filling
+ *     runs over such classes, each weighing its member count. A class keeps
+ *     its members' finish tags on a virtual clock that runs at the class's
+ *     per-flow rate; only its first finisher has a completion event, and a
+ *     re-solve moves one anchor and one event per class whose rate changed,
+ *     whatever the number of its members.
+ *   - per flow (flow_ref.c): each solve charges every active flow rate x
+ *     elapsed time, computes the new rates flow by flow, and reschedules
+ *     the completion event of each flow whose rate changed. It is the
+ *     reference the class solver is checked against; choose it with
+ *     sim_net_set_solver() or PLUMB_FLOW_SOLVER=per-flow in the environment.
+ * In exact arithmetic both give the same rates and completion times; in
+ * floating point they differ by roundings (completion times within 1e-9
+ * relative on random workloads, tests/unit/test_sim_solvers.c).
+ *
+ * COST of one re-solve: per flow, O(R x (F x P + L)) for F active flows of
+ * mean path length P crossing L distinct links, with R rounds (R <= number
+ * of distinct bottleneck levels, at most min(F, L + capped flows)), plus
+ * O(changed x log pending) to reschedule. With classes, F becomes the
+ * number of live classes C and P their shared links; a flow's start and
+ * completion add O(P log P + log k) to key it and keep its class (k
+ * members), and mark at most one other flow per link of its path whose key
+ * they change, placed again at the instant's re-solve.
+ * Measured figures: docs/engine.md, docs/performance.md.
  *
  * Flow ids are small integers, reused after the flow's completion callback
  * has returned. Link ids are 0, 1, 2, ... in order of sim_net_add_link().
@@ -67,6 +89,11 @@ enum sim_link_kind {
 const char *sim_link_kind_name(enum sim_link_kind kind);
 
 struct sim_net;
+
+enum sim_flow_solver {
+	SIM_SOLVER_CLASSES,     /* flow classes on virtual clocks (default) */
+	SIM_SOLVER_PER_FLOW     /* the per-flow reference */
+};
 
 /*
  * Called at a flow's completion time, before the re-solve of that instant.
@@ -96,6 +123,17 @@ struct sim_flow_spec {
  */
 int sim_net_new(struct sim_engine *eng, struct sim_net **out,
 		struct plumb_err *err);
+
+/*
+ * Choose the rate solver of net (both above). The default is
+ * SIM_SOLVER_CLASSES, or SIM_SOLVER_PER_FLOW when the environment holds
+ * PLUMB_FLOW_SOLVER=per-flow at sim_net_new() (any value other than
+ * "per-flow", "classes" or empty makes sim_net_new() fail with
+ * -PLUMB_EINPUT). Only while no flow is open: returns 0 or -PLUMB_EINPUT.
+ */
+int sim_net_set_solver(struct sim_net *net, enum sim_flow_solver solver,
+		       struct plumb_err *err);
+enum sim_flow_solver sim_net_solver(const struct sim_net *net);
 
 /* Free net. Pending events of net's kinds must not run afterwards (free the
  * engine too, or do not call sim_run() again). NULL is a no-op. */
@@ -134,7 +172,9 @@ int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
  * flow waits its latency; sim_flow_bytes: size; sim_flow_rate_cap: cap (0 =
  * none); sim_flow_arg: the spec's arg (still the caller's). sim_flow_path
  * sets *path to the flow's copy of its path (owned by net, valid until the
- * flow completes) and returns its length.
+ * flow completes) and returns its length. Under the class solver a flow
+ * that became active at this instant shows its class's rate until the
+ * instant's re-solve (the per-flow solver shows 0); no time passes between.
  */
 double sim_flow_rate(const struct sim_net *net, int flow);
 double sim_flow_bytes(const struct sim_net *net, int flow);
@@ -159,7 +199,10 @@ struct sim_engine *sim_net_engine(const struct sim_net *net);
 /*
  * Walk the network's invariants: active-list bookkeeping, flow counts,
  * every rate within its cap and every link's load within its capacity
- * (relative tolerance 1e-9), remaining bytes within [0, bytes].
+ * (relative tolerance 1e-9; loads only when no re-solve is pending under
+ * the class solver), remaining bytes within [0, bytes] (1e-9 x bytes of
+ * slack for a virtual clock), and under the class solver the class books:
+ * link counts, every flow in the class of its key, heaps in order.
  * Returns 0 or -PLUMB_ERUNTIME naming the broken one. O(F x P + L);
  * meant for tests.
  */

@@ -726,6 +726,85 @@ static void test_stop_and_clock(void)
 	sim_engine_free(eng);
 }
 
+/* ---- end-of-instant events ---------------------------------------------- */
+
+struct order {
+	int kind_ev, kind_late;
+	char seen[32];
+	int n;
+};
+
+static int ord_ev(struct sim_engine *eng, void *ctx, const struct sim_event *ev,
+		  struct plumb_err *err)
+{
+	struct order *o = ctx;
+	struct sim_payload pl = { 'K', 0, NULL };
+	int rc;
+
+	o->seen[o->n++] = (char)ev->pl.i0;
+	/* 'b' asks for two late events while its instant still has 'a' */
+	if (ev->pl.i0 != 'b')
+		return 0;
+	if ((rc = sim_at_instant_end(eng, o->kind_late, &pl, err)) < 0)
+		return rc;
+	pl.i0 = 'L';
+	return sim_at_instant_end(eng, o->kind_late, &pl, err);
+}
+
+static int ord_late(struct sim_engine *eng, void *ctx,
+		    const struct sim_event *ev, struct plumb_err *err)
+{
+	struct order *o = ctx;
+	struct sim_payload pl = { 'c', 0, NULL };
+
+	o->seen[o->n++] = (char)ev->pl.i0;
+	/* the first late event queues an ordinary event now: it runs before
+	 * the second late event */
+	if (ev->pl.i0 != 'K')
+		return 0;
+	return sim_at(eng, sim_now(eng), SIM_PRIO_DEFAULT, o->kind_ev, &pl,
+		      NULL, err);
+}
+
+static const struct sim_ops ord_ev_ops = { "ord", ord_ev };
+static const struct sim_ops ord_late_ops = { "ord_late", ord_late };
+
+/* At t = 1 the late events K and L run after every queued event of the
+ * instant (b at priority 0, a at priority 5), in the order asked; the
+ * event c that K queues at t = 1 runs between them; d at t = 2 comes
+ * last. A run that stops before t = 1 leaves them all pending. */
+static void test_instant_end(void)
+{
+	struct sim_engine *eng;
+	struct order o;
+	struct sim_payload pl = { 0, 0, NULL };
+
+	memset(&o, 0, sizeof(o));
+	EXPECT_INT(sim_engine_new(1, &eng, NULL), 0);
+	EXPECT_INT(sim_register(eng, &ord_ev_ops, &o, &o.kind_ev, NULL), 0);
+	EXPECT_INT(sim_register(eng, &ord_late_ops, &o, &o.kind_late, NULL),
+		   0);
+	pl.i0 = 'd';
+	EXPECT_INT(sim_at(eng, 2, 0, o.kind_ev, &pl, NULL, NULL), 0);
+	pl.i0 = 'a';
+	EXPECT_INT(sim_at(eng, 1, 5, o.kind_ev, &pl, NULL, NULL), 0);
+	pl.i0 = 'b';
+	EXPECT_INT(sim_at(eng, 1, 0, o.kind_ev, &pl, NULL, NULL), 0);
+	EXPECT_INT(sim_run(eng, 0.5, NULL), 0);
+	EXPECT_INT(o.n, 0);
+	EXPECT_INT(sim_pending(eng), 3);
+	EXPECT_INT(sim_run(eng, 1.5, NULL), 0);
+	o.seen[o.n] = 0;
+	EXPECT_TRUE(strcmp(o.seen, "baKcL") == 0,
+		    "order '%s', expected 'baKcL'", o.seen);
+	EXPECT_INT(sim_pending(eng), 1);
+	EXPECT_INT(sim_run(eng, INFINITY, NULL), 0);
+	EXPECT_INT(o.n, 6);
+	EXPECT_INT(sim_stats(eng)->events, 6);
+	EXPECT_INT(sim_pending(eng), 0);
+	sim_engine_free(eng);
+}
+
 void suite_sim_flow(void)
 {
 	CU_pSuite s = CU_add_suite("sim_flow", NULL, NULL);
@@ -745,4 +824,5 @@ void suite_sim_flow(void)
 	CU_add_test(s, "per-entity random streams", test_rng_streams);
 	CU_add_test(s, "event budget stops a runaway", test_budget);
 	CU_add_test(s, "sim_stop and the clock", test_stop_and_clock);
+	CU_add_test(s, "end-of-instant events", test_instant_end);
 }
