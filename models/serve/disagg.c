@@ -266,7 +266,7 @@ static int complete(struct dstate *S, struct inst *in, int id)
 		if (q->target > 1)
 			serve_push(&S->R, &S->R.tpot, &S->R.ntpot, &S->R.cap2,
 				   (S->now - q->first) / (double)(q->target - 1));
-		serve_push(&S->R, &S->R.e2e, &S->R.ne2e, &S->R.cap3, S->now - q->arrival);
+		serve_push(&S->R, &S->R.e2e, &S->R.ne2e, &S->R.cap3, S->now - q->arrival + S->p->frontend_s);
 	}
 	if (S->open)
 		return arrivals(S, S->now);
@@ -309,7 +309,7 @@ static int start_decode(struct dstate *S, int j, struct plumb_err *err)
 		if (serve_seconds_span(&S->sec, S->now, S->now, 1) < 0)
 			return oom(err);
 		if (q->measured)
-			serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1, S->now - q->arrival);
+			serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1, S->now - q->arrival + S->p->frontend_s);
 		if (q->target <= 1) {
 			if ((rc = complete(S, in, id)) < 0)
 				return rc < -1 ? rc : oom(err);

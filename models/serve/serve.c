@@ -133,9 +133,9 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	lp.fn = fn;
 	lp.ctx = ctx;
 	if (p->spread < 0 || p->spread > 1 || p->prompts < 0 || p->cached_prompts < 0 || p->kv_tokens < 0 ||
-	    p->range_ratio > 1) {
+	    p->range_ratio > 1 || !(p->frontend_s >= 0)) {
 		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				   "output spread must be in [0, 1], prompts and the KV budget at least 0");
+				   "output spread must be in [0, 1], prompts, the KV budget and the front-end time at least 0");
 		goto out;
 	}
 	if ((rc = serve_kvtier_check(p, err)) < 0)
@@ -482,7 +482,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					     q->target > 1 ? (t - q->first) / (double)(q->target - 1) : dt);
 					if (!R.oom)
 						tpot_sum += R.tpot[R.ntpot - 1];
-					serve_push(&R, &R.e2e, &R.ne2e, &R.cap3, t - q->arrival);
+					serve_push(&R, &R.e2e, &R.ne2e, &R.cap3,
+						   t - q->arrival + p->frontend_s);
 				}
 				completed++;
 				if (open) {
@@ -531,9 +532,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					q->first = t;
 					q->generated = 1;
 					if (q->measured) {
-						ttft_sum += t - q->arrival;
+						double ttft = t - q->arrival + p->frontend_s;
+						ttft_sum += ttft;
 						ttft_n++;
-						serve_push(&R, &R.ttft, &R.nttft, &R.cap1, t - q->arrival);
+						serve_push(&R, &R.ttft, &R.nttft, &R.cap1, ttft);
 					}
 				}
 				q->last = t;

@@ -142,6 +142,13 @@ struct serve_params {
 	long host_kv_tokens;
 	serve_kvio_fn kv_io;
 	void *kv_io_ctx;
+	/* The request's path outside the GPU steps, seconds: the engine's
+	 * HTTP server, tokenizer and detokenizer and the client's own
+	 * handling. Every request's TTFT and end-to-end latency carry it; the
+	 * steps do not (in a closed loop the client's gap of this length
+	 * before its next request is left out: under 1% of a request of more
+	 * than a few hundred tokens). 0: none. */
+	double frontend_s;
 };
 
 /* Percentiles reported: p50, p90, p99. */

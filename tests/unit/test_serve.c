@@ -106,6 +106,37 @@ static void test_percentiles(void)
 	CU_ASSERT(r.itl_ms > r.itl_p[0]);
 }
 
+/* The front-end's time is in every TTFT and end-to-end latency, by hand,
+ * and in no step: the same throughput, TPOT and peak; a negative one is an
+ * input error. */
+static void test_frontend(void)
+{
+	struct serve_params p;
+	struct serve_result a, b;
+	struct plumb_err e;
+	int i;
+	serve_params_init(&p);
+	p.concurrency = 2;
+	p.output_len = 41;
+	p.prompts = 6;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
+	p.frontend_s = 7e-3;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	EXPECT_NEAR(b.ttft_ms, a.ttft_ms + 7, 1e-9);
+	EXPECT_NEAR(b.e2e_ms, a.e2e_ms + 7, 1e-9);
+	for (i = 0; i < SERVE_NPCT; i++) {
+		EXPECT_NEAR(b.ttft_p[i], a.ttft_p[i] + 7, 1e-9);
+		EXPECT_NEAR(b.e2e_p[i], a.e2e_p[i] + 7, 1e-9);
+	}
+	CU_ASSERT_EQUAL(b.tok_s_total, a.tok_s_total);
+	CU_ASSERT_EQUAL(b.tpot_ms, a.tpot_ms);
+	CU_ASSERT_EQUAL(b.peak_tok_s, a.peak_tok_s);
+	p.frontend_s = -1e-3;
+	plumb_err_clear(&e);
+	CU_ASSERT(serve_run(&p, steps, NULL, &b, &e) < 0);
+	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
+}
+
 static void test_open_loop(void)
 {
 	struct serve_params p;
@@ -669,6 +700,7 @@ void suite_serve(void)
 	CU_add_test(s, "a benchmark run counts ramp-up and drain", test_benchmark_run);
 	CU_add_test(s, "peak tok/s: the most tokens in one second", test_peak);
 	CU_add_test(s, "percentiles of TTFT, TPOT, ITL, end-to-end", test_percentiles);
+	CU_add_test(s, "the front-end's time: TTFT and end-to-end only", test_frontend);
 	CU_add_test(s, "open loop: Poisson arrivals and a trace", test_open_loop);
 	CU_add_test(s, "KV budget: admission, queueing, retraction", test_kv_budget);
 	CU_add_test(s, "chunked prefill", test_chunked_prefill);
