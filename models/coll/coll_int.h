@@ -130,12 +130,15 @@ void coll_run_free(struct crun *r);
 
 /*
  * The closed form (coll_closed.c, docs/model.md "Closed form"): the time of
- * run r alone from its sends' own flows, when every link it uses carries
- * one pair's sends and a ring's sends on one hop never overlap. Returns 0
- * with *seconds, 1 when the closed form does not hold (*why says which
- * condition failed) or a negative code (out of memory).
+ * run r alone from one step of its sends solved at once (each group of
+ * flows that share links by itself), then the ring's or the chains'
+ * recurrence over the sends' times. *shared: 0 when every link carries
+ * one pair's sends (then exact), 1 when some link carries several (the
+ * step solve assumes they run in step). Returns 0 with *seconds, 1 when
+ * the closed form does not hold (*why says which condition failed) or a
+ * negative code (out of memory).
  */
-int coll_closed(const struct crun *r, double *seconds, const char **why,
+int coll_closed(const struct crun *r, double *seconds, int *shared, const char **why,
 		struct plumb_err *err);
 
 #endif

@@ -14,6 +14,7 @@
  * under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
  */
 #include "coll.h"
+#include "coll_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -105,6 +106,26 @@ static int run_one(const struct scenario *s, const struct topo_view *view,
 	fab_use_routes(fab, routes);
 	if ((rc = coll_ctx_init(&x, eng, fab, view, err)) < 0)
 		goto out;
+	res->closed = 0;
+	res->why = NULL;
+	if (!c->flow) {
+		struct crun *r = NULL;
+		int shared = 0;
+		if ((rc = coll_run_new(&x, c, algo, proto, res, &r, err)) != 0) {
+			rc = rc > 0 ? 0 : rc;   /* 1: protocol not available here */
+			goto out;
+		}
+		rc = coll_closed(r, &t, &shared, &res->why, err);
+		coll_run_free(r);
+		if (rc < 0)
+			goto out;
+		if (rc == 0) {
+			res->closed = shared ? 2 : 1;
+			*seconds = t;
+			goto out;
+		}
+		t = -1;
+	}
 	rc = coll_start(&x, c, algo, proto, 0, record_time, &t, res, err);
 	if (rc != 0) {
 		rc = rc > 0 ? 0 : rc;   /* 1: protocol not available here */
@@ -245,6 +266,8 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 				r->shm_hops = tmp.shm_hops;
 				r->p2p_hops = tmp.p2p_hops;
 				r->net_hops = tmp.net_hops;
+				r->closed = tmp.closed;
+				r->why = tmp.why;
 			}
 		}
 		if (!found && pick >= 0) {
