@@ -1,42 +1,50 @@
 /*
  * coll_closed.c - a collective's time alone in closed form (coll_int.h,
- * docs/model.md "Closed form"), the alpha-beta model of NCCL's tuner and of
- * analytical network simulators made exact for the flow model's own sends.
+ * docs/model.md "Closed form"): the alpha-beta model of NCCL's tuner and
+ * of analytical network simulators, per ring or chain step, with each
+ * send's share of its bottleneck taken from the flow model's own rule.
  *
- * A send (coll_send_flow: one flow per channel, or one per NIC way between
- * hosts) takes d = its delay (NCCL's step latency, less the path's) plus,
- * for each of its flows, the path latency and then the bytes at the flow's
- * max-min share of its links (sim/flow.h: "latency, then bandwidth"). When
- * every link the collective uses carries the sends of one (sender,
- * receiver) pair only, nothing else touches a send's share, so d is a
- * function of the pair alone: its own flows' progressive filling, solved
- * here over those few flows (hop_time). Then:
+ * A step: every send of one ring step (or every hop of the chains, or
+ * every send of send/recv) with the flows coll.c would start for it
+ * (coll_send_flow: one per channel, or one per NIC way between hosts), all
+ * started at time 0. Flows that share links form groups (a union-find over
+ * the links); each group runs on its own clock, latency then bandwidth, its
+ * rates re-solved by progressive filling at every activation and
+ * completion exactly as sim/flow.c solves them. A send's time d is its
+ * last flow's end.
  *
  *  - ring (all-reduce 2(n-1) steps, all-gather and reduce-scatter n-1;
- *    every ring of RCCL's mesh alike): a rank sends step k+1 when step k
+ *    each of RCCL's mesh rings alike): a rank sends step k+1 when step k
  *    arrives, so step k reaches rank j at t_first + the sum of the k + 1
- *    hop times ending at j. The last step's arrival, the collective's end,
- *    is t_first + max over j of the sum of `steps` consecutive hops ending
- *    at j: q x (sum of all hops) + the widest window of steps mod n hops,
- *    O(n) with prefix sums. This holds while a hop's sends never overlap
- *    (one step's bytes are through before the next step's flows become
- *    active); a send of step k+1 leaves a rank one upstream hop time after
- *    the send of step k, so the condition is: for every hop, d less the
- *    time before its first flow carries bytes <= the smallest d of the
- *    ring. Otherwise sends queue at the slow hop and share it, and the
- *    flow model runs instead.
+ *    hop times ending at j, and the collective ends at t_first + the
+ *    largest sum of `steps` consecutive hop times: q x (all hops) + the
+ *    widest window of steps mod n hops, O(n) with prefix sums. It holds
+ *    while a hop's sends never overlap: a send of step k+1 leaves a rank
+ *    one upstream hop time after the send of step k, so for every hop
+ *    d - (time before its first flow carries bytes) <= the ring's least d;
+ *    else sends queue at the slow hop and the flow model runs.
  *  - chains (tree all-reduce, broadcast): a position sends chunk c once it
- *    has it and its send of chunk c-1 has arrived (the flow model's busy
- *    flag), so send(p, c) = max(has(p, c), send(p, c-1) + d_p), one pass
- *    over positions and chunks, O(n x chunks) with chunks <= 64. A hop
- *    carries one chunk at a time: no overlap condition.
- *  - send/recv: every rank's one send at once: t_first + the longest d.
- * All-to-all and the engine's one-shot and two-shot kernels send every
- * pair at once over shared links: always the flow model.
+ *    has it and its send of chunk c-1 has arrived (coll.c's busy flag):
+ *    send(p, c) = max(has(p, c), send(p, c-1) + d_p), O(n x chunks) with
+ *    chunks <= 64.
+ *  - send/recv: one step, t_first + the longest d.
  *
- * Cost: O(n x (flows per send x path length)) plus O(links) for the link
- * ownership table, against the flow model's O(n x steps) events each
- * re-solving every active flow.
+ * Links shared by several sends (step_times): when no link carries two
+ * pairs' sends, the step is exact for every step. When a ring's sends all
+ * take the same time they run in lockstep, every step is the solved one,
+ * and the shared solve is exact. Otherwise sends drift out of step and
+ * meet on a shared link at offsets that vary from step to step; the
+ * closed form is then taken only if sharing cannot matter: every send's
+ * bandwidth time with all flows of its group active from one instant
+ * (the most sharing can do) is within COLL_CLOSED_EPS of its time alone,
+ * and its time alone is used. Else the flow model runs and says why.
+ * All-to-all and the engine's one-shot and two-shot kernels send every
+ * pair at once: always the flow model.
+ *
+ * Cost: O(sends x flows per send x path length x events of its group)
+ * plus O(links), against the flow model's O(n x steps) events each
+ * re-solving every active flow: on 1,024 GPUs of 128 hosts, groups are a
+ * host's sends and the step is O(n).
  */
 #include "coll.h"
 #include "coll_int.h"
