@@ -79,6 +79,7 @@ struct cctx {
 	int nf, cap;
 	int *uf;                    /* [cap] union-find parents */
 	int *lk, *ln, lcap;         /* scratch of one group's solve: links, counts */
+	int *lidx;                  /* [nlinks]: a link's index in lk, -1 none */
 	double *lrc;
 	int shared;                 /* a group held two sends */
 	int at_once;                /* solve as if every flow started at 0 */
@@ -152,9 +153,9 @@ static void lsolve(struct cctx *x, int head)
 			continue;
 		nuf++;
 		for (j = 0; j < f->f.len; j++) {
-			for (k = 0; k < nl && x->lk[k] != p[j]; k++)
-				;
-			if (k == nl) {
+			k = x->lidx[p[j]];
+			if (k < 0) {
+				k = x->lidx[p[j]] = nl;
 				x->lk[nl] = p[j];
 				x->lrc[nl] = sim_net_link_capacity(net, p[j]);
 				x->ln[nl++] = 0;
@@ -182,8 +183,7 @@ static void lsolve(struct cctx *x, int head)
 				continue;
 			hit = f->f.cap > 0 && f->f.cap <= thr;
 			for (j = 0; !hit && j < f->f.len; j++) {
-				for (k = 0; x->lk[k] != p[j]; k++)
-					;
+				k = x->lidx[p[j]];
 				hit = x->ln[k] > 0 && (x->lrc[k] > 0 ? x->lrc[k] / x->ln[k] : 0) <= thr;
 			}
 			if (!hit)
@@ -199,13 +199,14 @@ static void lsolve(struct cctx *x, int head)
 			f->frozen = 1;
 			nuf--;
 			for (j = 0; j < f->f.len; j++) {
-				for (k = 0; x->lk[k] != p[j]; k++)
-					;
+				k = x->lidx[p[j]];
 				x->lrc[k] -= f->rate * f->f.mult;
 				x->ln[k] -= f->f.mult;
 			}
 		}
 	}
+	for (k = 0; k < nl; k++)
+		x->lidx[x->lk[k]] = -1;
 }
 
 /* One group's flows on a clock from the step's start: activations and
@@ -569,8 +570,15 @@ int coll_closed(const struct crun *r, double *seconds, int *shared, const char *
 	}
 	memset(&x, 0, sizeof(x));
 	x.r = r;
-	if (!(x.owner = calloc((size_t)sim_net_nlinks(r->fab->net) + 1, sizeof(*x.owner))))
+	x.owner = calloc((size_t)sim_net_nlinks(r->fab->net) + 1, sizeof(*x.owner));
+	x.lidx = malloc(((size_t)sim_net_nlinks(r->fab->net) + 1) * sizeof(*x.lidx));
+	if (!x.owner || !x.lidx) {
+		free(x.owner);
+		free(x.lidx);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	for (rc = 0; rc <= sim_net_nlinks(r->fab->net); rc++)
+		x.lidx[rc] = -1;
 	if (r->c->op == COLL_SENDRECV)
 		rc = closed_sendrecv(&x, &end, err);
 	else if (r->ord)
@@ -581,6 +589,7 @@ int coll_closed(const struct crun *r, double *seconds, int *shared, const char *
 		*seconds = r->t_first + end;
 	*shared = x.shared;
 	free(x.owner);
+	free(x.lidx);
 	free(x.fl);
 	free(x.uf);
 	free(x.lk);

@@ -463,14 +463,25 @@ static enum topo_p2p host_p2p(const struct scenario *s, const struct topo_view *
 static void fill_classes(struct topo_view *v)
 {
 	const struct scenario *s = v->scn;
-	int i, j, k;
+	int i, j, k, *root;
 	for (k = 0; k < s->nnvlink; k++) {
 		v->nvl[s->nvlink[k].a][s->nvlink[k].b] = (unsigned char)s->nvlink[k].links;
 		v->nvl[s->nvlink[k].b][s->nvlink[k].a] = (unsigned char)s->nvlink[k].links;
 	}
+	/* Endpoints under different roots (other sockets, other hosts: most
+	 * pairs of a cluster) have no common ancestor: NODE or SYS by their
+	 * roots' NUMA nodes, as topo_pair_class says, without its walk. */
+	root = malloc((size_t)(v->nep > 0 ? v->nep : 1) * sizeof(*root));
+	for (i = 0; root && i < v->nep; i++)
+		root[i] = vroot(v, v->ep[i].node);
 	for (i = 0; i < v->nep; i++)
 		for (j = 0; j < v->nep; j++)
-			v->cls[i][j] = (unsigned char)topo_pair_class(v, i, j);
+			v->cls[i][j] = (unsigned char)(root && i != j && !v->nvl[i][j] &&
+						      root[i] != root[j] ?
+						      (v->nodes[root[i]].numa == v->nodes[root[j]].numa ?
+						       TC_NODE : TC_SYS) :
+						      topo_pair_class(v, i, j));
+	free(root);
 }
 
 /* Union-find over endpoints. */
