@@ -391,6 +391,42 @@ int coll_ctx_init(struct coll_ctx *x, struct sim_engine *eng, struct fabric *fab
 	return sim_register(eng, &start_ops, x, &x->kind_start, err);
 }
 
+/*
+ * The ranks rank i may send to under r's schedule, into js (room 2 + 2 x
+ * chains): its neighbours in rank order and in every chain, each once;
+ * returns their count, or -1 when it may send to every rank (RCCL's mesh
+ * rings, all-to-all, the engine's kernels). O(chains).
+ */
+static int pair_cands(const struct crun *r, const struct coll_spec *c, int algo, int mesh, int i,
+		      int *js)
+{
+	int n = r->n, m = 0, t, k, q, cand[2];
+	if (mesh || c->op == COLL_ALLTOALL || algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT)
+		return -1;
+	cand[0] = (i + 1) % n;
+	cand[1] = (i + n - 1) % n;
+	for (k = 0; k < 2; k++) {
+		for (q = 0; q < m && js[q] != cand[k]; q++)
+			;
+		if (q == m)
+			js[m++] = cand[k];
+	}
+	for (t = 0; r->ord && t < r->nchain; t++) {
+		int p = r->pos[t * n + i];
+		cand[0] = p > 0 ? r->ord[t * n + p - 1] : -1;
+		cand[1] = p < n - 1 ? r->ord[t * n + p + 1] : -1;
+		for (k = 0; k < 2; k++) {
+			if (cand[k] < 0)
+				continue;
+			for (q = 0; q < m && js[q] != cand[k]; q++)
+				;
+			if (q == m)
+				js[m++] = cand[k];
+		}
+	}
+	return m;
+}
+
 int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int proto,
 		 struct coll_result *res, struct crun **out, struct plumb_err *err)
 {
@@ -401,7 +437,7 @@ int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int pr
 	const struct scenario *s = x->fab->s;
 	const struct topo_view *view = x->view;
 	struct crun *r;
-	int i, j, rc, all_nvl = 1, hosts = 0, p2p, mesh;
+	int i, j, rc, all_nvl = 1, hosts = 0, p2p, mesh, *js;
 	double net_floor = 0;
 	struct coll_graph g;
 
@@ -415,15 +451,19 @@ int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int pr
 				     "the %s algorithm is modelled for all-reduce only",
 				     coll_algo_name(algo));
 	/* One block: the run, then its n x n latency table, its ranks' GPUs
-	 * and steps received, and its n x n transport table. */
-	r = calloc(1, sizeof(*r) + (size_t)c->n * c->n * (sizeof(double) + 1) +
+	 * and steps received, and its n x n transport table. The tables are
+	 * left unset but for the pairs the schedule sends over (set below),
+	 * the only ones read: O(n) for a ring or chains, not O(n^2). */
+	r = malloc(sizeof(*r) + (size_t)c->n * c->n * (sizeof(double) + 1) +
 		   (size_t)2 * c->n * sizeof(int));
 	if (!r)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	memset(r, 0, sizeof(*r));
 	r->step_lat = (double *)(void *)(r + 1);
 	r->gpus = (int *)(void *)(r->step_lat + (size_t)c->n * c->n);
 	r->got = r->gpus + c->n;
 	r->shm = (unsigned char *)(r->got + c->n);
+	memset(r->got, 0, (size_t)c->n * sizeof(*r->got));
 	memcpy(r->gpus, c->gpus, (size_t)c->n * sizeof(*r->gpus));
 	r->s = s;
 	r->eng = x->eng;
@@ -464,11 +504,23 @@ int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int pr
 	/* RCCL on an xGMI mesh runs its ring collectives over every link */
 	mesh = !hosts && algo == ALGO_RING && c->op != COLL_SENDRECV && c->op != COLL_ALLTOALL &&
 	       c->op != COLL_BROADCAST && coll_xgmi_mesh(x->fab, c);
-	for (i = 0; i < r->n; i++)
-		for (j = 0; j < r->n; j++) {
-			int a = c->gpus[i], b = c->gpus[j], nvl, net;
-			if (i == j || a == b)
+	if (!(js = malloc((size_t)(2 + 2 * (r->nchain > 0 ? r->nchain : 1)) * sizeof(*js)))) {
+		coll_run_free(r);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	for (i = 0; i < r->n; i++) {
+		int nc = pair_cands(r, c, algo, mesh, i, js), k;
+		for (k = 0; k < (nc < 0 ? r->n : nc); k++) {
+			int a, b, nvl, net;
+			j = nc < 0 ? k : js[k];
+			a = c->gpus[i];
+			b = c->gpus[j];
+			if (i == j)
 				continue;
+			r->shm[i * r->n + j] = 0;
+			r->step_lat[i * r->n + j] = 0;
+			if (a == b)
+				continue;       /* the same GPU twice: nothing to cross */
 			/* pairs the schedule never sends over need no latency */
 			if (!mesh && !coll_uses_pair(c, algo, i, j, r->nchain > 1 ? r->pos : NULL, r->nchain) &&
 			    !(r->ord && coll_uses_pair(c, algo, i, j, r->pos, r->nchain)))
@@ -517,6 +569,8 @@ int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int pr
 				r->step_lat[(i) * r->n + (j)] += fmax(0, xfer_copy_lat(s, a, b) -
 							     s->k.v[K_P2P_LAT_US] * 1e-6);
 		}
+	}
+	free(js);
 	/* LL128 needs NVLink on every hop (NCCL turns it off on PCIe). */
 	if (proto == PROTO_LL128 && !all_nvl) {
 		coll_run_free(r);
