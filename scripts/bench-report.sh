@@ -10,11 +10,12 @@
 #   bench/serve.csv     scripts/bench-serve.sh
 #   bench/sweep.csv     scripts/bench-sweep.sh
 #   bench/cluster.csv   scripts/bench-cluster.sh
+#   bench/closed.csv    scripts/bench-closed.sh
 # LOAD_BEFORE may hold the load average taken before the runs (make bench
 # sets it). Run from the repository root.
 set -eu
 doc=${DOC:-docs/performance.md}
-for f in bench/results.csv bench/predict.csv bench/serve.csv bench/sweep.csv bench/cluster.csv; do
+for f in bench/results.csv bench/predict.csv bench/serve.csv bench/sweep.csv bench/cluster.csv bench/closed.csv; do
 	if [ ! -f "$f" ]; then
 		echo "bench-report: $f is missing (run make bench)" >&2
 		exit 1
@@ -92,6 +93,13 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 	echo "| case | GPUs in the cluster | CPU s |"
 	echo "|---|---|---|"
 	sed 1d bench/cluster.csv | awk -F, '{ printf "| %s | %s | %s |\n", $1, $2, $3 }'
+	echo
+	echo "Closed form against ranks (\`scripts/bench-closed.sh\`: ring all-reduce, LL, over every GPU of clusters of 8 to 128 boxes; CPU us per collective):"
+	echo
+	echo "| GPUs | collectives timed | CPU s | CPU us per collective |"
+	echo "|---|---|---|---|"
+	awk -F, 'NR > 1 && $1 != "fit" { printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }
+		$1 == "fit" { fit = $4 } END { if (fit != "") printf "\nCost grows as N^%s from 64 to 1,024 GPUs (least squares on logs).\n", fit }' bench/closed.csv
 	echo
 	echo "The engine (\`plumb bench --format csv\`):"
 	echo
