@@ -138,11 +138,11 @@ uninstall:
 # engine, prediction and sweep speed: bench/*.csv, and the figures with the
 # machine they ran on into docs/performance.md (scripts/bench-report.sh);
 # a few minutes, less with SWEEP_QUICK=1 (no 10,000-point sweep)
-bench: plumb
+bench: plumb $(B)/bench-closed
 	@mkdir -p bench
 	load=$$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true); \
 	./plumb bench --format csv -o bench/results.csv && cat bench/results.csv && \
-	sh scripts/bench-predict.sh && sh scripts/bench-serve.sh && sh scripts/bench-sweep.sh && sh scripts/bench-cluster.sh && \
+	sh scripts/bench-predict.sh && sh scripts/bench-serve.sh && sh scripts/bench-sweep.sh && sh scripts/bench-cluster.sh && sh scripts/bench-closed.sh && \
 	sh scripts/bench-flow.sh && \
 	LOAD_BEFORE="$$load" sh scripts/bench-report.sh
 
@@ -163,6 +163,11 @@ validate: plumb
 # of tests/fuzz/ for FUZZ_SECONDS seconds, built with clang in $(FUZZ_B)/.
 
 $(B)/plumb: $(LIBOBJ) $(MAINOBJ)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# the closed form's cost against ranks (scripts/bench-closed.sh)
+$(B)/bench-closed: $(B)/tests/bench/bench_closed.o $(LIBOBJ)
 	@echo "  LD    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

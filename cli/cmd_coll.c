@@ -37,7 +37,11 @@ const char cmd_coll_usage[] =
 	"  --nccl-p2p-level L     NCCL_P2P_LEVEL (LOC NVL NVB PIX PXB PHB SYS, or 0-5)\n"
 	"  --nccl-p2p-disable     NCCL_P2P_DISABLE=1\n"
 	"  --root R               broadcast root rank (default 0)\n"
-	"  --verbose              add the algorithm, protocol and transports to each row\n"
+	"  --verbose              add the algorithm, protocol and transports to each row,\n"
+	"                         and which model gave the time: path=closed (the closed\n"
+	"                         form, where the collective's links each carry one pair's\n"
+	"                         sends) or path=flow (the flow model, and why)\n"
+	"  --flow                 always simulate the flows (the closed form's check)\n"
 	"  -o FILE                write to FILE (atomically) instead of stdout\n"
 	"  --calib FILE           constants from `plumb calibrate`; each row ends with\n"
 	"                         '# 90%: LO-HI us', the time's interval over 32 runs with\n"
@@ -77,6 +81,7 @@ static const struct option longopts[] = {
 	{ "root", required_argument, NULL, 'R' },
 	{ "nccl-p2p-disable", no_argument, NULL, 'D' },
 	{ "verbose", no_argument, NULL, 'V' },
+	{ "flow", no_argument, NULL, 'F' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -166,6 +171,9 @@ int cmd_coll(int argc, char **argv)
 		case 'V':
 			verbose = 1;
 			break;
+		case 'F':
+			c.flow = 1;
+			break;
 		default:
 			return -opt;
 		}
@@ -252,6 +260,10 @@ int cmd_coll(int argc, char **argv)
 				coll_proto_name(r.proto), r.p2p_hops, r.shm_hops);
 		if (verbose && r.net_hops)
 			fprintf(out.f, " net=%d", r.net_hops);
+		if (verbose)
+			fprintf(out.f, " path=%s%s%s",
+				r.closed == 2 ? "closed-shared" : r.closed ? "closed" : "flow", r.why ? ": " : "",
+				r.why ? r.why : "");
 		if (cmd_calib()) {
 			struct draw d = { s, &o, &c };
 			double lo, hi;

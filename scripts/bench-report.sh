@@ -11,11 +11,12 @@
 #   bench/sweep.csv     scripts/bench-sweep.sh
 #   bench/cluster.csv   scripts/bench-cluster.sh
 #   bench/flow.csv      scripts/bench-flow.sh (and scripts/bench-flow-fit.sh)
+#   bench/closed.csv    scripts/bench-closed.sh
 # LOAD_BEFORE may hold the load average taken before the runs (make bench
 # sets it). Run from the repository root.
 set -eu
 doc=${DOC:-docs/performance.md}
-for f in bench/results.csv bench/predict.csv bench/serve.csv bench/sweep.csv bench/cluster.csv bench/flow.csv; do
+for f in bench/results.csv bench/predict.csv bench/serve.csv bench/sweep.csv bench/cluster.csv bench/flow.csv bench/closed.csv; do
 	if [ ! -f "$f" ]; then
 		echo "bench-report: $f is missing (run make bench)" >&2
 		exit 1
@@ -111,6 +112,13 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 	sed 1d bench/flow.csv | awk -F, '{ printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }'
 	echo
 	sh scripts/bench-flow-fit.sh bench/flow.csv
+	echo
+	echo "Closed form against ranks (\`scripts/bench-closed.sh\`: ring all-reduce, LL, over every GPU of clusters of 8 to 128 boxes; CPU us per collective):"
+	echo
+	echo "| GPUs | collectives timed | CPU s | CPU us per collective |"
+	echo "|---|---|---|---|"
+	awk -F, 'NR > 1 && $1 != "fit" { printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }
+		$1 == "fit" { fit = $4 } END { if (fit != "") printf "\nCost grows as N^%s from 64 to 1,024 GPUs (least squares on logs).\n", fit }' bench/closed.csv
 	echo
 	echo "The engine (\`plumb bench --format csv\`):"
 	echo

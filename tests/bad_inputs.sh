@@ -372,7 +372,7 @@ input-directory-validate 4 validate tests
 input-directory-sweep    4 sweep tests
 input-directory-calib    4 predict $BM --calib tests
 # ---- limits and runtime errors
-budget-coll              5 coll $DIR/budget-tiny.yaml
+budget-coll              5 coll $DIR/budget-tiny.yaml --flow
 budget-predict           5 predict $DIR/budget-tiny.yaml --layout tp8 --concurrency 1
 scenario-1025-gpus       3 topo @gen:flat:1025
 render-matrix-too-big    2 render @gen:cluster:17 --what matrix -o @out:matrix.png

@@ -9,71 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* NCCL's chunk for pipelined chains: NCCL_BUFFSIZE 4 MiB over NCCL_STEPS 8. */
-#define COLL_CHUNK (512.0 * 1024)
-#define COLL_MAX_CHUNKS 64
-
-enum { PH_RING, PH_REDUCE, PH_BCAST, PH_DIRECT, PH_SHOT1, PH_SHOT2 };
-
-struct crun {
-	const struct scenario *s;
-	struct sim_engine *eng;
-	struct fabric *fab;
-	struct coll_ctx *ctx;
-	struct coll_spec spec;
-	const struct coll_spec *c;      /* &spec */
-	coll_done_fn done;
-	void *arg;
-	double t0;
-	const struct topo_view *view;
-	int algo, proto;
-	int n;
-	double eff;                 /* payload fraction on the wire */
-	int nch;                    /* channels: parallel flows per send */
-	double ch_cap;              /* per-channel wire rate cap (LL, LL128), 0 = none */
-	double shm_ll_cap;          /* per-channel wire rate cap of LL over SHM, 0 = none */
-	double *step_lat;           /* n x n, per hop, seconds (allocated with the run) */
-	unsigned char *shm;         /* n x n, 1: hop bounces through host, 2: between
-				       hosts (NCCL's NET, fab_path_net) */
-	int kind_send;
-	/* ring */
-	int nsteps;
-	double chunk;
-	int *got;                   /* [n] ring: steps received */
-	int *gpus;                  /* [n] spec.gpus, the run's own copy */
-	/* RCCL's rings on an xGMI mesh (coll_rccl.c): nring rings at once,
-	 * each its own successor per rank and its own steps received; 0 for
-	 * the one ring in rank order. One block, r->rsucc. */
-	int nring;
-	int *rsucc;                 /* nring x n */
-	int *rgot;                  /* nring x n */
-	/* chains (tree, broadcast): nchain chains of the n ranks, each its
-	 * own order; per chain, phase (0 reduce, 1 broadcast) and position:
-	 * chunks sent and received, and whether a send is in flight (a rank
-	 * sends a chain's chunks one after another). One block, r->ord. */
-	int nchain, nways;
-	int *ord;                   /* nchain x n: the rank at each position */
-	int *pos;                   /* nchain x n: each rank's position */
-	int *cst;                   /* nchain x 2 x n x 3: sent, received, busy */
-	int *cway;                  /* nchain x (nways + 1): the chain's NIC ways
-				       between hosts, their count first; 0 = every way */
-	int nchunks;
-	int recv_total, recv_need;
-	int shot2;                  /* two-shot: the second phase has started */
-	int msccl;                  /* two-shot as RCCL's MSCCL allpairs (coll_rccl.c) */
-	struct crun *prev, *next;   /* the context's runs in flight */
-	struct sendrec *sends;      /* sends in flight */
-};
-
-struct sendrec {
-	struct crun *r;
-	int src, dst, phase, idx;
-	int ch;                     /* the chain of a chain's send, else -1 */
-	double bytes;
-	int remaining;              /* channel flows still in flight */
-	struct sendrec *prev, *next;    /* the run's sends in flight */
-};
-
 /* Take a send off its run's list (it is about to be freed). */
 static void send_unlink(struct sendrec *sr)
 {
@@ -106,54 +41,69 @@ static int flow_done(struct sim_net *net, int flow, void *arg, struct plumb_err 
 /*
  * A send between hosts: NCCL's channels cross over every NIC of the hosts
  * (fab_net_ways, at least one way per channel), each way its own path
- * (fab_path_net) carrying an equal share.
+ * (fab_path_net) carrying an equal share. Inside a host: one flow per
+ * channel on the pair's path (P2P, or SHM through host memory).
  */
-static int send_net(struct crun *r, struct sendrec *sr, int a, int b, double bytes,
-		    struct plumb_err *err)
+int coll_send_flow(const struct crun *r, int src, int dst, double bytes, int chain, int w,
+		   struct coll_flow *f)
 {
-	struct sim_flow_spec fs;
-	int buf[FAB_MAX_PATH], ways = fab_net_ways(r->fab, a, b), w, rc;
-	const int *wl = NULL;
+	int a = r->c->gpus[src], b = r->c->gpus[dst], sh = r->shm[src * r->n + dst];
+	double lat = r->step_lat[src * r->n + dst];
 
-	if (sr->ch >= 0 && r->cway && r->cway[sr->ch * (r->nways + 1)] > 0) {
-		/* a tree channel crosses over its own NICs */
-		wl = &r->cway[sr->ch * (r->nways + 1) + 1];
-		ways = wl[-1];
-	} else if (ways < r->nch) {
-		ways = r->nch;
-	}
-	sr->remaining = ways;
-	memset(&fs, 0, sizeof(fs));
-	if (r->ch_cap > 0)
-		fs.rate_cap = r->ch_cap * r->nch / ways;
-	fs.bytes = bytes / r->eff / ways;
-	fs.start = sim_now(r->eng) + r->step_lat[(sr->src) * r->n + (sr->dst)];
-	fs.on_done = flow_done;
-	fs.arg = sr;
-	for (w = 0; w < ways; w++) {
-		fs.path_len = fab_path_net(r->fab, a, b, wl ? wl[w] : w, buf);
-		fs.path = buf;
-		if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0) {
-			if (w == 0) {
-				send_unlink(sr);
-				free(sr);
-			}
-			return rc;
+	f->cap = 0;
+	f->mult = 1;
+	if (sh == 2) {
+		int ways = fab_net_ways(r->fab, a, b);
+		const int *wl = NULL;
+		if (chain >= 0 && r->cway && r->cway[chain * (r->nways + 1)] > 0) {
+			/* a tree channel crosses over its own NICs */
+			wl = &r->cway[chain * (r->nways + 1) + 1];
+			ways = wl[-1];
+		} else if (ways < r->nch) {
+			ways = r->nch;
 		}
+		if (r->ch_cap > 0)
+			f->cap = r->ch_cap * r->nch / ways;
+		f->bytes = bytes / r->eff / ways;
+		f->delay = lat;
+		f->len = fab_path_net(r->fab, a, b, wl ? wl[w] : w, f->buf);
+		f->path = f->buf;
+		return ways;
 	}
-	return 0;
+	if (sh) {
+		f->len = fab_route_shm(r->fab, a, b, f->buf, &f->path);
+		/* The cap is a payload rate per GPU, shared by the channels;
+		 * flows carry wire bytes. */
+		f->cap = r->s->k.v[K_NCCL_SHM_GBS] * 1e9 / r->eff / r->nch;
+		if (r->shm_ll_cap > 0 && r->shm_ll_cap < f->cap)
+			f->cap = r->shm_ll_cap;
+	} else {
+		f->len = fab_route_gpu(r->fab, a, b, f->buf, &f->path);
+	}
+	if (r->ch_cap > 0 && (f->cap == 0 || r->ch_cap < f->cap))
+		f->cap = r->ch_cap;
+	f->bytes = bytes / r->eff / r->nch;
+	f->mult = r->nch;
+	f->delay = lat;
+	if (sh == 1 && r->shm_ll_cap > 0)
+		/* the step's latency already holds its first load round trip
+		 * (the poll that sees the line): the cap times the others */
+		f->delay = fmax(0, lat - fmin(r->s->k.v[K_NCCL_SHM_RD_US] * 1e-6,
+					      f->bytes / r->shm_ll_cap));
+	if (f->len == 0 && f->cap == 0)
+		f->cap = 1e18;   /* same GPU twice: nothing crosses a link */
+	return 1;
 }
 
-/* Start the flows of a send (one per channel) after the hop's step latency;
+/* Start the flows of a send (coll_send_flow) after the hop's step latency;
  * chain: the chain a chain's send belongs to, else -1. */
 static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double bytes,
 		   int chain, struct plumb_err *err)
 {
-	int a = r->c->gpus[src], b = r->c->gpus[dst];
 	struct sim_flow_spec fs;
+	struct coll_flow f;
 	struct sendrec *sr = malloc(sizeof(*sr));
-	int buf[FAB_MAX_PATH], rc, ch;
-	const int *path;
+	int rc, k, w, nw;
 
 	if (!sr)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
@@ -164,48 +114,33 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 	sr->idx = idx;
 	sr->ch = chain;
 	sr->bytes = bytes;
-	sr->remaining = r->nch;
 	sr->prev = NULL;
 	sr->next = r->sends;
 	if (r->sends)
 		r->sends->prev = sr;
 	r->sends = sr;
 	memset(&fs, 0, sizeof(fs));
-	if (r->shm[(src) * r->n + (dst)] == 2)
-		return send_net(r, sr, a, b, bytes, err);
-	if (r->shm[(src) * r->n + (dst)]) {
-		fs.path_len = fab_route_shm(r->fab, a, b, buf, &path);
-		/* The cap is a payload rate per GPU, shared by the channels;
-		 * flows carry wire bytes. */
-		fs.rate_cap = r->s->k.v[K_NCCL_SHM_GBS] * 1e9 / r->eff / r->nch;
-		if (r->shm_ll_cap > 0 && r->shm_ll_cap < fs.rate_cap)
-			fs.rate_cap = r->shm_ll_cap;
-	} else {
-		fs.path_len = fab_route_gpu(r->fab, a, b, buf, &path);
-	}
-	fs.path = path;
-	if (r->ch_cap > 0 && (fs.rate_cap == 0 || r->ch_cap < fs.rate_cap))
-		fs.rate_cap = r->ch_cap;
-	fs.bytes = bytes / r->eff / r->nch;
-	fs.start = sim_now(r->eng) + r->step_lat[(src) * r->n + (dst)];
-	if (r->shm[(src) * r->n + (dst)] == 1 && r->shm_ll_cap > 0)
-		/* the step's latency already holds its first load round trip
-		 * (the poll that sees the line): the cap times the others */
-		fs.start = sim_now(r->eng) +
-			   fmax(0, r->step_lat[(src) * r->n + (dst)] -
-				   fmin(r->s->k.v[K_NCCL_SHM_RD_US] * 1e-6, fs.bytes / r->shm_ll_cap));
-	fs.on_done = flow_done;
-	fs.arg = sr;
-	if (fs.path_len == 0 && fs.rate_cap == 0)
-		fs.rate_cap = 1e18;   /* same GPU twice: nothing crosses a link */
-	for (ch = 0; ch < r->nch; ch++)
-		if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0) {
-			if (ch == 0) {
-				send_unlink(sr);
-				free(sr);
+	nw = coll_send_flow(r, src, dst, bytes, chain, 0, &f);
+	sr->remaining = nw * f.mult;
+	for (w = 0; w < nw; w++) {
+		if (w > 0)
+			coll_send_flow(r, src, dst, bytes, chain, w, &f);
+		fs.path = f.path;
+		fs.path_len = f.len;
+		fs.rate_cap = f.cap;
+		fs.bytes = f.bytes;
+		fs.start = sim_now(r->eng) + f.delay;
+		fs.on_done = flow_done;
+		fs.arg = sr;
+		for (k = 0; k < f.mult; k++)
+			if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0) {
+				if (w == 0 && k == 0) {
+					send_unlink(sr);
+					free(sr);
+				}
+				return rc;
 			}
-			return rc;
-		}
+	}
 	return 0;
 }
 
@@ -215,8 +150,10 @@ static int send_now(struct crun *r, int src, int dst, int phase, int idx, double
 	return send_ch(r, src, dst, phase, idx, bytes, -1, err);
 }
 
-static void run_free(struct crun *r)
+void coll_run_free(struct crun *r)
 {
+	if (!r)
+		return;
 	free(r->rsucc);
 	free(r->ord);
 	free(r);
@@ -240,7 +177,7 @@ static int finish(struct crun *r, struct plumb_err *err)
 		r->next->prev = r->prev;
 	if (r->done)
 		rc = r->done(r->ctx, sim_now(r->eng) - r->t0, r->arg, err);
-	run_free(r);
+	coll_run_free(r);
 	return rc;
 }
 
@@ -461,9 +398,44 @@ int coll_ctx_init(struct coll_ctx *x, struct sim_engine *eng, struct fabric *fab
 	return sim_register(eng, &start_ops, x, &x->kind_start, err);
 }
 
-int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int proto,
-	       double start, coll_done_fn done, void *arg, struct coll_result *res,
-	       struct plumb_err *err)
+/*
+ * The ranks rank i may send to under r's schedule, into js (room 2 + 2 x
+ * chains): its neighbours in rank order and in every chain, each once;
+ * returns their count, or -1 when it may send to every rank (RCCL's mesh
+ * rings, all-to-all, the engine's kernels). O(chains).
+ */
+static int pair_cands(const struct crun *r, const struct coll_spec *c, int algo, int mesh, int i,
+		      int *js)
+{
+	int n = r->n, m = 0, t, k, q, cand[2];
+	if (mesh || c->op == COLL_ALLTOALL || algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT)
+		return -1;
+	cand[0] = (i + 1) % n;
+	cand[1] = (i + n - 1) % n;
+	for (k = 0; k < 2; k++) {
+		for (q = 0; q < m && js[q] != cand[k]; q++)
+			;
+		if (q == m)
+			js[m++] = cand[k];
+	}
+	for (t = 0; r->ord && t < r->nchain; t++) {
+		int p = r->pos[t * n + i];
+		cand[0] = p > 0 ? r->ord[t * n + p - 1] : -1;
+		cand[1] = p < n - 1 ? r->ord[t * n + p + 1] : -1;
+		for (k = 0; k < 2; k++) {
+			if (cand[k] < 0)
+				continue;
+			for (q = 0; q < m && js[q] != cand[k]; q++)
+				;
+			if (q == m)
+				js[m++] = cand[k];
+		}
+	}
+	return m;
+}
+
+int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int proto,
+		 struct coll_result *res, struct crun **out, struct plumb_err *err)
 {
 	static const int base_k[PROTO_N] = { K_NCCL_BASE_US, K_NCCL_BASE_LL128_US, K_NCCL_BASE_SIMPLE_US };
 	static const int pci_k[PROTO_N] = { K_NCCL_PCI_LL_US, K_NCCL_PCI_LL128_US, K_NCCL_PCI_SIMPLE_US };
@@ -472,11 +444,11 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	const struct scenario *s = x->fab->s;
 	const struct topo_view *view = x->view;
 	struct crun *r;
-	struct sim_payload pl;
-	int i, j, rc, all_nvl = 1, hosts = 0, p2p, mesh;
+	int i, j, rc, all_nvl = 1, hosts = 0, p2p, mesh, *js;
 	double net_floor = 0;
 	struct coll_graph g;
 
+	*out = NULL;
 	if (c->n < 2 || c->n > s->ngpus)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "a simulated collective needs 2 to %d ranks", s->ngpus);
@@ -486,15 +458,19 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 				     "the %s algorithm is modelled for all-reduce only",
 				     coll_algo_name(algo));
 	/* One block: the run, then its n x n latency table, its ranks' GPUs
-	 * and steps received, and its n x n transport table. */
-	r = calloc(1, sizeof(*r) + (size_t)c->n * c->n * (sizeof(double) + 1) +
+	 * and steps received, and its n x n transport table. The tables are
+	 * left unset but for the pairs the schedule sends over (set below),
+	 * the only ones read: O(n) for a ring or chains, not O(n^2). */
+	r = malloc(sizeof(*r) + (size_t)c->n * c->n * (sizeof(double) + 1) +
 		   (size_t)2 * c->n * sizeof(int));
 	if (!r)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	memset(r, 0, sizeof(*r));
 	r->step_lat = (double *)(void *)(r + 1);
 	r->gpus = (int *)(void *)(r->step_lat + (size_t)c->n * c->n);
 	r->got = r->gpus + c->n;
 	r->shm = (unsigned char *)(r->got + c->n);
+	memset(r->got, 0, (size_t)c->n * sizeof(*r->got));
 	memcpy(r->gpus, c->gpus, (size_t)c->n * sizeof(*r->gpus));
 	r->s = s;
 	r->eng = x->eng;
@@ -507,9 +483,6 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	r->algo = algo;
 	r->proto = proto;
 	r->n = c->n;
-	r->done = done;
-	r->arg = arg;
-	r->t0 = start;
 	if (res)
 		res->shm_hops = res->p2p_hops = res->net_hops = 0;
 	hosts = coll_spans_hosts(s, c);
@@ -538,10 +511,26 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	/* RCCL on an xGMI mesh runs its ring collectives over every link */
 	mesh = !hosts && algo == ALGO_RING && c->op != COLL_SENDRECV && c->op != COLL_ALLTOALL &&
 	       c->op != COLL_BROADCAST && coll_xgmi_mesh(x->fab, c);
-	for (i = 0; i < r->n; i++)
-		for (j = 0; j < r->n; j++) {
-			int a = c->gpus[i], b = c->gpus[j], nvl, net;
-			if (i == j || a == b)
+	if (!(js = malloc((size_t)(2 + 2 * (r->nchain > 0 ? r->nchain : 1)) * sizeof(*js)))) {
+		coll_run_free(r);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	for (i = 0; i < r->n; i++) {
+		int nc = pair_cands(r, c, algo, mesh, i, js), k;
+		for (k = 0; k < (nc < 0 ? r->n : nc); k++) {
+			int a, b, nvl, net;
+			j = nc < 0 ? k : js[k];
+			a = c->gpus[i];
+			b = c->gpus[j];
+			if (i == j)
+				continue;
+			r->shm[i * r->n + j] = 0;
+			r->step_lat[i * r->n + j] = 0;
+			if (a == b)
+				continue;       /* the same GPU twice: nothing to cross */
+			/* pairs the schedule never sends over need no latency */
+			if (!mesh && !coll_uses_pair(c, algo, i, j, r->nchain > 1 ? r->pos : NULL, r->nchain) &&
+			    !(r->ord && coll_uses_pair(c, algo, i, j, r->pos, r->nchain)))
 				continue;
 			net = s->nodes[s->gpu_node[a]].host != s->nodes[s->gpu_node[b]].host;
 			r->shm[(i) * r->n + (j)] = net ? 2 : view->xport[a][b] != XP_P2P;
@@ -587,10 +576,12 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 				r->step_lat[(i) * r->n + (j)] += fmax(0, xfer_copy_lat(s, a, b) -
 							     s->k.v[K_P2P_LAT_US] * 1e-6);
 		}
+	}
+	free(js);
 	/* LL128 needs NVLink on every hop (NCCL turns it off on PCIe);
 	 * RCCL runs it on gfx90a only (coll_rccl_ll128). */
 	if (proto == PROTO_LL128 && (!all_nvl || (s->xgmi && !coll_rccl_ll128(s, c)))) {
-		run_free(r);
+		coll_run_free(r);
 		return 1;
 	}
 	if (algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) {
@@ -606,7 +597,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 				if (i == j || a == b)
 					continue;
 				if (view->p2p[a][b] != P2P_OK) {
-					run_free(r);
+					coll_run_free(r);
 					return 1;
 				}
 				r->shm[(i) * r->n + (j)] = 0;
@@ -615,8 +606,6 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		r->nsteps = 1;
 		r->chunk = c->bytes;
 		r->nchunks = 1;
-		memset(&pl, 0, sizeof(pl));
-		pl.p = r;
 		/* a two-shot the search picked (or a step replays) where no
 		 * engine kernel is in play is RCCL's allpairs */
 		if (algo == ALGO_TWOSHOT &&
@@ -630,21 +619,16 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 			r->eff = proto == PROTO_LL ? s->k.v[K_NCCL_LL_FRAC] * s->k.v[K_NCCL_BW_EFF] :
 							  s->k.v[K_NCCL_BW_EFF];
 			r->ch_cap = s->k.v[K_NCCL_CH_GBS] * 1e9 / r->eff;
-			rc = sim_at(x->eng, start + (s->k.v[base_k[proto]] + s->k.v[K_NCCL_FLOOR_US]) * 1e-6,
-				    SIM_PRIO_DEFAULT, x->kind_start, &pl, NULL, err);
+			r->t_first = (s->k.v[base_k[proto]] + s->k.v[K_NCCL_FLOOR_US]) * 1e-6;
 		} else {
 			for (i = 0; i < r->n * r->n; i++)
 				r->step_lat[i] = 0;
 			r->nch = 1;
 			r->eff = s->k.v[K_ONESHOT_BW_EFF];
-			rc = sim_at(x->eng, start + s->k.v[K_ONESHOT_US] * 1e-6, SIM_PRIO_DEFAULT,
-				    x->kind_start, &pl, NULL, err);
+			r->t_first = s->k.v[K_ONESHOT_US] * 1e-6;
 		}
-		if (rc < 0) {
-			run_free(r);
-			return rc;
-		}
-		goto started;
+		*out = r;
+		return 0;
 	}
 	/* Payload fraction: Simple reaches nccl_bw_eff of the link, LL128
 	 * 120 of 128 bytes of that, LL nccl_ll_frac of it (8 of 16 bytes). */
@@ -668,7 +652,7 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 	if (r->nch < 1 || r->nchain > 1)
 		r->nch = 1;         /* a tree between hosts: its chains are the channels */
 	if (mesh && (rc = mesh_rings(r, &g, c, proto, err)) < 0) {
-		run_free(r);
+		coll_run_free(r);
 		return rc;
 	}
 	if (!hosts)
@@ -706,16 +690,32 @@ int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int prot
 		r->nchunks = 1;
 	if (r->nchunks > COLL_MAX_CHUNKS)
 		r->nchunks = COLL_MAX_CHUNKS;
+	/* NCCL's base latency, and the fixed floor of every collective */
+	r->t_first = (s->k.v[base_k[proto]] + s->k.v[K_NCCL_FLOOR_US]) * 1e-6;
+	*out = r;
+	return 0;
+}
+
+int coll_start(struct coll_ctx *x, const struct coll_spec *c, int algo, int proto,
+	       double start, coll_done_fn done, void *arg, struct coll_result *res,
+	       struct plumb_err *err)
+{
+	struct crun *r;
+	struct sim_payload pl;
+	int rc = coll_run_new(x, c, algo, proto, res, &r, err);
+
+	if (rc != 0)
+		return rc;
+	r->done = done;
+	r->arg = arg;
+	r->t0 = start;
 	memset(&pl, 0, sizeof(pl));
 	pl.p = r;
-	/* NCCL's base latency, and the fixed floor of every collective */
-	if ((rc = sim_at(x->eng, start + (s->k.v[base_k[proto]] + s->k.v[K_NCCL_FLOOR_US]) * 1e-6,
-			 SIM_PRIO_DEFAULT,
-			 x->kind_start, &pl, NULL, err)) < 0) {
-		run_free(r);
+	if ((rc = sim_at(x->eng, start + r->t_first, SIM_PRIO_DEFAULT, x->kind_start, &pl, NULL,
+			 err)) < 0) {
+		coll_run_free(r);
 		return rc;
 	}
-started:
 	x->active++;
 	r->next = x->runs;
 	if (x->runs)
@@ -734,7 +734,7 @@ void coll_ctx_release(struct coll_ctx *x)
 			r->sends = sr->next;
 			free(sr);
 		}
-		run_free(r);
+		coll_run_free(r);
 	}
 	x->active = 0;
 }

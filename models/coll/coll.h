@@ -61,6 +61,8 @@ struct coll_spec {
 	int custom;                 /* all-reduce: with algorithm auto, the engine's
 				       kernels that are candidates too
 				       (COLL_CUSTOM_*, coll_custom_of()) */
+	int flow;                   /* 1: the flow model even where the closed
+				       form holds (coll_time; docs/model.md) */
 };
 
 struct coll_result {
@@ -69,6 +71,10 @@ struct coll_result {
 	int shm_hops, p2p_hops;     /* ring neighbours by transport */
 	int net_hops;               /* ring neighbours on different hosts (NET) */
 	double busbw_factor;
+	int closed;                 /* the time is the closed form's: 1 every link one
+				       pair's, 2 links shared in step; 0 the flow model's */
+	const char *why;            /* with closed 0: why the closed form did not hold
+				       (a static string), NULL when forced or one rank */
 };
 
 /*
@@ -177,7 +183,11 @@ const char *coll_proto_name(int p);
 double coll_busbw_factor(enum coll_op op, int n);
 
 /*
- * Simulate one collective alone on scenario s (transports from the view
+ * Time one collective alone on scenario s: in closed form where every link
+ * it uses carries one pair's sends and a ring hop's sends never overlap
+ * (coll_closed.c, docs/model.md "Closed form"; the same time as the flow
+ * model's to its last printed digit), else by simulating its flows; c->flow
+ * forces the flows. r->closed says which ran (transports from the view
  * NCCL runs in, with topo options o). Returns 0 or a negative plumb code.
  */
 int coll_time(const struct scenario *s, const struct topo_opts *o,

@@ -38,7 +38,7 @@
 
 /* A tuner question (coll_time's spec, normalised) and its answer. */
 struct choice_key {
-	int op, n, algo, proto, root, custom;
+	int op, n, algo, proto, root, custom, flow;
 	double bytes;
 	const int *gpus;                /* [n]: the question's, or a kept answer's own */
 };
@@ -359,6 +359,7 @@ static void choice_key(const struct coll_spec *c, struct choice_key *k)
 	k->proto = c->proto;
 	k->root = c->root;
 	k->custom = c->custom;
+	k->flow = c->flow;
 	k->bytes = c->bytes;
 	k->gpus = c->gpus;
 }

@@ -7,6 +7,74 @@
 
 #include "coll.h"
 
+/* NCCL's chunk for pipelined chains: NCCL_BUFFSIZE 4 MiB over NCCL_STEPS 8. */
+#define COLL_CHUNK (512.0 * 1024)
+#define COLL_MAX_CHUNKS 64
+
+enum { PH_RING, PH_REDUCE, PH_BCAST, PH_DIRECT, PH_SHOT1, PH_SHOT2 };
+
+struct crun {
+	const struct scenario *s;
+	struct sim_engine *eng;
+	struct fabric *fab;
+	struct coll_ctx *ctx;
+	struct coll_spec spec;
+	const struct coll_spec *c;      /* &spec */
+	coll_done_fn done;
+	void *arg;
+	double t0;
+	const struct topo_view *view;
+	int algo, proto;
+	int n;
+	double eff;                 /* payload fraction on the wire */
+	int nch;                    /* channels: parallel flows per send */
+	double ch_cap;              /* per-channel wire rate cap (LL, LL128), 0 = none */
+	double shm_ll_cap;          /* per-channel wire rate cap of LL over SHM, 0 = none */
+	double *step_lat;           /* n x n, per hop, seconds (allocated with the run) */
+	unsigned char *shm;         /* n x n, 1: hop bounces through host, 2: between
+				       hosts (NCCL's NET, fab_path_net) */
+	int kind_send;
+	/* ring */
+	int nsteps;
+	double chunk;
+	int *got;                   /* [n] ring: steps received */
+	int *gpus;                  /* [n] spec.gpus, the run's own copy */
+	/* RCCL's rings on an xGMI mesh (coll_rccl.c): nring rings at once,
+	 * each its own successor per rank and its own steps received; 0 for
+	 * the one ring in rank order. One block, r->rsucc. */
+	int nring;
+	int *rsucc;                 /* nring x n */
+	int *rgot;                  /* nring x n */
+	/* chains (tree, broadcast): nchain chains of the n ranks, each its
+	 * own order; per chain, phase (0 reduce, 1 broadcast) and position:
+	 * chunks sent and received, and whether a send is in flight (a rank
+	 * sends a chain's chunks one after another). One block, r->ord. */
+	int nchain, nways;
+	int *ord;                   /* nchain x n: the rank at each position */
+	int *pos;                   /* nchain x n: each rank's position */
+	int *cst;                   /* nchain x 2 x n x 3: sent, received, busy */
+	int *cway;                  /* nchain x (nways + 1): the chain's NIC ways
+				       between hosts, their count first; 0 = every way */
+	int nchunks;
+	int recv_total, recv_need;
+	int shot2;                  /* two-shot: the second phase has started */
+	int msccl;                  /* two-shot as RCCL's MSCCL allpairs (coll_rccl.c) */
+	double t_first;             /* from the start to the first sends: NCCL's base
+				       latency and floor, or the engine kernel's fixed time */
+	struct crun *prev, *next;   /* the context's runs in flight */
+	struct sendrec *sends;      /* sends in flight */
+};
+
+struct sendrec {
+	struct crun *r;
+	int src, dst, phase, idx;
+	int ch;                     /* the chain of a chain's send, else -1 */
+	double bytes;
+	int remaining;              /* channel flows still in flight */
+	struct sendrec *prev, *next;    /* the run's sends in flight */
+};
+
+
 /* Is the direct path between GPUs a and b all NVLink? */
 int coll_nvlink_path(const struct fabric *f, int a, int b);
 
@@ -45,5 +113,43 @@ int coll_msccl_allpairs(const struct scenario *s, const struct topo_view *v,
 
 /* Does RCCL run LL128 on c's GPUs? Only on gfx90a (coll_rccl.c). */
 int coll_rccl_ll128(const struct scenario *s, const struct coll_spec *c);
+
+/* One flow of a send as coll.c starts it (coll_send_flow): its path (into
+ * buf or the fabric's routes), wire bytes, rate cap (0: none), delay from
+ * the send to the flow's start, and how many identical copies start (the
+ * channels of a send inside a host). */
+struct coll_flow {
+	int buf[FAB_MAX_PATH];
+	const int *path;
+	int len, mult;
+	double bytes, cap, delay;
+};
+
+/* Flow w of the send of `bytes` from rank src to dst (chain: the tree's
+ * chain, else -1) into *f; returns the send's count of distinct flows (w
+ * ranges over 0 .. count - 1). O(path length). */
+int coll_send_flow(const struct crun *r, int src, int dst, double bytes, int chain, int w,
+		   struct coll_flow *f);
+
+/* A run of c with (algo, proto) set up but not started: transports, step
+ * latencies of the pairs its schedule uses, channels, caps, steps, chains.
+ * Returns 0 (*out owned by the caller: coll_run_free), 1 when the protocol
+ * or algorithm is not available here (*out NULL), or a negative code. */
+int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int proto,
+		 struct coll_result *res, struct crun **out, struct plumb_err *err);
+void coll_run_free(struct crun *r);
+
+/*
+ * The closed form (coll_closed.c, docs/model.md "Closed form"): the time of
+ * run r alone from one step of its sends solved at once (each group of
+ * flows that share links by itself), then the ring's or the chains'
+ * recurrence over the sends' times. *shared: 0 when every link carries
+ * one pair's sends (then exact), 1 when some link carries several (the
+ * step solve assumes they run in step). Returns 0 with *seconds, 1 when
+ * the closed form does not hold (*why says which condition failed) or a
+ * negative code (out of memory).
+ */
+int coll_closed(const struct crun *r, double *seconds, int *shared, const char **why,
+		struct plumb_err *err);
 
 #endif

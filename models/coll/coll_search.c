@@ -87,45 +87,99 @@ static int record_time(struct coll_ctx *x, double seconds, void *arg, struct plu
 	return 0;
 }
 
-/* One simulation of one (algorithm, protocol). *seconds = -1: not allowed. */
+/* An engine and fabric of s with a collective context on them: the closed
+ * form reads them (links, routes) and starts nothing, so one serves every
+ * candidate of a search; a simulation takes a fresh one. */
+struct env {
+	struct sim_engine *eng;
+	struct fabric *fab;
+	struct coll_ctx x;
+};
+
+static void env_free(struct env *v)
+{
+	coll_ctx_release(&v->x);
+	fab_free(v->fab);
+	sim_engine_free(v->eng);
+	memset(v, 0, sizeof(*v));
+}
+
+static int env_new(const struct scenario *s, const struct topo_view *view,
+		   const struct fab_routes *routes, struct env *v, struct plumb_err *err)
+{
+	int rc;
+	memset(v, 0, sizeof(*v));
+	if ((rc = sim_engine_new(s->seed, &v->eng, err)) < 0)
+		return rc;
+	sim_set_budget(v->eng, s->event_budget);
+	if ((rc = fab_build(v->eng, s, &v->fab, err)) < 0 ||
+	    (fab_use_routes(v->fab, routes), rc = coll_ctx_init(&v->x, v->eng, v->fab, view, err)) < 0) {
+		env_free(v);
+		return rc;
+	}
+	return 0;
+}
+
+/* The closed form of one (algorithm, protocol) on cl (built on first use):
+ * 0 with *seconds (-1: not allowed here), 1 when it does not hold
+ * (res->why), or a negative code. */
+static int closed_one(const struct scenario *s, const struct topo_view *view,
+		      const struct fab_routes *routes, struct env *cl,
+		      const struct coll_spec *c, int algo, int proto, double *seconds,
+		      struct coll_result *res, struct plumb_err *err)
+{
+	struct crun *r = NULL;
+	int rc, shared = 0;
+	double t = -1;
+
+	*seconds = -1;
+	if (!cl->eng && (rc = env_new(s, view, routes, cl, err)) < 0)
+		return rc;
+	if ((rc = coll_run_new(&cl->x, c, algo, proto, res, &r, err)) != 0)
+		return rc > 0 ? 0 : rc;         /* 1: protocol not available here */
+	rc = coll_closed(r, &t, &shared, &res->why, err);
+	coll_run_free(r);
+	if (rc == 0) {
+		res->closed = shared ? 2 : 1;
+		*seconds = t;
+	}
+	return rc;
+}
+
+/* One (algorithm, protocol): in closed form where it holds (unless c->flow),
+ * else simulated. *seconds = -1: not allowed. */
 static int run_one(const struct scenario *s, const struct topo_view *view,
-		   const struct fab_routes *routes,
+		   const struct fab_routes *routes, struct env *cl,
 		   const struct coll_spec *c, int algo, int proto, double *seconds,
 		   struct coll_result *res, struct plumb_err *err)
 {
-	struct sim_engine *eng = NULL;
-	struct fabric *fab = NULL;
-	struct coll_ctx x;
+	struct env v;
 	double t = -1;
 	int rc;
 
 	*seconds = -1;
-	memset(&x, 0, sizeof(x));
-	if ((rc = sim_engine_new(s->seed, &eng, err)) < 0)
+	res->closed = 0;
+	res->why = NULL;
+	if (!c->flow && (rc = closed_one(s, view, routes, cl, c, algo, proto, seconds, res,
+					 err)) <= 0)
 		return rc;
-	sim_set_budget(eng, s->event_budget);
-	if ((rc = fab_build(eng, s, &fab, err)) < 0)
-		goto out;
-	fab_use_routes(fab, routes);
-	if ((rc = coll_ctx_init(&x, eng, fab, view, err)) < 0)
-		goto out;
-	rc = coll_start(&x, c, algo, proto, 0, record_time, &t, res, err);
+	if ((rc = env_new(s, view, routes, &v, err)) < 0)
+		return rc;
+	rc = coll_start(&v.x, c, algo, proto, 0, record_time, &t, res, err);
 	if (rc != 0) {
 		rc = rc > 0 ? 0 : rc;   /* 1: protocol not available here */
 		goto out;
 	}
-	if ((rc = sim_run(eng, INFINITY, err)) < 0)
+	if ((rc = sim_run(v.eng, INFINITY, err)) < 0)
 		goto out;
-	if (x.active != 0 || t < 0) {
+	if (v.x.active != 0 || t < 0) {
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
-				   "collective did not complete (%d still running)", x.active);
+				   "collective did not complete (%d still running)", v.x.active);
 		goto out;
 	}
 	*seconds = t;
 out:
-	coll_ctx_release(&x);
-	fab_free(fab);
-	sim_engine_free(eng);
+	env_free(&v);
 	return rc;
 }
 
@@ -204,7 +258,9 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 	int algo, proto, rc, pick, found, mnch;
 	double best = INFINITY;
 	struct coll_result tmp;
+	struct env cl;
 
+	memset(&cl, 0, sizeof(cl));
 	/* RCCL's MSCCL allpairs where its algorithm files take the size:
 	 * RCCL runs it instead of its tuner's choice (coll_rccl.c) */
 	if (c->algo == ALGO_AUTO && c->proto == PROTO_AUTO &&
@@ -214,8 +270,10 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 		double t;
 		m.custom |= COLL_CUSTOM_MSCCL;
 		memset(&tmp, 0, sizeof(tmp));
-		if ((rc = run_one(s, view, routes, &m, ALGO_TWOSHOT, proto, &t, &tmp, err)) < 0)
+		if ((rc = run_one(s, view, routes, &cl, &m, ALGO_TWOSHOT, proto, &t, &tmp, err)) < 0) {
+			env_free(&cl);
 			return rc;
+		}
 		if (t >= 0) {
 			r->seconds = t;
 			r->algo = ALGO_TWOSHOT;
@@ -223,6 +281,9 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 			r->shm_hops = tmp.shm_hops;
 			r->p2p_hops = tmp.p2p_hops;
 			r->net_hops = tmp.net_hops;
+			r->closed = tmp.closed;
+			r->why = tmp.why;
+			env_free(&cl);
 			return 0;
 		}
 	}
@@ -263,8 +324,10 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 			    c->proto == PROTO_AUTO)
 				continue;   /* no NCCL protocol: simulated once */
 			memset(&tmp, 0, sizeof(tmp));
-			if ((rc = run_one(s, view, routes, c, algo, proto, &t, &tmp, err)) < 0)
+			if ((rc = run_one(s, view, routes, &cl, c, algo, proto, &t, &tmp, err)) < 0) {
+				env_free(&cl);
 				return rc;
+			}
 			found |= t >= 0;
 			if (t >= 0 && t < best) {
 				best = t;
@@ -274,6 +337,8 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 				r->shm_hops = tmp.shm_hops;
 				r->p2p_hops = tmp.p2p_hops;
 				r->net_hops = tmp.net_hops;
+				r->closed = tmp.closed;
+				r->why = tmp.why;
 			}
 		}
 		if (!found && pick >= 0) {
@@ -281,6 +346,7 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 			goto again;
 		}
 	}
+	env_free(&cl);
 	if (!isfinite(best))
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "protocol %s is not available here (LL128 needs NVLink on every hop)",

@@ -64,12 +64,48 @@ static double inter_cpu_bw(const struct scenario *s)
 
 /* A GPU's NVLink bandwidth toward the collective's other ranks in NCCL's
  * units: its links to the NVSwitches, or the sum of its direct bonds. */
-static double gpu_nvl_bw(const struct scenario *s, const struct topo_view *v,
-			 const struct coll_spec *c, int i, int sm)
+/* The ranks on each host, for gpu_nvl_bw (NVLink stays inside a host):
+ * host h's ranks are rk[off[h] .. off[h + 1]), in rank order. */
+struct host_ranks {
+	int *rk, *off;
+};
+
+/* s's NVLinks all join GPUs of one host? Then hr is filled (free rk);
+ * else hr->rk is NULL and gpu_nvl_bw scans every rank. */
+static void host_ranks_of(const struct scenario *s, const struct coll_spec *c,
+			  struct host_ranks *hr)
 {
-	int a = c->gpus[i], j, best = 0, sum = 0;
-	for (j = 0; j < c->n; j++) {
-		int b = c->gpus[j];
+	int k, i, h;
+	hr->rk = NULL;
+	for (k = 0; k < s->nnvlink; k++)
+		if (s->nodes[s->gpu_node[s->nvlink[k].a]].host !=
+		    s->nodes[s->gpu_node[s->nvlink[k].b]].host)
+			return;
+	if (!(hr->rk = malloc(((size_t)c->n + s->nhosts + 2) * sizeof(int))))
+		return;
+	hr->off = hr->rk + c->n;
+	memset(hr->off, 0, ((size_t)s->nhosts + 2) * sizeof(int));
+	for (i = 0; i < c->n; i++)
+		hr->off[s->nodes[s->gpu_node[c->gpus[i]]].host + 2]++;
+	for (h = 0; h < s->nhosts; h++)
+		hr->off[h + 2] += hr->off[h + 1];
+	for (i = 0; i < c->n; i++)
+		hr->rk[hr->off[s->nodes[s->gpu_node[c->gpus[i]]].host + 1]++] = i;
+}
+
+static double gpu_nvl_bw(const struct scenario *s, const struct topo_view *v,
+			 const struct coll_spec *c, const struct host_ranks *hr, int i, int sm)
+{
+	int a = c->gpus[i], j, k, k0 = 0, k1 = c->n, best = 0, sum = 0;
+	if (hr->rk) {
+		int h = s->nodes[s->gpu_node[a]].host;
+		k0 = h > 0 ? hr->off[h] : 0;
+		k1 = hr->off[h + 1];
+	}
+	for (k = k0; k < k1; k++) {
+		int b;
+		j = hr->rk ? hr->rk[k] : k;
+		b = c->gpus[j];
 		if (j == i || b == a || !v->nvl[a][b])
 			continue;
 		sum += v->nvl[a][b];
@@ -83,10 +119,12 @@ void coll_graph_of(const struct scenario *s, const struct topo_view *v, const st
 		   struct coll_graph *g)
 {
 	const double *sp;
-	int nsp, i, k, nch, best_k, p2p_pp = NCCL_MAXCHANNELS, p2p_nch;
+	int nsp, i, j, k, nch, best_k, p2p_pp = NCCL_MAXCHANNELS, p2p_nch, all_nvl = 1;
 	double hop = INFINITY, tot = INFINITY, best;
+	struct host_ranks hr;
 
 	memset(g, 0, sizeof(*g));
+	host_ranks_of(s, c, &hr);
 	g->sm = 1000;
 	for (i = 0; i < c->n; i++)
 		if (gpu_sm(s, c->gpus[i]) < g->sm)
@@ -100,9 +138,9 @@ void coll_graph_of(const struct scenario *s, const struct topo_view *v, const st
 		if (a == b || s->nodes[s->gpu_node[a]].host != s->nodes[s->gpu_node[b]].host)
 			continue;       /* a hop between hosts: NCCL's NET, not this graph */
 		if (v->nvl[a][b]) {
-			h = (s->nvswitch ? gpu_nvl_bw(s, v, c, i, g->sm)
+			h = (s->nvswitch ? gpu_nvl_bw(s, v, c, &hr, i, g->sm)
 					 : v->nvl[a][b] * nvlink_bw(g->sm));
-			t = gpu_nvl_bw(s, v, c, i, g->sm);
+			t = gpu_nvl_bw(s, v, c, &hr, i, g->sm);
 		} else {
 			g->nvlink = 0;
 			h = fmin(pci_bw(s, a), pci_bw(s, b));
@@ -157,16 +195,23 @@ void coll_graph_of(const struct scenario *s, const struct topo_view *v, const st
 	g->nch = 2 * g->graph_ch < NCCL_MAXCHANNELS ? 2 * g->graph_ch : NCCL_MAXCHANNELS;
 	if (s->k.set[K_NCCL_CHANNELS])      /* NCCL_MIN/MAX_NCHANNELS given */
 		g->nch = (int)s->k.v[K_NCCL_CHANNELS];
+	/* every GPU pair NVLink? (O(n) when not: the first rank's row tells) */
+	for (i = 0; i < c->n && all_nvl; i++)
+		for (j = 0; j < c->n; j++)
+			if (c->gpus[i] != c->gpus[j] && !v->nvl[c->gpus[i]][c->gpus[j]])
+				all_nvl = 0;
 	/* src/graph/paths.cc ncclTopoGetNchannels: 2 per NVLink of a pair
-	 * (2 on PCIe), the least over the peers; powers of two. */
-	for (i = 0; i < c->n; i++) {
-		int j;
+	 * (2 on PCIe), the least over the peers; powers of two. A pair off
+	 * NVLink gives 2, the least any pair gives. */
+	if (!all_nvl)
+		p2p_pp = 2;
+	for (i = 0; i < c->n && all_nvl; i++) {
 		for (j = 0; j < c->n; j++) {
 			int a = c->gpus[i], b = c->gpus[j], pc;
 			if (a == b)
 				continue;
 			if (v->nvl[a][b])
-				pc = 2 * (s->nvswitch ? (int)(gpu_nvl_bw(s, v, c, i, g->sm) / nvlink_bw(g->sm) + 1e-9)
+				pc = 2 * (s->nvswitch ? (int)(gpu_nvl_bw(s, v, c, &hr, i, g->sm) / nvlink_bw(g->sm) + 1e-9)
 						      : v->nvl[a][b]);
 			else
 				pc = 2;
@@ -183,16 +228,8 @@ void coll_graph_of(const struct scenario *s, const struct topo_view *v, const st
 	g->p2p_nch = k > NCCL_MAXCHANNELS ? NCCL_MAXCHANNELS : k;
 	/* src/init.cc: NCCL_P2P_NVL_CHUNKSIZE 512 KiB when every GPU pair is
 	 * NVLink, else NCCL_P2P_PCI_CHUNKSIZE 128 KiB. */
-	g->p2p_chunk = 128 * 1024;
-	{
-		int all = 1, j;
-		for (i = 0; i < c->n && all; i++)
-			for (j = 0; j < c->n; j++)
-				if (c->gpus[i] != c->gpus[j] && !v->nvl[c->gpus[i]][c->gpus[j]])
-					all = 0;
-		if (all)
-			g->p2p_chunk = 512 * 1024;
-	}
+	g->p2p_chunk = all_nvl ? 512 * 1024 : 128 * 1024;
+	free(hr.rk);
 }
 
 /* src/enqueue.cc topoGetAlgoInfo (ring channel tuning): threads per

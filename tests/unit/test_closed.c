@@ -1,0 +1,214 @@
+/*
+ * test_closed.c - the closed form of a collective alone (models/coll/
+ * coll_closed.c) against the flow model it stands for, on the bundled
+ * scenarios and on generated clusters of up to 64 GPUs (the shapes of
+ * tests/gen_scale.sh).
+ *
+ * Tolerance: 1e-3 relative, and 1e-9 where every link carries one pair's
+ * sends. Where no link is shared, or shared links carry sends in lockstep,
+ * the closed form solves the flow model's own flows and differs from it by
+ * rounding alone. Where sends out of step share a link it is taken only
+ * when full sharing would change a send's time by at most COLL_CLOSED_EPS
+ * (1e-3), which bounds the ring's error by the same fraction; on every case
+ * here it agrees to the printed 0.01 us (the largest error found is
+ * printed when the suite runs with PLUMB_TEST_VERBOSE set).
+ */
+#include "coll.h"
+#include "fixtures.h"
+
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void suite_closed(void);
+
+#define TOL 1e-3
+#define TOL_EXACT 1e-9
+
+struct tally {
+	int cases, closed, exact, flow;
+	double worst;
+	char where[160];
+};
+
+/* hosts boxes of 8 H100 on NVSwitch, a switch and a 400 Gb/s NIC per GPU,
+ * over InfiniBand (tests/gen_scale.sh cluster) */
+static char *cluster_text(int hosts)
+{
+	size_t cap = 8192 + 1024;
+	char *t = malloc(cap);
+	int g, n;
+	if (!t)
+		return NULL;
+	n = snprintf(t, cap, "plumb_scenario: 1\nname: cluster\nhosts:\n  - name: node\n"
+		     "    count: %d\n"
+		     "    host: {cpu_vendor: intel, sockets: 2, cores_per_socket: 56, "
+		     "threads_per_core: 2}\n    pcie:\n", hosts);
+	for (g = 0; g < 8; g++)
+		n += snprintf(t + n, cap - (size_t)n,
+			      "      - {id: rc%d, kind: root_complex, socket: %d}\n"
+			      "      - {id: rp%d, kind: root_port, parent: rc%d, gen: 5, width: 16}\n"
+			      "      - {id: sw%d, kind: switch, parent: rp%d, acs: false}\n"
+			      "      - {id: gpu%d, kind: gpu, parent: sw%d, model: h100-sxm}\n"
+			      "      - {id: nic%d, kind: nic, parent: sw%d, model: ConnectX-7}\n",
+			      g, g / 4, g, g, g, g, g, g, g, g);
+	snprintf(t + n, cap - (size_t)n,
+		 "    nvlink: {nvswitch: true}\nnetwork: {kind: infiniband, port_gbps: 400}\n");
+	return t;
+}
+
+/* One collective with the closed form allowed and with the flows forced. */
+static void check(const struct scenario *s, const char *name, int op, int algo, int n,
+		  double bytes, struct tally *t)
+{
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result a, f;
+	double e;
+
+	topo_opts_init(&o);
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	c.n = n;
+	c.gpus = fix_ranks;
+	c.bytes = bytes;
+	c.algo = algo;
+	c.proto = PROTO_AUTO;
+	memset(&a, 0, sizeof(a));
+	memset(&f, 0, sizeof(f));
+	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &a, NULL), 0);
+	c.flow = 1;
+	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &f, NULL), 0);
+	CU_ASSERT_EQUAL(f.closed, 0);           /* forced: the flows ran */
+	e = fabs(a.seconds - f.seconds) / f.seconds;
+	t->cases++;
+	if (a.closed) {
+		t->closed++;
+		t->exact += a.closed == 1;
+	} else {
+		t->flow++;
+		CU_ASSERT_PTR_NOT_NULL(a.why);  /* the flows ran for a reason */
+	}
+	if (e > t->worst) {
+		t->worst = e;
+		snprintf(t->where, sizeof(t->where), "%s %s %s %g B", name, coll_op_name(op),
+			 coll_algo_name(algo), bytes);
+	}
+	if (e > (a.closed == 1 ? TOL_EXACT : TOL))
+		printf("\n  %s %s/%s over %d GPUs, %g B: closed form (%d) %.6f us, flows %.6f us\n",
+		       name, coll_op_name(op), coll_algo_name(algo), n, bytes, a.closed,
+		       a.seconds * 1e6, f.seconds * 1e6);
+	CU_ASSERT(e <= (a.closed == 1 ? TOL_EXACT : TOL));
+}
+
+/* The ops and algorithms the closed form covers, at sizes from latency-
+ * to bandwidth-bound. */
+static void sweep(const struct scenario *s, const char *name, int n, const double *sizes,
+		  struct tally *t)
+{
+	static const int cases[][2] = {
+		{ COLL_ALLREDUCE, ALGO_RING }, { COLL_ALLREDUCE, ALGO_TREE },
+		{ COLL_ALLGATHER, ALGO_RING }, { COLL_REDUCESCATTER, ALGO_RING },
+		{ COLL_BROADCAST, ALGO_RING }, { COLL_SENDRECV, ALGO_RING },
+	};
+	size_t i;
+	int k;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (k = 0; sizes[k] > 0; k++)
+			check(s, name, cases[i][0], cases[i][1], n, sizes[k], t);
+}
+
+static void report(const char *what, const struct tally *t)
+{
+	if (getenv("PLUMB_TEST_VERBOSE"))
+		printf("\n  %s: %d cases, %d closed (%d exact), %d flows; worst %.3g (%s)\n", what,
+		       t->cases, t->closed, t->exact, t->flow, t->worst, t->where);
+}
+
+static void test_bundled(void)
+{
+	static const char *const names[] = {
+		"2x-hgx-8x-h100-ib", "baremetal-8x-rtxpro6000", "hgx-8x-h200", "mi300x-8x",
+		"proxmox-vm-8x-rtxpro6000", "proxmox-vm-q35-8x-rtxpro6000",
+		"switch-8x-rtxpro6000-acs", "switch-8x-rtxpro6000", "workstation-2x-rtx5090",
+	};
+	static const double sizes[] = { 4096, 1 << 20, 64 << 20, 0 };
+	struct tally t;
+	size_t i;
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[128];
+		struct scenario *s = NULL;
+		snprintf(path, sizeof(path), "scenarios/%s.yaml", names[i]);
+		CU_ASSERT_EQUAL_FATAL(scn_load(path, &s, NULL), 0);
+		sweep(s, names[i], s->ngpus, sizes, &t);
+		scn_free(s);
+	}
+	report("bundled", &t);
+	/* the closed form carries most of them (it may not stop holding
+	 * unnoticed), and the flows still run where it does not hold */
+	CU_ASSERT(t.closed >= t.cases * 2 / 3);
+	CU_ASSERT(t.exact > 0);
+	CU_ASSERT(t.flow > 0);
+}
+
+static void test_clusters(void)
+{
+	static const double sizes[] = { 4096, 1 << 20, 16 << 20, 0 };
+	struct tally t;
+	int hosts;
+	memset(&t, 0, sizeof(t));
+	for (hosts = 2; hosts <= 8; hosts *= 2) {
+		char *text = cluster_text(hosts), name[32];
+		struct scenario *s = text ? fix_load(text) : NULL;
+		free(text);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		snprintf(name, sizeof(name), "cluster of %d GPUs", 8 * hosts);
+		sweep(s, name, s->ngpus, sizes, &t);
+		/* a part of the cluster: ranks on the first hosts only */
+		check(s, name, COLL_ALLREDUCE, ALGO_RING, 4 * hosts, 1 << 20, &t);
+		scn_free(s);
+	}
+	report("clusters", &t);
+	CU_ASSERT(t.closed >= t.cases / 2);
+}
+
+/* Where a ring hop's sends would overlap, or out-of-step sends share a
+ * link enough to matter, the flows run and say why. */
+static void test_falls_back(void)
+{
+	struct scenario *s = NULL;
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r;
+
+	CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/2x-hgx-8x-h100-ib.yaml", &s, NULL), 0);
+	topo_opts_init(&o);
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = 16;
+	c.gpus = fix_ranks;
+	c.bytes = 128 << 20;
+	c.algo = ALGO_RING;
+	c.proto = PROTO_SIMPLE;
+	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.closed, 0);
+	CU_ASSERT_PTR_NOT_NULL(r.why);
+	/* all-to-all always runs its flows */
+	c.op = COLL_ALLTOALL;
+	c.bytes = 1 << 20;
+	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
+	CU_ASSERT_EQUAL(r.closed, 0);
+	scn_free(s);
+}
+
+void suite_closed(void)
+{
+	CU_pSuite s = CU_add_suite("closed", NULL, NULL);
+	CU_add_test(s, "closed form = flows on the bundled scenarios", test_bundled);
+	CU_add_test(s, "closed form = flows on clusters of 16 to 64 GPUs", test_clusters);
+	CU_add_test(s, "flows where the closed form does not hold", test_falls_back);
+}
