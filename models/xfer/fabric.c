@@ -2,6 +2,7 @@
  * fabric.c - scenario -> flow-network links and paths (see fabric.h).
  */
 #include "fabric.h"
+#include "fabric_int.h"
 #include "topo.h"
 
 #include <assert.h>
@@ -34,7 +35,6 @@ static int add(struct fabric *f, enum sim_link_kind kind, double bps, int *id,
 	return sim_net_add_link(f->net, kind, bps, f->s->k.v[K_HOP_NS] * 1e-9, id, err);
 }
 
-static int nic_gpu(const struct scenario *s, const int *hgpu, int nhg, int k, int idx);
 
 /*
  * The NIC lists of each host and the GPU each NIC serves (nic_gpu), once
@@ -80,7 +80,7 @@ static int fab_nic_tables(struct fabric *f)
 			continue;
 		f->hnic[f->hnic_off[d->host] + fill[d->host]++] = i;
 		idx = sib[p]++;
-		f->nic_gpu[i] = nic_gpu(s, hg + hgoff[d->host], hgoff[d->host + 1] - hgoff[d->host],
+		f->nic_gpu[i] = fab_nic_gpu_of(s, hg + hgoff[d->host], hgoff[d->host + 1] - hgoff[d->host],
 					i, idx);
 	}
 	free(hgoff);
@@ -365,7 +365,7 @@ void fab_set_acs(struct fabric *f, int acs_override)
 	f->acs_override = acs_override;
 }
 
-static int root_of(const struct scenario *s, int n)
+int fab_root_of(const struct scenario *s, int n)
 {
 	while (s->nodes[n].parent >= 0)
 		n = s->nodes[n].parent;
@@ -374,7 +374,7 @@ static int root_of(const struct scenario *s, int n)
 
 int fab_gpu_socket(const struct fabric *f, int a)
 {
-	return f->s->nodes[root_of(f->s, f->s->gpu_node[a])].socket;
+	return f->s->nodes[fab_root_of(f->s, f->s->gpu_node[a])].socket;
 }
 
 /* Append link id to path[0..len) unless it is there already; the length. */
@@ -399,7 +399,7 @@ static int port(const struct fabric *f, int n, int *path, int len)
 }
 
 /* Append the up links from node n to (not including) ancestor stop. */
-static int climb(const struct fabric *f, int n, int stop, int *path, int len)
+int fab_climb(const struct fabric *f, int n, int stop, int *path, int len)
 {
 	for (; n >= 0 && n != stop; n = f->s->nodes[n].parent)
 		if (f->up[n] >= 0) {
@@ -411,7 +411,7 @@ static int climb(const struct fabric *f, int n, int stop, int *path, int len)
 }
 
 /* Append the down links from ancestor stop (excluded) to node n, top first. */
-static int descend(const struct fabric *f, int stop, int n, int *path, int len)
+int fab_descend(const struct fabric *f, int stop, int n, int *path, int len)
 {
 	int chain[SCN_MAX_SWITCH_DEPTH + 2], k = 0;
 	for (; n >= 0 && n != stop; n = f->s->nodes[n].parent)
@@ -579,35 +579,35 @@ static int path_gpu(const struct fabric *f, int a, int b, int *path)
 				break;
 			}
 	if (lca >= 0 && topo_acs_redirect(s, f->acs_override, na, nb, NULL) >= 0)
-		lca = root_of(s, na);   /* up to the root complex and back */
+		lca = fab_root_of(s, na);   /* up to the root complex and back */
 	{
 		int pa, pb;
 		if (topo_chip_cross(s, f->acs_override, na, nb, &pa, &pb)) {
 			/* across the chip's partitions, inside the chip */
-			len = climb(f, na, pa, path, 0);
-			return descend(f, pb, nb, path, len);
+			len = fab_climb(f, na, pa, path, 0);
+			return fab_descend(f, pb, nb, path, len);
 		}
 	}
 	if (lca >= 0) {
-		len = climb(f, na, lca, path, 0);
-		return descend(f, lca, nb, path, len);
+		len = fab_climb(f, na, lca, path, 0);
+		return fab_descend(f, lca, nb, path, len);
 	} else {
-		int ra = root_of(s, na), rb = root_of(s, nb);
+		int ra = fab_root_of(s, na), rb = fab_root_of(s, nb);
 		int sa = s->nodes[ra].socket, sb = s->nodes[rb].socket;
-		len = climb(f, na, ra, path, 0);
+		len = fab_climb(f, na, ra, path, 0);
 		path[len++] = f->rc_out[ra];
 		if (sa != sb)
 			path[len++] = fab_xs(f, sa, sb);
 		path[len++] = f->rc_in[rb];
-		return descend(f, rb, nb, path, len);
+		return fab_descend(f, rb, nb, path, len);
 	}
 }
 
 int fab_path_to_host(const struct fabric *f, int a, int sock, int *path)
 {
 	const struct scenario *s = f->s;
-	int na = s->gpu_node[a], ra = root_of(s, na), sa = s->nodes[ra].socket;
-	int len = climb(f, na, ra, path, 0);
+	int na = s->gpu_node[a], ra = fab_root_of(s, na), sa = s->nodes[ra].socket;
+	int len = fab_climb(f, na, ra, path, 0);
 	path[len++] = f->rc_out[ra];
 	if (sa != sock)
 		path[len++] = fab_xs(f, sa, sock);
@@ -618,17 +618,17 @@ int fab_path_to_host(const struct fabric *f, int a, int sock, int *path)
 int fab_path_from_host(const struct fabric *f, int sock, int b, int *path)
 {
 	const struct scenario *s = f->s;
-	int nb = s->gpu_node[b], rb = root_of(s, nb), sb = s->nodes[rb].socket, len = 0;
+	int nb = s->gpu_node[b], rb = fab_root_of(s, nb), sb = s->nodes[rb].socket, len = 0;
 	path[len++] = f->dram[sock];
 	if (sb != sock)
 		path[len++] = fab_xs(f, sock, sb);
 	path[len++] = f->rc_in[rb];
-	return descend(f, rb, nb, path, len);
+	return fab_descend(f, rb, nb, path, len);
 }
 
 int fab_gpu_numa(const struct fabric *f, int a)
 {
-	return f->s->nodes[root_of(f->s, f->s->gpu_node[a])].numa;
+	return f->s->nodes[fab_root_of(f->s, f->s->gpu_node[a])].numa;
 }
 
 /* Socket of NUMA node `node`. */
@@ -664,170 +664,4 @@ double fab_path_latency(const struct fabric *f, const int *path, int n)
 	for (i = 0; i < n; i++)
 		t += sim_net_link_latency(f->net, path[i]);
 	return t;
-}
-
-/*
- * Payload per 4096-byte MTU packet. InfiniBand adds LRH 8, BTH 12, ICRC 4
- * and VCRC 2 bytes to a packet in the middle of an RDMA write (IBTA
- * InfiniBand Architecture Specification vol. 1, ch. 5 "Data packets");
- * RoCE v2 carries BTH 12 and ICRC 4 in UDP 8 and IPv4 20 over Ethernet
- * (header 14, FCS 4, preamble 8, inter-frame gap 12; IBTA RoCEv2, annex
- * A17). port_gbps is the port's data rate (IB's 4x NDR 400 Gb/s and 4x
- * HDR 200 Gb/s are after line coding).
- */
-double fab_net_bytes_per_s(const struct scenario *s)
-{
-	double hdr = s->net.kind == SCN_NET_IB ? 8 + 12 + 4 + 2 : 14 + 4 + 8 + 12 + 20 + 8 + 12 + 4;
-	return s->net.port_gbps / 8 * 1e9 * 4096.0 / (4096.0 + hdr);
-}
-
-int fab_net_ways(const struct fabric *f, int a, int b)
-{
-	const struct scenario *s = f->s;
-	int ha = s->nodes[s->gpu_node[a]].host, hb = s->nodes[s->gpu_node[b]].host, na, nb;
-	if (!s->net.given)
-		return 0;
-	na = f->hnic_off[ha + 1] - f->hnic_off[ha];
-	nb = f->hnic_off[hb + 1] - f->hnic_off[hb];
-	return na > nb ? na : nb;
-}
-
-/*
- * The GPU of NIC node k's host nearest it (lowest path type), among the
- * nhg GPUs hgpu of that host. Several GPUs equally near share the NICs near
- * them in turn: the NIC that is the idx-th NIC child of its parent goes to
- * the (idx mod n)-th of the n nearest GPUs, as NCCL spreads its channels
- * over a switch's GPUs and NICs.
- */
-static int nic_gpu(const struct scenario *s, const int *hgpu, int nhg, int k, int idx)
-{
-	int j, bp = NP_SYS + 1, n = 0, first = -1;
-
-	/* two passes instead of a list of the nearest: no buffer sized by input */
-	for (j = 0; j < nhg; j++) {
-		int p = topo_node_path(s, s->gpu_node[hgpu[j]], k);
-		if (p < bp) {
-			bp = p;
-			n = 0;
-		}
-		n += p == bp;
-	}
-	if (n == 0)
-		return -1;
-	idx %= n;
-	for (j = 0; j < nhg; j++)
-		if (topo_node_path(s, s->gpu_node[hgpu[j]], k) == bp && idx-- == 0) {
-			first = hgpu[j];
-			break;
-		}
-	return first;
-}
-
-/* PCIe path between nodes na and nb of one host (GPU or NIC), appended at len. */
-static int pcie_path(const struct fabric *f, int na, int nb, int *path, int len)
-{
-	const struct scenario *s = f->s;
-	int x, y, lca = -1, pa, pb;
-
-	for (x = s->nodes[na].parent; x >= 0 && lca < 0; x = s->nodes[x].parent)
-		for (y = s->nodes[nb].parent; y >= 0; y = s->nodes[y].parent)
-			if (x == y) {
-				lca = x;
-				break;
-			}
-	if (lca >= 0 && topo_acs_redirect(s, f->acs_override, na, nb, NULL) >= 0)
-		lca = root_of(s, na);   /* up to the root complex and back */
-	if (topo_chip_cross(s, f->acs_override, na, nb, &pa, &pb)) {
-		len = climb(f, na, pa, path, len);
-		return descend(f, pb, nb, path, len);
-	}
-	if (lca >= 0) {
-		len = climb(f, na, lca, path, len);
-		return descend(f, lca, nb, path, len);
-	} else {
-		int ra = root_of(s, na), rb = root_of(s, nb);
-		int sa = s->nodes[ra].socket, sb = s->nodes[rb].socket;
-		len = climb(f, na, ra, path, len);
-		path[len++] = f->rc_out[ra];
-		if (sa != sb)
-			path[len++] = fab_xs(f, sa, sb);
-		path[len++] = f->rc_in[rb];
-		return descend(f, rb, nb, path, len);
-	}
-}
-
-/* The NVLink from GPU a to GPU b (one host), or -1 when they share none. */
-static int nvlink_hop(const struct fabric *f, int a, int b, int *hop)
-{
-	int k = fab_nvp(f, a, b);
-	if (k >= 0) {
-		hop[0] = k;
-		return 1;
-	}
-	if (f->nvl_up[a] >= 0 && f->nvl_down[b] >= 0) {
-		hop[0] = f->nvl_up[a];
-		hop[1] = f->nvl_down[b];
-		return 2;
-	}
-	return -1;
-}
-
-/*
- * GPU g's side of a step between hosts through NIC node k, appended at len:
- * g to the NIC (send 1) or the NIC to g (send 0).
- */
-static int nic_leg(const struct fabric *f, int g, int k, int send, int *path, int len)
-{
-	const struct scenario *s = f->s;
-	int p = f->nic_gpu[k], hop[2], nh = -1, i, ng, rk = root_of(s, k);
-	int sock = s->nodes[rk].socket;
-
-	if (p >= 0 && p != g)
-		nh = send ? nvlink_hop(f, g, p, hop) : nvlink_hop(f, p, g, hop);
-	if (nh < 0)
-		p = g;          /* no NVLink to the NIC's GPU: g's own PCIe path */
-	if (send)
-		for (i = 0; i < nh; i++)
-			path[len++] = hop[i];
-	ng = s->gpu_node[p];
-	if (topo_net_gdr(s, p, k)) {
-		len = send ? pcie_path(f, ng, k, path, len) : pcie_path(f, k, ng, path, len);
-	} else if (send) {
-		len += fab_path_to_host(f, p, sock, path + len);
-		path[len++] = f->rc_in[rk];
-		len = descend(f, rk, k, path, len);
-	} else {
-		len = climb(f, k, rk, path, len);
-		path[len++] = f->rc_out[rk];
-		len += fab_path_from_host(f, sock, p, path + len);
-	}
-	if (!send)
-		for (i = 0; i < nh; i++)
-			path[len++] = hop[i];
-	return len;
-}
-
-int fab_net_nic_gpu(const struct fabric *f, int a, int i)
-{
-	const struct scenario *s = f->s;
-	int h = s->nodes[s->gpu_node[a]].host, n = f->hnic_off[h + 1] - f->hnic_off[h];
-
-	if (!s->net.given)
-		return -1;
-	return n > 0 ? f->nic_gpu[f->hnic[f->hnic_off[h] + i % n]] : -1;
-}
-
-int fab_path_net(const struct fabric *f, int a, int b, int i, int *path)
-{
-	const struct scenario *s = f->s;
-	int ha = s->nodes[s->gpu_node[a]].host, hb = s->nodes[s->gpu_node[b]].host, ka, kb, len;
-
-	if (!s->net.given)
-		return 0;
-	ka = f->hnic[f->hnic_off[ha] + i % (f->hnic_off[ha + 1] - f->hnic_off[ha])];
-	kb = f->hnic[f->hnic_off[hb] + i % (f->hnic_off[hb + 1] - f->hnic_off[hb])];
-	len = nic_leg(f, a, ka, 1, path, 0);
-	path[len++] = f->net_up[ka];
-	path[len++] = f->net_down[kb];
-	return nic_leg(f, b, kb, 0, path, len);
 }
