@@ -493,7 +493,7 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 		i = o->n;
 		add_layer(&e, moe, B, T, L);
 		if (l == s->first)
-			reserve(&e, (o->n - i) * (s->last - s->first) + 64);
+			reserve(&e, 2 * (o->n - i) * (s->last - s->first) + 64);
 		if (nseen < LAYER_SEEN) {
 			seen[nseen].moe = moe;
 			seen[nseen].kind = kind;
