@@ -253,8 +253,27 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					long ctx0 = run_bucket(p, ctxsum_run, active, kv_step, j), lo, hi;
 					double t0 = t;
 					long m;
-					/* the segment: j .. j + m - 1, the last of that bucket */
-					for (lo = j, hi = nblk - 1; lo < hi;) {
+					/* the segment: j .. j + m - 1, the last of that bucket;
+					 * first where the mean context would reach the next
+					 * bucket, checked there (run_bucket is monotone in j),
+					 * then halving what is left, if anything */
+					lo = j;
+					hi = nblk - 1;
+					if (p->bucket > 1) {
+						double end = (double)(ctx0 - p->bucket / 2 + p->bucket) * active;
+						double est = floor((end - ctxsum_run) / ((double)active * kv_step));
+						long e = est < (double)lo ? lo : est > (double)hi ? hi : (long)est;
+						if (run_bucket(p, ctxsum_run, active, kv_step, e) == ctx0) {
+							lo = e;
+							if (e < hi && run_bucket(p, ctxsum_run, active, kv_step, e + 1) != ctx0)
+								hi = e;
+						} else {
+							hi = e - 1;
+							if (run_bucket(p, ctxsum_run, active, kv_step, hi) == ctx0)
+								lo = hi;
+						}
+					}
+					while (lo < hi) {
 						long mid = lo + (hi - lo + 1) / 2;
 						if (run_bucket(p, ctxsum_run, active, kv_step, mid) == ctx0)
 							lo = mid;
