@@ -33,6 +33,8 @@ struct fifo {
 struct inst {
 	double busy_until;      /* the running step's end; < 0 idle */
 	double started;         /* the running step's start */
+	double alone;           /* its end with its links to itself */
+	int pending;            /* its end waits for its collectives (advance) */
 	long kv_used;           /* tokens held (decode: reserved for whole requests) */
 	long promised;          /* decode: tokens of requests sent to it, not admitted */
 	struct fifo q;          /* prefill: admitted, in order; decode: landed, waiting */
@@ -198,8 +200,12 @@ static int start_prefill(struct dstate *S, int i, struct plumb_err *err)
 	if ((rc = serve_step_time(&S->lp_pf, &sh, &dt, err)) < 0)
 		return rc;
 	in->busy_until = S->now + dt;
+	in->started = S->now;
+	in->alone = S->now + dt;
+	in->pending = 0;
 	if (S->d->step_traffic)
-		return S->d->step_traffic(S->d->link_ctx, 1, i, &sh, S->now, S->now + dt, err);
+		return S->d->step_traffic(S->d->link_ctx, 1, i, &sh, S->now, S->now + dt,
+					  &in->pending, err);
 	return 0;
 }
 
@@ -333,8 +339,11 @@ static int start_decode(struct dstate *S, int j, struct plumb_err *err)
 		return rc;
 	in->started = S->now;
 	in->busy_until = S->now + dt;
+	in->alone = S->now + dt;
+	in->pending = 0;
 	if (S->d->step_traffic &&
-	    (rc = S->d->step_traffic(S->d->link_ctx, 0, j, &sh, S->now, S->now + dt, err)) < 0)
+	    (rc = S->d->step_traffic(S->d->link_ctx, 0, j, &sh, S->now, S->now + dt,
+				     &in->pending, err)) < 0)
 		return rc;
 	if (S->win0 >= 0) {
 		S->dstep_sum += dt;
@@ -502,7 +511,7 @@ int serve_disagg_run(const struct serve_params *p, const struct serve_disagg *d,
 		max_events += 4.0 * (S.want + S.C) * ((double)p->output_len * 2 + p->input_len + 2);
 
 	while (S.done_measured < S.want) {
-		double T = INFINITY, tl;
+		double T = INFINITY, tl, tend = 0;
 		int id;
 		if (S.open && arrivals(&S, S.now) < 0) {
 			rc = oom(err);
@@ -519,12 +528,12 @@ int serve_disagg_run(const struct serve_params *p, const struct serve_disagg *d,
 		if (S.open && S.npf < S.nrq && (p->concurrency < 1 || S.inflight < p->concurrency))
 			T = S.rq[S.npf].arrival > S.now ? S.rq[S.npf].arrival : S.now;
 		for (i = 0; i < d->nprefill; i++)
-			if (S.pf[i].busy_until >= 0 && S.pf[i].busy_until < T)
+			if (S.pf[i].busy_until >= 0 && !S.pf[i].pending && S.pf[i].busy_until < T)
 				T = S.pf[i].busy_until;
 		for (i = 0; i < d->ndecode; i++)
-			if (S.dc[i].busy_until >= 0 && S.dc[i].busy_until < T)
+			if (S.dc[i].busy_until >= 0 && !S.dc[i].pending && S.dc[i].busy_until < T)
 				T = S.dc[i].busy_until;
-		if ((rc = d->advance(d->link_ctx, T, &id, &tl, err)) < 0)
+		if ((rc = d->advance(d->link_ctx, T, &id, &tl, &tend, err)) < 0)
 			goto out;
 		if (++events > max_events) {
 			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
@@ -541,6 +550,25 @@ int serve_disagg_run(const struct serve_params *p, const struct serve_disagg *d,
 			}
 			continue;
 		}
+		if (rc == 2) {  /* a step's collectives done: its end is known */
+			struct inst *in = id < 0 ? &S.pf[-1 - id] : &S.dc[id];
+			rc = 0;
+			S.now = tl > S.now ? tl : S.now;
+			if ((id < 0 ? -1 - id >= d->nprefill : id >= d->ndecode) || !in->pending) {
+				rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+						   "disaggregated run: a step end for no pending step");
+				goto out;
+			}
+			in->pending = 0;
+			in->busy_until = tend > S.now ? tend : S.now;
+			if (in->busy_until > in->alone) {
+				*(id < 0 ? &S.r->pf_link_delay_s : &S.r->link_delay_s) +=
+					in->busy_until - in->alone;
+				if (id >= 0 && S.win0 >= 0 && in->started >= S.win0)
+					S.dstep_sum += in->busy_until - in->alone;
+			}
+			continue;
+		}
 		if (!isfinite(T)) {
 			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
 					   "disaggregated run stalled: requests wait with no step or "
@@ -549,10 +577,12 @@ int serve_disagg_run(const struct serve_params *p, const struct serve_disagg *d,
 		}
 		S.now = T;
 		for (i = 0; i < d->nprefill; i++)
-			if (S.pf[i].busy_until == T && (rc = finish_prefill(&S, i, err)) < 0)
+			if (S.pf[i].busy_until == T && !S.pf[i].pending &&
+			    (rc = finish_prefill(&S, i, err)) < 0)
 				goto out;
 		for (i = 0; i < d->ndecode; i++)
-			if (S.dc[i].busy_until == T && (rc = finish_decode(&S, i, err)) < 0)
+			if (S.dc[i].busy_until == T && !S.dc[i].pending &&
+			    (rc = finish_decode(&S, i, err)) < 0)
 				goto out;
 		if (S.R.oom) {
 			rc = oom(err);

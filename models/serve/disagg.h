@@ -42,16 +42,23 @@ struct serve_disagg {
 	 * advance's time). 0 or a negative plumb code. */
 	int (*send)(void *ctx, int id, long tokens, int pi, int di, double t,
 		    struct plumb_err *err);
-	/* Run the transfers up to t_end: 1 with the earliest landing not yet
-	 * reported (its id and time, <= t_end), or 0 when none lands by
+	/* Run the transfers up to t_end and report the earliest event not yet
+	 * reported, at *t <= t_end: 1, a landing (request *id); 2, the
+	 * collectives of a step that step_traffic left pending have finished,
+	 * and the step ends at *end (>= *t): instance *id (a decode instance
+	 * j as j, a prefill instance i as -1 - i). 0 when nothing happens by
 	 * t_end (t_end may be INFINITY). Negative plumb code on error. */
-	int (*advance)(void *ctx, double t_end, int *id, double *t, struct plumb_err *err);
+	int (*advance)(void *ctx, double t_end, int *id, double *t, double *end,
+		       struct plumb_err *err);
 	/* May be NULL. A step of shape sh runs on instance inst (a prefill
-	 * instance when prefill is 1) from t0 to t1 (t0 >= every earlier
-	 * call's and advance's time): the model may put the step's own
-	 * traffic (its collectives) on the links the transfers use. */
+	 * instance when prefill is 1) from t0 for t1 - t0 seconds alone (t0
+	 * >= every earlier call's and advance's time): the model puts the
+	 * step's own traffic (its collectives) on the links the transfers
+	 * use. *pending 1: the step's end depends on that traffic (transfers
+	 * on its links slow its collectives), and advance reports it (event
+	 * 2); 0: the step ends at t1. */
 	int (*step_traffic)(void *ctx, int prefill, int inst, const struct serve_shape *sh,
-			    double t0, double t1, struct plumb_err *err);
+			    double t0, double t1, int *pending, struct plumb_err *err);
 	void *link_ctx;
 };
 

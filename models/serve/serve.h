@@ -187,6 +187,11 @@ struct serve_result {
 	 * prefill instance to its decode instance, ms */
 	double xfer_ms, xfer_p[SERVE_NPCT];
 	double prefill_ms;      /* mean time from arrival to the end of its prefill */
+	double link_delay_s;    /* seconds the decode instances' steps lasted
+				   longer than alone because transfers shared the
+				   links of their collectives (all steps, all
+				   decode instances) */
+	double pf_link_delay_s; /* the same of the prefill instances' steps */
 };
 
 void serve_params_init(struct serve_params *p);

@@ -39,6 +39,10 @@ struct fake_link {
 	double t[4096];
 	int head, n;
 	long tokens;
+	/* a decode step whose collectives lose `slow` to the transfers: its
+	 * end reported at its own end, `slow` later */
+	double slow, pend_t;
+	int pend;
 };
 
 static int fake_send(void *ctx, int id, long tokens, int pi, int di, double t,
@@ -55,15 +59,41 @@ static int fake_send(void *ctx, int id, long tokens, int pi, int di, double t,
 	return 0;
 }
 
-static int fake_advance(void *ctx, double t_end, int *id, double *t, struct plumb_err *err)
+static int fake_advance(void *ctx, double t_end, int *id, double *t, double *end,
+			struct plumb_err *err)
 {
 	struct fake_link *L = ctx;
 	(void)err;
+	if (L->pend && L->pend_t <= t_end &&
+	    (L->head == L->n || L->pend_t < L->t[L->head])) {
+		L->pend = 0;
+		*id = 0;
+		*t = L->pend_t;
+		*end = L->pend_t + L->slow;
+		return 2;
+	}
 	if (L->head == L->n || L->t[L->head] > t_end)
 		return 0;
 	*id = L->id[L->head];
 	*t = L->t[L->head++];
 	return 1;
+}
+
+static int fake_traffic(void *ctx, int prefill, int inst, const struct serve_shape *sh,
+			double t0, double t1, int *pending, struct plumb_err *err)
+{
+	struct fake_link *L = ctx;
+	(void)inst;
+	(void)sh;
+	(void)t0;
+	(void)err;
+	*pending = !prefill;
+	if (!prefill) {
+		CU_ASSERT(!L->pend);
+		L->pend = 1;
+		L->pend_t = t1;
+	}
+	return 0;
 }
 
 static void setup(struct serve_disagg *d, struct fake_link *L, double delay)
@@ -99,6 +129,30 @@ static void test_single(void)
 	EXPECT_NEAR(r.tok_s_total, 101 / (0.055 + 100 * 0.0101), 1e-6);
 	/* the whole prompt's KV moved, per request */
 	CU_ASSERT_EQUAL(L.tokens % p.input_len, 0);
+}
+
+/* Decode steps whose collectives share links with transfers: a step
+ * reported 2 ms late makes every token 2 ms later; the lost time is
+ * counted. */
+static void test_slowed(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	struct serve_disagg d;
+	static struct fake_link L;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.output_len = 101;
+	p.spread = 0;
+	setup(&d, &L, 5e-3);
+	L.slow = 2e-3;
+	d.step_traffic = fake_traffic;
+	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &r, NULL), 0);
+	EXPECT_NEAR(r.ttft_ms, 55, 1e-9);
+	EXPECT_NEAR(r.tpot_ms, 12.1, 1e-9);
+	EXPECT_NEAR(r.decode_step_ms, 12.1, 1e-9);
+	CU_ASSERT(r.link_delay_s >= 100 * 2e-3 - 1e-9);
+	EXPECT_NEAR(r.pf_link_delay_s + 1, 1, 1e-12);
 }
 
 /* Many streams: the decode instance never runs a prefill, so no gap
@@ -240,6 +294,7 @@ void suite_disagg(void)
 	CU_pSuite s = CU_add_suite("disagg", NULL, NULL);
 	CU_add_test(s, "one stream: TTFT = prefill + transfer", test_single);
 	CU_add_test(s, "decode instances run no prefill", test_no_interference);
+	CU_add_test(s, "transfers slow decode steps", test_slowed);
 	CU_add_test(s, "bad designs and requests", test_bad);
 	CU_add_test(s, "prefix cache hits", test_prefix);
 	CU_add_test(s, "KV offload to host memory", test_offload);
