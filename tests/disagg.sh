@@ -9,7 +9,8 @@
 #     metal's P2P, two hosts' NICs slower than one box's NVLink;
 #  3. transfers contend: with two prefill instances at load the transfer's
 #     p99 lies above its p50; they slow the decode steps whose all-reduces
-#     share their links, and only those;
+#     share their links, and only those; a decode instance whose KV cache
+#     fills retracts streams;
 #  4. the same run twice gives the same bytes;
 #  5. plan ranks designs beside layouts;
 #  6. the public points: Mooncake's KV transfer times within 20%;
@@ -88,6 +89,14 @@ run nets.json $two --model llama-3.1-70b --concurrency 32 --input 2000 --output 
 dn=$(num "$tmp/nets.json" decode_link_delay_ms)
 if [ -n "$dd" ] && lt 0 "$dd" && ! lt 0 "$dn"; then ok; else
 	bad "decode steps slowed by transfers: PCIe box $dd ms (want > 0), NVLink hosts over NICs $dn ms (want 0)"
+fi
+
+# ... a decode instance whose KV cache fills retracts its newest streams
+# (prefilled again there) and stays within its cache
+run full.json $box --model llama-3.1-70b --concurrency 256 --input 1000 --output 8000 --layout p1:tp4+d1:tp4
+nr=$(num "$tmp/full.json" retracted); kt=$(num "$tmp/full.json" kv_tokens); kp=$(num "$tmp/full.json" kv_peak_tokens)
+if [ -n "$nr" ] && lt 0 "$nr" && ! lt $((kt + 256)) "$kp"; then ok; else
+	bad "a full decode instance: $nr retracted (want > 0), KV peak $kp of $kt tokens"
 fi
 
 # 4. deterministic

@@ -11,9 +11,15 @@
  * lowest index on a tie), through the caller's transfer model (`send`,
  * `advance`: the scenario's fabric, where transfers share links); the
  * prefill instance frees it when it has landed. A decode instance admits
- * landed requests in landing order while their prompt and whole output fit
- * its KV cache and runs decode steps only: no prefill ever stops its
- * streams. TTFT runs from arrival to the step where the request joins its
+ * landed requests in landing order as serve_run admits (while its KV held,
+ * a reserve of SERVE_RESERVE of each running request's remaining output
+ * and the newcomer's prompt and reserve fit) and runs decode steps: no
+ * prompt's prefill ever stops its streams. When decoding outgrows its KV
+ * cache it retracts the newest stream, whose KV is freed; readmitted
+ * first, it is prefilled again on the decode instance (prompt and the
+ * tokens it had), a step its other streams wait for. The steps of both
+ * kinds of instance may last longer than alone where the transfers share
+ * the links of their collectives (step_traffic). TTFT runs from arrival to the step where the request joins its
  * decode instance (its first token reaches the client from there), so it
  * holds the queue, the prefill, the transfer and the wait for a decode
  * step. Prefix cache hits (serve.h prefix_len, prefix_hit) shorten the

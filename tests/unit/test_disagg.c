@@ -155,6 +155,35 @@ static void test_slowed(void)
 	EXPECT_NEAR(r.pf_link_delay_s + 1, 1, 1e-12);
 }
 
+/* A decode instance whose KV cache fills: it admits on the reserve, so
+ * decoding outgrows the cache and the newest stream is retracted,
+ * prefilled again on the decode instance, and finishes; the cache never
+ * holds more than its size plus one step's tokens. Reserving the whole
+ * output (a cache as large as every request's end) retracts nothing. */
+static void test_decode_evict(void)
+{
+	struct serve_params p;
+	struct serve_result r, big;
+	struct serve_disagg d;
+	static struct fake_link L;
+	serve_params_init(&p);
+	p.concurrency = 8;
+	p.input_len = 1000;
+	p.output_len = 2000;
+	p.prompts = 32;
+	setup(&d, &L, 1e-3);
+	d.decode_kv_tokens = 8000;
+	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &r, NULL), 0);
+	CU_ASSERT(r.preemptions > 0);
+	CU_ASSERT_EQUAL(r.completed, 32);
+	CU_ASSERT(r.kv_peak <= 8000 + 8);
+	setup(&d, &L, 1e-3);
+	d.decode_kv_tokens = 8 * (1000 + 3000);
+	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &big, NULL), 0);
+	CU_ASSERT_EQUAL(big.preemptions, 0);
+	CU_ASSERT(big.tok_s_total > r.tok_s_total);
+}
+
 /* Many streams: the decode instance never runs a prefill, so no gap
  * between two tokens exceeds its longest decode step; prefills of the
  * one prefill instance queue, which TTFT shows. */
@@ -295,6 +324,7 @@ void suite_disagg(void)
 	CU_add_test(s, "one stream: TTFT = prefill + transfer", test_single);
 	CU_add_test(s, "decode instances run no prefill", test_no_interference);
 	CU_add_test(s, "transfers slow decode steps", test_slowed);
+	CU_add_test(s, "a full decode instance retracts", test_decode_evict);
 	CU_add_test(s, "bad designs and requests", test_bad);
 	CU_add_test(s, "prefix cache hits", test_prefix);
 	CU_add_test(s, "KV offload to host memory", test_offload);
