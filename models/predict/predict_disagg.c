@@ -4,6 +4,7 @@
  * scenario that lives for the whole run.
  */
 #include "predict_disagg.h"
+#include "predict_kvtier.h"
 #include "disagg.h"
 #include "topo.h"
 #include "xfer.h"
@@ -313,17 +314,10 @@ static int link_advance(void *ctx, double t_end, int *id, double *t, double *end
 	return L->ev[L->headland++].kind;
 }
 
-/* The first GPU of instance inst and the ring neighbour of its GPU k: the
- * next GPU of k's pipeline stage. */
+/* The first GPU of instance inst (its ring neighbours: pred_ring_next). */
 static int ring_base(const struct dlink *L, int prefill, int inst)
 {
 	return prefill ? inst * L->D.gp : L->D.np * L->D.gp + inst * L->D.gd;
-}
-
-static int ring_next(const struct pred_cfg *c, int base, int k)
-{
-	int per = c->lay.gpus / (c->lay.pp > 0 ? c->lay.pp : 1);
-	return base + (k / per) * per + (k % per + 1) % per;
 }
 
 /* The path a step's collectives take from GPU a to GPU b on fabric f: P2P,
@@ -355,7 +349,7 @@ static int ring_alone(struct dlink *L, int prefill, int inst, double bytes, doub
 	t0 = sim_now(L->seng);
 	for (k = 0; k < c->lay.gpus; k++) {
 		struct sim_flow_spec fs;
-		int path[FAB_MAX_PATH], np, a = base + k, b = ring_next(c, base, k);
+		int path[FAB_MAX_PATH], np, a = base + k, b = pred_ring_next(c, base, k);
 		if (a == b || (np = ring_path(L, L->sfab, a, b, path)) < 1)
 			continue;
 		memset(&fs, 0, sizeof(fs));
@@ -383,9 +377,7 @@ static int step_bytes(struct dlink *L, int prefill, int inst, const struct serve
 		      double *out, double *alone, struct plumb_err *err)
 {
 	const struct pred_cfg *c = prefill ? L->cp : L->cd;
-	struct step_prog prog[64];
-	int k, micro = 1, rc, n = c->lay.gpus / (c->lay.pp > 0 ? c->lay.pp : 1);
-	int key = prefill ? -1 - inst : inst;
+	int k, rc, key = prefill ? -1 - inst : inst;
 	double b = 0;
 	for (k = 0; k < L->ntm; k++)
 		if (L->tm[k].prefill == key && !memcmp(&L->tm[k].sh, sh, sizeof(*sh))) {
@@ -394,22 +386,8 @@ static int step_bytes(struct dlink *L, int prefill, int inst, const struct serve
 			return 0;
 		}
 	*out = *alone = 0;
-	if (n < 2 || c->lay.pp > 64)
-		return 0;
-	memset(prog, 0, sizeof(prog));
-	if ((rc = pred_programs(c, sh->kind, sh->batch, sh->context, sh->tokens, prog, &micro,
-				err)) < 0)
+	if ((rc = pred_ring_bytes(c, sh, &b, err)) < 0)
 		return rc;
-	for (k = 0; k < prog[0].nops; k++) {
-		const struct step_op *op = &prog[0].ops[k];
-		if (op->kind == SOP_ALLREDUCE)
-			b += 2.0 * (n - 1) / n * op->bytes;
-		else if (op->kind != SOP_COMPUTE)
-			b += (double)(n - 1) / n * op->bytes;
-	}
-	b *= micro > 0 ? micro : 1;
-	for (k = 0; k < c->lay.pp; k++)
-		step_prog_release(&prog[k]);
 	if (b > 0 && (rc = ring_alone(L, prefill, inst, b, alone, err)) < 0)
 		return rc;
 	if (grow((void **)&L->tm, &L->captm, L->ntm + 1, sizeof(*L->tm)) < 0)
@@ -495,7 +473,7 @@ static int link_traffic(void *ctx, int prefill, int inst, const struct serve_sha
 	}
 	for (k = 0; k < c->lay.gpus; k++) {
 		struct sim_flow_spec fs;
-		int path[FAB_MAX_PATH], np, a = base + k, b = ring_next(c, base, k);
+		int path[FAB_MAX_PATH], np, a = base + k, b = pred_ring_next(c, base, k);
 		if (a == b || (np = ring_path(L, L->fab, a, b, path)) < 1)
 			continue;
 		memset(&fs, 0, sizeof(fs));

@@ -269,10 +269,13 @@ struct io_count {
 };
 
 /* 1 ms per 1000 tokens either way */
-static int io(void *ctx, long out, long in, double *s, struct plumb_err *err)
+static int io(void *ctx, const struct serve_shape *sh, double step_s, long out, long in,
+	      double *s, struct plumb_err *err)
 {
 	struct io_count *k = ctx;
 	(void)err;
+	(void)sh;
+	(void)step_s;
 	k->out += out;
 	k->in += in;
 	k->calls++;
