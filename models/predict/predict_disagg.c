@@ -567,6 +567,23 @@ int pred_disagg_serve(const struct pred_run *o, const struct pred_cfg *c, int x,
 	sd.send = link_send;
 	sd.advance = link_advance;
 	sd.step_traffic = link_traffic;
+	/* vLLM's P/D protocol (its connectors and their proxy,
+	 * tests/v1/kv_connector/nixl_integration/toy_proxy_server.py): the
+	 * proxy sends the prefill request (max_tokens 1, not streamed), waits
+	 * for its answer, whose kv_transfer_params address the KV, and only
+	 * then sends the decode request, which the client's stream comes
+	 * from: two front ends one after the other. The decode instance
+	 * takes the moved blocks as computed but for at least the prompt's
+	 * last token (v1/core/sched/scheduler.py _update_waiting_for_remote_kv:
+	 * "if num_computed_tokens == request.num_tokens: num_computed_tokens
+	 * -= 1"), so the first token a client sees is sampled by its first
+	 * pass there. SGLang's router sends both requests at once and the
+	 * decode instance streams the prefill's first token (its transfer
+	 * carries it): one front end, the first token on joining. */
+	if (c->s->serving.engine == SCN_ENGINE_VLLM) {
+		sd.first_from_decode = 1;
+		sd.frontend_hops = 2;
+	}
 	L.cp = &cp;
 	sd.link_ctx = &L;
 	p.concurrency = x;

@@ -253,6 +253,12 @@ static int finish_prefill(struct dstate *S, int i, struct plumb_err *err)
 	return 0;
 }
 
+/* The front ends' time a request carries. */
+static double front(const struct dstate *S)
+{
+	return S->p->frontend_s * (S->d->frontend_hops > 1 ? S->d->frontend_hops : 1);
+}
+
 /* Request id's KV has landed on its decode instance at S->now. */
 static int landed(struct dstate *S, int id)
 {
@@ -277,7 +283,7 @@ static int complete(struct dstate *S, struct inst *in, int id)
 		if (q->target > 1)
 			serve_push(&S->R, &S->R.tpot, &S->R.ntpot, &S->R.cap2,
 				   (S->now - q->first) / (double)(q->target - 1));
-		serve_push(&S->R, &S->R.e2e, &S->R.ne2e, &S->R.cap3, S->now - q->arrival + S->p->frontend_s);
+		serve_push(&S->R, &S->R.e2e, &S->R.ne2e, &S->R.cap3, S->now - q->arrival + front(S));
 	}
 	if (S->open)
 		return arrivals(S, S->now);
@@ -362,14 +368,19 @@ static int start_decode(struct dstate *S, int j, struct plumb_err *err)
 		}
 		in->promised -= q->input + q->target;
 		q->first = q->last = S->now;
-		q->generated = 1;       /* the first token, from its prefill */
-		if (S->win0 >= 0)
-			S->tokens_win += 1;
-		if (serve_seconds_span(&S->sec, S->now, S->now, 1) < 0)
-			return oom(err);
-		if (q->measured)
-			serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1, S->now - q->arrival + S->p->frontend_s);
-		if (q->target <= 1) {
+		if (S->d->first_from_decode) {
+			q->generated = 0;       /* its first token comes from this step */
+		} else {
+			q->generated = 1;       /* the first token, from its prefill */
+			if (S->win0 >= 0)
+				S->tokens_win += 1;
+			if (serve_seconds_span(&S->sec, S->now, S->now, 1) < 0)
+				return oom(err);
+			if (q->measured)
+				serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1,
+					   S->now - q->arrival + front(S));
+		}
+		if (q->target <= 1 && !S->d->first_from_decode) {
 			if ((rc = complete(S, in, id)) < 0)
 				return rc < -1 ? rc : oom(err);
 			continue;
@@ -440,6 +451,9 @@ static int finish_decode(struct dstate *S, int j, struct plumb_err *err)
 		int id = in->run[k];
 		struct dreq *q = &S->rq[id];
 		double add = p->accept_per_step;
+		int first = q->generated <= 0;
+		if (first)
+			add = 1;        /* the last prompt token's pass: one token */
 		if (q->generated + add > (double)q->target)
 			add = (double)q->target - q->generated;
 		q->generated += add;
@@ -447,8 +461,14 @@ static int finish_decode(struct dstate *S, int j, struct plumb_err *err)
 		q->kv = q->input + (long)ceil(q->generated);
 		if (in->kv_used > S->r->kv_peak)
 			S->r->kv_peak = in->kv_used;
-		if (q->measured)
+		if (first) {
+			q->first = S->now;
+			if (q->measured)
+				serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1,
+					   S->now - q->arrival + front(S));
+		} else if (q->measured) {
 			serve_itl_add(&S->R, S->now - q->last);
+		}
 		q->last = S->now;
 		step_tokens += add;
 		if (S->win0 >= 0)

@@ -66,6 +66,18 @@ struct serve_disagg {
 	int (*step_traffic)(void *ctx, int prefill, int inst, const struct serve_shape *sh,
 			    double t0, double t1, int *pending, struct plumb_err *err);
 	void *link_ctx;
+	/* The engine's PD protocol. first_from_decode 1: the first token a
+	 * client sees comes from the request's first pass on its decode
+	 * instance (which computes its last prompt token over the moved KV
+	 * and samples; vLLM's connectors), so TTFT ends with that step; 0:
+	 * the prefill's first token is sent on and reaches the client when
+	 * the request joins its decode instance (SGLang). frontend_hops: how
+	 * many serving front ends a request passes one after the other (its
+	 * prefill request's, then its decode request's: 2 for vLLM's proxy,
+	 * which needs the prefill's answer to address the decode); each adds
+	 * p's frontend_s to TTFT and end-to-end latency. 0 counts as 1. */
+	int first_from_decode;
+	int frontend_hops;
 };
 
 /* Serve p's load on d's instances into *r (serve.h's result: tok/s of all

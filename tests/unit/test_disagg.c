@@ -131,6 +131,29 @@ static void test_single(void)
 	CU_ASSERT_EQUAL(L.tokens % p.input_len, 0);
 }
 
+/* vLLM's protocol: the first token comes from the decode instance's first
+ * pass, and the request passes two front ends; TPOT keeps the decode
+ * step. */
+static void test_first_from_decode(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	struct serve_disagg d;
+	static struct fake_link L;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.output_len = 101;
+	p.spread = 0;
+	p.frontend_s = 3e-3;
+	setup(&d, &L, 5e-3);
+	d.first_from_decode = 1;
+	d.frontend_hops = 2;
+	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &r, NULL), 0);
+	EXPECT_NEAR(r.ttft_ms, 50 + 5 + 10.1 + 6, 1e-9);
+	EXPECT_NEAR(r.tpot_ms, 10.1, 1e-9);
+	EXPECT_NEAR(r.e2e_ms, 50 + 5 + 101 * 10.1 + 6, 1e-9);
+}
+
 /* Decode steps whose collectives share links with transfers: a step
  * reported 2 ms late makes every token 2 ms later; the lost time is
  * counted. */
@@ -327,6 +350,7 @@ void suite_disagg(void)
 	CU_add_test(s, "one stream: TTFT = prefill + transfer", test_single);
 	CU_add_test(s, "decode instances run no prefill", test_no_interference);
 	CU_add_test(s, "transfers slow decode steps", test_slowed);
+	CU_add_test(s, "first token from the decode instance", test_first_from_decode);
 	CU_add_test(s, "a full decode instance retracts", test_decode_evict);
 	CU_add_test(s, "bad designs and requests", test_bad);
 	CU_add_test(s, "prefix cache hits", test_prefix);
