@@ -113,15 +113,17 @@ static int kv_done(struct sim_net *net, int flow, void *arg, struct plumb_err *e
 	return 0;
 }
 
-/* The step's ring flows (bytes from each GPU of the copy to the next of
- * its ring) on f from t, capped at cap (0: none), reporting to a. */
+/* The step's ring flows (bytes from each GPU of every copy of the layout
+ * to the next of its ring: replicas step at once) on f from t, capped at
+ * cap (0: none), reporting to a. */
 static int ring_start(const struct pred_cfg *c, struct fabric *f, double bytes, double t,
 		      double cap, struct kvarg *a, struct plumb_err *err)
 {
-	int k, rc;
-	for (k = 0; k < c->lay.gpus && k < f->s->ngpus; k++) {
+	int k, rc, dp = c->lay.dp > 1 ? c->lay.dp : 1;
+	for (k = 0; k < dp * c->lay.gpus && k < f->s->ngpus; k++) {
 		struct sim_flow_spec fs;
-		int path[FAB_MAX_PATH], np, x = k, y = pred_ring_next(c, 0, k);
+		int path[FAB_MAX_PATH], np, base = k / c->lay.gpus * c->lay.gpus;
+		int x = k, y = pred_ring_next(c, base, k - base);
 		if (x == y || y >= f->s->ngpus || (np = ring_path(f, x, y, path)) < 1)
 			continue;
 		memset(&fs, 0, sizeof(fs));

@@ -38,8 +38,9 @@ int pred_kvio_node(const struct fabric *f, int g, int far);
  * tok_out tokens of KV from c's GPUs to host memory and tok_in back, on a
  * fresh fabric of c's scenario that carries the step's own collectives
  * too: the loads first (the step's pass reads the reloaded KV), then the
- * step, its collectives (bytes from each GPU to the next of its ring, in
- * bursts at the links' rate) beside the stores still under way, which
+ * step, its collectives and those of the layout's other replicas, which
+ * step at once (bytes from each GPU to the next of its ring, in bursts at
+ * the links' rate), beside the stores still under way, which
  * take their share of the links they cross; the step ends when its own
  * time, lengthened by what its collectives lost, and the stores are done.
  * sh NULL or step_s 0: the moves alone. Errors: the fabric's, the step
