@@ -18,16 +18,8 @@
 #     is n/a.
 #   sh tests/disagg.sh        PLUMB names the binary (default ./plumb)
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
-LC_ALL=C
-export LC_ALL
-PLUMB=${PLUMB:-./plumb}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-disagg.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+begin_tests disagg
 # JSON reads without jq (plumb writes each row on one line):
 # num FILE KEY: the first number after "KEY":
 num() { grep -o "\"$2\": [-0-9.e+]*" "$1" | head -1 | sed 's/.*: //'; }
@@ -157,5 +149,4 @@ if [ $rc -eq 3 ] && grep -q "GPU4 (rtx-5090) differs from GPU0" "$tmp/err"; then
 	bad "a design over two GPU models: exit $rc, $(cat "$tmp/err")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+end_tests

@@ -9,28 +9,15 @@
 #include <string.h>
 
 #include "disagg.h"
+#include "fixtures.h"
 #include "serve.h"
 
 void suite_disagg(void);
 
-#define EXPECT_NEAR(actual, expected, rel) do { \
-	double a_ = (actual), e_ = (expected); \
-	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
-		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
-		       #actual, a_, e_, (double)(rel)); \
-	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
-} while (0)
-
 /* Prefill 50 ms a request, decode 10 ms + 0.1 ms a sequence; the largest
- * prefill chunk seen is kept in *ctx (a long) when ctx is not NULL. */
-static int steps(void *ctx, const struct serve_shape *sh, double *s, struct plumb_err *err)
-{
-	(void)err;
-	if (sh->kind != SERVE_DECODE && ctx && sh->tokens > *(long *)ctx)
-		*(long *)ctx = sh->tokens;
-	*s = sh->kind == SERVE_DECODE ? 10e-3 + 0.1e-3 * sh->batch : 50e-3 * sh->batch;
-	return 0;
-}
+ * prefill chunk seen is kept in *ctx (a long) when ctx is not NULL
+ * (fixtures.h; no step here mixes the two). */
+static const serve_step_fn steps = fix_serve_steps;
 
 /* A link where every transfer takes `delay`: landings in sending order. */
 struct fake_link {
