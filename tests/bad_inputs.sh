@@ -356,6 +356,7 @@ calibrate-data-sparse    3 calibrate $BM --data @sparse:sparse-4g.txt
 calibrate-data-directory 4 calibrate $BM --data tests
 calibrate-prior-from-bad 2 calibrate $BM --data validation/data/seed-vm-serving.csv --prior-from nowhere
 calibrate-no-priors-few  3 calibrate $VM --no-priors --data validation/data/seed-vm-serving.csv
+calibrate-leave-out-none 2 calibrate validation/scenarios/a40-8x-nv4.yaml --data validation/data/nccl-a40-2gpu-nvlink.txt --leave-out nothing
 # ---- unreadable inputs: one wording for every command
 input-dev-zero-topo      3 topo /dev/zero
 input-dev-zero-import    3 import topo-m /dev/zero
