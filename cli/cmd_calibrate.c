@@ -77,6 +77,10 @@ const char cmd_calibrate_usage[] =
 	"                     fit then also starts there, setting aside what the\n"
 	"                     scenario and catalog give the freed constants)\n"
 	"  --gpus LIST        scenario GPUs the ranks/devices ran on (default 0,1,...)\n"
+	"  --leave-out POINT,...  points of the data before it not to fit, named as the\n"
+	"                     report names them (\"1024 B\", \"1024 B in-place\"):\n"
+	"                     measurement artefacts; the report prints their\n"
+	"                     residuals apart, uncounted\n"
 	"  --model M          what decode and serving data measured (default glm-5)\n"
 	"  --weights W        bf16, fp8, fp8t, nvfp4, mxfp4, int4, int4-gN or checkpoint\n"
 	"                     (default: a model file's own formats, else nvfp4)\n"
@@ -139,9 +143,46 @@ static int same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
+/*
+ * --leave-out "a,b": mark the points so labelled among cases first.. of v
+ * (the data given with scenario scn)
+ * as artefacts, out of the fit (train 0); the report prints them apart.
+ * *n counts them. A label that is no point of those cases: usage error.
+ */
+static int leave_out(struct val_set *v, int first, const char *scn, const char *list, int *n)
+{
+	char *buf = strdup(list), *p, *save = NULL;
+	int i;
+	if (!buf)
+		return cmd_usage_error("calibrate", "--leave-out: out of memory");
+	for (p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		int found = 0;
+		while (*p == ' ')
+			p++;
+		for (i = 0; i < v->npoints; i++)
+			if (v->points[i].c >= first && !strcmp(v->points[i].label, p)) {
+				v->points[i].train = 0;
+				v->points[i].artefact = 1;
+				found++;
+			}
+		if (!found) {
+			int rc = cmd_usage_error("calibrate", "--leave-out: '%s' is no point of the data "
+						 "given with %s (name points as the report does: "
+						 "\"1024 B\", \"1024 B in-place\")", p,
+						 scn);
+			free(buf);
+			return rc;
+		}
+		*n += found;
+	}
+	free(buf);
+	return 0;
+}
+
 /* One (scenario, data) pair of the command line. */
 struct pair {
 	const char *scenario, *gpus;
+	const char *leave_out;      /* --leave-out's list, NULL none */
 	int level;
 	int first, nfiles;          /* its slice of files[] */
 };
@@ -163,6 +204,7 @@ static const struct option longopts[] = {
 	{ "accept-implausible", no_argument, NULL, OPT_BASE + 11 },
 	{ "no-priors", no_argument, NULL, OPT_BASE + 12 },
 	{ "prior-from", required_argument, NULL, OPT_BASE + 13 },
+	{ "leave-out", required_argument, NULL, OPT_BASE + 14 },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -173,6 +215,7 @@ int cmd_calibrate(int argc, char **argv)
 	const char *files[MAXDATA];
 	struct pair pairs[CALIB_MAX_SCN];
 	int npairs = 1, nfiles = 0, i, j, rc, opt, in_data = 0, accept = 0, accept_impl = 0;
+	int nleft = 0;
 	struct calib_opts co = { CALIB_PRIOR_SCENARIO };
 	int freeidx[CALIB_MAX_FREE], nfree = -1, pin[K_NCONSTS], npin = 0;
 	struct val_set *v = NULL;
@@ -258,6 +301,8 @@ int cmd_calibrate(int argc, char **argv)
 				return cmd_usage_error("calibrate", "--prior-from '%s': give scenario or defaults", val);
 		} else if (!strcmp(a, "--gpus")) {
 			p->gpus = val;
+		} else if (!strcmp(a, "--leave-out")) {
+			p->leave_out = val;
 		} else if (!strcmp(a, "--model")) {
 			model = val;
 		} else if (!strcmp(a, "--weights")) {
@@ -298,6 +343,10 @@ int cmd_calibrate(int argc, char **argv)
 			goto fail;
 		for (j = before; j < v->ncases; j++)
 			v->cases[j].nccl_level = p->level;
+		if (p->leave_out && (rc = leave_out(v, before, p->scenario, p->leave_out, &nleft)) != 0) {
+			val_free(v);
+			return rc;
+		}
 	}
 	if (nfree < 0)
 		nfree = calib_default_free(v, freeidx, CALIB_MAX_FREE);
@@ -313,6 +362,9 @@ int cmd_calibrate(int argc, char **argv)
 		return cmd_usage_error("calibrate", "no constant left to fit (see --free)");
 	}
 	if ((rc = calib_fit_with(v, freeidx, nfree, &co, &r, &err)) < 0)
+		goto fail;
+	/* the points left out get the fitted model's prediction too */
+	if (nleft && (rc = val_predict(v, -1, &err)) < 0)
 		goto fail;
 	calib_report(stdout, v, &r);
 	if (plot) {

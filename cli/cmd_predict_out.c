@@ -354,6 +354,10 @@ int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 				rc |= jout_set(x, "p99", jout_real(r->sr.xfer_p[2], 3));
 				rc |= jout_set(row, "kv_transfer_ms", x);
 				rc |= jout_set(row, "prefill_ms", jout_real(r->sr.prefill_ms, 2));
+				rc |= jout_set(row, "decode_link_delay_ms",
+					       jout_real(r->sr.link_delay_s * 1e3, 3));
+				rc |= jout_set(row, "prefill_link_delay_ms",
+					       jout_real(r->sr.pf_link_delay_s * 1e3, 3));
 			}
 			rc |= jout_set(row, "kv_tokens", json_integer(r->kv_tokens));
 			rc |= jout_set(row, "kv_peak_tokens", json_integer(r->sr.kv_peak));
@@ -428,12 +432,15 @@ static void print_designs(FILE *f, const struct popts *o, const struct pred_row 
 			continue;
 		if (!head++)
 			fprintf(f, "\nDisaggregated designs: KV transfer from prefill to decode, ms "
-				   "(mean, p50 / p90 / p99), and arrival to prefill end, ms (mean):\n"
-				   "%-20s %11s %28s %10s\n", "design", "concurrency", "kv_transfer",
-				"prefill");
-		fprintf(f, "%-20s %11d %8.2f %6.2f / %6.2f / %6.2f %10.1f\n", o->r.layouts[r->li], r->x,
-			r->sr.xfer_ms, r->sr.xfer_p[0], r->sr.xfer_p[1], r->sr.xfer_p[2],
-			r->sr.prefill_ms);
+				   "(mean, p50 / p90 / p99), arrival to prefill end, ms (mean), and the "
+				   "time the decode and\nprefill steps lost to transfers on the links of "
+				   "their collectives, ms (all steps):\n"
+				   "%-20s %11s %28s %10s %10s %10s\n", "design", "concurrency",
+				"kv_transfer", "prefill", "d_delay", "p_delay");
+		fprintf(f, "%-20s %11d %8.2f %6.2f / %6.2f / %6.2f %10.1f %10.2f %10.2f\n",
+			o->r.layouts[r->li], r->x, r->sr.xfer_ms, r->sr.xfer_p[0], r->sr.xfer_p[1],
+			r->sr.xfer_p[2], r->sr.prefill_ms, r->sr.link_delay_s * 1e3,
+			r->sr.pf_link_delay_s * 1e3);
 	}
 }
 

@@ -144,7 +144,7 @@ static size_t option_len(const char *a)
  * argument (`--layout ''` is not the default layout) and an option given
  * twice (the last would silently win). Repeatable: calibrate's --data,
  * --and and --pin, render's --scenario; calibrate's per-scenario options
- * (--gpus, --nccl-p2p-level) once per --and. Stops at "--".
+ * (--gpus, --nccl-p2p-level, --leave-out) once per --and. Stops at "--".
  */
 static int check_args(const char *cmd, int argc, char **argv)
 {

@@ -17,7 +17,7 @@
 
 enum family {
 	F_MLA, F_GLM4, F_QWEN3MOE, F_QWEN3NEXT, F_GPTOSS, F_LLAMA, F_MIXTRAL,
-	F_DENSE, F_GEMMA, F_LLAMA4, F_MINIMAX
+	F_DENSE, F_GEMMA, F_LLAMA4, F_MINIMAX, F_CHATGLM
 };
 
 /* What a dense GQA family adds to plain Llama (F_DENSE, F_GEMMA). */
@@ -67,6 +67,7 @@ static const struct {
 	{ "ministral3", F_DENSE, LLM_COUNT_ALL, D_ALL_SWA },
 	{ "phi3", F_DENSE, LLM_COUNT_ALL, D_ALL_SWA },
 	{ "glm4", F_DENSE, LLM_COUNT_ALL, 0 },
+	{ "chatglm", F_CHATGLM, LLM_COUNT_ALL, 0 },
 	{ "olmo2", F_DENSE, LLM_COUNT_ALL, D_QK_NORM },
 	{ "olmo3", F_DENSE, LLM_COUNT_ALL, D_QK_NORM },
 	{ "exaone4", F_DENSE, LLM_COUNT_ALL, D_QK_NORM },
@@ -401,6 +402,65 @@ static int parse_llama4(const struct hfctx *c, struct llm_model *m)
 	return 0;
 }
 
+/*
+ * ChatGLM (THUDM's ChatGLMConfig, configuration_chatglm.py; GLM-4-9B and
+ * ChatGLM2/3): Megatron key names. num_layers layers (transformers' dump
+ * adds num_hidden_layers, the same number), padded_vocab_size rows in the
+ * embedding and the output layer, kv_channels per head, multi_query_group_num
+ * KV heads when multi_query_attention, a SwiGLU MLP of ffn_hidden_size, biases
+ * on q, k and v only (add_qkv_bias). Its defaults are ChatGLMConfig's
+ * (ChatGLM-6B's: 28 layers, 65024 rows, no grouped KV heads, no biases).
+ * Biases on every linear (add_bias_linear) and LayerNorm instead of RMSNorm
+ * change the op list: refused.
+ */
+static int parse_chatglm(const struct hfctx *c, struct llm_model *m)
+{
+	int rc, mqa = 0, bias_linear = 0, rms = 1;
+	m->layers = 28;
+	m->vocab = 65024;
+	m->hidden = 4096;
+	m->heads = 32;
+	m->intermediate = 13696;
+	m->head_dim = 0;
+	if ((rc = get_int(c, "num_layers", 1, 100000, 0, &m->layers)) < 0 ||
+	    (rc = get_int(c, "padded_vocab_size", 1, 1 << 26, 0, &m->vocab)) < 0 ||
+	    (rc = get_int(c, "hidden_size", 1, 1 << 20, 0, &m->hidden)) < 0 ||
+	    (rc = get_int(c, "num_attention_heads", 1, 4096, 0, &m->heads)) < 0 ||
+	    (rc = get_int(c, "ffn_hidden_size", 1, 1 << 24, 0, &m->intermediate)) < 0 ||
+	    (rc = get_int(c, "kv_channels", 1, 4096, 0, &m->head_dim)) < 0 ||
+	    (rc = get_bool(c, "multi_query_attention", &mqa)) < 0 ||
+	    (rc = get_bool(c, "add_qkv_bias", &m->attn_bias)) < 0 ||
+	    (rc = get_bool(c, "add_bias_linear", &bias_linear)) < 0 ||
+	    (rc = get_bool(c, "rmsnorm", &rms)) < 0 ||
+	    (rc = get_bool(c, "tie_word_embeddings", &m->tie_embeddings)) < 0)
+		return rc;
+	if (json_object_get(c->cfg, "num_hidden_layers")) {
+		int n = m->layers;
+		if ((rc = get_int(c, "num_hidden_layers", 1, 100000, 1, &n)) < 0)
+			return rc;
+		if (n != m->layers)
+			return hf_fail(c, "num_hidden_layers", "num_hidden_layers (%d) and "
+				       "num_layers (%d) differ", n, m->layers);
+	}
+	if (!m->head_dim)
+		m->head_dim = m->hidden / m->heads;
+	m->kv_heads = m->heads;
+	if (mqa) {
+		m->kv_heads = 1;
+		if ((rc = get_int(c, "multi_query_group_num", 1, 4096, 0, &m->kv_heads)) < 0)
+			return rc;
+	}
+	if (bias_linear)
+		return hf_fail(c, "add_bias_linear", "%s: biases on every linear layer "
+			       "(add_bias_linear) are not modelled", c->arch);
+	if (!rms)
+		return hf_fail(c, "rmsnorm", "%s: LayerNorm (rmsnorm false) is not modelled",
+			       c->arch);
+	m->attn = LLM_ATTN_GQA;
+	m->dense_layers = m->layers;
+	return 0;
+}
+
 static int parse_family(const struct hfctx *c, int fi, const char *type, struct llm_model *m)
 {
 	enum family f = families[fi].f;
@@ -411,6 +471,11 @@ static int parse_family(const struct hfctx *c, int fi, const char *type, struct 
 		m->kv_heads = 4;
 		m->head_dim = 256;
 		m->tie_embeddings = 1;
+	}
+	if (f == F_CHATGLM) {
+		if ((rc = parse_chatglm(c, m)) < 0)
+			return rc;
+		goto check;
 	}
 	if ((rc = common(c, m, f == F_GEMMA)) < 0)
 		return rc;
@@ -544,6 +609,8 @@ static int parse_family(const struct hfctx *c, int fi, const char *type, struct 
 		m->shared_experts = m->shared_intermediate > 0;
 		m->intermediate = 0;
 		break;
+	case F_CHATGLM:         /* parsed above */
+		break;
 	}
 	if (m->sliding_window > 0 && !m->hybrid) {      /* Mistral-style: every layer */
 		if (m->layers > LLM_MAX_LAYERS)
@@ -555,6 +622,7 @@ static int parse_family(const struct hfctx *c, int fi, const char *type, struct 
 	}
 	if (!m->intermediate)
 		m->intermediate = m->moe_intermediate;
+check:
 	if (m->attn == LLM_ATTN_GQA && m->heads % m->kv_heads)
 		return hf_fail(c, "num_key_value_heads", "num_attention_heads (%d) must be a "
 			    "multiple of num_key_value_heads (%d)", m->heads, m->kv_heads);

@@ -26,21 +26,15 @@
 #   sh tests/bad_inputs.sh            compare
 #   sh tests/bad_inputs.sh --update   rewrite the .err files (read them!)
 # PLUMB names the binary (default ./plumb). Ends with "N passed, M failed".
-LC_ALL=C
-export LC_ALL
+. "$(dirname "$0")/lib.sh"
+begin_tests badin
 unset NCCL_P2P_LEVEL NCCL_P2P_DISABLE NCCL_SHM_DISABLE
-PLUMB=${PLUMB:-./plumb}
 DIR=tests/bad_inputs
 BM=scenarios/baremetal-8x-rtxpro6000.yaml
 VM=scenarios/proxmox-vm-8x-rtxpro6000.yaml
 WS=scenarios/workstation-2x-rtx5090.yaml
 update=0
 [ "${1:-}" = --update ] && update=1
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-badin.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-pass=0
-fail=0
 TIMEOUT=
 command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 20"
 
@@ -362,6 +356,7 @@ calibrate-data-sparse    3 calibrate $BM --data @sparse:sparse-4g.txt
 calibrate-data-directory 4 calibrate $BM --data tests
 calibrate-prior-from-bad 2 calibrate $BM --data validation/data/seed-vm-serving.csv --prior-from nowhere
 calibrate-no-priors-few  3 calibrate $VM --no-priors --data validation/data/seed-vm-serving.csv
+calibrate-leave-out-none 2 calibrate validation/scenarios/a40-8x-nv4.yaml --data validation/data/nccl-a40-2gpu-nvlink.txt --leave-out nothing
 # ---- unreadable inputs: one wording for every command
 input-dev-zero-topo      3 topo /dev/zero
 input-dev-zero-import    3 import topo-m /dev/zero
@@ -390,5 +385,4 @@ for e in "$DIR"/*.err; do
 	n=$(basename "$e" .err)
 	grep -q "^$n " "$0" || { fail=$((fail + 1)); echo "FAIL: $e: no row '$n' in $0"; }
 done
-echo "bad inputs: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+end_tests "bad inputs"

@@ -8,7 +8,9 @@
 #  2. the path decides the transfer: a VM's host bounce is slower than bare
 #     metal's P2P, two hosts' NICs slower than one box's NVLink;
 #  3. transfers contend: with two prefill instances at load the transfer's
-#     p99 lies above its p50;
+#     p99 lies above its p50; they slow the decode steps whose all-reduces
+#     share their links, and only those; a decode instance whose KV cache
+#     fills retracts streams;
 #  4. the same run twice gives the same bytes;
 #  5. plan ranks designs beside layouts;
 #  6. the public points: Mooncake's KV transfer times within 20%;
@@ -16,16 +18,8 @@
 #     is n/a.
 #   sh tests/disagg.sh        PLUMB names the binary (default ./plumb)
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
-LC_ALL=C
-export LC_ALL
-PLUMB=${PLUMB:-./plumb}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-disagg.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+begin_tests disagg
 # JSON reads without jq (plumb writes each row on one line):
 # num FILE KEY: the first number after "KEY":
 num() { grep -o "\"$2\": [-0-9.e+]*" "$1" | head -1 | sed 's/.*: //'; }
@@ -77,6 +71,25 @@ run one.json $box --model llama-3.1-70b --concurrency 1 --input 4000 --output 30
 run four.json $box --model llama-3.1-70b --concurrency 4 --input 4000 --output 300 --layout p1:tp4+d1:tp4
 m1=$(block "$tmp/one.json" kv_transfer_ms mean); m4=$(block "$tmp/four.json" kv_transfer_ms mean)
 if lt "$m1" "$m4"; then ok; else bad "transfers among decode all-reduces ($m4 ms) should be slower than alone ($m1 ms)"; fi
+
+# ... and slow the decode steps whose all-reduces share their links: on
+# the PCIe box the decode instance's steps lose time to the transfers
+# landing on its GPUs; across two NVLink hosts (all-reduces on NVLink,
+# transfers on the NICs) they lose none
+dd=$(num "$tmp/dis.json" decode_link_delay_ms)
+run nets.json $two --model llama-3.1-70b --concurrency 32 --input 2000 --output 300 --layout p1:tp8+d1:tp8
+dn=$(num "$tmp/nets.json" decode_link_delay_ms)
+if [ -n "$dd" ] && lt 0 "$dd" && ! lt 0 "$dn"; then ok; else
+	bad "decode steps slowed by transfers: PCIe box $dd ms (want > 0), NVLink hosts over NICs $dn ms (want 0)"
+fi
+
+# ... a decode instance whose KV cache fills retracts its newest streams
+# (prefilled again there) and stays within its cache
+run full.json $box --model llama-3.1-70b --concurrency 256 --input 1000 --output 8000 --layout p1:tp4+d1:tp4
+nr=$(num "$tmp/full.json" retracted); kt=$(num "$tmp/full.json" kv_tokens); kp=$(num "$tmp/full.json" kv_peak_tokens)
+if [ -n "$nr" ] && lt 0 "$nr" && ! lt $((kt + 256)) "$kp"; then ok; else
+	bad "a full decode instance: $nr retracted (want > 0), KV peak $kp of $kt tokens"
+fi
 
 # 4. deterministic
 run again.json $box $args --layout p1:tp4+d1:tp4
@@ -136,5 +149,4 @@ if [ $rc -eq 3 ] && grep -q "GPU4 (rtx-5090) differs from GPU0" "$tmp/err"; then
 	bad "a design over two GPU models: exit $rc, $(cat "$tmp/err")"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+end_tests

@@ -16,15 +16,9 @@
 #                           header
 # Rows of the matrix are matched to devices by the bus ids the imported
 # scenario records. Ends with "N passed, M failed"; exit 1 on any failure.
-LC_ALL=C
-export LC_ALL
-PLUMB=${PLUMB:-./plumb}
+. "$(dirname "$0")/lib.sh"
+begin_tests xml
 D=tests/data/import/xml
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-xml.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # DGX-2 (hwloc). V100 is not in the catalog: the model is given (the
 # matrix does not depend on it), and without it the import must refuse.
@@ -142,5 +136,4 @@ else
 		fi
 	done
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+end_tests

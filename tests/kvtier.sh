@@ -11,16 +11,8 @@
 #  3. bad values are usage errors (exit 2) naming the option.
 #   sh tests/kvtier.sh        PLUMB names the binary (default ./plumb)
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
-LC_ALL=C
-export LC_ALL
-PLUMB=${PLUMB:-./plumb}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-kvtier.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+begin_tests kvtier
 # field NAME FILE: the first row's JSON number NAME
 field() { sed -n "s/.*\"$1\": \([-0-9.e+]*\).*/\1/p" "$2" | head -1; }
 # lt A B: A < B as numbers
@@ -78,5 +70,4 @@ for a in "--prefix-hit 2" "--prefix-hit x" "--prefix-len -1" "--prefix-len 1024"
 	fi
 done
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+end_tests

@@ -9,14 +9,8 @@
 #     serving peak's one-second buckets are a fixed ring, not one per second).
 #   sh tests/limits.sh     PLUMB names the binary (default ./plumb)
 # Ends with "limits: N passed, M failed".
-LC_ALL=C
-export LC_ALL
-PLUMB=${PLUMB:-./plumb}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-limits.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-pass=0
-fail=0
+. "$(dirname "$0")/lib.sh"
+begin_tests limits
 TIMEOUT=
 command -v timeout >/dev/null 2>&1 && TIMEOUT="timeout 20"
 sh tests/gen_scale.sh chain 8 >"$tmp/chain-8.yaml" || exit 2
@@ -26,10 +20,9 @@ while read -r args; do
 	(ulimit -v 2000000 2>/dev/null; $TIMEOUT "$PLUMB" $args >"$tmp/out" 2>"$tmp/err")
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
-		pass=$((pass + 1))
+		ok
 	else
-		fail=$((fail + 1))
-		echo "FAIL: plumb $args: exit $rc, expected 0"
+		bad "plumb $args: exit $rc, expected 0"
 		head -n 5 "$tmp/err" | sed 's/^/    /'
 	fi
 done <<ARGS
@@ -38,5 +31,4 @@ coll $tmp/chain-8.yaml --op alltoall
 predict $tmp/chain-8.yaml --model llama-3.1-70b --layout tp8 --concurrency 1
 predict $BM --layout tp8 --concurrency 1 --trace tests/data/trace-epoch-gap.csv
 ARGS
-echo "limits: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+end_tests limits

@@ -22,24 +22,14 @@
 #     error while another sweep holds FILE.partial.
 #   sh tests/output_safety.sh     PLUMB names the binary (default ./plumb)
 # Ends with "output safety: N passed, M failed".
-LC_ALL=C
-export LC_ALL
-PLUMB=${PLUMB:-./plumb}
+. "$(dirname "$0")/lib.sh"
+begin_tests out
 case $PLUMB in /*) ;; *) PLUMB=$(pwd)/$PLUMB ;; esac
 BM=$(pwd)/scenarios/baremetal-8x-rtxpro6000.yaml
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-out.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
 cd "$tmp" || exit 2
-pass=0
-fail=0
 # helpers that wait on a FIFO give up rather than hang when plumb fails
 TO=
 command -v timeout >/dev/null 2>&1 && TO="timeout 10"
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-# check DESCRIPTION COMMAND...: the command must succeed
-check() { d=$1; shift; if "$@"; then ok; else bad "$d"; fi; }
 
 "$PLUMB" topo "$BM" >expected 2>/dev/null || bad "plumb topo $BM"
 
@@ -379,5 +369,4 @@ if command -v flock >/dev/null 2>&1; then
 	check "sweep: FILE.partial locked: no output" [ ! -e locked.csv ]
 fi
 
-echo "output safety: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+end_tests "output safety"

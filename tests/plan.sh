@@ -12,16 +12,8 @@
 #  5. usage errors exit 2; the chart is a PNG.
 #   sh tests/plan.sh        PLUMB names the binary (default ./plumb)
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
-LC_ALL=C
-export LC_ALL
-PLUMB=${PLUMB:-./plumb}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-plan.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+begin_tests plan
 
 boxes="scenarios/proxmox-vm-8x-rtxpro6000.yaml scenarios/baremetal-8x-rtxpro6000.yaml scenarios/switch-8x-rtxpro6000.yaml"
 slo="--ttft-p90 2000 --tpot-p90 50"
@@ -88,5 +80,4 @@ if paste -d, "$tmp/m1.csv" "$tmp/m2.csv" | awk -F, 'NR == 2 { n = NF / 2; r = $(
 if [ "$(head -c 8 "$tmp/p.png" | od -An -c | tr -d ' \n')" = "211PNG\r\n032\n" ]; then ok; else
 	bad "--plot did not write a PNG"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+end_tests

@@ -18,25 +18,17 @@
 # data, an imported file and the case list with empty ones.
 #   sh tests/repeat.sh        PLUMB names the binary (default ./plumb)
 # Ends with "N passed, M failed".
-LC_ALL=C
-export LC_ALL
+. "$(dirname "$0")/lib.sh"
+begin_tests repeat
 unset NCCL_P2P_LEVEL NCCL_P2P_DISABLE NCCL_SHM_DISABLE
-PLUMB=${PLUMB:-./plumb}
 VM=scenarios/proxmox-vm-8x-rtxpro6000.yaml
 BM=scenarios/baremetal-8x-rtxpro6000.yaml
 HGX=scenarios/hgx-8x-h200.yaml
 WS=scenarios/workstation-2x-rtx5090.yaml
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-repeat.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
 mkdir "$tmp/o"
 CASES=$tmp/cases.yaml
 printf 'cases:\n  - name: a40-nvlink\n    kind: nccl\n    data: validation/data/nccl-a40-2gpu-nvlink.txt\n    scenario: validation/scenarios/a40-8x-nv4.yaml\n    gpus: 0,1\n    op: allreduce\n' >"$CASES"
 cmds=$("$PLUMB" --help 2>/dev/null | awk '/^Commands:/ { on = 1; next } on && /^[ \t]*$/ { exit } on && NF { print $1 }')
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 row() {
 	name=$1
@@ -131,5 +123,4 @@ elif cmp -s "$tmp/run1" "$tmp/run2"; then
 else
 	bad "plumb (no arguments): two runs differ"
 fi
-echo "repeat: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+end_tests repeat

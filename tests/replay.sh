@@ -13,15 +13,9 @@
 # PLUMB_NO_STEP_MEMO=1 (every step simulated).
 #   sh tests/replay.sh        PLUMB names the binary (default ./plumb)
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
-LC_ALL=C
-export LC_ALL
+. "$(dirname "$0")/lib.sh"
+begin_tests replay
 unset NCCL_P2P_LEVEL NCCL_P2P_DISABLE NCCL_SHM_DISABLE PLUMB_NO_REPLAY PLUMB_NO_STEP_MEMO
-PLUMB=${PLUMB:-./plumb}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-replay.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-pass=0
-fail=0
 
 # same NAME ARGS...: 0 when both runs succeed, 1 when both fail alike; the
 # second run has $off=1 in its environment (PLUMB_NO_REPLAY unless set)
@@ -36,13 +30,12 @@ same() {
 	wait
 	rc2=$(cat "$tmp/s.rc")
 	if [ $rc1 -ne $rc2 ] || ! cmp -s "$tmp/r.out" "$tmp/s.out" || ! cmp -s "$tmp/r.err" "$tmp/s.err"; then
-		fail=$((fail + 1))
-		echo "FAIL: $name: plumb $*: differs with $off=1 (exit $rc1 vs $rc2)"
+		bad "$name: plumb $*: differs with $off=1 (exit $rc1 vs $rc2)"
 		diff "$tmp/s.out" "$tmp/r.out" | head -n 6 | sed 's/^/    /'
 		diff "$tmp/s.err" "$tmp/r.err" | head -n 4 | sed 's/^/    /'
 		return 2
 	fi
-	pass=$((pass + 1))
+	ok
 	[ $rc1 -eq 0 ]
 }
 
@@ -61,8 +54,7 @@ for scn in scenarios/*.yaml; do
 	same "$name/tp4pp2-m4" predict "$scn" --layout tp4pp2 --microbatches 4 --format csv --breakdown \
 		--draws 0 && ran=$((ran + 1))
 	if [ $ran -eq 0 ]; then
-		fail=$((fail + 1))
-		echo "FAIL: $name: no layout ran"
+		bad "$name: no layout ran"
 	fi
 done
 off=PLUMB_NO_STEP_MEMO
@@ -72,5 +64,4 @@ same memo/compare compare scenarios/baremetal-8x-rtxpro6000.yaml \
 	scenarios/hgx-8x-h200.yaml --layout tp8,tp4pp2,ep8,tp8ep
 same memo/interval-draws predict scenarios/hgx-8x-h200.yaml --concurrency 1,64 --format csv \
 	--draws 4
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+end_tests

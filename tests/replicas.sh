@@ -9,16 +9,8 @@
 #     they cannot beat four separate copies by more than rounding).
 #   sh tests/replicas.sh        PLUMB names the binary (default ./plumb)
 # Ends with "N passed, M failed"; exit status 1 when M > 0.
-LC_ALL=C
-export LC_ALL
-PLUMB=${PLUMB:-./plumb}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/plumb-replicas.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/lib.sh"
+begin_tests replicas
 
 two=scenarios/workstation-2x-rtx5090.yaml
 eight=scenarios/baremetal-8x-rtxpro6000.yaml
@@ -56,5 +48,4 @@ for s in scenarios/baremetal-8x-rtxpro6000.yaml scenarios/proxmox-vm-8x-rtxpro60
 		bad "$s: dp4tp2 at 64 / tp2 at 16 = $r, outside 3.4-4.05"
 	fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+end_tests

@@ -198,4 +198,15 @@ void calib_report(FILE *f, const struct val_set *v, const struct calib_result *r
 			100 * (p->predicted / p->measured - 1));
 		t++;
 	}
+	/* --leave-out: measurement artefacts, not fitted and not counted above */
+	for (i = 0, t = 0; i < v->npoints; i++) {
+		const struct val_point *p = &v->points[i];
+		if (!p->artefact)
+			continue;
+		if (!t++)
+			fputs("\nleft out (--leave-out: measurement artefacts, not fitted, not counted "
+			      "above):\n", f);
+		fprintf(f, "%-28s %-24s %12.4g %12s %12.4g %7.1f%%\n", v->cases[p->c].name, p->label,
+			p->measured, "-", p->predicted, 100 * (p->predicted / p->measured - 1));
+	}
 }

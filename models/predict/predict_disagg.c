@@ -4,6 +4,7 @@
  * scenario that lives for the whole run.
  */
 #include "predict_disagg.h"
+#include "predict_kvtier.h"
 #include "disagg.h"
 #include "topo.h"
 #include "xfer.h"
@@ -123,11 +124,19 @@ int pred_layout_gpus(const char *lay)
 #define PRED_KV_RDMA_EFF 0.87
 #define PRED_KV_XFER_SETUP_US 425.0
 
-/* A step shape's collective bytes per GPU, remembered. */
+/* A step shape's collective bytes per GPU, and the time its ring flows
+ * take on the fabric with nothing else on it, remembered. */
 struct traffic_memo {
 	int prefill;
 	struct serve_shape sh;
-	double bytes;
+	double bytes, alone;
+};
+
+/* An event for serve_disagg_run: a landing (kind 1) or a step's end
+ * (kind 2). */
+struct devent {
+	int kind, id;
+	double t, end;
 };
 
 /* The transfers of one run. */
@@ -140,9 +149,10 @@ struct dlink {
 	struct xfer_ctx x;
 	int xinit;
 	signed char *method;            /* [ngpus x ngpus] XFER_P2P / XFER_BOUNCE, -1 unknown */
-	int *landid;                    /* FIFO of landings not yet reported */
-	double *landt;
-	int nland, headland, capland, capland2;
+	struct devent *ev;              /* FIFO of events not yet reported */
+	int nland, headland, capland;
+	struct sim_engine *seng;        /* a fabric of the scenario alone: the */
+	struct fabric *sfab;            /* time a step's ring flows take there */
 	const struct pred_cfg *cp;      /* the prefill layout */
 	struct traffic_memo *tm;
 	int ntm, captm;
@@ -176,13 +186,13 @@ static int link_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 	(void)x;
 	if (--a->left > 0)
 		return 0;
-	if (grow((void **)&L->landid, &L->capland, L->nland + 1, sizeof(int)) < 0 ||
-	    grow((void **)&L->landt, &L->capland2, L->nland + 1, sizeof(double)) < 0) {
+	if (grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
 		free(a);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
-	L->landid[L->nland] = a->id;
-	L->landt[L->nland++] = sim_now(L->eng);
+	L->ev[L->nland].kind = 1;
+	L->ev[L->nland].id = a->id;
+	L->ev[L->nland++].t = sim_now(L->eng);
 	free(a);
 	sim_stop(L->eng);
 	return 0;
@@ -284,7 +294,8 @@ static int link_send(void *ctx, int id, long tokens, int pi, int di, double t,
 	return 0;
 }
 
-static int link_advance(void *ctx, double t_end, int *id, double *t, struct plumb_err *err)
+static int link_advance(void *ctx, double t_end, int *id, double *t, double *end,
+			struct plumb_err *err)
 {
 	struct dlink *L = ctx;
 	int rc;
@@ -297,98 +308,197 @@ static int link_advance(void *ctx, double t_end, int *id, double *t, struct plum
 		if (L->nland == 0)
 			return 0;
 	}
-	*id = L->landid[L->headland];
-	*t = L->landt[L->headland++];
-	return 1;
+	*id = L->ev[L->headland].id;
+	*t = L->ev[L->headland].t;
+	*end = L->ev[L->headland].end;
+	return L->ev[L->headland++].kind;
+}
+
+/* The first GPU of instance inst (its ring neighbours: pred_ring_next). */
+static int ring_base(const struct dlink *L, int prefill, int inst)
+{
+	return prefill ? inst * L->D.gp : L->D.np * L->D.gp + inst * L->D.gd;
+}
+
+/* The path a step's collectives take from GPU a to GPU b on fabric f: P2P,
+ * through host memory where P2P is not allowed, the NICs between hosts. */
+static int ring_path(struct dlink *L, struct fabric *f, int a, int b, int *path)
+{
+	if (L->s->nodes[L->s->gpu_node[a]].host != L->s->nodes[L->s->gpu_node[b]].host)
+		return fab_path_net(f, a, b, 0, path);
+	if (pair_method(L, a, b) == XFER_P2P)
+		return fab_path_gpu(f, a, b, path);
+	return fab_path_shm(f, a, b, path);
+}
+
+/*
+ * The time the ring flows of a step of instance inst (bytes from each GPU
+ * to the next) take on a fabric of the scenario that carries nothing else:
+ * what the step's collectives cost on the links with no transfer beside
+ * them. Run on a second engine and fabric, kept for the run.
+ */
+static int ring_alone(struct dlink *L, int prefill, int inst, double bytes, double *alone,
+		      struct plumb_err *err)
+{
+	const struct pred_cfg *c = prefill ? L->cp : L->cd;
+	int base = ring_base(L, prefill, inst), k, rc;
+	double t0;
+	if (!L->seng && ((rc = sim_engine_new(L->s->seed, &L->seng, err)) < 0 ||
+			 (rc = fab_build(L->seng, L->s, &L->sfab, err)) < 0))
+		return rc;
+	t0 = sim_now(L->seng);
+	for (k = 0; k < c->lay.gpus; k++) {
+		struct sim_flow_spec fs;
+		int path[FAB_MAX_PATH], np, a = base + k, b = pred_ring_next(c, base, k);
+		if (a == b || (np = ring_path(L, L->sfab, a, b, path)) < 1)
+			continue;
+		memset(&fs, 0, sizeof(fs));
+		fs.path = path;
+		fs.path_len = np;
+		fs.bytes = bytes;
+		fs.start = t0;
+		if ((rc = sim_flow_start(L->sfab->net, &fs, NULL, err)) < 0)
+			return rc;
+	}
+	if ((rc = sim_run(L->seng, INFINITY, err)) < 0)
+		return rc;
+	*alone = sim_now(L->seng) - t0;
+	return 0;
 }
 
 /*
  * The bytes one GPU of an instance sends in a step of shape sh through its
  * collectives: each collective of the first stage's program (all the
  * microbatches') as a ring moves them, 2 (n - 1) / n of its bytes for an
- * all-reduce, (n - 1) / n for the others.
+ * all-reduce, (n - 1) / n for the others; and the time they take alone on
+ * the links (ring_alone).
  */
-static int step_bytes(struct dlink *L, int prefill, const struct serve_shape *sh, double *out,
-		      struct plumb_err *err)
+static int step_bytes(struct dlink *L, int prefill, int inst, const struct serve_shape *sh,
+		      double *out, double *alone, struct plumb_err *err)
 {
 	const struct pred_cfg *c = prefill ? L->cp : L->cd;
-	struct step_prog prog[64];
-	int k, micro = 1, rc, n = c->lay.gpus / (c->lay.pp > 0 ? c->lay.pp : 1);
+	int k, rc, key = prefill ? -1 - inst : inst;
 	double b = 0;
 	for (k = 0; k < L->ntm; k++)
-		if (L->tm[k].prefill == prefill && !memcmp(&L->tm[k].sh, sh, sizeof(*sh))) {
+		if (L->tm[k].prefill == key && !memcmp(&L->tm[k].sh, sh, sizeof(*sh))) {
 			*out = L->tm[k].bytes;
+			*alone = L->tm[k].alone;
 			return 0;
 		}
-	*out = 0;
-	if (n < 2 || c->lay.pp > 64)
-		return 0;
-	memset(prog, 0, sizeof(prog));
-	if ((rc = pred_programs(c, sh->kind, sh->batch, sh->context, sh->tokens, prog, &micro,
-				err)) < 0)
+	*out = *alone = 0;
+	if ((rc = pred_ring_bytes(c, sh, &b, err)) < 0)
 		return rc;
-	for (k = 0; k < prog[0].nops; k++) {
-		const struct step_op *op = &prog[0].ops[k];
-		if (op->kind == SOP_ALLREDUCE)
-			b += 2.0 * (n - 1) / n * op->bytes;
-		else if (op->kind != SOP_COMPUTE)
-			b += (double)(n - 1) / n * op->bytes;
-	}
-	b *= micro > 0 ? micro : 1;
-	for (k = 0; k < c->lay.pp; k++)
-		step_prog_release(&prog[k]);
+	if (b > 0 && (rc = ring_alone(L, prefill, inst, b, alone, err)) < 0)
+		return rc;
 	if (grow((void **)&L->tm, &L->captm, L->ntm + 1, sizeof(*L->tm)) < 0)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-	L->tm[L->ntm].prefill = prefill;
+	L->tm[L->ntm].prefill = key;
 	L->tm[L->ntm].sh = *sh;
+	L->tm[L->ntm].alone = *alone;
 	L->tm[L->ntm++].bytes = b;
 	*out = b;
 	return 0;
 }
 
+/* A step whose end waits for its collectives' flows. */
+struct step_arg {
+	struct dlink *L;
+	int code, left;         /* the instance (serve_disagg's code), flows left */
+	double t0, start, dur, alone;
+};
+
+/* The last flow of a step's collectives is done: the step ends its own
+ * time after its start plus what its collectives lost to the transfers. */
+static int step_done(struct sim_net *net, int flow, void *arg, struct plumb_err *err)
+{
+	struct step_arg *a = arg;
+	struct dlink *L = a->L;
+	double now, late;
+	(void)net;
+	(void)flow;
+	if (--a->left > 0)
+		return 0;
+	now = sim_now(L->eng);
+	late = now - (a->start + a->alone);
+	if (grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
+		free(a);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	L->ev[L->nland].kind = 2;
+	L->ev[L->nland].id = a->code;
+	L->ev[L->nland].t = now;
+	L->ev[L->nland++].end = fmax(now, a->t0 + a->dur + (late > 0 ? late : 0));
+	free(a);
+	sim_stop(L->eng);
+	return 0;
+}
+
 /*
- * A step's collectives as background flows: each GPU of the instance
- * sends its step's collective bytes to the next GPU of its ring over the
- * path its collectives take (P2P, through host memory where P2P is not
- * allowed, the NICs between hosts), at most at the rate that spreads them
- * over the step. The step keeps its own time (the transfers do not slow
- * it); the transfers sharing those links get what is left.
+ * A step's collectives on the fabric: each GPU of the instance sends its
+ * step's collective bytes to the next GPU of its ring over the path its
+ * collectives take, as fast as the links let it from the step's start
+ * (collectives run at the links' rate in bursts; a step's own flows,
+ * alone, take `alone` of its `t1 - t0`). A transfer sharing one of those
+ * links takes its share of it; the flows then end later than alone, and
+ * the step as much later (pending: advance reports its end). A step whose
+ * collectives the fabric cannot move within its time even alone keeps its
+ * time, its flows spread over it, as they are then a floor the step's own
+ * simulation already went below (a switch's collective offload, a
+ * latency-bound protocol).
  */
 static int link_traffic(void *ctx, int prefill, int inst, const struct serve_shape *sh,
-			double t0, double t1, struct plumb_err *err)
+			double t0, double t1, int *pending, struct plumb_err *err)
 {
 	struct dlink *L = ctx;
 	const struct pred_cfg *c = prefill ? L->cp : L->cd;
-	int n = c->lay.gpus, base = prefill ? inst * L->D.gp : L->D.np * L->D.gp + inst * L->D.gd;
-	int per = c->lay.gpus / (c->lay.pp > 0 ? c->lay.pp : 1), k, rc = 0;
-	double bytes;
-	if (!(t1 > t0) || (rc = step_bytes(L, prefill, sh, &bytes, err)) < 0)
+	int base = ring_base(L, prefill, inst), k, rc = 0, burst;
+	double bytes, alone, start = t0 > sim_now(L->eng) ? t0 : sim_now(L->eng);
+	struct step_arg *sa = NULL;
+	*pending = 0;
+	if (!(t1 > t0) || (rc = step_bytes(L, prefill, inst, sh, &bytes, &alone, err)) < 0)
 		return rc < 0 ? rc : 0;
 	if (!(bytes > 0))
 		return 0;
-	for (k = 0; k < n; k++) {
+	burst = alone > 0 && alone <= t1 - t0;
+	if (burst) {
+		if (!(sa = calloc(1, sizeof(*sa))))
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		sa->L = L;
+		sa->code = prefill ? -1 - inst : inst;
+		sa->left = 1;           /* one more, dropped once all are started */
+		sa->t0 = t0;
+		sa->start = start;
+		sa->dur = t1 - t0;
+		sa->alone = alone;
+	}
+	for (k = 0; k < c->lay.gpus; k++) {
 		struct sim_flow_spec fs;
-		int path[FAB_MAX_PATH], np, a = base + k, b = base + (k / per) * per + (k % per + 1) % per;
-		if (a == b)
-			continue;
-		if (L->s->nodes[L->s->gpu_node[a]].host != L->s->nodes[L->s->gpu_node[b]].host)
-			np = fab_path_net(L->fab, a, b, 0, path);
-		else if (pair_method(L, a, b) == XFER_P2P)
-			np = fab_path_gpu(L->fab, a, b, path);
-		else
-			np = fab_path_shm(L->fab, a, b, path);
-		if (np < 1)
+		int path[FAB_MAX_PATH], np, a = base + k, b = pred_ring_next(c, base, k);
+		if (a == b || (np = ring_path(L, L->fab, a, b, path)) < 1)
 			continue;
 		memset(&fs, 0, sizeof(fs));
 		fs.path = path;
 		fs.path_len = np;
 		fs.bytes = bytes;
-		fs.rate_cap = bytes / (t1 - t0);
 		/* a landing reported late (several at one time) leaves the
 		 * fabric's clock a little ahead */
-		fs.start = t0 > sim_now(L->eng) ? t0 : sim_now(L->eng);
+		fs.start = start;
+		if (burst) {
+			fs.on_done = step_done;
+			fs.arg = sa;
+			sa->left++;
+		} else {
+			fs.rate_cap = bytes / (t1 - t0);
+		}
 		if ((rc = sim_flow_start(L->fab->net, &fs, NULL, err)) < 0)
-			return rc;
+			return rc;      /* sa is owned by the flows started */
+	}
+	if (burst) {
+		if (--sa->left == 0) {
+			free(sa);       /* no flow: the step keeps its time */
+			return 0;
+		}
+		*pending = 1;
 	}
 	return 0;
 }
@@ -457,6 +567,23 @@ int pred_disagg_serve(const struct pred_run *o, const struct pred_cfg *c, int x,
 	sd.send = link_send;
 	sd.advance = link_advance;
 	sd.step_traffic = link_traffic;
+	/* vLLM's P/D protocol (its connectors and their proxy,
+	 * tests/v1/kv_connector/nixl_integration/toy_proxy_server.py): the
+	 * proxy sends the prefill request (max_tokens 1, not streamed), waits
+	 * for its answer, whose kv_transfer_params address the KV, and only
+	 * then sends the decode request, which the client's stream comes
+	 * from: two front ends one after the other. The decode instance
+	 * takes the moved blocks as computed but for at least the prompt's
+	 * last token (v1/core/sched/scheduler.py _update_waiting_for_remote_kv:
+	 * "if num_computed_tokens == request.num_tokens: num_computed_tokens
+	 * -= 1"), so the first token a client sees is sampled by its first
+	 * pass there. SGLang's router sends both requests at once and the
+	 * decode instance streams the prefill's first token (its transfer
+	 * carries it): one front end, the first token on joining. */
+	if (c->s->serving.engine == SCN_ENGINE_VLLM) {
+		sd.first_from_decode = 1;
+		sd.frontend_hops = 2;
+	}
 	L.cp = &cp;
 	sd.link_ctx = &L;
 	p.concurrency = x;
@@ -472,8 +599,9 @@ out:
 	fab_free(L.fab);
 	sim_engine_free(L.eng);
 	free(L.method);
-	free(L.landid);
-	free(L.landt);
+	free(L.ev);
 	free(L.tm);
+	fab_free(L.sfab);
+	sim_engine_free(L.seng);
 	return rc;
 }

@@ -26,8 +26,15 @@
  * Step times: each instance's steps are simulated with its layout on the
  * scenario's first GPUs (every GPU of a design must be of one model); each
  * step also puts its collectives' bytes on the fabric as flows from each
- * GPU to the next of its ring, spread over the step, so the transfers
- * share links with them (the step's time does not change for it).
+ * GPU to the next of its ring, in bursts from the step's start, so the
+ * transfers share links with them both ways: a transfer takes what the
+ * collectives leave, and collectives slowed by a transfer end the step
+ * as much later (docs/model.md "The instances' own traffic").
+ *
+ * Protocol: under vLLM a request passes two front ends (the proxy's
+ * prefill request, then its decode request) and its first token comes
+ * from its first pass on the decode instance; under the other engines
+ * one front end and the prefill's first token.
  */
 #ifndef PLUMB_PREDICT_DISAGG_H
 #define PLUMB_PREDICT_DISAGG_H

@@ -33,14 +33,36 @@ double pred_kvio_bytes_per_token(const struct pred_cfg *c);
 /* The NUMA node a host buffer of GPU g sits on (near: the GPU's own). */
 int pred_kvio_node(const struct fabric *f, int g, int far);
 
-/* Seconds to move tok_out tokens of KV from c's GPUs to host memory and
- * tok_in back, at once, on a fresh fabric of c's scenario. Errors: the
- * fabric's (out of memory). */
-int pred_kvio_time(const struct pred_cfg *c, int far, double tok_out, double tok_in,
-		   double *seconds, struct plumb_err *err);
+/*
+ * How much longer a step of shape sh (step_s alone) lasts when it moves
+ * tok_out tokens of KV from c's GPUs to host memory and tok_in back, on a
+ * fresh fabric of c's scenario that carries the step's own collectives
+ * too: the loads first (the step's pass reads the reloaded KV), then the
+ * step, its collectives and those of the layout's other replicas, which
+ * step at once (bytes from each GPU to the next of its ring, in bursts at
+ * the links' rate), beside the stores still under way, which
+ * take their share of the links they cross; the step ends when its own
+ * time, lengthened by what its collectives lost, and the stores are done.
+ * sh NULL or step_s 0: the moves alone. Errors: the fabric's, the step
+ * programs'.
+ */
+int pred_kvio_time(const struct pred_cfg *c, int far, const struct serve_shape *sh,
+		   double step_s, double tok_out, double tok_in, double *extra,
+		   struct plumb_err *err);
 
 /* serve_kvio_fn adapter: ctx is a struct pred_kvio *. */
-int pred_kvio_fn(void *ctx, long tokens_out, long tokens_in, double *seconds,
-		 struct plumb_err *err);
+int pred_kvio_fn(void *ctx, const struct serve_shape *sh, double step_s, long tokens_out,
+		 long tokens_in, double *extra, struct plumb_err *err);
+
+/* The bytes each GPU of c sends to the next of its ring in a step of shape
+ * sh through its collectives (each collective of the first stage's
+ * program, all microbatches, as a ring moves it: 2 (n - 1) / n of its
+ * bytes for an all-reduce, (n - 1) / n for the others); 0 for one GPU. */
+int pred_ring_bytes(const struct pred_cfg *c, const struct serve_shape *sh, double *out,
+		    struct plumb_err *err);
+
+/* GPU k's ring neighbour in a copy whose first GPU is base: the next GPU
+ * of its pipeline stage. */
+int pred_ring_next(const struct pred_cfg *c, int base, int k);
 
 #endif

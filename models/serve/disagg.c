@@ -22,7 +22,9 @@ enum { DQ_PENDING, DQ_WAIT_P, DQ_PREFILL, DQ_XFER, DQ_WAIT_D, DQ_RUN, DQ_DONE };
 struct dreq {
 	double arrival, pf_end, first, last, generated;
 	long input, target, todo, chunk;
-	int state, measured, pi, di;
+	long kv;                /* KV tokens it holds on its decode instance */
+	long admitted;          /* admission order there (retraction: the newest) */
+	int state, measured, pi, di, retracted;
 };
 
 /* A FIFO of request indices: items[head .. n). */
@@ -33,10 +35,14 @@ struct fifo {
 struct inst {
 	double busy_until;      /* the running step's end; < 0 idle */
 	double started;         /* the running step's start */
-	long kv_used;           /* tokens held (decode: reserved for whole requests) */
+	double alone;           /* its end with its links to itself */
+	int pending;            /* its end waits for its collectives (advance) */
+	long kv_used;           /* tokens held */
 	long promised;          /* decode: tokens of requests sent to it, not admitted */
 	struct fifo q;          /* prefill: admitted, in order; decode: landed, waiting */
+	struct fifo back;       /* decode: retracted, waiting to be recomputed */
 	int *run, nrun, caprun; /* decode: running requests */
+	int *re, nre, capre;    /* decode: this step's recomputed requests */
 };
 
 struct dstate {
@@ -54,7 +60,7 @@ struct dstate {
 	int nxfer, capxfer;
 	double win0, tokens_win, dstep_sum, batch_sum, pf_sum, now;
 	int dsteps, completed, done_measured, want, C, open, inflight, npf, npfm;
-	long issued;
+	long issued, admissions;
 };
 
 static int fifo_push(struct fifo *f, int v)
@@ -198,8 +204,12 @@ static int start_prefill(struct dstate *S, int i, struct plumb_err *err)
 	if ((rc = serve_step_time(&S->lp_pf, &sh, &dt, err)) < 0)
 		return rc;
 	in->busy_until = S->now + dt;
+	in->started = S->now;
+	in->alone = S->now + dt;
+	in->pending = 0;
 	if (S->d->step_traffic)
-		return S->d->step_traffic(S->d->link_ctx, 1, i, &sh, S->now, S->now + dt, err);
+		return S->d->step_traffic(S->d->link_ctx, 1, i, &sh, S->now, S->now + dt,
+					  &in->pending, err);
 	return 0;
 }
 
@@ -243,6 +253,12 @@ static int finish_prefill(struct dstate *S, int i, struct plumb_err *err)
 	return 0;
 }
 
+/* The front ends' time a request carries. */
+static double front(const struct dstate *S)
+{
+	return S->p->frontend_s * (S->d->frontend_hops > 1 ? S->d->frontend_hops : 1);
+}
+
 /* Request id's KV has landed on its decode instance at S->now. */
 static int landed(struct dstate *S, int id)
 {
@@ -258,7 +274,8 @@ static int complete(struct dstate *S, struct inst *in, int id)
 {
 	struct dreq *q = &S->rq[id];
 	q->state = DQ_DONE;
-	in->kv_used -= q->input + q->target;
+	in->kv_used -= q->kv;
+	q->kv = 0;
 	S->inflight--;
 	S->completed++;
 	if (q->measured) {
@@ -266,7 +283,7 @@ static int complete(struct dstate *S, struct inst *in, int id)
 		if (q->target > 1)
 			serve_push(&S->R, &S->R.tpot, &S->R.ntpot, &S->R.cap2,
 				   (S->now - q->first) / (double)(q->target - 1));
-		serve_push(&S->R, &S->R.e2e, &S->R.ne2e, &S->R.cap3, S->now - q->arrival + S->p->frontend_s);
+		serve_push(&S->R, &S->R.e2e, &S->R.ne2e, &S->R.cap3, S->now - q->arrival + front(S));
 	}
 	if (S->open)
 		return arrivals(S, S->now);
@@ -275,42 +292,95 @@ static int complete(struct dstate *S, struct inst *in, int id)
 	return issue(S, S->now);
 }
 
-/* Start a decode step on idle instance j: admit the landed requests while
- * their prompt and whole output fit, then one decode step of all it runs. */
+/* Decoding past the decode instance's KV cache: retract the newest
+ * running request (its KV freed; recomputed on this instance when it is
+ * readmitted, as vLLM's and SGLang's decode schedulers do). */
+static int retract(struct dstate *S, struct inst *in)
+{
+	int k, newest = 0, id;
+	for (k = 1; k < in->nrun; k++)
+		if (S->rq[in->run[k]].admitted > S->rq[in->run[newest]].admitted)
+			newest = k;
+	id = in->run[newest];
+	memmove(in->run + newest, in->run + newest + 1, (size_t)(in->nrun - newest - 1) * sizeof(int));
+	in->nrun--;
+	in->kv_used -= S->rq[id].kv;
+	S->rq[id].kv = 0;
+	S->rq[id].retracted = 1;
+	S->rq[id].state = DQ_WAIT_D;
+	S->r->preemptions++;
+	return fifo_push(&in->back, id);
+}
+
+/*
+ * Start a step on idle decode instance j. Admission as serve_run's: the
+ * retracted requests first, then the landed ones in landing order, while
+ * the KV held, a reserve of SERVE_RESERVE of every running request's
+ * remaining output, and the newcomer's prompt and reserve fit (the first
+ * needs only its prompt and a token). A landed request starts decoding at
+ * once (its first token came from its prefill); retracted ones are
+ * prefilled again here (prompt and what they had generated) in a prefill
+ * step of this instance, which its streams wait for. Otherwise one decode
+ * step of all it runs, retracting the newest while the step's new tokens
+ * would overflow the cache.
+ */
 static int start_decode(struct dstate *S, int j, struct plumb_err *err)
 {
 	const struct serve_params *p = S->p;
 	struct inst *in = &S->dc[j];
-	double ctxsum = 0, dt;
+	long cap = S->d->decode_kv_tokens;
+	double ctxsum = 0, dt, reserve = 0;
 	struct serve_shape sh;
 	int k, rc;
-	while (fifo_len(&in->q) > 0) {
-		int id = in->q.items[in->q.head];
+	for (k = 0; k < in->nrun; k++)
+		reserve += SERVE_RESERVE * ((double)S->rq[in->run[k]].target - S->rq[in->run[k]].generated);
+	while (fifo_len(&in->back) > 0 || fifo_len(&in->q) > 0) {
+		int back = fifo_len(&in->back) > 0;
+		int id = back ? in->back.items[in->back.head] : in->q.items[in->q.head];
 		struct dreq *q = &S->rq[id];
-		long need = q->input + q->target;
-		if (S->d->decode_kv_tokens > 0 && in->kv_used + need > S->d->decode_kv_tokens) {
-			if (in->kv_used == 0)
-				return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-						     "a request of %ld tokens does not fit a decode "
-						     "instance's KV cache (%ld tokens)",
-						     need, S->d->decode_kv_tokens);
+		long prompt = q->input + (back ? (long)ceil(q->generated) : 0);
+		if (cap > 0 && prompt + 1 > cap)
+			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+					     "a request of %ld tokens does not fit a decode "
+					     "instance's KV cache (%ld tokens)", prompt + 1, cap);
+		if (cap > 0 && in->nrun + in->nre > 0 &&
+		    (in->kv_used + reserve + prompt + SERVE_RESERVE * ((double)q->target - q->generated) >
+			     (double)cap || in->kv_used + prompt + 1 > cap))
 			break;
-		}
-		in->q.head++;
-		in->promised -= need;
-		in->kv_used += need;
+		if (cap > 0 && in->kv_used + prompt + 1 > cap)
+			break;
+		if (back)
+			in->back.head++;
+		else
+			in->q.head++;
+		reserve += SERVE_RESERVE * ((double)q->target - (back ? q->generated : 1));
+		q->kv = prompt;
+		q->admitted = S->admissions++;
+		in->kv_used += prompt;
 		if (in->kv_used > S->r->kv_peak)
 			S->r->kv_peak = in->kv_used;
 		q->state = DQ_RUN;
+		if (back) {
+			if (serve_grow((void **)&in->re, &in->capre, in->nre + 1, sizeof(int)) < 0)
+				return oom(err);
+			in->re[in->nre++] = id;
+			continue;
+		}
+		in->promised -= q->input + q->target;
 		q->first = q->last = S->now;
-		q->generated = 1;       /* the first token, from its prefill */
-		if (S->win0 >= 0)
-			S->tokens_win += 1;
-		if (serve_seconds_span(&S->sec, S->now, S->now, 1) < 0)
-			return oom(err);
-		if (q->measured)
-			serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1, S->now - q->arrival + S->p->frontend_s);
-		if (q->target <= 1) {
+		if (S->d->first_from_decode) {
+			q->generated = 0;       /* its first token comes from this step */
+		} else {
+			q->generated = 1;       /* the first token, from its prefill */
+			if (S->win0 >= 0)
+				S->tokens_win += 1;
+			if (serve_seconds_span(&S->sec, S->now, S->now, 1) < 0)
+				return oom(err);
+			if (q->measured)
+				serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1,
+					   S->now - q->arrival + front(S));
+		}
+		if (q->target <= 1 && !S->d->first_from_decode) {
 			if ((rc = complete(S, in, id)) < 0)
 				return rc < -1 ? rc : oom(err);
 			continue;
@@ -319,24 +389,42 @@ static int start_decode(struct dstate *S, int j, struct plumb_err *err)
 			return oom(err);
 		in->run[in->nrun++] = id;
 	}
-	if (!in->nrun)
-		return 0;
-	for (k = 0; k < in->nrun; k++)
-		ctxsum += (double)S->rq[in->run[k]].input + S->rq[in->run[k]].generated;
 	memset(&sh, 0, sizeof(sh));
-	sh.kind = SERVE_DECODE;
-	sh.batch = in->nrun;
-	sh.context = p->bucket > 1 ? ((long)(ctxsum / in->nrun) / p->bucket) * p->bucket + p->bucket / 2
-				   : (long)(ctxsum / in->nrun);
-	sh.tokens = 1;
-	if ((rc = serve_step_time(&S->lp_dc, &sh, &dt, err)) < 0)
-		return rc;
+	if (in->nre > 0) {      /* the retracted ones' prefill again */
+		long sum = 0;
+		for (k = 0; k < in->nre; k++)
+			sum += S->rq[in->re[k]].kv;
+		sh.kind = SERVE_PREFILL;
+		sh.batch = in->nre;
+		sh.tokens = (sum + in->nre / 2) / in->nre;
+		if ((rc = serve_step_time(&S->lp_dc, &sh, &dt, err)) < 0)
+			return rc;
+	} else {
+		while (cap > 0 && in->nrun > 1 &&
+		       in->kv_used + (long)ceil(in->nrun * p->accept_per_step) > cap)
+			if (retract(S, in) < 0)
+				return oom(err);
+		if (!in->nrun)
+			return 0;
+		for (k = 0; k < in->nrun; k++)
+			ctxsum += (double)S->rq[in->run[k]].input + S->rq[in->run[k]].generated;
+		sh.kind = SERVE_DECODE;
+		sh.batch = in->nrun;
+		sh.context = p->bucket > 1 ? ((long)(ctxsum / in->nrun) / p->bucket) * p->bucket + p->bucket / 2
+					   : (long)(ctxsum / in->nrun);
+		sh.tokens = 1;
+		if ((rc = serve_step_time(&S->lp_dc, &sh, &dt, err)) < 0)
+			return rc;
+	}
 	in->started = S->now;
 	in->busy_until = S->now + dt;
+	in->alone = S->now + dt;
+	in->pending = 0;
 	if (S->d->step_traffic &&
-	    (rc = S->d->step_traffic(S->d->link_ctx, 0, j, &sh, S->now, S->now + dt, err)) < 0)
+	    (rc = S->d->step_traffic(S->d->link_ctx, 0, j, &sh, S->now, S->now + dt,
+				     &in->pending, err)) < 0)
 		return rc;
-	if (S->win0 >= 0) {
+	if (S->win0 >= 0 && sh.kind == SERVE_DECODE) {
 		S->dstep_sum += dt;
 		S->batch_sum += in->nrun;
 		S->dsteps++;
@@ -351,15 +439,36 @@ static int finish_decode(struct dstate *S, int j, struct plumb_err *err)
 	double step_tokens = 0, t0 = in->started;
 	int k, n = 0, rc;
 	in->busy_until = -1;
+	if (in->nre > 0) {      /* recomputed: they decode again */
+		if (serve_grow((void **)&in->run, &in->caprun, in->nrun + in->nre, sizeof(int)) < 0)
+			return oom(err);
+		for (k = 0; k < in->nre; k++)
+			in->run[in->nrun++] = in->re[k];
+		in->nre = 0;
+		return 0;
+	}
 	for (k = 0; k < in->nrun; k++) {
 		int id = in->run[k];
 		struct dreq *q = &S->rq[id];
 		double add = p->accept_per_step;
+		int first = q->generated <= 0;
+		if (first)
+			add = 1;        /* the last prompt token's pass: one token */
 		if (q->generated + add > (double)q->target)
 			add = (double)q->target - q->generated;
 		q->generated += add;
-		if (q->measured)
+		in->kv_used += (q->input + (long)ceil(q->generated)) - q->kv;
+		q->kv = q->input + (long)ceil(q->generated);
+		if (in->kv_used > S->r->kv_peak)
+			S->r->kv_peak = in->kv_used;
+		if (first) {
+			q->first = S->now;
+			if (q->measured)
+				serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1,
+					   S->now - q->arrival + front(S));
+		} else if (q->measured) {
 			serve_itl_add(&S->R, S->now - q->last);
+		}
 		q->last = S->now;
 		step_tokens += add;
 		if (S->win0 >= 0)
@@ -424,7 +533,9 @@ static void release(struct dstate *S)
 		free(S->pf[k].q.items);
 	for (k = 0; S->dc && k < S->d->ndecode; k++) {
 		free(S->dc[k].q.items);
+		free(S->dc[k].back.items);
 		free(S->dc[k].run);
+		free(S->dc[k].re);
 	}
 	free(S->pf);
 	free(S->dc);
@@ -502,7 +613,7 @@ int serve_disagg_run(const struct serve_params *p, const struct serve_disagg *d,
 		max_events += 4.0 * (S.want + S.C) * ((double)p->output_len * 2 + p->input_len + 2);
 
 	while (S.done_measured < S.want) {
-		double T = INFINITY, tl;
+		double T = INFINITY, tl, tend = 0;
 		int id;
 		if (S.open && arrivals(&S, S.now) < 0) {
 			rc = oom(err);
@@ -519,12 +630,12 @@ int serve_disagg_run(const struct serve_params *p, const struct serve_disagg *d,
 		if (S.open && S.npf < S.nrq && (p->concurrency < 1 || S.inflight < p->concurrency))
 			T = S.rq[S.npf].arrival > S.now ? S.rq[S.npf].arrival : S.now;
 		for (i = 0; i < d->nprefill; i++)
-			if (S.pf[i].busy_until >= 0 && S.pf[i].busy_until < T)
+			if (S.pf[i].busy_until >= 0 && !S.pf[i].pending && S.pf[i].busy_until < T)
 				T = S.pf[i].busy_until;
 		for (i = 0; i < d->ndecode; i++)
-			if (S.dc[i].busy_until >= 0 && S.dc[i].busy_until < T)
+			if (S.dc[i].busy_until >= 0 && !S.dc[i].pending && S.dc[i].busy_until < T)
 				T = S.dc[i].busy_until;
-		if ((rc = d->advance(d->link_ctx, T, &id, &tl, err)) < 0)
+		if ((rc = d->advance(d->link_ctx, T, &id, &tl, &tend, err)) < 0)
 			goto out;
 		if (++events > max_events) {
 			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
@@ -541,6 +652,25 @@ int serve_disagg_run(const struct serve_params *p, const struct serve_disagg *d,
 			}
 			continue;
 		}
+		if (rc == 2) {  /* a step's collectives done: its end is known */
+			struct inst *in = id < 0 ? &S.pf[-1 - id] : &S.dc[id];
+			rc = 0;
+			S.now = tl > S.now ? tl : S.now;
+			if ((id < 0 ? -1 - id >= d->nprefill : id >= d->ndecode) || !in->pending) {
+				rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+						   "disaggregated run: a step end for no pending step");
+				goto out;
+			}
+			in->pending = 0;
+			in->busy_until = tend > S.now ? tend : S.now;
+			if (in->busy_until > in->alone) {
+				*(id < 0 ? &S.r->pf_link_delay_s : &S.r->link_delay_s) +=
+					in->busy_until - in->alone;
+				if (id >= 0 && S.win0 >= 0 && in->started >= S.win0)
+					S.dstep_sum += in->busy_until - in->alone;
+			}
+			continue;
+		}
 		if (!isfinite(T)) {
 			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
 					   "disaggregated run stalled: requests wait with no step or "
@@ -549,10 +679,12 @@ int serve_disagg_run(const struct serve_params *p, const struct serve_disagg *d,
 		}
 		S.now = T;
 		for (i = 0; i < d->nprefill; i++)
-			if (S.pf[i].busy_until == T && (rc = finish_prefill(&S, i, err)) < 0)
+			if (S.pf[i].busy_until == T && !S.pf[i].pending &&
+			    (rc = finish_prefill(&S, i, err)) < 0)
 				goto out;
 		for (i = 0; i < d->ndecode; i++)
-			if (S.dc[i].busy_until == T && (rc = finish_decode(&S, i, err)) < 0)
+			if (S.dc[i].busy_until == T && !S.dc[i].pending &&
+			    (rc = finish_decode(&S, i, err)) < 0)
 				goto out;
 		if (S.R.oom) {
 			rc = oom(err);

@@ -68,14 +68,14 @@ void serve_kvtier_evict(const struct serve_params *p, struct run *R, struct req 
 	r->offloads++;
 }
 
-int serve_kvtier_step(const struct serve_params *p, struct run *R, double *dt,
-		      struct serve_result *r, struct plumb_err *err)
+int serve_kvtier_step(const struct serve_params *p, struct run *R, const struct serve_shape *sh,
+		      double *dt, struct serve_result *r, struct plumb_err *err)
 {
 	double s = 0;
 	int rc;
 	if (!R->io_out && !R->io_in)
 		return 0;
-	if ((rc = p->kv_io(p->kv_io_ctx, R->io_out, R->io_in, &s, err)) < 0)
+	if ((rc = p->kv_io(p->kv_io_ctx, sh, *dt, R->io_out, R->io_in, &s, err)) < 0)
 		return rc;
 	R->io_out = R->io_in = 0;
 	*dt += s;

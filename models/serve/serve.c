@@ -469,7 +469,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			shp.tokens = newtok < 1 ? 1 : newtok;
 		}
 		if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0 ||
-		    (rc = serve_kvtier_step(p, &R, &dt, r, err)) < 0)
+		    (rc = serve_kvtier_step(p, &R, &shp, &dt, r, err)) < 0)
 			goto out;
 		t += dt;
 		fast = !np && !admit && !prefilling && !retracted;

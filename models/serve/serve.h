@@ -67,9 +67,11 @@ struct serve_shape {
 typedef int (*serve_step_fn)(void *ctx, const struct serve_shape *sh, double *seconds,
 			     struct plumb_err *err);
 
-/* KV tiers (kvtier.c): seconds to move tokens_out tokens of KV cache from
- * the GPUs to host memory and tokens_in back, both at once. */
-typedef int (*serve_kvio_fn)(void *ctx, long tokens_out, long tokens_in, double *seconds,
+/* KV tiers (kvtier.c): *extra, the seconds a step of shape sh (step_s
+ * alone) lasts longer when it moves tokens_out tokens of KV cache from the
+ * GPUs to host memory and tokens_in back. */
+typedef int (*serve_kvio_fn)(void *ctx, const struct serve_shape *sh, double step_s,
+			     long tokens_out, long tokens_in, double *extra,
 			     struct plumb_err *err);
 
 /* A request of an open-loop run: when it arrives and its lengths. */
@@ -138,7 +140,8 @@ struct serve_params {
 	 * out) while the host tier has room, and on readmission moves it
 	 * back (kv_io, in) and prefills only its last token, instead of
 	 * prefilling prompt and output again. The step that moves them
-	 * lasts kv_io's seconds longer. 0: retracted requests recompute. */
+	 * lasts kv_io's extra seconds longer. 0: retracted requests
+	 * recompute. */
 	long host_kv_tokens;
 	serve_kvio_fn kv_io;
 	void *kv_io_ctx;
@@ -182,11 +185,17 @@ struct serve_result {
 	int prefix_hits;        /* admissions that found their prefix cached */
 	int offloads;           /* retracted requests whose KV went to host memory */
 	long reload_tokens;     /* KV tokens moved back from host memory */
-	double kv_io_s;         /* seconds steps spent moving KV to and from the host */
+	double kv_io_s;         /* seconds the steps lasted longer for moving KV to
+				   and from the host */
 	/* disaggregated runs (disagg.h): each request's KV transfer from its
 	 * prefill instance to its decode instance, ms */
 	double xfer_ms, xfer_p[SERVE_NPCT];
 	double prefill_ms;      /* mean time from arrival to the end of its prefill */
+	double link_delay_s;    /* seconds the decode instances' steps lasted
+				   longer than alone because transfers shared the
+				   links of their collectives (all steps, all
+				   decode instances) */
+	double pf_link_delay_s; /* the same of the prefill instances' steps */
 };
 
 void serve_params_init(struct serve_params *p);

@@ -199,8 +199,8 @@ long serve_kvtier_admit(const struct serve_params *p, struct run *R, struct req 
 void serve_kvtier_evict(const struct serve_params *p, struct run *R, struct req *q,
 			struct serve_result *r);
 /* The step's KV moves (if any) lengthen *dt; 0 or kv_io's error. */
-int serve_kvtier_step(const struct serve_params *p, struct run *R, double *dt,
-		      struct serve_result *r, struct plumb_err *err);
+int serve_kvtier_step(const struct serve_params *p, struct run *R, const struct serve_shape *sh,
+		      double *dt, struct serve_result *r, struct plumb_err *err);
 /* EINPUT unless the KV tier parameters are in range. */
 int serve_kvtier_check(const struct serve_params *p, struct plumb_err *err);
 /* Is request idx one whose prefix is cached (the prefix_hit share)? */

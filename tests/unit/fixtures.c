@@ -5,6 +5,7 @@
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "import.h"
 
@@ -53,6 +54,30 @@ struct scenario *fix_seed_box(const char *xsock, const char *extra)
 	char text[4096];
 	snprintf(text, sizeof(text), box, xsock, extra);
 	return fix_load(text);
+}
+
+/* ---- collectives and serving ------------------------------------------ */
+
+void fix_coll_spec(struct coll_spec *c, enum coll_op op, int n, double bytes, int algo,
+		   int proto)
+{
+	memset(c, 0, sizeof(*c));
+	c->op = op;
+	c->n = n;
+	c->gpus = fix_ranks;
+	c->bytes = bytes;
+	c->algo = algo;
+	c->proto = proto;
+}
+
+int fix_serve_steps(void *ctx, const struct serve_shape *sh, double *s, struct plumb_err *err)
+{
+	(void)err;
+	if (sh->kind != SERVE_DECODE && ctx && sh->tokens > *(long *)ctx)
+		*(long *)ctx = sh->tokens;
+	*s = sh->kind == SERVE_DECODE ? 10e-3 + 0.1e-3 * sh->batch
+				      : 50e-3 * sh->batch + 0.1e-3 * sh->dbatch;
+	return 0;
 }
 
 /* ---- imported trees (tests of plumb import) ---------------------------- */

@@ -1,11 +1,14 @@
 /*
- * fixtures.h - what several unit-test files share: scenarios and helpers for imported trees.
+ * fixtures.h - what several unit-test files share: scenarios, collectives,
+ * serving step times by formula and helpers for imported trees.
  */
 #ifndef PLUMB_TEST_FIXTURES_H
 #define PLUMB_TEST_FIXTURES_H
 
+#include "coll.h"
 #include "import.h"
 #include "scn.h"
+#include "serve.h"
 
 /* CU_ASSERT_EQUAL on two integers that prints both on failure (the file
  * includes <stdio.h> and CUnit). */
@@ -15,6 +18,16 @@
 		printf("\n  %s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
 		       #actual, a_, e_); \
 	CU_ASSERT_EQUAL(a_, e_); \
+} while (0)
+
+/* CU_ASSERT that actual is within rel (relative) of expected, printing both
+ * on failure (the file includes <math.h>, <stdio.h> and CUnit). */
+#define EXPECT_NEAR(actual, expected, rel) do { \
+	double a_ = (actual), e_ = (expected); \
+	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
+		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
+		       #actual, a_, e_, (double)(rel)); \
+	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
 } while (0)
 
 /* Load inline scenario text as "inline.yaml"; on failure print the error,
@@ -29,6 +42,20 @@ struct scenario *fix_seed_box(const char *xsock, const char *extra);
 /* 0, 1, ..., 63: the GPUs of a collective over the first n in order
  * (coll_spec.gpus). */
 extern const int fix_ranks[64];
+
+/* *c = a collective op over the first n GPUs in order (fix_ranks) of bytes
+ * each, with algorithm algo and protocol proto (enum coll_algo, coll_proto);
+ * every other field 0. */
+void fix_coll_spec(struct coll_spec *c, enum coll_op op, int n, double bytes, int algo,
+		   int proto);
+
+/* Serving step times by formula, so every figure can be checked by hand
+ * (a serve_step_fn): decode 10 ms + 0.1 ms a sequence, prefill 50 ms a
+ * request; a mixed step is the prefill's with its decode sequences' 0.1 ms
+ * each. With ctx not NULL, *(long *)ctx keeps the largest prefill chunk
+ * seen (tokens of a prefill or mixed step). */
+int fix_serve_steps(void *ctx, const struct serve_shape *sh, double *s,
+		    struct plumb_err *err);
 
 /* The YAML text imp_write_yaml writes for s (caller frees). */
 char *fix_imp_yaml(const struct imp_scn *s);

@@ -70,13 +70,7 @@ static void check(const struct scenario *s, const char *name, int op, int algo, 
 	double e;
 
 	topo_opts_init(&o);
-	memset(&c, 0, sizeof(c));
-	c.op = op;
-	c.n = n;
-	c.gpus = fix_ranks;
-	c.bytes = bytes;
-	c.algo = algo;
-	c.proto = PROTO_AUTO;
+	fix_coll_spec(&c, op, n, bytes, algo, PROTO_AUTO);
 	memset(&a, 0, sizeof(a));
 	memset(&f, 0, sizeof(f));
 	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &a, NULL), 0);
@@ -187,13 +181,7 @@ static void test_falls_back(void)
 
 	CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/2x-hgx-8x-h100-ib.yaml", &s, NULL), 0);
 	topo_opts_init(&o);
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 16;
-	c.gpus = fix_ranks;
-	c.bytes = 128 << 20;
-	c.algo = ALGO_RING;
-	c.proto = PROTO_SIMPLE;
+	fix_coll_spec(&c, COLL_ALLREDUCE, 16, 128 << 20, ALGO_RING, PROTO_SIMPLE);
 	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
 	CU_ASSERT_EQUAL(r.closed, 0);
 	CU_ASSERT_PTR_NOT_NULL(r.why);

@@ -14,14 +14,6 @@
 
 void suite_coll(void);
 
-#define EXPECT_NEAR(actual, expected, rel) do { \
-	double a_ = (actual), e_ = (expected); \
-	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
-		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
-		       #actual, a_, e_, (double)(rel)); \
-	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
-} while (0)
-
 static double t_us(const struct scenario *s, int level, enum coll_op op, int n,
 		   const int *gpus, double bytes, int algo, int proto)
 {
@@ -30,13 +22,9 @@ static double t_us(const struct scenario *s, int level, enum coll_op op, int n,
 	struct coll_result r;
 	topo_opts_init(&o);
 	o.nccl_p2p_level = level;
-	memset(&c, 0, sizeof(c));
-	c.op = op;
-	c.n = n;
-	c.gpus = gpus ? gpus : fix_ranks;
-	c.bytes = bytes;
-	c.algo = algo;
-	c.proto = proto;
+	fix_coll_spec(&c, op, n, bytes, algo, proto);
+	if (gpus)
+		c.gpus = gpus;
 	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, NULL), 0);
 	return r.seconds * 1e6;
 }
@@ -105,13 +93,7 @@ static void test_protocols_and_auto(void)
 		return;
 	/* LL128 is not available on PCIe. */
 	topo_opts_init(&o);
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 4;
-	c.gpus = fix_ranks;
-	c.bytes = 1 << 20;
-	c.algo = ALGO_RING;
-	c.proto = PROTO_LL128;
+	fix_coll_spec(&c, COLL_ALLREDUCE, 4, 1 << 20, ALGO_RING, PROTO_LL128);
 	plumb_err_clear(&e);
 	CU_ASSERT(coll_time(s, &o, &c, &r, &e) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "LL128"));
@@ -256,13 +238,7 @@ static void test_oneshot(void)
 	CU_ASSERT(t_us(s, NP_SYS, COLL_ALLREDUCE, 8, NULL, 8, ALGO_AUTO, PROTO_AUTO) > t);
 	topo_opts_init(&o);
 	o.nccl_p2p_level = NP_SYS;
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 8;
-	c.gpus = fix_ranks;
-	c.bytes = 8;
-	c.algo = ALGO_AUTO;
-	c.proto = PROTO_AUTO;
+	fix_coll_spec(&c, COLL_ALLREDUCE, 8, 8, ALGO_AUTO, PROTO_AUTO);
 	c.custom = COLL_CUSTOM_ONESHOT;
 	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &r, NULL), 0);
 	CU_ASSERT_EQUAL(r.algo, ALGO_ONESHOT);
@@ -300,14 +276,8 @@ static void test_twoshot(void)
 	CU_ASSERT(t2 < t1);
 	topo_opts_init(&o);
 	o.nccl_p2p_level = NP_SYS;
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 8;
-	c.gpus = fix_ranks;
-	c.algo = ALGO_AUTO;
-	c.proto = PROTO_AUTO;
+	fix_coll_spec(&c, COLL_ALLREDUCE, 8, 8, ALGO_AUTO, PROTO_AUTO);
 	c.custom = COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT;
-	c.bytes = 8;
 	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &r, NULL), 0);
 	CU_ASSERT_EQUAL(r.algo, ALGO_ONESHOT);
 	c.bytes = 4e6;
@@ -349,13 +319,7 @@ static void test_shared_by_content(void)
 	CU_ASSERT_PTR_EQUAL(ea, eb);
 	CU_ASSERT_EQUAL(coll_scn_id(ea), coll_scn_id(eb));
 	coll_scn_put(eb);
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 8;
-	c.gpus = fix_ranks;
-	c.bytes = 1 << 20;
-	c.algo = ALGO_AUTO;
-	c.proto = PROTO_AUTO;
+	fix_coll_spec(&c, COLL_ALLREDUCE, 8, 1 << 20, ALGO_AUTO, PROTO_AUTO);
 	CU_ASSERT_EQUAL(coll_time(a, &o, &c, &r1, NULL), 0);
 	CU_ASSERT_TRUE(coll_scn_choice(ea, &c, &r2));
 	CU_ASSERT_EQUAL(memcmp(&r1, &r2, sizeof(r1)), 0);

@@ -9,28 +9,15 @@
 #include <string.h>
 
 #include "disagg.h"
+#include "fixtures.h"
 #include "serve.h"
 
 void suite_disagg(void);
 
-#define EXPECT_NEAR(actual, expected, rel) do { \
-	double a_ = (actual), e_ = (expected); \
-	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
-		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
-		       #actual, a_, e_, (double)(rel)); \
-	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
-} while (0)
-
 /* Prefill 50 ms a request, decode 10 ms + 0.1 ms a sequence; the largest
- * prefill chunk seen is kept in *ctx (a long) when ctx is not NULL. */
-static int steps(void *ctx, const struct serve_shape *sh, double *s, struct plumb_err *err)
-{
-	(void)err;
-	if (sh->kind != SERVE_DECODE && ctx && sh->tokens > *(long *)ctx)
-		*(long *)ctx = sh->tokens;
-	*s = sh->kind == SERVE_DECODE ? 10e-3 + 0.1e-3 * sh->batch : 50e-3 * sh->batch;
-	return 0;
-}
+ * prefill chunk seen is kept in *ctx (a long) when ctx is not NULL
+ * (fixtures.h; no step here mixes the two). */
+static const serve_step_fn steps = fix_serve_steps;
 
 /* A link where every transfer takes `delay`: landings in sending order. */
 struct fake_link {
@@ -39,6 +26,10 @@ struct fake_link {
 	double t[4096];
 	int head, n;
 	long tokens;
+	/* a decode step whose collectives lose `slow` to the transfers: its
+	 * end reported at its own end, `slow` later */
+	double slow, pend_t;
+	int pend;
 };
 
 static int fake_send(void *ctx, int id, long tokens, int pi, int di, double t,
@@ -55,15 +46,41 @@ static int fake_send(void *ctx, int id, long tokens, int pi, int di, double t,
 	return 0;
 }
 
-static int fake_advance(void *ctx, double t_end, int *id, double *t, struct plumb_err *err)
+static int fake_advance(void *ctx, double t_end, int *id, double *t, double *end,
+			struct plumb_err *err)
 {
 	struct fake_link *L = ctx;
 	(void)err;
+	if (L->pend && L->pend_t <= t_end &&
+	    (L->head == L->n || L->pend_t < L->t[L->head])) {
+		L->pend = 0;
+		*id = 0;
+		*t = L->pend_t;
+		*end = L->pend_t + L->slow;
+		return 2;
+	}
 	if (L->head == L->n || L->t[L->head] > t_end)
 		return 0;
 	*id = L->id[L->head];
 	*t = L->t[L->head++];
 	return 1;
+}
+
+static int fake_traffic(void *ctx, int prefill, int inst, const struct serve_shape *sh,
+			double t0, double t1, int *pending, struct plumb_err *err)
+{
+	struct fake_link *L = ctx;
+	(void)inst;
+	(void)sh;
+	(void)t0;
+	(void)err;
+	*pending = !prefill;
+	if (!prefill) {
+		CU_ASSERT(!L->pend);
+		L->pend = 1;
+		L->pend_t = t1;
+	}
+	return 0;
 }
 
 static void setup(struct serve_disagg *d, struct fake_link *L, double delay)
@@ -99,6 +116,82 @@ static void test_single(void)
 	EXPECT_NEAR(r.tok_s_total, 101 / (0.055 + 100 * 0.0101), 1e-6);
 	/* the whole prompt's KV moved, per request */
 	CU_ASSERT_EQUAL(L.tokens % p.input_len, 0);
+}
+
+/* vLLM's protocol: the first token comes from the decode instance's first
+ * pass, and the request passes two front ends; TPOT keeps the decode
+ * step. */
+static void test_first_from_decode(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	struct serve_disagg d;
+	static struct fake_link L;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.output_len = 101;
+	p.spread = 0;
+	p.frontend_s = 3e-3;
+	setup(&d, &L, 5e-3);
+	d.first_from_decode = 1;
+	d.frontend_hops = 2;
+	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &r, NULL), 0);
+	EXPECT_NEAR(r.ttft_ms, 50 + 5 + 10.1 + 6, 1e-9);
+	EXPECT_NEAR(r.tpot_ms, 10.1, 1e-9);
+	EXPECT_NEAR(r.e2e_ms, 50 + 5 + 101 * 10.1 + 6, 1e-9);
+}
+
+/* Decode steps whose collectives share links with transfers: a step
+ * reported 2 ms late makes every token 2 ms later; the lost time is
+ * counted. */
+static void test_slowed(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	struct serve_disagg d;
+	static struct fake_link L;
+	serve_params_init(&p);
+	p.concurrency = 1;
+	p.output_len = 101;
+	p.spread = 0;
+	setup(&d, &L, 5e-3);
+	L.slow = 2e-3;
+	d.step_traffic = fake_traffic;
+	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &r, NULL), 0);
+	EXPECT_NEAR(r.ttft_ms, 55, 1e-9);
+	EXPECT_NEAR(r.tpot_ms, 12.1, 1e-9);
+	EXPECT_NEAR(r.decode_step_ms, 12.1, 1e-9);
+	CU_ASSERT(r.link_delay_s >= 100 * 2e-3 - 1e-9);
+	EXPECT_NEAR(r.pf_link_delay_s + 1, 1, 1e-12);
+}
+
+/* A decode instance whose KV cache fills: it admits on the reserve, so
+ * decoding outgrows the cache and the newest stream is retracted,
+ * prefilled again on the decode instance, and finishes; the cache never
+ * holds more than its size plus one step's tokens. Reserving the whole
+ * output (a cache as large as every request's end) retracts nothing. */
+static void test_decode_evict(void)
+{
+	struct serve_params p;
+	struct serve_result r, big;
+	struct serve_disagg d;
+	static struct fake_link L;
+	serve_params_init(&p);
+	p.concurrency = 8;
+	p.input_len = 1000;
+	p.output_len = 2000;
+	p.prompts = 32;
+	setup(&d, &L, 1e-3);
+	d.decode_kv_tokens = 8000;
+	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &r, NULL), 0);
+	CU_ASSERT(r.preemptions > 0);
+	CU_ASSERT_EQUAL(r.completed, 32);
+	CU_ASSERT(r.kv_peak <= 8000 + 8);
+	setup(&d, &L, 1e-3);
+	d.decode_kv_tokens = 8 * (1000 + 3000);
+	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &big, NULL), 0);
+	CU_ASSERT_EQUAL(big.preemptions, 0);
+	CU_ASSERT(big.tok_s_total > r.tok_s_total);
 }
 
 /* Many streams: the decode instance never runs a prefill, so no gap
@@ -186,10 +279,13 @@ struct io_count {
 };
 
 /* 1 ms per 1000 tokens either way */
-static int io(void *ctx, long out, long in, double *s, struct plumb_err *err)
+static int io(void *ctx, const struct serve_shape *sh, double step_s, long out, long in,
+	      double *s, struct plumb_err *err)
 {
 	struct io_count *k = ctx;
 	(void)err;
+	(void)sh;
+	(void)step_s;
 	k->out += out;
 	k->in += in;
 	k->calls++;
@@ -240,6 +336,9 @@ void suite_disagg(void)
 	CU_pSuite s = CU_add_suite("disagg", NULL, NULL);
 	CU_add_test(s, "one stream: TTFT = prefill + transfer", test_single);
 	CU_add_test(s, "decode instances run no prefill", test_no_interference);
+	CU_add_test(s, "transfers slow decode steps", test_slowed);
+	CU_add_test(s, "first token from the decode instance", test_first_from_decode);
+	CU_add_test(s, "a full decode instance retracts", test_decode_evict);
 	CU_add_test(s, "bad designs and requests", test_bad);
 	CU_add_test(s, "prefix cache hits", test_prefix);
 	CU_add_test(s, "KV offload to host memory", test_offload);

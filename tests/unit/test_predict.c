@@ -11,6 +11,7 @@
 #include "fixtures.h"
 #include "predict.h"
 #include "predict_run.h"
+#include "predict_kvtier.h"
 
 void suite_predict(void);
 
@@ -388,6 +389,47 @@ static void test_line_is_engine(void)
 	scn_free(s);
 }
 
+/* Host-tier moves beside a step's collectives on one fabric: loads come
+ * before the step (it lasts at least as long again as they take alone);
+ * stores run beside it, hidden under a long step but for what they take
+ * from its collectives, more under a prefill's all-reduces than a
+ * decode's. */
+static void test_kvio_step(void)
+{
+	struct scenario *s = fix_seed_box("192", "");
+	struct pred_cfg c;
+	struct serve_shape dec, pre;
+	double load, store, e_dec, e_pre, e_load, tiny;
+	if (!s || cfg(&c, s, "glm-5", "tp8") < 0) {
+		CU_FAIL("the scenario, model or layout does not load");
+		scn_free(s);
+		return;
+	}
+	memset(&dec, 0, sizeof(dec));
+	dec.kind = SERVE_DECODE;
+	dec.batch = 1;
+	dec.context = 1024;
+	dec.tokens = 1;
+	pre = dec;
+	pre.kind = SERVE_PREFILL;
+	pre.context = 0;
+	pre.tokens = 16384;
+	CU_ASSERT_EQUAL_FATAL(pred_kvio_time(&c, 0, NULL, 0, 0, 100000, &load, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(pred_kvio_time(&c, 0, NULL, 0, 100000, 0, &store, NULL), 0);
+	CU_ASSERT(load > 0 && store > 0);
+	CU_ASSERT_EQUAL(pred_kvio_time(&c, 0, &dec, 0.05, 0, 100000, &e_load, NULL), 0);
+	CU_ASSERT(e_load >= load * (1 - 1e-9));
+	CU_ASSERT_EQUAL(pred_kvio_time(&c, 0, &dec, 10, 100000, 0, &e_dec, NULL), 0);
+	CU_ASSERT_EQUAL(pred_kvio_time(&c, 0, &pre, 10, 100000, 0, &e_pre, NULL), 0);
+	CU_ASSERT(e_dec < store);
+	CU_ASSERT(e_pre > 0 && e_pre < store);
+	CU_ASSERT(e_dec <= e_pre);
+	/* a step shorter than the stores ends with them */
+	CU_ASSERT_EQUAL(pred_kvio_time(&c, 0, &dec, 1e-6, 100000, 0, &tiny, NULL), 0);
+	CU_ASSERT(tiny >= store - 1e-6 - 1e-9);
+	scn_free(s);
+}
+
 void suite_predict(void)
 {
 	CU_pSuite s = CU_add_suite("predict", NULL, NULL);
@@ -401,4 +443,5 @@ void suite_predict(void)
 	CU_add_test(s, "mixed prefill and decode step", test_mixed_step);
 	CU_add_test(s, "a mixed step keeps MLA's prefill work", test_mixed_mla_prefill);
 	CU_add_test(s, "a step of one lane without the engine is the engine's", test_line_is_engine);
+	CU_add_test(s, "host-tier moves share the fabric with the step", test_kvio_step);
 }

@@ -14,24 +14,10 @@
 
 void suite_serve(void);
 
-#define EXPECT_NEAR(actual, expected, rel) do { \
-	double a_ = (actual), e_ = (expected); \
-	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
-		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
-		       #actual, a_, e_, (double)(rel)); \
-	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
-} while (0)
-
 /* Decode 10 ms + 0.1 ms a sequence, prefill 50 ms a request; a mixed
- * step is the prefill's with its decode sequences' 0.1 ms each. */
-static int steps(void *ctx, const struct serve_shape *sh, double *s, struct plumb_err *err)
-{
-	(void)ctx;
-	(void)err;
-	*s = sh->kind == SERVE_DECODE ? 10e-3 + 0.1e-3 * sh->batch
-				      : 50e-3 * sh->batch + 0.1e-3 * sh->dbatch;
-	return 0;
-}
+ * step is the prefill's with its decode sequences' 0.1 ms each
+ * (fixtures.h; every run here passes it a NULL ctx). */
+static const serve_step_fn steps = fix_serve_steps;
 
 static void test_single_stream(void)
 {
