@@ -106,6 +106,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	sh tests/limits.sh
 	sh tests/install.sh
 	sh tests/replay.sh
+	sh tests/chunk_buckets.sh
 	sh tests/replicas.sh
 	sh tests/plan.sh
 	sh tests/kvtier.sh

@@ -8,6 +8,9 @@
 #   ring-one N  one ring all-reduce over N = 64, 128, 256, 512, 1024 GPUs
 #   ring-two N  two all-reduces over 1,024 GPUs (the GPUs fall out of step
 #               after the first: every flow start and end is its own solve)
+#   calib-seed  sh tests/calib_seed.sh (the seed fit: calibrate's steps,
+#               whose collectives' classes hold one or two flows each),
+#               value 0, under each solver
 # Each row runs under the class solver (the default) and, for comparison,
 # the per-flow reference (PLUMB_FLOW_SOLVER=per-flow), except its
 # two-all-reduce row, which takes about two minutes of CPU on its own: set
@@ -51,6 +54,13 @@ for s in classes per-flow; do
 	done
 done
 row ring-two 1024 classes 1 bench --workload ring --gpus 1024 --steps 2
+for s in classes per-flow; do
+	times > "$tmp.t0"
+	PLUMB_FLOW_SOLVER=$s PLUMB="$PLUMB" sh tests/calib_seed.sh > /dev/null
+	times > "$tmp.t1"
+	echo "calib-seed,0,$s,1,$(awk -v a="$(cpu "$tmp.t0")" -v z="$(cpu "$tmp.t1")" \
+		'BEGIN { printf "%.4f", z - a }')" >> "$tmp"
+done
 if [ "${FLOW_REFERENCE_TWO:-0}" = 1 ]; then
 	row ring-two 1024 per-flow 1 bench --workload ring --gpus 1024 --steps 2
 fi

@@ -12,7 +12,12 @@
 #                  64 clients, 65,536 output tokens (one request of 256k
 #                  does not fit), --draws 0
 #   draws          the bare-metal box, 256 clients, 16,384 output tokens,
-#                  the default 32 draws of the interval
+#                  the default 32 draws of the interval; and 262,144 output
+#                  tokens (issue 30's target: under 5 s)
+#   exact-chunks   the bare-metal box, 256 x 262,144, --draws 0, with every
+#                  prefill chunk at its exact context (PLUMB_EXACT_CHUNKS=1:
+#                  what the context buckets of later chunks and re-prefills
+#                  save; docs/model.md "Prefill chunks")
 #   clients=4096   the bare-metal box at the 4,096-client cap, --draws 0
 #   rate           the bare-metal box, --rate 10, the default 1,000
 #                  requests and draws
@@ -56,6 +61,10 @@ row vm "256 x 262144" predict $VM --layout tp8 --concurrency 256 --output 262144
 row workstation "64 x 65536" predict $WS --model llama-3.1-70b --weights int4 \
 	--concurrency 64 --output 65536 --draws 0
 row draws "256 x 16384 (32 draws)" predict $BM --layout tp8 --concurrency 256 --output 16384
+row draws "256 x 262144 (32 draws)" predict $BM --layout tp8 --concurrency 256 --output 262144
+export PLUMB_EXACT_CHUNKS=1
+row exact-chunks "256 x 262144" predict $BM --layout tp8 --concurrency 256 --output 262144 --draws 0
+unset PLUMB_EXACT_CHUNKS
 row clients 4096 predict $BM --layout tp8 --concurrency 4096 --draws 0
 row rate "10/s (1000 requests)" predict $BM --layout tp8 --rate 10
 row plan "500 configurations" plan scenarios/*-rtxpro6000*.yaml --tpot-p90 100 \

@@ -249,15 +249,56 @@ static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 	return coll_tune_proto(s, &g, c);
 }
 
+/* A protocol a search may simulate: the closed form's time (-1: none),
+ * the simulated one (-1: not simulated or not allowed) and its result. */
+struct cand {
+	int proto;
+	double est, t;
+	struct coll_result res;
+};
+
+/* The closed form is the flows' within COLL_CLOSED_EPS (1e-3) where it
+ * holds (docs/model.md, "Closed form"); a candidate its closed form puts
+ * this much above the best simulated is slower in the flows too. */
+#define PRUNE_EPS 1e-2
+
+/* The closed form's time of each candidate where it holds; then the
+ * candidates in the order to simulate them: without one first (they are
+ * simulated whatever the others give), then the fastest first. 0 or a
+ * negative code. */
+static int estimates(const struct scenario *s, const struct topo_view *view,
+		     const struct fab_routes *routes, struct env *cl, const struct coll_spec *c,
+		     int algo, struct cand *x, int n, struct plumb_err *err)
+{
+	int i, j, rc;
+	for (i = 0; i < n; i++) {
+		struct coll_result scratch;
+		double t = -1;
+		memset(&scratch, 0, sizeof(scratch));
+		if ((rc = closed_one(s, view, routes, cl, c, algo, x[i].proto, &t, &scratch,
+				     err)) < 0)
+			return rc;
+		x[i].est = rc == 0 && t >= 0 ? t : -1;
+	}
+	for (i = 1; i < n; i++)         /* insertion: at most PROTO_N */
+		for (j = i; j > 0 && x[j].est < x[j - 1].est; j--) {
+			struct cand y = x[j];
+			x[j] = x[j - 1];
+			x[j - 1] = y;
+		}
+	return 0;
+}
+
 /* Every candidate (algorithm, protocol) of c simulated alone; the fastest.
  * With protocol auto a ring NCCL's pick decides runs it alone (nccl_pick). */
 static int coll_search(const struct scenario *s, const struct topo_view *view,
 		       const struct fab_routes *routes, const struct coll_spec *c,
 		       struct coll_result *r, struct plumb_err *err)
 {
-	int algo, proto, rc, pick, found, mnch;
-	double best = INFINITY;
+	int algo, proto, rc, pick, found, mnch, nc, k;
+	double best = INFINITY, floor_t;
 	struct coll_result tmp;
+	struct cand cand[PROTO_N];
 	struct env cl;
 
 	memset(&cl, 0, sizeof(cl));
@@ -314,8 +355,7 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 			pick = nccl_pick(s, view, c);
 		found = 0;
 	again:
-		for (proto = PROTO_LL; proto < PROTO_N; proto++) {
-			double t;
+		for (proto = PROTO_LL, nc = 0; proto < PROTO_N; proto++) {
 			if (c->proto != PROTO_AUTO && c->proto != proto)
 				continue;
 			if (pick >= 0 && proto != pick)
@@ -323,23 +363,48 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 			if ((algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) && proto != PROTO_LL &&
 			    c->proto == PROTO_AUTO)
 				continue;   /* no NCCL protocol: simulated once */
-			memset(&tmp, 0, sizeof(tmp));
-			if ((rc = run_one(s, view, routes, &cl, c, algo, proto, &t, &tmp, err)) < 0) {
+			cand[nc].proto = proto;
+			cand[nc].est = -1;
+			cand[nc++].t = -1;
+		}
+		/* Flows forced, several protocols: the closed form's time of each
+		 * where it holds (the flows' within COLL_CLOSED_EPS) orders
+		 * them, and one slower than the best simulated so far by more
+		 * than PRUNE_EPS is not simulated: it cannot be the fastest. */
+		if (c->flow && nc > 1 && (rc = estimates(s, view, routes, &cl, c, algo, cand, nc,
+							  err)) < 0) {
+			env_free(&cl);
+			return rc;
+		}
+		for (k = 0, floor_t = best; k < nc; k++) {
+			struct cand *x = &cand[k];
+			if (x->est >= 0 && isfinite(floor_t) && x->est > floor_t * (1 + PRUNE_EPS))
+				continue;
+			memset(&x->res, 0, sizeof(x->res));
+			if ((rc = run_one(s, view, routes, &cl, c, algo, x->proto, &x->t, &x->res,
+					  err)) < 0) {
 				env_free(&cl);
 				return rc;
 			}
-			found |= t >= 0;
-			if (t >= 0 && t < best) {
-				best = t;
-				r->seconds = t;
-				r->algo = algo;
-				r->proto = proto;
-				r->shm_hops = tmp.shm_hops;
-				r->p2p_hops = tmp.p2p_hops;
-				r->net_hops = tmp.net_hops;
-				r->closed = tmp.closed;
-				r->why = tmp.why;
-			}
+			found |= x->t >= 0;
+			if (x->t >= 0 && x->t < floor_t)
+				floor_t = x->t;
+		}
+		/* the fastest in protocol order, as one pass over them picks it */
+		for (proto = PROTO_LL; proto < PROTO_N; proto++) {
+			for (k = 0; k < nc && cand[k].proto != proto; k++)
+				;
+			if (k == nc || !(cand[k].t >= 0 && cand[k].t < best))
+				continue;
+			best = cand[k].t;
+			r->seconds = cand[k].t;
+			r->algo = algo;
+			r->proto = proto;
+			r->shm_hops = cand[k].res.shm_hops;
+			r->p2p_hops = cand[k].res.p2p_hops;
+			r->net_hops = cand[k].res.net_hops;
+			r->closed = cand[k].res.closed;
+			r->why = cand[k].res.why;
 		}
 		if (!found && pick >= 0) {
 			pick = -1;      /* the pick cannot run here: the fastest */

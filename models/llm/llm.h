@@ -361,6 +361,10 @@ struct llm_op {
 	double experts;         /* routed experts: local experts the runner pays
 				   moe_expert_us for (the busiest rank's); else 0 */
 	int bound;              /* enum llm_bound: which part decided the time */
+	int like;               /* 1 + the index of an earlier op of its list with
+				   the same inputs (llm_step_ops copies identical
+				   layers), 0 none: a hint llm_ops_time() checks
+				   before it reuses that op's times */
 };
 
 enum llm_bound { LLM_BOUND_KMIN, LLM_BOUND_MEM, LLM_BOUND_COMPUTE };

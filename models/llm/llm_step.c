@@ -120,6 +120,10 @@ double llm_spec_tokens_per_step(int d, double a)
 	return (1.0 - pow(a, d + 1)) / (1.0 - a);
 }
 
+/* Distinct layers llm_step_ops remembers to copy (kinds x MoE or not x
+ * first or not; a model has a few) */
+#define LAYER_SEEN 16
+
 struct emit {
 	const struct llm_model *m;
 	const struct llm_prec *p;
@@ -185,6 +189,37 @@ static void add(struct emit *e, enum llm_op_kind kind, const char *what,
 	op->gemm_dtype = dt;
 }
 
+/* Room for n ops in all (an allocation failure sets oom). */
+static void reserve(struct emit *e, int n)
+{
+	struct llm_op *np;
+	if (e->oom || n <= e->o->cap)
+		return;
+	if (!(np = realloc(e->o->op, (size_t)n * sizeof(*np)))) {
+		e->oom = 1;
+		return;
+	}
+	e->o->op = np;
+	e->o->cap = n;
+}
+
+/* The ops a..b-1 of an earlier layer again, as e->layer's: the same
+ * inputs, each marked as like its original (llm_ops_time). */
+static void copy_layer(struct emit *e, int a, int b)
+{
+	int j;
+	if (e->o->n + (b - a) > e->o->cap)
+		reserve(e, e->o->n + (b - a) > 2 * e->o->cap ? e->o->n + (b - a) : 2 * e->o->cap);
+	if (e->oom)
+		return;
+	for (j = a; j < b; j++) {
+		struct llm_op *op = &e->o->op[e->o->n++];
+		*op = e->o->op[j];
+		op->layer = e->layer;
+		op->like = j + 1;
+	}
+}
+
 /* The op add() made last, or NULL after an allocation failure. */
 static struct llm_op *last_op(struct emit *e)
 {
@@ -247,6 +282,9 @@ static struct llm_moe_load moe_load(struct emit *e, double Tm)
  * the cache and to the new tokens up to itself (llm_causal_pairs): decode
  * (q = 1) attends to context + 1 tokens, its own key included; a prefill
  * chunk adds the triangle of its own tokens to the rectangle over the cache.
+ * It depends on e->layer only through the layer's kind, its attention
+ * parameters and e->after_ar, with moe: llm_step_ops copies a layer like an
+ * earlier one on these.
  */
 static void add_layer(struct emit *e, int moe, double batch, double T, double context)
 {
@@ -407,7 +445,12 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 {
 	struct emit e;
 	double B, T, L;
-	int rc, l, j, q;
+	int rc, l, j, q, nseen = 0;
+	struct {
+		int moe, after_ar, a, b;            /* ops a..b-1 */
+		enum llm_layer_kind kind;
+		double ap;
+	} seen[LAYER_SEEN];
 
 	if ((rc = llm_shard_check(m, s, err)) < 0)
 		return rc;
@@ -432,9 +475,33 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 	e.prefill = step->q_len > 1 && !step->draft;
 	e.err = err;
 	for (l = s->first; l < s->last; l++) {
+		int moe = llm_layer_is_moe(m, l), i;
+		enum llm_layer_kind kind = llm_layer_kind(m, l);
+		double ap = llm_attn_params(m, p, s->tp, l);
 		e.layer = l;
 		e.after_ar = l > s->first;
-		add_layer(&e, llm_layer_is_moe(m, l), B, T, L);
+		/* a layer like one before has its ops: copied (add_layer
+		 * depends on the layer through these four only) */
+		for (i = 0; i < nseen; i++)
+			if (seen[i].moe == moe && seen[i].kind == kind &&
+			    seen[i].after_ar == e.after_ar && seen[i].ap == ap)
+				break;
+		if (i < nseen && !e.oom && !e.rc) {
+			copy_layer(&e, seen[i].a, seen[i].b);
+			continue;
+		}
+		i = o->n;
+		add_layer(&e, moe, B, T, L);
+		if (l == s->first)
+			reserve(&e, 2 * (o->n - i) * (s->last - s->first) + 64);
+		if (nseen < LAYER_SEEN) {
+			seen[nseen].moe = moe;
+			seen[nseen].kind = kind;
+			seen[nseen].after_ar = e.after_ar;
+			seen[nseen].ap = ap;
+			seen[nseen].a = i;
+			seen[nseen++].b = o->n;
+		}
 	}
 	e.after_ar = 0;
 	e.prefill = 0;

@@ -9,6 +9,7 @@
 #include "llm.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Does g run the math of format d on tensor cores of d's own width? */
 static int native(const struct scn_gpu_model *g, enum llm_dtype d)
@@ -99,6 +100,20 @@ static double compute_time(const struct scn_gpu_model *g, const struct plumb_con
 	return flops * fill / (llm_gpu_tflops(g, d) * 1e12 * k->v[llm_flops_eff_of(g, c, d)]);
 }
 
+/* Do a and b have the same inputs to their time (every field
+ * llm_ops_time reads, bit for bit)? */
+static int same_inputs(const struct llm_op *a, const struct llm_op *b)
+{
+	return a->kind == b->kind && a->kclass == b->kclass && a->dtype == b->dtype &&
+	       a->gemm_dtype == b->gemm_dtype && a->kernels == b->kernels &&
+	       !memcmp(&a->bytes, &b->bytes, sizeof(a->bytes)) &&
+	       !memcmp(&a->flops, &b->flops, sizeof(a->flops)) &&
+	       !memcmp(&a->rows, &b->rows, sizeof(a->rows)) &&
+	       !memcmp(&a->gemm_flops, &b->gemm_flops, sizeof(a->gemm_flops)) &&
+	       !memcmp(&a->gemm_rows, &b->gemm_rows, sizeof(a->gemm_rows)) &&
+	       !memcmp(&a->experts, &b->experts, sizeof(a->experts));
+}
+
 int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		 const struct plumb_consts *k, int cuda_graphs, double *total,
 		 struct plumb_err *err)
@@ -112,7 +127,16 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 
 	for (i = 0; i < o->n; i++) {
 		struct llm_op *op = &o->op[i];
+		const struct llm_op *src = op->like > 0 && op->like <= i ? &o->op[op->like - 1] : NULL;
 		double busy;
+		if (src && same_inputs(op, src)) {
+			/* the same inputs as an earlier op: its times */
+			op->mem_s = src->mem_s;
+			op->compute_s = src->compute_s;
+			op->kmin_s = src->kmin_s;
+			op->bound = src->bound;
+			goto timed;
+		}
 		if ((llm_gpu_tflops(g, op->dtype) <= 0 && op->flops > 0) ||
 		    (llm_gpu_tflops(g, op->gemm_dtype) <= 0 && op->gemm_flops > 0))
 			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
@@ -136,6 +160,7 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		op->bound = op->mem_s >= op->compute_s ? LLM_BOUND_MEM : LLM_BOUND_COMPUTE;
 		if (op->kmin_s >= fmax(op->mem_s, op->compute_s))
 			op->bound = LLM_BOUND_KMIN;
+	timed:
 		busy = op->kmin_s + fmax(op->mem_s, op->compute_s);
 		if (cuda_graphs) {
 			/* A graph replays its kernels back to back with a gap

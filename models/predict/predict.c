@@ -351,7 +351,8 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 			cur_pass = op->pass;
 			b.lmhead = op->layer < 0;
 		}
-		if (!b.lmhead && op->what && !strcmp(op->what, "post-attention norm")) {
+		if (!b.lmhead && op->kind == LLM_OP_NORM && op->what &&
+		    !strcmp(op->what, "post-attention norm")) {
 			if ((rc = flush_attn(&b)) < 0)
 				goto out;
 			b.in_mlp = 1;

@@ -115,6 +115,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * every change to who waits sets it to -1 */
 	int sorted_nw = -1;
 	double next_ctx = 0;
+	/* PLUMB_EXACT_CHUNKS=1: every prefill step at its exact context
+	 * (tests/chunk_buckets.sh measures what the buckets move) */
+	const char *ev = getenv("PLUMB_EXACT_CHUNKS");
+	int exact_chunks = ev && *ev && strcmp(ev, "0") != 0;
 
 	memset(r, 0, sizeof(*r));
 	memset(&R, 0, sizeof(R));
@@ -179,7 +183,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		double ctxsum_run;      /* the running requests' contexts, in order */
 		double dt, reserve = 0, ctxsum_pf = 0;
 		long newsum = 0, budget;
-		int np, mixed, n;
+		int np, mixed, n, fresh;
 		struct serve_shape shp;
 		int retracted = 0;
 
@@ -249,8 +253,27 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					long ctx0 = run_bucket(p, ctxsum_run, active, kv_step, j), lo, hi;
 					double t0 = t;
 					long m;
-					/* the segment: j .. j + m - 1, the last of that bucket */
-					for (lo = j, hi = nblk - 1; lo < hi;) {
+					/* the segment: j .. j + m - 1, the last of that bucket;
+					 * first where the mean context would reach the next
+					 * bucket, checked there (run_bucket is monotone in j),
+					 * then halving what is left, if anything */
+					lo = j;
+					hi = nblk - 1;
+					if (p->bucket > 1) {
+						double end = (double)(ctx0 - p->bucket / 2 + p->bucket) * active;
+						double est = floor((end - ctxsum_run) / ((double)active * kv_step));
+						long e = est < (double)lo ? lo : est > (double)hi ? hi : (long)est;
+						if (run_bucket(p, ctxsum_run, active, kv_step, e) == ctx0) {
+							lo = e;
+							if (e < hi && run_bucket(p, ctxsum_run, active, kv_step, e + 1) != ctx0)
+								hi = e;
+						} else {
+							hi = e - 1;
+							if (run_bucket(p, ctxsum_run, active, kv_step, hi) == ctx0)
+								lo = hi;
+						}
+					}
+					while (lo < hi) {
 						long mid = lo + (hi - lo + 1) / 2;
 						if (run_bucket(p, ctxsum_run, active, kv_step, mid) == ctx0)
 							lo = mid;
@@ -339,6 +362,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				break;
 			reserve += SERVE_RESERVE * ((double)q->target - q->generated);
 			q->state = RQ_PREFILL;
+			q->chunks = 0;
 			q->queued = 0;
 			q->kv = prompt;
 			q->todo = prompt - p->context;
@@ -368,7 +392,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			if (budget < 1)
 				budget = 0;
 		}
-		for (k = 0, np = 0; k < R.pfq.n; k++) {
+		for (k = 0, np = 0, fresh = 0; k < R.pfq.n; k++) {
 			struct req *q = &R.rq[R.pfq.a[k]];
 			long take = q->todo < 1 ? 1 : q->todo;
 			if (budget >= 0 && take > budget - newsum)
@@ -376,6 +400,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			q->chunk = take > 0 ? take : 0;
 			if (!q->chunk)
 				continue;
+			fresh |= !q->retracted && !q->chunks;
 			ctxsum_pf += (double)(q->kv - q->todo);
 			newsum += take;
 			np++;
@@ -432,7 +457,14 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			}
 			shp.batch = np;
 			shp.context = (long)(ctxsum_pf / np + 0.5);
-			if (mixed)      /* chunks of a long prompt: one per bucket */
+			/* Chunks of a long prompt: one per bucket. A prefill
+			 * step also snaps its context to the middle of its
+			 * bucket when all it carries are later chunks of
+			 * prompts or re-prefills of retracted requests and
+			 * the context fills a bucket: a new prompt's first
+			 * chunk stays at its exact context (its cached
+			 * prefix). docs/model.md, "Prefill chunks". */
+			if (mixed || (!fresh && !exact_chunks && shp.context >= p->bucket))
 				shp.context = bucketed(shp.context, p->bucket);
 			shp.tokens = newtok < 1 ? 1 : newtok;
 		}
@@ -517,6 +549,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				}
 				q->todo -= q->chunk;
 				q->chunk = 0;
+				q->chunks++;
 				if (q->todo > 0) {
 					R.pfq.a[n++] = qi;
 					continue;       /* the rest of its prompt next step */

@@ -40,6 +40,7 @@ struct req {
 	long todo, chunk;       /* prompt tokens left to prefill; this step's share */
 	long admitted;          /* admission order (retraction takes the newest) */
 	int state, measured, retracted;
+	int chunks;             /* prefill chunks of its prompt taken since admission */
 	int queued;             /* in the run's admission order (struct run) */
 	long offloaded;         /* KV tokens it holds in host memory (kvtier.c) */
 	long pos;               /* its place in the order the step visits the

@@ -299,8 +299,23 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 	/* Then only the buckets at the ends need their counts: those up to
 	 * bfirst (the steps before also wrote there) and from blast (the steps
 	 * after will). The steps touching them are taken one by one; those
-	 * between only fill buckets under the peak. */
-	for (i = 0; i < n; i++) {
+	 * between only fill buckets under the peak. bfirst is written for the
+	 * last time here: when what it holds and all these steps could add
+	 * stay under the peak too, its steps are skipped as well. */
+	i = 0;
+	{
+		size_t r = (size_t)(bfirst % SERVE_SEC_RING);
+		double held = s->tok && s->which[r] == bfirst ? s->tok[r] : 0;
+		if ((held + bound) * (1 + 1e-9) <= s->peak) {
+			for (; i < n; i++) {
+				double t1 = t + dt;
+				if (t1 - dt >= (double)(bfirst + 1))
+					break;
+				t = t1;
+			}
+		}
+	}
+	for (; i < n; i++) {
 		double t1 = t + dt;
 		if (t1 - dt >= (double)(bfirst + 1))
 			break;

@@ -702,6 +702,10 @@ static int step_sim(const struct scenario *s, const struct topo_opts *o,
 	struct rcache *rcache = NULL;
 	int rc, breach;
 
+	/* one lane: its ops in a line, without the engine (step_line.c) */
+	if (replay && !env_on("PLUMB_STEP_ENGINE") &&
+	    (rc = step_line_run(s, l, prog, micro, r, shared, err)) != 0)
+		return rc < 0 ? rc : 0;
 	if (replay) {
 		rcache = calloc(1, sizeof(*rcache));
 		if (!rcache)

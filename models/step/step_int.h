@@ -84,4 +84,17 @@ int step_denied(const struct rcache *c, int st, int m, int pc);
 /* Frees rc, its entries and their links; NULL is a no-op. */
 void step_rcache_free(struct rcache *rc);
 
+/*
+ * A step of one lane (one stage, one replica, one pass) with replay on and
+ * no timeline or hook, run without the engine: its ops in order, every
+ * collective at the tuner's time alone, as the engine would run them bit
+ * for bit (step_line.c). 1: r holds the result; 0: not such a step (or a
+ * collective the tuner gives no time, or the event budget), r to be reset
+ * and run in the engine; negative: an error.
+ */
+struct coll_scn;
+int step_line_run(const struct scenario *s, const struct step_layout *l,
+		  const struct step_prog *prog, int micro, struct step_result *r,
+		  struct coll_scn *shared, struct plumb_err *err);
+
 #endif

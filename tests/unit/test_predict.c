@@ -5,6 +5,7 @@
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fixtures.h"
@@ -314,6 +315,80 @@ static void test_replica_split(void)
 	}
 }
 
+/* Do two step results agree bit for bit (every field a step fills)? */
+static int same_run(const struct step_result *a, const struct step_result *b)
+{
+	return !memcmp(&a->seconds, &b->seconds, sizeof(a->seconds)) &&
+	       !memcmp(&a->run_seconds, &b->run_seconds, sizeof(a->run_seconds)) &&
+	       !memcmp(&a->window0, &b->window0, sizeof(a->window0)) &&
+	       a->ngpus == b->ngpus && a->nspans == b->nspans && a->events == b->events &&
+	       a->flows == b->flows && a->sends == b->sends && a->simulated == b->simulated &&
+	       a->replayed == b->replayed && a->reruns == b->reruns &&
+	       !memcmp(a->busy, b->busy, sizeof(a->busy)) &&
+	       !memcmp(a->comm, b->comm, sizeof(a->comm)) &&
+	       !memcmp(a->by_tag, b->by_tag, sizeof(a->by_tag));
+}
+
+/* A step of one lane run without the engine (models/step/step_line.c) is
+ * the engine's run bit for bit: decode, prefill and mixed steps of several
+ * layouts, one and two microbatches, eager and graphed launches. */
+static void test_line_is_engine(void)
+{
+	static const char *const lays[] = { "tp8", "tp4", "tp2", "ep8", "tp8dcp8" };
+	static const struct { enum serve_step k; int b; long ctx, tok; int db; long dctx; } sh[] = {
+		{ SERVE_DECODE, 1, 1024, 1, 0, 0 },
+		{ SERVE_DECODE, 37, 70000, 1, 0, 0 },
+		{ SERVE_PREFILL, 1, 0, 8192, 0, 0 },
+		{ SERVE_PREFILL, 3, 17000, 2731, 0, 0 },
+		{ SERVE_MIXED, 2, 33280, 4095, 2, 99840 },
+	};
+	struct scenario *s = fix_seed_box("192", "");
+	size_t i, j;
+	int micro, ok = 0, n = 0;
+	setenv("PLUMB_NO_STEP_MEMO", "1", 1);
+	for (i = 0; s && i < sizeof(lays) / sizeof(lays[0]); i++) {
+		for (j = 0; j < sizeof(sh) / sizeof(sh[0]); j++) {
+			for (micro = 1; micro <= 2; micro++) {
+				struct pred_cfg c;
+				struct serve_shape x;
+				struct pred_step_info line, eng;
+				double t1, t2;
+				if (cfg(&c, s, "glm-5", lays[i]) < 0)
+					continue;
+				c.micro = micro;
+				c.cuda_graphs = micro == 1;
+				memset(&x, 0, sizeof(x));
+				x.kind = sh[j].k;
+				x.batch = sh[j].b;
+				x.context = sh[j].ctx;
+				x.tokens = sh[j].tok;
+				x.dbatch = sh[j].db;
+				x.dcontext = sh[j].dctx;
+				unsetenv("PLUMB_STEP_ENGINE");
+				if (pred_step_shape(&c, &x, &t1, &line, NULL) < 0)
+					continue;
+				setenv("PLUMB_STEP_ENGINE", "1", 1);
+				if (pred_step_shape(&c, &x, &t2, &eng, NULL) < 0) {
+					CU_FAIL("the engine fails where the line does not");
+					continue;
+				}
+				n++;
+				ok += same_run(&line.run, &eng.run) && !memcmp(&t1, &t2, sizeof(t1));
+				if (!same_run(&line.run, &eng.run))
+					fprintf(stderr, "  %s shape %zu micro %d: line %.17g s (%ld events), "
+						"engine %.17g s (%ld events)\n", lays[i], j, micro,
+						line.run.seconds, line.run.events, eng.run.seconds,
+						eng.run.events);
+			}
+		}
+	}
+	unsetenv("PLUMB_STEP_ENGINE");
+	unsetenv("PLUMB_NO_STEP_MEMO");
+	CU_ASSERT(n >= 20);
+	EXPECT_INT(ok, n);
+	scn_free(s);
+}
+
 /* Host-tier moves beside a step's collectives on one fabric: loads come
  * before the step (it lasts at least as long again as they take alone);
  * stores run beside it, hidden under a long step but for what they take
@@ -367,5 +442,6 @@ void suite_predict(void)
 	CU_add_test(s, "replicas split the load evenly", test_replica_split);
 	CU_add_test(s, "mixed prefill and decode step", test_mixed_step);
 	CU_add_test(s, "a mixed step keeps MLA's prefill work", test_mixed_mla_prefill);
+	CU_add_test(s, "a step of one lane without the engine is the engine's", test_line_is_engine);
 	CU_add_test(s, "host-tier moves share the fabric with the step", test_kvio_step);
 }
