@@ -41,6 +41,10 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 	pred_serve_params(&c, conc, input, output, context, &sp);
 	sp.prompts = (int)prompts;
 	sp.cached_prompts = (int)cached;
+	/* the engine's scheduler, as plumb predict runs it (pred_run_point):
+	 * SGLang's prefill chunks, vLLM's and TensorRT-LLM's mixed steps */
+	sp.chunk_tokens = c.s->serving.chunk_tokens;
+	sp.max_batched = c.s->serving.max_batched;
 	if (spread > 0)
 		sp.spread = spread;
 	if (range_ratio >= 0) {
@@ -64,8 +68,6 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 		o.input = input;
 		o.output = output;
 		snprintf(c.disagg, sizeof(c.disagg), "%s", layout);
-		sp.chunk_tokens = c.s->serving.chunk_tokens;
-		sp.max_batched = c.s->serving.max_batched;
 		if ((rc = pred_disagg_serve(&o, &c, conc, &sp, sr, why, sizeof(why), err)) == 1)
 			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "%s", why);
 		return rc;
