@@ -283,6 +283,8 @@ static void stats_of(const struct val_set *v, int first, int n, const struct val
 	memset(st, 0, sizeof(*st));
 	st->worst = -1;
 	st->worst_ratio = 1;
+	st->max_pt = -1;
+	st->max_ratio = 1;
 	if (!e)
 		return;
 	for (i = first; i < first + n; i++) {
@@ -293,6 +295,10 @@ static void stats_of(const struct val_set *v, int first, int n, const struct val
 		if (!isfinite(ratio) || ratio <= 0)
 			continue;
 		e[k++] = fabs(ratio - 1);
+		if (st->max_pt < 0 || fabs(ratio - 1) > fabs(st->max_ratio - 1)) {
+			st->max_pt = i;
+			st->max_ratio = ratio;
+		}
 		lr = fabs(log(ratio));
 		if (lr > worst) {
 			worst = lr;
