@@ -192,6 +192,8 @@ struct val_stats {
 	double median_err, max_err;     /* relative */
 	double worst_ratio;             /* pred/meas farthest from 1 (log scale) */
 	int worst;                      /* point index */
+	int max_pt;                     /* the point of max_err (index; -1: none) */
+	double max_ratio;               /* its pred/meas */
 	int within2x;                   /* points with 0.5 <= ratio <= 2 */
 };
 void val_stats(const struct val_set *v, int first, int n, struct val_stats *st);

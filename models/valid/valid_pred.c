@@ -41,6 +41,10 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 	pred_serve_params(&c, conc, input, output, context, &sp);
 	sp.prompts = (int)prompts;
 	sp.cached_prompts = (int)cached;
+	/* the engine's scheduler, as plumb predict runs it (pred_run_point):
+	 * SGLang's prefill chunks, vLLM's and TensorRT-LLM's mixed steps */
+	sp.chunk_tokens = c.s->serving.chunk_tokens;
+	sp.max_batched = c.s->serving.max_batched;
 	if (spread > 0)
 		sp.spread = spread;
 	if (range_ratio >= 0) {
@@ -64,8 +68,6 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 		o.input = input;
 		o.output = output;
 		snprintf(c.disagg, sizeof(c.disagg), "%s", layout);
-		sp.chunk_tokens = c.s->serving.chunk_tokens;
-		sp.max_batched = c.s->serving.max_batched;
 		if ((rc = pred_disagg_serve(&o, &c, conc, &sp, sr, why, sizeof(why), err)) == 1)
 			return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0, "%s", why);
 		return rc;
@@ -281,6 +283,8 @@ static void stats_of(const struct val_set *v, int first, int n, const struct val
 	memset(st, 0, sizeof(*st));
 	st->worst = -1;
 	st->worst_ratio = 1;
+	st->max_pt = -1;
+	st->max_ratio = 1;
 	if (!e)
 		return;
 	for (i = first; i < first + n; i++) {
@@ -291,6 +295,10 @@ static void stats_of(const struct val_set *v, int first, int n, const struct val
 		if (!isfinite(ratio) || ratio <= 0)
 			continue;
 		e[k++] = fabs(ratio - 1);
+		if (st->max_pt < 0 || fabs(ratio - 1) > fabs(st->max_ratio - 1)) {
+			st->max_pt = i;
+			st->max_ratio = ratio;
+		}
 		lr = fabs(log(ratio));
 		if (lr > worst) {
 			worst = lr;

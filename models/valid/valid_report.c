@@ -220,10 +220,11 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 					}
 				fprintf(f, "| %s %s | %d | %d | %.1f%% | ", fitted ? "fitted" : "out-of-sample",
 					by[b].what, ncase, st.n, 100 * st.median_err);
-				if (st.worst >= 0)
+				/* the point whose error is the one printed */
+				if (st.max_pt >= 0)
 					fprintf(f, "%.1f%% (x%.2f, %s, %s) | %d/%d |\n", 100 * st.max_err,
-						st.worst_ratio, v->cases[v->points[st.worst].c].name,
-						v->points[st.worst].label, st.within2x, st.n);
+						st.max_ratio, v->cases[v->points[st.max_pt].c].name,
+						v->points[st.max_pt].label, st.within2x, st.n);
 				else
 					fputs("- | - |\n", f);
 			}
