@@ -250,6 +250,28 @@ static int norm_fused(const struct emit *e, double T)
 	return e->p->ar_norm_fused && e->s->tp > 1 && T <= 2048;
 }
 
+/*
+ * Activation bytes the routed experts' GEMMs move for `pairs` token-expert
+ * pairs (weights aside): each pair's row of the hidden state gathered into
+ * its expert's group at the activations' width (one byte for fp8 math, half
+ * for fp4, bf16 otherwise: weight-only formats multiply bf16 activations),
+ * its gate_up output written and read back by the down projection (2 x
+ * moe_intermediate / moe_tp bf16 values), and the down projection's output
+ * row written in bf16 for the combine. At decode (a few pairs) this is
+ * nothing beside the experts' weights; in a prefill chunk every pair moves
+ * a hidden-wide row in and out, so under TP8 (experts 256 columns wide) the
+ * grouped GEMMs move more activation bytes than weights (docs/model.md,
+ * "Sharding").
+ */
+static double moe_act_bytes(const struct emit *e, double pairs, int mtp)
+{
+	enum llm_dtype d = e->p->experts;
+	double a = d == LLM_FP8 || d == LLM_FP8T ? 1.0 :
+		   d == LLM_NVFP4 || d == LLM_MXFP4 ? 0.5 : 2.0;
+	double il = (double)e->m->moe_intermediate / (mtp > 0 ? mtp : 1);
+	return pairs * (e->m->hidden * a + 2.0 * il * 2.0 * 2.0 + e->m->hidden * 2.0);
+}
+
 /* The busiest expert-parallel rank's experts and pairs for Tm tokens
  * reaching the experts (llm_moe_busiest), remembered per op list. */
 static struct llm_moe_load moe_load(struct emit *e, double Tm)
@@ -410,7 +432,8 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 			charged = (double)m->experts / s->ep;   /* the grid spans them all */
 		}
 		add(e, LLM_OP_EXPERTS, "routed experts", p->experts, kern,
-		    n * eparams * llm_wb(p, p->experts), 2.0 * eparams * ld.pairs,
+		    n * eparams * llm_wb(p, p->experts) + moe_act_bytes(e, ld.pairs, mtp),
+		    2.0 * eparams * ld.pairs,
 		    n > 0 ? ld.pairs / n : 0);  /* rows per touched expert */
 		if (!e->oom) {
 			struct llm_op *xop = &e->o->op[e->o->n - 1];
@@ -418,6 +441,13 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 			if (p->moe_runner == LLM_MOE_LOOP)
 				xop->kclass = LLM_K_GEMM;       /* plain GEMMs, one expert each */
 		}
+		/* The combine (finalize) kernel reads every pair's down output
+		 * and writes each token's weighted sum; its launch is one of the
+		 * runner's kernels above, its bytes come after the GEMMs'. */
+		add(e, LLM_OP_EXPERTS, "MoE combine", LLM_BF16, 0,
+		    ld.pairs * h * 2.0 + Tm * h * 2.0, 0, 0);
+		if (!e->oom)
+			e->o->op[e->o->n - 1].kclass = LLM_K_ELEM;
 		if (m->shared_experts) {
 			double sp = llm_shared_params(m, s->tp);
 			add(e, LLM_OP_SHARED, "shared experts", p->shared, KERN_MLP,

@@ -190,7 +190,7 @@ int val_predict_train(struct val_set *v, struct plumb_err *err);
 struct val_stats {
 	int n;
 	double median_err, max_err;     /* relative */
-	double worst_ratio;             /* pred/meas farthest from 1 (log scale) */
+	double worst_ratio;             /* pred/meas of the largest error, |ratio - 1| */
 	int worst;                      /* point index */
 	int max_pt;                     /* the point of max_err (index; -1: none) */
 	double max_ratio;               /* its pred/meas */

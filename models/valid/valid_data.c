@@ -307,9 +307,24 @@ int val_case_data(struct val_set *v, int idx, struct plumb_err *err)
 				     "no measured value to compare with in case '%s' (every "
 				     "value is missing, NaN or zero)", c->name);
 	for (i = 0; i < c->nartefacts; i++) {
-		int q, found = 0;
+		/* "LABEL #N": the N-th point named LABEL (serving rows of one
+		 * layout and load share a name); plain LABEL: every such point */
+		const char *a = c->artefacts[i], *hash = strstr(a, " #");
+		size_t len = hash ? (size_t)(hash - a) : strlen(a);
+		int q, found = 0, nth = 0, want = 0;
+		if (hash) {
+			char *end;
+			long w = strtol(hash + 2, &end, 10);
+			if (*end || w < 1 || w > 1000000)
+				return plumb_err_set(err, PLUMB_EINPUT, v->file, c->artefacts_line[i],
+						     c->artefacts_col[i],
+						     "case '%s': artefact '%s': after \" #\" a point's "
+						     "number among those of its name (1, 2, ...)", c->name, a);
+			want = (int)w;
+		}
 		for (q = c->first_point; q < c->first_point + c->npoints; q++)
-			if (!strcmp(v->points[q].label, c->artefacts[i]))
+			if (strlen(v->points[q].label) == len &&
+			    !strncmp(v->points[q].label, a, len) && (!want || ++nth == want))
 				found = v->points[q].artefact = 1;
 		if (!found)
 			return plumb_err_set(err, PLUMB_EINPUT, v->file, c->artefacts_line[i],

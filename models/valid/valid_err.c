@@ -90,11 +90,13 @@ static int inside(const struct val_spread *s, const struct pdraws *pd, double sd
 	return !isnan(lo) && pd->lmeas >= lo && pd->lmeas <= hi;
 }
 
-/* Out-of-sample points of quantity q, leaving case `skip` out (-1: none). */
+/* Out-of-sample points of quantity q, leaving case `skip` out (-1: none)
+ * and the measurement artefacts its case names (they set no range). */
 static int oos(const struct val_set *v, const struct pdraws *pd, int q, int skip)
 {
 	const struct val_case *c = &v->cases[v->points[pd->p].c];
-	return pd->q == q && !VAL_CASE_FITTED(c) && v->points[pd->p].c != skip;
+	return pd->q == q && !VAL_CASE_FITTED(c) && v->points[pd->p].c != skip &&
+	       !v->points[pd->p].artefact;
 }
 
 /* The smallest spread putting 90% of the selected points inside; -1 when no

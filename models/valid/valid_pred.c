@@ -269,7 +269,9 @@ enum val_qty val_point_qty(const struct val_set *v, const struct val_point *p)
 static int selected(const struct val_set *v, const struct val_point *p, const struct val_sel *s)
 {
 	const struct val_case *c = &v->cases[p->c];
-	return (s->kind < 0 || (int)c->kind == s->kind) &&
+	/* a point its case's note shows to be a measurement artefact stays
+	 * in its case's table and out of the summary's figures */
+	return !p->artefact && (s->kind < 0 || (int)c->kind == s->kind) &&
 	       (s->fitted < 0 || VAL_CASE_FITTED(c) == s->fitted) &&
 	       (s->qty < 0 || (int)val_point_qty(v, p) == s->qty);
 }

@@ -247,6 +247,21 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 			fputs("Out-of-sample TTFT points: none (no serving case's CSV has a ttft_ms column "
 			      "yet).\n", f);
 	}
+	{
+		/* the points left out of these figures, each case's note says why */
+		int q, said = 0;
+		for (q = 0; q < v->npoints; q++) {
+			const struct val_point *pt = &v->points[q];
+			if (!pt->artefact)
+				continue;
+			fprintf(f, "%s%s %s (x%.2f)", said++ ? "; " :
+				"\nLeft out of the figures above as measurement artefacts (each case's "
+				"`artefacts:`; its note says why; scored in its own table): ",
+				v->cases[pt->c].name, pt->label, pt->predicted / pt->measured);
+		}
+		if (said)
+			fputs(".\n", f);
+	}
 	fprintf(f, "\n| case | kind | scored as | points | median error | worst | within 2x |\n"
 		   "|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < v->ncases; i++) {

@@ -46,7 +46,11 @@ static void test_spec(void)
  *  dense:    3 x 64 x 128 / 2 = 12288 params = 24576 B
  *  router:   4 x 64 x 2 = 512 B
  *  experts:  4 (1 - (1 - 2/4)^1) = 2 touched, each 3 x 64 x 32 / 2 = 3072
- *            params: 12288 B; FLOPs 2 x 3072 x (1 token x 2 picks) = 12288
+ *            params: 12288 B; FLOPs 2 x 3072 x (1 token x 2 picks) = 12288;
+ *            the 2 pairs' activations: each a 64-wide bf16 row in, 2 x 16
+ *            gate_up values written and read back, a 64-wide row out:
+ *            2 x (128 + 128 + 128) = 768 B, so 13056 B
+ *  combine:  the 2 pairs' rows read, the token's row written: 384 B
  *  shared:   3 x 64 x 32 / 2 = 3072 params = 6144 B
  *  lm_head:  100 / 2 x 64 x 2 = 6400 B
  */
@@ -56,8 +60,8 @@ static void test_tiny_by_hand(void)
 		{ LLM_OP_NORM, 0, 384 }, { LLM_OP_ATTN, 0, 12288 }, { LLM_OP_KV, 0, 704 },
 		{ LLM_OP_NORM, 0, 384 }, { LLM_OP_DENSE_MLP, 0, 24576 },
 		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ATTN, 1, 12288 }, { LLM_OP_KV, 1, 704 },
-		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ROUTER, 1, 512 }, { LLM_OP_EXPERTS, 1, 12288 },
-		{ LLM_OP_SHARED, 1, 6144 }, { LLM_OP_NORM, -1, 384 }, { LLM_OP_LM_HEAD, -1, 6400 },
+		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ROUTER, 1, 512 }, { LLM_OP_EXPERTS, 1, 13056 },
+		{ LLM_OP_EXPERTS, 1, 384 }, { LLM_OP_SHARED, 1, 6144 }, { LLM_OP_NORM, -1, 384 }, { LLM_OP_LM_HEAD, -1, 6400 },
 	};
 	struct llm_catalog *c = NULL;
 	struct llm_step st = { 1, 10, 0, 0, 0 };
@@ -106,7 +110,9 @@ static void test_tiny_by_hand(void)
 	 * 4/3 of them on average (the mean is 1) */
 	s.ep = 2;
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
-	EXPECT_NEAR(o.op[10].bytes, 4.0 / 3 * 3 * 64 * 32 * 2, 1e-12);
+	/* (and computes 4/3 pairs, each moving 64 x 2 in, 2 x 32 x 2 x 2
+	 * of gate_up, 64 x 2 out: 512 B) */
+	EXPECT_NEAR(o.op[10].bytes, 4.0 / 3 * 3 * 64 * 32 * 2 + 4.0 / 3 * 512, 1e-12);
 
 	/*
 	 * data-parallel attention: tp 1, ep 2, moe_tp 1 serves 2 attention
@@ -117,7 +123,7 @@ static void test_tiny_by_hand(void)
 	s.tp = 1;
 	s.moe_tp = 1;
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
-	EXPECT_NEAR(o.op[10].bytes, 17.0 / 9 * 3 * 64 * 32 * 2, 1e-12);
+	EXPECT_NEAR(o.op[10].bytes, 17.0 / 9 * 3 * 64 * 32 * 2 + 23.0 / 9 * 512, 1e-12);
 	EXPECT_NEAR(o.op[10].flops, 2.0 * 3 * 64 * 32 * 23 / 9, 1e-12);
 
 	/* verifying 3 drafts: 4 tokens per sequence attend causally, 4 x 10 +

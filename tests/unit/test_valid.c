@@ -119,6 +119,17 @@ static void test_artefacts(void)
 				CU_ASSERT_STRING_EQUAL(v->points[i].label, "4294967296 B in-place");
 			}
 		CU_ASSERT_EQUAL(n, 1);
+		{
+			/* the summary's figures leave it out, its case's table not */
+			struct val_sel all = VAL_SEL_ALL;
+			struct val_stats st;
+			for (i = 0; i < v->npoints; i++)       /* as if predicted */
+				v->points[i].predicted = v->points[i].measured;
+			val_stats_sel(v, &all, &st);
+			CU_ASSERT_EQUAL(st.n, v->npoints - 1);
+			val_stats(v, 0, v->npoints, &st);
+			CU_ASSERT_EQUAL(st.n, v->npoints);
+		}
 		val_free(v);
 	}
 	v = NULL;
@@ -128,6 +139,39 @@ static void test_artefacts(void)
 	CU_ASSERT_EQUAL(e.line, 7);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "not a point of its data"));
 	val_free(v);
+	{
+		/* "NAME #N": the N-th point of that name; past the last, or not a
+		 * number: exit 3 at the label */
+		static const char *const tail[] = { "4294967296 B in-place #1\"]\n",
+						    "4294967296 B in-place #2\"]\n",
+						    "4294967296 B in-place #x\"]\n" };
+		static const char head[] =
+			"cases:\n"
+			"  - name: a\n"
+			"    kind: nccl\n"
+			"    data: validation/data/nccl-dgxa100-4gpu-nvswitch.txt\n"
+			"    scenario: validation/scenarios/dgx-a100-8x.yaml\n"
+			"    gpus: 4-7\n"
+			"    artefacts: [\"";
+		char text[1024];
+		int t;
+		for (t = 0; t < 3; t++) {
+			snprintf(text, sizeof(text), "%s%s", head, tail[t]);
+			v = NULL;
+			plumb_err_clear(&e);
+			if (t == 0) {
+				CU_ASSERT_EQUAL(val_parse("cases.yaml", text, strlen(text), &v, &e), 0);
+				for (n = 0, i = 0; v && i < v->npoints; i++)
+					n += v->points[i].artefact;
+				CU_ASSERT_EQUAL(n, 1);
+			} else {
+				CU_ASSERT_EQUAL(val_parse("cases.yaml", text, strlen(text), &v, &e),
+						-PLUMB_EINPUT);
+				CU_ASSERT_EQUAL(e.line, 7);
+			}
+			val_free(v);
+		}
+	}
 }
 
 static void test_fits(void)
