@@ -52,6 +52,10 @@ struct val_case {
 				       bench_serving's random dataset, with the
 				       means the rows give */
 	int has_range_ratio;
+	long chunked_prefill;       /* serving: `chunked_prefill: N`, the prefill chunk the
+				       source's server ran (its --chunked-prefill-size); it
+				       replaces the engine's scheduler, as predict's
+				       --chunked-prefill does; 0: the engine's */
 	int first_point, npoints;   /* slice of the point array */
 	int acs;                    /* p2p: -1 as the scenario, 0/1 ACS forced off/on */
 	int quoted;                 /* p2p: points listed in the case (`points:`), each

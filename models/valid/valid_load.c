@@ -14,7 +14,7 @@
 static const char *const case_keys[] = {
 	"name", "kind", "data", "run", "scenario", "gpus", "op", "nccl_p2p_level",
 	"p2p_disable", "source", "model", "weights", "kv", "input", "output", "note", "group", "output_spread", "algo", "range_ratio",
-	"acs", "points", "engine", "fits", "artefacts", NULL
+	"acs", "points", "engine", "fits", "artefacts", "chunked_prefill", NULL
 };
 static const char *const whatif_keys[] = {
 	"name", "scenarios", "layouts", "concurrency", "note", NULL
@@ -191,6 +191,11 @@ static int load_case(struct val_set *v, const struct ytree *t, const struct ynod
 		if ((rc = yget_double(t, x, "range_ratio", 0, 1, &c->range_ratio, err)) < 0)
 			return rc;
 		c->has_range_ratio = 1;
+	}
+	if ((x = ymap_get(n, "chunked_prefill"))) {
+		if ((rc = yget_int(t, x, "chunked_prefill", 1, 10000000, &l, err)) < 0)
+			return rc;
+		c->chunked_prefill = l;
 	}
 	if ((x = ymap_get(n, "group")) &&
 	    (rc = yget_str(t, x, "group", c->group, sizeof(c->group), err)) < 0)

@@ -17,7 +17,7 @@
 static int serve_point(const struct scenario *scn, const char *engine, int stack, const char *model,
 		       const char *weights, const char *kv, const char *layout, int conc,
 		       long input, long output, long context, long prompts, long cached,
-		       double spread, double range_ratio, struct serve_result *sr,
+		       double spread, double range_ratio, long chunk, struct serve_result *sr,
 		       struct plumb_err *err)
 {
 	struct pred_cfg c;
@@ -43,8 +43,8 @@ static int serve_point(const struct scenario *scn, const char *engine, int stack
 	sp.cached_prompts = (int)cached;
 	/* the engine's scheduler, as plumb predict runs it (pred_run_point):
 	 * SGLang's prefill chunks, vLLM's and TensorRT-LLM's mixed steps */
-	sp.chunk_tokens = c.s->serving.chunk_tokens;
-	sp.max_batched = c.s->serving.max_batched;
+	sp.chunk_tokens = chunk > 0 ? chunk : c.s->serving.chunk_tokens;
+	sp.max_batched = chunk > 0 ? 0 : c.s->serving.max_batched;
 	if (spread > 0)
 		sp.spread = spread;
 	if (range_ratio >= 0) {
@@ -138,7 +138,8 @@ int val_row_values(const struct val_case *c, const struct scenario *scn, int ri,
 				      row->input_len > 0 ? row->input_len : c->input,
 				      row->output_len > 0 ? row->output_len : c->output,
 				      row->context, row->prompts, row->cached_prompts, c->output_spread,
-				      c->has_range_ratio ? c->range_ratio : -1.0, &sr, err)) < 0)
+				      c->has_range_ratio ? c->range_ratio : -1.0, c->chunked_prefill,
+				      &sr, err)) < 0)
 			return rc;
 		vals[VAL_SRV_TOK] = sr.tok_s_total;
 		vals[VAL_SRV_TPOT] = sr.tpot_ms;
@@ -241,7 +242,7 @@ int val_predict(struct val_set *v, int c, struct plumb_err *err)
 					struct serve_result sr;
 					if ((rc = serve_point(w->scn[a], NULL, 1, "glm-5", "nvfp4", "bf16",
 							      w->layouts[b], w->conc[k], 1024, 1024, 0,
-							      0, 0, 0, -1.0, &sr, err)) < 0)
+							      0, 0, 0, -1.0, 0, &sr, err)) < 0)
 						return rc;
 					w->tok[a][b][k] = sr.tok_s_total;
 				}
