@@ -6,6 +6,7 @@
 #include "predict_disagg.h"
 #include "predict_kvtier.h"
 #include "disagg.h"
+#include "serve.h"
 #include "topo.h"
 #include "xfer.h"
 
@@ -163,22 +164,6 @@ struct dreq_arg {
 	int id, left;
 };
 
-/* Grow *p (of *cap elements of size bytes) to hold need; 0 or -1. */
-static int grow(void **p, int *cap, int need, size_t size)
-{
-	int n = *cap ? *cap : 64;
-	void *q;
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (!(q = realloc(*p, (size_t)n * size)))
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static int link_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 {
 	struct dreq_arg *a = arg;
@@ -186,7 +171,7 @@ static int link_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 	(void)x;
 	if (--a->left > 0)
 		return 0;
-	if (grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
+	if (serve_grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
 		free(a);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
@@ -390,7 +375,7 @@ static int step_bytes(struct dlink *L, int prefill, int inst, const struct serve
 		return rc;
 	if (b > 0 && (rc = ring_alone(L, prefill, inst, b, alone, err)) < 0)
 		return rc;
-	if (grow((void **)&L->tm, &L->captm, L->ntm + 1, sizeof(*L->tm)) < 0)
+	if (serve_grow((void **)&L->tm, &L->captm, L->ntm + 1, sizeof(*L->tm)) < 0)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	L->tm[L->ntm].prefill = key;
 	L->tm[L->ntm].sh = *sh;
@@ -420,7 +405,7 @@ static int step_done(struct sim_net *net, int flow, void *arg, struct plumb_err 
 		return 0;
 	now = sim_now(L->eng);
 	late = now - (a->start + a->alone);
-	if (grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
+	if (serve_grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
 		free(a);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
