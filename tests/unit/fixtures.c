@@ -80,6 +80,14 @@ int fix_serve_steps(void *ctx, const struct serve_shape *sh, double *s, struct p
 	return 0;
 }
 
+void fix_serve_params(struct serve_params *p, int concurrency, long output_len)
+{
+	serve_params_init(p);
+	p->concurrency = concurrency;
+	p->output_len = output_len;
+	p->spread = 0;
+}
+
 /* ---- imported trees (tests of plumb import) ---------------------------- */
 
 char *fix_imp_yaml(const struct imp_scn *s)

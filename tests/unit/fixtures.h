@@ -56,6 +56,10 @@ void fix_coll_spec(struct coll_spec *c, enum coll_op op, int n, double bytes, in
  * seen (tokens of a prefill or mixed step). */
 int fix_serve_steps(void *ctx, const struct serve_shape *sh, double *s,
 		    struct plumb_err *err);
+/* *p = serve_params_init's defaults with concurrency clients and every
+ * request exactly output_len tokens (spread 0), so figures can be checked
+ * by hand with fix_serve_steps. */
+void fix_serve_params(struct serve_params *p, int concurrency, long output_len);
 
 /* The YAML text imp_write_yaml writes for s (caller frees). */
 char *fix_imp_yaml(const struct imp_scn *s);
