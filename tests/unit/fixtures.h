@@ -30,6 +30,15 @@
 	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
 } while (0)
 
+/* CU_ASSERT that the message of err contains text, printing both on
+ * failure (the file includes <stdio.h>, <string.h> and CUnit). */
+#define EXPECT_MSG(err, text) do { \
+	if (!strstr((err)->msg, (text))) \
+		printf("\n  %s:%d: message '%s', expected it to contain '%s'\n", \
+		       __FILE__, __LINE__, (err)->msg, (text)); \
+	CU_ASSERT_PTR_NOT_NULL(strstr((err)->msg, (text))); \
+} while (0)
+
 /* Load inline scenario text as "inline.yaml"; on failure print the error,
  * record a failed assertion and return NULL. */
 struct scenario *fix_load(const char *text);

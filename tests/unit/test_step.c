@@ -14,14 +14,6 @@
 
 void suite_step(void);
 
-#define EXPECT_NEAR(actual, expected, rel) do { \
-	double a_ = (actual), e_ = (expected); \
-	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
-		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
-		       #actual, a_, e_, (double)(rel)); \
-	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
-} while (0)
-
 static const char four[] =
 	"plumb_scenario: 1\n"
 	"host: {cpu_vendor: amd}\n"
