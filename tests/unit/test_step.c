@@ -67,6 +67,30 @@ static void test_layout_parse(void)
 	CU_ASSERT(step_layout_parse("tp4pp", &l, NULL) < 0);
 }
 
+/* A layout of 8 GPUs (one compute op of `seconds`) on the four-GPU box is
+ * refused, the message saying so. */
+static void expect_too_large(const char *layout, double seconds)
+{
+	struct scenario *s = NULL;
+	struct step_layout l;
+	struct step_prog p;
+	struct step_result r = { 0 };
+	struct topo_opts o;
+	struct plumb_err e;
+	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
+	if (!s)
+		return;
+	topo_opts_init(&o);
+	step_layout_parse(layout, &l, NULL);
+	memset(&p, 0, sizeof(p));
+	step_prog_add(&p, SOP_COMPUTE, seconds, 0, TAG_ATTN, NULL);
+	plumb_err_clear(&e);
+	CU_ASSERT(step_run(s, &o, &l, &p, 1, &r, &e) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "needs 8 GPUs"));
+	step_prog_release(&p);
+	scn_free(s);
+}
+
 /* Two switches, a GPU pair under each: each pair's P2P turns at its own
  * switch's root port (a switch enforces ACS unless told otherwise). */
 static const char split[] =
@@ -118,26 +142,8 @@ static void test_replicas(void)
 		step_prog_release(&p);
 		scn_free(s);
 	}
-	{
-		struct scenario *s = NULL;
-		struct step_layout l;
-		struct step_prog p;
-		struct step_result r = { 0 };
-		struct topo_opts o;
-		struct plumb_err e;
-		CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
-		if (!s)
-			return;
-		topo_opts_init(&o);
-		step_layout_parse("dp4tp2", &l, NULL);
-		memset(&p, 0, sizeof(p));
-		step_prog_add(&p, SOP_COMPUTE, 10e-6, 0, TAG_ATTN, NULL);
-		plumb_err_clear(&e);
-		CU_ASSERT(step_run(s, &o, &l, &p, 1, &r, &e) < 0);
-		CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "needs 8 GPUs"));
-		step_prog_release(&p);
-		scn_free(s);
-	}
+	/* replicas count: four of tp2 need 8 GPUs, more than the box holds */
+	expect_too_large("dp4tp2", 10e-6);
 }
 
 static void test_sequence(void)
@@ -159,13 +165,7 @@ static void test_sequence(void)
 	step_prog_add(&p, SOP_ALLREDUCE, 0, 65536, TAG_COMM_TP, NULL);
 	step_prog_add(&p, SOP_COMPUTE, 20e-6, 0, TAG_MLP, NULL);
 	CU_ASSERT_EQUAL(step_run(s, &o, &l, &p, 1, &r, NULL), 0);
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 4;
-	c.gpus = fix_ranks;
-	c.bytes = 65536;
-	c.algo = ALGO_AUTO;
-	c.proto = PROTO_AUTO;
+	fix_coll_spec(&c, COLL_ALLREDUCE, 4, 65536, ALGO_AUTO, PROTO_AUTO);
 	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &cr, NULL), 0);
 	/* Alone in the step, the all-reduce takes what it takes alone. */
 	EXPECT_NEAR(r.seconds, 30e-6 + cr.seconds, 1e-9);
@@ -375,24 +375,7 @@ static void test_replay_pipeline(void)
 
 static void test_too_many_gpus(void)
 {
-	struct scenario *s = NULL;
-	struct step_layout l;
-	struct step_prog p;
-	struct step_result r = { 0 };
-	struct topo_opts o;
-	struct plumb_err e;
-	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
-	if (!s)
-		return;
-	topo_opts_init(&o);
-	step_layout_parse("tp8", &l, NULL);
-	memset(&p, 0, sizeof(p));
-	step_prog_add(&p, SOP_COMPUTE, 1e-6, 0, TAG_ATTN, NULL);
-	plumb_err_clear(&e);
-	CU_ASSERT(step_run(s, &o, &l, &p, 1, &r, &e) < 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "needs 8 GPUs"));
-	step_prog_release(&p);
-	scn_free(s);
+	expect_too_large("tp8", 1e-6);
 }
 
 void suite_step(void)
