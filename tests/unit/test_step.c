@@ -176,23 +176,35 @@ static void test_sequence(void)
 	scn_free(s);
 }
 
-static void test_pipeline(void)
+/* The four-GPU box as tp2pp2: each stage's program one compute op of T
+ * seconds, the first stage sending 8 bytes on; NULL (an assertion failed)
+ * when the box does not load. */
+static struct scenario *two_stages(double T, struct topo_opts *o, struct step_layout *l,
+				   struct step_prog p[2])
 {
 	struct scenario *s = NULL;
+	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
+	if (!s)
+		return NULL;
+	topo_opts_init(o);
+	step_layout_parse("tp2pp2", l, NULL);
+	memset(p, 0, 2 * sizeof(*p));
+	step_prog_add(&p[0], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
+	step_prog_add(&p[1], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
+	p[0].send_bytes = 8;
+	return s;
+}
+
+static void test_pipeline(void)
+{
+	struct scenario *s;
 	struct step_layout l;
 	struct step_prog p[2];
 	struct step_result r1 = { 0 }, r4 = { 0 };
 	struct topo_opts o;
 	double T = 100e-6;
-	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
-	if (!s)
+	if (!(s = two_stages(T, &o, &l, p)))
 		return;
-	topo_opts_init(&o);
-	step_layout_parse("tp2pp2", &l, NULL);
-	memset(p, 0, sizeof(p));
-	step_prog_add(&p[0], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
-	step_prog_add(&p[1], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
-	p[0].send_bytes = 8;
 	/* One microbatch: the stages run one after the other. */
 	CU_ASSERT_EQUAL(step_run(s, &o, &l, p, 1, &r1, NULL), 0);
 	CU_ASSERT(r1.seconds > 2 * T && r1.seconds < 2 * T + 2e-6);
@@ -215,7 +227,7 @@ static void test_pipeline(void)
  * microbatch's time. */
 static void test_pipeline_steady(void)
 {
-	struct scenario *s = NULL;
+	struct scenario *s;
 	struct step_layout l;
 	struct step_prog p[2];
 	struct step_result r1 = { 0 }, rs = { 0 };
@@ -223,15 +235,8 @@ static void test_pipeline_steady(void)
 	struct topo_opts o;
 	double T = 100e-6, busy = 0;
 	int i;
-	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
-	if (!s)
+	if (!(s = two_stages(T, &o, &l, p)))
 		return;
-	topo_opts_init(&o);
-	step_layout_parse("tp2pp2", &l, NULL);
-	memset(p, 0, sizeof(p));
-	step_prog_add(&p[0], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
-	step_prog_add(&p[1], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
-	p[0].send_bytes = 8;
 	CU_ASSERT_EQUAL(step_run(s, &o, &l, p, 2, &r1, NULL), 0);
 	CU_ASSERT(r1.seconds > 3 * T && r1.seconds < 3 * T + 4e-6);
 	rs.rounds = 4;
