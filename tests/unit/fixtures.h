@@ -20,6 +20,26 @@
 	CU_ASSERT_EQUAL(a_, e_); \
 } while (0)
 
+/* CU_ASSERT_EQUAL on two unsigned 64-bit integers that prints both on
+ * failure (the file includes <stdio.h> and CUnit). */
+#define EXPECT_U64(actual, expected) do { \
+	unsigned long long a_ = (actual), e_ = (expected); \
+	if (a_ != e_) \
+		printf("\n  %s:%d: %s = %llu, expected %llu\n", __FILE__, __LINE__, \
+		       #actual, a_, e_); \
+	CU_ASSERT_EQUAL(a_, e_); \
+} while (0)
+
+/* CU_ASSERT_STRING_EQUAL that prints both strings on failure (the file
+ * includes <stdio.h>, <string.h> and CUnit). */
+#define EXPECT_STR(actual, expected) do { \
+	const char *a_ = (actual), *e_ = (expected); \
+	if (strcmp(a_, e_) != 0) \
+		printf("\n  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
+		       #actual, a_, e_); \
+	CU_ASSERT_STRING_EQUAL(a_, e_); \
+} while (0)
+
 /* CU_ASSERT that actual is within rel (relative) of expected, printing both
  * on failure (the file includes <math.h>, <stdio.h> and CUnit). */
 #define EXPECT_NEAR(actual, expected, rel) do { \

@@ -17,13 +17,6 @@
 
 void suite_import_lspci(void);
 
-#define EXPECT_STR(actual, expected) do { \
-	const char *a_ = (actual), *e_ = (expected); \
-	if (strcmp(a_, e_) != 0) \
-		printf("\n  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #actual, a_, e_); \
-	CU_ASSERT_STRING_EQUAL(a_, e_); \
-} while (0)
-
 #define DATA "tests/data/import/"
 
 static struct imp_scn *import_opts(const char *text, size_t len, const char *src,
