@@ -90,6 +90,21 @@ int fix_serve_steps(void *ctx, const struct serve_shape *sh, double *s,
  * by hand with fix_serve_steps. */
 void fix_serve_params(struct serve_params *p, int concurrency, long output_len);
 
+/* An importer's parser (imp_lspci_parse, imp_topom_parse, ...). */
+typedef int (*fix_imp_parse_fn)(const char *text, size_t len, const struct imp_opts *o,
+				struct imp_scn *s, struct plumb_err *err);
+/* A sample file (imp_read_input; caller frees), *len its size; NULL with a
+ * failed assertion when it cannot be read. */
+char *fix_imp_read(const char *path, size_t *len);
+/* Every prefix of text[0, len) of the lengths 0, step, 2 step, ... up to
+ * len, each parsed from an exact-size copy (reading past the end is caught
+ * by ASan), gives success or an input error. */
+void fix_imp_prefixes(fix_imp_parse_fn parse, const char *text, size_t len, size_t step);
+/* 50 buffers of 4096 pseudo-random bytes (seeded): each byte one of the
+ * first nalpha characters of alphabet (a list of tokens), 1 in 16 a raw
+ * byte 1-255; each parses to success or an input error. */
+void fix_imp_junk(fix_imp_parse_fn parse, const char *alphabet, size_t nalpha,
+		  unsigned long seed);
 /* The YAML text imp_write_yaml writes for s (caller frees). */
 char *fix_imp_yaml(const struct imp_scn *s);
 /* Nodes of kind k in s. */
