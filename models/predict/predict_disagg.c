@@ -6,6 +6,7 @@
 #include "predict_disagg.h"
 #include "predict_kvtier.h"
 #include "disagg.h"
+#include "serve.h"
 #include "topo.h"
 #include "xfer.h"
 
@@ -163,22 +164,6 @@ struct dreq_arg {
 	int id, left;
 };
 
-/* Grow *p (of *cap elements of size bytes) to hold need; 0 or -1. */
-static int grow(void **p, int *cap, int need, size_t size)
-{
-	int n = *cap ? *cap : 64;
-	void *q;
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (!(q = realloc(*p, (size_t)n * size)))
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static int link_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 {
 	struct dreq_arg *a = arg;
@@ -186,7 +171,7 @@ static int link_done(struct xfer_ctx *x, void *arg, struct plumb_err *err)
 	(void)x;
 	if (--a->left > 0)
 		return 0;
-	if (grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
+	if (serve_grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
 		free(a);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
@@ -332,6 +317,34 @@ static int ring_path(struct dlink *L, struct fabric *f, int a, int b, int *path)
 }
 
 /*
+ * Start one flow of tmpl's bytes, start, rate cap and callback from each GPU
+ * of the instance whose first GPU is base to the next GPU of its ring
+ * (pred_ring_next of layout c) on fabric f, over the path its collectives
+ * take (ring_path); a GPU that is its own next, or with no path, sends
+ * nothing. With left not NULL, *left counts each flow before it starts.
+ * Returns 0 or sim_flow_start's error (the flows started stay).
+ */
+static int start_ring_flows(struct dlink *L, struct fabric *f, const struct pred_cfg *c,
+			    int base, const struct sim_flow_spec *tmpl, int *left,
+			    struct plumb_err *err)
+{
+	int k, rc;
+	for (k = 0; k < c->lay.gpus; k++) {
+		struct sim_flow_spec fs = *tmpl;
+		int path[FAB_MAX_PATH], np, a = base + k, b = pred_ring_next(c, base, k);
+		if (a == b || (np = ring_path(L, f, a, b, path)) < 1)
+			continue;
+		fs.path = path;
+		fs.path_len = np;
+		if (left)
+			(*left)++;
+		if ((rc = sim_flow_start(f->net, &fs, NULL, err)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
  * The time the ring flows of a step of instance inst (bytes from each GPU
  * to the next) take on a fabric of the scenario that carries nothing else:
  * what the step's collectives cost on the links with no transfer beside
@@ -341,26 +354,18 @@ static int ring_alone(struct dlink *L, int prefill, int inst, double bytes, doub
 		      struct plumb_err *err)
 {
 	const struct pred_cfg *c = prefill ? L->cp : L->cd;
-	int base = ring_base(L, prefill, inst), k, rc;
+	int base = ring_base(L, prefill, inst), rc;
+	struct sim_flow_spec fs;
 	double t0;
 	if (!L->seng && ((rc = sim_engine_new(L->s->seed, &L->seng, err)) < 0 ||
 			 (rc = fab_build(L->seng, L->s, &L->sfab, err)) < 0))
 		return rc;
 	t0 = sim_now(L->seng);
-	for (k = 0; k < c->lay.gpus; k++) {
-		struct sim_flow_spec fs;
-		int path[FAB_MAX_PATH], np, a = base + k, b = pred_ring_next(c, base, k);
-		if (a == b || (np = ring_path(L, L->sfab, a, b, path)) < 1)
-			continue;
-		memset(&fs, 0, sizeof(fs));
-		fs.path = path;
-		fs.path_len = np;
-		fs.bytes = bytes;
-		fs.start = t0;
-		if ((rc = sim_flow_start(L->sfab->net, &fs, NULL, err)) < 0)
-			return rc;
-	}
-	if ((rc = sim_run(L->seng, INFINITY, err)) < 0)
+	memset(&fs, 0, sizeof(fs));
+	fs.bytes = bytes;
+	fs.start = t0;
+	if ((rc = start_ring_flows(L, L->sfab, c, base, &fs, NULL, err)) < 0 ||
+	    (rc = sim_run(L->seng, INFINITY, err)) < 0)
 		return rc;
 	*alone = sim_now(L->seng) - t0;
 	return 0;
@@ -390,7 +395,7 @@ static int step_bytes(struct dlink *L, int prefill, int inst, const struct serve
 		return rc;
 	if (b > 0 && (rc = ring_alone(L, prefill, inst, b, alone, err)) < 0)
 		return rc;
-	if (grow((void **)&L->tm, &L->captm, L->ntm + 1, sizeof(*L->tm)) < 0)
+	if (serve_grow((void **)&L->tm, &L->captm, L->ntm + 1, sizeof(*L->tm)) < 0)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	L->tm[L->ntm].prefill = key;
 	L->tm[L->ntm].sh = *sh;
@@ -420,7 +425,7 @@ static int step_done(struct sim_net *net, int flow, void *arg, struct plumb_err 
 		return 0;
 	now = sim_now(L->eng);
 	late = now - (a->start + a->alone);
-	if (grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
+	if (serve_grow((void **)&L->ev, &L->capland, L->nland + 1, sizeof(*L->ev)) < 0) {
 		free(a);
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	}
@@ -451,9 +456,10 @@ static int link_traffic(void *ctx, int prefill, int inst, const struct serve_sha
 {
 	struct dlink *L = ctx;
 	const struct pred_cfg *c = prefill ? L->cp : L->cd;
-	int base = ring_base(L, prefill, inst), k, rc = 0, burst;
+	int base = ring_base(L, prefill, inst), rc = 0, burst;
 	double bytes, alone, start = t0 > sim_now(L->eng) ? t0 : sim_now(L->eng);
 	struct step_arg *sa = NULL;
+	struct sim_flow_spec fs;
 	*pending = 0;
 	if (!(t1 > t0) || (rc = step_bytes(L, prefill, inst, sh, &bytes, &alone, err)) < 0)
 		return rc < 0 ? rc : 0;
@@ -471,28 +477,19 @@ static int link_traffic(void *ctx, int prefill, int inst, const struct serve_sha
 		sa->dur = t1 - t0;
 		sa->alone = alone;
 	}
-	for (k = 0; k < c->lay.gpus; k++) {
-		struct sim_flow_spec fs;
-		int path[FAB_MAX_PATH], np, a = base + k, b = pred_ring_next(c, base, k);
-		if (a == b || (np = ring_path(L, L->fab, a, b, path)) < 1)
-			continue;
-		memset(&fs, 0, sizeof(fs));
-		fs.path = path;
-		fs.path_len = np;
-		fs.bytes = bytes;
-		/* a landing reported late (several at one time) leaves the
-		 * fabric's clock a little ahead */
-		fs.start = start;
-		if (burst) {
-			fs.on_done = step_done;
-			fs.arg = sa;
-			sa->left++;
-		} else {
-			fs.rate_cap = bytes / (t1 - t0);
-		}
-		if ((rc = sim_flow_start(L->fab->net, &fs, NULL, err)) < 0)
-			return rc;      /* sa is owned by the flows started */
+	memset(&fs, 0, sizeof(fs));
+	fs.bytes = bytes;
+	/* a landing reported late (several at one time) leaves the fabric's
+	 * clock a little ahead */
+	fs.start = start;
+	if (burst) {
+		fs.on_done = step_done;
+		fs.arg = sa;
+	} else {
+		fs.rate_cap = bytes / (t1 - t0);
 	}
+	if ((rc = start_ring_flows(L, L->fab, c, base, &fs, burst ? &sa->left : NULL, err)) < 0)
+		return rc;      /* sa is owned by the flows started */
 	if (burst) {
 		if (--sa->left == 0) {
 			free(sa);       /* no flow: the step keeps its time */

@@ -42,6 +42,8 @@
 
 #include "err.h"
 
+#include <stddef.h>
+
 enum serve_step { SERVE_DECODE, SERVE_PREFILL, SERVE_MIXED };
 
 /*
@@ -206,5 +208,10 @@ const double *serve_dist(const struct serve_result *r, int k);
 /* Run the closed loop; returns 0 or the callback's error. */
 int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	      struct serve_result *r, struct plumb_err *err);
+
+/* Grow *p (of *cap elements of size bytes) to hold need; 0 or -1 (out of
+ * memory, *p unchanged). Doubles from 64. The serving run's arrays and
+ * those of the runs that drive it (predict_disagg.c) grow by it. */
+int serve_grow(void **p, int *cap, int need, size_t size);
 
 #endif

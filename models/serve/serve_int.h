@@ -143,9 +143,6 @@ int serve_order_rebuild(struct run *R);
 /* The requests of an open-loop run, in arrival order, pending (pos: index). */
 int serve_open_requests(const struct serve_params *p, struct run *R, struct plumb_err *err);
 
-/* Grow *p (of *cap elements of size bytes) to hold need; 0 or -1 (out of
- * memory, *p unchanged). Doubles from 64. */
-int serve_grow(void **p, int *cap, int need, size_t size);
 /* Append v to a growable array; sets R->oom when memory runs out. */
 void serve_push(struct run *R, double **a, int *n, int *cap, double v);
 /* One inter-token gap of a measured request, merged with this step's equal

@@ -5,6 +5,7 @@
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import.h"
@@ -80,6 +81,14 @@ int fix_serve_steps(void *ctx, const struct serve_shape *sh, double *s, struct p
 	return 0;
 }
 
+void fix_serve_params(struct serve_params *p, int concurrency, long output_len)
+{
+	serve_params_init(p);
+	p->concurrency = concurrency;
+	p->output_len = output_len;
+	p->spread = 0;
+}
+
 /* ---- imported trees (tests of plumb import) ---------------------------- */
 
 char *fix_imp_yaml(const struct imp_scn *s)
@@ -93,6 +102,64 @@ char *fix_imp_yaml(const struct imp_scn *s)
 	CU_ASSERT_EQUAL(imp_write_yaml(f, s, "mem", &e), 0);
 	fclose(f);
 	return text;
+}
+
+char *fix_imp_read(const char *path, size_t *len)
+{
+	struct plumb_err e;
+	char *buf;
+
+	if (imp_read_input(path, &buf, len, &e) < 0) {
+		CU_FAIL("sample file missing");
+		return NULL;
+	}
+	return buf;
+}
+
+void fix_imp_prefixes(fix_imp_parse_fn parse, const char *text, size_t len, size_t step)
+{
+	size_t cut;
+
+	for (cut = 0; cut <= len; cut += step) {
+		struct imp_scn *s = imp_scn_new();
+		struct imp_opts o;
+		struct plumb_err e;
+		int rc;
+		char *part = malloc(cut ? cut : 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+		memcpy(part, text, cut);
+		memset(&o, 0, sizeof(o));
+		rc = parse(part, cut, &o, s, &e);
+		free(part);
+		CU_ASSERT(rc == 0 || rc == -PLUMB_EINPUT);
+		imp_scn_free(s);
+	}
+}
+
+void fix_imp_junk(fix_imp_parse_fn parse, const char *alphabet, size_t nalpha,
+		  unsigned long seed)
+{
+	unsigned long x = seed;
+	char junk[4096];
+	int round;
+
+	for (round = 0; round < 50; round++) {
+		struct imp_scn *s = imp_scn_new();
+		struct imp_opts o;
+		struct plumb_err e;
+		int rc;
+		size_t i;
+		for (i = 0; i < sizeof(junk); i++) {
+			x = x * 6364136223846793005UL + 1442695040888963407UL;
+			junk[i] = alphabet[(x >> 33) % nalpha];
+			if ((x >> 60) == 0)
+				junk[i] = (char)(1 + (x >> 40) % 255);
+		}
+		memset(&o, 0, sizeof(o));
+		rc = parse(junk, sizeof(junk), &o, s, &e);
+		CU_ASSERT(rc == 0 || rc == -PLUMB_EINPUT);
+		imp_scn_free(s);
+	}
 }
 
 int fix_imp_count(const struct imp_scn *s, enum imp_kind k)

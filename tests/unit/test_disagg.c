@@ -102,10 +102,7 @@ static void test_single(void)
 	struct serve_result r;
 	struct serve_disagg d;
 	static struct fake_link L;
-	serve_params_init(&p);
-	p.concurrency = 1;
-	p.output_len = 101;
-	p.spread = 0;
+	fix_serve_params(&p, 1, 101);
 	setup(&d, &L, 5e-3);
 	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &r, NULL), 0);
 	EXPECT_NEAR(r.ttft_ms, 55, 1e-9);
@@ -127,10 +124,7 @@ static void test_first_from_decode(void)
 	struct serve_result r;
 	struct serve_disagg d;
 	static struct fake_link L;
-	serve_params_init(&p);
-	p.concurrency = 1;
-	p.output_len = 101;
-	p.spread = 0;
+	fix_serve_params(&p, 1, 101);
 	p.frontend_s = 3e-3;
 	setup(&d, &L, 5e-3);
 	d.first_from_decode = 1;
@@ -150,10 +144,7 @@ static void test_slowed(void)
 	struct serve_result r;
 	struct serve_disagg d;
 	static struct fake_link L;
-	serve_params_init(&p);
-	p.concurrency = 1;
-	p.output_len = 101;
-	p.spread = 0;
+	fix_serve_params(&p, 1, 101);
 	setup(&d, &L, 5e-3);
 	L.slow = 2e-3;
 	d.step_traffic = fake_traffic;

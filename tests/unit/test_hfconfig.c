@@ -9,25 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "hfconfig.h"
 #include "llm.h"
 
 void suite_hfconfig(void);
-
-#define EXPECT_NEAR(actual, expected, rel) do { \
-	double a_ = (actual), e_ = (expected); \
-	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
-		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
-		       #actual, a_, e_, (double)(rel)); \
-	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
-} while (0)
-
-#define EXPECT_MSG(err, text) do { \
-	if (!strstr((err)->msg, (text))) \
-		printf("\n  %s:%d: message '%s', expected it to contain '%s'\n", \
-		       __FILE__, __LINE__, (err)->msg, (text)); \
-	CU_ASSERT_PTR_NOT_NULL(strstr((err)->msg, (text))); \
-} while (0)
 
 static const struct llm_model *load(const char *dir)
 {

@@ -30,49 +30,16 @@ static struct meas_csv *csv_ok(const char *text, size_t len)
 	return t;
 }
 
-static void test_csv_good(void)
+/* The checks of one good CSV beyond its kind and row count. */
+static void good_requests(const struct meas_csv *t)
 {
-	static const char coll[] =
-		"\xEF\xBB\xBF# measured on the 8x RTX PRO 6000 box\r\n"
-		"\r\n"
-		"Bytes,OP,time_us,\"gpus\"\r\n"
-		"1024,allreduce,38.83,8\r\n"
-		"  # a comment between rows\r\n"
-		"\"134217728\", AllReduce ,16253,8\r\n"
-		"1024,sendrecv,12.5,2\r\n"
-		"1024,allreduce,20.1,4\r\n";
-	static const char dec[] =
-		"layout,batch,context,step_ms\n"
-		"tp8,1,0,90.5\n"
-		"tp4pp2,64,4096,120.25\n"
-		"tp8ep,1,0,88\n";
-	static const char srv[] =
-		"layout,concurrency,context,tok_s,tpot_ms,input_len,output_len\n"
-		"tp8,1,2048,11.2,89.3,1024,1024\n"
-		"tp8,64,2048,485,,1024,1024\n"
-		"tp8,64,2048,470,131.5,2048,1024\n";
-	static const char req[] =
-		"arrival_s,input_len,output_len\n"
-		"0,1024,128\n"
-		"0,1024,128\n"       /* two requests alike: a trace may */
-		"2.5,512,64\n";
-	struct meas_csv *t;
-
-	t = csv_ok(req, sizeof(req) - 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-	EXPECT_INT(t->kind, MEAS_CSV_REQUESTS);
-	EXPECT_STR(meas_csv_kind_name(t->kind), "requests");
-	EXPECT_INT(t->nrows, 3);
 	CU_ASSERT_DOUBLE_EQUAL(t->rows[2].arrival_s, 2.5, 1e-12);
 	EXPECT_INT(t->rows[2].input_len, 512);
 	EXPECT_INT(t->rows[2].output_len, 64);
-	meas_csv_free(t);
+}
 
-	t = csv_ok(coll, sizeof(coll) - 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-	EXPECT_INT(t->kind, MEAS_CSV_COLLECTIVES);
-	EXPECT_STR(meas_csv_kind_name(t->kind), "collectives");
-	EXPECT_INT(t->nrows, 4);
+static void good_collectives(const struct meas_csv *t)
+{
 	EXPECT_INT(t->rows[0].line, 4);
 	EXPECT_STR(t->rows[0].op, "allreduce");
 	EXPECT_INT(t->rows[0].gpus, 8);
@@ -86,23 +53,19 @@ static void test_csv_good(void)
 	EXPECT_INT(t->rows[3].gpus, 4);
 	EXPECT_NAN(t->rows[0].step_ms);
 	EXPECT_INT(t->rows[0].context, -1);
-	meas_csv_free(t);
+}
 
-	t = csv_ok(dec, sizeof(dec) - 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-	EXPECT_INT(t->kind, MEAS_CSV_DECODE);
-	EXPECT_INT(t->nrows, 3);
+static void good_decode(const struct meas_csv *t)
+{
 	EXPECT_STR(t->rows[1].layout, "tp4pp2");
 	EXPECT_INT(t->rows[1].batch, 64);
 	EXPECT_INT(t->rows[1].context, 4096);
 	EXPECT_DBL(t->rows[1].step_ms, 120.25);
 	EXPECT_STR(t->rows[2].layout, "tp8ep");
-	meas_csv_free(t);
+}
 
-	t = csv_ok(srv, sizeof(srv) - 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-	EXPECT_INT(t->kind, MEAS_CSV_SERVING);
-	EXPECT_INT(t->nrows, 3);
+static void good_serving(const struct meas_csv *t)
+{
 	EXPECT_INT(t->rows[1].concurrency, 64);
 	EXPECT_DBL(t->rows[1].tok_s, 485);
 	EXPECT_NAN(t->rows[1].tpot_ms);
@@ -111,109 +74,200 @@ static void test_csv_good(void)
 	EXPECT_INT(t->rows[2].input_len, 2048);
 	EXPECT_INT(t->rows[2].output_len, 1024);
 	EXPECT_INT(t->rows[2].prompts, 0);
-	meas_csv_free(t);
+}
 
-	/* A row may give only its TPOT; prompts is the benchmark's request count. */
-	t = csv_ok("layout,concurrency,context,tok_s,tpot_ms,prompts\n"
-		   "tp8,1,0,,9.15,10\ntp8,16,0,795.3,,80\n", 85);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+static void good_tpot_only(const struct meas_csv *t)
+{
 	EXPECT_NAN(t->rows[0].tok_s);
 	EXPECT_DBL(t->rows[0].tpot_ms, 9.15);
 	EXPECT_INT(t->rows[0].prompts, 10);
 	EXPECT_INT(t->rows[1].prompts, 80);
-	meas_csv_free(t);
+}
 
-	/* Or only its TTFT (a prefill measurement). */
-	{
-		static const char ttft[] = "layout,concurrency,context,tok_s,ttft_ms\ntp8,1,0,,140.76\n";
-		t = csv_ok(ttft, sizeof(ttft) - 1);
+static void good_ttft_only(const struct meas_csv *t)
+{
+	EXPECT_NAN(t->rows[0].tok_s);
+	EXPECT_NAN(t->rows[0].tpot_ms);
+	EXPECT_DBL(t->rows[0].ttft_ms, 140.76);
+}
+
+/* One CSV that parses: its text (sizeof, so a NUL inside would count), the
+ * kind and row count it must give, and the checks of its rows. */
+struct csv_good {
+	const char *name, *text;
+	size_t len;
+	enum meas_csv_kind kind;
+	const char *kind_name;
+	int nrows;
+	void (*check)(const struct meas_csv *t);
+};
+
+#define GOOD(name, text, kind, kind_name, nrows, check) \
+	{ name, text, sizeof(text) - 1, kind, kind_name, nrows, check }
+
+static void test_csv_good(void)
+{
+	static const struct csv_good cases[] = {
+		GOOD("requests",
+		     "arrival_s,input_len,output_len\n"
+		     "0,1024,128\n"
+		     "0,1024,128\n"       /* two requests alike: a trace may */
+		     "2.5,512,64\n",
+		     MEAS_CSV_REQUESTS, "requests", 3, good_requests),
+		GOOD("collectives: BOM, CRLF, comments, quotes, case and blanks",
+		     "\xEF\xBB\xBF# measured on the 8x RTX PRO 6000 box\r\n"
+		     "\r\n"
+		     "Bytes,OP,time_us,\"gpus\"\r\n"
+		     "1024,allreduce,38.83,8\r\n"
+		     "  # a comment between rows\r\n"
+		     "\"134217728\", AllReduce ,16253,8\r\n"
+		     "1024,sendrecv,12.5,2\r\n"
+		     "1024,allreduce,20.1,4\r\n",
+		     MEAS_CSV_COLLECTIVES, "collectives", 4, good_collectives),
+		GOOD("decode",
+		     "layout,batch,context,step_ms\n"
+		     "tp8,1,0,90.5\n"
+		     "tp4pp2,64,4096,120.25\n"
+		     "tp8ep,1,0,88\n",
+		     MEAS_CSV_DECODE, "decode", 3, good_decode),
+		GOOD("serving",
+		     "layout,concurrency,context,tok_s,tpot_ms,input_len,output_len\n"
+		     "tp8,1,2048,11.2,89.3,1024,1024\n"
+		     "tp8,64,2048,485,,1024,1024\n"
+		     "tp8,64,2048,470,131.5,2048,1024\n",
+		     MEAS_CSV_SERVING, "serving", 3, good_serving),
+		/* A row may give only its TPOT; prompts is the benchmark's
+		 * request count. */
+		GOOD("serving: TPOT only, prompts",
+		     "layout,concurrency,context,tok_s,tpot_ms,prompts\n"
+		     "tp8,1,0,,9.15,10\ntp8,16,0,795.3,,80\n",
+		     MEAS_CSV_SERVING, "serving", 2, good_tpot_only),
+		/* Or only its TTFT (a prefill measurement). */
+		GOOD("serving: TTFT only",
+		     "layout,concurrency,context,tok_s,ttft_ms\ntp8,1,0,,140.76\n",
+		     MEAS_CSV_SERVING, "serving", 1, good_ttft_only),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct csv_good *g = &cases[i];
+		unsigned int before = CU_get_number_of_failures();
+		struct meas_csv *t = csv_ok(g->text, g->len);
+
 		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-		EXPECT_NAN(t->rows[0].tok_s);
-		EXPECT_NAN(t->rows[0].tpot_ms);
-		EXPECT_DBL(t->rows[0].ttft_ms, 140.76);
+		EXPECT_INT(t->kind, g->kind);
+		EXPECT_STR(meas_csv_kind_name(t->kind), g->kind_name);
+		EXPECT_INT(t->nrows, g->nrows);
+		if (t->nrows == g->nrows)
+			g->check(t);
 		meas_csv_free(t);
+		if (CU_get_number_of_failures() != before)
+			printf("\n  (good CSV '%s')\n", g->name);
 	}
 }
 
 #define COLL "op,gpus,bytes,time_us\n"
 
+/* One broken CSV: its text (sizeof: the NUL bytes of the last count) and
+ * the line, column and message of its input error. */
+struct csv_bad {
+	const char *text;
+	size_t len;
+	int line, col;
+	const char *msg;
+};
+
+#define BAD(text, line, col, msg) { text, sizeof(text) - 1, line, col, msg }
+
 static void test_csv_bad(void)
 {
-	FAIL_CASE(CSV, "", PLUMB_EINPUT, 1, 1,
-		  "empty file: expected a header such as op,gpus,bytes,time_us and data rows");
-	FAIL_CASE(CSV, "# only a note\n\n", PLUMB_EINPUT, 2, 1,
-		  "missing header: the file has only comments and blank lines");
-	FAIL_CASE(CSV, "allreduce,8,1024,38.8\n", PLUMB_EINPUT, 1, 1,
-		  "missing header: the first line must name the columns (e.g. "
-		  "op,gpus,bytes,time_us or layout,batch,context,step_ms)");
-	FAIL_CASE(CSV, "op,gpus,bytes\nallreduce,8,1024\n", PLUMB_EINPUT, 1, 1,
-		  "missing required column 'time_us' (a collectives CSV needs op, "
-		  "gpus, bytes, time_us)");
-	FAIL_CASE(CSV, "op,gpus,bytes,time_ms\n", PLUMB_EINPUT, 1, 15,
-		  "unknown column 'time_ms' for a collectives CSV (allowed: op, gpus, "
-		  "bytes, time_us)");
-	FAIL_CASE(CSV, "layout,concurrency,context,tok_s,step_ms\n", PLUMB_EINPUT, 1, 34,
-		  "unknown column 'step_ms' for a serving CSV (allowed: layout, "
-		  "concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts, peak_tok_s, cached_prompts, kv_transfer_ms)");
-	FAIL_CASE(CSV, "layout,concurrency,context,tok_s,tpot_ms\ntp8,1,0,,\n", PLUMB_EINPUT, 2, 1,
-		  "a serving row needs tok_s, tpot_ms, ttft_ms, peak_tok_s or kv_transfer_ms (all are empty)");
-	FAIL_CASE(CSV, "op,gpus,bytes,time_us,Bytes\n", PLUMB_EINPUT, 1, 23,
-		  "column 'Bytes' appears twice (first at column 9)");
-	FAIL_CASE(CSV, "op,gpus,bytes,time_us,\n", PLUMB_EINPUT, 1, 23,
-		  "empty column name in the header (field 5)");
-	FAIL_CASE(CSV, "layout,batch,context,tok_s\n", PLUMB_EINPUT, 1, 1,
-		  "header mixes columns of different kinds: expected op,gpus,bytes,"
-		  "time_us (collectives), layout,batch,context,step_ms (decode steps), "
-		  "layout,concurrency,context,tok_s (serving) or arrival_s,input_len,"
-		  "output_len (requests)");
-	FAIL_CASE(CSV, "# header only\n" COLL, PLUMB_EINPUT, 2, 1,
-		  "no data rows after the header");
-	/* cut in the middle of a row */
-	FAIL_CASE(CSV, COLL "allreduce,8,1024,38.8\nallreduce,8,20", PLUMB_EINPUT, 3, 15,
-		  "wrong number of fields: 3, the header at line 1 has 4");
-	FAIL_CASE(CSV, COLL "allreduce,8,1024,38.8,x\n", PLUMB_EINPUT, 2, 23,
-		  "wrong number of fields: 5, the header at line 1 has 4");
-	FAIL_CASE(CSV, COLL "allreduce,8,1k,38.8\n", PLUMB_EINPUT, 2, 13,
-		  "bytes '1k' is not a number");
-	FAIL_CASE(CSV, COLL "allreduce,8.5,1024,38.8\n", PLUMB_EINPUT, 2, 11,
-		  "gpus '8.5' is not an integer");
-	FAIL_CASE(CSV, COLL "allreduce,8,1024,NaN\n", PLUMB_EINPUT, 2, 18,
-		  "time_us 'NaN' is not a finite number");
-	FAIL_CASE(CSV, COLL "allreduce,8,1024,-inf\n", PLUMB_EINPUT, 2, 18,
-		  "time_us '-inf' is not a finite number");
-	FAIL_CASE(CSV, COLL "allreduce,8,1024,0\n", PLUMB_EINPUT, 2, 18,
-		  "time_us must be positive, got '0'");
-	FAIL_CASE(CSV, COLL "allreduce,8,-1024,3\n", PLUMB_EINPUT, 2, 13,
-		  "bytes must be at least 1, got '-1024'");
-	FAIL_CASE(CSV, COLL "allreduce,1,1024,3\n", PLUMB_EINPUT, 2, 11,
-		  "gpus must be at least 2, got '1'");
-	FAIL_CASE(CSV, COLL "allreduce,8,99999999999999999999999,3\n", PLUMB_EINPUT, 2, 13,
-		  "bytes '99999999999999999999999' is out of range");
-	FAIL_CASE(CSV, COLL "allreduce,8,1024,1e999\n", PLUMB_EINPUT, 2, 18,
-		  "time_us '1e999' is out of range");
-	FAIL_CASE(CSV, COLL "allreduce,8,,3\n", PLUMB_EINPUT, 2, 13,
-		  "empty value for 'bytes'");
-	FAIL_CASE(CSV, COLL "sendrecv,4,1024,3\n", PLUMB_EINPUT, 2, 10,
-		  "sendrecv runs between 2 GPUs, got gpus 4");
-	FAIL_CASE(CSV, COLL "reduce,8,1024,3\n", PLUMB_EINPUT, 2, 1,
-		  "unknown op 'reduce' (expected allreduce, allgather, reducescatter, "
-		  "alltoall, sendrecv or broadcast)");
-	FAIL_CASE(CSV, COLL "all_reduce,8,1024,3\n", PLUMB_EINPUT, 2, 1,
-		  "unknown op 'all_reduce' (did you mean 'allreduce'?)");
-	FAIL_CASE(CSV, COLL "allreduce,8,1024,38.8\nbroadcast,8,1024,9\n"
-		  "  AllReduce , 8 ,1024,40\n", PLUMB_EINPUT, 4, 1,
-		  "duplicate point (first at line 2)");
-	FAIL_CASE(CSV, "layout,batch,context,step_ms\nTP8,1,0,90\n", PLUMB_EINPUT, 2, 1,
-		  "layout 'TP8' must be 1-31 lower-case letters and digits, like tp8, "
-		  "tp4pp2, ep8");
-	FAIL_CASE(CSV, "layout,batch,context,step_ms\ntp8,1,-5,90\n", PLUMB_EINPUT, 2, 7,
-		  "context must be at least 0, got '-5'");
-	FAIL_CASE(CSV, COLL "\"allreduce,8,1024,3\n", PLUMB_EINPUT, 2, 1,
-		  "unterminated quoted field");
-	FAIL_CASE(CSV, COLL "\"allreduce\"x,8,1024,3\n", PLUMB_EINPUT, 2, 12,
-		  "unexpected text after a closing quote");
-	FAIL_CASE(CSV, COLL "allreduce,8,10\0\0,3\n", PLUMB_EINPUT, 2, 15,
-		  "binary data (NUL byte at offset 36); expected a text file");
+	static const struct csv_bad cases[] = {
+		BAD("", 1, 1,
+		    "empty file: expected a header such as op,gpus,bytes,time_us and data rows"),
+		BAD("# only a note\n\n", 2, 1,
+		    "missing header: the file has only comments and blank lines"),
+		BAD("allreduce,8,1024,38.8\n", 1, 1,
+		    "missing header: the first line must name the columns (e.g. "
+		    "op,gpus,bytes,time_us or layout,batch,context,step_ms)"),
+		BAD("op,gpus,bytes\nallreduce,8,1024\n", 1, 1,
+		    "missing required column 'time_us' (a collectives CSV needs op, "
+		    "gpus, bytes, time_us)"),
+		BAD("op,gpus,bytes,time_ms\n", 1, 15,
+		    "unknown column 'time_ms' for a collectives CSV (allowed: op, gpus, "
+		    "bytes, time_us)"),
+		BAD("layout,concurrency,context,tok_s,step_ms\n", 1, 34,
+		    "unknown column 'step_ms' for a serving CSV (allowed: layout, "
+		    "concurrency, context, tok_s, tpot_ms, ttft_ms, input_len, output_len, prompts, peak_tok_s, cached_prompts, kv_transfer_ms)"),
+		BAD("layout,concurrency,context,tok_s,tpot_ms\ntp8,1,0,,\n", 2, 1,
+		    "a serving row needs tok_s, tpot_ms, ttft_ms, peak_tok_s or kv_transfer_ms (all are empty)"),
+		BAD("op,gpus,bytes,time_us,Bytes\n", 1, 23,
+		    "column 'Bytes' appears twice (first at column 9)"),
+		BAD("op,gpus,bytes,time_us,\n", 1, 23,
+		    "empty column name in the header (field 5)"),
+		BAD("layout,batch,context,tok_s\n", 1, 1,
+		    "header mixes columns of different kinds: expected op,gpus,bytes,"
+		    "time_us (collectives), layout,batch,context,step_ms (decode steps), "
+		    "layout,concurrency,context,tok_s (serving) or arrival_s,input_len,"
+		    "output_len (requests)"),
+		BAD("# header only\n" COLL, 2, 1,
+		    "no data rows after the header"),
+		/* cut in the middle of a row */
+		BAD(COLL "allreduce,8,1024,38.8\nallreduce,8,20", 3, 15,
+		    "wrong number of fields: 3, the header at line 1 has 4"),
+		BAD(COLL "allreduce,8,1024,38.8,x\n", 2, 23,
+		    "wrong number of fields: 5, the header at line 1 has 4"),
+		BAD(COLL "allreduce,8,1k,38.8\n", 2, 13,
+		    "bytes '1k' is not a number"),
+		BAD(COLL "allreduce,8.5,1024,38.8\n", 2, 11,
+		    "gpus '8.5' is not an integer"),
+		BAD(COLL "allreduce,8,1024,NaN\n", 2, 18,
+		    "time_us 'NaN' is not a finite number"),
+		BAD(COLL "allreduce,8,1024,-inf\n", 2, 18,
+		    "time_us '-inf' is not a finite number"),
+		BAD(COLL "allreduce,8,1024,0\n", 2, 18,
+		    "time_us must be positive, got '0'"),
+		BAD(COLL "allreduce,8,-1024,3\n", 2, 13,
+		    "bytes must be at least 1, got '-1024'"),
+		BAD(COLL "allreduce,1,1024,3\n", 2, 11,
+		    "gpus must be at least 2, got '1'"),
+		BAD(COLL "allreduce,8,99999999999999999999999,3\n", 2, 13,
+		    "bytes '99999999999999999999999' is out of range"),
+		BAD(COLL "allreduce,8,1024,1e999\n", 2, 18,
+		    "time_us '1e999' is out of range"),
+		BAD(COLL "allreduce,8,,3\n", 2, 13,
+		    "empty value for 'bytes'"),
+		BAD(COLL "sendrecv,4,1024,3\n", 2, 10,
+		    "sendrecv runs between 2 GPUs, got gpus 4"),
+		BAD(COLL "reduce,8,1024,3\n", 2, 1,
+		    "unknown op 'reduce' (expected allreduce, allgather, reducescatter, "
+		    "alltoall, sendrecv or broadcast)"),
+		BAD(COLL "all_reduce,8,1024,3\n", 2, 1,
+		    "unknown op 'all_reduce' (did you mean 'allreduce'?)"),
+		BAD(COLL "allreduce,8,1024,38.8\nbroadcast,8,1024,9\n"
+		    "  AllReduce , 8 ,1024,40\n", 4, 1,
+		    "duplicate point (first at line 2)"),
+		BAD("layout,batch,context,step_ms\nTP8,1,0,90\n", 2, 1,
+		    "layout 'TP8' must be 1-31 lower-case letters and digits, like tp8, "
+		    "tp4pp2, ep8"),
+		BAD("layout,batch,context,step_ms\ntp8,1,-5,90\n", 2, 7,
+		    "context must be at least 0, got '-5'"),
+		BAD(COLL "\"allreduce,8,1024,3\n", 2, 1,
+		    "unterminated quoted field"),
+		BAD(COLL "\"allreduce\"x,8,1024,3\n", 2, 12,
+		    "unexpected text after a closing quote"),
+		BAD(COLL "allreduce,8,10\0\0,3\n", 2, 15,
+		    "binary data (NUL byte at offset 36); expected a text file"),
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned int before = CU_get_number_of_failures();
+
+		expect_fail(CSV, cases[i].text, cases[i].len, PLUMB_EINPUT, cases[i].line,
+			    cases[i].col, cases[i].msg);
+		if (CU_get_number_of_failures() != before)
+			printf("\n  (bad CSV case %zu: %s)\n", i, cases[i].msg);
+	}
 }
 
 /* Input over the size limit is refused before it is read line by line;

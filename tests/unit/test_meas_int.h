@@ -7,15 +7,9 @@
 
 #include <stddef.h>
 
-#define DATA "tests/data/meas/"
+#include "fixtures.h"      /* EXPECT_INT, EXPECT_STR */
 
-#define EXPECT_STR(actual, expected) do { \
-	const char *a_ = (actual), *e_ = (expected); \
-	if (strcmp(a_, e_) != 0) \
-		printf("\n  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-		       #actual, a_, e_); \
-	CU_ASSERT_STRING_EQUAL(a_, e_); \
-} while (0)
+#define DATA "tests/data/meas/"
 
 /* Parsed decimals must equal the same literal exactly (both are strtod of
  * the same text). */

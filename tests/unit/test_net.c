@@ -138,13 +138,7 @@ static void test_paths_and_rates(void)
 /* An all-reduce of bytes over GPUs 0 to n-1, (algo, Simple). */
 static void allreduce(struct coll_spec *c, int n, double bytes, int algo)
 {
-	memset(c, 0, sizeof(*c));
-	c->op = COLL_ALLREDUCE;
-	c->n = n;
-	c->gpus = fix_ranks;
-	c->bytes = bytes;
-	c->algo = algo;
-	c->proto = PROTO_SIMPLE;
+	fix_coll_spec(c, COLL_ALLREDUCE, n, bytes, algo, PROTO_SIMPLE);
 }
 
 static void test_allreduce_between_hosts(void)

@@ -16,14 +16,6 @@
 
 void suite_out(void);
 
-#define EXPECT_STR(actual, expected) do { \
-	const char *a_ = (actual), *e_ = (expected); \
-	if (strcmp(a_, e_) != 0) \
-		printf("\n  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-		       #actual, a_, e_); \
-	CU_ASSERT_STRING_EQUAL(a_, e_); \
-} while (0)
-
 /* What fn(f, s) writes, in a static buffer. */
 static const char *written(void (*fn)(FILE *, const char *), const char *s)
 {

@@ -18,23 +18,6 @@
 
 void suite_scn(void);
 
-/* Assertions that print the actual and the expected value on failure. */
-#define EXPECT_U64(actual, expected) do { \
-	unsigned long long a_ = (actual), e_ = (expected); \
-	if (a_ != e_) \
-		printf("\n  %s:%d: %s = %llu, expected %llu\n", __FILE__, __LINE__, \
-		       #actual, a_, e_); \
-	CU_ASSERT_EQUAL(a_, e_); \
-} while (0)
-
-#define EXPECT_STR(actual, expected) do { \
-	const char *a_ = (actual), *e_ = (expected); \
-	if (strcmp(a_, e_) != 0) \
-		printf("\n  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-		       #actual, a_, e_); \
-	CU_ASSERT_STRING_EQUAL(a_, e_); \
-} while (0)
-
 /* The smallest valid scenario; tests append to or edit a copy of it. */
 #define MINI_PCIE \
 	"pcie:\n" \

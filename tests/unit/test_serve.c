@@ -23,10 +23,7 @@ static void test_single_stream(void)
 {
 	struct serve_params p;
 	struct serve_result r;
-	serve_params_init(&p);
-	p.concurrency = 1;
-	p.output_len = 101;
-	p.spread = 0;
+	fix_serve_params(&p, 1, 101);
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
 	/* One stream: TPOT is the decode step, TTFT the prefill. */
 	EXPECT_NEAR(r.tpot_ms, 10.1, 1e-9);
@@ -42,11 +39,8 @@ static void test_peak(void)
 {
 	struct serve_params p;
 	struct serve_result r;
-	serve_params_init(&p);
-	p.concurrency = 1;
-	p.spread = 0;
+	fix_serve_params(&p, 1, 101);
 	p.prompts = 1;
-	p.output_len = 101;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
 	/* The first token at 0.05 s, then one per 10.1 ms decode step, spread
 	 * over the step: the first second holds the first token and 0.95 s of
@@ -64,10 +58,7 @@ static void test_percentiles(void)
 	struct serve_params p;
 	struct serve_result r;
 	int i;
-	serve_params_init(&p);
-	p.concurrency = 1;
-	p.output_len = 101;
-	p.spread = 0;
+	fix_serve_params(&p, 1, 101);
 	p.prompts = 3;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
 	for (i = 0; i < SERVE_NPCT; i++) {
@@ -182,11 +173,8 @@ static void test_chunked_prefill(void)
 	struct serve_params p;
 	struct serve_result r;
 	int i;
-	serve_params_init(&p);
-	p.concurrency = 1;
+	fix_serve_params(&p, 1, 11);
 	p.input_len = 1024;
-	p.output_len = 11;
-	p.spread = 0;
 	p.prompts = 1;
 	p.chunk_tokens = 256;
 	npf = 0;
@@ -211,11 +199,8 @@ static void test_range_ratio(void)
 {
 	struct serve_params p;
 	struct serve_result a, b;
-	serve_params_init(&p);
-	p.concurrency = 2;
-	p.output_len = 40;
+	fix_serve_params(&p, 2, 40);
 	p.prompts = 10;
-	p.spread = 0;
 	CU_ASSERT_EQUAL(serve_run(&p, prefill_log, NULL, &a, NULL), 0);
 	p.range_ratio = 1;
 	CU_ASSERT_EQUAL(serve_run(&p, prefill_log, NULL, &b, NULL), 0);
@@ -235,11 +220,8 @@ static void test_cached_prompts(void)
 {
 	struct serve_params p;
 	struct serve_result a, b;
-	serve_params_init(&p);
-	p.concurrency = 1;
+	fix_serve_params(&p, 1, 20);
 	p.input_len = 1000;
-	p.output_len = 20;
-	p.spread = 0;
 	p.prompts = 4;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
 	p.cached_prompts = 3;
@@ -263,11 +245,8 @@ static void test_kv_budget(void)
 	struct serve_params p;
 	struct serve_result free_, tight;
 	struct plumb_err e;
-	serve_params_init(&p);
-	p.concurrency = 8;
+	fix_serve_params(&p, 8, 100);
 	p.input_len = 1000;
-	p.output_len = 100;
-	p.spread = 0;
 	p.prompts = 16;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &free_, NULL), 0);
 	EXPECT_INT(free_.preemptions, 0);
@@ -318,9 +297,7 @@ static void test_speculative(void)
 {
 	struct serve_params p;
 	struct serve_result a, b;
-	serve_params_init(&p);
-	p.output_len = 301;
-	p.spread = 0;
+	fix_serve_params(&p, 1, 301);
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
 	p.accept_per_step = 2.5;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
@@ -332,10 +309,7 @@ static void test_spread(void)
 {
 	struct serve_params p;
 	struct serve_result a, b;
-	serve_params_init(&p);
-	p.concurrency = 16;
-	p.output_len = 200;
-	p.spread = 0;
+	fix_serve_params(&p, 16, 200);
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
 	p.spread = 0.5;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
@@ -411,10 +385,7 @@ static void test_benchmark_run(void)
 	struct serve_params p;
 	struct serve_result r;
 	double t_end = 0.100 + 10 * 0.0102 + 0.050 + 10 * 0.0101;
-	serve_params_init(&p);
-	p.concurrency = 2;
-	p.output_len = 11;
-	p.spread = 0;
+	fix_serve_params(&p, 2, 11);
 	p.prompts = 3;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
 	EXPECT_NEAR(r.tok_s_total, 33 / t_end, 1e-9);
@@ -487,13 +458,10 @@ static void test_long_run(void)
 {
 	struct serve_params p;
 	struct serve_result r;
-	serve_params_init(&p);
-	p.concurrency = 1;
+	fix_serve_params(&p, 1, 4000);
 	p.rate = 1000;
 	p.prompts = 2700;
 	p.input_len = 16;
-	p.output_len = 4000;
-	p.spread = 0;
 	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
 	EXPECT_INT(r.completed, 2700);
 	CU_ASSERT(r.steps > 10000000);

@@ -1,6 +1,7 @@
 /*
  * test_sim_int.h - what test_sim_flow.c and test_sim_engine.c share:
- * assertions that print the actual and the expected value, and an engine
+ * assertions that print the actual and the expected value (test_bench.c,
+ * test_sim_queue.c and test_sim_solvers.c use them too), and an engine
  * with a flow network (defined in test_sim_flow.c).
  */
 #ifndef PLUMB_TEST_SIM_INT_H

@@ -8,24 +8,9 @@
 #include <stdlib.h>
 
 #include "queue.h"
+#include "test_sim_int.h"
 
 void suite_sim_queue(void);
-
-/* Assertions that print the actual and the expected value on failure. */
-#define EXPECT_INT(act, exp) do { \
-	long long a_ = (long long)(act), e_ = (long long)(exp); \
-	char m_[256]; \
-	snprintf(m_, sizeof(m_), "%s = %lld, expected %lld", #act, a_, e_); \
-	CU_assertImplementation(a_ == e_, __LINE__, m_, __FILE__, "", \
-				CU_FALSE); \
-} while (0)
-
-#define EXPECT_TRUE(cond, ...) do { \
-	char m_[256]; \
-	snprintf(m_, sizeof(m_), __VA_ARGS__); \
-	CU_assertImplementation((cond) ? CU_TRUE : CU_FALSE, __LINE__, m_, \
-				__FILE__, "", CU_FALSE); \
-} while (0)
 
 static struct sim_event mk(double t, int prio, int tag)
 {

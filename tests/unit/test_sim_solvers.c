@@ -24,15 +24,9 @@
 
 #include "engine.h"
 #include "flow.h"
+#include "test_sim_int.h"
 
 void suite_sim_solvers(void);
-
-#define EXPECT_TRUE(cond, ...) do { \
-	char m_[512]; \
-	snprintf(m_, sizeof(m_), __VA_ARGS__); \
-	CU_assertImplementation((cond) ? CU_TRUE : CU_FALSE, __LINE__, m_, \
-				__FILE__, "", CU_FALSE); \
-} while (0)
 
 #define REL_TOL 1e-9
 #define MAXPATH 6

@@ -14,14 +14,6 @@
 
 void suite_step(void);
 
-#define EXPECT_NEAR(actual, expected, rel) do { \
-	double a_ = (actual), e_ = (expected); \
-	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
-		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
-		       #actual, a_, e_, (double)(rel)); \
-	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
-} while (0)
-
 static const char four[] =
 	"plumb_scenario: 1\n"
 	"host: {cpu_vendor: amd}\n"
@@ -75,6 +67,30 @@ static void test_layout_parse(void)
 	CU_ASSERT(step_layout_parse("tp4pp", &l, NULL) < 0);
 }
 
+/* A layout of 8 GPUs (one compute op of `seconds`) on the four-GPU box is
+ * refused, the message saying so. */
+static void expect_too_large(const char *layout, double seconds)
+{
+	struct scenario *s = NULL;
+	struct step_layout l;
+	struct step_prog p;
+	struct step_result r = { 0 };
+	struct topo_opts o;
+	struct plumb_err e;
+	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
+	if (!s)
+		return;
+	topo_opts_init(&o);
+	step_layout_parse(layout, &l, NULL);
+	memset(&p, 0, sizeof(p));
+	step_prog_add(&p, SOP_COMPUTE, seconds, 0, TAG_ATTN, NULL);
+	plumb_err_clear(&e);
+	CU_ASSERT(step_run(s, &o, &l, &p, 1, &r, &e) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "needs 8 GPUs"));
+	step_prog_release(&p);
+	scn_free(s);
+}
+
 /* Two switches, a GPU pair under each: each pair's P2P turns at its own
  * switch's root port (a switch enforces ACS unless told otherwise). */
 static const char split[] =
@@ -126,26 +142,8 @@ static void test_replicas(void)
 		step_prog_release(&p);
 		scn_free(s);
 	}
-	{
-		struct scenario *s = NULL;
-		struct step_layout l;
-		struct step_prog p;
-		struct step_result r = { 0 };
-		struct topo_opts o;
-		struct plumb_err e;
-		CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
-		if (!s)
-			return;
-		topo_opts_init(&o);
-		step_layout_parse("dp4tp2", &l, NULL);
-		memset(&p, 0, sizeof(p));
-		step_prog_add(&p, SOP_COMPUTE, 10e-6, 0, TAG_ATTN, NULL);
-		plumb_err_clear(&e);
-		CU_ASSERT(step_run(s, &o, &l, &p, 1, &r, &e) < 0);
-		CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "needs 8 GPUs"));
-		step_prog_release(&p);
-		scn_free(s);
-	}
+	/* replicas count: four of tp2 need 8 GPUs, more than the box holds */
+	expect_too_large("dp4tp2", 10e-6);
 }
 
 static void test_sequence(void)
@@ -167,13 +165,7 @@ static void test_sequence(void)
 	step_prog_add(&p, SOP_ALLREDUCE, 0, 65536, TAG_COMM_TP, NULL);
 	step_prog_add(&p, SOP_COMPUTE, 20e-6, 0, TAG_MLP, NULL);
 	CU_ASSERT_EQUAL(step_run(s, &o, &l, &p, 1, &r, NULL), 0);
-	memset(&c, 0, sizeof(c));
-	c.op = COLL_ALLREDUCE;
-	c.n = 4;
-	c.gpus = fix_ranks;
-	c.bytes = 65536;
-	c.algo = ALGO_AUTO;
-	c.proto = PROTO_AUTO;
+	fix_coll_spec(&c, COLL_ALLREDUCE, 4, 65536, ALGO_AUTO, PROTO_AUTO);
 	CU_ASSERT_EQUAL(coll_time(s, &o, &c, &cr, NULL), 0);
 	/* Alone in the step, the all-reduce takes what it takes alone. */
 	EXPECT_NEAR(r.seconds, 30e-6 + cr.seconds, 1e-9);
@@ -184,23 +176,35 @@ static void test_sequence(void)
 	scn_free(s);
 }
 
-static void test_pipeline(void)
+/* The four-GPU box as tp2pp2: each stage's program one compute op of T
+ * seconds, the first stage sending 8 bytes on; NULL (an assertion failed)
+ * when the box does not load. */
+static struct scenario *two_stages(double T, struct topo_opts *o, struct step_layout *l,
+				   struct step_prog p[2])
 {
 	struct scenario *s = NULL;
+	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
+	if (!s)
+		return NULL;
+	topo_opts_init(o);
+	step_layout_parse("tp2pp2", l, NULL);
+	memset(p, 0, 2 * sizeof(*p));
+	step_prog_add(&p[0], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
+	step_prog_add(&p[1], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
+	p[0].send_bytes = 8;
+	return s;
+}
+
+static void test_pipeline(void)
+{
+	struct scenario *s;
 	struct step_layout l;
 	struct step_prog p[2];
 	struct step_result r1 = { 0 }, r4 = { 0 };
 	struct topo_opts o;
 	double T = 100e-6;
-	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
-	if (!s)
+	if (!(s = two_stages(T, &o, &l, p)))
 		return;
-	topo_opts_init(&o);
-	step_layout_parse("tp2pp2", &l, NULL);
-	memset(p, 0, sizeof(p));
-	step_prog_add(&p[0], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
-	step_prog_add(&p[1], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
-	p[0].send_bytes = 8;
 	/* One microbatch: the stages run one after the other. */
 	CU_ASSERT_EQUAL(step_run(s, &o, &l, p, 1, &r1, NULL), 0);
 	CU_ASSERT(r1.seconds > 2 * T && r1.seconds < 2 * T + 2e-6);
@@ -223,7 +227,7 @@ static void test_pipeline(void)
  * microbatch's time. */
 static void test_pipeline_steady(void)
 {
-	struct scenario *s = NULL;
+	struct scenario *s;
 	struct step_layout l;
 	struct step_prog p[2];
 	struct step_result r1 = { 0 }, rs = { 0 };
@@ -231,15 +235,8 @@ static void test_pipeline_steady(void)
 	struct topo_opts o;
 	double T = 100e-6, busy = 0;
 	int i;
-	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
-	if (!s)
+	if (!(s = two_stages(T, &o, &l, p)))
 		return;
-	topo_opts_init(&o);
-	step_layout_parse("tp2pp2", &l, NULL);
-	memset(p, 0, sizeof(p));
-	step_prog_add(&p[0], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
-	step_prog_add(&p[1], SOP_COMPUTE, T, 0, TAG_ATTN, NULL);
-	p[0].send_bytes = 8;
 	CU_ASSERT_EQUAL(step_run(s, &o, &l, p, 2, &r1, NULL), 0);
 	CU_ASSERT(r1.seconds > 3 * T && r1.seconds < 3 * T + 4e-6);
 	rs.rounds = 4;
@@ -383,24 +380,7 @@ static void test_replay_pipeline(void)
 
 static void test_too_many_gpus(void)
 {
-	struct scenario *s = NULL;
-	struct step_layout l;
-	struct step_prog p;
-	struct step_result r = { 0 };
-	struct topo_opts o;
-	struct plumb_err e;
-	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
-	if (!s)
-		return;
-	topo_opts_init(&o);
-	step_layout_parse("tp8", &l, NULL);
-	memset(&p, 0, sizeof(p));
-	step_prog_add(&p, SOP_COMPUTE, 1e-6, 0, TAG_ATTN, NULL);
-	plumb_err_clear(&e);
-	CU_ASSERT(step_run(s, &o, &l, &p, 1, &r, &e) < 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "needs 8 GPUs"));
-	step_prog_release(&p);
-	scn_free(s);
+	expect_too_large("tp8", 1e-6);
 }
 
 void suite_step(void)

@@ -14,13 +14,6 @@
 void suite_topo(void);
 void suite_bar(void);
 
-#define EXPECT_STR(actual, expected) do { \
-	const char *a_ = (actual), *e_ = (expected); \
-	if (strcmp(a_, e_) != 0) \
-		printf("\n  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #actual, a_, e_); \
-	CU_ASSERT_STRING_EQUAL(a_, e_); \
-} while (0)
-
 static const char seed_vm[] =
 	"plumb_scenario: 1\nname: t\n"
 	"host: {cpu_vendor: amd, sockets: 2, cores_per_socket: 4}\n"

@@ -7,20 +7,13 @@
 #include <string.h>
 
 #include "fabric.h"
+#include "fixtures.h"
 #include "p2ptest.h"
 #include "scn.h"
 #include "topo.h"
 #include "xfer.h"
 
 void suite_xfer(void);
-
-#define EXPECT_NEAR(actual, expected, rel) do { \
-	double a_ = (actual), e_ = (expected); \
-	if (!(fabs(a_ - e_) <= (rel) * fabs(e_))) \
-		printf("\n  %s:%d: %s = %.9g, expected %.9g (rel %g)\n", __FILE__, __LINE__, \
-		       #actual, a_, e_, (double)(rel)); \
-	CU_ASSERT(fabs(a_ - e_) <= (rel) * fabs(e_)); \
-} while (0)
 
 static const char two_rc[] =
 	"plumb_scenario: 1\n"
