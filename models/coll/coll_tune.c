@@ -36,7 +36,8 @@ static const double speed_sm100[] = { 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 
 #define NCCL_MAXCHANNELS 64             /* src/include/device.h MAXCHANNELS */
 #define NCCL_PCI_BW 12.0                /* src/graph/topo.h PCI_BW (Gen3 x16) */
 /* The release whose search took sm100SpeedArrayIntra (NCCL 2.25.1-1,
- * commit 80f6bda4), down to 18 GB/s on Blackwell. */
+ * commit 80f6bda4), down to 19 GB/s on Blackwell (18 from 2.27.3-1,
+ * commit 72d24320; either is above AMD_BW's 16). */
 #define NCCL_SM100_SEARCH 22501
 
 /* Compute capability x 10 of a GPU ("sm_90" -> 90; unknown: 100). */
