@@ -97,6 +97,8 @@ struct meas_nccl_run {
 	int wrong_is_error;     /* old format: *_wrong hold the max error */
 	unsigned transports;    /* MEAS_TR_* bits seen in NCCL INFO lines */
 	double avg_busbw;       /* "# Avg bus bandwidth" footer, NaN if absent */
+	int nccl_version;       /* "nccl-library=22907" of the "# nccl-tests version"
+				   header (NCCL 2.29.7); 0 when absent */
 	int ndevices;
 	struct meas_nccl_device *devices; /* owned by the run */
 	int nrows;

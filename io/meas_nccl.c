@@ -592,8 +592,19 @@ static int do_line(struct ctx *c, const char *line)
 		return 0;
 	}
 	if (tok[0].s[0] == '#') {
-		if (n >= 2 && meas_tok_is(&tok[0], "#") && meas_tok_is(&tok[1], "nccl-tests"))
-			return context_line(c);
+		if (n >= 2 && meas_tok_is(&tok[0], "#") && meas_tok_is(&tok[1], "nccl-tests")) {
+			int k;
+			if ((rc = context_line(c)) < 0)
+				return rc;
+			/* "nccl-headers=22907 nccl-library=22907": the release the
+			 * run linked (major x 10000 + minor x 100 + patch) */
+			for (k = 2; k < n; k++)
+				if (tok[k].len > 13 && !strncmp(tok[k].s, "nccl-library=", 13) &&
+				    meas_num_int(tok[k].s + 13, (size_t)tok[k].len - 13, &v) == 0 &&
+				    v >= 20000 && v < 100000)
+					c->b.r.nccl_version = v;
+			return 0;
+		}
 		if (n >= 4 && meas_tok_is(&tok[1], "Collective") &&
 		    meas_tok_is(&tok[2], "test") && meas_tok_is(&tok[3], "starting:")) {
 			if ((rc = context_line(c)) < 0)

@@ -138,6 +138,10 @@ void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
  * speed / 80, the speed arrays of src/graph/search.cc, ncclTopoDupChannels
  * and connect.cc's doubling; p2pnChannelsPerPeer and the p2p chunk size.
  * A scenario that sets nccl_channels overrides the communicator's count.
+ * A ring whose slowest hop is below the array's lowest speed has no ring
+ * the search accepts: NCCL falls back to the ranks in order, one ring at
+ * 0.1 GB/s (search.cc "falling back to simple order"), which its tuner
+ * then weighs (g->fallback).
  * coll_tune_nch: the channels a ring collective of `bytes` runs
  * (src/enqueue.cc), at least 1; coll_tune_nthreads: the threads each of
  * those channels runs (src/enqueue.cc halves them once one channel is
@@ -156,6 +160,8 @@ struct coll_graph {
 	double gpu_gbs;             /* what the rings leaving a GPU share */
 	int graph_ch;               /* the search's rings after its duplication */
 	double bw_intra;            /* per ring, GB/s */
+	int fallback;               /* no ring at the array's lowest speed: NCCL's
+				     * "simple order" (one ring at 0.1 GB/s) */
 	int nch;                    /* channels of the communicator */
 	int p2p_ch_per_peer;        /* p2pnChannelsPerPeer */
 	int p2p_nch;                /* p2pnChannels */

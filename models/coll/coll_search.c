@@ -11,7 +11,10 @@
  * search does, the pick made from NCCL's compiled tables whatever step
  * latencies the machine has. A ring over PCIe P2P runs the fastest
  * simulated protocol (the tuner's pick in NCCL's units, from plumb's
- * reading of its search, missed more on the public runs: docs/model.md).
+ * reading of its search, missed more on the public runs: docs/model.md),
+ * unless NCCL's search found no ring and fell back to one at 0.1 GB/s
+ * (a Blackwell ring across AMD sockets): then its tuner's pick, Simple
+ * from a few KiB.
  * RCCL on 8 MI300X runs its MSCCL allpairs where its algorithm files
  * take the size (coll_rccl.c). Send/recv and all-to-all take NCCL's p2p
  * rule (LL under NCCL_P2P_LL_THRESHOLD per channel, else Simple).
@@ -215,8 +218,9 @@ static int coll_check(const struct scenario *s, const struct coll_spec *c, struc
  * The protocol NCCL runs collective c with, or -1 to keep the fastest
  * simulated: send/recv and all-to-all by NCCL's p2p rule (LL while a
  * peer's bytes fit NCCL_P2P_LL_THRESHOLD per channel); a ring inside one
- * host with a hop through host memory by its tuner (coll_tune_proto);
- * other rings -1.
+ * host with a hop through host memory, or on the graph NCCL's search
+ * falls back to (coll_graph_of), by its tuner (coll_tune_proto); other
+ * rings -1.
  */
 static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 		     const struct coll_spec *c)
@@ -239,7 +243,7 @@ static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 		/* an NVLink ring (NVSwitch or bonds), whose graph NCCL's search
 		 * finds as coll_graph_of does: the tuner's pick too; RCCL on an
 		 * xGMI mesh tunes by its own tables: the fastest simulated */
-		if (!shm && (!g.nvlink || s->xgmi))
+		if (!shm && (!g.nvlink || s->xgmi) && !g.fallback)
 			return -1;
 	}
 	if (c->op == COLL_SENDRECV || c->op == COLL_ALLTOALL) {

@@ -35,6 +35,10 @@ static const double speed_sm100[] = { 90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 
 
 #define NCCL_MAXCHANNELS 64             /* src/include/device.h MAXCHANNELS */
 #define NCCL_PCI_BW 12.0                /* src/graph/topo.h PCI_BW (Gen3 x16) */
+/* The release whose search took sm100SpeedArrayIntra (NCCL 2.25.1-1,
+ * commit 80f6bda4), down to 19 GB/s on Blackwell (18 from 2.27.3-1,
+ * commit 72d24320; either is above AMD_BW's 16). */
+#define NCCL_SM100_SEARCH 22501
 
 /* Compute capability x 10 of a GPU ("sm_90" -> 90; unknown: 100). */
 static int gpu_sm(const struct scenario *s, int g)
@@ -165,6 +169,20 @@ void coll_graph_of(const struct scenario *s, const struct topo_view *v, const st
 			    (int)(sizeof(speed_intra) / sizeof(*sp));
 	for (k = 0; k < nsp - 1 && sp[k] > hop; k++)
 		;
+	if (sp[k] > hop + 1e-9 && v->nccl_version >= NCCL_SM100_SEARCH) {
+		/* No ring holds even the array's lowest speed (a Blackwell
+		 * ring across AMD sockets: AMD_BW 16 under 18 GB/s): the
+		 * search returns no channel and ncclTopoCompute falls back
+		 * to the ranks in order, "bwIntra = 0.1; typeIntra =
+		 * PATH_SYS; nChannels = 1" (src/graph/search.cc, NCCL
+		 * 2.25.1 to 2.30.7), below the duplication threshold. Only
+		 * for a run that names its release: plumb's other
+		 * predictions keep the lowest speed (docs/model.md). */
+		g->fallback = 1;
+		g->bw_intra = 0.1;
+		g->graph_ch = 1;
+		goto channels;
+	}
 	best_k = k;
 	nch = (int)(tot / sp[k] + 1e-9);
 	if (nch < 1)
@@ -191,6 +209,7 @@ void coll_graph_of(const struct scenario *s, const struct topo_view *v, const st
 		g->bw_intra /= (dup + g->graph_ch - 1) / g->graph_ch;
 		g->graph_ch = dup;
 	}
+channels:
 	/* src/graph/connect.cc ncclTopoPostset: every channel once more. */
 	g->nch = 2 * g->graph_ch < NCCL_MAXCHANNELS ? 2 * g->graph_ch : NCCL_MAXCHANNELS;
 	if (s->k.set[K_NCCL_CHANNELS])      /* NCCL_MIN/MAX_NCHANNELS given */
@@ -302,9 +321,12 @@ double coll_tune_time(const struct scenario *s, const struct coll_graph *g,
 	 * NCCL's model assumes when it picks. A ring through host memory
 	 * keeps the latencies in force: there plumb's graph is not always
 	 * NCCL's (docs/model.md "Collectives"), and the fitted PCI steps
-	 * carry its switch points. */
+	 * carry its switch points. The fallback ring (g->fallback) is
+	 * NCCL's tables at 0.1 GB/s, whatever the machine's steps. */
 	lat = g->nvlink ? plumb_const_defs[base_k[proto]].def +
 			  nsteps * plumb_const_defs[nvl_k[proto]].def :
+	      g->fallback ? plumb_const_defs[base_k[proto]].def +
+			    nsteps * plumb_const_defs[pci_k[proto]].def :
 			  s->k.v[base_k[proto]] + nsteps * s->k.v[pci_k[proto]];
 	/* bus to algorithm bandwidth: nRanks / nsteps; time in us
 	 * (ncclTopoGetAlgoTime: lat + bytes / (1000 x bw)) */

@@ -22,6 +22,7 @@ void topo_opts_init(struct topo_opts *o)
 	o->nccl_p2p_level = -1;
 	o->nccl_shm_disable = 0;
 	o->pci_realloc = -1;
+	o->nccl_version = 0;
 }
 
 int topo_root_of(const struct scenario *s, int node)
@@ -457,6 +458,7 @@ static void fill_transport(struct topo_view *v, const struct topo_opts *o)
 	int i, j;
 	v->nccl_level_default = o->nccl_p2p_level < 0 && s->nccl_level < 0;
 	v->nccl_level_scenario = o->nccl_p2p_level < 0 && s->nccl_level >= 0;
+	v->nccl_version = o->nccl_version;
 	if (o->nccl_p2p_level >= 0)
 		v->nccl_level = o->nccl_p2p_level;
 	else if (s->nccl_level >= 0)

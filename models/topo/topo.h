@@ -34,6 +34,8 @@ struct topo_opts {
 	int nccl_p2p_level;     /* -1 NCCL's default, else enum topo_nccl_path */
 	int nccl_shm_disable;   /* NCCL_SHM_DISABLE=1 */
 	int pci_realloc;        /* -1 as in the scenario, 0 without, 1 with */
+	int nccl_version;       /* the NCCL release a measured run linked
+				   (22907: 2.29.7), 0 when unknown */
 };
 
 void topo_opts_init(struct topo_opts *o);
@@ -73,6 +75,7 @@ struct topo_view {
 	int nccl_level;                         /* effective NCCL_P2P_LEVEL */
 	int nccl_level_default;                 /* 1 when it is NCCL's default */
 	int nccl_level_scenario;                /* 1 when the scenario's `nccl:` set it */
+	int nccl_version;                       /* topo_opts nccl_version */
 	int *group;                             /* [nep] IOMMU group per endpoint (host) */
 	int ngroups;
 	int acs_override;                       /* the option the view was built with */

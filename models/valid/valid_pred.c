@@ -159,6 +159,8 @@ static int predict_case(struct val_set *v, int ci, int only_train, struct plumb_
 
 	topo_opts_init(&o);
 	o.nccl_p2p_level = c->p2p_disable ? NP_LOC : c->nccl_level;
+	if (c->kind == VAL_NCCL)        /* the release its header names: NCCL's search of it */
+		o.nccl_version = c->nccl->runs[c->run - 1].nccl_version;
 	for (p = c->first_point; p < c->first_point + c->npoints; p++) {
 		struct val_point *pt = &v->points[p];
 		if (only_train && !pt->train)

@@ -596,6 +596,69 @@ static void test_p2p_path(void)
 	scn_free(s);
 }
 
+/* NCCL 2.25.1 and later search Blackwell rings down to 18 GB/s only: the
+ * 8x RTX 5090 box's ring crosses its AMD sockets (AMD_BW 16), finds none
+ * and falls back to one ring at 0.1 GB/s, on which the tuner's LL gives
+ * way to Simple between 2 and 4 KiB (ring LL 6.6 + 14 x 1.0 us at 0.05 x
+ * 8/14 GB/s against Simple 8.4 + 14 x 5.7 at 0.1 x 8/14: 3863 B), where
+ * the run (NCCL 2.29.7) steps from 24.5 to 36.3 us. A run that names no
+ * release keeps the lowest speed. */
+static void test_search_fallback(void)
+{
+	static const int ranks[8] = { 0, 1, 2, 3, 4, 5, 7, 8 };
+	struct scenario *s = NULL;
+	struct topo_view *v = NULL;
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r;
+	struct coll_graph g;
+	struct plumb_err e;
+	int ver;
+	CU_ASSERT_EQUAL_FATAL(scn_load("validation/scenarios/crazy-epyc9575f-8x5090-pro6000.yaml",
+				       &s, NULL), 0);
+	memset(&c, 0, sizeof(c));
+	c.op = COLL_ALLREDUCE;
+	c.n = 8;
+	c.gpus = ranks;
+	for (ver = 0; ver <= 22907; ver += 22907) {
+		topo_opts_init(&o);
+		o.nccl_p2p_level = NP_SYS;
+		o.nccl_version = ver;
+		CU_ASSERT_EQUAL_FATAL(topo_build(s, TOPO_HOST, &o, &v, NULL), 0);
+		coll_graph_of(s, v, &c, &g);
+		CU_ASSERT_EQUAL(g.sm, 120);
+		EXPECT_NEAR(g.hop_gbs, 16.0, 1e-9);
+		CU_ASSERT_EQUAL(g.fallback, ver > 0);
+		EXPECT_NEAR(g.bw_intra, ver > 0 ? 0.1 : 18.0, 1e-9);
+		CU_ASSERT_EQUAL(g.graph_ch, 1);
+		CU_ASSERT_EQUAL(g.nch, 2);
+		if (ver > 0) {
+			c.bytes = 2048;
+			CU_ASSERT_EQUAL(coll_tune_proto(s, &g, &c), PROTO_LL);
+			c.bytes = 4096;
+			CU_ASSERT_EQUAL(coll_tune_proto(s, &g, &c), PROTO_SIMPLE);
+			c.bytes = 3800;
+			CU_ASSERT_EQUAL(coll_tune_proto(s, &g, &c), PROTO_LL);
+			c.bytes = 3900;
+			CU_ASSERT_EQUAL(coll_tune_proto(s, &g, &c), PROTO_SIMPLE);
+		}
+		topo_free(v);
+		v = NULL;
+		/* auto runs that pick on the fallback ring; without a
+		 * release, the fastest simulated (LL at 4 KiB) */
+		c.algo = ALGO_AUTO;
+		c.proto = PROTO_AUTO;
+		c.bytes = 4096;
+		plumb_err_clear(&e);
+		CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, &e), 0);
+		CU_ASSERT_EQUAL(r.proto, ver > 0 ? PROTO_SIMPLE : PROTO_LL);
+		c.bytes = 2048;
+		CU_ASSERT_EQUAL(coll_time(s, &o, &c, &r, &e), 0);
+		CU_ASSERT_EQUAL(r.proto, PROTO_LL);
+	}
+	scn_free(s);
+}
+
 void suite_coll(void)
 {
 	CU_pSuite s = CU_add_suite("coll", NULL, NULL);
@@ -611,4 +674,6 @@ void suite_coll(void)
 	CU_add_test(s, "NCCL's channels: NVSwitch, NVLink bridge, PCIe", test_channels);
 	CU_add_test(s, "channels by size, the tuner's protocol switch points", test_size_and_protocol);
 	CU_add_test(s, "the p2p path: channels per peer, LL threshold", test_p2p_path);
+	CU_add_test(s, "NCCL's search falls back: one ring at 0.1 GB/s, Simple from 4 KiB",
+		    test_search_fallback);
 }

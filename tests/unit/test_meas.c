@@ -259,6 +259,7 @@ static void test_nccl_variants(void)
 	if (f->nruns == 2) {
 		const struct meas_nccl_run *a = &f->runs[0], *b = &f->runs[1];
 		EXPECT_STR(a->op, "allreduce");
+		EXPECT_INT(a->nccl_version, 0);
 		EXPECT_INT(a->op_src, MEAS_SRC_DEFAULT);
 		EXPECT_INT(a->ngpus, 4);
 		EXPECT_INT(a->has_root, 0);
@@ -644,6 +645,30 @@ static void test_p2p_bad(void)
 		  "binary data (NUL byte at offset 85); expected a text file");
 }
 
+/* The release the run linked, from nccl-tests' version header (NCCL 2.29.7
+ * of the 8x RTX 5090 sample); a second run of the file without one has 0. */
+static void test_nccl_version(void)
+{
+	static const char text[] =
+		"# nccl-tests version 2.18.2 nccl-headers=22907 nccl-library=22907\n"
+		"# nThread 1 nGpus 8 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"           8             2     float     sum      -1    25.47    0.00    0.00       0    24.82    0.00    0.00       0\n"
+		"# nThread 1 nGpus 8 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0\n"
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+		"           8             2     float     sum      -1    25.47    0.00    0.00       0    24.82    0.00    0.00       0\n";
+	struct meas_nccl_file *f = NULL;
+	struct plumb_err e;
+	EXPECT_INT(meas_nccl_parse(text, sizeof(text) - 1, "v.txt", NULL, &f, &e), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	EXPECT_INT(f->nruns, 2);
+	if (f->nruns == 2) {
+		EXPECT_INT(f->runs[0].nccl_version, 22907);
+		EXPECT_INT(f->runs[1].nccl_version, 0);
+	}
+	meas_nccl_free(f);
+}
+
 void suite_meas(void)
 {
 	CU_pSuite s = CU_add_suite("meas", NULL, NULL);
@@ -652,6 +677,7 @@ void suite_meas(void)
 	CU_add_test(s, "nccl-tests variants", test_nccl_variants);
 	CU_add_test(s, "nccl-tests hints", test_nccl_hints);
 	CU_add_test(s, "nccl-tests bad input", test_nccl_bad);
+	CU_add_test(s, "nccl-tests: the NCCL release of a run", test_nccl_version);
 	CU_add_test(s, "p2p samples", test_p2p_samples);
 	CU_add_test(s, "p2p variants", test_p2p_variants);
 	CU_add_test(s, "p2p bad input", test_p2p_bad);

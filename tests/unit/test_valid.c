@@ -180,7 +180,7 @@ static void test_fits(void)
 	/* the shipped list agrees with the sources */
 	CU_ASSERT_EQUAL(fits_variant("cases:", "cases:", &e), 0);
 	/* a source names the data file of a case that does not list it */
-	CU_ASSERT_EQUAL(fits_variant("    fits: [nccl_bw_eff, nccl_tests_launch_us]\n", "", &e),
+	CU_ASSERT_EQUAL(fits_variant("    fits: [nccl_bw_eff, nccl_tests_launch_us, nccl_pci_simple_us]\n", "", &e),
 			-PLUMB_EINPUT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "nccl-8x5090-epyc9575f-p2p.txt"));
 	/* a case lists a constant no source derives from its data */
