@@ -34,9 +34,11 @@ enum {
 	/*
 	 * A linear-attention (gated delta rule) layer's prefill runs the chunked
 	 * form, not the recurrent update of a decode step: SGLang's GDN backend
-	 * computes the gates (fused_gdn_gating) and calls chunk_gated_delta_rule
-	 * with use_qk_l2norm_in_kernel (python/sglang/srt/layers/attention/fla/
-	 * chunk.py, adapted from fla-org/flash-linear-attention): l2norm of q and
+	 * (python/sglang/srt/layers/attention/hybrid_linear_attn_backend.py,
+	 * forward_extend) computes the gates (fused_gdn_gating) and calls
+	 * chunk_gated_delta_rule with use_qk_l2norm_in_kernel=True
+	 * (python/sglang/srt/layers/attention/fla/chunk.py, adapted from
+	 * fla-org/flash-linear-attention): l2norm of q and
 	 * of k, chunk_local_cumsum, chunk_scaled_dot_kkt_fwd, solve_tril,
 	 * recompute_w_u_fwd, chunk_gated_delta_rule_fwd_h, chunk_fwd_o: nine
 	 * Triton kernels where a decode step's recurrent update is KERN_CORE.
