@@ -31,6 +31,19 @@ enum {
 	KERN_ATTN_LIN = 4,      /* in_proj_qkvz + ba gemm, conv1d update, gated norm, out_proj */
 	KERN_INDEXER = 3,       /* key write, fp8 scores over the context, top-k */
 	KERN_CORE = 2,          /* split-KV attention, combine */
+	/*
+	 * A linear-attention (gated delta rule) layer's prefill runs the chunked
+	 * form, not the recurrent update of a decode step: SGLang's GDN backend
+	 * (python/sglang/srt/layers/attention/hybrid_linear_attn_backend.py,
+	 * forward_extend) computes the gates (fused_gdn_gating) and calls
+	 * chunk_gated_delta_rule with use_qk_l2norm_in_kernel=True
+	 * (python/sglang/srt/layers/attention/fla/chunk.py, adapted from
+	 * fla-org/flash-linear-attention): l2norm of q and
+	 * of k, chunk_local_cumsum, chunk_scaled_dot_kkt_fwd, solve_tril,
+	 * recompute_w_u_fwd, chunk_gated_delta_rule_fwd_h, chunk_fwd_o: nine
+	 * Triton kernels where a decode step's recurrent update is KERN_CORE.
+	 */
+	KERN_LIN_CHUNK = 9,
 	KERN_ROUTER = 2,        /* gate gemm, top-k */
 	KERN_EXPERTS = 4,       /* align/sort, gate_up grouped gemm, activation, down + combine */
 	/*
@@ -350,7 +363,8 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		/* the delta rule reads and writes each sequence's state once per
 		 * step; per token about 6 x heads x k_dim x v_dim FLOPs (decay,
 		 * k^T v update, q S readout) */
-		add(e, LLM_OP_KV, "linear attention state", LLM_BF16, KERN_CORE,
+		add(e, LLM_OP_KV, "linear attention state", LLM_BF16,
+		    e->prefill ? KERN_LIN_CHUNK : KERN_CORE,
 		    2.0 * batch * llm_lin_state_bytes(m, s->tp),
 		    6.0 * m->lin_v_heads / s->tp * m->lin_k_dim * m->lin_v_dim * T, 0);
 	} else {

@@ -501,6 +501,31 @@ static void test_hybrid(void)
 	/* the linear layers' state: 32/4 value heads x 128 x 128 plus 3 conv
 	 * steps of (2 x 4 x 128 + 8 x 128) channels, bf16, 36 layers */
 	EXPECT_NEAR(a - 1000.0 * 12 * 1024, 36 * 2.0 * (8 * 128 * 128 + 3 * (1024 + 1024)), 1e-9);
+	/* a decode step updates each linear layer's state with the recurrent
+	 * kernels, a prefill chunk runs the chunked delta rule's nine */
+	{
+		struct llm_step st = { 1, 0, 1, 0, 0 };
+		struct llm_ops o;
+		int dec = 0, pre = 0, nlin = 0, i;
+		llm_ops_init(&o);
+		CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+		for (i = 0; i < o.n; i++)
+			if (o.op[i].kind == LLM_OP_KV && o.op[i].layer >= 0 &&
+			    llm_layer_kind(m, o.op[i].layer) == LLM_LAYER_LINEAR) {
+				dec += o.op[i].kernels;
+				nlin++;
+			}
+		CU_ASSERT_EQUAL(nlin, 36);
+		st.q_len = 300;
+		CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+		for (i = 0; i < o.n; i++)
+			if (o.op[i].kind == LLM_OP_KV && o.op[i].layer >= 0 &&
+			    llm_layer_kind(m, o.op[i].layer) == LLM_LAYER_LINEAR)
+				pre += o.op[i].kernels;
+		CU_ASSERT_EQUAL(dec, 36 * 2);
+		CU_ASSERT_EQUAL(pre, 36 * 9);
+		llm_ops_release(&o);
+	}
 	llm_shard_init(&s, m, 32, 1);
 	CU_ASSERT_EQUAL(llm_shard_check(m, &s, &e), -PLUMB_EINPUT);    /* 16 key heads */
 
