@@ -197,6 +197,9 @@ struct scn_moe {
 	double skew;                /* Zipf exponent of expert popularity, 0 uniform */
 	int tbo;                    /* two_batch_overlap: SGLang's two micro-batches, one's
 				       expert all-to-all under the other's compute */
+	int redundant;              /* redundant_experts: extra physical copies of the
+				       busiest experts (EPLB; SGLang's
+				       --ep-num-redundant-experts), 0 none */
 };
 struct scn_serving {
 	int given;                  /* the scenario has a serving: section */

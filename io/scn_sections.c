@@ -13,7 +13,7 @@
 static const char *const serving_keys[] = {
 	"engine", "cuda_graphs", "custom_allreduce", "allreduce_fusion", "moe_backend",
 	"attention_backend", "dsa", "mtp", "note", "moe_runner", "moe_skew",
-	"two_batch_overlap", NULL
+	"two_batch_overlap", "redundant_experts", NULL
 };
 static const char *const engine_names[] = { "sglang", "vllm", "trtllm", "other", NULL };
 static const char *const allreduce_names[] = { "off", "oneshot", "twoshot", "auto", NULL };
@@ -266,6 +266,12 @@ static int parse_serving_moe(const struct ytree *t, const struct ynode *m,
 	if ((v = ymap_get(m, "two_batch_overlap")) &&
 	    (rc = yget_bool(t, v, "two_batch_overlap", &moe->tbo, err)) < 0)
 		return rc;
+	if ((v = ymap_get(m, "redundant_experts"))) {
+		long n;
+		if ((rc = yget_int(t, v, "redundant_experts", 0, 4096, &n, err)) < 0)
+			return rc;
+		moe->redundant = (int)n;
+	}
 	return 0;
 }
 
