@@ -101,6 +101,9 @@ struct scn_gpu_model {
 	 * a purchase price, US dollars; 0: not stated (tdp_w, idle_w: the
 	 * cost model's rule, price: the scenario must give one). */
 	double tdp_w, idle_w, price_usd;
+	/* Streaming multiprocessors (`sms:`), 0 not stated: what kernels
+	 * running beside each other share (two-batch overlap). */
+	int sms;
 	/* How tools name it (plumb import): `names:` as lspci's bracketed name
 	 * or nvidia-smi's without "NVIDIA " give it, and `pci_ids:` vendor and
 	 * device id pairs (vendor << 16 | device). */
@@ -185,12 +188,18 @@ enum scn_engine { SCN_ENGINE_SGLANG, SCN_ENGINE_VLLM, SCN_ENGINE_TRTLLM, SCN_ENG
  * or auto (the engine's choice by size: both kernels are candidates). */
 enum scn_allreduce { SCN_AR_NCCL, SCN_AR_ONESHOT, SCN_AR_TWOSHOT, SCN_AR_AUTO };
 /* How the engine runs the routed experts (`moe_runner:`, in the order of
- * enum llm_moe_runner) and how skewed its router is (`moe_skew:`). */
+ * enum llm_moe_runner), how skewed its router is (`moe_skew:`) and whether
+ * it overlaps two micro-batches (`two_batch_overlap:`). */
 enum scn_moe_runner { SCN_MOE_FUSED, SCN_MOE_LOOP, SCN_MOE_DEEPEP };
 struct scn_moe {
 	enum scn_moe_runner runner; /* default fused */
 	int stated;                 /* the scenario names the runner */
 	double skew;                /* Zipf exponent of expert popularity, 0 uniform */
+	int tbo;                    /* two_batch_overlap: SGLang's two micro-batches, one's
+				       expert all-to-all under the other's compute */
+	int redundant;              /* redundant_experts: extra physical copies of the
+				       busiest experts (EPLB; SGLang's
+				       --ep-num-redundant-experts), 0 none */
 };
 struct scn_serving {
 	int given;                  /* the scenario has a serving: section */

@@ -22,7 +22,7 @@ extern const char scn_catalog_gpus_yaml[];
 static const char *const gpu_keys[] = {
 	"id", "name", "arch", "memory_gib", "memory_gbs", "pcie", "bars", "p2p_pcie",
 	"nvlink_links", "nvlink_gbs_per_link", "xgmi_links", "xgmi_gbs_per_link", "p2p_lat_us",
-	"tflops", "constants", "source", "names", "pci_ids", "tdp_w", "idle_w", "price_usd", NULL
+	"tflops", "constants", "source", "names", "pci_ids", "tdp_w", "idle_w", "price_usd", "sms", NULL
 };
 static const char *const bar_keys[] = { "region", "size", "bits", "prefetchable", NULL };
 static const char *const pcie_keys[] = { "gen", "width", NULL };
@@ -420,6 +420,12 @@ static int parse_gpu(const struct ytree *t, const struct ynode *n,
 	if (v && g->tdp_w > 0 && g->idle_w >= g->tdp_w)
 		return yerr(t, v, PLUMB_EINPUT, err, "idle_w (%g) must be below tdp_w (%g)",
 			    g->idle_w, g->tdp_w);
+	if ((v = ymap_get(n, "sms"))) {
+		long d;
+		if ((rc = yget_int(t, v, "sms", 1, 1024, &d, err)) < 0)
+			return rc;
+		g->sms = (int)d;
+	}
 	if ((v = ymap_get(n, "price_usd")) &&
 	    (rc = yget_double(t, v, "price_usd", 0, 1e8, &g->price_usd, err)) < 0)
 		return rc;

@@ -12,7 +12,8 @@
 
 static const char *const serving_keys[] = {
 	"engine", "cuda_graphs", "custom_allreduce", "allreduce_fusion", "moe_backend",
-	"attention_backend", "dsa", "mtp", "note", "moe_runner", "moe_skew", NULL
+	"attention_backend", "dsa", "mtp", "note", "moe_runner", "moe_skew",
+	"two_batch_overlap", "redundant_experts", NULL
 };
 static const char *const engine_names[] = { "sglang", "vllm", "trtllm", "other", NULL };
 static const char *const allreduce_names[] = { "off", "oneshot", "twoshot", "auto", NULL };
@@ -244,8 +245,9 @@ void scn_serving_derive(struct scn_serving *sv)
 			      !strcmp(sv->attention_backend, "trtllm_mla");
 }
 
-/* serving: moe_runner (fused, loop, deepep) and moe_skew (a Zipf exponent
- * of the experts' popularity, 0..4; docs/model.md, "Sharding"). */
+/* serving: moe_runner (fused, loop, deepep), moe_skew (a Zipf exponent
+ * of the experts' popularity, 0..4; docs/model.md, "Sharding") and
+ * two_batch_overlap (docs/model.md, "Two-batch overlap"). */
 static int parse_serving_moe(const struct ytree *t, const struct ynode *m,
 			     struct scn_moe *moe, struct plumb_err *err)
 {
@@ -261,6 +263,15 @@ static int parse_serving_moe(const struct ytree *t, const struct ynode *m,
 	if ((v = ymap_get(m, "moe_skew")) &&
 	    (rc = yget_double(t, v, "moe_skew", 0, 4, &moe->skew, err)) < 0)
 		return rc;
+	if ((v = ymap_get(m, "two_batch_overlap")) &&
+	    (rc = yget_bool(t, v, "two_batch_overlap", &moe->tbo, err)) < 0)
+		return rc;
+	if ((v = ymap_get(m, "redundant_experts"))) {
+		long n;
+		if ((rc = yget_int(t, v, "redundant_experts", 0, 4096, &n, err)) < 0)
+			return rc;
+		moe->redundant = (int)n;
+	}
 	return 0;
 }
 

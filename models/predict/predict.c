@@ -51,6 +51,7 @@ struct builder {
 	double acc;
 	int tag;
 	double ar_bytes, a2a_bytes, logits_bytes;
+	double dispatch_bytes;              /* the dispatch all-to-all's (the combine's: a2a_bytes) */
 	double dcp_q_bytes, dcp_o_bytes;    /* decode context parallel exchanges */
 	int dcp;                            /* 1: emit them (decode steps) */
 	int moe, lmhead;
@@ -141,11 +142,45 @@ static long mixed_tokens(const struct pred_cfg *c, const struct serve_shape *sh,
 	return (t + micro - 1) / micro;
 }
 
+/* Two-batch overlap (scenario `serving: {two_batch_overlap: true}`,
+ * SGLang's --enable-two-batch-overlap): an expert-parallel layout of one
+ * stage and one replica cuts each step into two microbatches and runs one's
+ * all-to-all under the other's compute (step.h, `overlap`). */
+static int step_tbo(const struct pred_cfg *c)
+{
+	return c->s->serving.moe.tbo && c->lay.kind == LAY_EP && c->lay.pp == 1 &&
+	       c->lay.dp <= 1 && c->micro <= 0;
+}
+
+/* SMs DeepEP's normal kernels take: deep_ep/buffer.py's Buffer.num_sms,
+ * 20 (deepseek-ai/DeepEP, V1), which SGLang keeps unless --deepep-config
+ * says otherwise. */
+#define DEEPEP_NORMAL_SMS 20
+
+/*
+ * The compute's rate beside a collective under two-batch overlap: the
+ * steps with prompt tokens run DeepEP's normal kernels, which hold
+ * DEEPEP_NORMAL_SMS of the GPU's SMs while they run (LMSYS's 96-H100 post
+ * names the "reduced streaming multiprocessors (SMs) with TBO" among the
+ * causes of its prefill kernels' slowdown); decode's low-latency kernels
+ * overlap by a hook that "does not occupy any SM resource" (DeepEP's
+ * README). A GPU of unknown SM count, or another MoE runner: full rate.
+ */
+static double tbo_rate(const struct pred_cfg *c, const struct serve_shape *sh)
+{
+	const struct scn_gpu_model *g =
+		&c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[0]].gpu_model];
+	if (sh->kind == SERVE_DECODE || c->prec.moe_runner != LLM_MOE_DEEPEP ||
+	    g->sms <= DEEPEP_NORMAL_SMS)
+		return 1;
+	return (double)(g->sms - DEEPEP_NORMAL_SMS) / g->sms;
+}
+
 /* The microbatches a step is cut into: the layout's (as many as stages by
- * default), at most one per sequence. */
+ * default; two under two-batch overlap), at most one per sequence. */
 static int step_micro(const struct pred_cfg *c, const struct serve_shape *sh)
 {
-	int micro = c->micro > 0 ? c->micro : c->lay.pp;
+	int micro = c->micro > 0 ? c->micro : step_tbo(c) ? 2 : c->lay.pp;
 	int seqs = sh->kind == SERVE_MIXED ? sh->batch + sh->dbatch : sh->batch;
 	return micro > seqs ? seqs : micro;
 }
@@ -288,6 +323,61 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 	return llm_ops_time(o, g, &c->s->k, step_graphs(c, shp->kind), NULL, err);
 }
 
+/*
+ * DeepEP's normal (internode) kernels, which SGLang runs for the steps
+ * that carry prompt tokens (--deepep-mode auto: normal for prefill,
+ * low-latency for decode; docs/model.md, "Two-batch overlap and DeepEP"),
+ * when the experts span H > 1 hosts of g GPUs each. A token goes over RDMA
+ * once to every remote host that holds one of its experts (to the GPU of
+ * its own local index there), which forwards it over NVLink to the GPUs of
+ * its experts; the combine returns the same way, summed within the host
+ * first. DeepEP's internode test counts the RDMA bytes so:
+ * num_rdma_token_sent * hidden (deepseek-ai/DeepEP tests/test_internode.py,
+ * quoted in deepseek-ai/DeepEP issue 407). With the E experts E/H to a
+ * host, a token touches a given remote host with probability
+ * 1 - C(E - E/H, k) / C(E, k). The dispatch carries FP8 with a float32
+ * scale per 128 values where the experts are FP8 (SGLang's DeepEP normal
+ * dispatcher quantises with sglang_per_token_group_quant_fp8(x, 128) unless
+ * SGLANG_DEEPEP_BF16_DISPATCH; DeepEP's README benchmarks "FP8
+ * dispatching and BF16 combining"), the combine bf16.
+ *
+ * The step's all-to-all stays one collective over all ep GPUs; its bytes
+ * per rank are set so that the share it sends off the host, (ep - g) / ep
+ * of them, is DeepEP's RDMA bytes (the NIC is the kernels' bottleneck:
+ * DeepEP's README gives internode bandwidth as RDMA bandwidth). The NVLink
+ * forwarding inside each host is not added. Scales *dispatch and *combine
+ * (plumb's one copy per token-expert pair, scaled for the busiest rank) by
+ * the ratio of those bytes to the pairs'; no change on one host.
+ */
+static void deepep_normal(const struct pred_cfg *c, double *dispatch, double *combine)
+{
+	const struct llm_model *m = c->m;
+	int ep = c->lay.ep, hosts = 0, seen[SCN_MAX_GPUS], i, j, g;
+	double miss = 1, touched, per_pair;
+	if (c->prec.moe_runner != LLM_MOE_DEEPEP || ep > SCN_MAX_GPUS || ep > c->s->ngpus)
+		return;
+	for (i = 0; i < ep; i++) {
+		int h = c->s->nodes[c->s->gpu_node[i]].host;
+		for (j = 0; j < hosts && seen[j] != h; j++)
+			;
+		if (j == hosts)
+			seen[hosts++] = h;
+	}
+	if (hosts < 2 || ep % hosts || m->experts % hosts)
+		return;
+	g = ep / hosts;
+	for (i = 0; i < m->top_k; i++)
+		miss *= (double)(m->experts - m->experts / hosts - i) / (m->experts - i);
+	touched = (hosts - 1) * (1 - miss);     /* remote hosts a token reaches */
+	/* the collective's bytes per rank per token whose off-host share is
+	 * `touched` copies, over k copies of the pairs' count */
+	per_pair = touched * (double)ep / (ep - g) / m->top_k;
+	*combine *= per_pair;
+	*dispatch *= per_pair;
+	if (c->prec.experts == LLM_FP8)
+		*dispatch *= (1.0 + 4.0 / 128.0) / 2.0;
+}
+
 /* Turn stage st's op list into its program. */
 static int build_stage(const struct pred_cfg *c, int st, const struct serve_shape *sh,
 		       struct step_prog *p, struct plumb_err *err)
@@ -334,6 +424,10 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 			goto out;
 		b.a2a_bytes *= ld.pairs / (tok_attn * m->top_k);
 	}
+	b.dispatch_bytes = b.a2a_bytes;
+	if (c->lay.kind == LAY_EP && m->experts && m->top_k && tok_attn >= 1 &&
+	    sh->kind != SERVE_DECODE)
+		deepep_normal(c, &b.dispatch_bytes, &b.a2a_bytes);
 	b.logits_bytes = rows * m->vocab * 2.0;
 	/* DCP: every rank's queries in the latent space (kv_lora + rope, bf16)
 	 * gathered; partial outputs (kv_lora, bf16) and their log-sum-exp
@@ -361,7 +455,7 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 			if (!b.moe && c->lay.kind == LAY_EP && op->kind == LLM_OP_EXPERTS) {
 				/* Dispatch the tokens to their experts' GPUs first. */
 				if ((rc = emit(&b, SOP_COMPUTE, b.acc, 0, TAG_MLP)) < 0 ||
-				    (rc = emit(&b, SOP_ALLTOALL, 0, b.a2a_bytes, TAG_COMM_EP)) < 0)
+				    (rc = emit(&b, SOP_ALLTOALL, 0, b.dispatch_bytes, TAG_COMM_EP)) < 0)
 					goto out;
 				b.acc = 0;
 			}
@@ -480,6 +574,8 @@ static int step_impl(const struct pred_cfg *c, const struct serve_shape *sh, dou
 	memset(prog, 0, sizeof(prog));
 	if ((rc = programs(c, sh, prog, &micro, err)) < 0)
 		return rc;
+	r.overlap = step_tbo(c) && micro == 2;
+	r.overlap_rate = r.overlap ? tbo_rate(c, sh) : 0;
 	if ((rc = step_run(c->s, &c->topo, &c->lay, prog, micro, &r, err)) < 0)
 		goto out;
 	if (nspans)

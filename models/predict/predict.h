@@ -23,6 +23,12 @@
 struct pred_cfg {
 	const struct scenario *s;
 	const struct llm_model *m;
+	/* With redundant experts (serving: redundant_experts), m points here: a
+	 * copy of the model with that many more physical experts
+	 * (pred_cfg_serving); phys_set once done (a copy of the cfg keeps
+	 * pointing at its original's, which outlives it). */
+	struct llm_model phys_m;
+	int phys_set;
 	struct llm_prec prec;
 	struct step_layout lay;
 	struct topo_opts topo;

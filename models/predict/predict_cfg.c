@@ -172,6 +172,15 @@ void pred_cfg_serving(struct pred_cfg *c)
 	default: c->prec.moe_runner = LLM_MOE_FUSED; break;
 	}
 	c->prec.moe_skew = c->s->serving.moe.skew;
+	/* Redundant experts (EPLB): the experts' ranks hold E + R physical
+	 * experts, each a share of the load as the balancer places them; plumb
+	 * routes over them uniformly (docs/model.md, "Redundant experts"). */
+	if (c->s->serving.moe.redundant > 0 && c->m && c->m->experts > 0 && !c->phys_set) {
+		c->phys_m = *c->m;
+		c->phys_m.experts += c->s->serving.moe.redundant;
+		c->m = &c->phys_m;
+		c->phys_set = 1;
+	}
 }
 
 int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *model,
@@ -181,6 +190,7 @@ int pred_cfg_setup(struct pred_cfg *c, const struct scenario *s, const char *mod
 	int rc;
 	c->s = s;
 	c->scn = s;
+	c->phys_set = 0;
 	if ((rc = llm_model_resolve(model, &c->m, err)) < 0 ||
 	    (rc = llm_prec_setup(&c->prec, c->m, weights ? weights : llm_default_weights(model),
 				 kv, err)) < 0)

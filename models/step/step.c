@@ -570,6 +570,8 @@ static void result_reset(struct step_result *r)
 {
 	struct step_span *spans = r->spans;
 	int cap = r->cap, no_replay = r->no_replay, reruns = r->reruns, rounds = r->rounds;
+	int overlap = r->overlap;
+	double overlap_rate = r->overlap_rate;
 	sim_net_hook_fn hook = r->hook;
 	void *hook_ctx = r->hook_ctx;
 	memset(r, 0, sizeof(*r));
@@ -580,6 +582,8 @@ static void result_reset(struct step_result *r)
 	r->no_replay = no_replay;
 	r->reruns = reruns;
 	r->rounds = rounds;
+	r->overlap = overlap;
+	r->overlap_rate = overlap_rate;
 }
 
 /* One run of the step; *breach = 1 when a replay met traffic (r is then
@@ -702,6 +706,9 @@ static int step_sim(const struct scenario *s, const struct topo_opts *o,
 	struct rcache *rcache = NULL;
 	int rc, breach;
 
+	/* two-batch overlap: the two microbatches' ops on two streams */
+	if (r->overlap)
+		return step_line_tbo(s, l, prog, micro, r, shared, err);
 	/* one lane: its ops in a line, without the engine (step_line.c) */
 	if (replay && !env_on("PLUMB_STEP_ENGINE") &&
 	    (rc = step_line_run(s, l, prog, micro, r, shared, err)) != 0)
@@ -760,7 +767,8 @@ int step_run(const struct scenario *s, const struct topo_opts *o, const struct s
 	if (memo) {
 		/* a step's result has one entry per GPU of its layout */
 		size_t nv = step_memo_size(step_layout_used(l));
-		step_memo_key(&key, coll_scn_id(shared), replay, l, prog, micro, r->rounds);
+		step_memo_key(&key, coll_scn_id(shared), replay, l, prog, micro, r->rounds,
+			      r->overlap, r->overlap_rate);
 		if (!key.oom && (val.p = malloc(nv)) != NULL &&
 		    step_memo_get(key.p, key.n, val.p, nv)) {
 			step_memo_fill(val.p, nv, r);

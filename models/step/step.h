@@ -124,6 +124,17 @@ struct step_result {
 	 * comm, by_tag and sends are per pass, spans those of that window.
 	 * 0 or 1: one pass from an empty pipeline. */
 	int rounds;
+	/* Optional, kept like spans: 1 runs the two microbatches of a step of
+	 * one stage and one replica as two-batch overlap (SGLang's
+	 * --enable-two-batch-overlap): the GPUs compute one microbatch while
+	 * the other's collectives run, the ops of each microbatch in order, one
+	 * compute op and one collective at a time (step_line_tbo, step_line.c).
+	 * Every collective takes the tuner's time for it alone. */
+	int overlap;
+	/* Optional, kept like spans: under overlap, the rate a compute op runs
+	 * at while a collective runs beside it (the share of the SMs the
+	 * communication kernels leave it); 0 or 1: full rate. */
+	double overlap_rate;
 	double seconds;             /* step time: first start to last finish */
 	double window0;             /* simulated time the reported step starts at
 				       (0 for one pass) */

@@ -29,7 +29,8 @@ struct step_bytes {
 /* The memo key of a step_run (step_memo.c): everything its result depends
  * on, into b (scn: the scenario's shared id, replay: collectives replayed). */
 void step_memo_key(struct step_bytes *b, uint64_t scn, int replay, const struct step_layout *l,
-		   const struct step_prog *prog, int micro, int rounds);
+		   const struct step_prog *prog, int micro, int rounds, int overlap,
+		   double overlap_rate);
 /* A stored result's size for ngpus GPUs; r into p (room step_memo_size);
  * p (n bytes) back into r, keeping the caller's inputs in r. */
 size_t step_memo_size(int ngpus);
@@ -94,6 +95,12 @@ void step_rcache_free(struct rcache *rc);
  */
 struct coll_scn;
 int step_line_run(const struct scenario *s, const struct step_layout *l,
+		  const struct step_prog *prog, int micro, struct step_result *r,
+		  struct coll_scn *shared, struct plumb_err *err);
+/* A step of one lane as two-batch overlap (step.h, `overlap`): 0 and r
+ * filled, or an error (a layout of more than one stage or replica, or other
+ * than two microbatches: PLUMB_EINPUT). */
+int step_line_tbo(const struct scenario *s, const struct step_layout *l,
 		  const struct step_prog *prog, int micro, struct step_result *r,
 		  struct coll_scn *shared, struct plumb_err *err);
 

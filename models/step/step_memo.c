@@ -181,7 +181,8 @@ static void put_dbl(struct step_bytes *b, double v)
  * distinct ops, then every op as an index into it: an exact encoding (the
  * ops follow from it), several times smaller than the plain one. */
 void step_memo_key(struct step_bytes *b, uint64_t scn, int replay, const struct step_layout *l,
-		   const struct step_prog *prog, int micro, int rounds)
+		   const struct step_prog *prog, int micro, int rounds, int overlap,
+		   double overlap_rate)
 {
 	int st, i, j;
 	put(b, &scn, sizeof(scn));
@@ -195,6 +196,8 @@ void step_memo_key(struct step_bytes *b, uint64_t scn, int replay, const struct 
 	put_int(b, l->dp);
 	put_int(b, micro);
 	put_int(b, rounds);
+	put_int(b, overlap);
+	put(b, &overlap_rate, sizeof(overlap_rate));
 	for (st = 0; st < l->pp; st++) {
 		const struct step_prog *p = &prog[st];
 		int *idx = malloc(2 * ((size_t)p->nops + 1) * sizeof(*idx)), *of, nd = 0;
@@ -283,4 +286,6 @@ void step_memo_fill(const unsigned char *p, size_t n, struct step_result *r)
 	r->hook_ctx = in.hook_ctx;
 	r->no_replay = in.no_replay;
 	r->rounds = in.rounds;
+	r->overlap = in.overlap;
+	r->overlap_rate = in.overlap_rate;
 }

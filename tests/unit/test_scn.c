@@ -468,16 +468,21 @@ static void test_mtp_accept(void)
 static void test_serving_moe(void)
 {
 	struct scenario *s = fix_load("plumb_scenario: 1\n" MINI_PCIE
-				      "serving: {moe_runner: deepep, moe_skew: 0.8}\n");
+				      "serving: {moe_runner: deepep, moe_skew: 0.8, "
+				      "two_batch_overlap: true, redundant_experts: 32}\n");
 	if (s) {
 		EXPECT_INT(s->serving.moe.runner, SCN_MOE_DEEPEP);
 		CU_ASSERT_DOUBLE_EQUAL(s->serving.moe.skew, 0.8, 1e-12);
+		EXPECT_INT(s->serving.moe.tbo, 1);
+		EXPECT_INT(s->serving.moe.redundant, 32);
 		scn_free(s);
 	}
 	s = fix_load("plumb_scenario: 1\n" MINI_PCIE "serving: {engine: vllm}\n");
 	if (s) {
 		EXPECT_INT(s->serving.moe.runner, SCN_MOE_FUSED);
 		CU_ASSERT_DOUBLE_EQUAL(s->serving.moe.skew, 0, 1e-12);
+		EXPECT_INT(s->serving.moe.tbo, 0);
+		EXPECT_INT(s->serving.moe.redundant, 0);
 		scn_free(s);
 	}
 	expect_fail("plumb_scenario: 1\n" MINI_PCIE "serving: {moe_runner: grouped}\n",

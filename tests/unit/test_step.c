@@ -378,6 +378,59 @@ static void test_replay_pipeline(void)
 	scn_free(s);
 }
 
+/* Two-batch overlap: one microbatch's all-to-all under the other's compute,
+ * the compute slowed beside it by overlap_rate. A program of compute a,
+ * all-to-all x, compute a with a = x: microbatch 1's first compute runs
+ * beside microbatch 0's all-to-all (rate f), ... the step ends at
+ * 4x + 2x(1 - f) (4x at full rate) where two microbatches one after the
+ * other take 6x. */
+static void test_two_batch_overlap(void)
+{
+	struct scenario *s = NULL;
+	struct step_layout l;
+	struct step_prog p;
+	struct step_result r = { 0 };
+	struct topo_opts o;
+	double x;
+	int i;
+	CU_ASSERT_EQUAL(scn_parse("inline.yaml", four, &s, NULL), 0);
+	if (!s)
+		return;
+	topo_opts_init(&o);
+	step_layout_parse("ep4", &l, NULL);
+	/* the all-to-all's time alone, from a step of it alone */
+	memset(&p, 0, sizeof(p));
+	step_prog_add(&p, SOP_ALLTOALL, 0, 1 << 24, TAG_COMM_EP, NULL);
+	CU_ASSERT_EQUAL(step_run(s, &o, &l, &p, 1, &r, NULL), 0);
+	x = r.seconds;
+	CU_ASSERT(x > 0);
+	step_prog_release(&p);
+	memset(&p, 0, sizeof(p));
+	step_prog_add(&p, SOP_COMPUTE, x, 0, TAG_ATTN, NULL);
+	step_prog_add(&p, SOP_ALLTOALL, 0, 1 << 24, TAG_COMM_EP, NULL);
+	step_prog_add(&p, SOP_COMPUTE, x, 0, TAG_EXPERTS, NULL);
+	for (i = 0; i < 3; i++) {
+		double f = i == 0 ? 1 : i == 1 ? 0.5 : 0;      /* 0: full rate */
+		memset(&r, 0, sizeof(r));
+		r.overlap = i < 2;
+		r.overlap_rate = f;
+		CU_ASSERT_EQUAL(step_run(s, &o, &l, &p, 2, &r, NULL), 0);
+		if (i == 0)
+			EXPECT_NEAR(r.seconds, 4 * x, 1e-9);
+		else if (i == 1)
+			EXPECT_NEAR(r.seconds, 5 * x, 1e-9);
+		else
+			EXPECT_NEAR(r.seconds, 6 * x, 1e-9);
+		EXPECT_NEAR(r.comm[2], 2 * x, 1e-9);
+	}
+	/* overlap needs two microbatches */
+	memset(&r, 0, sizeof(r));
+	r.overlap = 1;
+	CU_ASSERT_EQUAL(step_run(s, &o, &l, &p, 3, &r, NULL), -PLUMB_EINPUT);
+	step_prog_release(&p);
+	scn_free(s);
+}
+
 static void test_too_many_gpus(void)
 {
 	expect_too_large("tp8", 1e-6);
@@ -394,4 +447,5 @@ void suite_step(void)
 	CU_add_test(s, "replayed collectives match simulated ones", test_replay_tp);
 	CU_add_test(s, "replay in a pipeline simulates overlapping traffic", test_replay_pipeline);
 	CU_add_test(s, "layout larger than the box", test_too_many_gpus);
+	CU_add_test(s, "two-batch overlap", test_two_batch_overlap);
 }
