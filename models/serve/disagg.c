@@ -270,6 +270,13 @@ static int landed(struct dstate *S, int id)
 	return fifo_push(&S->dc[q->di].q, id);
 }
 
+/* Is a token yielded now in the measured window (win0, end]? Not one of
+ * the step whose completion opens it, which ends at win0 (serve.c). */
+static int in_window(const struct dstate *S)
+{
+	return S->win0 >= 0 && S->now > S->win0;
+}
+
 static int complete(struct dstate *S, struct inst *in, int id)
 {
 	struct dreq *q = &S->rq[id];
@@ -372,7 +379,7 @@ static int start_decode(struct dstate *S, int j, struct plumb_err *err)
 			q->generated = 0;       /* its first token comes from this step */
 		} else {
 			q->generated = 1;       /* the first token, from its prefill */
-			if (S->win0 >= 0)
+			if (in_window(S))
 				S->tokens_win += 1;
 			if (serve_seconds_span(&S->sec, S->now, S->now, 1) < 0)
 				return oom(err);
@@ -471,7 +478,7 @@ static int finish_decode(struct dstate *S, int j, struct plumb_err *err)
 		}
 		q->last = S->now;
 		step_tokens += add;
-		if (S->win0 >= 0)
+		if (in_window(S))
 			S->tokens_win += add;
 		if (q->generated < (double)q->target - 1e-9) {
 			in->run[n++] = id;

@@ -186,6 +186,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		int np, mixed, n, fresh;
 		struct serve_shape shp;
 		int retracted = 0;
+		int inwin;              /* the step is in the measured window */
 
 		if (open) {
 			/* With a concurrency cap (bench_serving's
@@ -220,7 +221,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		 * summed once at the end. Every sum involved holds whole
 		 * numbers, exact in any order, so this is the arithmetic of the
 		 * steps taken one by one. */
-		if (fast && !prefilling && active > 0 && (double)kv_step == p->accept_per_step &&
+		if (fast && !p->stepwise && !prefilling && active > 0 && (double)kv_step == p->accept_per_step &&
 		    (!waiting || (sorted_nw == waiting &&
 				  admits_none(p, &R, waiting, kv_used)))) {
 			long left = -1, nblk, j, room;
@@ -471,12 +472,18 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0 ||
 		    (rc = serve_kvtier_step(p, &R, &shp, &dt, r, err)) < 0)
 			goto out;
+		/* The window is (win0, end]: a step counts, its time and its
+		 * tokens, when it starts at or after win0. The step whose
+		 * completion opens the window ends at win0 and is outside it,
+		 * also the tokens it yields after that completion (later
+		 * requests of its batch, prompts it finishes). */
+		inwin = win0 >= 0;
 		t += dt;
 		fast = !np && !admit && !prefilling && !retracted;
 		next_ctx = 0;
 		if (!np || mixed) {
 			double step_tokens = 0;
-			if (win0 >= 0) {
+			if (inwin) {
 				dstep_sum += dt;
 				batch_sum += active;
 				dsteps++;
@@ -497,7 +504,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				if (q->measured)
 					serve_itl_add(&R, t - q->last);
 				q->last = t;
-				if (win0 >= 0)
+				if (inwin)
 					tokens_win += add;
 				step_tokens += add;
 				if (q->generated < (double)q->target - 1e-9) {
@@ -573,7 +580,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				}
 				q->last = t;
 				q->retracted = 0;
-				if (win0 >= 0)
+				if (inwin)
 					tokens_win += 1;
 				firsts++;
 				if (serve_list_insert(&R, &R.runq, qi) < 0)

@@ -154,6 +154,10 @@ struct serve_params {
 	 * before its next request is left out: under 1% of a request of more
 	 * than a few hundred tokens). 0: none. */
 	double frontend_s;
+	/* 1: every step taken one by one, never a run of equal decode steps
+	 * at once (serve.c); the two give the same bits, which the unit
+	 * tests check. 0 (default): runs at once. */
+	int stepwise;
 };
 
 /* Percentiles reported: p50, p90, p99. */

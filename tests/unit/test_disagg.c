@@ -135,6 +135,47 @@ static void test_first_from_decode(void)
 	EXPECT_NEAR(r.e2e_ms, 50 + 5 + 101 * 10.1 + 6, 1e-9);
 }
 
+/* A prefill of 1 ms a request: the decode instance never waits for one. */
+static int fast_prefill(void *ctx, const struct serve_shape *sh, double *s,
+			struct plumb_err *err)
+{
+	(void)ctx;
+	(void)err;
+	*s = 1e-3 * sh->batch;
+	return 0;
+}
+
+/* Every token from a decode pass (vLLM's protocol) on one decode instance:
+ * a step yields one token a sequence it carries, so the window's tokens
+ * are at most its steps' sequences (mean batch per mean step), the step
+ * whose completion opens the window and the tokens it yields left out of
+ * it. */
+static void test_window(void)
+{
+	static const double spreads[] = { 0, 0.3, 0.5 };
+	size_t i;
+	for (i = 0; i < sizeof(spreads) / sizeof(*spreads); i++) {
+		struct serve_params p;
+		struct serve_result r;
+		struct serve_disagg d;
+		static struct fake_link L;
+		double bound;
+		serve_params_init(&p);
+		p.concurrency = 16;
+		p.output_len = 40;
+		p.spread = spreads[i];
+		setup(&d, &L, 0);
+		d.prefill_fn = fast_prefill;
+		d.first_from_decode = 1;
+		CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &r, NULL), 0);
+		bound = r.mean_batch / (r.decode_step_ms * 1e-3);
+		if (!(r.tok_s_total <= bound * (1 + 1e-12)))
+			printf("\n  spread %g: %.17g tok/s, %.17g per mean step\n", spreads[i],
+			       r.tok_s_total, bound);
+		CU_ASSERT(r.tok_s_total <= bound * (1 + 1e-12));
+	}
+}
+
 /* Decode steps whose collectives share links with transfers: a step
  * reported 2 ms late makes every token 2 ms later; the lost time is
  * counted. */
@@ -329,6 +370,7 @@ void suite_disagg(void)
 	CU_add_test(s, "decode instances run no prefill", test_no_interference);
 	CU_add_test(s, "transfers slow decode steps", test_slowed);
 	CU_add_test(s, "first token from the decode instance", test_first_from_decode);
+	CU_add_test(s, "the window: at most C tokens a decode step", test_window);
 	CU_add_test(s, "a full decode instance retracts", test_decode_evict);
 	CU_add_test(s, "bad designs and requests", test_bad);
 	CU_add_test(s, "prefix cache hits", test_prefix);

@@ -13,6 +13,7 @@
 #include "serve_int.h"
 
 void suite_serve(void);
+void suite_serve_runs(CU_pSuite s);   /* test_serve_runs.c */
 
 /* Decode 10 ms + 0.1 ms a sequence, prefill 50 ms a request; a mixed
  * step is the prefill's with its decode sequences' 0.1 ms each
@@ -665,4 +666,5 @@ void suite_serve(void)
 	CU_add_test(s, "runs of equal steps: the loop's bits", test_runs_exact);
 	CU_add_test(s, "runs of equal steps: the peak's buckets", test_runs_seconds);
 	CU_add_test(s, "the admission order kept is the sort of the waiting", test_order_rebuild);
+	suite_serve_runs(s);
 }
