@@ -127,16 +127,38 @@ static int same_machine(const struct scenario *a, const struct coll_views *w)
 		      (size_t)a->catalog->n * sizeof(a->catalog->gpus[0])) == 0;
 }
 
+/*
+ * A VM guest's host-path constants: read only for a scenario that is a VM
+ * guest (coll_vm_step_us returns 0 on bare metal before reading any;
+ * vm_dma_us counts only where xfer_ctx_init sets vm_translate, a VM guest
+ * with a translating host IOMMU). The defaults' interval draws
+ * vm_path_scale for every box (cli/cmd.c perturb_vm), so on bare metal
+ * leaving these out of the key lets every draw share the tuner's answers.
+ */
+static int vm_only(int i)
+{
+	switch (i) {
+	case K_VM_DMA_US: case K_VM_SHM_STEP_US: case K_VM_EXIT_US: case K_VM_STEP_EXITS:
+	case K_VM_IOTLB_MISS_US: case K_VM_STEP_PAGES: case K_VM_VIOMMU_FACTOR:
+	case K_VM_NUMA_HOP_US: case K_VM_PATH_SCALE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* All a derived value depends on: the machine and the constants but the
- * step model's kernel constants. */
+ * step model's kernel constants (and a VM's host path on bare metal). */
 static int same_scenario(const struct scenario *a, const struct coll_scn *e)
 {
-	int i;
+	int i, guest = a->vm.mode == SCN_VM;
 	if (memcmp(a->k.set, e->k.set, sizeof(a->k.set)) != 0 ||
-	    memcmp(a->k_catalog, e->k_catalog, sizeof(a->k_catalog)) != 0)
+	    memcmp(a->k_catalog, e->k_catalog, sizeof(a->k_catalog)) != 0 ||
+	    guest != (e->vw->s->vm.mode == SCN_VM))
 		return 0;
 	for (i = 0; i < K_NCONSTS; i++)
-		if (!step_only(i) && memcmp(&a->k.v[i], &e->k.v[i], sizeof(a->k.v[i])) != 0)
+		if (!step_only(i) && (guest || !vm_only(i)) &&
+		    memcmp(&a->k.v[i], &e->k.v[i], sizeof(a->k.v[i])) != 0)
 			return 0;
 	return same_machine(a, e->vw);
 }

@@ -10,7 +10,9 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int serve_grow(void **p, int *cap, int need, size_t size)
 {
@@ -175,6 +177,10 @@ int serve_seconds_span(struct seconds *s, double t0, double t1, double tokens)
 		return 0;       /* an idle wait between arrivals counts nothing */
 	if (!(t1 > t0))
 		return seconds_add(s, (long)t1, tokens);
+	/* within one bucket (a step is far shorter than a second): the loop
+	 * below with lo = t0 and hi = t1, the same expression */
+	if (t0 >= 0 && (long)t1 == (long)t0)
+		return seconds_add(s, (long)t0, tokens * (t1 - t0) / (t1 - t0));
 	if ((long)t1 - (long)t0 >= 2) {
 		/* the whole seconds inside get tokens / (t1 - t0) each and nothing
 		 * else (steps do not overlap): count them in the peak unwritten, so
@@ -208,6 +214,27 @@ int serve_seconds_span(struct seconds *s, double t0, double t1, double tokens)
  * binades, a few dozen at most, and gives the same bits as the loop.
  */
 
+/* 2^e, exactly ldexp(1.0, e), from its bits when it is a normal number
+ * (add_piece and serve_seconds_run ask for these once per run of steps). */
+static double pow2i(int e)
+{
+	uint64_t b;
+	double d;
+	if (e < -1022 || e > 1023)
+		return ldexp(1.0, e);
+	b = (uint64_t)(e + 1023) << 52;
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+/* The biased exponent field of x >= 0 (0 for zero and subnormals). */
+static int exp_field(double x)
+{
+	uint64_t b;
+	memcpy(&b, &x, sizeof(b));
+	return (int)((b >> 52) & 0x7ff);
+}
+
 /* Of n >= 1 additions s += c from s (s >= 0, c >= 0): how many, m >= 1, take
  * the form s + i x d (i = 1..m, exact); *d is the first one's increment.
  * m = 1 means: take that one by hand (s + c). */
@@ -225,9 +252,13 @@ static long add_piece(double s, double c, long n, double *d)
 		return 1;
 	if (*d == 0)
 		return n;       /* c under half an ulp: s stays */
-	frexp(s1, &e);          /* s1 in [2^(e-1), 2^e) */
-	top = ldexp(1.0, e);
-	u = ldexp(1.0, e - 53);
+	/* s1 in [2^(e-1), 2^e): frexp's e, from the bits of a normal s1 */
+	if (exp_field(s1) > 0 && exp_field(s1) < 0x7ff)
+		e = exp_field(s1) - 1022;
+	else
+		frexp(s1, &e);
+	top = pow2i(e);
+	u = pow2i(e - 53);
 	/* the sum before step i (i >= 2) is s1 + (i - 2) d; it must stay below
 	 * top - u, less a margin of three steps for this estimate's rounding */
 	room = (top - u - c - s1) / *d;
@@ -280,7 +311,11 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 	if (n < 64 || tokens == 0)
 		goto each;
 	tend = serve_add_n(t0, dt, n);
-	U = ldexp(1.0, ilogb(tend + 1) - 51);   /* two ulps of the clock, or more */
+	/* two ulps of the clock, or more: ilogb's exponent from the bits of a
+	 * normal tend + 1 */
+	U = exp_field(tend + 1) > 0 && exp_field(tend + 1) < 0x7ff
+		    ? pow2i(exp_field(tend + 1) - 1023 - 51)
+		    : ldexp(1.0, ilogb(tend + 1) - 51);
 	xmin = dt - U;                          /* a step's t1 - t0, at least */
 	/* the steps before ended at t0, those after start within an ulp of
 	 * tend: they touch buckets up to bfirst and from blast */
