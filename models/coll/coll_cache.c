@@ -7,8 +7,8 @@
  * a calibration changes constants in place. A lookup compares the caller's
  * scenario byte for byte with the entry's machine and constants (all of
  * struct scenario but its table and catalog pointers, then the tables and
- * the catalog's entries), so a hit is a scenario every derived value is a
- * function of.
+ * the catalog's entries its nodes name), so a hit is a scenario every
+ * derived value is a function of.
  *
  * The view and the routes depend on the machine alone, not on the
  * constants: entries of one machine under other constants (an interval's
@@ -123,8 +123,25 @@ static int same_machine(const struct scenario *a, const struct coll_views *w)
 		return !a->catalog && !b->catalog;
 	if (a->catalog->n != w->cat->n)
 		return 0;
-	return memcmp(a->catalog->gpus, w->cat->gpus,
-		      (size_t)a->catalog->n * sizeof(a->catalog->gpus[0])) == 0;
+	/* The entries the machine's nodes name (the nodes are equal, so both
+	 * name the same ones): everything derived here reads the catalog
+	 * through a node's gpu_model (topo, bar, fabric, xfer, coll_tune,
+	 * coll_rccl), never another entry. A whole catalog is tens of GPUs of
+	 * 8.8 kB each, compared at every step otherwise. */
+	{
+		unsigned char seen[SCN_MAX_CATALOG];
+		int i, m;
+		memset(seen, 0, sizeof(seen));
+		for (i = 0; i < a->nnodes; i++) {
+			m = a->nodes[i].gpu_model;
+			if (m < 0 || m >= a->catalog->n || seen[m])
+				continue;
+			seen[m] = 1;
+			if (memcmp(&a->catalog->gpus[m], &w->cat->gpus[m], sizeof(a->catalog->gpus[m])))
+				return 0;
+		}
+	}
+	return 1;
 }
 
 /*

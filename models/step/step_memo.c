@@ -164,6 +164,29 @@ static void put(struct step_bytes *b, const void *x, size_t n)
 	b->n += n;
 }
 
+/* n bytes more at the end of b, to be written by the caller (NULL when
+ * out of memory, as put would leave it). */
+static unsigned char *room(struct step_bytes *b, size_t n)
+{
+	size_t at = b->n;
+	if (b->oom || n == 0)
+		return NULL;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 4096;
+		unsigned char *np;
+		while (cap < b->n + n)
+			cap *= 2;
+		if (!(np = realloc(b->p, cap))) {
+			b->oom = 1;
+			return NULL;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	b->n += n;
+	return b->p + at;
+}
+
 static void put_int(struct step_bytes *b, long v)
 {
 	int64_t x = v;
@@ -255,13 +278,16 @@ void step_memo_key(struct step_bytes *b, uint64_t scn, int replay, const struct 
 			put_dbl(b, op->seconds);
 			put_dbl(b, op->bytes);
 		}
-		for (i = 0; i < p->nops; i++) {
-			if (nd <= 65536) {
+		if (nd <= 65536) {
+			/* the same bytes as a put of each uint16_t, room made once */
+			unsigned char *w = room(b, (size_t)p->nops * sizeof(uint16_t));
+			for (i = 0; w && i < p->nops; i++) {
 				uint16_t k = (uint16_t)of[i];
-				put(b, &k, sizeof(k));
-			} else {
-				put_int(b, of[i]);
+				memcpy(w + (size_t)i * sizeof(k), &k, sizeof(k));
 			}
+		} else {
+			for (i = 0; i < p->nops; i++)
+				put_int(b, of[i]);
 		}
 		free(idx);
 	}
