@@ -8,6 +8,9 @@
 #                  --draws 0: scripts/bench-report.sh fits log CPU s =
 #                  a + p log C + q log O over these rows (least squares)
 #   vm             the VM seed box, 256 clients, 262,144 output tokens, --draws 0
+#   boxes          the other bundled 8-GPU boxes at issue 30's load, 256
+#                  clients, 262,144 output tokens, --draws 0: hgx-8x-h200
+#                  (NVSwitch) and mi300x-8x (xGMI mesh)
 #   workstation    the 2x RTX 5090 box (32 GB each), Llama 3.1 70B int4,
 #                  64 clients, 65,536 output tokens (one request of 256k
 #                  does not fit), --draws 0
@@ -58,6 +61,10 @@ for c in 16 64 256; do
 	done
 done
 row vm "256 x 262144" predict $VM --layout tp8 --concurrency 256 --output 262144 --draws 0
+row boxes "hgx-8x-h200 256 x 262144" predict scenarios/hgx-8x-h200.yaml --layout tp8 \
+	--concurrency 256 --output 262144 --draws 0
+row boxes "mi300x-8x 256 x 262144" predict scenarios/mi300x-8x.yaml --layout tp8 \
+	--concurrency 256 --output 262144 --draws 0
 row workstation "64 x 65536" predict $WS --model llama-3.1-70b --weights int4 \
 	--concurrency 64 --output 65536 --draws 0
 row draws "256 x 16384 (32 draws)" predict $BM --layout tp8 --concurrency 256 --output 16384

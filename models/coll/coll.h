@@ -207,10 +207,11 @@ int coll_time(const struct scenario *s, const struct topo_opts *o,
  * least recently used one that nobody holds dropped first). Thread-safe.
  *
  * coll_scn_get: the entry for (s, o), found by content (a scenario with the
- * same bytes, catalog included, shares it; one whose constants changed does
- * not, unless only the step model's kernel constants changed, which nothing
- * derived here reads; entries of one machine under other constants share
- * its view and routes, which read no constant). *out is held until
+ * same bytes and the same catalog entries for its nodes shares it; one
+ * whose constants changed does not, unless only the step model's kernel
+ * constants changed, or on bare metal a VM's host-path constants, which
+ * nothing derived here reads; entries of one machine under other
+ * constants share its view and routes, which read no constant). *out is held until
  * coll_scn_put. Errors: those of topo_build and
  * fab_build. The entry's view and routes are read-only and valid while it
  * is held.

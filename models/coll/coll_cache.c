@@ -7,8 +7,8 @@
  * a calibration changes constants in place. A lookup compares the caller's
  * scenario byte for byte with the entry's machine and constants (all of
  * struct scenario but its table and catalog pointers, then the tables and
- * the catalog's entries), so a hit is a scenario every derived value is a
- * function of.
+ * the catalog's entries its nodes name), so a hit is a scenario every
+ * derived value is a function of.
  *
  * The view and the routes depend on the machine alone, not on the
  * constants: entries of one machine under other constants (an interval's
@@ -123,20 +123,59 @@ static int same_machine(const struct scenario *a, const struct coll_views *w)
 		return !a->catalog && !b->catalog;
 	if (a->catalog->n != w->cat->n)
 		return 0;
-	return memcmp(a->catalog->gpus, w->cat->gpus,
-		      (size_t)a->catalog->n * sizeof(a->catalog->gpus[0])) == 0;
+	/* The entries the machine's nodes name (the nodes are equal, so both
+	 * name the same ones): everything derived here reads the catalog
+	 * through a node's gpu_model (topo, bar, fabric, xfer, coll_tune,
+	 * coll_rccl), never another entry. A whole catalog is tens of GPUs of
+	 * 8.8 kB each, compared at every step otherwise. */
+	{
+		unsigned char seen[SCN_MAX_CATALOG];
+		int i, m;
+		memset(seen, 0, sizeof(seen));
+		for (i = 0; i < a->nnodes; i++) {
+			m = a->nodes[i].gpu_model;
+			if (m < 0 || m >= a->catalog->n || seen[m])
+				continue;
+			seen[m] = 1;
+			if (memcmp(&a->catalog->gpus[m], &w->cat->gpus[m], sizeof(a->catalog->gpus[m])))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * A VM guest's host-path constants: read only for a scenario that is a VM
+ * guest (coll_vm_step_us returns 0 on bare metal before reading any;
+ * vm_dma_us counts only where xfer_ctx_init sets vm_translate, a VM guest
+ * with a translating host IOMMU). The defaults' interval draws
+ * vm_path_scale for every box (cli/cmd.c perturb_vm), so on bare metal
+ * leaving these out of the key lets every draw share the tuner's answers.
+ */
+static int vm_only(int i)
+{
+	switch (i) {
+	case K_VM_DMA_US: case K_VM_SHM_STEP_US: case K_VM_EXIT_US: case K_VM_STEP_EXITS:
+	case K_VM_IOTLB_MISS_US: case K_VM_STEP_PAGES: case K_VM_VIOMMU_FACTOR:
+	case K_VM_NUMA_HOP_US: case K_VM_PATH_SCALE:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* All a derived value depends on: the machine and the constants but the
- * step model's kernel constants. */
+ * step model's kernel constants (and a VM's host path on bare metal). */
 static int same_scenario(const struct scenario *a, const struct coll_scn *e)
 {
-	int i;
+	int i, guest = a->vm.mode == SCN_VM;
 	if (memcmp(a->k.set, e->k.set, sizeof(a->k.set)) != 0 ||
-	    memcmp(a->k_catalog, e->k_catalog, sizeof(a->k_catalog)) != 0)
+	    memcmp(a->k_catalog, e->k_catalog, sizeof(a->k_catalog)) != 0 ||
+	    guest != (e->vw->s->vm.mode == SCN_VM))
 		return 0;
 	for (i = 0; i < K_NCONSTS; i++)
-		if (!step_only(i) && memcmp(&a->k.v[i], &e->k.v[i], sizeof(a->k.v[i])) != 0)
+		if (!step_only(i) && (guest || !vm_only(i)) &&
+		    memcmp(&a->k.v[i], &e->k.v[i], sizeof(a->k.v[i])) != 0)
 			return 0;
 	return same_machine(a, e->vw);
 }

@@ -23,6 +23,7 @@
 #include "coll_int.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,7 +82,36 @@ static int extend(struct rsearch *q, int len, unsigned long vis)
 	return 0;
 }
 
+/* The search's answers, by n: a pure function of n, asked at every
+ * simulated collective on a mesh (a search of up to RING_BUDGET steps). */
+static struct {
+	pthread_mutex_t mu;
+	int nr[COLL_MESH_MAX + 1];      /* 0: not searched yet */
+	int succ[COLL_MESH_MAX + 1][COLL_MESH_MAX * COLL_MESH_MAX];
+} rings = { PTHREAD_MUTEX_INITIALIZER, { 0 }, { { 0 } } };
+
+static int search_rings(int n, int *succ);
+
 int coll_mesh_rings(int n, int *succ)
+{
+	int nr;
+	if (n < 2 || n > COLL_MESH_MAX)
+		return 0;
+	pthread_mutex_lock(&rings.mu);
+	if (!(nr = rings.nr[n])) {
+		nr = search_rings(n, rings.succ[n]);
+		if (nr < 0)
+			nr = 1;         /* out of memory: this time only */
+		else
+			rings.nr[n] = nr;
+	}
+	/* the rings the search writes: nr of n successors each */
+	memcpy(succ, rings.succ[n], (size_t)nr * (size_t)n * sizeof(*succ));
+	pthread_mutex_unlock(&rings.mu);
+	return nr;
+}
+
+static int search_rings(int n, int *succ)
 {
 	struct rsearch q;
 	int i;
@@ -103,7 +133,7 @@ int coll_mesh_rings(int n, int *succ)
 		free(q.cur);
 		for (i = 0; i < n; i++)
 			succ[i] = (i + 1) % n;
-		return 1;       /* out of memory: the one ring in rank order */
+		return -1;      /* out of memory: the one ring in rank order */
 	}
 	q.cur[0] = 0;
 	extend(&q, 1, 1UL);

@@ -490,6 +490,8 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 	struct emit e;
 	double B, T, L;
 	int rc, l, j, q, nseen = 0;
+	double ap_of[LLM_LAYER_CHUNKED + 1];
+	unsigned ap_known = 0;
 	struct {
 		int moe, after_ar, a, b;            /* ops a..b-1 */
 		enum llm_layer_kind kind;
@@ -521,7 +523,18 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 	for (l = s->first; l < s->last; l++) {
 		int moe = llm_layer_is_moe(m, l), i;
 		enum llm_layer_kind kind = llm_layer_kind(m, l);
-		double ap = llm_attn_params(m, p, s->tp, l);
+		double ap;
+		/* llm_attn_params depends on the layer through its kind alone
+		 * (linear attention or not): once per kind */
+		if ((unsigned)kind < LLM_LAYER_CHUNKED + 1) {
+			if (!(ap_known >> kind & 1u)) {
+				ap_of[kind] = llm_attn_params(m, p, s->tp, l);
+				ap_known |= 1u << kind;
+			}
+			ap = ap_of[kind];
+		} else {
+			ap = llm_attn_params(m, p, s->tp, l);
+		}
 		e.layer = l;
 		e.after_ar = l > s->first;
 		/* a layer like one before has its ops: copied (add_layer

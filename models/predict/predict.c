@@ -567,9 +567,14 @@ static int step_impl(const struct pred_cfg *c, const struct serve_shape *sh, dou
 	int st, rc = 0, micro, g;
 
 	*seconds = 0;
-	memset(&r, 0, sizeof(r));
+	/* the inputs only: step_run clears the rest first (result_reset),
+	 * and r holds a GPU's busy and comm times for each of SCN_MAX_GPUS */
 	r.spans = spans;
 	r.cap = cap;
+	r.hook = NULL;
+	r.hook_ctx = NULL;
+	r.no_replay = 0;
+	r.reruns = 0;
 	r.rounds = pred_rounds(c, sh->kind);
 	memset(prog, 0, sizeof(prog));
 	if ((rc = programs(c, sh, prog, &micro, err)) < 0)

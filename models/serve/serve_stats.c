@@ -10,7 +10,9 @@
 #include <assert.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int serve_grow(void **p, int *cap, int need, size_t size)
 {
@@ -175,6 +177,10 @@ int serve_seconds_span(struct seconds *s, double t0, double t1, double tokens)
 		return 0;       /* an idle wait between arrivals counts nothing */
 	if (!(t1 > t0))
 		return seconds_add(s, (long)t1, tokens);
+	/* within one bucket (a step is far shorter than a second): the loop
+	 * below with lo = t0 and hi = t1, the same expression */
+	if (t0 >= 0 && (long)t1 == (long)t0)
+		return seconds_add(s, (long)t0, tokens * (t1 - t0) / (t1 - t0));
 	if ((long)t1 - (long)t0 >= 2) {
 		/* the whole seconds inside get tokens / (t1 - t0) each and nothing
 		 * else (steps do not overlap): count them in the peak unwritten, so
@@ -208,6 +214,27 @@ int serve_seconds_span(struct seconds *s, double t0, double t1, double tokens)
  * binades, a few dozen at most, and gives the same bits as the loop.
  */
 
+/* 2^e, exactly ldexp(1.0, e), from its bits when it is a normal number
+ * (add_piece and serve_seconds_run ask for these once per run of steps). */
+static double pow2i(int e)
+{
+	uint64_t b;
+	double d;
+	if (e < -1022 || e > 1023)
+		return ldexp(1.0, e);
+	b = (uint64_t)(e + 1023) << 52;
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+/* The biased exponent field of x >= 0 (0 for zero and subnormals). */
+static int exp_field(double x)
+{
+	uint64_t b;
+	memcpy(&b, &x, sizeof(b));
+	return (int)((b >> 52) & 0x7ff);
+}
+
 /* Of n >= 1 additions s += c from s (s >= 0, c >= 0): how many, m >= 1, take
  * the form s + i x d (i = 1..m, exact); *d is the first one's increment.
  * m = 1 means: take that one by hand (s + c). */
@@ -225,9 +252,13 @@ static long add_piece(double s, double c, long n, double *d)
 		return 1;
 	if (*d == 0)
 		return n;       /* c under half an ulp: s stays */
-	frexp(s1, &e);          /* s1 in [2^(e-1), 2^e) */
-	top = ldexp(1.0, e);
-	u = ldexp(1.0, e - 53);
+	/* s1 in [2^(e-1), 2^e): frexp's e, from the bits of a normal s1 */
+	if (exp_field(s1) > 0 && exp_field(s1) < 0x7ff)
+		e = exp_field(s1) - 1022;
+	else
+		frexp(s1, &e);
+	top = pow2i(e);
+	u = pow2i(e - 53);
 	/* the sum before step i (i >= 2) is s1 + (i - 2) d; it must stay below
 	 * top - u, less a margin of three steps for this estimate's rounding */
 	room = (top - u - c - s1) / *d;
@@ -273,6 +304,29 @@ double serve_clock_run(struct run *R, double t, double dt, long n, double w)
 	return t;
 }
 
+/* serve_seconds_span of one step, its one-bucket case (nearly every step)
+ * written out here: the same operations as seconds_add's, without the
+ * calls (serve_seconds_run takes runs of steps one by one). */
+static inline int span_one(struct seconds *s, double t0, double t1, double tokens)
+{
+	if (tokens != 0 && t1 > t0 && t0 >= 0 && (long)t1 == (long)t0 && s->tok) {
+		long b = (long)t0;
+		size_t i = (size_t)(b % SERVE_SEC_RING);
+		if (b > s->hi)
+			s->hi = b;
+		assert(b > s->hi - SERVE_SEC_RING);
+		if (s->which[i] != b) {
+			s->which[i] = b;
+			s->tok[i] = 0;
+		}
+		s->tok[i] += tokens * (t1 - t0) / (t1 - t0);
+		if (s->tok[i] > s->peak)
+			s->peak = s->tok[i];
+		return 0;
+	}
+	return serve_seconds_span(s, t0, t1, tokens);
+}
+
 int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double tokens)
 {
 	double t = t0, tend, U, xmin, steps, bound;
@@ -280,7 +334,11 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 	if (n < 64 || tokens == 0)
 		goto each;
 	tend = serve_add_n(t0, dt, n);
-	U = ldexp(1.0, ilogb(tend + 1) - 51);   /* two ulps of the clock, or more */
+	/* two ulps of the clock, or more: ilogb's exponent from the bits of a
+	 * normal tend + 1 */
+	U = exp_field(tend + 1) > 0 && exp_field(tend + 1) < 0x7ff
+		    ? pow2i(exp_field(tend + 1) - 1023 - 51)
+		    : ldexp(1.0, ilogb(tend + 1) - 51);
 	xmin = dt - U;                          /* a step's t1 - t0, at least */
 	/* the steps before ended at t0, those after start within an ulp of
 	 * tend: they touch buckets up to bfirst and from blast */
@@ -319,7 +377,7 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 		double t1 = t + dt;
 		if (t1 - dt >= (double)(bfirst + 1))
 			break;
-		if (serve_seconds_span(s, t1 - dt, t1, tokens) < 0)
+		if (span_one(s, t1 - dt, t1, tokens) < 0)
 			return -1;
 		t = t1;
 	}
@@ -335,7 +393,7 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 	}
 	for (; i < n; i++) {
 		double t1 = t + dt;
-		if (serve_seconds_span(s, t1 - dt, t1, tokens) < 0)
+		if (span_one(s, t1 - dt, t1, tokens) < 0)
 			return -1;
 		t = t1;
 	}
@@ -343,7 +401,7 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 each:
 	for (i = 0; i < n; i++) {
 		double t1 = t + dt;
-		if (serve_seconds_span(s, t1 - dt, t1, tokens) < 0)
+		if (span_one(s, t1 - dt, t1, tokens) < 0)
 			return -1;
 		t = t1;
 	}

@@ -164,6 +164,29 @@ static void put(struct step_bytes *b, const void *x, size_t n)
 	b->n += n;
 }
 
+/* n bytes more at the end of b, to be written by the caller (NULL when
+ * out of memory, as put would leave it). */
+static unsigned char *room(struct step_bytes *b, size_t n)
+{
+	size_t at = b->n;
+	if (b->oom || n == 0)
+		return NULL;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 4096;
+		unsigned char *np;
+		while (cap < b->n + n)
+			cap *= 2;
+		if (!(np = realloc(b->p, cap))) {
+			b->oom = 1;
+			return NULL;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	b->n += n;
+	return b->p + at;
+}
+
 static void put_int(struct step_bytes *b, long v)
 {
 	int64_t x = v;
@@ -173,6 +196,19 @@ static void put_int(struct step_bytes *b, long v)
 static void put_dbl(struct step_bytes *b, double v)
 {
 	put(b, &v, sizeof(v));
+}
+
+/* A mix of an op's fields as step_memo_key compares them (their bits). */
+static uint64_t op_hash(const struct step_op *op)
+{
+	uint64_t a, c, h;
+	memcpy(&a, &op->seconds, sizeof(a));
+	memcpy(&c, &op->bytes, sizeof(c));
+	h = a * 0x9e3779b97f4a7c15ULL ^ c * 0xc2b2ae3d27d4eb4fULL ^
+	    ((uint64_t)(uint32_t)op->kind << 32 | (uint32_t)op->tag) * 0x165667b19e3779f9ULL;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 32);
 }
 
 /* Everything step_run's result depends on, field by field (no padding).
@@ -200,28 +236,40 @@ void step_memo_key(struct step_bytes *b, uint64_t scn, int replay, const struct 
 	put(b, &overlap_rate, sizeof(overlap_rate));
 	for (st = 0; st < l->pp; st++) {
 		const struct step_prog *p = &prog[st];
-		int *idx = malloc(2 * ((size_t)p->nops + 1) * sizeof(*idx)), *of, nd = 0;
+		size_t hcap = 64, hm, hi;
+		int *idx, *of, *tab, nd = 0;
+		while (hcap < 2 * (size_t)p->nops)
+			hcap *= 2;
+		hm = hcap - 1;
+		idx = malloc((2 * ((size_t)p->nops + 1) + hcap) * sizeof(*idx));
 		if (!idx) {
 			b->oom = 1;
 			return;
 		}
 		of = idx + p->nops + 1;
+		tab = of + p->nops + 1;
+		for (hi = 0; hi < hcap; hi++)
+			tab[hi] = -1;
 		put_int(b, p->nops);
 		put_dbl(b, p->send_bytes);
-		/* distinct ops: each op is looked for among the last 64 distinct
-		 * ones (a layer's ops are near each other), else it is new */
+		/* distinct ops, in the order they first occur, found in a hash
+		 * table of the ones so far (a layer's ops repeat layer after
+		 * layer); every op is then the index of its distinct one */
 		for (i = 0; i < p->nops; i++) {
 			const struct step_op *op = &p->ops[i];
-			for (j = nd; j-- > 0 && j >= nd - 64;) {
-				const struct step_op *q = &p->ops[idx[j]];
+			hi = (size_t)op_hash(op) & hm;
+			for (;; hi = (hi + 1) & hm) {
+				const struct step_op *q;
+				if ((j = tab[hi]) < 0) {
+					j = tab[hi] = nd;
+					idx[nd++] = i;
+					break;
+				}
+				q = &p->ops[idx[j]];
 				if (q->kind == op->kind && q->tag == op->tag &&
 				    !memcmp(&q->seconds, &op->seconds, sizeof(op->seconds)) &&
 				    !memcmp(&q->bytes, &op->bytes, sizeof(op->bytes)))
 					break;
-			}
-			if (j < 0 || j < nd - 64) {
-				j = nd;
-				idx[nd++] = i;
 			}
 			of[i] = j;
 		}
@@ -233,13 +281,16 @@ void step_memo_key(struct step_bytes *b, uint64_t scn, int replay, const struct 
 			put_dbl(b, op->seconds);
 			put_dbl(b, op->bytes);
 		}
-		for (i = 0; i < p->nops; i++) {
-			if (nd <= 65536) {
+		if (nd <= 65536) {
+			/* the same bytes as a put of each uint16_t, room made once */
+			unsigned char *w = room(b, (size_t)p->nops * sizeof(uint16_t));
+			for (i = 0; w && i < p->nops; i++) {
 				uint16_t k = (uint16_t)of[i];
-				put(b, &k, sizeof(k));
-			} else {
-				put_int(b, of[i]);
+				memcpy(w + (size_t)i * sizeof(k), &k, sizeof(k));
 			}
+		} else {
+			for (i = 0; i < p->nops; i++)
+				put_int(b, of[i]);
 		}
 		free(idx);
 	}

@@ -372,6 +372,48 @@ static struct scenario *vm_box(const char *vm_extra, const char *consts)
 
 /* A VM's host path (vmhost.c): each term where the VM has it, the sum on
  * every SHM ring step of the guest, nothing on bare metal. */
+/* The defaults' interval draws vm_path_scale for every box: on bare metal
+ * nothing derived reads a VM's host-path constants, so a draw keeps the
+ * tuner's answers; a VM guest's draw changes its host path, so it does
+ * not. */
+static void test_vm_consts_key(void)
+{
+	struct scenario *bm = fix_seed_box("192", ""), *bm2 = fix_seed_box("192", "");
+	struct scenario *vm = vm_box("", ""), *vm2 = vm_box("", "");
+	struct coll_scn *e1 = NULL, *e2 = NULL;
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r1, r2;
+	if (!bm || !bm2 || !vm || !vm2)
+		goto out;
+	topo_opts_init(&o);
+	fix_coll_spec(&c, COLL_ALLREDUCE, 8, 1 << 20, ALGO_AUTO, PROTO_AUTO);
+	bm2->k.v[K_VM_PATH_SCALE] *= 3;
+	bm2->k.v[K_VM_DMA_US] += 5;
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(bm, &o, &e1, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(bm2, &o, &e2, NULL), 0);
+	CU_ASSERT_PTR_EQUAL(e1, e2);
+	CU_ASSERT_EQUAL(coll_time(bm, &o, &c, &r1, NULL), 0);
+	CU_ASSERT_EQUAL(coll_time(bm2, &o, &c, &r2, NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(&r1, &r2, sizeof(r1)), 0);
+	coll_scn_put(e1);
+	coll_scn_put(e2);
+	vm2->k.v[K_VM_PATH_SCALE] *= 3;
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(vm, &o, &e1, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(vm2, &o, &e2, NULL), 0);
+	CU_ASSERT_PTR_NOT_EQUAL(e1, e2);
+	CU_ASSERT_EQUAL(coll_time(vm, &o, &c, &r1, NULL), 0);
+	CU_ASSERT_EQUAL(coll_time(vm2, &o, &c, &r2, NULL), 0);
+	CU_ASSERT(r2.seconds > r1.seconds);
+	coll_scn_put(e1);
+	coll_scn_put(e2);
+out:
+	scn_free(bm);
+	scn_free(bm2);
+	scn_free(vm);
+	scn_free(vm2);
+}
+
 static void test_vm_host_path(void)
 {
 	struct scenario *bm = fix_seed_box("192", "constants: {vm_step_exits: 30, vm_shm_step_us: 50}\n");
@@ -671,6 +713,8 @@ void suite_coll(void)
 	CU_add_test(s, "the engine's two-shot all-reduce", test_twoshot);
 	CU_add_test(s, "derived state and steps shared by content", test_shared_by_content);
 	CU_add_test(s, "a VM's host path: its terms, never on bare metal", test_vm_host_path);
+	CU_add_test(s, "a VM's host-path constants key the tuner's answers in a guest only",
+		    test_vm_consts_key);
 	CU_add_test(s, "NCCL's channels: NVSwitch, NVLink bridge, PCIe", test_channels);
 	CU_add_test(s, "channels by size, the tuner's protocol switch points", test_size_and_protocol);
 	CU_add_test(s, "the p2p path: channels per peer, LL threshold", test_p2p_path);
