@@ -425,9 +425,9 @@ double llm_tile_rows(double M, double tile);
 /*
  * Tile fill of a grouped MoE GEMM whose touched experts compute `rows` rows
  * on average: E[llm_tile_rows(X)] / E[X] over one touched expert's rows X,
- * Poisson given X >= 1 with that mean (each expert rounds its own rows up
- * to its own tile). At least tile(rows) / rows where rows fills whole
- * tiles; 16 / rows at rows <= 1. docs/model.md, "Op time".
+ * Poisson given X >= 1 with that mean, each expert padding its rows to a
+ * multiple of the one block height the launch takes (llm_tile_rows of the
+ * mean, at most `tile`). 16 / rows at rows <= 1. docs/model.md, "Op time".
  */
 double llm_moe_tile_fill(double rows, double tile);
 

@@ -99,13 +99,16 @@ double llm_tile_rows(double M, double tile)
  * Poisson for the many tokens and few picks per expert of a prefill: X ~
  * Poisson(lambda) given X >= 1 (the expert is touched), lambda solving
  * lambda / (1 - e^-lambda) = rows. At 256 rows on average and 128-row
- * tiles an expert computes 2 or 3 tiles with even odds: fill 1.25 where the
- * mean alone gives 1.0 (vllm-project/vllm PR 39327: DeepGEMM's grouped
- * kernel pads each expert's rows to BLOCK_M 128). docs/model.md, "Op time".
+ * tiles an expert computes 2 or 3 tiles with even odds: fill 1.24 where the
+ * mean alone gives 1.0. The launch has one block height (vllm-project/vllm
+ * PR 39327: DeepGEMM's grouped kernel pads each expert's rows to BLOCK_M
+ * 128; Triton's fused_moe takes BLOCK_SIZE_M from a config chosen by the
+ * total rows), here the tile a GEMM of the mean rows would pick, and every
+ * expert pads to a multiple of it. docs/model.md, "Op time".
  */
 double llm_moe_tile_fill(double rows, double tile)
 {
-	double lam, num = 0, den = 0, p, lo, hi, x;
+	double lam, num = 0, den = 0, p, lo, hi, x, blk;
 	int it;
 	if (rows <= 1)
 		return rows > 0 ? llm_tile_rows(1, tile) : 1.0;
@@ -122,6 +125,10 @@ double llm_moe_tile_fill(double rows, double tile)
 	lam = 0.5 * (lo + hi);
 	if (lam <= 0)
 		return llm_tile_rows(1, tile);
+	/* one block height for the whole launch, picked for the mean (as a
+	 * single GEMM of that many rows would pick it); each expert pads its
+	 * rows to a multiple of it */
+	blk = llm_tile_rows(rows < tile ? rows : tile, tile);
 	/* X >= 1 within 12 standard deviations of lambda (the rest < 1e-30) */
 	lo = floor(lam - 12 * sqrt(lam) - 1);
 	hi = ceil(lam + 12 * sqrt(lam) + 16);
@@ -129,7 +136,7 @@ double llm_moe_tile_fill(double rows, double tile)
 		lo = 1;
 	for (x = lo; x <= hi; x++) {
 		p = exp(x * log(lam) - lam - lgamma(x + 1));
-		num += p * llm_tile_rows(x, tile);
+		num += p * ceil(x / blk - 1e-9) * blk;
 		den += p * x;
 	}
 	return den > 0 ? num / den : llm_tile_rows(rows, tile) / rows;
