@@ -360,6 +360,22 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"24700) for both parts, the weight stream runs at 0.956 and the fixed part is 0.30 "
 		"(B200: 0.36), the top of the plausible range",
 		SCOPE_ENGINE, 0, 0.4 },
+	/* A prefill's routed experts run as one grouped GEMM: many small
+	 * problems (an expert's rows, and under TP an expert's slice of
+	 * moe_intermediate / tp columns) in one launch, each with its own
+	 * prologue, epilogue and partial wave, where a dense GEMM of the same
+	 * dtype streams one large problem. Its math runs at this share of the
+	 * dense GEMM's rate (flops_eff, fp8_flops_eff, fp4_flops_eff), on top
+	 * of each expert's own tile fill (llm_moe_tile_fill). */
+	[K_MOE_FLOPS_REL] = { "moe_flops_rel", "fraction", 0.7023, 0.05, 1.0,
+		"derived: vLLM's Triton fused_moe, Mixtral-8x7B bf16 tp2 on H100 at 1536 tokens: "
+		"1122.93 us (vllm-project/vllm PR 24700, tuned config), 541.2 GFLOP = 481.9 TFLOPS, "
+		"0.604 of the same GPU's dense bf16 matmul (797.5 TFLOPS, scenarios/catalog/gpus.yaml "
+		"h100-sxm); with the 1.162 tile fill of its 384 rows per expert (llm_moe_tile_fill at "
+		"128-row tiles) the math runs at 0.702 of the dense rate. Narrow experts reach less: "
+		"Qwen3-30B-A3B fp8 tp1 (768 wide) at 4096 tokens 1647.57 us in the same PR, 187.7 "
+		"TFLOPS, 0.164 of DeepGEMM's dense FP8 (1146.5): the plausible range's low end",
+		SCOPE_GPU, 0.16, 1.0 },
 	/* The model error of a prediction nothing was fitted to: the spread
 	 * make validate measures on its out-of-sample decode and serving points
 	 * (docs/validation.md, "Model error"); each draw of predict's 90% range

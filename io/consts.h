@@ -83,6 +83,7 @@ enum plumb_const {
 	K_ATTN_FP8_FLOPS_EFF,   /* share of the FP8 tensor rate FP8 flash attention reaches */
 	K_GEMM_TILE_M,          /* rows of a GEMM tile once M fills it (tile fill) */
 	K_MOE_EXPERT_US,        /* a grouped MoE GEMM's fixed time per touched local expert */
+	K_MOE_FLOPS_REL,        /* a grouped MoE GEMM's math rate / the dense GEMM's of its dtype */
 	K_TOK_ERR_SD,           /* model error of an uncalibrated tok/s, log-sd */
 	K_TTFT_ERR_SD,          /* model error of an uncalibrated TTFT, log-sd */
 	K_NCONSTS

@@ -423,6 +423,15 @@ int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_kclass c, enum llm_
 double llm_tile_rows(double M, double tile);
 
 /*
+ * Tile fill of a grouped MoE GEMM whose touched experts compute `rows` rows
+ * on average: E[llm_tile_rows(X)] / E[X] over one touched expert's rows X,
+ * Poisson given X >= 1 with that mean, each expert padding its rows to a
+ * multiple of the one block height the launch takes (llm_tile_rows of the
+ * mean, at most `tile`). 16 / rows at rows <= 1. docs/model.md, "Op time".
+ */
+double llm_moe_tile_fill(double rows, double tile);
+
+/*
  * Query-key pairs of one sequence of q new tokens over c cached ones, each
  * token attending causally to the cache and to the new tokens up to itself,
  * at most `cap` keys per query (cap <= 0: no cap): q c + q (q + 1) / 2

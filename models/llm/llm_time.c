@@ -90,14 +90,74 @@ double llm_tile_rows(double M, double tile)
 	return t < tile ? t : tile;
 }
 
-/* Seconds of `flops` of kernel class c on dtype d over `rows` rows on g. */
+/*
+ * Tile fill of a grouped MoE GEMM whose touched experts get `rows` rows on
+ * average: each expert's rows are its own GEMM and round up to their own
+ * tile, so the fill is E[tile(X)] / E[X] over the rows X of one touched
+ * expert, not tile(mean) / mean. A token picks a given expert with
+ * probability k / E, independently of the other tokens, so X is binomial,
+ * Poisson for the many tokens and few picks per expert of a prefill: X ~
+ * Poisson(lambda) given X >= 1 (the expert is touched), lambda solving
+ * lambda / (1 - e^-lambda) = rows. At 256 rows on average and 128-row
+ * tiles an expert computes 2 or 3 tiles with even odds: fill 1.24 where the
+ * mean alone gives 1.0. The launch has one block height (vllm-project/vllm
+ * PR 39327: DeepGEMM's grouped kernel pads each expert's rows to BLOCK_M
+ * 128; Triton's fused_moe takes BLOCK_SIZE_M from a config chosen by the
+ * total rows), here the tile a GEMM of the mean rows would pick, and every
+ * expert pads to a multiple of it. docs/model.md, "Op time".
+ */
+double llm_moe_tile_fill(double rows, double tile)
+{
+	double lam, num = 0, den = 0, p, lo, hi, x, blk;
+	int it;
+	if (rows <= 1)
+		return rows > 0 ? llm_tile_rows(1, tile) : 1.0;
+	/* lambda / (1 - e^-lambda) = rows: rows - 1 < lambda < rows */
+	lo = rows - 1 > 0 ? rows - 1 : 0;
+	hi = rows;
+	for (it = 0; it < 200 && hi - lo > 1e-12 * rows; it++) {
+		double mid = 0.5 * (lo + hi);
+		if (mid / -expm1(-mid) < rows)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	lam = 0.5 * (lo + hi);
+	if (lam <= 0)
+		return llm_tile_rows(1, tile);
+	/* one block height for the whole launch, picked for the mean (as a
+	 * single GEMM of that many rows would pick it); each expert pads its
+	 * rows to a multiple of it */
+	blk = llm_tile_rows(rows < tile ? rows : tile, tile);
+	/* X >= 1 within 12 standard deviations of lambda (the rest < 1e-30) */
+	lo = floor(lam - 12 * sqrt(lam) - 1);
+	hi = ceil(lam + 12 * sqrt(lam) + 16);
+	if (lo < 1)
+		lo = 1;
+	for (x = lo; x <= hi; x++) {
+		p = exp(x * log(lam) - lam - lgamma(x + 1));
+		num += p * ceil(x / blk - 1e-9) * blk;
+		den += p * x;
+	}
+	return den > 0 ? num / den : llm_tile_rows(rows, tile) / rows;
+}
+
+/* Seconds of `flops` of kernel class c on dtype d over `rows` rows on g: a
+ * grouped MoE GEMM pays for every expert's own tiles and runs at
+ * moe_flops_rel of the dense GEMM's rate of its dtype. */
 static double compute_time(const struct scn_gpu_model *g, const struct plumb_consts *k,
 			   enum llm_kclass c, enum llm_dtype d, double flops, double rows)
 {
-	double fill = rows > 0 ? llm_tile_rows(rows, k->v[K_GEMM_TILE_M]) / rows : 1.0;
+	double fill = 1.0, rate;
 	if (flops <= 0)
 		return 0;
-	return flops * fill / (llm_gpu_tflops(g, d) * 1e12 * k->v[llm_flops_eff_of(g, c, d)]);
+	if (rows > 0)
+		fill = c == LLM_K_MOE ? llm_moe_tile_fill(rows, k->v[K_GEMM_TILE_M]) :
+		       llm_tile_rows(rows, k->v[K_GEMM_TILE_M]) / rows;
+	rate = llm_gpu_tflops(g, d) * 1e12 * k->v[llm_flops_eff_of(g, c, d)];
+	if (c == LLM_K_MOE)
+		rate *= k->v[K_MOE_FLOPS_REL];
+	return flops * fill / rate;
 }
 
 /* Do a and b have the same inputs to their time (every field
