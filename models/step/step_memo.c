@@ -144,28 +144,8 @@ void step_memo_clear(void)
 
 /* ---- keys and values ---------------------------------------------------- */
 
-static void put(struct step_bytes *b, const void *x, size_t n)
-{
-	if (b->oom || n == 0)
-		return;
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 4096;
-		unsigned char *np;
-		while (cap < b->n + n)
-			cap *= 2;
-		if (!(np = realloc(b->p, cap))) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, x, n);
-	b->n += n;
-}
-
 /* n bytes more at the end of b, to be written by the caller (NULL when
- * out of memory, as put would leave it). */
+ * out of memory, or for n 0). */
 static unsigned char *room(struct step_bytes *b, size_t n)
 {
 	size_t at = b->n;
@@ -185,6 +165,13 @@ static unsigned char *room(struct step_bytes *b, size_t n)
 	}
 	b->n += n;
 	return b->p + at;
+}
+
+static void put(struct step_bytes *b, const void *x, size_t n)
+{
+	unsigned char *w = room(b, n);
+	if (w)
+		memcpy(w, x, n);
 }
 
 static void put_int(struct step_bytes *b, long v)
