@@ -87,26 +87,23 @@ static int fits_variant(const char *from, const char *to, struct plumb_err *e)
 	return rc;
 }
 
+/* One nccl-tests case of the 8x A100 box, up to the opening of its
+ * artefacts list: the tests below end it with their labels. */
+#define A100_CASE \
+	"cases:\n" \
+	"  - name: a\n" \
+	"    kind: nccl\n" \
+	"    data: validation/data/nccl-dgxa100-4gpu-nvswitch.txt\n" \
+	"    scenario: validation/scenarios/dgx-a100-8x.yaml\n" \
+	"    gpus: 4-7\n" \
+	"    artefacts: [\""
+
 /* `artefacts:` marks the points it names; a label that is no point of the
  * data stops the case list at its line. */
 static void test_artefacts(void)
 {
-	static const char good[] =
-		"cases:\n"
-		"  - name: a\n"
-		"    kind: nccl\n"
-		"    data: validation/data/nccl-dgxa100-4gpu-nvswitch.txt\n"
-		"    scenario: validation/scenarios/dgx-a100-8x.yaml\n"
-		"    gpus: 4-7\n"
-		"    artefacts: [\"4294967296 B in-place\"]\n";
-	static const char bad[] =
-		"cases:\n"
-		"  - name: a\n"
-		"    kind: nccl\n"
-		"    data: validation/data/nccl-dgxa100-4gpu-nvswitch.txt\n"
-		"    scenario: validation/scenarios/dgx-a100-8x.yaml\n"
-		"    gpus: 4-7\n"
-		"    artefacts: [\"4 GiB in-place\"]\n";
+	static const char good[] = A100_CASE "4294967296 B in-place\"]\n";
+	static const char bad[] = A100_CASE "4 GiB in-place\"]\n";
 	struct val_set *v = NULL;
 	struct plumb_err e;
 	int i, n = 0;
@@ -145,14 +142,7 @@ static void test_artefacts(void)
 		static const char *const tail[] = { "4294967296 B in-place #1\"]\n",
 						    "4294967296 B in-place #2\"]\n",
 						    "4294967296 B in-place #x\"]\n" };
-		static const char head[] =
-			"cases:\n"
-			"  - name: a\n"
-			"    kind: nccl\n"
-			"    data: validation/data/nccl-dgxa100-4gpu-nvswitch.txt\n"
-			"    scenario: validation/scenarios/dgx-a100-8x.yaml\n"
-			"    gpus: 4-7\n"
-			"    artefacts: [\"";
+		static const char head[] = A100_CASE;
 		char text[1024];
 		int t;
 		for (t = 0; t < 3; t++) {
