@@ -356,6 +356,22 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			int qi = R.order[R.ohead + k].idx;
 			struct req *q = &R.rq[qi];
 			long prompt = q->input + (q->retracted ? (long)q->generated : 0);
+			/* A request sent at the end of the step now ending (a
+			 * client's next request after its completion, or one let
+			 * through the concurrency cap by it) reaches the
+			 * scheduler after the engine has started its next step:
+			 * the completion leaves through the detokenizer and the
+			 * HTTP server, the client answers, the request comes back
+			 * through the tokenizer, while the engine's loop goes on
+			 * with the requests it holds (SGLang's event_loop_normal
+			 * and event_loop_overlap take new requests at the top of
+			 * each iteration, recv_requests; vLLM's EngineCore
+			 * _process_input_queue before each step). It joins the
+			 * step after; an idle engine takes it at once. Later
+			 * candidates came no earlier (FIFO). docs/model.md,
+			 * "Serving run". */
+			if (!q->retracted && q->arrival >= t && (active > 0 || prefilling > 0))
+				break;
 			if (p->kv_tokens > 0 && admit + active > 0 &&
 			    kv_used + reserve + prompt + SERVE_RESERVE * (double)q->target > p->kv_tokens)
 				break;

@@ -29,7 +29,10 @@
  * the same seed gives the same arrivals), with `trace` at the given times
  * with the given lengths; every request is measured, from the first
  * arrival to the last completion. A request that arrives while a step runs
- * waits for its end.
+ * waits for its end. One sent at the end of a step (a client's next request
+ * at its last one's completion, or one let through the concurrency cap
+ * then) misses the step the engine starts at that moment and joins the one
+ * after, unless the engine has nothing else to run.
  *
  * With a KV budget (`kv_tokens`) the scheduler admits waiting requests in
  * arrival order while they fit and queues the rest; their wait shows in

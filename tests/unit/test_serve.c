@@ -115,6 +115,32 @@ static void test_frontend(void)
 	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
 }
 
+/* A client's next request, sent when its last one completes, joins the
+ * step after the one the engine starts then: by hand, two clients with
+ * different output lengths, three prompts. The first two are prefilled
+ * together (100 ms); the shorter completes, its client's next request
+ * waits out one decode step of the other (10.1 ms) and is prefilled
+ * (50 ms). With both clients' requests done at once the engine is idle and
+ * takes the next at once. */
+static void test_next_request_waits_a_step(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	long o0, o1;
+	fix_serve_params(&p, 2, 41);
+	p.spread = 0.5;
+	p.prompts = 3;
+	o0 = serve_out_len(&p, 0);
+	o1 = serve_out_len(&p, 1);
+	CU_ASSERT_FATAL(labs(o0 - o1) > 2);
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	EXPECT_NEAR(r.ttft_ms, (100 + 100 + 10.1 + 50) / 3, 1e-9);
+	/* one client: nothing runs when its next request arrives */
+	p.concurrency = 1;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	EXPECT_NEAR(r.ttft_ms, 50, 1e-9);
+}
+
 static void test_open_loop(void)
 {
 	struct serve_params p;
@@ -657,6 +683,7 @@ void suite_serve(void)
 	CU_add_test(s, "percentiles of TTFT, TPOT, ITL, end-to-end", test_percentiles);
 	CU_add_test(s, "the front-end's time: TTFT and end-to-end only", test_frontend);
 	CU_add_test(s, "open loop: Poisson arrivals and a trace", test_open_loop);
+	CU_add_test(s, "a next request joins the step after the next", test_next_request_waits_a_step);
 	CU_add_test(s, "KV budget: admission, queueing, retraction", test_kv_budget);
 	CU_add_test(s, "chunked prefill", test_chunked_prefill);
 	CU_add_test(s, "mixed steps under a token budget", test_mixed_budget);
