@@ -328,6 +328,17 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"GEMMs for dense models\") of 1978.9 dense FP8 (scenarios/catalog/gpus.yaml, h100-sxm); "
 		"replaces flops_eff for FP8 math",
 		SCOPE_GPU, 0.3, 0.9 },
+	/* FP8 weights with one scale per tensor or output channel (fp8t) are
+	 * scaled in the GEMM's epilogue; 128x128-block scales (fp8) promote the
+	 * accumulators every 128 of K in the main loop, which costs math. */
+	[K_FP8T_FLOPS_EFF] = { "fp8t_flops_eff", "fraction", 0.806 * 1.923 / 2.0, 0.01, 1.0,
+		"derived: on one H100 (pytorch/FBGEMM PR 2546, 500 W) row-wise scaled FP8 GEMMs run "
+		"1125.51, 1082.75 and 1141.38 TFLOPS where bf16 runs 585.23, 575.12 and 546.31 "
+		"(8192^3, 65536x8192x7168, 65536x3584x8192): 1.88-2.09x, median 1.923; times the "
+		"H100's bf16 share 0.806 (flops_eff, scenarios/catalog/gpus.yaml) over FP8's doubled "
+		"peak. The same PR's block-scaled kernels (870.40, 828.34, 828.31: 1.44-1.52x) give "
+		"0.58-0.61 this way, fp8_flops_eff's DeepGEMM 0.579; replaces flops_eff for fp8t",
+		SCOPE_GPU, 0.5, 0.9 },
 	[K_ATTN_FLOPS_EFF] = { "attn_flops_eff", "fraction", 740.0 / 989.4, 0.01, 1.0,
 		"FlashAttention-3 forward on H100 SXM5, FP16: \"up to 740 TFLOPs/s (75% utilization)\" "
 		"(Shah et al., arXiv 2407.08608, abstract) of 989.4 dense; its best case (long "

@@ -79,6 +79,7 @@ enum plumb_const {
 	K_ONESHOT_BW_EFF,       /* share of link rate its peer reads reach */
 	K_MEM_FRACTION,         /* share of GPU memory for weights and the KV cache */
 	K_FP8_FLOPS_EFF,        /* share of the dense FP8 tensor rate FP8 GEMMs reach */
+	K_FP8T_FLOPS_EFF,       /* the same for FP8 weights with one scale a tensor or channel */
 	K_ATTN_FLOPS_EFF,       /* share of the bf16 tensor rate compute-bound flash attention reaches */
 	K_ATTN_FP8_FLOPS_EFF,   /* share of the FP8 tensor rate FP8 flash attention reaches */
 	K_GEMM_TILE_M,          /* rows of a GEMM tile once M fills it (tile fill) */

@@ -94,7 +94,7 @@ static int step_only(int i)
 	switch (i) {
 	case K_MEM_EFF: case K_ATTN_MEM_EFF: case K_MOE_MEM_EFF: case K_FLOPS_EFF:
 	case K_FP4_FLOPS_EFF: case K_KMIN_GEMM_US: case K_KMIN_MOE_US: case K_KMIN_ATTN_US:
-	case K_KMIN_ELEM_US: case K_KERNEL_LAUNCH_US: case K_FP8_FLOPS_EFF:
+	case K_KMIN_ELEM_US: case K_KERNEL_LAUNCH_US: case K_FP8_FLOPS_EFF: case K_FP8T_FLOPS_EFF:
 	case K_ATTN_FLOPS_EFF: case K_ATTN_FP8_FLOPS_EFF: case K_GEMM_TILE_M:
 	case K_MOE_FLOPS_REL:
 		return 1;

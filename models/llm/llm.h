@@ -409,8 +409,10 @@ const char *llm_kernel_path(const struct scn_gpu_model *g, enum llm_dtype d);
  * The constant giving the share of that rate the math of kernel class c on
  * dtype d reaches on g: attention kernels K_ATTN_FLOPS_EFF (bf16) or
  * K_ATTN_FP8_FLOPS_EFF (fp8 on a GPU with fp8); GEMMs K_FLOPS_EFF (bf16 and
- * the weight-only int4), K_FP8_FLOPS_EFF (fp8, fp8t) or K_FP4_FLOPS_EFF
- * (nvfp4, mxfp4), each falling back as llm_gpu_tflops does.
+ * the weight-only int4), K_FP8_FLOPS_EFF (fp8: 128x128-block scales),
+ * K_FP8T_FLOPS_EFF (fp8t: a scale a tensor or channel, applied in the
+ * epilogue) or K_FP4_FLOPS_EFF (nvfp4, mxfp4), each falling back as
+ * llm_gpu_tflops does.
  */
 int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_kclass c, enum llm_dtype d);
 

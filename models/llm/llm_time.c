@@ -70,6 +70,10 @@ int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_kclass c, enum llm_
 		return fp8 ? K_ATTN_FP8_FLOPS_EFF : K_ATTN_FLOPS_EFF;
 	if ((d == LLM_NVFP4 || d == LLM_MXFP4) && g->tflops_fp4 > 0)
 		return K_FP4_FLOPS_EFF;
+	/* one scale a tensor or channel: applied in the epilogue, so the
+	 * main loop runs at the plain FP8 rate (fp8t_flops_eff) */
+	if (fp8 && d == LLM_FP8T)
+		return K_FP8T_FLOPS_EFF;
 	return fp8 ? K_FP8_FLOPS_EFF : K_FLOPS_EFF;
 }
 

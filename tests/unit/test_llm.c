@@ -448,6 +448,19 @@ static void test_tile_fill(void)
 	EXPECT_NEAR(t8, t16, 1e-12);    /* 8 rows cost a 16-row tile */
 	EXPECT_NEAR(t8192, f8192 / (1978.9e12 * k.v[K_FP8_FLOPS_EFF]), 1e-12);
 	EXPECT_NEAR(t8 / 8, 2 * t8192 / 8192, 1e-12);   /* half the tile idle */
+	/* the same GEMM with one scale a tensor (fp8t) runs at fp8t_flops_eff */
+	llm_prec_init(&p, m, LLM_FP8T, LLM_BF16, &e);
+	st.q_len = 8192;
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(llm_ops_time(&o, g, &k, 1, NULL, &e), 0);
+	for (i = 0; i < o.n && o.op[i].kind != LLM_OP_DENSE_MLP; i++)
+		;
+	CU_ASSERT_FATAL(i < o.n);
+	EXPECT_NEAR(o.op[i].compute_s, o.op[i].flops / (1978.9e12 * k.v[K_FP8T_FLOPS_EFF]), 1e-12);
+	CU_ASSERT(k.v[K_FP8T_FLOPS_EFF] > k.v[K_FP8_FLOPS_EFF]);
+	CU_ASSERT_EQUAL(llm_flops_eff_of(g, LLM_K_GEMM, LLM_FP8T), K_FP8T_FLOPS_EFF);
+	CU_ASSERT_EQUAL(llm_flops_eff_of(g, LLM_K_ATTN, LLM_FP8T), K_ATTN_FP8_FLOPS_EFF);
+	CU_ASSERT_EQUAL(llm_flops_eff_of(gpu("a100-sxm"), LLM_K_GEMM, LLM_FP8T), K_FLOPS_EFF);
 	llm_ops_release(&o);
 }
 
