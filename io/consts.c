@@ -175,6 +175,17 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"FIFO in host memory with one such load per thread and trip (src/device/prims_ll.h "
 		"readLL, src/transport/shm.cc buffers in host memory)",
 		SCOPE_BOX, 0.4, 4 },
+	[K_RCCL_STEP_US] = { "rccl_step_us", "us", 0.5, 0, 100,
+		"assumed: what a step of RCCL's kernel costs its own thread block, before and apart "
+		"from the hop NCCL's step latency holds: barriers that wait for the step's loads and "
+		"stores to the GPU's own memory, about one round trip to HBM, and step counters. On a "
+		"ring every step pays it in turn (src/device/prims_ll.h LLGenericOp: waitSend's and "
+		"postRecv's barriers), a step whose chunk is empty pays only it (no line polled when "
+		"nelem is 0); an MSCCL allpairs 're' step is one, a reduce of received shards in the "
+		"GPU's own memory (src/device/msccl_kernel_impl.h MSCCL_REDUCE, then barrier: "
+		"s_waitcnt vmcnt(0), s_barrier); no measurement isolates it (plumb calibrate on the "
+		"8x MI300X rccl-tests run of validation/cases.yaml fits 0.54 +- 0.05)",
+		SCOPE_NCCL, 0.2, 1.5 },
 	/* The step model's kernel constants (docs/model.md, "Op time"). Defaults
 	 * are what public kernel measurements give; the bundled RTX PRO 6000
 	 * scenarios carry values fitted jointly to the seed VM and its bare-metal
