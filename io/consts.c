@@ -75,7 +75,9 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"NCCL src/graph/tuning.cc hwLat PCI, Ring LL128",
 		SCOPE_NCCL, 1, 10 },
 	[K_NCCL_PCI_SIMPLE_US] = { "nccl_pci_simple_us", "us", 5.7, 0, 1000,
-		"NCCL src/graph/tuning.cc hwLat PCI, Ring Simple",
+		"NCCL src/graph/tuning.cc hwLat PCI, Ring Simple; plausible from 2 us: NCCL's tables "
+		"put no Simple step below 2.8 us (hwLatencies, Simple: CollNet chain 2.8, NVLink ring "
+		"3.4, PCI tree 4.0, PCI ring 5.7; ROCm/rccl's tuning models PCI 5.7)",
 		SCOPE_NCCL, 2, 20 },
 	[K_NCCL_NVL_LL_US] = { "nccl_nvl_ll_us", "us", 0.6, 0, 1000,
 		"NCCL src/graph/tuning.cc hwLat NVLink, Ring LL",
