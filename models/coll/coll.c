@@ -206,7 +206,9 @@ static int on_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *e
 	if (rc < 0)
 		return rc;
 	if (r->recv_total == r->recv_need)
-		return finish(r, err);
+		/* RCCL's allpairs copies the gathered shards out of the
+		 * connections' buffers last (coll_msccl_local_s) */
+		return r->msccl ? coll_finish_after(r, coll_msccl_local_s(r, 2), err) : finish(r, err);
 	return 0;
 }
 
@@ -282,8 +284,12 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 			 * of allreduce-allpairs-8n-*.xml), before the all-gather:
 			 * each a reduce in the GPU's own memory and a barrier,
 			 * no link crossed (src/device/msccl_kernel_impl.h
-			 * MSCCL_REDUCE), rccl_step_us each whatever the protocol */
-			return sim_after(r->eng, r->msccl ? (n - 1) * r->s->k.v[K_RCCL_STEP_US] * 1e-6 :
+			 * MSCCL_REDUCE), rccl_step_us each whatever the protocol;
+			 * first the received shards' copies out of the
+			 * connections' buffers and the reduces' memory traffic
+			 * (coll_msccl_local_s) */
+			return sim_after(r->eng, r->msccl ? (n - 1) * r->s->k.v[K_RCCL_STEP_US] * 1e-6 +
+						 coll_msccl_local_s(r, 1) :
 					 r->s->k.v[K_ONESHOT_US] * 1e-6,
 					 SIM_PRIO_DEFAULT,
 					 r->ctx->kind_start, &pl, NULL, err);
@@ -317,9 +323,10 @@ static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *e
 	int n = r->n, i, j, rc;
 	(void)eng;
 	(void)ctx;
+	if (r->recv_need < 0)
+		return finish(r, err);  /* the end coll_finish_after set */
 	if (r->kdata > 0)
-		/* the sparse ring: its start, or (every rank done) its end */
-		return r->recv_need < 0 ? finish(r, err) : coll_sparse_start(r, err);
+		return coll_sparse_start(r, err);
 	switch (c->op) {
 	case COLL_ALLTOALL:
 		for (i = 0; i < n; i++)

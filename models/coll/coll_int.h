@@ -140,6 +140,11 @@ int coll_send_shift(struct crun *r, int src, int dst, int phase, int idx, double
 		    int chain, double shift, struct plumb_err *err);
 int coll_finish_after(struct crun *r, double after, struct plumb_err *err);
 
+/* RCCL's allpairs (coll_rccl.c): the seconds its ranks spend in their own
+ * memory after phase 1's exchange (1: the received shards copied out of
+ * the connections' buffers, and the reduces) or phase 2's (2: the copies). */
+double coll_msccl_local_s(const struct crun *r, int phase);
+
 /* Does RCCL run LL128 on c's GPUs? Only on gfx90a (coll_rccl.c). */
 int coll_rccl_ll128(const struct scenario *s, const struct coll_spec *c);
 

@@ -201,6 +201,31 @@ int coll_msccl_allpairs(const struct scenario *s, const struct topo_view *v,
 	return 1;
 }
 
+/*
+ * What RCCL's allpairs does in its own memory, after each exchange: every
+ * peer's thread block sends, then receives (allreduce-allpairs-8n-*.xml:
+ * step "s" then "r", in order, src/device/msccl_kernel_impl.h), and the
+ * receive copies the shard out of the connection's buffer into the
+ * scratch buffer (phase 1) or the output (phase 2): with one process per
+ * GPU the peers' buffers are IPC-mapped and the primitives go through the
+ * connection's FIFO. Each copy reads and writes (n - 1) / n of the buffer;
+ * the n - 1 reduces ("re") read a received shard and the partial sum and
+ * write the sum, 3 (n - 1) / n of it. Every thread block does its part at
+ * once, so the GPU's memory rate (memory_gbs x d2d_eff, a copy's share)
+ * bounds them; they follow the exchange, as a block's steps run in order.
+ */
+double coll_msccl_local_s(const struct crun *r, int phase)
+{
+	const struct scenario *s = r->s;
+	const struct scn_gpu_model *g =
+		&s->catalog->gpus[s->nodes[s->gpu_node[r->c->gpus[0]]].gpu_model];
+	double share = (double)(r->n - 1) / r->n * r->c->bytes, rate;
+	rate = g->memory_gbs * 1e9 * s->k.v[K_D2D_EFF];
+	if (!(rate > 0))
+		return 0;
+	return (phase == 1 ? 5 : 2) * share / rate;
+}
+
 /* ROCm/rccl src/graph/tuning.cc ncclTopoTuneModel: "Enable LL128 by
  * default only on gfx90a with available tuning table" (and not at all
  * unless built with ENABLE_LL128); an MI300X (gfx942) ring runs LL or
