@@ -186,7 +186,7 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"nelem is 0); an MSCCL allpairs 're' step is one, a reduce of received shards in the "
 		"GPU's own memory (src/device/msccl_kernel_impl.h MSCCL_REDUCE, then barrier: "
 		"s_waitcnt vmcnt(0), s_barrier). No measurement isolates it; fitted: plumb calibrate "
-		"on validation/data/rccl-8x-mi300x-aac8.txt gives 0.54 +- 0.05 (its 8-64 B ring rows "
+		"on validation/data/rccl-8x-mi300x-aac8.txt gives 0.54 +- 0.03 (its 8-64 B ring rows "
 		"and 1 KiB-4 MiB allpairs rows), 0.5 kept",
 		SCOPE_NCCL, 0.2, 1.5 },
 	/* The step model's kernel constants (docs/model.md, "Op time"). Defaults
