@@ -178,15 +178,15 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"readLL, src/transport/shm.cc buffers in host memory)",
 		SCOPE_BOX, 0.4, 4 },
 	[K_RCCL_STEP_US] = { "rccl_step_us", "us", 0.5, 0, 100,
-		"assumed: what a step of RCCL's kernel costs its own thread block, before and apart "
-		"from the hop NCCL's step latency holds: barriers that wait for the step's loads and "
-		"stores to the GPU's own memory, about one round trip to HBM, and step counters. On a "
-		"ring every step pays it in turn (src/device/prims_ll.h LLGenericOp: waitSend's and "
-		"postRecv's barriers), a step whose chunk is empty pays only it (no line polled when "
-		"nelem is 0); an MSCCL allpairs 're' step is one, a reduce of received shards in the "
-		"GPU's own memory (src/device/msccl_kernel_impl.h MSCCL_REDUCE, then barrier: "
-		"s_waitcnt vmcnt(0), s_barrier). No measurement isolates it; fitted: plumb calibrate "
-		"on validation/data/rccl-8x-mi300x-aac8.txt gives 0.54 +- 0.03 (its 8-64 B ring rows "
+		"what a step of RCCL's kernel costs its own thread block, before and apart from the "
+		"hop NCCL's step latency holds: barriers that wait for the step's loads and stores to "
+		"the GPU's own memory, and step counters. On a ring every step pays it in turn "
+		"(src/device/prims_ll.h LLGenericOp: waitSend's and postRecv's barriers), a step whose "
+		"chunk is empty pays only it (no line polled when nelem is 0); an MSCCL allpairs 're' "
+		"step is one, a reduce of received shards in the GPU's own memory "
+		"(src/device/msccl_kernel_impl.h MSCCL_REDUCE, then barrier: s_waitcnt vmcnt(0), "
+		"s_barrier). No measurement isolates it; fitted: plumb calibrate on "
+		"validation/data/rccl-8x-mi300x-aac8.txt gives 0.54 +- 0.03 (its 8-64 B ring rows "
 		"and 1 KiB-4 MiB allpairs rows), 0.5 kept",
 		SCOPE_NCCL, 0.2, 1.5 },
 	/* The step model's kernel constants (docs/model.md, "Op time"). Defaults
