@@ -75,7 +75,9 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"NCCL src/graph/tuning.cc hwLat PCI, Ring LL128",
 		SCOPE_NCCL, 1, 10 },
 	[K_NCCL_PCI_SIMPLE_US] = { "nccl_pci_simple_us", "us", 5.7, 0, 1000,
-		"NCCL src/graph/tuning.cc hwLat PCI, Ring Simple",
+		"NCCL src/graph/tuning.cc hwLat PCI, Ring Simple; plausible from 2 us: NCCL's tables "
+		"put no Simple step below 2.8 us (hwLatencies, Simple: CollNet chain 2.8, NVLink ring "
+		"3.4, PCI tree 4.0, PCI ring 5.7; ROCm/rccl's tuning models PCI 5.7)",
 		SCOPE_NCCL, 2, 20 },
 	[K_NCCL_NVL_LL_US] = { "nccl_nvl_ll_us", "us", 0.6, 0, 1000,
 		"NCCL src/graph/tuning.cc hwLat NVLink, Ring LL",
@@ -175,6 +177,18 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"FIFO in host memory with one such load per thread and trip (src/device/prims_ll.h "
 		"readLL, src/transport/shm.cc buffers in host memory)",
 		SCOPE_BOX, 0.4, 4 },
+	[K_RCCL_STEP_US] = { "rccl_step_us", "us", 0.5, 0, 100,
+		"what a step of RCCL's kernel costs its own thread block, before and apart from the "
+		"hop NCCL's step latency holds: barriers that wait for the step's loads and stores to "
+		"the GPU's own memory, and step counters. On a ring every step pays it in turn "
+		"(src/device/prims_ll.h LLGenericOp: waitSend's and postRecv's barriers), a step whose "
+		"chunk is empty pays only it (no line polled when nelem is 0); an MSCCL allpairs 're' "
+		"step is one, a reduce of received shards in the GPU's own memory "
+		"(src/device/msccl_kernel_impl.h MSCCL_REDUCE, then barrier: s_waitcnt vmcnt(0), "
+		"s_barrier). No measurement isolates it; fitted: plumb calibrate on "
+		"validation/data/rccl-8x-mi300x-aac8.txt gives 0.54 +- 0.03 (its 8-64 B ring rows "
+		"and 1 KiB-4 MiB allpairs rows), 0.5 kept",
+		SCOPE_NCCL, 0.2, 1.5 },
 	/* The step model's kernel constants (docs/model.md, "Op time"). Defaults
 	 * are what public kernel measurements give; the bundled RTX PRO 6000
 	 * scenarios carry values fitted jointly to the seed VM and its bare-metal

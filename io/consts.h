@@ -54,6 +54,7 @@ enum plumb_const {
 	K_NCCL_FLOOR_US,        /* fixed time of every NCCL collective (launch, prologue, handshake) */
 	K_NCCL_CH_GBS,          /* rate of one NCCL channel (one thread block) */
 	K_NCCL_SHM_RD_US,       /* a GPU's load from host memory, round trip (LL over SHM polls it) */
+	K_RCCL_STEP_US,         /* a step of RCCL's kernel that crosses no link (no data, or a local reduce) */
 	K_MEM_EFF,              /* dense weight-streaming GEMMs' share of GPU memory bandwidth */
 	K_ATTN_MEM_EFF,         /* attention kernels' share of memory bandwidth reading the KV cache */
 	K_MOE_MEM_EFF,          /* grouped MoE GEMMs' share of memory bandwidth (MoE backend) */

@@ -65,6 +65,9 @@ void calib_case_free(const struct val_set *v, int ci, int *idx, int *n, int max)
 		if (c->kind == VAL_NCCL && c->nccl->runs[c->run - 1].gpus_per_thread > 1)
 			add_free(idx, n, max, K_NCCL_TESTS_LAUNCH_US);
 		add_free(idx, n, max, K_NCCL_LL_FRAC);
+		/* RCCL on an xGMI mesh: its kernel's own step (coll_rccl.c) */
+		if (c->scn->xgmi)
+			add_free(idx, n, max, K_RCCL_STEP_US);
 		break;
 	}
 	case VAL_P2P:

@@ -202,6 +202,8 @@ static const struct {
 	{ K_NCCL_BASE_SIMPLE_US, "nccl-tests at 256 KB-4 MB on two GPU counts" },
 	{ K_NCCL_BW_EFF, "nccl-tests all_reduce_perf at 64 MB and more" },
 	{ K_NCCL_LL_FRAC, "nccl-tests at 16-256 KB, where LL and Simple cross" },
+	{ K_RCCL_STEP_US, "rccl-tests all_reduce_perf on 8 GPUs at 8-128 B (the ring's empty "
+			  "steps) and at 1 KB-4 MB (MSCCL allpairs' local reduce steps)" },
 	{ K_NCCL_TESTS_LAUNCH_US, "nccl-tests at 8 B with one GPU per thread (-t N -g 1)" },
 	{ K_P2P_LAT_US, "p2pBandwidthLatencyTest's latency matrix with P2P enabled" },
 	{ K_PCIE_EFF, "p2pBandwidthLatencyTest's bandwidth matrices" },

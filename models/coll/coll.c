@@ -95,10 +95,10 @@ int coll_send_flow(const struct crun *r, int src, int dst, double bytes, int cha
 	return 1;
 }
 
-/* Start the flows of a send (coll_send_flow) after the hop's step latency;
- * chain: the chain a chain's send belongs to, else -1. */
+/* Start the flows of a send (coll_send_flow) after the hop's step latency
+ * and shift seconds more; chain: the chain a chain's send belongs to, else -1. */
 static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double bytes,
-		   int chain, struct plumb_err *err)
+		   int chain, double shift, struct plumb_err *err)
 {
 	struct sim_flow_spec fs;
 	struct coll_flow f;
@@ -129,7 +129,7 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 		fs.path_len = f.len;
 		fs.rate_cap = f.cap;
 		fs.bytes = f.bytes;
-		fs.start = sim_now(r->eng) + f.delay;
+		fs.start = sim_now(r->eng) + fmax(0, f.delay + shift);
 		fs.on_done = flow_done;
 		fs.arg = sr;
 		for (k = 0; k < f.mult; k++)
@@ -147,13 +147,20 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 static int send_now(struct crun *r, int src, int dst, int phase, int idx, double bytes,
 		    struct plumb_err *err)
 {
-	return send_ch(r, src, dst, phase, idx, bytes, -1, err);
+	return send_ch(r, src, dst, phase, idx, bytes, -1, 0, err);
+}
+
+int coll_send_shift(struct crun *r, int src, int dst, int phase, int idx, double bytes,
+		    int chain, double shift, struct plumb_err *err)
+{
+	return send_ch(r, src, dst, phase, idx, bytes, chain, shift, err);
 }
 
 void coll_run_free(struct crun *r)
 {
 	if (!r)
 		return;
+	coll_sparse_free(r);
 	free(r->rsucc);
 	free(r->ord);
 	free(r);
@@ -181,6 +188,16 @@ static int finish(struct crun *r, struct plumb_err *err)
 	return rc;
 }
 
+int coll_finish_after(struct crun *r, double after, struct plumb_err *err)
+{
+	struct sim_payload pl;
+	memset(&pl, 0, sizeof(pl));
+	pl.p = r;
+	r->recv_need = -1;      /* on_start: the end */
+	return sim_after(r->eng, after > 0 ? after : 0, SIM_PRIO_DEFAULT, r->ctx->kind_start, &pl,
+			 NULL, err);
+}
+
 static int on_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *err)
 {
 	int n = r->n, j = sr->dst, rc = 0;
@@ -189,7 +206,9 @@ static int on_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *e
 	if (rc < 0)
 		return rc;
 	if (r->recv_total == r->recv_need)
-		return finish(r, err);
+		/* RCCL's allpairs copies the gathered shards out of the
+		 * connections' buffers last (coll_msccl_local_s) */
+		return r->msccl ? coll_finish_after(r, coll_msccl_local_s(r, 2), err) : finish(r, err);
 	return 0;
 }
 
@@ -230,7 +249,7 @@ static int chain_try(struct crun *r, int t, int ph, int i, struct plumb_err *err
 	CST(r, t, ph, i, C_BUSY) = 1;
 	return send_ch(r, r->ord[t * r->n + i], r->ord[t * r->n + j],
 		       ph == 0 ? PH_REDUCE : PH_BCAST, CST(r, t, ph, i, C_SENT)++,
-		       r->c->bytes / r->nchunks / r->nchain, t, err);
+		       r->c->bytes / r->nchunks / r->nchain, t, 0, err);
 }
 
 static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
@@ -239,11 +258,13 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 	int ph, rc, t, ps, pj;
 	switch (sr->phase) {
 	case PH_RING:
+		if (r->kdata > 0)
+			return coll_sparse_recv(r, sr, err);
 		if (r->nring > 0) {
 			int *got = &r->rgot[sr->ch * n + j];
 			if (++*got < r->nsteps)
 				return send_ch(r, j, r->rsucc[sr->ch * n + j], PH_RING, *got, r->chunk,
-					       sr->ch, err);
+					       sr->ch, 0, err);
 			return 0;
 		}
 		r->got[j]++;
@@ -259,11 +280,16 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 			pl.p = r;
 			r->shot2 = 1;
 			/* RCCL's allpairs: one thread block reduces the n - 1
-			 * shards it received one after another, a step of its
-			 * protocol each (the "re" steps of
-			 * allreduce-allpairs-8n-*.xml), before the all-gather */
-			return sim_after(r->eng, r->msccl ? (n - 1) * r->s->k.v[r->proto == PROTO_LL ?
-							K_NCCL_NVL_LL_US : K_NCCL_NVL_SIMPLE_US] * 1e-6 :
+			 * shards it received one after another (the "re" steps
+			 * of allreduce-allpairs-8n-*.xml), before the all-gather:
+			 * each a reduce in the GPU's own memory and a barrier,
+			 * no link crossed (src/device/msccl_kernel_impl.h
+			 * MSCCL_REDUCE), rccl_step_us each whatever the protocol;
+			 * first the received shards' copies out of the
+			 * connections' buffers and the reduces' memory traffic
+			 * (coll_msccl_local_s) */
+			return sim_after(r->eng, r->msccl ? (n - 1) * r->s->k.v[K_RCCL_STEP_US] * 1e-6 +
+						 coll_msccl_local_s(r, 1) :
 					 r->s->k.v[K_ONESHOT_US] * 1e-6,
 					 SIM_PRIO_DEFAULT,
 					 r->ctx->kind_start, &pl, NULL, err);
@@ -297,6 +323,10 @@ static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *e
 	int n = r->n, i, j, rc;
 	(void)eng;
 	(void)ctx;
+	if (r->recv_need < 0)
+		return finish(r, err);  /* the end coll_finish_after set */
+	if (r->kdata > 0)
+		return coll_sparse_start(r, err);
 	switch (c->op) {
 	case COLL_ALLTOALL:
 		for (i = 0; i < n; i++)
@@ -350,7 +380,7 @@ static int on_start(struct sim_engine *eng, void *ctx, const struct sim_event *e
 		for (t = 0; t < r->nring; t++)
 			for (i = 0; i < n; i++)
 				if ((rc = send_ch(r, i, r->rsucc[t * n + i], PH_RING, 0, r->chunk, t,
-						  err)) < 0)
+						  0, err)) < 0)
 					return rc;
 		r->recv_need = r->nring * n * r->nsteps;
 		return 0;
@@ -575,6 +605,11 @@ int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int pr
 				 * measured P2P copy latency is longer pay the rest. */
 				r->step_lat[(i) * r->n + (j)] += fmax(0, xfer_copy_lat(s, a, b) -
 							     s->k.v[K_P2P_LAT_US] * 1e-6);
+			if (mesh)
+				/* RCCL's ring step: its rank's own barriers and
+				 * counters (rccl_step_us) before the hop NCCL's
+				 * latency holds (coll_rccl.c) */
+				r->step_lat[(i) * r->n + (j)] += s->k.v[K_RCCL_STEP_US] * 1e-6;
 		}
 	}
 	free(js);
@@ -685,6 +720,13 @@ int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int pr
 	}
 	r->nsteps = c->op == COLL_ALLREDUCE ? 2 * (r->n - 1) : r->n - 1;
 	r->chunk = c->bytes / r->n / (r->nring > 0 ? r->nring : 1);
+	if (mesh && c->op == COLL_ALLREDUCE && proto == PROTO_LL && r->nring == 1 && r->nch == 1 &&
+	    (r->kdata = coll_rccl_ring_chunks(c->bytes, r->n)) > 0) {
+		/* RCCL's ring with chunks that carry nothing (coll_rccl.c):
+		 * a chunk holds at most 16 bytes here */
+		r->idle = s->k.v[K_RCCL_STEP_US] * 1e-6;
+		r->chunk = fmin(c->bytes, 16.0);
+	}
 	r->nchunks = (int)ceil(c->bytes / (r->nchain > 1 ? r->nchain : 1) / COLL_CHUNK);
 	if (r->nchunks < 1)
 		r->nchunks = 1;

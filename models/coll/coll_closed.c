@@ -404,6 +404,48 @@ static int ring_succ(const struct crun *r, int t, int i)
 	return r->nring > 0 ? r->rsucc[t * r->n + i] : (i + 1) % r->n;
 }
 
+/*
+ * RCCL's ring with chunks that carry no data (coll_rccl.c, one ring): the
+ * recurrence there over the ranks' steps, with hop k's send time d[k] (the
+ * ring walked from rank 0) into the rank it reaches. pos: room for n + 1.
+ */
+static double sparse_ring(const struct crun *r, const double *d, int *pos)
+{
+	int n = r->n, i, s, v = 0, k;
+	double *e = malloc((size_t)4 * n * sizeof(*e)), *e2, *din, *o, end = 0;
+	int *pred = malloc((size_t)n * sizeof(*pred));
+	if (!e || !pred) {
+		free(e);
+		free(pred);
+		return -1;
+	}
+	e2 = e + n;
+	din = e2 + n;
+	o = din + n;
+	for (k = 0; k < n; k++) {
+		int w = ring_succ(r, 0, v);
+		pos[v] = k;
+		pred[w] = v;
+		din[w] = d[k];
+		v = w;
+	}
+	for (i = 0; i < n; i++) {
+		o[i] = fmin(r->idle, r->step_lat[pred[i] * n + i]);
+		e[i] = 0;
+	}
+	for (s = 1; s <= r->nsteps; s++) {
+		for (i = 0; i < n; i++)
+			e2[i] = coll_rccl_step_data(pos[i], s, n, r->kdata)
+					? fmax(e[i] + o[i], e[pred[i]]) + din[i] - o[i] : e[i] + o[i];
+		memcpy(e, e2, (size_t)n * sizeof(*e));
+	}
+	for (i = 0; i < n; i++)
+		end = fmax(end, e[i]);
+	free(e);
+	free(pred);
+	return end;
+}
+
 static int closed_ring(struct cctx *x, double *end, const char **why, struct plumb_err *err)
 {
 	const struct crun *r = x->r;
@@ -431,6 +473,11 @@ static int closed_ring(struct cctx *x, double *end, const char **why, struct plu
 	}
 	if ((rc = step_times(x, 1, n * nr, d, idle, why, err)) != 0)
 		goto out;
+	if (r->kdata > 0) {
+		if ((*end = sparse_ring(r, d, rk)) < 0)
+			rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+		goto out;
+	}
 	for (t = 0; t < nr; t++) {
 		double total = 0, dmin = INFINITY, *dt = d + t * n, *it = idle + t * n;
 		for (k = 0; k < n; k++) {

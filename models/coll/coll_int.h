@@ -61,6 +61,13 @@ struct crun {
 	int msccl;                  /* two-shot as RCCL's MSCCL allpairs (coll_rccl.c) */
 	double t_first;             /* from the start to the first sends: NCCL's base
 				       latency and floor, or the engine kernel's fixed time */
+	/* RCCL's ring all-reduce with chunks that carry no data (coll_rccl.c
+	 * coll_rccl_ring_chunks): kdata of the loop's n chunks hold elements
+	 * (0: every one, the ring runs in lockstep); a step without data
+	 * costs its rank idle seconds and waits for nothing. */
+	int kdata;
+	double idle;
+	struct rsparse *sp;         /* the flow model's state of such a ring */
 	struct crun *prev, *next;   /* the context's runs in flight */
 	struct sendrec *sends;      /* sends in flight */
 };
@@ -110,6 +117,33 @@ int coll_mesh_rings(int n, int *succ);
  * two-shot schedule at RCCL's protocol costs. */
 int coll_msccl_allpairs(const struct scenario *s, const struct topo_view *v,
 			const struct coll_spec *c, int *proto, int *nch);
+
+/* RCCL's ring all-reduce of `bytes` (float elements) over n ranks in one
+ * loop (coll_rccl.c): how many of the loop's n chunks carry data, when
+ * some do not (1 .. n - 1); 0 when every chunk does. */
+int coll_rccl_ring_chunks(double bytes, int n);
+
+/* Does the rank at ring position pos carry data at ring step s of a ring
+ * whose first k chunks hold the elements? (RCCL's runRing chunk order) */
+int coll_rccl_step_data(int pos, int s, int n, int k);
+
+/* The flow model of such a ring (coll_rccl.c): start it (at t_first),
+ * take a send's arrival, and free its state. */
+int coll_sparse_start(struct crun *r, struct plumb_err *err);
+int coll_sparse_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *err);
+void coll_sparse_free(struct crun *r);
+
+/* coll.c's send (send_ch) with its flows started `shift` seconds later
+ * (shift may be negative down to minus the send's delay), and the run's
+ * end (every rank done: report and free it) `after` seconds from now. */
+int coll_send_shift(struct crun *r, int src, int dst, int phase, int idx, double bytes,
+		    int chain, double shift, struct plumb_err *err);
+int coll_finish_after(struct crun *r, double after, struct plumb_err *err);
+
+/* RCCL's allpairs (coll_rccl.c): the seconds its ranks spend in their own
+ * memory after phase 1's exchange (1: the received shards copied out of
+ * the connections' buffers, and the reduces) or phase 2's (2: the copies). */
+double coll_msccl_local_s(const struct crun *r, int phase);
 
 /* Does RCCL run LL128 on c's GPUs? Only on gfx90a (coll_rccl.c). */
 int coll_rccl_ll128(const struct scenario *s, const struct coll_spec *c);

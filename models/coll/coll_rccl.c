@@ -201,6 +201,31 @@ int coll_msccl_allpairs(const struct scenario *s, const struct topo_view *v,
 	return 1;
 }
 
+/*
+ * What RCCL's allpairs does in its own memory, after each exchange: every
+ * peer's thread block sends, then receives (allreduce-allpairs-8n-*.xml:
+ * step "s" then "r", in order, src/device/msccl_kernel_impl.h), and the
+ * receive copies the shard out of the connection's buffer into the
+ * scratch buffer (phase 1) or the output (phase 2): with one process per
+ * GPU the peers' buffers are IPC-mapped and the primitives go through the
+ * connection's FIFO. Each copy reads and writes (n - 1) / n of the buffer;
+ * the n - 1 reduces ("re") read a received shard and the partial sum and
+ * write the sum, 3 (n - 1) / n of it. Every thread block does its part at
+ * once, so the GPU's memory rate (memory_gbs x d2d_eff, a copy's share)
+ * bounds them; they follow the exchange, as a block's steps run in order.
+ */
+double coll_msccl_local_s(const struct crun *r, int phase)
+{
+	const struct scenario *s = r->s;
+	const struct scn_gpu_model *g =
+		&s->catalog->gpus[s->nodes[s->gpu_node[r->c->gpus[0]]].gpu_model];
+	double share = (double)(r->n - 1) / r->n * r->c->bytes, rate;
+	rate = g->memory_gbs * 1e9 * s->k.v[K_D2D_EFF];
+	if (!(rate > 0))
+		return 0;
+	return (phase == 1 ? 5 : 2) * share / rate;
+}
+
 /* ROCm/rccl src/graph/tuning.cc ncclTopoTuneModel: "Enable LL128 by
  * default only on gfx90a with available tuning table" (and not at all
  * unless built with ENABLE_LL128); an MI300X (gfx942) ring runs LL or
@@ -212,4 +237,155 @@ int coll_rccl_ll128(const struct scenario *s, const struct coll_spec *c)
 		if (strcmp(s->catalog->gpus[s->nodes[s->gpu_node[c->gpus[i]]].gpu_model].arch, "gfx90a"))
 			return 0;
 	return 1;
+}
+
+/*
+ * RCCL's ring all-reduce with chunks that carry no data. Its kernel (ROCm/
+ * rccl src/device/all_reduce.h runRing; NCCL 2.22.3's, in RCCL from 2.22.3,
+ * ROCm 6.4.0) cuts the loop's last round into chunks of
+ * alignUp(divUp(remCount, nranks), 16 / sizeof(T)) elements: 16 bytes or
+ * more each, so a buffer of fewer than 16 bytes per rank fills only the
+ * first chunks (8 ranks of floats: 8 and 16 B one, 32 B two, 64 B four,
+ * 128 B all eight). RCCL 2.21 and before sized that chunk on the host
+ * (src/enqueue.cc computeCollLastChunkInfo: aligned to 8 bytes x the
+ * block's threads) and put every element of a buffer under 2 KiB into the
+ * first chunk; plumb follows the newer kernel. Every step of RCCL's ring
+ * pays rccl_step_us of its rank's own (coll.c adds it to the mesh rings'
+ * step latency), the hop after it NCCL's step latency. Rank i at ring position p handles chunk (p - 1 - s)
+ * mod n at step s (s = 0 .. 2n - 2; nelem is clamped to 0 past the end),
+ * and src/device/prims_ll.h LLGenericOp polls no line when nelem is 0:
+ * such a step waits for nothing, its rank only passes its barriers and
+ * counters (rccl_step_us). A step with data waits for its predecessor's
+ * step before it, then the data's trip: a rank ends step s at
+ *   empty: e(i, s-1) + o_i
+ *   data:  max(e(i, s-1) + o_i, e(pred, s-1)) + (d_i - o_i)
+ * where d_i is the send into i as the lockstep ring takes it (its step
+ * latency, wire and bytes) and o_i = min(rccl_step_us, its step latency).
+ * With every chunk full this is the lockstep ring, d_i a step; with one,
+ * the data crosses the ring's 2(n - 1) hops at d_i - o_i each while the
+ * other steps pass at o_i. Float elements (nccl-tests' type) are assumed;
+ * one loop, one channel (the sizes where chunks run empty are tiny).
+ */
+int coll_rccl_ring_chunks(double bytes, int n)
+{
+	double count, chunk, k;
+	if (n < 2 || !(bytes > 0))
+		return 0;
+	count = ceil(bytes / 4.0);
+	chunk = ceil(ceil(count / n) * 4.0 / 16.0) * 16.0;
+	k = ceil(bytes / chunk);
+	return k < n ? (int)k : 0;
+}
+
+int coll_rccl_step_data(int pos, int s, int n, int k)
+{
+	return ((pos - 1 - s) % n + n) % n < k;
+}
+
+/* The flow model's state: per rank its ring position and predecessor,
+ * its last step done and when (e), its idle step (o), whether the send of
+ * its next data step is in flight, whether it is done; per rank and step
+ * when its predecessor ended the step before (arr, -1 not yet). */
+struct rsparse {
+	int *pos, *pred, *last, *busy, *fin, left;
+	double *e, *o, *arr;
+};
+
+void coll_sparse_free(struct crun *r)
+{
+	free(r->sp);
+	r->sp = NULL;
+}
+
+/* Run rank i's steps from its last: empty ones at once, up to a data step
+ * (its send started when both its rank and its data are ready) or its end. */
+static int sparse_advance(struct crun *r, int i, struct plumb_err *err)
+{
+	struct rsparse *q = r->sp;
+	int n = r->n, s;
+	double now = sim_now(r->eng), start, end;
+	if (q->busy[i] || q->fin[i])
+		return 0;
+	while (q->last[i] < r->nsteps) {
+		s = q->last[i] + 1;
+		if (!coll_rccl_step_data(q->pos[i], s, n, r->kdata)) {
+			q->e[i] += q->o[i];
+			q->last[i] = s;
+			continue;
+		}
+		if (q->arr[i * (r->nsteps + 1) + s] < 0)
+			return 0;
+		start = fmax(q->e[i] + q->o[i], q->arr[i * (r->nsteps + 1) + s]);
+		q->busy[i] = 1;
+		/* the send's delay is its step latency: less the idle part */
+		return coll_send_shift(r, q->pred[i], i, PH_RING, s, r->chunk, 0,
+				       start - now - q->o[i], err);
+	}
+	q->fin[i] = 1;
+	if (--q->left > 0)
+		return 0;
+	for (end = 0, i = 0; i < n; i++)
+		end = fmax(end, q->e[i]);
+	return coll_finish_after(r, end - now, err);
+}
+
+int coll_sparse_start(struct crun *r, struct plumb_err *err)
+{
+	int n = r->n, i, v, rc;
+	size_t ns = (size_t)r->nsteps + 1;
+	struct rsparse *q;
+	double now = sim_now(r->eng);
+	char *blk = malloc(sizeof(*q) + (size_t)n * (3 + ns) * sizeof(double) +
+			   (size_t)5 * n * sizeof(int));
+	if (!blk)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	q = (struct rsparse *)(void *)blk;
+	q->e = (double *)(void *)(q + 1);
+	q->o = q->e + n;
+	q->arr = q->o + n;
+	q->pos = (int *)(void *)(q->arr + (size_t)n * ns);
+	q->pred = q->pos + n;
+	q->last = q->pred + n;
+	q->busy = q->last + n;
+	q->fin = q->busy + n;
+	r->sp = q;
+	r->recv_need = -2;      /* the end comes from coll_finish_after */
+	q->left = n;
+	for (i = 0, v = 0; i < n; i++) {
+		int w = r->rsucc[v];
+		q->pos[v] = i;
+		q->pred[w] = v;
+		v = w;
+	}
+	for (i = 0; i < n; i++) {
+		q->o[i] = fmin(r->idle, r->step_lat[q->pred[i] * n + i]);
+		q->e[i] = now;
+		q->last[i] = q->busy[i] = q->fin[i] = 0;
+	}
+	for (i = 0; i < n * (int)ns; i++)
+		q->arr[i] = -1;
+	/* step 0: the ranks whose chunk holds data send it */
+	for (i = 0; i < n; i++)
+		if (coll_rccl_step_data(q->pos[i], 0, n, r->kdata))
+			q->arr[r->rsucc[i] * ns + 1] = now;
+	for (i = 0; i < n; i++)
+		if ((rc = sparse_advance(r, i, err)) < 0)
+			return rc;
+	return 0;
+}
+
+int coll_sparse_recv(struct crun *r, const struct sendrec *sr, struct plumb_err *err)
+{
+	struct rsparse *q = r->sp;
+	int i = sr->dst, s = sr->idx, j = r->rsucc[i], rc;
+	q->e[i] = sim_now(r->eng);
+	q->last[i] = s;
+	q->busy[i] = 0;
+	/* its data goes on to its successor's next step */
+	if (s < r->nsteps) {
+		q->arr[j * (r->nsteps + 1) + s + 1] = q->e[i];
+		if ((rc = sparse_advance(r, j, err)) < 0)
+			return rc;
+	}
+	return sparse_advance(r, i, err);
 }

@@ -267,11 +267,19 @@ void val_report(FILE *f, const struct val_set *v, const char *title)
 	for (i = 0; i < v->ncases; i++) {
 		const struct val_case *c = &v->cases[i];
 		struct val_stats st;
-		char fits[VAL_MAX_FITS * 34] = "";
+		char fits[VAL_MAX_FITS * 96] = "";
 		int k;
-		for (k = 0; k < c->nfits; k++)
+		for (k = 0; k < c->nfits; k++) {
+			int ki = consts_find(c->fits[k]);
 			snprintf(fits + strlen(fits), sizeof(fits) - strlen(fits), "%s%s", k ? ", " : "",
 				 c->fits[k]);
+			/* a fitted value outside its plausible range says so */
+			if (ki >= 0 && c->scn && !consts_plausible(ki, c->scn->k.v[ki]))
+				snprintf(fits + strlen(fits), sizeof(fits) - strlen(fits),
+					 " %g %s, outside its plausible %g-%g", c->scn->k.v[ki],
+					 plumb_const_defs[ki].unit, plumb_const_defs[ki].plo,
+					 plumb_const_defs[ki].phi);
+		}
 		val_stats(v, c->first_point, c->npoints, &st);
 		fprintf(f, "| %s | %s | %s%s%s | %d | %.1f%% | x%.2f | %d/%d |\n", c->name,
 			c->kind == VAL_NCCL ? c->op : c->kind == VAL_P2P ? "p2p" :

@@ -193,10 +193,54 @@ static void test_falls_back(void)
 	scn_free(s);
 }
 
+/* RCCL's ring all-reduce on the MI300X mesh below 16 bytes a rank, where
+ * chunks carry no data (models/coll/coll_rccl.c): the closed form's
+ * recurrence is the flow model's, and a step without data waits for
+ * nothing: 8 ranks of floats take longer with every chunk that fills (8 and
+ * 16 B one, 32 B two, 64 B four, 128 B eight) and no longer from 128 B; with
+ * rccl_step_us 0 an empty step costs nothing and the data's 14 hops take
+ * what the lockstep ring takes. */
+static void test_rccl_sparse(void)
+{
+	static const double sizes[] = { 8, 16, 32, 64, 100, 128, 160, 512 };
+	struct scenario *s = NULL;
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result a, f;
+	double t[8];
+	int i, n;
+
+	CU_ASSERT_EQUAL_FATAL(scn_load("scenarios/mi300x-8x.yaml", &s, NULL), 0);
+	topo_opts_init(&o);
+	for (n = 4; n <= 8; n += 4)
+		for (i = 0; i < 8; i++) {
+			fix_coll_spec(&c, COLL_ALLREDUCE, n, sizes[i], ALGO_RING, PROTO_LL);
+			CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &a, NULL), 0);
+			CU_ASSERT_EQUAL(a.closed, 1);
+			c.flow = 1;
+			CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &f, NULL), 0);
+			CU_ASSERT(fabs(a.seconds - f.seconds) <= TOL_EXACT * f.seconds);
+			t[i] = a.seconds;
+		}
+	/* (the bytes' own time apart: under 1% here) */
+	CU_ASSERT(fabs(t[1] - t[0]) < 1e-2 * t[0]);
+	CU_ASSERT(t[2] > t[1] && t[3] > t[2] && t[5] > t[3]);
+	CU_ASSERT(t[5] - t[1] > 0.1 * t[1]);
+	CU_ASSERT(fabs(t[7] - t[5]) < 1e-2 * t[5]);
+	s->k.v[K_RCCL_STEP_US] = 0;
+	fix_coll_spec(&c, COLL_ALLREDUCE, 8, 16, ALGO_RING, PROTO_LL);
+	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &a, NULL), 0);
+	c.bytes = 128;
+	CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &f, NULL), 0);
+	CU_ASSERT(fabs(a.seconds - f.seconds) < 1e-2 * f.seconds);
+	scn_free(s);
+}
+
 void suite_closed(void)
 {
 	CU_pSuite s = CU_add_suite("closed", NULL, NULL);
 	CU_add_test(s, "closed form = flows on the bundled scenarios", test_bundled);
 	CU_add_test(s, "closed form = flows on clusters of 16 to 64 GPUs", test_clusters);
 	CU_add_test(s, "flows where the closed form does not hold", test_falls_back);
+	CU_add_test(s, "RCCL's ring with empty chunks: closed form = flows", test_rccl_sparse);
 }
