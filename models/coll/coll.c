@@ -103,7 +103,7 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 	struct sim_flow_spec fs;
 	struct coll_flow f;
 	struct sendrec *sr = malloc(sizeof(*sr));
-	int rc, k, w, nw;
+	int rc, w, nw;
 
 	if (!sr)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
@@ -121,7 +121,7 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 	r->sends = sr;
 	memset(&fs, 0, sizeof(fs));
 	nw = coll_send_flow(r, src, dst, bytes, chain, 0, &f);
-	sr->remaining = nw * f.mult;
+	sr->remaining = nw;
 	for (w = 0; w < nw; w++) {
 		if (w > 0)
 			coll_send_flow(r, src, dst, bytes, chain, w, &f);
@@ -132,14 +132,15 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 		fs.start = sim_now(r->eng) + f.delay;
 		fs.on_done = flow_done;
 		fs.arg = sr;
-		for (k = 0; k < f.mult; k++)
-			if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0) {
-				if (w == 0 && k == 0) {
-					send_unlink(sr);
-					free(sr);
-				}
-				return rc;
+		/* the channels inside a host: f.mult identical flows, started
+		 * as one that shares the links as they would (sim_flow_start_n) */
+		if ((rc = sim_flow_start_n(r->fab->net, &fs, f.mult, NULL, err)) < 0) {
+			if (w == 0) {
+				send_unlink(sr);
+				free(sr);
 			}
+			return rc;
+		}
 	}
 	return 0;
 }
