@@ -234,6 +234,17 @@ static int chain_try(struct crun *r, int t, int ph, int i, struct plumb_err *err
 		       r->c->bytes / r->nchunks / r->nchain, t, err);
 }
 
+double coll_shot_barrier(const struct crun *r)
+{
+	/* RCCL's allpairs: one thread block reduces the n - 1 shards it
+	 * received one after another, a step of its protocol each (the "re"
+	 * steps of allreduce-allpairs-8n-*.xml); the engine's kernel: its
+	 * second barrier */
+	return r->msccl ? (r->n - 1) * r->s->k.v[r->proto == PROTO_LL ? K_NCCL_NVL_LL_US :
+						 K_NCCL_NVL_SIMPLE_US] * 1e-6 :
+			  r->s->k.v[K_ONESHOT_US] * 1e-6;
+}
+
 static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 			struct plumb_err *err)
 {
@@ -253,20 +264,14 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 		return 0;
 	case PH_SHOT1:
 		/* Two-shot: when every rank holds its reduced shard, the
-		 * kernel's second barrier, then the all-gather of the shards. */
+		 * kernel's second barrier (coll_shot_barrier), then the
+		 * all-gather of the shards. */
 		if (r->recv_total == n * (n - 1)) {
 			struct sim_payload pl;
 			memset(&pl, 0, sizeof(pl));
 			pl.p = r;
 			r->shot2 = 1;
-			/* RCCL's allpairs: one thread block reduces the n - 1
-			 * shards it received one after another, a step of its
-			 * protocol each (the "re" steps of
-			 * allreduce-allpairs-8n-*.xml), before the all-gather */
-			return sim_after(r->eng, r->msccl ? (n - 1) * r->s->k.v[r->proto == PROTO_LL ?
-							K_NCCL_NVL_LL_US : K_NCCL_NVL_SIMPLE_US] * 1e-6 :
-					 r->s->k.v[K_ONESHOT_US] * 1e-6,
-					 SIM_PRIO_DEFAULT,
+			return sim_after(r->eng, coll_shot_barrier(r), SIM_PRIO_DEFAULT,
 					 r->ctx->kind_start, &pl, NULL, err);
 		}
 		return 0;

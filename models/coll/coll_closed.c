@@ -598,3 +598,65 @@ int coll_closed(const struct crun *r, double *seconds, int *shared, const char *
 	free(x.lrc);
 	return rc;
 }
+
+/* One exchange of a one-shot or two-shot: every rank reads `bytes` from
+ * every peer at once (coll.c on_start); the least time it can take from
+ * its start. vol and first: scratch, a link each. */
+static double shot_exchange(const struct crun *r, double bytes, double *vol, double *first)
+{
+	const struct sim_net *net = r->fab->net;
+	int nl = sim_net_nlinks(net), n = r->n, i, j, w, k, nw;
+	double end = 0;
+
+	for (k = 0; k < nl; k++) {
+		vol[k] = 0;
+		first[k] = INFINITY;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			struct coll_flow f;
+			if (i == j)
+				continue;
+			nw = coll_send_flow(r, j, i, bytes, -1, 0, &f);
+			for (w = 0; w < nw; w++) {
+				double act, rmax;
+				if (w > 0)
+					coll_send_flow(r, j, i, bytes, -1, w, &f);
+				act = f.delay + fab_path_latency(r->fab, f.path, f.len);
+				rmax = f.cap > 0 ? f.cap : INFINITY;
+				for (k = 0; k < f.len; k++) {
+					int l = f.path[k];
+					rmax = fmin(rmax, sim_net_link_capacity(net, l));
+					vol[l] += f.bytes * f.mult;
+					first[l] = fmin(first[l], act);
+				}
+				/* a flow alone on its path, at its narrowest link */
+				end = fmax(end, f.bytes > 0 ? act + f.bytes / rmax : act);
+			}
+		}
+	/* a link's flows together, at its capacity */
+	for (k = 0; k < nl; k++)
+		if (vol[k] > 0)
+			end = fmax(end, first[k] + vol[k] / sim_net_link_capacity(net, k));
+	return end;
+}
+
+int coll_shot_bound(const struct crun *r, double *lb, struct plumb_err *err)
+{
+	int nl = sim_net_nlinks(r->fab->net);
+	double *vol, x;
+
+	if (r->algo != ALGO_ONESHOT && r->algo != ALGO_TWOSHOT)
+		return 1;
+	if (!(vol = malloc(2 * ((size_t)nl + 1) * sizeof(*vol))))
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	if (r->algo == ALGO_ONESHOT) {
+		*lb = r->t_first + shot_exchange(r, r->c->bytes, vol, vol + nl + 1);
+	} else {
+		/* the two exchanges send the same shards (coll.c on_start) */
+		x = shot_exchange(r, r->c->bytes / r->n, vol, vol + nl + 1);
+		*lb = r->t_first + x + coll_shot_barrier(r) + x;
+	}
+	free(vol);
+	return 0;
+}

@@ -152,4 +152,21 @@ void coll_run_free(struct crun *r);
 int coll_closed(const struct crun *r, double *seconds, int *shared, const char **why,
 		struct plumb_err *err);
 
+/* The wait between a two-shot's exchanges (the engine kernel's second
+ * barrier, or RCCL's allpairs reducing its n - 1 shards), seconds. */
+double coll_shot_barrier(const struct crun *r);
+
+/*
+ * A lower bound on the flow model's time of the one-shot or two-shot run r
+ * alone (the engine's kernels, RCCL's allpairs; coll_closed.c): no flow
+ * ends before its start, delay and path latency plus its bytes at the
+ * least of its cap and its links' capacities, and no link carries the
+ * bytes of its flows faster than its capacity from the first of them on;
+ * a two-shot adds its two exchanges and the barrier between. The search
+ * leaves a kernel unsimulated when this bound is above the best time
+ * simulated (coll_search.c). 0 with *lb, 1 for another algorithm, or a
+ * negative code (out of memory).
+ */
+int coll_shot_bound(const struct crun *r, double *lb, struct plumb_err *err);
+
 #endif

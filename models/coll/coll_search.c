@@ -149,6 +149,29 @@ static int closed_one(const struct scenario *s, const struct topo_view *view,
 	return rc;
 }
 
+/* A lower bound on the flow model's time of a one-shot or two-shot (algo,
+ * proto) of c (coll_shot_bound; cl built on first use): 0 with *lb (-1:
+ * not allowed here), or a negative code. */
+static int shot_bound(const struct scenario *s, const struct topo_view *view,
+		      const struct fab_routes *routes, struct env *cl,
+		      const struct coll_spec *c, int algo, int proto, double *lb,
+		      struct plumb_err *err)
+{
+	struct coll_result scratch;
+	struct crun *r = NULL;
+	int rc;
+
+	*lb = -1;
+	if (!cl->eng && (rc = env_new(s, view, routes, cl, err)) < 0)
+		return rc;
+	memset(&scratch, 0, sizeof(scratch));
+	if ((rc = coll_run_new(&cl->x, c, algo, proto, &scratch, &r, err)) != 0)
+		return rc > 0 ? 0 : rc;
+	rc = coll_shot_bound(r, lb, err);
+	coll_run_free(r);
+	return rc < 0 ? rc : 0;
+}
+
 /* One (algorithm, protocol): in closed form where it holds (unless c->flow),
  * else simulated. *seconds = -1: not allowed. */
 static int run_one(const struct scenario *s, const struct topo_view *view,
@@ -265,6 +288,11 @@ struct cand {
  * holds (docs/model.md, "Closed form"); a candidate its closed form puts
  * this much above the best simulated is slower in the flows too. */
 #define PRUNE_EPS 1e-2
+
+/* A one-shot or two-shot whose lower bound (coll_shot_bound, exact but for
+ * the roundings of a few dozen operations, ~1e-15 relative) is above the
+ * best simulated by this much cannot be the fastest: it is not simulated. */
+#define BOUND_EPS 1e-9
 
 /* The closed form's time of each candidate where it holds; then the
  * candidates in the order to simulate them: without one first (they are
@@ -384,6 +412,18 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 			struct cand *x = &cand[k];
 			if (x->est >= 0 && isfinite(floor_t) && x->est > floor_t * (1 + PRUNE_EPS))
 				continue;
+			/* the engine's kernels: slower than the best simulated
+			 * whatever their flows do, they are not simulated */
+			if ((algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) && isfinite(floor_t)) {
+				double lb;
+				if ((rc = shot_bound(s, view, routes, &cl, c, algo, x->proto, &lb,
+						     err)) < 0) {
+					env_free(&cl);
+					return rc;
+				}
+				if (lb > floor_t * (1 + BOUND_EPS))
+					continue;
+			}
 			memset(&x->res, 0, sizeof(x->res));
 			if ((rc = run_one(s, view, routes, &cl, c, algo, x->proto, &x->t, &x->res,
 					  err)) < 0) {

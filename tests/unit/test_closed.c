@@ -12,8 +12,14 @@
  * (1e-3), which bounds the ring's error by the same fraction; on every case
  * here it agrees to the printed 0.01 us (the largest error found is
  * printed when the suite runs with PLUMB_TEST_VERBOSE set).
+ *
+ * The lower bound of the engine's one-shot and two-shot kernels
+ * (coll_shot_bound), which the search uses to leave a kernel unsimulated:
+ * never above the flow model's time, and the search's choice and time the
+ * same as simulating every candidate.
  */
 #include "coll.h"
+#include "coll_int.h"
 #include "fixtures.h"
 
 #include <CUnit/CUnit.h>
@@ -193,10 +199,114 @@ static void test_falls_back(void)
 	scn_free(s);
 }
 
+/* The bound of (algo) for c on s, from a run set up as the search sets
+ * it up. */
+static double shot_lb(const struct scenario *s, const struct coll_spec *c, int algo)
+{
+	struct topo_opts o;
+	struct coll_scn *e = NULL;
+	struct sim_engine *eng = NULL;
+	struct fabric *fab = NULL;
+	struct coll_ctx x;
+	struct crun *r = NULL;
+	struct coll_result res;
+	double lb = -1;
+
+	topo_opts_init(&o);
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(s, &o, &e, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_engine_new(s->seed, &eng, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fab_build(eng, s, &fab, NULL), 0);
+	fab_use_routes(fab, coll_scn_routes(e));
+	CU_ASSERT_EQUAL_FATAL(coll_ctx_init(&x, eng, fab, coll_scn_view(e), NULL), 0);
+	if (coll_run_new(&x, c, algo, PROTO_LL, &res, &r, NULL) == 0) {
+		CU_ASSERT_EQUAL(coll_shot_bound(r, &lb, NULL), 0);
+		coll_run_free(r);
+	}
+	coll_ctx_release(&x);
+	fab_free(fab);
+	sim_engine_free(eng);
+	coll_scn_put(e);
+	return lb;
+}
+
+/* On every bundled scenario whose engine has a kernel, at sizes from 4 KiB
+ * to 128 MiB: each kernel's bound at most its simulated time, and the
+ * search (which prunes by the bounds) picks what simulating the ring and
+ * both kernels picks, with the same time to the bit. */
+static void test_shot_bound(void)
+{
+	static const char *const names[] = {
+		"baremetal-8x-rtxpro6000", "hgx-8x-h200", "mi300x-8x",
+		"switch-8x-rtxpro6000", "workstation-2x-rtx5090",
+	};
+	static const double sizes[] = { 4096, 65536, 1 << 20, 7 << 20, 16 << 20, 128 << 20, 0 };
+	static const int algos[] = { ALGO_RING, ALGO_ONESHOT, ALGO_TWOSHOT };
+	struct topo_opts o;
+	size_t i;
+	int k, a, ring = 0, cases = 0;
+	double tight = 0;
+
+	topo_opts_init(&o);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[128];
+		struct scenario *s = NULL;
+		snprintf(path, sizeof(path), "scenarios/%s.yaml", names[i]);
+		CU_ASSERT_EQUAL_FATAL(scn_load(path, &s, NULL), 0);
+		for (k = 0; sizes[k] > 0; k++) {
+			struct coll_spec c;
+			struct coll_result got, one;
+			double best = INFINITY;
+			int best_algo = -1, best_proto = -1;
+			fix_coll_spec(&c, COLL_ALLREDUCE, s->ngpus, sizes[k], ALGO_AUTO, PROTO_AUTO);
+			c.custom = COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT;
+			c.flow = 1;
+			for (a = 0; a < 3; a++) {
+				c.algo = algos[a];
+				memset(&one, 0, sizeof(one));
+				if (coll_time(s, &o, &c, &one, NULL) != 0) {
+					CU_ASSERT(a > 0);       /* a kernel it cannot run */
+					continue;
+				}
+				if (a > 0) {
+					double lb = shot_lb(s, &c, algos[a]);
+					CU_ASSERT(lb > 0 && lb <= one.seconds * (1 + 1e-12));
+					if (!(lb > 0 && lb <= one.seconds * (1 + 1e-12)))
+						printf("\n  %s %g B %s: bound %.17g, flows %.17g\n",
+						       names[i], sizes[k], coll_algo_name(algos[a]),
+						       lb, one.seconds);
+					if (lb > 0 && lb / one.seconds > tight)
+						tight = lb / one.seconds;
+				}
+				if (one.seconds < best) {
+					best = one.seconds;
+					best_algo = one.algo;
+					best_proto = one.proto;
+				}
+			}
+			c.algo = ALGO_AUTO;
+			memset(&got, 0, sizeof(got));
+			CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &got, NULL), 0);
+			CU_ASSERT_EQUAL(got.algo, best_algo);
+			CU_ASSERT_EQUAL(got.proto, best_proto);
+			CU_ASSERT(got.seconds == best);
+			ring += got.algo == ALGO_RING;
+			cases++;
+		}
+		scn_free(s);
+	}
+	if (getenv("PLUMB_TEST_VERBOSE"))
+		printf("\n  kernel bounds: %d cases, the ring chosen in %d; tightest bound %.15f "
+		       "of the flows' time\n", cases, ring, tight);
+	CU_ASSERT(ring > 0 && ring < cases);
+}
+
 void suite_closed(void)
 {
 	CU_pSuite s = CU_add_suite("closed", NULL, NULL);
 	CU_add_test(s, "closed form = flows on the bundled scenarios", test_bundled);
 	CU_add_test(s, "closed form = flows on clusters of 16 to 64 GPUs", test_clusters);
 	CU_add_test(s, "flows where the closed form does not hold", test_falls_back);
+	CU_add_test(s, "kernels' lower bounds: below the flows, the same choice",
+		    test_shot_bound);
 }
