@@ -354,7 +354,8 @@ static int simulate(const struct scenario *s, const struct topo_view *view,
 
 	for (i = from; i < n; i++) {
 		nalgo[x[i].algo]++;
-		if ((rc = bound_of(s, view, routes, cl, c, &x[i], err)) < 0)
+		/* one candidate runs whatever its bound */
+		if (n - from > 1 && (rc = bound_of(s, view, routes, cl, c, &x[i], err)) < 0)
 			return rc;
 	}
 	/* insertion, stable: at most MAX_CAND */
