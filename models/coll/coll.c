@@ -463,6 +463,10 @@ int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int pr
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "the %s algorithm is modelled for all-reduce only",
 				     coll_algo_name(algo));
+	/* RCCL runs LL128 on gfx90a only (coll_rccl_ll128): not here, before
+	 * any set-up (NVLink rings are checked below, hop by hop) */
+	if (proto == PROTO_LL128 && s->xgmi && !coll_rccl_ll128(s, c))
+		return 1;
 	/* One block: the run, then its n x n latency table, its ranks' GPUs
 	 * and steps received, and its n x n transport table. The tables are
 	 * left unset but for the pairs the schedule sends over (set below),
