@@ -237,6 +237,16 @@ static const char *const bound_names[] = {
 };
 static const double bound_sizes[] = { 4096, 65536, 1 << 20, 7 << 20, 16 << 20, 128 << 20, 0 };
 
+/* bound_names[i], loaded (NULL when it does not load) */
+static struct scenario *bound_scenario(size_t i)
+{
+	char path[128];
+	struct scenario *s = NULL;
+	snprintf(path, sizeof(path), "scenarios/%s.yaml", bound_names[i]);
+	CU_ASSERT_EQUAL(scn_load(path, &s, NULL), 0);
+	return s;
+}
+
 /* The bounds (coll_bound) of the ring under each protocol and of the
  * engine's kernels never above the flows' time, on the bundled scenarios
  * at sizes from 4 KiB to 128 MiB. */
@@ -254,10 +264,8 @@ static void test_bounds(void)
 
 	topo_opts_init(&o);
 	for (i = 0; i < sizeof(bound_names) / sizeof(bound_names[0]); i++) {
-		char path[128];
-		struct scenario *s = NULL;
-		snprintf(path, sizeof(path), "scenarios/%s.yaml", bound_names[i]);
-		CU_ASSERT_EQUAL_FATAL(scn_load(path, &s, NULL), 0);
+		struct scenario *s = bound_scenario(i);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 		for (k = 0; bound_sizes[k] > 0; k++)
 			for (q = 0; q < sizeof(ops) / sizeof(ops[0]); q++)
 				for (a = 0; a < sizeof(cases) / sizeof(cases[0]); a++) {
@@ -304,10 +312,8 @@ static void test_pruned_search(void)
 
 	topo_opts_init(&o);
 	for (i = 0; i < sizeof(bound_names) / sizeof(bound_names[0]); i++) {
-		char path[128];
-		struct scenario *s = NULL;
-		snprintf(path, sizeof(path), "scenarios/%s.yaml", bound_names[i]);
-		CU_ASSERT_EQUAL_FATAL(scn_load(path, &s, NULL), 0);
+		struct scenario *s = bound_scenario(i);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 		for (k = 0; bound_sizes[k] > 0; k++)
 			for (q = 0; q < sizeof(ops) / sizeof(ops[0]); q++)
 				for (fl = 0; fl < 2; fl++) {
