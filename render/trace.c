@@ -54,17 +54,18 @@ static void on_resolve(void *ctx, const struct sim_net *net)
 {
 	struct linkrec *k = ctx;
 	double t = sim_now(sim_net_engine(net));
-	int i, j, l;
+	int i, j, l, m;
 	for (l = 0; l < k->nlinks; l++)
 		k->load[l] = 0;
 	for (i = 0; i < sim_net_nactive(net); i++) {
 		int fl = sim_net_active(net, i);
 		const int *path;
-		int n = sim_flow_path(net, fl, &path);
+		int n = sim_flow_path(net, fl, &path), w = sim_flow_copies(net, fl);
 		double r = sim_flow_rate(net, fl);
 		for (j = 0; j < n; j++)
 			if (path[j] >= 0 && path[j] < k->nlinks)
-				k->load[path[j]] += r;
+				for (m = 0; m < w; m++) /* each copy, as flows */
+					k->load[path[j]] += r;
 	}
 	for (l = 0; l < k->nlinks; l++)
 		if (fabs(k->load[l] - k->cur[l]) > 1e-6 * sim_net_link_capacity(net, l)) {

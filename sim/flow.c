@@ -188,8 +188,12 @@ double sim_net_link_load(const struct sim_net *net, int link)
 	for (i = 0; i < net->nact; i++) {
 		const struct flow *f = &net->flows[net->act[i]];
 		for (j = 0; j < f->plen; j++)
-			if (f->path[j] == link)
-				sum += sim_flow_rate(net, net->act[i]);
+			if (f->path[j] == link) {
+				double r = sim_flow_rate(net, net->act[i]);
+				int k;
+				for (k = 0; k < f->w; k++)  /* as separate flows */
+					sum += r;
+			}
 	}
 	return sum;
 }
@@ -308,6 +312,12 @@ static void flow_release(struct sim_net *net, int id)
 int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 		   int *id, struct plumb_err *err)
 {
+	return sim_flow_start_n(net, spec, 1, id, err);
+}
+
+int sim_flow_start_n(struct sim_net *net, const struct sim_flow_spec *spec,
+		     int copies, int *id, struct plumb_err *err)
+{
 	struct sim_payload pl;
 	struct flow *f;
 	double lat = 0;
@@ -315,6 +325,10 @@ int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 
 	if (id)
 		*id = -1;
+	if (copies < 1)
+		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
+				     "a flow stands for at least one copy, "
+				     "got %d", copies);
 	if ((rc = check_spec(net, spec, err)) < 0)
 		return rc;
 	fid = flow_alloc(net);
@@ -347,6 +361,7 @@ int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 		lat += net->links[spec->path[i]].lat;
 	}
 	f->plen = spec->path_len;
+	f->w = copies;
 	f->bytes = f->remaining = spec->bytes;
 	f->rate = f->old_rate = 0;
 	f->cap = spec->rate_cap;
@@ -368,7 +383,8 @@ int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 		flow_release(net, fid);
 		return rc;
 	}
-	net->bytes_started += spec->bytes;
+	for (i = 0; i < copies; i++)    /* as separate flows would add */
+		net->bytes_started += spec->bytes;
 	if (id)
 		*id = fid;
 	return 0;
@@ -394,9 +410,10 @@ int flow_mark_dirty(struct sim_net *net, struct plumb_err *err)
 int flow_finish(struct sim_net *net, int id, struct plumb_err *err)
 {
 	struct flow *f = &net->flows[id];
-	int rc = 0;
+	int rc = 0, i;
 
-	net->bytes_done += f->bytes;
+	for (i = 0; i < f->w; i++)
+		net->bytes_done += f->bytes;
 	f->remaining = 0;
 	f->rate = 0;
 	f->ev = SIM_HANDLE_NONE;
@@ -500,6 +517,12 @@ int sim_flow_path(const struct sim_net *net, int flow, const int **path)
 	return net->flows[flow].plen;
 }
 
+int sim_flow_copies(const struct sim_net *net, int flow)
+{
+	assert(flow >= 0 && flow < net->nslots);
+	return net->flows[flow].w;
+}
+
 int sim_net_nactive(const struct sim_net *net)
 {
 	return net->nact;
@@ -574,7 +597,7 @@ int sim_net_check(const struct sim_net *net, struct plumb_err *err)
 					     "remaining", id, rem, f->bytes);
 		}
 		for (j = 0; j < f->plen; j++)
-			load[f->path[j]] += rate;
+			load[f->path[j]] += rate * f->w;
 	}
 	for (i = 0; i < net->nslots; i++) {
 		waiting += net->flows[i].state == FLOW_WAITING;

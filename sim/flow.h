@@ -167,6 +167,23 @@ int sim_flow_start(struct sim_net *net, const struct sim_flow_spec *spec,
 		   int *id, struct plumb_err *err);
 
 /*
+ * Start `copies` (>= 1) identical flows of spec as one: the network shares
+ * its links as it would among that many flows started one after another
+ * with the same spec (each counts on every link of the path and gets the
+ * same max-min rate, spec->bytes each), and they finish together, with one
+ * completion callback for all of them. So the rates and finish times are
+ * those of the separate flows, computed with the same operations (a class
+ * already weighs its members by their count; the per-flow solver charges a
+ * link rate x copies where it charged rate once per flow). A collective's
+ * channels are such copies (models/coll/coll.c send_ch): 24 flows a send
+ * on an NVSwitch box cost one flow's events. The byte counters count
+ * every copy. Returns what sim_flow_start returns, or -PLUMB_EINPUT when
+ * copies < 1.
+ */
+int sim_flow_start_n(struct sim_net *net, const struct sim_flow_spec *spec,
+		     int copies, int *id, struct plumb_err *err);
+
+/*
  * Queries on a started, not yet completed flow (or on its id inside its
  * completion callback). sim_flow_rate: current rate in bytes/s, 0 while the
  * flow waits its latency; sim_flow_bytes: size; sim_flow_rate_cap: cap (0 =
@@ -181,8 +198,12 @@ double sim_flow_bytes(const struct sim_net *net, int flow);
 void *sim_flow_arg(const struct sim_net *net, int flow);
 double sim_flow_rate_cap(const struct sim_net *net, int flow);
 int sim_flow_path(const struct sim_net *net, int flow, const int **path);
+/* How many identical flows it stands for (sim_flow_start_n; 1 otherwise):
+ * its rate is each copy's, its links carry rate x copies. */
+int sim_flow_copies(const struct sim_net *net, int flow);
 
-/* Active flows (past their latency): count, and the id of the i-th. */
+/* Active flows (past their latency): count, and the id of the i-th (a
+ * flow of copies counts once here). */
 int sim_net_nactive(const struct sim_net *net);
 int sim_net_active(const struct sim_net *net, int i);
 

@@ -34,6 +34,11 @@
  * of virtual times). tests/unit/test_sim_solvers.c runs both on random
  * workloads and holds every flow's finish time within 1e-9 relative.
  *
+ * A flow started as several copies (sim_flow_start_n) is one member that
+ * weighs its copies: it counts that many times on its links (nact) and in
+ * its class's weight (w), which is what the filling reads, so its rate and
+ * finish time are those the copies would get one by one.
+ *
  * Completions at one instant: when the head ends and the next member's tag
  * gives the same finish time, the class's event is queued again at the
  * same instant, so members that end together end before the instant's
@@ -228,7 +233,7 @@ static void cls_wake(struct sim_net *net, int ci, double now)
 {
 	struct fclass *c = &net->cls[ci];
 
-	c->n = 0;
+	c->n = c->w = 0;
 	c->rate = c->old_rate = 0;
 	c->t0 = now;
 	c->v0 = 0;
@@ -387,6 +392,7 @@ static int cls_insert(struct sim_net *net, int id, double rem, int n,
 	f->tag = vclock(c, now) + rem;
 	c->heap[c->n].tag = f->tag;
 	c->heap[c->n++].id = id;
+	c->w += f->w;
 	mh_up(net, c, c->n - 1);
 	return 0;
 }
@@ -401,6 +407,7 @@ static double cls_remove(struct sim_net *net, int id, double now)
 	struct hent last;
 
 	assert(ci >= 0 && c->heap[i].id == id);
+	c->w -= f->w;
 	last = c->heap[--c->n];
 	if (i < c->n) {
 		heap_put(net, c, i, last);
@@ -457,8 +464,9 @@ int cls_join(struct sim_net *net, int id, struct plumb_err *err)
 		struct lcount *l = &net->lcnt[f->path[i]];
 
 		/* the link turns shared: its other flow changes key */
-		if (++l->nact == 2)
+		if (l->nact == 1)
 			set_dirty(net, l->xid);
+		l->nact += f->w;
 		l->xid ^= id;
 	}
 	set_dirty(net, id);
@@ -477,7 +485,7 @@ static void cls_leave(struct sim_net *net, int id, double now)
 
 		l->xid ^= id;
 		/* the link turns unshared: its last flow changes key */
-		if (--l->nact == 1)
+		if ((l->nact -= f->w) == 1)
 			set_dirty(net, l->xid);
 	}
 }
@@ -559,7 +567,7 @@ static void fill(struct sim_net *net)
 				l->n = 0;
 				net->touched[nt++] = c->links[j];
 			}
-			l->n += c->n;
+			l->n += c->w;
 		}
 	}
 	while (nuc > 0) {
@@ -601,8 +609,8 @@ static void fill(struct sim_net *net)
 			c->rate = (c->cap > 0 && c->cap < m) ? c->cap : m;
 			for (j = 0; j < c->nl; j++) {
 				struct link *l = &links[c->links[j]];
-				l->rc -= c->rate * c->n;
-				l->n -= c->n;
+				l->rc -= c->rate * c->w;
+				l->n -= c->w;
 			}
 		}
 		assert(k < nuc);        /* every round freezes a class */
@@ -677,7 +685,7 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 {
 	int *cnt = calloc((size_t)net->nlinks + 1, 2 * sizeof(*cnt));
 	int *buf = malloc(((size_t)net->kcap + 1) * sizeof(*buf));
-	int i, j, members = 0, placed = 0, chained = 0, rc = 0;
+	int i, j, w, members = 0, placed = 0, chained = 0, rc = 0;
 
 	if (!cnt || !buf) {
 		rc = oom(err);
@@ -691,7 +699,7 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 		int n;
 
 		for (j = 0; j < f->plen; j++) {
-			cnt[2 * f->path[j]]++;
+			cnt[2 * f->path[j]] += f->w;
 			cnt[2 * f->path[j] + 1] ^= id;
 		}
 		if (f->dirty && !net->resolve_pending) {
@@ -743,6 +751,13 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 					    net->cact[i], j);
 				goto out;
 			}
+		for (j = w = 0; j < c->n; j++)
+			w += net->flows[c->heap[j].id].w;
+		if (w != c->w) {
+			rc = broken(err, "class weight is not its members' copies",
+				    net->cact[i], c->w);
+			goto out;
+		}
 		if (!net->resolve_pending && c->ev == SIM_HANDLE_NONE) {
 			rc = broken(err, "class without an event",
 				    net->cact[i], c->n);

@@ -36,7 +36,8 @@ struct link {
 /* What the class solver counts per link, apart from struct link so that
  * counting a flow's start or end touches 16 bytes per link, not 64. */
 struct lcount {
-	int nact;               /* active flows through the link */
+	int nact;               /* active flows through the link, a flow
+				   counting its copies (sim_flow_start_n) */
 	int xid;                /* XOR of their ids: the id of the only one
 				   when nact == 1 */
 	double cap;             /* the link's capacity (a copy) */
@@ -46,6 +47,7 @@ struct flow {
 	int state;
 	int act_idx;
 	int plen, pcap;
+	int w;                  /* identical copies it stands for (>= 1) */
 	int *path;              /* owned; reused when the slot is reused */
 	uint32_t gen;
 	double bytes, cap;
@@ -86,6 +88,8 @@ struct fclass {
 	double cap;             /* key: effective cap, 0 = none */
 	struct hent *heap;      /* members, a min-heap on (tag, id); owned */
 	int n, hcap;
+	int w;                  /* members counting their copies: the weight
+				   of the class in the filling */
 	double rate, old_rate;  /* per member, bytes/s */
 	double t0, v0;          /* virtual clock anchor */
 	sim_handle ev;          /* pending event: at or before the head's

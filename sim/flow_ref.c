@@ -3,7 +3,8 @@
  * charges every active flow for the time since the last one, runs
  * progressive filling over the flows one by one, and moves the completion
  * event of every flow whose rate changed. O(R x (F x P + L)) per solve
- * plus O(changed x log pending) (flow.h). It is what the class solver
+ * plus O(changed x log pending) (flow.h). A flow of several copies
+ * (sim_flow_start_n) counts, and is charged, once per copy on its links. It is what the class solver
  * (flow_class.c) was checked against: tests/unit/test_sim_solvers.c runs
  * both on random workloads. Chosen with sim_net_set_solver() or
  * PLUMB_FLOW_SOLVER=per-flow.
@@ -60,7 +61,7 @@ static void solve_rates(struct sim_net *net, double now)
 				l->n = 0;
 				net->touched[nt++] = f->path[j];
 			}
-			l->n++;
+			l->n += f->w;
 		}
 	}
 	while (nuf > 0) {
@@ -105,8 +106,8 @@ static void solve_rates(struct sim_net *net, double now)
 			f->rate = (f->cap > 0 && f->cap < m) ? f->cap : m;
 			for (j = 0; j < f->plen; j++) {
 				struct link *l = &links[f->path[j]];
-				l->rc -= f->rate;
-				l->n--;
+				l->rc -= f->rate * f->w;
+				l->n -= f->w;
 			}
 		}
 		assert(k < nuf);        /* every round freezes a flow */

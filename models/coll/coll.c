@@ -103,7 +103,7 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 	struct sim_flow_spec fs;
 	struct coll_flow f;
 	struct sendrec *sr = malloc(sizeof(*sr));
-	int rc, k, w, nw;
+	int rc, w, nw;
 
 	if (!sr)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
@@ -121,7 +121,7 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 	r->sends = sr;
 	memset(&fs, 0, sizeof(fs));
 	nw = coll_send_flow(r, src, dst, bytes, chain, 0, &f);
-	sr->remaining = nw * f.mult;
+	sr->remaining = nw;
 	for (w = 0; w < nw; w++) {
 		if (w > 0)
 			coll_send_flow(r, src, dst, bytes, chain, w, &f);
@@ -132,14 +132,15 @@ static int send_ch(struct crun *r, int src, int dst, int phase, int idx, double 
 		fs.start = sim_now(r->eng) + fmax(0, f.delay + shift);
 		fs.on_done = flow_done;
 		fs.arg = sr;
-		for (k = 0; k < f.mult; k++)
-			if ((rc = sim_flow_start(r->fab->net, &fs, NULL, err)) < 0) {
-				if (w == 0 && k == 0) {
-					send_unlink(sr);
-					free(sr);
-				}
-				return rc;
+		/* the channels inside a host: f.mult identical flows, started
+		 * as one that shares the links as they would (sim_flow_start_n) */
+		if ((rc = sim_flow_start_n(r->fab->net, &fs, f.mult, NULL, err)) < 0) {
+			if (w == 0) {
+				send_unlink(sr);
+				free(sr);
 			}
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -252,6 +253,21 @@ static int chain_try(struct crun *r, int t, int ph, int i, struct plumb_err *err
 		       r->c->bytes / r->nchunks / r->nchain, t, 0, err);
 }
 
+double coll_shot_barrier(const struct crun *r)
+{
+	/* RCCL's allpairs: one thread block reduces the n - 1 shards it
+	 * received one after another (the "re" steps of
+	 * allreduce-allpairs-8n-*.xml), before the all-gather: each a reduce
+	 * in the GPU's own memory and a barrier, no link crossed
+	 * (src/device/msccl_kernel_impl.h MSCCL_REDUCE), rccl_step_us each
+	 * whatever the protocol; first the received shards' copies out of the
+	 * connections' buffers and the reduces' memory traffic
+	 * (coll_msccl_local_s). The engine's kernel: its second barrier. */
+	return r->msccl ? (r->n - 1) * r->s->k.v[K_RCCL_STEP_US] * 1e-6 +
+			  coll_msccl_local_s(r, 1) :
+			  r->s->k.v[K_ONESHOT_US] * 1e-6;
+}
+
 static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 			struct plumb_err *err)
 {
@@ -273,25 +289,14 @@ static int on_recv_step(struct crun *r, const struct sendrec *sr, int n, int j,
 		return 0;
 	case PH_SHOT1:
 		/* Two-shot: when every rank holds its reduced shard, the
-		 * kernel's second barrier, then the all-gather of the shards. */
+		 * kernel's second barrier (coll_shot_barrier), then the
+		 * all-gather of the shards. */
 		if (r->recv_total == n * (n - 1)) {
 			struct sim_payload pl;
 			memset(&pl, 0, sizeof(pl));
 			pl.p = r;
 			r->shot2 = 1;
-			/* RCCL's allpairs: one thread block reduces the n - 1
-			 * shards it received one after another (the "re" steps
-			 * of allreduce-allpairs-8n-*.xml), before the all-gather:
-			 * each a reduce in the GPU's own memory and a barrier,
-			 * no link crossed (src/device/msccl_kernel_impl.h
-			 * MSCCL_REDUCE), rccl_step_us each whatever the protocol;
-			 * first the received shards' copies out of the
-			 * connections' buffers and the reduces' memory traffic
-			 * (coll_msccl_local_s) */
-			return sim_after(r->eng, r->msccl ? (n - 1) * r->s->k.v[K_RCCL_STEP_US] * 1e-6 +
-						 coll_msccl_local_s(r, 1) :
-					 r->s->k.v[K_ONESHOT_US] * 1e-6,
-					 SIM_PRIO_DEFAULT,
+			return sim_after(r->eng, coll_shot_barrier(r), SIM_PRIO_DEFAULT,
 					 r->ctx->kind_start, &pl, NULL, err);
 		}
 		return 0;
@@ -487,6 +492,10 @@ int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int pr
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "the %s algorithm is modelled for all-reduce only",
 				     coll_algo_name(algo));
+	/* RCCL runs LL128 on gfx90a only (coll_rccl_ll128): not here, before
+	 * any set-up (NVLink rings are checked below, hop by hop) */
+	if (proto == PROTO_LL128 && s->xgmi && !coll_rccl_ll128(s, c))
+		return 1;
 	/* One block: the run, then its n x n latency table, its ranks' GPUs
 	 * and steps received, and its n x n transport table. The tables are
 	 * left unset but for the pairs the schedule sends over (set below),

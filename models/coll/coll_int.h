@@ -186,4 +186,26 @@ void coll_run_free(struct crun *r);
 int coll_closed(const struct crun *r, double *seconds, int *shared, const char **why,
 		struct plumb_err *err);
 
+/* The wait between a two-shot's exchanges (the engine kernel's second
+ * barrier, or RCCL's allpairs reducing its n - 1 shards), seconds. */
+double coll_shot_barrier(const struct crun *r);
+
+/*
+ * A lower bound on the flow model's time of run r alone (coll_bound.c): a
+ * ring (all-reduce, all-gather, reduce-scatter, RCCL's mesh rings), the
+ * engine's one-shot and two-shot kernels, RCCL's allpairs. No flow ends
+ * before its delay and path latency plus its bytes at the least of its cap
+ * and its links' capacities, and no link carries its flows' bytes faster
+ * than its capacity from the first of them on. The search leaves a
+ * candidate unsimulated when its bound is above the best time simulated
+ * (coll_search.c). 0 with *lb, 1 for another algorithm or op (chains,
+ * broadcast, send/recv, all-to-all), or a negative code (out of memory).
+ */
+int coll_bound(const struct crun *r, double *lb, struct plumb_err *err);
+
+/* 1 (the default): the search leaves unsimulated the candidates that
+ * cannot be the fastest (their closed form or their bound above the best
+ * simulated); 0: it simulates every one (tests compare the two). */
+extern int coll_search_prune;
+
 #endif

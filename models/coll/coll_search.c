@@ -91,12 +91,15 @@ static int record_time(struct coll_ctx *x, double seconds, void *arg, struct plu
 }
 
 /* An engine and fabric of s with a collective context on them: the closed
- * form reads them (links, routes) and starts nothing, so one serves every
- * candidate of a search; a simulation takes a fresh one. */
+ * form and the bounds read them (links, routes) and start nothing, so one
+ * serves every candidate of a search, and the search's first simulation
+ * (used: one has run, its clock is no longer at 0); a later simulation
+ * takes a fresh one. */
 struct env {
 	struct sim_engine *eng;
 	struct fabric *fab;
 	struct coll_ctx x;
+	int used;
 };
 
 static void env_free(struct env *v)
@@ -156,7 +159,7 @@ static int run_one(const struct scenario *s, const struct topo_view *view,
 		   const struct coll_spec *c, int algo, int proto, double *seconds,
 		   struct coll_result *res, struct plumb_err *err)
 {
-	struct env v;
+	struct env fresh, *v = cl;
 	double t = -1;
 	int rc;
 
@@ -166,23 +169,29 @@ static int run_one(const struct scenario *s, const struct topo_view *view,
 	if (!c->flow && (rc = closed_one(s, view, routes, cl, c, algo, proto, seconds, res,
 					 err)) <= 0)
 		return rc;
-	if ((rc = env_new(s, view, routes, &v, err)) < 0)
+	/* the search's own engine while nothing has run on it (built as a
+	 * fresh one is: the same run, the same bits), else a fresh one */
+	memset(&fresh, 0, sizeof(fresh));
+	if (cl->used)
+		v = &fresh;
+	if (!v->eng && (rc = env_new(s, view, routes, v, err)) < 0)
 		return rc;
-	rc = coll_start(&v.x, c, algo, proto, 0, record_time, &t, res, err);
+	rc = coll_start(&v->x, c, algo, proto, 0, record_time, &t, res, err);
 	if (rc != 0) {
 		rc = rc > 0 ? 0 : rc;   /* 1: protocol not available here */
 		goto out;
 	}
-	if ((rc = sim_run(v.eng, INFINITY, err)) < 0)
+	v->used = 1;
+	if ((rc = sim_run(v->eng, INFINITY, err)) < 0)
 		goto out;
-	if (v.x.active != 0 || t < 0) {
+	if (v->x.active != 0 || t < 0) {
 		rc = plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
-				   "collective did not complete (%d still running)", v.x.active);
+				   "collective did not complete (%d still running)", v->x.active);
 		goto out;
 	}
 	*seconds = t;
 out:
-	env_free(&v);
+	env_free(&fresh);
 	return rc;
 }
 
@@ -253,56 +262,153 @@ static int nccl_pick(const struct scenario *s, const struct topo_view *view,
 	return coll_tune_proto(s, &g, c);
 }
 
-/* A protocol a search may simulate: the closed form's time (-1: none),
- * the simulated one (-1: not simulated or not allowed) and its result. */
+/* A candidate of a search, (algorithm, protocol): the closed form's time
+ * (-1: none), a lower bound of its flows (-1: none), the simulated time
+ * (-1: not simulated or not allowed) and its result. pick: a ring whose
+ * protocol NCCL's pick decided (nccl_pick); pruned: left unsimulated;
+ * na: not allowed here (found setting up its bound). */
 struct cand {
-	int proto;
-	double est, t;
+	int algo, proto, pick, pruned, na;
+	double est, lb, t;
 	struct coll_result res;
 };
+
+#define MAX_CAND (2 * (ALGO_TWOSHOT + 1) * PROTO_N)
 
 /* The closed form is the flows' within COLL_CLOSED_EPS (1e-3) where it
  * holds (docs/model.md, "Closed form"); a candidate its closed form puts
  * this much above the best simulated is slower in the flows too. */
 #define PRUNE_EPS 1e-2
 
-/* The closed form's time of each candidate where it holds; then the
- * candidates in the order to simulate them: without one first (they are
- * simulated whatever the others give), then the fastest first. 0 or a
- * negative code. */
-static int estimates(const struct scenario *s, const struct topo_view *view,
-		     const struct fab_routes *routes, struct env *cl, const struct coll_spec *c,
-		     int algo, struct cand *x, int n, struct plumb_err *err)
+/* A candidate whose lower bound (coll_bound, exact but for the roundings
+ * of a few dozen operations, ~1e-15 relative) is above the best simulated
+ * by this much cannot be the fastest: it is not simulated. */
+#define BOUND_EPS 1e-9
+
+/* 0: every candidate simulated (tests/unit/test_closed.c compares). */
+int coll_search_prune = 1;
+
+/* The candidates of algo for c after those in x[0 .. *nc): its protocols
+ * (the pick alone when pick >= 0). */
+static void add_algo(const struct coll_spec *c, int algo, int pick, struct cand *x, int *nc)
 {
-	int i, j, rc;
-	for (i = 0; i < n; i++) {
-		struct coll_result scratch;
-		double t = -1;
-		memset(&scratch, 0, sizeof(scratch));
-		if ((rc = closed_one(s, view, routes, cl, c, algo, x[i].proto, &t, &scratch,
-				     err)) < 0)
-			return rc;
-		x[i].est = rc == 0 && t >= 0 ? t : -1;
+	int proto;
+	for (proto = PROTO_LL; proto < PROTO_N && *nc < MAX_CAND; proto++) {
+		if (c->proto != PROTO_AUTO && c->proto != proto)
+			continue;
+		if (pick >= 0 && proto != pick)
+			continue;
+		if ((algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) && proto != PROTO_LL &&
+		    c->proto == PROTO_AUTO)
+			continue;   /* no NCCL protocol: simulated once */
+		memset(&x[*nc], 0, sizeof(x[*nc]));
+		x[*nc].algo = algo;
+		x[*nc].proto = proto;
+		x[*nc].pick = pick >= 0;
+		x[*nc].est = x[*nc].lb = x[*nc].t = -1;
+		(*nc)++;
 	}
-	for (i = 1; i < n; i++)         /* insertion: at most PROTO_N */
-		for (j = i; j > 0 && x[j].est < x[j - 1].est; j--) {
-			struct cand y = x[j];
-			x[j] = x[j - 1];
-			x[j - 1] = y;
+}
+
+/* Candidate x's lower bound (coll_bound, on cl built on first use; -1:
+ * none; x->na when it is not allowed here): the engine's kernels always, a
+ * ring where its flows are forced (else its closed form, which may lie
+ * within 1e-3 under the flows, is its time). 0 or a negative code. */
+static int bound_of(const struct scenario *s, const struct topo_view *view,
+		    const struct fab_routes *routes, struct env *cl, const struct coll_spec *c,
+		    struct cand *x, struct plumb_err *err)
+{
+	struct coll_result scratch;
+	struct crun *r = NULL;
+	int rc;
+
+	x->lb = -1;
+	if (x->algo != ALGO_ONESHOT && x->algo != ALGO_TWOSHOT && !(x->algo == ALGO_RING && c->flow))
+		return 0;
+	if (!cl->eng && (rc = env_new(s, view, routes, cl, err)) < 0)
+		return rc;
+	memset(&scratch, 0, sizeof(scratch));
+	if ((rc = coll_run_new(&cl->x, c, x->algo, x->proto, &scratch, &r, err)) != 0) {
+		x->na = rc > 0;
+		return rc > 0 ? 0 : rc;
+	}
+	rc = coll_bound(r, &x->lb, err);
+	coll_run_free(r);
+	if (rc != 0)
+		x->lb = -1;
+	return rc < 0 ? rc : 0;
+}
+
+/* Simulate the candidates x[from .. n) (or take their closed form where it
+ * holds and c->flow is not set), the likeliest fastest first: ordered by
+ * their lower bounds, those without one first (they run whatever the
+ * others give). One whose bound is above the best time so far by
+ * BOUND_EPS, or, flows forced among several protocols, whose closed form
+ * is above it by PRUNE_EPS, cannot be the fastest and is not simulated.
+ * *best: the best so far, in and out. 0 or a negative code. */
+static int simulate(const struct scenario *s, const struct topo_view *view,
+		    const struct fab_routes *routes, struct env *cl, const struct coll_spec *c,
+		    struct cand *x, int from, int n, double *best, struct plumb_err *err)
+{
+	int ord[MAX_CAND], i, j, k, rc, nalgo[ALGO_TWOSHOT + 1] = { 0 };
+
+	for (i = from; i < n; i++) {
+		nalgo[x[i].algo]++;
+		/* one candidate runs whatever its bound */
+		if (n - from > 1 && (rc = bound_of(s, view, routes, cl, c, &x[i], err)) < 0)
+			return rc;
+	}
+	/* insertion, stable: at most MAX_CAND */
+	for (i = from, k = 0; i < n; i++, k++) {
+		for (j = k; j > 0 && x[i].lb < x[ord[j - 1]].lb; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = i;
+	}
+	for (k = 0; k < n - from; k++) {
+		struct cand *y = &x[ord[k]];
+		int prune = coll_search_prune && isfinite(*best);
+		if (y->na)
+			continue;
+		if (prune && y->lb >= 0 && y->lb > *best * (1 + BOUND_EPS)) {
+			y->pruned = 1;
+			continue;
 		}
+		/* flows forced, several protocols: the closed form's time
+		 * where it holds (the flows' within COLL_CLOSED_EPS) */
+		if (prune && c->flow && nalgo[y->algo] > 1) {
+			struct coll_result scratch;
+			double t = -1;
+			memset(&scratch, 0, sizeof(scratch));
+			if ((rc = closed_one(s, view, routes, cl, c, y->algo, y->proto, &t,
+					     &scratch, err)) < 0)
+				return rc;
+			y->est = rc == 0 && t >= 0 ? t : -1;
+			if (y->est >= 0 && y->est > *best * (1 + PRUNE_EPS)) {
+				y->pruned = 1;
+				continue;
+			}
+		}
+		memset(&y->res, 0, sizeof(y->res));
+		if ((rc = run_one(s, view, routes, cl, c, y->algo, y->proto, &y->t, &y->res,
+				  err)) < 0)
+			return rc;
+		if (y->t >= 0 && y->t < *best)
+			*best = y->t;
+	}
 	return 0;
 }
 
-/* Every candidate (algorithm, protocol) of c simulated alone; the fastest.
- * With protocol auto a ring NCCL's pick decides runs it alone (nccl_pick). */
+/* Every candidate (algorithm, protocol) of c alone; the fastest, the first
+ * in algorithm then protocol order on a tie. With protocol auto a ring
+ * NCCL's pick decides runs it alone (nccl_pick). */
 static int coll_search(const struct scenario *s, const struct topo_view *view,
 		       const struct fab_routes *routes, const struct coll_spec *c,
 		       struct coll_result *r, struct plumb_err *err)
 {
-	int algo, proto, rc, pick, found, mnch, nc, k;
-	double best = INFINITY, floor_t;
+	int algo, proto, rc, pick, mnch, nc = 0, k, from;
+	double best = INFINITY, floor_t = INFINITY;
 	struct coll_result tmp;
-	struct cand cand[PROTO_N];
+	struct cand cand[MAX_CAND];
 	struct env cl;
 
 	memset(&cl, 0, sizeof(cl));
@@ -357,65 +463,43 @@ static int coll_search(const struct scenario *s, const struct topo_view *view,
 		pick = -1;
 		if (algo == ALGO_RING && c->proto == PROTO_AUTO)
 			pick = nccl_pick(s, view, c);
-		found = 0;
-	again:
-		for (proto = PROTO_LL, nc = 0; proto < PROTO_N; proto++) {
-			if (c->proto != PROTO_AUTO && c->proto != proto)
-				continue;
-			if (pick >= 0 && proto != pick)
-				continue;
-			if ((algo == ALGO_ONESHOT || algo == ALGO_TWOSHOT) && proto != PROTO_LL &&
-			    c->proto == PROTO_AUTO)
-				continue;   /* no NCCL protocol: simulated once */
-			cand[nc].proto = proto;
-			cand[nc].est = -1;
-			cand[nc++].t = -1;
-		}
-		/* Flows forced, several protocols: the closed form's time of each
-		 * where it holds (the flows' within COLL_CLOSED_EPS) orders
-		 * them, and one slower than the best simulated so far by more
-		 * than PRUNE_EPS is not simulated: it cannot be the fastest. */
-		if (c->flow && nc > 1 && (rc = estimates(s, view, routes, &cl, c, algo, cand, nc,
-							  err)) < 0) {
-			env_free(&cl);
-			return rc;
-		}
-		for (k = 0, floor_t = best; k < nc; k++) {
-			struct cand *x = &cand[k];
-			if (x->est >= 0 && isfinite(floor_t) && x->est > floor_t * (1 + PRUNE_EPS))
-				continue;
-			memset(&x->res, 0, sizeof(x->res));
-			if ((rc = run_one(s, view, routes, &cl, c, algo, x->proto, &x->t, &x->res,
-					  err)) < 0) {
-				env_free(&cl);
-				return rc;
-			}
-			found |= x->t >= 0;
-			if (x->t >= 0 && x->t < floor_t)
-				floor_t = x->t;
-		}
-		/* the fastest in protocol order, as one pass over them picks it */
-		for (proto = PROTO_LL; proto < PROTO_N; proto++) {
-			for (k = 0; k < nc && cand[k].proto != proto; k++)
-				;
-			if (k == nc || !(cand[k].t >= 0 && cand[k].t < best))
-				continue;
-			best = cand[k].t;
-			r->seconds = cand[k].t;
-			r->algo = algo;
-			r->proto = proto;
-			r->shm_hops = cand[k].res.shm_hops;
-			r->p2p_hops = cand[k].res.p2p_hops;
-			r->net_hops = cand[k].res.net_hops;
-			r->closed = cand[k].res.closed;
-			r->why = cand[k].res.why;
-		}
-		if (!found && pick >= 0) {
-			pick = -1;      /* the pick cannot run here: the fastest */
-			goto again;
-		}
+		add_algo(c, algo, pick, cand, &nc);
 	}
+	if ((rc = simulate(s, view, routes, &cl, c, cand, 0, nc, &floor_t, err)) < 0)
+		goto out;
+	/* NCCL's pick cannot run here (simulated: not allowed; a pruned
+	 * one could run): the ring's fastest protocol instead */
+	for (k = 0; k < nc && !(cand[k].pick && !cand[k].pruned && cand[k].t < 0); k++)
+		;
+	if (k < nc) {
+		from = nc;
+		add_algo(c, ALGO_RING, -1, cand, &nc);
+		if ((rc = simulate(s, view, routes, &cl, c, cand, from, nc, &floor_t, err)) < 0)
+			goto out;
+	}
+	/* the fastest in algorithm, then protocol order, as one pass over
+	 * them picks it */
+	for (algo = ALGO_RING; algo <= ALGO_TWOSHOT; algo++)
+		for (proto = PROTO_LL; proto < PROTO_N; proto++)
+			for (k = 0; k < nc; k++) {
+				if (cand[k].algo != algo || cand[k].proto != proto ||
+				    !(cand[k].t >= 0 && cand[k].t < best))
+					continue;
+				best = cand[k].t;
+				r->seconds = cand[k].t;
+				r->algo = algo;
+				r->proto = proto;
+				r->shm_hops = cand[k].res.shm_hops;
+				r->p2p_hops = cand[k].res.p2p_hops;
+				r->net_hops = cand[k].res.net_hops;
+				r->closed = cand[k].res.closed;
+				r->why = cand[k].res.why;
+			}
+	rc = 0;
+out:
 	env_free(&cl);
+	if (rc < 0)
+		return rc;
 	if (!isfinite(best))
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "protocol %s is not available here (LL128 needs NVLink on every hop)",

@@ -12,8 +12,14 @@
  * (1e-3), which bounds the ring's error by the same fraction; on every case
  * here it agrees to the printed 0.01 us (the largest error found is
  * printed when the suite runs with PLUMB_TEST_VERBOSE set).
+ *
+ * The lower bounds of rings and of the engine's one-shot and two-shot
+ * kernels (coll_bound), which the search uses to leave a candidate
+ * unsimulated: never above the flow model's time; and the search's choice
+ * and time the same as simulating every candidate.
  */
 #include "coll.h"
+#include "coll_int.h"
 #include "fixtures.h"
 
 #include <CUnit/CUnit.h>
@@ -236,6 +242,154 @@ static void test_rccl_sparse(void)
 	scn_free(s);
 }
 
+/* The bound of (algo, proto) for c on s, from a run set up as the search
+ * sets it up (-1: none). */
+static double bound_of(const struct scenario *s, const struct coll_spec *c, int algo, int proto)
+{
+	struct topo_opts o;
+	struct coll_scn *e = NULL;
+	struct sim_engine *eng = NULL;
+	struct fabric *fab = NULL;
+	struct coll_ctx x;
+	struct crun *r = NULL;
+	struct coll_result res;
+	double lb = -1;
+
+	topo_opts_init(&o);
+	memset(&res, 0, sizeof(res));
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(s, &o, &e, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_engine_new(s->seed, &eng, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(fab_build(eng, s, &fab, NULL), 0);
+	fab_use_routes(fab, coll_scn_routes(e));
+	CU_ASSERT_EQUAL_FATAL(coll_ctx_init(&x, eng, fab, coll_scn_view(e), NULL), 0);
+	if (coll_run_new(&x, c, algo, proto, &res, &r, NULL) == 0) {
+		if (coll_bound(r, &lb, NULL) != 0)
+			lb = -1;
+		coll_run_free(r);
+	}
+	coll_ctx_release(&x);
+	fab_free(fab);
+	sim_engine_free(eng);
+	coll_scn_put(e);
+	return lb;
+}
+
+static const char *const bound_names[] = {
+	"2x-hgx-8x-h100-ib", "baremetal-8x-rtxpro6000", "hgx-8x-h200", "mi300x-8x",
+	"proxmox-vm-8x-rtxpro6000", "switch-8x-rtxpro6000", "workstation-2x-rtx5090",
+};
+static const double bound_sizes[] = { 4096, 65536, 1 << 20, 7 << 20, 16 << 20, 128 << 20, 0 };
+
+/* bound_names[i], loaded (NULL when it does not load) */
+static struct scenario *bound_scenario(size_t i)
+{
+	char path[128];
+	struct scenario *s = NULL;
+	snprintf(path, sizeof(path), "scenarios/%s.yaml", bound_names[i]);
+	CU_ASSERT_EQUAL(scn_load(path, &s, NULL), 0);
+	return s;
+}
+
+/* The bounds (coll_bound) of the ring under each protocol and of the
+ * engine's kernels never above the flows' time, on the bundled scenarios
+ * at sizes from 4 KiB to 128 MiB. */
+static void test_bounds(void)
+{
+	static const int cases[][2] = {
+		{ ALGO_RING, PROTO_LL }, { ALGO_RING, PROTO_LL128 }, { ALGO_RING, PROTO_SIMPLE },
+		{ ALGO_ONESHOT, PROTO_LL }, { ALGO_TWOSHOT, PROTO_LL },
+	};
+	static const int ops[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER };
+	struct topo_opts o;
+	size_t i, a, q;
+	int k, n = 0;
+	double tight = 0;
+
+	topo_opts_init(&o);
+	for (i = 0; i < sizeof(bound_names) / sizeof(bound_names[0]); i++) {
+		struct scenario *s = bound_scenario(i);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		for (k = 0; bound_sizes[k] > 0; k++)
+			for (q = 0; q < sizeof(ops) / sizeof(ops[0]); q++)
+				for (a = 0; a < sizeof(cases) / sizeof(cases[0]); a++) {
+					struct coll_spec c;
+					struct coll_result f;
+					double lb;
+					if (ops[q] != COLL_ALLREDUCE && cases[a][0] != ALGO_RING)
+						continue;
+					fix_coll_spec(&c, ops[q], s->ngpus, bound_sizes[k],
+						      cases[a][0], cases[a][1]);
+					c.custom = COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT;
+					c.flow = 1;
+					memset(&f, 0, sizeof(f));
+					if (coll_time(s, &o, &c, &f, NULL) != 0)
+						continue;       /* not available here */
+					lb = bound_of(s, &c, cases[a][0], cases[a][1]);
+					CU_ASSERT(lb > 0);
+					CU_ASSERT(lb <= f.seconds * (1 + 1e-12));
+					if (!(lb > 0 && lb <= f.seconds * (1 + 1e-12)))
+						printf("\n  %s %g B %s/%s: bound %.17g, flows %.17g\n",
+						       bound_names[i], bound_sizes[k],
+						       coll_algo_name(cases[a][0]),
+						       coll_proto_name(cases[a][1]), lb, f.seconds);
+					if (lb > 0 && lb / f.seconds > tight)
+						tight = lb / f.seconds;
+					n++;
+				}
+		scn_free(s);
+	}
+	if (getenv("PLUMB_TEST_VERBOSE"))
+		printf("\n  bounds: %d cases; the closest %.15f of the flows' time\n", n, tight);
+	CU_ASSERT(n > 100);
+}
+
+/* The search with its pruning (closed forms, bounds) against simulating
+ * every candidate: the same choice and time to the bit, flows forced or
+ * not, on the bundled scenarios (their engines' kernels as candidates). */
+static void test_pruned_search(void)
+{
+	static const int ops[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER };
+	struct topo_opts o;
+	size_t i, q;
+	int k, fl, n = 0, kernel = 0;
+
+	topo_opts_init(&o);
+	for (i = 0; i < sizeof(bound_names) / sizeof(bound_names[0]); i++) {
+		struct scenario *s = bound_scenario(i);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		for (k = 0; bound_sizes[k] > 0; k++)
+			for (q = 0; q < sizeof(ops) / sizeof(ops[0]); q++)
+				for (fl = 0; fl < 2; fl++) {
+					struct coll_spec c;
+					struct coll_result all, pruned;
+					fix_coll_spec(&c, ops[q], s->ngpus, bound_sizes[k], ALGO_AUTO,
+						      PROTO_AUTO);
+					c.custom = coll_custom_of(s) |
+						   COLL_CUSTOM_ONESHOT | COLL_CUSTOM_TWOSHOT;
+					c.flow = fl;
+					memset(&all, 0, sizeof(all));
+					memset(&pruned, 0, sizeof(pruned));
+					coll_scn_clear();
+					coll_search_prune = 0;
+					CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &all, NULL), 0);
+					coll_scn_clear();
+					coll_search_prune = 1;
+					CU_ASSERT_EQUAL_FATAL(coll_time(s, &o, &c, &pruned, NULL), 0);
+					CU_ASSERT_EQUAL(pruned.algo, all.algo);
+					CU_ASSERT_EQUAL(pruned.proto, all.proto);
+					CU_ASSERT(pruned.seconds == all.seconds);
+					CU_ASSERT_EQUAL(pruned.closed, all.closed);
+					kernel += all.algo == ALGO_ONESHOT || all.algo == ALGO_TWOSHOT;
+					n++;
+				}
+		scn_free(s);
+	}
+	coll_search_prune = 1;
+	coll_scn_clear();
+	/* kernels and rings both win somewhere */
+	CU_ASSERT(kernel > 0 && kernel < n);
+}
+
 void suite_closed(void)
 {
 	CU_pSuite s = CU_add_suite("closed", NULL, NULL);
@@ -243,4 +397,7 @@ void suite_closed(void)
 	CU_add_test(s, "closed form = flows on clusters of 16 to 64 GPUs", test_clusters);
 	CU_add_test(s, "flows where the closed form does not hold", test_falls_back);
 	CU_add_test(s, "RCCL's ring with empty chunks: closed form = flows", test_rccl_sparse);
+	CU_add_test(s, "lower bounds of rings and kernels: below the flows", test_bounds);
+	CU_add_test(s, "the pruned search: the same choice as simulating every candidate",
+		    test_pruned_search);
 }

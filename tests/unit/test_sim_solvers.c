@@ -14,6 +14,12 @@
  * A flow is named by its index in the workload, not by its id, so the
  * comparison does not depend on the order in which one instant's events
  * run.
+ *
+ * Copies (sim_flow_start_n): the same workloads with each flow standing
+ * for 1-4 identical flows (24 on some, a collective's channels), run once
+ * as flows of copies and once as that many separate flows, under each
+ * solver; the finish times must agree within 1e-9 relative, and under
+ * the class solver (the default) they are the same to the bit.
  */
 #include <CUnit/CUnit.h>
 #include <gsl/gsl_rng.h>
@@ -36,6 +42,7 @@ struct wflow {
 	double bytes, cap;
 	double start;           /* absolute, or the delay after the parent */
 	int parent;             /* -1: started at setup */
+	int copies;             /* identical flows it stands for (>= 1) */
 	int nchild, child0;     /* children: kids[child0 .. child0+nchild) */
 };
 
@@ -57,11 +64,17 @@ struct run {
 	int checks_failed;
 	char first_failure[256];
 	int check_each;         /* walk sim_net_check before every event */
+	int mode;               /* COPIES_* */
 };
+
+/* How a run starts a workload flow: one flow, ignoring its copies; one flow
+ * of its copies (sim_flow_start_n); or its copies as separate flows. */
+enum { COPIES_NONE, COPIES_AS_ONE, COPIES_APART };
 
 struct fctx {
 	struct run *r;
 	int idx;
+	int left;               /* COPIES_APART: copies still running */
 };
 
 static int on_done(struct sim_net *net, int flow, void *arg,
@@ -73,6 +86,8 @@ static int start_flow(struct run *r, struct fctx *ctx, int i, double t,
 	const struct wflow *wf = &r->w->f[i];
 	struct sim_flow_spec s;
 
+	int k, rc;
+
 	ctx[i].r = r;
 	ctx[i].idx = i;
 	s.path = wf->path;
@@ -82,7 +97,13 @@ static int start_flow(struct run *r, struct fctx *ctx, int i, double t,
 	s.start = t;
 	s.on_done = on_done;
 	s.arg = &ctx[i];
-	return sim_flow_start(r->net, &s, NULL, err);
+	if (r->mode == COPIES_AS_ONE)
+		return sim_flow_start_n(r->net, &s, wf->copies, NULL, err);
+	ctx[i].left = r->mode == COPIES_APART ? wf->copies : 1;
+	for (k = 0; k < ctx[i].left; k++)
+		if ((rc = sim_flow_start(r->net, &s, NULL, err)) < 0)
+			return rc;
+	return 0;
 }
 
 static int on_done(struct sim_net *net, int flow, void *arg,
@@ -95,6 +116,8 @@ static int on_done(struct sim_net *net, int flow, void *arg,
 	int k, rc;
 
 	(void)flow;
+	if (--c->left > 0)
+		return 0;       /* a copy of several ends: the last one counts */
 	r->done[c->idx] = now;
 	r->calls[c->idx]++;
 	for (k = 0; k < wf->nchild; k++) {
@@ -206,6 +229,12 @@ static void draw(struct workload *w, uint64_t seed)
 				w->f[i].nchild++;
 			}
 	}
+	/* copies from a stream of their own, so that the workloads above
+	 * stay what they were */
+	gsl_rng_set(g, (unsigned long)seed + 1000003UL);
+	for (i = 0; i < w->nf; i++)
+		w->f[i].copies = gsl_rng_uniform(g) < 0.05 ? 24 :
+				 1 + (int)gsl_rng_uniform_int(g, 4);
 	gsl_rng_free(g);
 }
 
@@ -219,8 +248,8 @@ static void workload_free(struct workload *w)
 
 /* Run w under solver s; done[] and calls[] filled. 0 or a plumb code. */
 static int run_one(const struct workload *w, enum sim_flow_solver s,
-		   int check_each, double *done, int *calls, char *why,
-		   size_t whylen)
+		   int mode, int check_each, double *done, int *calls,
+		   char *why, size_t whylen)
 {
 	struct run r;
 	struct plumb_err err;
@@ -233,6 +262,7 @@ static int run_one(const struct workload *w, enum sim_flow_solver s,
 	r.done = done;
 	r.calls = calls;
 	r.check_each = check_each;
+	r.mode = mode;
 	plumb_err_clear(&err);
 	for (i = 0; i < w->nf; i++) {
 		done[i] = -1;
@@ -268,11 +298,14 @@ out:
 	return rc;
 }
 
-/* Compare the two solvers on workload seed; returns the worst relative
- * difference of a completion time (INFINITY when a run failed or a flow
- * did not end exactly once), the flow in *worst_i. */
-static double compare(uint64_t seed, int check_each, int *nflows,
-		      int *worst_i, char *why, size_t whylen)
+/* Compare two runs of workload seed, (solver, mode) a and b; returns the
+ * worst relative difference of a completion time (INFINITY when a run
+ * failed or a flow did not end exactly once), the flow in *worst_i;
+ * *nexact: the flows whose times are the same to the bit. */
+static double compare_runs(uint64_t seed, enum sim_flow_solver sa, int ma,
+			   enum sim_flow_solver sb, int mb, int check_each,
+			   int *nflows, int *nexact, int *worst_i, char *why,
+			   size_t whylen)
 {
 	struct workload w;
 	double *ta, *tb, worst = 0;
@@ -280,15 +313,14 @@ static double compare(uint64_t seed, int check_each, int *nflows,
 
 	draw(&w, seed);
 	*nflows = w.nf;
+	*nexact = 0;
 	*worst_i = -1;
 	ta = calloc((size_t)w.nf, sizeof(*ta));
 	tb = calloc((size_t)w.nf, sizeof(*tb));
 	ca = calloc((size_t)w.nf, sizeof(*ca));
 	cb = calloc((size_t)w.nf, sizeof(*cb));
-	if (run_one(&w, SIM_SOLVER_PER_FLOW, check_each, ta, ca, why,
-		    whylen) < 0 ||
-	    run_one(&w, SIM_SOLVER_CLASSES, check_each, tb, cb, why,
-		    whylen) < 0) {
+	if (run_one(&w, sa, ma, check_each, ta, ca, why, whylen) < 0 ||
+	    run_one(&w, sb, mb, check_each, tb, cb, why, whylen) < 0) {
 		worst = INFINITY;
 		goto out;
 	}
@@ -302,14 +334,15 @@ static double compare(uint64_t seed, int check_each, int *nflows,
 			*worst_i = i;
 			goto out;
 		}
+		*nexact += ta[i] == tb[i];
 		d = fabs(ta[i] - tb[i]) / fabs(ta[i]);
 		if (ta[i] == 0)
 			d = tb[i] == 0 ? 0 : INFINITY;
 		if (d > worst || isnan(d)) {
 			worst = isnan(d) ? INFINITY : d;
 			*worst_i = i;
-			snprintf(why, whylen, "flow %d: %.17g s per flow, "
-				 "%.17g s with classes", i, ta[i], tb[i]);
+			snprintf(why, whylen, "flow %d: %.17g s and %.17g s",
+				 i, ta[i], tb[i]);
 		}
 	}
 out:
@@ -332,8 +365,11 @@ static void test_random_workloads(void)
 		char why[512] = "";
 		int nf, wi;
 		/* the first seeds also walk every invariant before each event */
-		double d = compare((uint64_t)s, s <= 20, &nf, &wi, why,
-				   sizeof(why));
+		int nx;
+		double d = compare_runs((uint64_t)s, SIM_SOLVER_PER_FLOW,
+					COPIES_NONE, SIM_SOLVER_CLASSES,
+					COPIES_NONE, s <= 20, &nf, &nx, &wi,
+					why, sizeof(why));
 
 		flows += nf;
 
@@ -349,10 +385,91 @@ static void test_random_workloads(void)
 	EXPECT_TRUE(flows > NSEEDS * 50, "only %d flows compared", flows);
 }
 
+/* Flows of copies against as many separate flows, under solver sv: within
+ * REL_TOL, and (exact) the same to the bit. */
+static void copies_against_apart(enum sim_flow_solver sv, int exact)
+{
+	double worst_all = 0;
+	int s, bad = 0, flows = 0, same = 0;
+
+	for (s = 1; s <= NSEEDS / 2; s++) {
+		char why[512] = "";
+		int nf, nx, wi;
+		double d = compare_runs((uint64_t)s, sv, COPIES_APART, sv,
+					COPIES_AS_ONE, s <= 10, &nf, &nx, &wi,
+					why, sizeof(why));
+
+		flows += nf;
+		same += nx;
+		if (d > worst_all)
+			worst_all = d;
+		if ((!(d <= REL_TOL) || (exact && nx != nf)) && bad++ < 3)
+			EXPECT_TRUE(0, "workload %d (%d flows, %d the same "
+				    "to the bit): worst relative difference "
+				    "%.3g; %s", s, nf, nx, d, why);
+	}
+	EXPECT_TRUE(bad == 0, "%d of %d workloads off (worst %.3g, %d of %d "
+		    "flows the same to the bit)", bad, NSEEDS / 2, worst_all,
+		    same, flows);
+}
+
+static void test_copies_classes(void)
+{
+	copies_against_apart(SIM_SOLVER_CLASSES, 1);
+}
+
+static void test_copies_per_flow(void)
+{
+	copies_against_apart(SIM_SOLVER_PER_FLOW, 0);
+}
+
+/* A flow of copies weighs its copies on its links: 3 copies and one other
+ * flow on a 40 GB/s link get 10 GB/s each, and the copies' flow reports
+ * its copies and counts every copy's bytes. */
+static void test_copies_share(void)
+{
+	struct sim_engine *eng = NULL;
+	struct sim_net *net = NULL;
+	struct sim_flow_spec s;
+	struct plumb_err err;
+	int l, a, b;
+
+	plumb_err_clear(&err);
+	CU_ASSERT_EQUAL_FATAL(sim_engine_new(1, &eng, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_net_new(eng, &net, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_net_add_link(net, SIM_LINK_PCIE, 40e9, 0, &l,
+					       &err), 0);
+	memset(&s, 0, sizeof(s));
+	s.path = &l;
+	s.path_len = 1;
+	s.bytes = 1e6;
+	CU_ASSERT_EQUAL(sim_flow_start_n(net, &s, 0, &a, &err), -PLUMB_EINPUT);
+	CU_ASSERT_EQUAL(sim_flow_start_n(net, &s, 3, &a, &err), 0);
+	CU_ASSERT_EQUAL(sim_flow_start(net, &s, &b, &err), 0);
+	CU_ASSERT_EQUAL(sim_run(eng, 1e-9, &err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(sim_flow_rate(net, a), 10e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(sim_flow_rate(net, b), 10e9, 1);
+	CU_ASSERT_DOUBLE_EQUAL(sim_net_link_load(net, l), 40e9, 1);
+	CU_ASSERT_EQUAL(sim_flow_copies(net, a), 3);
+	CU_ASSERT_EQUAL(sim_flow_copies(net, b), 1);
+	CU_ASSERT_EQUAL(sim_net_check(net, &err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(sim_net_bytes_started(net), 4e6, 1e-6);
+	CU_ASSERT_EQUAL(sim_run(eng, INFINITY, &err), 0);
+	CU_ASSERT_DOUBLE_EQUAL(sim_net_bytes_done(net), 4e6, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(sim_now(eng), 1e-4, 1e-15);
+	sim_net_free(net);
+	sim_engine_free(eng);
+}
+
 void suite_sim_solvers(void)
 {
 	CU_pSuite s = CU_add_suite("sim_solvers", NULL, NULL);
 
 	CU_add_test(s, "classes match per-flow on random workloads",
 		    test_random_workloads);
+	CU_add_test(s, "copies as one flow: the same bits as apart (classes)",
+		    test_copies_classes);
+	CU_add_test(s, "copies as one flow: within 1e-9 of apart (per flow)",
+		    test_copies_per_flow);
+	CU_add_test(s, "copies weigh on their links", test_copies_share);
 }
