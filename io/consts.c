@@ -263,6 +263,14 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"scheduler hand-off, detokenizer and client per request; added to every TTFT and "
 		"end-to-end latency, not to the steps",
 		SCOPE_ENGINE, 3000, 30000 },
+	[K_REQUEST_TOKENIZE_US] = { "request_tokenize_us", "us", 3000.0, 0, 1e7,
+		"assumed: the part of request_frontend_us a request spends in the engine's one "
+		"tokenizer process before the scheduler (HTTP parsing, tokenizing, the ZMQ hand-off), "
+		"taken to be under half of the 6.9 ms (the rest is the detokenizer, the stream back "
+		"and the client); no per-request measurement found. Requests sent together reach the "
+		"scheduler this far apart, and a step takes only those that have arrived "
+		"(sgl-project/sglang PR 9436, issue 444); at most request_frontend_us",
+		SCOPE_ENGINE, 1000, 6900 },
 	[K_VM_SHM_STEP_US] = { "vm_shm_step_us", "us", 0.0, 0, 1000,
 		"0: not given. A VM's measured host path per NCCL ring step through host memory, "
 		"on top of nccl_shm_step_us; given (or above 0) it replaces the physical estimate "

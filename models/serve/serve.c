@@ -115,6 +115,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * every change to who waits sets it to -1 */
 	int sorted_nw = -1;
 	double next_ctx = 0;
+	/* the tokenizer's time a request, within the whole front end */
+	double tok = p->tokenize_s < p->frontend_s ? p->tokenize_s : p->frontend_s;
 	/* PLUMB_EXACT_CHUNKS=1: every prefill step at its exact context
 	 * (tests/chunk_buckets.sh measures what the buckets move) */
 	const char *ev = getenv("PLUMB_EXACT_CHUNKS");
@@ -137,9 +139,9 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	lp.fn = fn;
 	lp.ctx = ctx;
 	if (p->spread < 0 || p->spread > 1 || p->prompts < 0 || p->cached_prompts < 0 || p->kv_tokens < 0 ||
-	    p->range_ratio > 1 || !(p->frontend_s >= 0)) {
+	    p->range_ratio > 1 || !(p->frontend_s >= 0) || !(p->tokenize_s >= 0)) {
 		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
-				   "output spread must be in [0, 1], prompts, the KV budget and the front-end time at least 0");
+				   "output spread must be in [0, 1], prompts, the KV budget and the front-end and tokenizer times at least 0");
 		goto out;
 	}
 	if ((rc = serve_kvtier_check(p, err)) < 0)
@@ -165,8 +167,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				      ((double)p->output_len * 2 + (double)p->input_len + 2));
 		/* client i's requests stand at pos i */
 		for (i = 0; i < C && !(p->prompts > 0 && issued >= p->prompts); i++) {
-			serve_new_req(&R, 0, serve_in_len(p, issued), serve_out_len(p, issued),
-				      p->prompts > 0, i);
+			int qi = serve_new_req(&R, 0, serve_in_len(p, issued), serve_out_len(p, issued),
+					       p->prompts > 0, i);
+			if (qi >= 0)
+				serve_tokenize(&R, qi, tok);
 			issued++;
 		}
 		if (R.oom)
@@ -195,6 +199,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			while (next < R.nrq && R.rq[next].arrival <= t &&
 			       (p->concurrency < 1 || R.nlive < p->concurrency)) {
 				R.rq[next].arrival = t > R.rq[next].arrival ? t : R.rq[next].arrival;
+				serve_tokenize(&R, next, tok);
 				serve_wait(&R, next++);
 				R.nlive++;
 				sorted_nw = -1;
@@ -372,6 +377,20 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			 * "Serving run". */
 			if (!q->retracted && q->arrival >= t && (active > 0 || prefilling > 0))
 				break;
+			/* Requests sent together reach the scheduler one
+			 * tokenizer time apart (serve_tokenize): the SGLang
+			 * TokenizerManager, one asyncio loop in one process,
+			 * tokenizes each and sends it over ZMQ on its own
+			 * (sgl-project/sglang PR 9436: a batch of 50 "split
+			 * (e.g., 10 + 40) at the Scheduler"), and the step
+			 * starts with what recv_requests found. One that has
+			 * not arrived when the step starts waits for the next;
+			 * an idle engine waits for the first. */
+			if (!q->retracted && q->ready > t) {
+				if (active > 0 || prefilling > 0 || admit > 0)
+					break;
+				t = q->ready;
+			}
 			if (p->kv_tokens > 0 && admit + active > 0 &&
 			    kv_used + reserve + prompt + SERVE_RESERVE * (double)q->target > p->kv_tokens)
 				break;
@@ -551,8 +570,12 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				if (p->prompts > 0 && issued >= p->prompts)
 					continue;   /* the benchmark has issued all */
 				pos = q->pos;       /* q moves when the requests grow */
-				serve_new_req(&R, t, serve_in_len(p, issued), serve_out_len(p, issued),
-					      win0 >= 0, pos);
+				{
+					int ni = serve_new_req(&R, t, serve_in_len(p, issued),
+							       serve_out_len(p, issued), win0 >= 0, pos);
+					if (ni >= 0)
+						serve_tokenize(&R, ni, tok);
+				}
 				sorted_nw = -1;
 				issued++;
 			}

@@ -157,6 +157,17 @@ struct serve_params {
 	 * before its next request is left out: under 1% of a request of more
 	 * than a few hundred tokens). 0: none. */
 	double frontend_s;
+	/* The part of frontend_s a request spends in the engine's one
+	 * tokenizer process before its scheduler (HTTP parsing, tokenizing,
+	 * the hand-off), seconds. That process takes the requests one after
+	 * another, so of requests sent within this time of each other each
+	 * reaches the scheduler this long after the one before; the engine's
+	 * step takes only those that have reached it when it starts. A lone
+	 * request reaches it at its send time (the engine's clock counts
+	 * from there; its TTFT carries frontend_s whole). At most frontend_s
+	 * (more is taken as frontend_s); 0: requests sent together arrive
+	 * together. docs/model.md, "Serving run". */
+	double tokenize_s;
 	/* 1: every step taken one by one, never a run of equal decode steps
 	 * at once (serve.c); the two give the same bits, which the unit
 	 * tests check. 0 (default): runs at once. */

@@ -34,6 +34,7 @@ enum { RQ_PENDING, RQ_WAITING, RQ_PREFILL, RQ_RUNNING, RQ_DONE };
 
 struct req {
 	double arrival, first, last;    /* times: issued, first token, last token */
+	double ready;           /* when the scheduler can take it (serve_tokenize) */
 	double generated;       /* tokens so far (fractional with drafts) */
 	long input, target;     /* prompt and output lengths */
 	long kv;                /* KV tokens it holds while running */
@@ -70,6 +71,7 @@ struct run {
 	struct req *rq;
 	int nrq, caprq;
 	int nlive;                      /* open loop: arrived, not done */
+	double tok_free;                /* when the tokenizer takes the next request */
 	/* The requests by state, so that a step costs what it runs, not the
 	 * clients: running and prefilling ones by pos (the order every sum of
 	 * a step takes, so the bits are those of a visit of every slot), and
@@ -126,6 +128,10 @@ int serve_new_req(struct run *R, double arrival, long input, long target, int me
 		  long pos);
 /* Request i starts waiting: counted, listed in R->joined. */
 void serve_wait(struct run *R, int i);
+/* Request i, just sent, goes through the engine's one tokenizer process
+ * (tok seconds each, in the order sent): it reaches the scheduler at its
+ * send time or tok after the request before it, whichever is later. */
+void serve_tokenize(struct run *R, int i, double tok);
 /* Request i into l at its pos (0, or -1 out of memory: R->oom set); out of
  * l (a no-op when not there). O(n). */
 int serve_list_insert(struct run *R, struct rlist *l, int i);

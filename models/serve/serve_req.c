@@ -41,6 +41,13 @@ int serve_new_req(struct run *R, double arrival, long input, long target, int me
 	return R->oom ? -1 : i;
 }
 
+void serve_tokenize(struct run *R, int i, double tok)
+{
+	struct req *q = &R->rq[i];
+	q->ready = q->arrival > R->tok_free ? q->arrival : R->tok_free;
+	R->tok_free = q->ready + tok;
+}
+
 void serve_wait(struct run *R, int i)
 {
 	R->rq[i].state = RQ_WAITING;

@@ -141,6 +141,55 @@ static void test_next_request_waits_a_step(void)
 	EXPECT_NEAR(r.ttft_ms, 50, 1e-9);
 }
 
+/* Requests sent together reach the scheduler one tokenizer time apart and
+ * a step takes those that have arrived when it starts, by hand: three
+ * clients at time 0, 5 ms of tokenizer each, prefill 50 ms a request. The
+ * first is prefilled alone (0-50 ms); the others arrived at 5 and 10 ms
+ * and are prefilled together (50-150 ms). TTFTs 50, 150, 150 plus the
+ * front end's 7 ms. */
+static void test_tokenizer_spacing(void)
+{
+	struct serve_params p;
+	struct serve_result a, b;
+	struct plumb_err e;
+	fix_serve_params(&p, 3, 41);
+	p.prompts = 3;
+	p.frontend_s = 7e-3;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
+	EXPECT_NEAR(a.ttft_ms, 150 + 7, 1e-9);        /* together: one batch */
+	p.tokenize_s = 5e-3;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	EXPECT_NEAR(b.ttft_ms, (57 + 157 + 157) / 3.0, 1e-9);
+	/* The tokenizer's time is a part of the front end's: 10 ms of it in
+	 * a 5 ms front end counts as 5 ms, the two requests 5 and 10 ms late
+	 * as above. */
+	p.frontend_s = 5e-3;
+	p.tokenize_s = 10e-3;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	EXPECT_NEAR(b.ttft_ms, (55 + 155 + 155) / 3.0, 1e-9);
+	/* Spacing longer than a step: 60 ms in a 100 ms front end. The
+	 * second reaches the scheduler at 60 ms, during the first's decode
+	 * step (50-60.1 ms), and is prefilled at 60.1-110.1 ms; the third at
+	 * 120 ms, during the two's decode step (110.1-120.3 ms), prefilled at
+	 * 120.3-170.3 ms. */
+	p.frontend_s = 100e-3;
+	p.tokenize_s = 60e-3;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	EXPECT_NEAR(b.ttft_ms, (150 + 210.1 + 270.3) / 3.0, 1e-9);
+	/* Nothing sent together (one client): the same bits as without. */
+	p.concurrency = 1;
+	p.tokenize_s = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
+	p.tokenize_s = 60e-3;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &b, NULL), 0);
+	CU_ASSERT(a.ttft_ms == b.ttft_ms && a.tok_s_total == b.tok_s_total &&
+		  a.tpot_ms == b.tpot_ms && a.e2e_ms == b.e2e_ms);
+	p.tokenize_s = -1e-3;
+	plumb_err_clear(&e);
+	CU_ASSERT(serve_run(&p, steps, NULL, &b, &e) < 0);
+	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
+}
+
 static void test_open_loop(void)
 {
 	struct serve_params p;
@@ -684,6 +733,7 @@ void suite_serve(void)
 	CU_add_test(s, "the front-end's time: TTFT and end-to-end only", test_frontend);
 	CU_add_test(s, "open loop: Poisson arrivals and a trace", test_open_loop);
 	CU_add_test(s, "a next request joins the step after the next", test_next_request_waits_a_step);
+	CU_add_test(s, "requests sent together reach the scheduler apart", test_tokenizer_spacing);
 	CU_add_test(s, "KV budget: admission, queueing, retraction", test_kv_budget);
 	CU_add_test(s, "chunked prefill", test_chunked_prefill);
 	CU_add_test(s, "mixed steps under a token budget", test_mixed_budget);
