@@ -354,10 +354,22 @@ struct llm_op {
 				   at the GEMM rate of gemm_dtype over gemm_rows rows */
 	enum llm_dtype gemm_dtype;
 	double gemm_rows;
+	/* The element-wise passes an op's own kernels make apart from its
+	 * GEMMs (the activation between gate_up and down, writing its product
+	 * for the next GEMM), bytes moved; and the activation elements its
+	 * block-scaled FP8 GEMMs quantize first (per-token groups of 128, a
+	 * kernel of its own before each such GEMM: read bf16, write fp8 and a
+	 * scale), counted only where the GPU runs the op's dtype on FP8 tensor
+	 * cores. Neither runs under the GEMMs' math: their memory time adds to
+	 * the op's (llm_ops_time; docs/model.md, "Op time"). */
+	double pass_bytes;
+	double quant_elems;
 	/* filled by llm_ops_time(): */
 	double mem_s, compute_s, launch_s, seconds;
 	double kmin_s;          /* kernels x the class's minimum duration, plus
 				   experts x moe_expert_us */
+	double pass_s;          /* pass_bytes and the FP8 quantization of
+				   quant_elems at the element-wise memory rate */
 	double experts;         /* routed experts: local experts the runner pays
 				   moe_expert_us for (the busiest rank's); else 0 */
 	int bound;              /* enum llm_bound: which part decided the time */

@@ -239,6 +239,25 @@ static struct llm_op *last_op(struct emit *e)
 	return e->oom || !e->o->n ? NULL : &e->o->op[e->o->n - 1];
 }
 
+/* The last op's element-wise passes and the activation elements its
+ * block-scaled FP8 GEMMs quantize (struct llm_op; timed in llm_time.c). */
+static void set_passes(struct emit *e, double pass_bytes, double quant_elems)
+{
+	struct llm_op *op = last_op(e);
+	if (op) {
+		op->pass_bytes = pass_bytes;
+		op->quant_elems = quant_elems;
+	}
+}
+
+/* An MLP of width `inter` (per GPU) over T tokens: the activation kernel
+ * reads gate and up (bf16) and writes their product; its two GEMMs
+ * quantize their inputs (hidden and inter wide) on FP8. */
+static void mlp_passes(struct emit *e, double T, double inter)
+{
+	set_passes(e, T * inter * (2.0 * 2.0 + 2.0), T * (e->m->hidden + inter));
+}
+
 /*
  * RMSNorm over T tokens: reads its weight, the activation and the residual.
  * After a TP all-reduce that folds residual add + RMSNorm into its own
@@ -263,6 +282,13 @@ static int norm_fused(const struct emit *e, double T)
 	return e->p->ar_norm_fused && e->s->tp > 1 && T <= 2048;
 }
 
+/* Is the routed experts' activation a kernel of its own (not in the
+ * gate_up GEMM's epilogue, as trtllm-gen's)? */
+static int moe_act_pass(const struct emit *e)
+{
+	return !(e->p->moe_runner == LLM_MOE_FUSED && e->p->moe_trtllm_gen);
+}
+
 /*
  * Activation bytes the routed experts' GEMMs move for `pairs` token-expert
  * pairs (weights aside): each pair's row of the hidden state gathered into
@@ -282,7 +308,51 @@ static double moe_act_bytes(const struct emit *e, double pairs, int mtp)
 	double a = d == LLM_FP8 || d == LLM_FP8T ? 1.0 :
 		   d == LLM_NVFP4 || d == LLM_MXFP4 ? 0.5 : 2.0;
 	double il = (double)e->m->moe_intermediate / (mtp > 0 ? mtp : 1);
+	if (moe_act_pass(e))
+		/* gate_up writes its 2 il bf16 values; the activation kernel
+		 * (moe_pass_bytes) makes the product the down GEMM reads */
+		return pairs * (e->m->hidden * a + 2.0 * il * 2.0 + il * a + e->m->hidden * 2.0);
 	return pairs * (e->m->hidden * a + 2.0 * il * 2.0 * 2.0 + e->m->hidden * 2.0);
+}
+
+/*
+ * The routed experts' activation pass where it is a kernel of its own (the
+ * fused runner's silu_and_mul between the grouped GEMMs, DeepEP's SwiGLU +
+ * quantize, a loop's activation): per pair it reads gate_up's 2 il bf16
+ * values and writes il (bf16) for the down GEMM, a memory pass apart from
+ * the GEMMs' math. trtllm-gen does SwiGLU in its gate_up epilogue.
+ */
+static double moe_pass_bytes(const struct emit *e, double pairs, int mtp)
+{
+	double il = (double)e->m->moe_intermediate / (mtp > 0 ? mtp : 1);
+	if (!moe_act_pass(e))
+		return 0;
+	/* DeepEP's path fuses the quantization into the SwiGLU kernel
+	 * (SGLang silu_and_mul_masked_post_quant_fwd): it writes fp8 and
+	 * a scale per 128 where the experts are fp8 */
+	if (e->p->moe_runner == LLM_MOE_DEEPEP && e->p->experts == LLM_FP8)
+		return pairs * il * (2.0 * 2.0 + 1.0 + 4.0 / 128.0);
+	return pairs * il * (2.0 * 2.0 + 2.0);
+}
+
+/*
+ * Activation elements the routed experts quantize to fp8 before their
+ * GEMMs (block-scaled FP8 experts; llm_time.c counts them only there):
+ * the fused runner quantizes the Tm tokens' hidden state before the
+ * gather and each pair's intermediate before the down GEMM; DeepEP's
+ * path quantizes its T tokens before the normal (prefill) dispatch
+ * (sglang_per_token_group_quant_fp8, models/predict deepep_normal), its
+ * low-latency dispatch casts to fp8 inside the kernel, and the
+ * intermediate's quantization is in the SwiGLU kernel (moe_pass_bytes).
+ */
+static double moe_quant_elems(const struct emit *e, double T, double Tm, double pairs, int mtp)
+{
+	double il = (double)e->m->moe_intermediate / (mtp > 0 ? mtp : 1);
+	if (!moe_act_pass(e))
+		return 0;
+	if (e->p->moe_runner == LLM_MOE_DEEPEP)
+		return e->prefill ? T * e->m->hidden : 0;
+	return Tm * e->m->hidden + pairs * il;
 }
 
 /* The busiest expert-parallel rank's experts and pairs for Tm tokens
@@ -346,6 +416,13 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 	    kind == LLM_LAYER_LINEAR ? KERN_ATTN_LIN :
 	    m->attn == LLM_ATTN_MLA ? KERN_ATTN_MLA : KERN_ATTN_GQA,
 	    ap * llm_wb(p, p->linear), 2.0 * ap * T, T);
+	/* the inputs its GEMMs quantize on FP8: the hidden state, the
+	 * low-rank latents (MLA), the heads' output for o_proj */
+	set_passes(e, 0, T * (h + (kind == LLM_LAYER_LINEAR ?
+				   (double)m->lin_v_heads / s->tp * m->lin_v_dim :
+				   m->attn == LLM_ATTN_MLA ?
+				   (double)m->q_lora + m->kv_lora + hl * m->v_head :
+				   hl * m->head_dim)));
 	if (kind == LLM_LAYER_SLIDING)
 		cap = m->sliding_window;
 	/* a chunked layer attends within the current chunk: the cached tokens
@@ -449,6 +526,10 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		    n * eparams * llm_wb(p, p->experts) + moe_act_bytes(e, ld.pairs, mtp),
 		    2.0 * eparams * ld.pairs,
 		    n > 0 ? ld.pairs / n : 0);  /* rows per touched expert */
+		/* the activation pass; on FP8 the tokens' hidden state quantized
+		 * once before the gather (trtllm-gen: its own op above) and each
+		 * pair's intermediate before the down GEMM */
+		set_passes(e, moe_pass_bytes(e, ld.pairs, mtp), moe_quant_elems(e, T, Tm, ld.pairs, mtp));
 		if (!e->oom) {
 			struct llm_op *xop = &e->o->op[e->o->n - 1];
 			xop->experts = charged;
@@ -466,11 +547,13 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 			double sp = llm_shared_params(m, s->tp);
 			add(e, LLM_OP_SHARED, "shared experts", p->shared, KERN_MLP,
 			    sp * llm_wb(p, p->shared), 2.0 * sp * T, T);
+			mlp_passes(e, T, sp / (3.0 * h));
 		}
 	} else {
 		double dp = 3.0 * h * m->intermediate / s->tp;
 		add(e, LLM_OP_DENSE_MLP, "dense MLP", p->dense, KERN_MLP,
 		    dp * llm_wb(p, p->dense), 2.0 * dp * T, T);
+		mlp_passes(e, T, (double)m->intermediate / s->tp);
 	}
 }
 

@@ -77,6 +77,10 @@ int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_kclass c, enum llm_
 	return fp8 ? K_FP8_FLOPS_EFF : K_FLOPS_EFF;
 }
 
+/* Bytes a per-token-group FP8 quantization moves per element: a bf16
+ * read, an fp8 write and a 4-byte scale per group of 128. */
+#define QUANT_BYTES (2.0 + 1.0 + 4.0 / 128.0)
+
 /* The smallest MMA a tensor-core GEMM issues has 16 rows (mma.m16n8k16). */
 enum { TILE_MIN_ROWS = 16 };
 
@@ -175,6 +179,8 @@ static int same_inputs(const struct llm_op *a, const struct llm_op *b)
 	       !memcmp(&a->rows, &b->rows, sizeof(a->rows)) &&
 	       !memcmp(&a->gemm_flops, &b->gemm_flops, sizeof(a->gemm_flops)) &&
 	       !memcmp(&a->gemm_rows, &b->gemm_rows, sizeof(a->gemm_rows)) &&
+	       !memcmp(&a->pass_bytes, &b->pass_bytes, sizeof(a->pass_bytes)) &&
+	       !memcmp(&a->quant_elems, &b->quant_elems, sizeof(a->quant_elems)) &&
 	       !memcmp(&a->experts, &b->experts, sizeof(a->experts));
 }
 
@@ -198,6 +204,7 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 			op->mem_s = src->mem_s;
 			op->compute_s = src->compute_s;
 			op->kmin_s = src->kmin_s;
+			op->pass_s = src->pass_s;
 			op->bound = src->bound;
 			goto timed;
 		}
@@ -217,6 +224,19 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 					     op->gemm_rows);
 		op->kmin_s = op->kernels * 1e-6 * k->v[kmin_of[op->kclass]] +
 			     op->experts * 1e-6 * k->v[K_MOE_EXPERT_US];
+		/* The op's element-wise passes (the activation between its
+		 * GEMMs) and, on FP8 tensor cores, the per-token-group
+		 * quantization before each block-scaled FP8 GEMM (SGLang
+		 * per_token_group_quant_fp8 / sglang_per_token_group_quant_fp8
+		 * in its w8a8 block FP8 linear and fused MoE paths; vLLM the
+		 * same): kernels of their own that read bf16 and write fp8
+		 * with one fp32 scale per 128, not hidden under the GEMMs'
+		 * math. Per token they are a few hidden-wide rows: nothing at
+		 * decode, a few percent of a prefill. */
+		op->pass_s = (op->pass_bytes +
+			      (op->dtype == LLM_FP8 && native(g, op->dtype) ?
+			       op->quant_elems * QUANT_BYTES : 0)) /
+			     (g->memory_gbs * 1e9 * k->v[K_MEM_EFF]);
 		/* Every kernel pays its class's fixed minimum (ramp-up, tail,
 		 * synchronisation) on top of moving its bytes or doing its math:
 		 * small ops are kernel-latency-bound, large ones memory- or
@@ -225,7 +245,7 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		if (op->kmin_s >= fmax(op->mem_s, op->compute_s))
 			op->bound = LLM_BOUND_KMIN;
 	timed:
-		busy = op->kmin_s + fmax(op->mem_s, op->compute_s);
+		busy = op->kmin_s + op->pass_s + fmax(op->mem_s, op->compute_s);
 		if (cuda_graphs) {
 			/* A graph replays its kernels back to back with a gap
 			 * between each (additive). */

@@ -60,7 +60,7 @@ static void test_tiny_by_hand(void)
 		{ LLM_OP_NORM, 0, 384 }, { LLM_OP_ATTN, 0, 12288 }, { LLM_OP_KV, 0, 704 },
 		{ LLM_OP_NORM, 0, 384 }, { LLM_OP_DENSE_MLP, 0, 24576 },
 		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ATTN, 1, 12288 }, { LLM_OP_KV, 1, 704 },
-		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ROUTER, 1, 512 }, { LLM_OP_EXPERTS, 1, 13056 },
+		{ LLM_OP_NORM, 1, 384 }, { LLM_OP_ROUTER, 1, 512 }, { LLM_OP_EXPERTS, 1, 12992 },
 		{ LLM_OP_EXPERTS, 1, 384 }, { LLM_OP_SHARED, 1, 6144 }, { LLM_OP_NORM, -1, 384 }, { LLM_OP_LM_HEAD, -1, 6400 },
 	};
 	struct llm_catalog *c = NULL;
@@ -110,9 +110,11 @@ static void test_tiny_by_hand(void)
 	 * 4/3 of them on average (the mean is 1) */
 	s.ep = 2;
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
-	/* (and computes 4/3 pairs, each moving 64 x 2 in, 2 x 32 x 2 x 2
-	 * of gate_up, 64 x 2 out: 512 B) */
-	EXPECT_NEAR(o.op[10].bytes, 4.0 / 3 * 3 * 64 * 32 * 2 + 4.0 / 3 * 512, 1e-12);
+	/* (and computes 4/3 pairs, each moving 64 x 2 in, gate_up's 2 x 32
+	 * x 2 out, the down GEMM's 32 x 2 in, 64 x 2 out: 448 B; the
+	 * activation between them is a pass of its own, 32 x 6 B a pair) */
+	EXPECT_NEAR(o.op[10].bytes, 4.0 / 3 * 3 * 64 * 32 * 2 + 4.0 / 3 * 448, 1e-12);
+	EXPECT_NEAR(o.op[10].pass_bytes, 4.0 / 3 * 32 * 6, 1e-12);
 
 	/*
 	 * data-parallel attention: tp 1, ep 2, moe_tp 1 serves 2 attention
@@ -123,7 +125,7 @@ static void test_tiny_by_hand(void)
 	s.tp = 1;
 	s.moe_tp = 1;
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(m, &p, &s, &st, &o, &e), 0);
-	EXPECT_NEAR(o.op[10].bytes, 17.0 / 9 * 3 * 64 * 32 * 2 + 23.0 / 9 * 512, 1e-12);
+	EXPECT_NEAR(o.op[10].bytes, 17.0 / 9 * 3 * 64 * 32 * 2 + 23.0 / 9 * 448, 1e-12);
 	EXPECT_NEAR(o.op[10].flops, 2.0 * 3 * 64 * 32 * 23 / 9, 1e-12);
 
 	/* verifying 3 drafts: 4 tokens per sequence attend causally, 4 x 10 +
@@ -200,7 +202,7 @@ static void test_fused_backends(void)
 	struct llm_ops o;
 	const struct scn_gpu_model *g = gpu("b200");
 	double t_default, t_fused, bytes_default = 0, bytes_fused = 0, kmin_default = 0,
-	       kmin_fused = 0;
+	       kmin_fused = 0, x_default = 0, x_fused = 0;
 	int i, n_default, quant = -1;
 
 	CU_ASSERT_EQUAL_FATAL(llm_catalog_parse("tiny.yaml", tiny_yaml, &c, &e), 0);
@@ -220,6 +222,8 @@ static void test_fused_backends(void)
 	for (i = 0; i < o.n; i++) {
 		bytes_default += o.op[i].bytes;
 		kmin_default += o.op[i].kmin_s;
+		if (!strcmp(o.op[i].what, "routed experts"))
+			x_default = o.op[i].seconds - o.op[i].launch_s - o.op[i].kmin_s;
 	}
 
 	CU_ASSERT_EQUAL_FATAL(llm_step_ops(&c->models[0], &f, &s, &st, &o, &e), 0);
@@ -234,18 +238,23 @@ static void test_fused_backends(void)
 		kmin_fused += o.op[i].kmin_s;
 		if (!strcmp(o.op[i].what, "MoE input quantize"))
 			quant = i;
+		if (!strcmp(o.op[i].what, "routed experts"))
+			x_fused = o.op[i].seconds - o.op[i].launch_s - o.op[i].kmin_s;
 	}
 	CU_ASSERT_FATAL(quant >= 0);
 	CU_ASSERT_EQUAL(o.op[quant].kclass, LLM_K_ELEM);
 	CU_ASSERT_EQUAL(o.op[quant].kind, LLM_OP_EXPERTS);
 	CU_ASSERT(kmin_fused < kmin_default);
 	CU_ASSERT(t_fused < t_default);
-	/* the same bytes, plus the quantize's: 3 bytes a hidden element */
-	EXPECT_NEAR(bytes_fused, bytes_default + 64 * 3.0, 1e-12);
-	/* the whole difference is launch gaps and minimum durations */
+	/* the same bytes, plus the quantize's (3 bytes a hidden element); the
+	 * experts' GEMMs move SwiGLU's input in their own epilogue: 2 pairs
+	 * x 16 wide x (8 - 4 - 0.5) B more than the default's GEMMs, whose
+	 * activation is a pass of its own */
+	EXPECT_NEAR(bytes_fused, bytes_default + 64 * 3.0 + 2 * 16 * 3.5, 1e-12);
+	/* the rest of the difference is launch gaps and minimum durations */
 	EXPECT_NEAR(t_default - t_fused,
 		    (n_default - kernels_of(&o)) * k.v[K_KERNEL_LAUNCH_US] * 1e-6 +
-		    (kmin_default - kmin_fused) -
+		    (kmin_default - kmin_fused) + (x_default - x_fused) -
 		    (o.op[quant].seconds - o.op[quant].launch_s - o.op[quant].kmin_s), 1e-9);
 
 	/* Without tensor parallelism there is no all-reduce to fold a norm into. */
