@@ -2,7 +2,7 @@
  * predict.c - op lists -> step programs -> simulated steps (predict.h;
  * the configuration and its serving stack are predict_cfg.c).
  */
-#include "predict_int.h"
+#include "predict.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +45,72 @@ static void stage_shard(const struct pred_cfg *c, int st, struct llm_shard *sh)
 	sh->dcp = l->dcp;
 }
 
+struct builder {
+	struct step_prog *p;
+	const struct pred_cfg *c;
+	double acc;
+	int tag;
+	double ar_bytes, a2a_bytes, logits_bytes;
+	double dispatch_bytes;              /* the dispatch all-to-all's (the combine's: a2a_bytes) */
+	double dcp_q_bytes, dcp_o_bytes;    /* decode context parallel exchanges */
+	int dcp;                            /* 1: emit them (decode steps) */
+	int moe, lmhead;
+	int in_mlp;
+	struct plumb_err *err;
+};
+
+static int emit(struct builder *b, enum step_op_kind k, double sec, double bytes, int tag)
+{
+	return step_prog_add(b->p, k, sec, bytes, tag, b->err);
+}
+
+/* Close the attention part of a layer: compute, then TP all-reduce. With
+ * decode context parallel the queries are all-gathered before attention and
+ * the partial outputs reduce-scattered after it. */
+static int flush_attn(struct builder *b)
+{
+	int rc;
+	if (b->dcp && (rc = emit(b, SOP_ALLGATHER, 0, b->dcp_q_bytes, TAG_COMM_TP)) < 0)
+		return rc;
+	if ((rc = emit(b, SOP_COMPUTE, b->acc, 0, TAG_ATTN)) < 0)
+		return rc;
+	if (b->dcp && (rc = emit(b, SOP_REDUCESCATTER, 0, b->dcp_o_bytes, TAG_COMM_TP)) < 0)
+		return rc;
+	b->acc = 0;
+	if (b->c->lay.kind != LAY_EP && b->c->lay.tp > 1)
+		return emit(b, SOP_ALLREDUCE, 0, b->ar_bytes, TAG_COMM_TP);
+	return 0;
+}
+
+/* Close the MLP / experts part (or the lm_head) of a layer. */
+static int flush_mlp(struct builder *b)
+{
+	int rc;
+	enum step_kind k = b->c->lay.kind;
+	if (!b->in_mlp && !b->lmhead)
+		return 0;
+	if ((rc = emit(b, SOP_COMPUTE, b->acc, 0,
+		       b->lmhead ? TAG_LMHEAD : b->moe ? TAG_EXPERTS : TAG_MLP)) < 0)
+		return rc;
+	b->acc = 0;
+	if (b->lmhead) {
+		b->lmhead = 0;
+		if (k != LAY_EP && b->c->lay.tp > 1)
+			return emit(b, SOP_ALLGATHER, 0, b->logits_bytes, TAG_COMM_TP);
+		return 0;
+	}
+	b->in_mlp = 0;
+	if (k == LAY_EP) {
+		int moe = b->moe;
+		b->moe = 0;
+		return moe ? emit(b, SOP_ALLTOALL, 0, b->a2a_bytes, TAG_COMM_EP) : 0;
+	}
+	b->moe = 0;
+	if (b->c->lay.tp > 1)
+		return emit(b, SOP_ALLREDUCE, 0, b->ar_bytes, k == LAY_TPEP ? TAG_COMM_EP : TAG_COMM_TP);
+	return 0;
+}
+
 /* Decode through a pipeline: engines keep a batch per stage in flight, so
  * the step is the steady state's period, not one pass through an empty
  * pipeline: the third of four passes (two fill it, the fourth follows). */
@@ -58,7 +124,7 @@ int pred_rounds(const struct pred_cfg *c, enum serve_step kind)
  * SGLang captures decode batches only and runs prefill (extend) eagerly, so
  * its prefill steps pay eager launches (vLLM captures both).
  */
-int pred_step_graphs(const struct pred_cfg *c, enum serve_step kind)
+static int step_graphs(const struct pred_cfg *c, enum serve_step kind)
 {
 	const struct scn_serving *sv = &c->s->serving;
 	int prefill = sv->prefill_graphs >= 0 ? sv->prefill_graphs
@@ -70,7 +136,7 @@ int pred_step_graphs(const struct pred_cfg *c, enum serve_step kind)
 
 /* Tokens one microbatch of a mixed step carries: the decode sequences'
  * (each 1 + drafts) and the prefill chunks', split over the microbatches. */
-long pred_mixed_tokens(const struct pred_cfg *c, const struct serve_shape *sh, int micro)
+static long mixed_tokens(const struct pred_cfg *c, const struct serve_shape *sh, int micro)
 {
 	long t = (long)sh->dbatch * (1 + c->draft) + (long)sh->batch * sh->tokens;
 	return (t + micro - 1) / micro;
@@ -112,11 +178,64 @@ static double tbo_rate(const struct pred_cfg *c, const struct serve_shape *sh)
 
 /* The microbatches a step is cut into: the layout's (as many as stages by
  * default; two under two-batch overlap), at most one per sequence. */
-int pred_step_micro(const struct pred_cfg *c, const struct serve_shape *sh)
+static int step_micro(const struct pred_cfg *c, const struct serve_shape *sh)
 {
 	int micro = c->micro > 0 ? c->micro : step_tbo(c) ? 2 : c->lay.pp;
 	int seqs = sh->kind == SERVE_MIXED ? sh->batch + sh->dbatch : sh->batch;
 	return micro > seqs ? seqs : micro;
+}
+
+/*
+ * A mixed step is one forward pass over every token it carries: the
+ * weight-streaming ops (projections, experts, MLP, lm_head, norms) run once
+ * over all of them, as u's op list of that many single-token sequences
+ * computes them (experts touched by all the tokens), while attention reads
+ * each part's own cache: u's attention cores become the sum of the prefill
+ * chunks' (p: each chunk's triangle and its rectangle over its cache, MLA in
+ * its prefill form) and the decode sequences' (d). d's draft passes follow.
+ */
+static int merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct llm_ops *d,
+		       struct plumb_err *err)
+{
+	int i, n0 = 0;
+	while (n0 < d->n && d->op[n0].pass == 0)
+		n0++;
+	if (u->n != p->n || u->n != n0)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+				     "mixed step: op lists of %d, %d and %d ops do not line up",
+				     u->n, p->n, n0);
+	for (i = 0; i < u->n; i++) {
+		struct llm_op *o = &u->op[i];
+		if (o->kind != p->op[i].kind || o->kind != d->op[i].kind ||
+		    o->layer != p->op[i].layer || o->layer != d->op[i].layer)
+			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
+					     "mixed step: op %d differs between its parts", i);
+		if (o->kind != LLM_OP_KV)
+			continue;
+		o->bytes = p->op[i].bytes + d->op[i].bytes;
+		o->flops = p->op[i].flops + d->op[i].flops;
+		/* the chunks' queries fill the attention tiles; MLA's prefill
+		 * form decompresses their cache (docs/model.md) */
+		o->rows = p->op[i].flops > 0 ? p->op[i].rows : d->op[i].rows;
+		o->dtype = p->op[i].dtype;
+		o->gemm_flops = p->op[i].gemm_flops + d->op[i].gemm_flops;
+		o->gemm_dtype = p->op[i].gemm_dtype;
+		o->gemm_rows = p->op[i].gemm_rows + d->op[i].gemm_rows;
+		o->kernels = p->op[i].kernels > d->op[i].kernels ? p->op[i].kernels
+								  : d->op[i].kernels;
+	}
+	for (i = n0; i < d->n; i++) {
+		if (u->n == u->cap) {
+			int cap = u->cap ? 2 * u->cap : 64;
+			struct llm_op *op = realloc(u->op, (size_t)cap * sizeof(*op));
+			if (!op)
+				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+			u->op = op;
+			u->cap = cap;
+		}
+		u->op[u->n++] = d->op[i];
+	}
+	return 0;
 }
 
 /*
@@ -130,15 +249,17 @@ static int decode_cached(long context)
 	return context > 0 ? (int)(context - 1) : 0;
 }
 
-const struct scn_gpu_model *pred_stage_gpu(const struct pred_cfg *c, int st)
+/*
+ * The timed op list of one GPU of stage st for one microbatch of the step
+ * (EP attention splits it over the ranks). o must be initialised; the
+ * caller releases it.
+ */
+static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape *shp,
+		     struct llm_ops *o, struct plumb_err *err)
 {
-	return &c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
-}
-
-int pred_stage_parts(const struct pred_cfg *c, int st, const struct serve_shape *shp,
-		     struct pred_parts *pp, struct plumb_err *err)
-{
-	int micro = pred_step_micro(c, shp), ep = c->lay.kind == LAY_EP ? c->lay.ep : 1, rc;
+	const struct scn_gpu_model *g =
+		&c->s->catalog->gpus[c->s->nodes[c->s->gpu_node[st * (c->lay.gpus / c->lay.pp)]].gpu_model];
+	int micro = step_micro(c, shp), ep = c->lay.kind == LAY_EP ? c->lay.ep : 1, rc;
 	struct llm_shard sh;
 	struct llm_step step;
 
@@ -146,32 +267,41 @@ int pred_stage_parts(const struct pred_cfg *c, int st, const struct serve_shape 
 	if ((rc = llm_shard_check(c->m, &sh, err)) < 0)
 		return rc;
 	memset(&step, 0, sizeof(step));
-	memset(pp, 0, sizeof(*pp));
 	if (shp->kind == SERVE_MIXED) {
-		long t = pred_mixed_tokens(c, shp, micro);
+		struct llm_ops p, d;
+		struct llm_shard psh = sh;
+		long t = mixed_tokens(c, shp, micro);
 		int bd = (shp->dbatch + micro - 1) / micro;
-		pp->n = 3;
-		pp->sh[0] = pp->sh[2] = pp->sh[1] = sh;
+		llm_ops_init(&p);
+		llm_ops_init(&d);
 		/* every token once through the weights; logits where a token
 		 * is sampled: each decode token, each prompt's last */
 		step.batch = (int)((t + ep - 1) / ep);
 		step.q_len = 1;
 		step.head_tokens = ((long)bd * (1 + c->draft) + (shp->batch + micro - 1) / micro +
 				    ep - 1) / ep;
-		pp->step[0] = step;
+		rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err);
 		/* the prefill chunks' attention, as a prefill runs it (no DCP) */
-		pp->sh[1].dcp = 1;
+		psh.dcp = 1;
 		step.batch = (shp->batch + ep - 1) / ep;
 		step.context = (int)shp->context;
 		step.q_len = (int)((shp->tokens + micro - 1) / micro);
-		pp->step[1] = step;
+		if (rc >= 0)
+			rc = llm_step_ops(c->m, &c->prec, &psh, &step, &p, err);
 		/* the decode sequences' attention and drafts */
 		step.batch = (bd + ep - 1) / ep;
 		step.context = decode_cached(shp->dcontext);
 		step.q_len = 0;
 		step.draft = c->draft;
 		step.head_tokens = 0;
-		pp->step[2] = step;
+		if (rc >= 0)
+			rc = llm_step_ops(c->m, &c->prec, &sh, &step, &d, err);
+		if (rc >= 0)
+			rc = merge_mixed(o, &p, &d, err);
+		llm_ops_release(&p);
+		llm_ops_release(&d);
+		if (rc < 0)
+			return rc;
 	} else {
 		int bm = (shp->batch + micro - 1) / micro;
 		/* Decode context parallel is a decode layout: a prefill runs
@@ -187,43 +317,159 @@ int pred_stage_parts(const struct pred_cfg *c, int st, const struct serve_shape 
 		/* a prefill samples its next token at its last position only */
 		if (shp->kind == SERVE_PREFILL)
 			step.head_tokens = step.batch;
-		pp->n = 1;
-		pp->sh[0] = sh;
-		pp->step[0] = step;
+		if ((rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err)) < 0)
+			return rc;
 	}
-	return 0;
+	return llm_ops_time(o, g, &c->s->k, step_graphs(c, shp->kind), NULL, err);
 }
 
 /*
- * The timed op list of one GPU of stage st for one microbatch of the step
- * (EP attention splits it over the ranks). o must be initialised; the
- * caller releases it.
+ * DeepEP's normal (internode) kernels, which SGLang runs for the steps
+ * that carry prompt tokens (--deepep-mode auto: normal for prefill,
+ * low-latency for decode; docs/model.md, "Two-batch overlap and DeepEP"),
+ * when the experts span H > 1 hosts of g GPUs each. A token goes over RDMA
+ * once to every remote host that holds one of its experts (to the GPU of
+ * its own local index there), which forwards it over NVLink to the GPUs of
+ * its experts; the combine returns the same way, summed within the host
+ * first. DeepEP's internode test counts the RDMA bytes so:
+ * num_rdma_token_sent * hidden (deepseek-ai/DeepEP tests/test_internode.py,
+ * quoted in deepseek-ai/DeepEP issue 407). With the E experts E/H to a
+ * host, a token touches a given remote host with probability
+ * 1 - C(E - E/H, k) / C(E, k). The dispatch carries FP8 with a float32
+ * scale per 128 values where the experts are FP8 (SGLang's DeepEP normal
+ * dispatcher quantises with sglang_per_token_group_quant_fp8(x, 128) unless
+ * SGLANG_DEEPEP_BF16_DISPATCH; DeepEP's README benchmarks "FP8
+ * dispatching and BF16 combining"), the combine bf16.
+ *
+ * The step's all-to-all stays one collective over all ep GPUs; its bytes
+ * per rank are set so that the share it sends off the host, (ep - g) / ep
+ * of them, is DeepEP's RDMA bytes (the NIC is the kernels' bottleneck:
+ * DeepEP's README gives internode bandwidth as RDMA bandwidth). The NVLink
+ * forwarding inside each host is not added. Scales *dispatch and *combine
+ * (plumb's one copy per token-expert pair, scaled for the busiest rank) by
+ * the ratio of those bytes to the pairs'; no change on one host.
  */
-int pred_stage_ops(const struct pred_cfg *c, int st, const struct serve_shape *shp,
-		   struct llm_ops *o, struct plumb_err *err)
+static void deepep_normal(const struct pred_cfg *c, double *dispatch, double *combine)
 {
-	struct pred_parts pp;
-	int rc;
-
-	if ((rc = pred_stage_parts(c, st, shp, &pp, err)) < 0)
-		return rc;
-	rc = llm_step_ops(c->m, &c->prec, &pp.sh[0], &pp.step[0], o, err);
-	if (rc >= 0 && pp.n == 3) {
-		struct llm_ops p, d;
-		llm_ops_init(&p);
-		llm_ops_init(&d);
-		rc = llm_step_ops(c->m, &c->prec, &pp.sh[1], &pp.step[1], &p, err);
-		if (rc >= 0)
-			rc = llm_step_ops(c->m, &c->prec, &pp.sh[2], &pp.step[2], &d, err);
-		if (rc >= 0)
-			rc = pred_merge_mixed(o, &p, &d, err);
-		llm_ops_release(&p);
-		llm_ops_release(&d);
+	const struct llm_model *m = c->m;
+	int ep = c->lay.ep, hosts = 0, seen[SCN_MAX_GPUS], i, j, g;
+	double miss = 1, touched, per_pair;
+	if (c->prec.moe_runner != LLM_MOE_DEEPEP || ep > SCN_MAX_GPUS || ep > c->s->ngpus)
+		return;
+	for (i = 0; i < ep; i++) {
+		int h = c->s->nodes[c->s->gpu_node[i]].host;
+		for (j = 0; j < hosts && seen[j] != h; j++)
+			;
+		if (j == hosts)
+			seen[hosts++] = h;
 	}
-	if (rc < 0)
-		return rc;
-	return llm_ops_time(o, pred_stage_gpu(c, st), &c->s->k, pred_step_graphs(c, shp->kind), NULL,
-			    err);
+	if (hosts < 2 || ep % hosts || m->experts % hosts)
+		return;
+	g = ep / hosts;
+	for (i = 0; i < m->top_k; i++)
+		miss *= (double)(m->experts - m->experts / hosts - i) / (m->experts - i);
+	touched = (hosts - 1) * (1 - miss);     /* remote hosts a token reaches */
+	/* the collective's bytes per rank per token whose off-host share is
+	 * `touched` copies, over k copies of the pairs' count */
+	per_pair = touched * (double)ep / (ep - g) / m->top_k;
+	*combine *= per_pair;
+	*dispatch *= per_pair;
+	if (c->prec.experts == LLM_FP8)
+		*dispatch *= (1.0 + 4.0 / 128.0) / 2.0;
+}
+
+/* Turn stage st's op list into its program. */
+static int build_stage(const struct pred_cfg *c, int st, const struct serve_shape *sh,
+		       struct step_prog *p, struct plumb_err *err)
+{
+	const struct llm_model *m = c->m;
+	struct llm_ops ops;
+	struct builder b;
+	int micro = step_micro(c, sh), ep = c->lay.kind == LAY_EP ? c->lay.ep : 1, i, rc;
+	int cur_layer = -2, cur_pass = -1;
+	double tok, tok_attn, dec;       /* tokens of a microbatch, of one EP rank; decode's */
+	double rows;                     /* logit rows: tokens sampled */
+
+	if (sh->kind == SERVE_MIXED) {
+		int bd = (sh->dbatch + micro - 1) / micro;
+		tok = (double)mixed_tokens(c, sh, micro);
+		tok_attn = ceil(tok / ep);
+		dec = (double)((bd + ep - 1) / ep) * (1 + c->draft);
+		rows = (double)bd * (1 + c->draft) + (sh->batch + micro - 1) / micro;
+	} else {
+		int bm = (sh->batch + micro - 1) / micro;
+		double q = sh->kind == SERVE_PREFILL ? (double)sh->tokens : 1.0 + c->draft;
+		tok = bm * q;
+		tok_attn = (double)((bm + ep - 1) / ep) * q;
+		dec = sh->kind == SERVE_DECODE ? tok : 0;
+		rows = sh->kind == SERVE_DECODE ? tok : bm;
+	}
+	llm_ops_init(&ops);
+	if ((rc = stage_ops(c, st, sh, &ops, err)) < 0)
+		goto out;
+	memset(&b, 0, sizeof(b));
+	b.p = p;
+	b.c = c;
+	b.err = err;
+	b.ar_bytes = tok * m->hidden * 2.0;
+	b.a2a_bytes = tok_attn * m->top_k * m->hidden * 2.0;
+	/* Each rank sends its tokens' k copies, but the busiest receives the
+	 * most pairs, and the all-to-all ends when it has them: every rank's
+	 * share is the busiest rank's (llm_moe_busiest; 1 at ep 1). */
+	if (c->lay.kind == LAY_EP && m->experts && m->top_k && tok_attn >= 1) {
+		struct llm_moe_load ld;
+		long t = lround(tok_attn * ep);
+		if ((rc = llm_moe_busiest(m->experts, m->top_k, t, ep, c->prec.moe_skew, &ld,
+					  err)) < 0)
+			goto out;
+		b.a2a_bytes *= ld.pairs / (tok_attn * m->top_k);
+	}
+	b.dispatch_bytes = b.a2a_bytes;
+	if (c->lay.kind == LAY_EP && m->experts && m->top_k && tok_attn >= 1 &&
+	    sh->kind != SERVE_DECODE)
+		deepep_normal(c, &b.dispatch_bytes, &b.a2a_bytes);
+	b.logits_bytes = rows * m->vocab * 2.0;
+	/* DCP: every rank's queries in the latent space (kv_lora + rope, bf16)
+	 * gathered; partial outputs (kv_lora, bf16) and their log-sum-exp
+	 * (fp32) of every head reduce-scattered back to the heads' ranks. The
+	 * decode sequences' only: a prefill runs its attention as plain TP. */
+	b.dcp = c->lay.dcp > 1 && sh->kind != SERVE_PREFILL;
+	b.dcp_q_bytes = dec * m->heads * (m->kv_lora + m->qk_rope) * 2.0;
+	b.dcp_o_bytes = dec * m->heads * (m->kv_lora * 2.0 + 4.0);
+	for (i = 0; i < ops.n; i++) {
+		const struct llm_op *op = &ops.op[i];
+		if (op->layer != cur_layer || op->pass != cur_pass) {
+			if ((rc = flush_mlp(&b)) < 0)
+				goto out;
+			cur_layer = op->layer;
+			cur_pass = op->pass;
+			b.lmhead = op->layer < 0;
+		}
+		if (!b.lmhead && op->kind == LLM_OP_NORM && op->what &&
+		    !strcmp(op->what, "post-attention norm")) {
+			if ((rc = flush_attn(&b)) < 0)
+				goto out;
+			b.in_mlp = 1;
+		}
+		if (op->kind == LLM_OP_EXPERTS || op->kind == LLM_OP_ROUTER) {
+			if (!b.moe && c->lay.kind == LAY_EP && op->kind == LLM_OP_EXPERTS) {
+				/* Dispatch the tokens to their experts' GPUs first. */
+				if ((rc = emit(&b, SOP_COMPUTE, b.acc, 0, TAG_MLP)) < 0 ||
+				    (rc = emit(&b, SOP_ALLTOALL, 0, b.dispatch_bytes, TAG_COMM_EP)) < 0)
+					goto out;
+				b.acc = 0;
+			}
+			if (op->kind == LLM_OP_EXPERTS)
+				b.moe = 1;
+		}
+		b.acc += op->seconds;
+	}
+	if ((rc = flush_mlp(&b)) < 0)
+		goto out;
+	p->send_bytes = b.ar_bytes;
+out:
+	llm_ops_release(&ops);
+	return rc;
 }
 
 /* A shape from the arguments of a decode or prefill step. */
@@ -249,10 +495,10 @@ static int programs(const struct pred_cfg *c, const struct serve_shape *sh, stru
 	if (sh->kind != SERVE_DECODE && sh->tokens < 1)
 		return plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				     "a prefill needs at least 1 new token");
-	*micro = pred_step_micro(c, sh);
+	*micro = step_micro(c, sh);
 	memset(prog, 0, sizeof(*prog) * (size_t)c->lay.pp);
 	for (st = 0; st < c->lay.pp; st++)
-		if ((rc = pred_build_stage(c, st, sh, &prog[st], err)) < 0) {
+		if ((rc = build_stage(c, st, sh, &prog[st], err)) < 0) {
 			int k;
 			for (k = 0; k <= st; k++)
 				step_prog_release(&prog[k]);
@@ -290,7 +536,7 @@ static int op_parts(const struct pred_cfg *c, const struct serve_shape *sh, doub
 	for (st = 0; st < c->lay.pp; st++) {
 		struct llm_ops ops;
 		llm_ops_init(&ops);
-		if ((rc = pred_stage_ops(c, st, sh, &ops, err)) < 0) {
+		if ((rc = stage_ops(c, st, sh, &ops, err)) < 0) {
 			llm_ops_release(&ops);
 			return rc;
 		}
