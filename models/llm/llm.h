@@ -463,14 +463,6 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		 const struct plumb_consts *k, int cuda_graphs, double *total,
 		 struct plumb_err *err);
 
-/*
- * Eager launches, one op at a time in list order (llm_ops_time): the
- * launch part of an op of `kernels` kernels busy `busy` seconds, launch
- * seconds each, the host having issued up to *host and the GPU free at
- * *gpu (both from 0 at the step's start; updated).
- */
-double llm_eager_launch(int kernels, double busy, double launch, double *host, double *gpu);
-
 /* Distinct experts a batch of B tokens touches: E (1 - (1 - k/E)^B). */
 double llm_expected_experts(double E, double k, double B);
 

@@ -224,27 +224,6 @@ static int same_inputs(const struct llm_op *a, const struct llm_op *b)
 	       !memcmp(&a->experts, &b->experts, sizeof(a->experts));
 }
 
-double llm_eager_launch(int kernels, double busy, double launch, double *host, double *gpu)
-{
-	double g0 = *gpu, each;
-	int j;
-	if (kernels < 1) {
-		/* folded into a kernel already issued */
-		*gpu += busy;
-		return 0;
-	}
-	/* Eager: the host issues kernel after kernel ahead of the GPU; a
-	 * kernel starts when the GPU is free and the host has issued it, so
-	 * the GPU idles only where the host has fallen behind (the launch
-	 * part keeps that idle time). */
-	each = busy / kernels;
-	for (j = 0; j < kernels; j++) {
-		*host += launch;
-		*gpu = fmax(*gpu, *host) + each;
-	}
-	return fmax(0, *gpu - g0 - busy);
-}
-
 int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		 const struct plumb_consts *k, int cuda_graphs, double *total,
 		 struct plumb_err *err)
@@ -254,7 +233,7 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 					      K_KMIN_ELEM_US };
 	static const int eff_of[LLM_K_N] = { K_MEM_EFF, K_MOE_MEM_EFF, K_ATTN_MEM_EFF, K_MEM_EFF };
 	double sum = 0, host = 0, gpu = 0;      /* eager: host issued up to, GPU free at */
-	int i;
+	int i, j;
 
 	for (i = 0; i < o->n; i++) {
 		struct llm_op *op = &o->op[i];
@@ -297,8 +276,21 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 			/* A graph replays its kernels back to back with a gap
 			 * between each (additive). */
 			op->launch_s = op->kernels * launch;
+		} else if (op->kernels < 1) {
+			/* folded into a kernel already issued */
+			op->launch_s = 0;
+			gpu += busy;
 		} else {
-			op->launch_s = llm_eager_launch(op->kernels, busy, launch, &host, &gpu);
+			/* Eager: the host issues kernel after kernel ahead of the
+			 * GPU; a kernel starts when the GPU is free and the host
+			 * has issued it, so the GPU idles only where the host has
+			 * fallen behind (launch_s keeps that idle time). */
+			double g0 = gpu, each = busy / op->kernels;
+			for (j = 0; j < op->kernels; j++) {
+				host += launch;
+				gpu = fmax(gpu, host) + each;
+			}
+			op->launch_s = fmax(0, gpu - g0 - busy);
 		}
 		op->seconds = op->launch_s + busy;
 		sum += op->seconds;
