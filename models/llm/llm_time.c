@@ -210,6 +210,18 @@ static double compute_time(const struct scn_gpu_model *g, const struct plumb_con
 	return flops * fill / rate;
 }
 
+/* fmax(a, b) as glibc computes it on x86-64 (maxsd: the second when
+ * neither is larger; the other when one is NaN), inline: it runs for every
+ * op of every step timed. */
+static inline double max2(double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (isnan(b))
+		return a;
+	return a > b ? a : b;
+}
+
 /* Do a and b have the same inputs to their time (every field
  * llm_ops_time reads, bit for bit)? */
 static int same_inputs(const struct llm_op *a, const struct llm_op *b)
@@ -268,10 +280,10 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		 * small ops are kernel-latency-bound, large ones memory- or
 		 * compute-bound. */
 		op->bound = op->mem_s >= op->compute_s ? LLM_BOUND_MEM : LLM_BOUND_COMPUTE;
-		if (op->kmin_s >= fmax(op->mem_s, op->compute_s))
+		if (op->kmin_s >= max2(op->mem_s, op->compute_s))
 			op->bound = LLM_BOUND_KMIN;
 	timed:
-		busy = op->kmin_s + fmax(op->mem_s, op->compute_s);
+		busy = op->kmin_s + max2(op->mem_s, op->compute_s);
 		if (cuda_graphs) {
 			/* A graph replays its kernels back to back with a gap
 			 * between each (additive). */
@@ -288,9 +300,9 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 			double g0 = gpu, each = busy / op->kernels;
 			for (j = 0; j < op->kernels; j++) {
 				host += launch;
-				gpu = fmax(gpu, host) + each;
+				gpu = max2(gpu, host) + each;
 			}
-			op->launch_s = fmax(0, gpu - g0 - busy);
+			op->launch_s = max2(0, gpu - g0 - busy);
 		}
 		op->seconds = op->launch_s + busy;
 		sum += op->seconds;
