@@ -20,7 +20,12 @@
 #                Timed with replay only (without it every one of its 33
 #                serving runs simulates 160 64-rank all-reduces a step: hours);
 #                tests/replay.sh checks replay's bytes on the bundled boxes
-# Every case but tp64 runs twice: with collective replay (the default) and with
+#   kvbound      issue 30's figure: plumb predict at 256 clients and 262,144
+#                output tokens (the KV cache binds; requests are retracted and
+#                prefilled again), on the four bundled box kinds with --draws 0
+#                and on bare metal with the default 32 draws; the bars are 1 s
+#                and 5 s of CPU. Timed with replay only, as tp64
+# Every case but tp64 and kvbound runs twice: with collective replay (the default) and with
 # PLUMB_NO_REPLAY=1 (every collective simulated as flows; docs/engine.md
 # "Collective replay"); the outputs must be the same bytes, the script stops
 # if they are not. Columns: seconds (replay), seconds_no_replay, speedup,
@@ -118,5 +123,11 @@ row compare "4 boxes x 4 layouts" compare scenarios/baremetal-8x-rtxpro6000.yaml
 } > "$tmp.64.yaml"
 rb=$(best "$PLUMB" predict "$tmp.64.yaml" --model llama-3.1-70b --layout tp64)
 echo "tp64,64-GPU NVSwitch box,${rb% *},-,-,${rb#* }" >> "$tmp"
+for b in baremetal-8x-rtxpro6000 proxmox-vm-8x-rtxpro6000 hgx-8x-h200 mi300x-8x; do
+	rb=$(best "$PLUMB" predict "scenarios/$b.yaml" --concurrency 256 --output 262144 --draws 0)
+	echo "kvbound,$b 256 x 262144 draws 0,${rb% *},-,-,${rb#* }" >> "$tmp"
+done
+rb=$(best "$PLUMB" predict scenarios/baremetal-8x-rtxpro6000.yaml --concurrency 256 --output 262144)
+echo "kvbound,baremetal-8x-rtxpro6000 256 x 262144 32 draws,${rb% *},-,-,${rb#* }" >> "$tmp"
 mv "$tmp" "$out"
 cat "$out"

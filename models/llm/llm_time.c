@@ -9,6 +9,8 @@
 #include "llm.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Does g run the math of format d on tensor cores of d's own width? */
@@ -114,7 +116,7 @@ double llm_tile_rows(double M, double tile)
  * total rows), here the tile a GEMM of the mean rows would pick, and every
  * expert pads to a multiple of it. docs/model.md, "Op time".
  */
-double llm_moe_tile_fill(double rows, double tile)
+static double tile_fill(double rows, double tile)
 {
 	double lam, num = 0, den = 0, p, lo, hi, x, blk;
 	int it;
@@ -150,6 +152,54 @@ double llm_moe_tile_fill(double rows, double tile)
 	return den > 0 ? num / den : llm_tile_rows(rows, tile) / rows;
 }
 
+/*
+ * tile_fill sums up to a few hundred Poisson terms (about 0.1 M
+ * instructions); a serving run asks it again for every step whose tokens
+ * it has seen before (the same rows under every draw of the constants). Its
+ * answers are kept by the bits of (rows, tile) in a direct-mapped table
+ * under one mutex: a slot holds the last pair that landed there, so a
+ * collision only computes again, and the answer is the function's, bit for
+ * bit, whichever thread stored it.
+ */
+#define FILL_SLOTS 4096
+
+static struct {
+	pthread_mutex_t mu;
+	struct fill_slot {
+		uint64_t rows, tile;
+		double fill;
+		int used;
+	} slot[FILL_SLOTS];
+} fills = { PTHREAD_MUTEX_INITIALIZER, { { 0, 0, 0, 0 } } };
+
+double llm_moe_tile_fill(double rows, double tile)
+{
+	uint64_t r, t, h;
+	struct fill_slot *sl;
+	double f;
+	int hit;
+	if (rows <= 1)
+		return tile_fill(rows, tile);
+	memcpy(&r, &rows, sizeof(r));
+	memcpy(&t, &tile, sizeof(t));
+	h = (r ^ (r >> 29) ^ (t * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+	sl = &fills.slot[(h >> 40) & (FILL_SLOTS - 1)];
+	pthread_mutex_lock(&fills.mu);
+	hit = sl->used && sl->rows == r && sl->tile == t;
+	f = sl->fill;
+	pthread_mutex_unlock(&fills.mu);
+	if (hit)
+		return f;
+	f = tile_fill(rows, tile);
+	pthread_mutex_lock(&fills.mu);
+	sl->rows = r;
+	sl->tile = t;
+	sl->fill = f;
+	sl->used = 1;
+	pthread_mutex_unlock(&fills.mu);
+	return f;
+}
+
 /* Seconds of `flops` of kernel class c on dtype d over `rows` rows on g: a
  * grouped MoE GEMM pays for every expert's own tiles and runs at
  * moe_flops_rel of the dense GEMM's rate of its dtype. */
@@ -166,6 +216,18 @@ static double compute_time(const struct scn_gpu_model *g, const struct plumb_con
 	if (c == LLM_K_MOE)
 		rate *= k->v[K_MOE_FLOPS_REL];
 	return flops * fill / rate;
+}
+
+/* fmax(a, b) as glibc computes it on x86-64 (maxsd: the second when
+ * neither is larger; the other when one is NaN), inline: it runs for every
+ * op of every step timed. */
+static inline double max2(double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (isnan(b))
+		return a;
+	return a > b ? a : b;
 }
 
 /* Do a and b have the same inputs to their time (every field
@@ -242,10 +304,10 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		 * small ops are kernel-latency-bound, large ones memory- or
 		 * compute-bound. */
 		op->bound = op->mem_s >= op->compute_s ? LLM_BOUND_MEM : LLM_BOUND_COMPUTE;
-		if (op->kmin_s >= fmax(op->mem_s, op->compute_s))
+		if (op->kmin_s >= max2(op->mem_s, op->compute_s))
 			op->bound = LLM_BOUND_KMIN;
 	timed:
-		busy = op->kmin_s + op->pass_s + fmax(op->mem_s, op->compute_s);
+		busy = op->kmin_s + op->pass_s + max2(op->mem_s, op->compute_s);
 		if (cuda_graphs) {
 			/* A graph replays its kernels back to back with a gap
 			 * between each (additive). */
@@ -262,9 +324,9 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 			double g0 = gpu, each = busy / op->kernels;
 			for (j = 0; j < op->kernels; j++) {
 				host += launch;
-				gpu = fmax(gpu, host) + each;
+				gpu = max2(gpu, host) + each;
 			}
-			op->launch_s = fmax(0, gpu - g0 - busy);
+			op->launch_s = max2(0, gpu - g0 - busy);
 		}
 		op->seconds = op->launch_s + busy;
 		sum += op->seconds;

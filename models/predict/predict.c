@@ -3,6 +3,7 @@
  * the configuration and its serving stack are predict_cfg.c).
  */
 #include "predict.h"
+#include "predict_ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -186,59 +187,6 @@ static int step_micro(const struct pred_cfg *c, const struct serve_shape *sh)
 }
 
 /*
- * A mixed step is one forward pass over every token it carries: the
- * weight-streaming ops (projections, experts, MLP, lm_head, norms) run once
- * over all of them, as u's op list of that many single-token sequences
- * computes them (experts touched by all the tokens), while attention reads
- * each part's own cache: u's attention cores become the sum of the prefill
- * chunks' (p: each chunk's triangle and its rectangle over its cache, MLA in
- * its prefill form) and the decode sequences' (d). d's draft passes follow.
- */
-static int merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct llm_ops *d,
-		       struct plumb_err *err)
-{
-	int i, n0 = 0;
-	while (n0 < d->n && d->op[n0].pass == 0)
-		n0++;
-	if (u->n != p->n || u->n != n0)
-		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
-				     "mixed step: op lists of %d, %d and %d ops do not line up",
-				     u->n, p->n, n0);
-	for (i = 0; i < u->n; i++) {
-		struct llm_op *o = &u->op[i];
-		if (o->kind != p->op[i].kind || o->kind != d->op[i].kind ||
-		    o->layer != p->op[i].layer || o->layer != d->op[i].layer)
-			return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
-					     "mixed step: op %d differs between its parts", i);
-		if (o->kind != LLM_OP_KV)
-			continue;
-		o->bytes = p->op[i].bytes + d->op[i].bytes;
-		o->flops = p->op[i].flops + d->op[i].flops;
-		/* the chunks' queries fill the attention tiles; MLA's prefill
-		 * form decompresses their cache (docs/model.md) */
-		o->rows = p->op[i].flops > 0 ? p->op[i].rows : d->op[i].rows;
-		o->dtype = p->op[i].dtype;
-		o->gemm_flops = p->op[i].gemm_flops + d->op[i].gemm_flops;
-		o->gemm_dtype = p->op[i].gemm_dtype;
-		o->gemm_rows = p->op[i].gemm_rows + d->op[i].gemm_rows;
-		o->kernels = p->op[i].kernels > d->op[i].kernels ? p->op[i].kernels
-								  : d->op[i].kernels;
-	}
-	for (i = n0; i < d->n; i++) {
-		if (u->n == u->cap) {
-			int cap = u->cap ? 2 * u->cap : 64;
-			struct llm_op *op = realloc(u->op, (size_t)cap * sizeof(*op));
-			if (!op)
-				return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
-			u->op = op;
-			u->cap = cap;
-		}
-		u->op[u->n++] = d->op[i];
-	}
-	return 0;
-}
-
-/*
  * A decode shape's context counts the token the step decodes (a sequence's
  * prompt and generated tokens, struct serve_shape); llm_step's is what the
  * cache held before the step, the step's own token attending to itself on
@@ -268,39 +216,32 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 		return rc;
 	memset(&step, 0, sizeof(step));
 	if (shp->kind == SERVE_MIXED) {
-		struct llm_ops p, d;
-		struct llm_shard psh = sh;
+		struct llm_shard ps[3];
+		struct llm_step st3[3];
 		long t = mixed_tokens(c, shp, micro);
 		int bd = (shp->dbatch + micro - 1) / micro;
-		llm_ops_init(&p);
-		llm_ops_init(&d);
+		ps[0] = ps[1] = ps[2] = sh;
 		/* every token once through the weights; logits where a token
 		 * is sampled: each decode token, each prompt's last */
 		step.batch = (int)((t + ep - 1) / ep);
 		step.q_len = 1;
 		step.head_tokens = ((long)bd * (1 + c->draft) + (shp->batch + micro - 1) / micro +
 				    ep - 1) / ep;
-		rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err);
+		st3[0] = step;
 		/* the prefill chunks' attention, as a prefill runs it (no DCP) */
-		psh.dcp = 1;
+		ps[1].dcp = 1;
 		step.batch = (shp->batch + ep - 1) / ep;
 		step.context = (int)shp->context;
 		step.q_len = (int)((shp->tokens + micro - 1) / micro);
-		if (rc >= 0)
-			rc = llm_step_ops(c->m, &c->prec, &psh, &step, &p, err);
+		st3[1] = step;
 		/* the decode sequences' attention and drafts */
 		step.batch = (bd + ep - 1) / ep;
 		step.context = decode_cached(shp->dcontext);
 		step.q_len = 0;
 		step.draft = c->draft;
 		step.head_tokens = 0;
-		if (rc >= 0)
-			rc = llm_step_ops(c->m, &c->prec, &sh, &step, &d, err);
-		if (rc >= 0)
-			rc = merge_mixed(o, &p, &d, err);
-		llm_ops_release(&p);
-		llm_ops_release(&d);
-		if (rc < 0)
+		st3[2] = step;
+		if ((rc = pred_mixed_ops(c->m, &c->prec, ps, st3, o, err)) < 0)
 			return rc;
 	} else {
 		int bm = (shp->batch + micro - 1) / micro;
@@ -383,7 +324,7 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 		       struct step_prog *p, struct plumb_err *err)
 {
 	const struct llm_model *m = c->m;
-	struct llm_ops ops;
+	struct llm_ops *ops = pred_ops_buf(0);
 	struct builder b;
 	int micro = step_micro(c, sh), ep = c->lay.kind == LAY_EP ? c->lay.ep : 1, i, rc;
 	int cur_layer = -2, cur_pass = -1;
@@ -404,9 +345,10 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 		dec = sh->kind == SERVE_DECODE ? tok : 0;
 		rows = sh->kind == SERVE_DECODE ? tok : bm;
 	}
-	llm_ops_init(&ops);
-	if ((rc = stage_ops(c, st, sh, &ops, err)) < 0)
-		goto out;
+	if (!ops)
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	if ((rc = stage_ops(c, st, sh, ops, err)) < 0)
+		return rc;
 	memset(&b, 0, sizeof(b));
 	b.p = p;
 	b.c = c;
@@ -436,8 +378,8 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 	b.dcp = c->lay.dcp > 1 && sh->kind != SERVE_PREFILL;
 	b.dcp_q_bytes = dec * m->heads * (m->kv_lora + m->qk_rope) * 2.0;
 	b.dcp_o_bytes = dec * m->heads * (m->kv_lora * 2.0 + 4.0);
-	for (i = 0; i < ops.n; i++) {
-		const struct llm_op *op = &ops.op[i];
+	for (i = 0; i < ops->n; i++) {
+		const struct llm_op *op = &ops->op[i];
 		if (op->layer != cur_layer || op->pass != cur_pass) {
 			if ((rc = flush_mlp(&b)) < 0)
 				goto out;
@@ -468,7 +410,6 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 		goto out;
 	p->send_bytes = b.ar_bytes;
 out:
-	llm_ops_release(&ops);
 	return rc;
 }
 

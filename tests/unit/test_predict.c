@@ -10,6 +10,7 @@
 
 #include "fixtures.h"
 #include "predict.h"
+#include "predict_ops.h"
 #include "predict_run.h"
 #include "predict_kvtier.h"
 
@@ -228,6 +229,79 @@ static void test_mixed_mla_prefill(void)
 	scn_free(s);
 }
 
+/* Two lists alike in every field llm_step_ops and the merge fill. */
+static int same_list(const struct llm_ops *a, const struct llm_ops *b)
+{
+	int i;
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++) {
+		const struct llm_op *x = &a->op[i], *y = &b->op[i];
+		if (x->kind != y->kind || x->kclass != y->kclass || x->layer != y->layer ||
+		    x->pass != y->pass || x->what != y->what || x->dtype != y->dtype ||
+		    x->kernels != y->kernels || x->gemm_dtype != y->gemm_dtype || x->like != y->like ||
+		    memcmp(&x->bytes, &y->bytes, sizeof(x->bytes)) ||
+		    memcmp(&x->flops, &y->flops, sizeof(x->flops)) ||
+		    memcmp(&x->rows, &y->rows, sizeof(x->rows)) ||
+		    memcmp(&x->gemm_flops, &y->gemm_flops, sizeof(x->gemm_flops)) ||
+		    memcmp(&x->gemm_rows, &y->gemm_rows, sizeof(x->gemm_rows)) ||
+		    memcmp(&x->experts, &y->experts, sizeof(x->experts)))
+			return 0;
+	}
+	return 1;
+}
+
+/* A mixed step's list from the kept parts (pred_mixed_ops: built and
+ * stored the first time, from the table the second) is the list merged
+ * from the three lists, field for field (GLM-5: DSA's indexer; DeepSeek-V3:
+ * MLA without it). */
+static void test_mixed_parts(void)
+{
+	static const char *const models[] = { "glm-5", "deepseek-v3" };
+	int k, round;
+	for (k = 0; k < 2; k++) {
+		const struct llm_model *m;
+		struct llm_prec p;
+		struct llm_shard sh[3];
+		struct llm_step st[3];
+		struct llm_ops u, pp, d, want;
+		if (llm_model_resolve(models[k], &m, NULL) < 0 ||
+		    llm_prec_setup(&p, m, "nvfp4", "bf16", NULL) < 0) {
+			CU_FAIL("the model does not load");
+			continue;
+		}
+		llm_shard_init(&sh[0], m, 8, 1);
+		sh[1] = sh[2] = sh[0];
+		sh[1].dcp = 1;
+		memset(st, 0, sizeof(st));
+		st[0].batch = 8192 + k;
+		st[0].q_len = 1;
+		st[0].head_tokens = 7;
+		st[1].batch = 1;
+		st[1].context = 16384;
+		st[1].q_len = 8187;
+		st[1].head_tokens = 7;
+		st[2].batch = 5;
+		st[2].context = 40447;
+		llm_ops_init(&u);
+		llm_ops_init(&pp);
+		llm_ops_init(&d);
+		llm_ops_init(&want);
+		CU_ASSERT_EQUAL(llm_step_ops(m, &p, &sh[0], &st[0], &want, NULL), 0);
+		CU_ASSERT_EQUAL(llm_step_ops(m, &p, &sh[1], &st[1], &pp, NULL), 0);
+		CU_ASSERT_EQUAL(llm_step_ops(m, &p, &sh[2], &st[2], &d, NULL), 0);
+		CU_ASSERT_EQUAL(pred_merge_mixed(&want, &pp, &d, NULL), 0);
+		for (round = 0; round < 2; round++) {
+			CU_ASSERT_EQUAL(pred_mixed_ops(m, &p, sh, st, &u, NULL), 0);
+			CU_ASSERT(same_list(&u, &want));
+		}
+		llm_ops_release(&u);
+		llm_ops_release(&pp);
+		llm_ops_release(&d);
+		llm_ops_release(&want);
+	}
+}
+
 static void test_fit(void)
 {
 	struct scenario *s = fix_seed_box("192", "");
@@ -442,6 +516,7 @@ void suite_predict(void)
 	CU_add_test(s, "replicas split the load evenly", test_replica_split);
 	CU_add_test(s, "mixed prefill and decode step", test_mixed_step);
 	CU_add_test(s, "a mixed step keeps MLA's prefill work", test_mixed_mla_prefill);
+	CU_add_test(s, "a mixed step's list from kept parts is the merged list", test_mixed_parts);
 	CU_add_test(s, "a step of one lane without the engine is the engine's", test_line_is_engine);
 	CU_add_test(s, "host-tier moves share the fabric with the step", test_kvio_step);
 }
