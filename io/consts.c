@@ -271,6 +271,15 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"scheduler this far apart, and a step takes only those that have arrived "
 		"(sgl-project/sglang PR 9436, issue 444); at most request_frontend_us",
 		SCOPE_ENGINE, 1000, 6900 },
+	[K_REQUEST_TOKENIZE_TOKEN_US] = { "request_tokenize_token_us", "us", 1.0, 0, 1000,
+		"derived: a Hugging Face fast tokenizer (tokenizers 0.23.1) encodes ~10 kB English "
+		"text on one thread at 2.6-4.6 MB/s (huggingface/tokenizers PRs 2298 and 2322, "
+		"eng_Latn 3.9 and 2.6 MB/s; PR 1584: about 4.2 MB/s), about 4 bytes a token: about "
+		"1 us a prompt token. sglang.bench_serving and vllm bench serve send the random "
+		"prompts as text, and SGLang's TokenizerManager encodes them in its asyncio loop "
+		"(tokenizer_manager.py _tokenize_texts), so this adds to a request's tokenizer time "
+		"(request_tokenize_us, which requests sent together queue for) and to its front end",
+		SCOPE_ENGINE, 0.5, 2.0 },
 	[K_VM_SHM_STEP_US] = { "vm_shm_step_us", "us", 0.0, 0, 1000,
 		"0: not given. A VM's measured host path per NCCL ring step through host memory, "
 		"on top of nccl_shm_step_us; given (or above 0) it replaces the physical estimate "

@@ -69,6 +69,7 @@ enum plumb_const {
 	K_STEP_OVERHEAD_US,     /* serving engine's host time per step (scheduler, sampling) */
 	K_REQUEST_FRONTEND_US,  /* a request's path outside the GPU steps (HTTP, tokenizer, detokenizer, client) */
 	K_REQUEST_TOKENIZE_US,  /* its part in the one tokenizer process before the scheduler (serialises) */
+	K_REQUEST_TOKENIZE_TOKEN_US,    /* the tokenizer's time per prompt token (text prompts) */
 	K_VM_SHM_STEP_US,       /* a VM guest's measured host path per NCCL SHM step (overrides the model) */
 	K_VM_EXIT_US,           /* one VM exit and re-entry (interrupt injection, doorbell trap) */
 	K_VM_STEP_EXITS,        /* VM exits and injected interrupts per NCCL SHM step */

@@ -676,6 +676,7 @@ void pred_serve_params(const struct pred_cfg *c, int concurrency, long input, lo
 	sp->kv_tokens = pred_kv_tokens(c, input + output);
 	sp->frontend_s = c->s->k.v[K_REQUEST_FRONTEND_US] * 1e-6;
 	sp->tokenize_s = c->s->k.v[K_REQUEST_TOKENIZE_US] * 1e-6;
+	sp->tokenize_token_s = c->s->k.v[K_REQUEST_TOKENIZE_TOKEN_US] * 1e-6;
 }
 
 int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err)

@@ -253,10 +253,13 @@ static int finish_prefill(struct dstate *S, int i, struct plumb_err *err)
 	return 0;
 }
 
-/* The front ends' time a request carries. */
-static double front(const struct dstate *S)
+/* The front ends' time request q carries: each hop's, and its prompt's
+ * tokenizing once (the prefill and decode servers encode the text side by
+ * side). */
+static double front(const struct dstate *S, const struct dreq *q)
 {
-	return S->p->frontend_s * (S->d->frontend_hops > 1 ? S->d->frontend_hops : 1);
+	return S->p->frontend_s * (S->d->frontend_hops > 1 ? S->d->frontend_hops : 1) +
+	       S->p->tokenize_token_s * (double)q->input;
 }
 
 /* Request id's KV has landed on its decode instance at S->now. */
@@ -290,7 +293,7 @@ static int complete(struct dstate *S, struct inst *in, int id)
 		if (q->target > 1)
 			serve_push(&S->R, &S->R.tpot, &S->R.ntpot, &S->R.cap2,
 				   (S->now - q->first) / (double)(q->target - 1));
-		serve_push(&S->R, &S->R.e2e, &S->R.ne2e, &S->R.cap3, S->now - q->arrival + front(S));
+		serve_push(&S->R, &S->R.e2e, &S->R.ne2e, &S->R.cap3, S->now - q->arrival + front(S, q));
 	}
 	if (S->open)
 		return arrivals(S, S->now);
@@ -385,7 +388,7 @@ static int start_decode(struct dstate *S, int j, struct plumb_err *err)
 				return oom(err);
 			if (q->measured)
 				serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1,
-					   S->now - q->arrival + front(S));
+					   S->now - q->arrival + front(S, q));
 		}
 		if (q->target <= 1 && !S->d->first_from_decode) {
 			if ((rc = complete(S, in, id)) < 0)
@@ -472,7 +475,7 @@ static int finish_decode(struct dstate *S, int j, struct plumb_err *err)
 			q->first = S->now;
 			if (q->measured)
 				serve_push(&S->R, &S->R.ttft, &S->R.nttft, &S->R.cap1,
-					   S->now - q->arrival + front(S));
+					   S->now - q->arrival + front(S, q));
 		} else if (q->measured) {
 			serve_itl_add(&S->R, S->now - q->last);
 		}

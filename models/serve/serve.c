@@ -139,7 +139,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	lp.fn = fn;
 	lp.ctx = ctx;
 	if (p->spread < 0 || p->spread > 1 || p->prompts < 0 || p->cached_prompts < 0 || p->kv_tokens < 0 ||
-	    p->range_ratio > 1 || !(p->frontend_s >= 0) || !(p->tokenize_s >= 0)) {
+	    p->range_ratio > 1 || !(p->frontend_s >= 0) || !(p->tokenize_s >= 0) ||
+	    !(p->tokenize_token_s >= 0)) {
 		rc = plumb_err_set(err, PLUMB_EINPUT, NULL, 0, 0,
 				   "output spread must be in [0, 1], prompts, the KV budget and the front-end and tokenizer times at least 0");
 		goto out;
@@ -170,7 +171,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			int qi = serve_new_req(&R, 0, serve_in_len(p, issued), serve_out_len(p, issued),
 					       p->prompts > 0, i);
 			if (qi >= 0)
-				serve_tokenize(&R, qi, tok);
+				serve_tokenize(&R, qi, tok, p->tokenize_token_s);
 			issued++;
 		}
 		if (R.oom)
@@ -199,7 +200,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			while (next < R.nrq && R.rq[next].arrival <= t &&
 			       (p->concurrency < 1 || R.nlive < p->concurrency)) {
 				R.rq[next].arrival = t > R.rq[next].arrival ? t : R.rq[next].arrival;
-				serve_tokenize(&R, next, tok);
+				serve_tokenize(&R, next, tok, p->tokenize_token_s);
 				serve_wait(&R, next++);
 				R.nlive++;
 				sorted_nw = -1;
@@ -557,7 +558,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					if (!R.oom)
 						tpot_sum += R.tpot[R.ntpot - 1];
 					serve_push(&R, &R.e2e, &R.ne2e, &R.cap3,
-						   t - q->arrival + p->frontend_s);
+						   t - q->arrival + serve_frontend(p, q));
 				}
 				completed++;
 				if (open) {
@@ -574,7 +575,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					int ni = serve_new_req(&R, t, serve_in_len(p, issued),
 							       serve_out_len(p, issued), win0 >= 0, pos);
 					if (ni >= 0)
-						serve_tokenize(&R, ni, tok);
+						serve_tokenize(&R, ni, tok, p->tokenize_token_s);
 				}
 				sorted_nw = -1;
 				issued++;
@@ -611,7 +612,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 					q->first = t;
 					q->generated = 1;
 					if (q->measured) {
-						double ttft = t - q->arrival + p->frontend_s;
+						double ttft = t - q->arrival + serve_frontend(p, q);
 						ttft_sum += ttft;
 						ttft_n++;
 						serve_push(&R, &R.ttft, &R.nttft, &R.cap1, ttft);

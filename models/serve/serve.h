@@ -168,6 +168,11 @@ struct serve_params {
 	 * (more is taken as frontend_s); 0: requests sent together arrive
 	 * together. docs/model.md, "Serving run". */
 	double tokenize_s;
+	/* The tokenizer's time per prompt token, seconds: a request's
+	 * tokenizer time is tokenize_s + this x its prompt's length (the
+	 * client sends text), and its front end frontend_s + this x its
+	 * prompt's length. 0: none (the client sends token ids). */
+	double tokenize_token_s;
 	/* 1: every step taken one by one, never a run of equal decode steps
 	 * at once (serve.c); the two give the same bits, which the unit
 	 * tests check. 0 (default): runs at once. */

@@ -129,9 +129,17 @@ int serve_new_req(struct run *R, double arrival, long input, long target, int me
 /* Request i starts waiting: counted, listed in R->joined. */
 void serve_wait(struct run *R, int i);
 /* Request i, just sent, goes through the engine's one tokenizer process
- * (tok seconds each, in the order sent): it reaches the scheduler at its
- * send time or tok after the request before it, whichever is later. */
-void serve_tokenize(struct run *R, int i, double tok);
+ * (tok + per_token x its prompt's length seconds each, in the order
+ * sent): it reaches the scheduler at its send time or when the request
+ * before it is through, whichever is later. */
+void serve_tokenize(struct run *R, int i, double tok, double per_token);
+/* Request q's front end, seconds: frontend_s and its prompt's tokenizing
+ * (tokenize_token_s a prompt token), added to its TTFT and end-to-end
+ * latency. */
+static inline double serve_frontend(const struct serve_params *p, const struct req *q)
+{
+	return p->frontend_s + p->tokenize_token_s * (double)q->input;
+}
 /* Request i into l at its pos (0, or -1 out of memory: R->oom set); out of
  * l (a no-op when not there). O(n). */
 int serve_list_insert(struct run *R, struct rlist *l, int i);

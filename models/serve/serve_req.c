@@ -41,11 +41,11 @@ int serve_new_req(struct run *R, double arrival, long input, long target, int me
 	return R->oom ? -1 : i;
 }
 
-void serve_tokenize(struct run *R, int i, double tok)
+void serve_tokenize(struct run *R, int i, double tok, double per_token)
 {
 	struct req *q = &R->rq[i];
 	q->ready = q->arrival > R->tok_free ? q->arrival : R->tok_free;
-	R->tok_free = q->ready + tok;
+	R->tok_free = q->ready + tok + per_token * (double)q->input;
 }
 
 void serve_wait(struct run *R, int i)

@@ -133,6 +133,12 @@ static void test_first_from_decode(void)
 	EXPECT_NEAR(r.ttft_ms, 50 + 5 + 10.1 + 6, 1e-9);
 	EXPECT_NEAR(r.tpot_ms, 10.1, 1e-9);
 	EXPECT_NEAR(r.e2e_ms, 50 + 5 + 101 * 10.1 + 6, 1e-9);
+	/* the prompt's tokenizing (2 ms for its 1024 tokens) counts once */
+	CU_ASSERT_EQUAL_FATAL(p.input_len, 1024);
+	p.tokenize_token_s = 2e-3 / 1024;
+	CU_ASSERT_EQUAL_FATAL(serve_disagg_run(&p, &d, &r, NULL), 0);
+	EXPECT_NEAR(r.ttft_ms, 50 + 5 + 10.1 + 6 + 2, 1e-9);
+	EXPECT_NEAR(r.e2e_ms, 50 + 5 + 101 * 10.1 + 6 + 2, 1e-9);
 }
 
 /* A prefill of 1 ms a request: the decode instance never waits for one. */

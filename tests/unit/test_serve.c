@@ -190,6 +190,33 @@ static void test_tokenizer_spacing(void)
 	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
 }
 
+/* The tokenizer's time grows with the prompt (text sent), by hand: as
+ * test_tokenizer_spacing's three clients with 2 ms of fixed tokenizer time
+ * and 3 ms per 1024-token prompt, so 5 ms apart again; each front end
+ * carries the prompt's 3 ms as well. TTFTs 50, 150, 150 plus 7 + 3 ms. */
+static void test_tokenizer_per_token(void)
+{
+	struct serve_params p;
+	struct serve_result r;
+	struct plumb_err e;
+	fix_serve_params(&p, 3, 41);
+	p.prompts = 3;
+	p.frontend_s = 7e-3;
+	p.tokenize_s = 2e-3;
+	p.tokenize_token_s = 3e-3 / 1024;
+	CU_ASSERT_EQUAL_FATAL(p.input_len, 1024);
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	EXPECT_NEAR(r.ttft_ms, (60 + 160 + 160) / 3.0, 1e-9);
+	/* a lone request: its prefill and its whole front end */
+	p.concurrency = 1;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &r, NULL), 0);
+	EXPECT_NEAR(r.ttft_ms, 50 + 10, 1e-9);
+	p.tokenize_token_s = -1e-9;
+	plumb_err_clear(&e);
+	CU_ASSERT(serve_run(&p, steps, NULL, &r, &e) < 0);
+	CU_ASSERT_EQUAL(e.code, PLUMB_EINPUT);
+}
+
 static void test_open_loop(void)
 {
 	struct serve_params p;
@@ -734,6 +761,7 @@ void suite_serve(void)
 	CU_add_test(s, "open loop: Poisson arrivals and a trace", test_open_loop);
 	CU_add_test(s, "a next request joins the step after the next", test_next_request_waits_a_step);
 	CU_add_test(s, "requests sent together reach the scheduler apart", test_tokenizer_spacing);
+	CU_add_test(s, "the tokenizer's time grows with the prompt", test_tokenizer_per_token);
 	CU_add_test(s, "KV budget: admission, queueing, retraction", test_kv_budget);
 	CU_add_test(s, "chunked prefill", test_chunked_prefill);
 	CU_add_test(s, "mixed steps under a token budget", test_mixed_budget);
