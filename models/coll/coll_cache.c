@@ -61,19 +61,28 @@ struct coll_views {
 	atomic_int refs;                /* entries holding it */
 };
 
+/* The tuner's answers: open addressing, power-of-two capacity, -1 empty.
+ * Shared by the entries whose scenarios differ only in their `serving:`
+ * section (the engines a prediction compares): the tuner reads of it only
+ * serving.allreduce, through the question's custom (coll_custom_of), which
+ * is in the key. */
+struct coll_answers {
+	struct choice *ch;
+	int nch, chcap;
+	int *slot;
+	int nslot;
+	atomic_int refs;                /* entries holding it */
+};
+
 struct coll_scn {
 	struct coll_views *vw;          /* held */
+	struct coll_answers *ans;       /* held */
 	struct plumb_consts k;          /* the entry's constants */
 	unsigned char k_catalog[K_NCONSTS];
 	uint64_t id;
 	int refs;
 	int pooled;                     /* 0: not in the pool, freed on the last put */
 	uint64_t tick;
-	/* tuner answers: open addressing, power-of-two capacity, -1 empty */
-	struct choice *ch;
-	int nch, chcap;
-	int *slot;
-	int nslot;
 };
 
 static struct {
@@ -106,16 +115,22 @@ static int step_only(int i)
 /* The machine: the bytes of struct scenario but its constants (k,
  * k_catalog and where they come from, k_line and k_col), the tables' pointers and room and the two catalog pointers;
  * the tables and the catalog by content. */
-static int same_machine(const struct scenario *a, const struct coll_views *w)
+static int same_machine_but(const struct scenario *a, const struct coll_views *w, int serving)
 {
 	const struct scenario *b = w->s;
 	size_t k0 = offsetof(struct scenario, k);
 	size_t k1 = offsetof(struct scenario, k_col) + sizeof(a->k_col);
 	size_t head = offsetof(struct scenario, hosts);
 	size_t tail = offsetof(struct scenario, own_catalog) + sizeof(a->own_catalog);
-	if (memcmp(a, b, k0) != 0 ||
-	    memcmp((const char *)a + k1, (const char *)b + k1, head - k1) != 0 ||
-	    !scn_same_tables(a, b))
+	size_t sv0 = offsetof(struct scenario, serving);
+	size_t sv1 = sv0 + sizeof(a->serving);
+	if (memcmp(a, b, k0) != 0)
+		return 0;
+	if (serving ? memcmp((const char *)a + k1, (const char *)b + k1, head - k1) != 0 :
+		      memcmp((const char *)a + k1, (const char *)b + k1, sv0 - k1) != 0 ||
+		      memcmp((const char *)a + sv1, (const char *)b + sv1, head - sv1) != 0)
+		return 0;
+	if (!scn_same_tables(a, b))
 		return 0;
 	if (tail < sizeof(*a) && memcmp((const char *)a + tail, (const char *)b + tail,
 					sizeof(*a) - tail) != 0)
@@ -145,6 +160,11 @@ static int same_machine(const struct scenario *a, const struct coll_views *w)
 	return 1;
 }
 
+static int same_machine(const struct scenario *a, const struct coll_views *w)
+{
+	return same_machine_but(a, w, 1);
+}
+
 /*
  * A VM guest's host-path constants: read only for a scenario that is a VM
  * guest (coll_vm_step_us returns 0 on bare metal before reading any;
@@ -167,7 +187,20 @@ static int vm_only(int i)
 
 /* All a derived value depends on: the machine and the constants but the
  * step model's kernel constants (and a VM's host path on bare metal). */
+static int same_consts(const struct scenario *a, const struct coll_scn *e);
+
 static int same_scenario(const struct scenario *a, const struct coll_scn *e)
+{
+	return same_consts(a, e) && same_machine(a, e->vw);
+}
+
+/* The tuner's inputs: a's scenario but its `serving:` section. */
+static int same_tuner(const struct scenario *a, const struct coll_scn *e)
+{
+	return same_consts(a, e) && same_machine_but(a, e->vw, 0);
+}
+
+static int same_consts(const struct scenario *a, const struct coll_scn *e)
 {
 	int i, guest = a->vm.mode == SCN_VM;
 	if (memcmp(a->k.set, e->k.set, sizeof(a->k.set)) != 0 ||
@@ -178,7 +211,7 @@ static int same_scenario(const struct scenario *a, const struct coll_scn *e)
 		if (!step_only(i) && (guest || !vm_only(i)) &&
 		    memcmp(&a->k.v[i], &e->k.v[i], sizeof(a->k.v[i])) != 0)
 			return 0;
-	return same_machine(a, e->vw);
+	return 1;
 }
 
 static void views_put(struct coll_views *w)
@@ -192,16 +225,24 @@ static void views_put(struct coll_views *w)
 	free(w);
 }
 
-static void entry_free(struct coll_scn *e)
+static void answers_put(struct coll_answers *a)
 {
 	int i;
+	if (!a || atomic_fetch_sub(&a->refs, 1) != 1)
+		return;
+	for (i = 0; i < a->nch; i++)
+		free(a->ch[i].gpus);
+	free(a->ch);
+	free(a->slot);
+	free(a);
+}
+
+static void entry_free(struct coll_scn *e)
+{
 	if (!e)
 		return;
 	views_put(e->vw);
-	for (i = 0; i < e->nch; i++)
-		free(e->ch[i].gpus);
-	free(e->ch);
-	free(e->slot);
+	answers_put(e->ans);
 	free(e);
 }
 
@@ -273,6 +314,12 @@ static int entry_new(const struct scenario *s, const struct topo_opts *o,
 		free(e);
 		return rc;
 	}
+	if (!(e->ans = calloc(1, sizeof(*e->ans)))) {
+		views_put(w);
+		free(e);
+		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
+	}
+	atomic_init(&e->ans->refs, 1);
 	e->vw = w;
 	e->k = s->k;
 	memcpy(e->k_catalog, s->k_catalog, sizeof(e->k_catalog));
@@ -322,6 +369,17 @@ int coll_scn_get(const struct scenario *s, const struct topo_opts *o, struct col
 			entry_free(e);
 			*out = p;
 			return 0;
+		}
+	}
+	/* another engine's entry on the same machine and constants: its
+	 * tuner answers */
+	for (i = 0; i < POOL_CAP; i++) {
+		struct coll_scn *p = pool.e[i];
+		if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_tuner(s, p)) {
+			answers_put(e->ans);
+			e->ans = p->ans;
+			atomic_fetch_add(&e->ans->refs, 1);
+			break;
 		}
 	}
 	for (i = 0; i < POOL_CAP && victim < 0; i++)
@@ -430,7 +488,7 @@ static int choice_same(const struct choice_key *a, const struct choice_key *b)
 }
 
 /* Index of k's answer in e->ch, or -1. Caller holds the lock. */
-static int choice_find(const struct coll_scn *e, const struct choice_key *k, uint64_t h)
+static int choice_find(const struct coll_answers *e, const struct choice_key *k, uint64_t h)
 {
 	size_t i;
 	if (!e->nslot)
@@ -445,7 +503,7 @@ static int choice_find(const struct coll_scn *e, const struct choice_key *k, uin
 }
 
 /* Keep k's answer r. Caller holds the lock. Out of memory only forgets. */
-static void choice_add(struct coll_scn *e, const struct choice_key *k, uint64_t h,
+static void choice_add(struct coll_answers *e, const struct choice_key *k, uint64_t h,
 		       const struct coll_result *r)
 {
 	size_t i;
@@ -497,9 +555,9 @@ int coll_scn_choice(struct coll_scn *e, const struct coll_spec *c, struct coll_r
 	choice_key(c, &k);
 	h = choice_hash(&k);
 	pthread_mutex_lock(&pool.mu);
-	j = choice_find(e, &k, h);
+	j = choice_find(e->ans, &k, h);
 	if (j >= 0)
-		*r = e->ch[j].r;
+		*r = e->ans->ch[j].r;
 	pthread_mutex_unlock(&pool.mu);
 	return j >= 0;
 }
@@ -510,6 +568,6 @@ void coll_scn_choice_add(struct coll_scn *e, const struct coll_spec *c,
 	struct choice_key k;
 	choice_key(c, &k);
 	pthread_mutex_lock(&pool.mu);
-	choice_add(e, &k, choice_hash(&k), r);
+	choice_add(e->ans, &k, choice_hash(&k), r);
 	pthread_mutex_unlock(&pool.mu);
 }

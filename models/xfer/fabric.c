@@ -533,6 +533,8 @@ int fab_routes_build(const struct fabric *f, struct fab_routes **out, struct plu
 				r->off[k + 1] = r->off[k] + n;
 				k++;
 			}
+	if (fab_routes_net(f, r, err) < 0)
+		goto oom;
 	*out = r;
 	return 0;
 oom:
@@ -546,6 +548,9 @@ void fab_routes_free(struct fab_routes *r)
 		return;
 	free(r->off);
 	free(r->ids);
+	free(r->leg_gpu);
+	free(r->leg_off);
+	free(r->leg_ids);
 	free(r);
 }
 

@@ -64,6 +64,13 @@ struct fab_routes {
 	int acs_override;
 	int *off;           /* [2 x ngpus x ngpus + 1]: kind x (a, b) -> start in ids */
 	int *ids;
+	/* GPU g's legs to and from its host's NICs (fab_path_net): leg row
+	 * leg_gpu[g] + 2 j + dir is NIC j of g's host, sending (dir 0) or
+	 * receiving (dir 1), links leg_ids[leg_off[row] .. leg_off[row + 1]);
+	 * NULL without a network */
+	int *leg_gpu;       /* [ngpus + 1] */
+	int *leg_off;
+	int *leg_ids;
 };
 
 /*
@@ -200,6 +207,8 @@ int fab_gpu_socket(const struct fabric *f, int a);
 double fab_net_bytes_per_s(const struct scenario *s);
 int fab_net_ways(const struct fabric *f, int a, int b);
 int fab_path_net(const struct fabric *f, int a, int b, int i, int *path);
+/* Fill r's NIC legs from f (fab_routes_build). 0 or a negative code. */
+int fab_routes_net(const struct fabric *f, struct fab_routes *r, struct plumb_err *err);
 /* The GPU nearest the i-th NIC (round robin) of GPU a's host, the GPU
  * fab_path_net's way i leaves or enters that host through; -1 without NICs. */
 int fab_net_nic_gpu(const struct fabric *f, int a, int i);

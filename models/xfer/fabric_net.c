@@ -4,6 +4,7 @@
  * path from a GPU through its host's PCIe (or NVLink to the NIC's GPU),
  * the NIC and the network to a GPU of another host.
  */
+#include <string.h>
 #include "fabric.h"
 #include "fabric_int.h"
 #include "topo.h"
@@ -161,17 +162,76 @@ int fab_net_nic_gpu(const struct fabric *f, int a, int i)
 	return n > 0 ? f->nic_gpu[f->hnic[f->hnic_off[h] + i % n]] : -1;
 }
 
+/* GPU g's leg through NIC j of its host (send 1: to the NIC), appended at
+ * len: from f's routes when they hold it, else computed (the same links). */
+static int leg_of(const struct fabric *f, int g, int j, int k, int send, int *path, int len)
+{
+	const struct fab_routes *r = f->routes;
+	if (r && r->leg_gpu && r->acs_override == f->acs_override && g < r->ngpus) {
+		int row = r->leg_gpu[g] + 2 * j + !send, n = r->leg_off[row + 1] - r->leg_off[row];
+		memcpy(path + len, r->leg_ids + r->leg_off[row], (size_t)n * sizeof(*path));
+		return len + n;
+	}
+	return nic_leg(f, g, k, send, path, len);
+}
+
 int fab_path_net(const struct fabric *f, int a, int b, int i, int *path)
 {
 	const struct scenario *s = f->s;
-	int ha = s->nodes[s->gpu_node[a]].host, hb = s->nodes[s->gpu_node[b]].host, ka, kb, len;
+	int ha = s->nodes[s->gpu_node[a]].host, hb = s->nodes[s->gpu_node[b]].host, ka, kb, ja, jb;
+	int len;
 
 	if (!s->net.given)
 		return 0;
-	ka = f->hnic[f->hnic_off[ha] + i % (f->hnic_off[ha + 1] - f->hnic_off[ha])];
-	kb = f->hnic[f->hnic_off[hb] + i % (f->hnic_off[hb + 1] - f->hnic_off[hb])];
-	len = nic_leg(f, a, ka, 1, path, 0);
+	ja = i % (f->hnic_off[ha + 1] - f->hnic_off[ha]);
+	jb = i % (f->hnic_off[hb + 1] - f->hnic_off[hb]);
+	ka = f->hnic[f->hnic_off[ha] + ja];
+	kb = f->hnic[f->hnic_off[hb] + jb];
+	len = leg_of(f, a, ja, ka, 1, path, 0);
 	path[len++] = f->net_up[ka];
 	path[len++] = f->net_down[kb];
-	return nic_leg(f, b, kb, 0, path, len);
+	return leg_of(f, b, jb, kb, 0, path, len);
+}
+
+int fab_routes_net(const struct fabric *f, struct fab_routes *r, struct plumb_err *err)
+{
+	const struct scenario *s = f->s;
+	int ng = r->ngpus, g, j, send, rows = 0, row = 0, cap = 0, path[FAB_MAX_PATH];
+
+	if (!s->net.given || !f->hnic_off)
+		return 0;
+	if (!(r->leg_gpu = malloc(((size_t)ng + 1) * sizeof(*r->leg_gpu))))
+		goto oom;
+	for (g = 0; g < ng; g++) {
+		int h = s->nodes[s->gpu_node[g]].host;
+		r->leg_gpu[g] = rows;
+		rows += 2 * (f->hnic_off[h + 1] - f->hnic_off[h]);
+	}
+	r->leg_gpu[ng] = rows;
+	if (!(r->leg_off = malloc(((size_t)rows + 1) * sizeof(*r->leg_off))))
+		goto oom;
+	r->leg_off[0] = 0;
+	for (g = 0; g < ng; g++) {
+		int h = s->nodes[s->gpu_node[g]].host;
+		for (j = 0; j < f->hnic_off[h + 1] - f->hnic_off[h]; j++)
+			for (send = 1; send >= 0; send--, row++) {
+				int n = nic_leg(f, g, f->hnic[f->hnic_off[h] + j], send, path, 0);
+				if (r->leg_off[row] + n > cap) {
+					int ncap = cap ? 2 * cap : 1024, *ni;
+					while (ncap < r->leg_off[row] + n)
+						ncap *= 2;
+					if (!(ni = realloc(r->leg_ids, (size_t)ncap * sizeof(*ni))))
+						goto oom;
+					r->leg_ids = ni;
+					cap = ncap;
+				}
+				if (n)
+					memcpy(r->leg_ids + r->leg_off[row], path,
+					       (size_t)n * sizeof(*path));
+				r->leg_off[row + 1] = r->leg_off[row] + n;
+			}
+	}
+	return 0;
+oom:
+	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 }

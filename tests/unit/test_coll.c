@@ -358,6 +358,47 @@ static void test_shared_by_content(void)
 	scn_free(b);
 }
 
+/* Scenarios that differ only in their serving: section (the engines a
+ * prediction compares) are separate entries (the step memo keys on the
+ * entry) sharing the tuner's answers: the tuner reads of that section only
+ * serving.allreduce, through the question's custom, which is in the key. */
+static void test_answers_across_engines(void)
+{
+	struct scenario *a = fix_seed_box("192", ""), *b = fix_seed_box("192", "");
+	struct coll_scn *ea = NULL, *eb = NULL;
+	struct topo_opts o;
+	struct coll_spec c;
+	struct coll_result r1, r2, r3;
+	if (!a || !b)
+		goto out;
+	coll_scn_clear();
+	topo_opts_init(&o);
+	b->serving.engine = a->serving.engine == SCN_ENGINE_VLLM ? SCN_ENGINE_SGLANG :
+								   SCN_ENGINE_VLLM;
+	b->serving.allreduce = a->serving.allreduce == SCN_AR_NCCL ? SCN_AR_AUTO : SCN_AR_NCCL;
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(a, &o, &ea, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(coll_scn_get(b, &o, &eb, NULL), 0);
+	CU_ASSERT_PTR_NOT_EQUAL(ea, eb);
+	CU_ASSERT_NOT_EQUAL(coll_scn_id(ea), coll_scn_id(eb));
+	fix_coll_spec(&c, COLL_ALLREDUCE, 8, 1 << 20, ALGO_AUTO, PROTO_AUTO);
+	c.custom = coll_custom_of(a);
+	CU_ASSERT_EQUAL(coll_time(a, &o, &c, &r1, NULL), 0);
+	CU_ASSERT_TRUE(coll_scn_choice(eb, &c, &r2));
+	CU_ASSERT_EQUAL(memcmp(&r1, &r2, sizeof(r1)), 0);
+	/* b's own question (its custom) is its own answer, as fresh */
+	c.custom = coll_custom_of(b);
+	CU_ASSERT_FALSE(coll_scn_choice(ea, &c, &r2));
+	CU_ASSERT_EQUAL(coll_time(b, &o, &c, &r2, NULL), 0);
+	coll_scn_put(ea);
+	coll_scn_put(eb);
+	coll_scn_clear();
+	CU_ASSERT_EQUAL(coll_time(b, &o, &c, &r3, NULL), 0);
+	CU_ASSERT_EQUAL(memcmp(&r2, &r3, sizeof(r2)), 0);
+out:
+	scn_free(a);
+	scn_free(b);
+}
+
 /* The seed box as a VM guest without P2P (every pair SHM), with extra
  * virtualization keys and constants. */
 static struct scenario *vm_box(const char *vm_extra, const char *consts)
@@ -712,6 +753,8 @@ void suite_coll(void)
 	CU_add_test(s, "the engine's one-shot all-reduce", test_oneshot);
 	CU_add_test(s, "the engine's two-shot all-reduce", test_twoshot);
 	CU_add_test(s, "derived state and steps shared by content", test_shared_by_content);
+	CU_add_test(s, "the engines' scenarios share the tuner's answers",
+		    test_answers_across_engines);
 	CU_add_test(s, "a VM's host path: its terms, never on bare metal", test_vm_host_path);
 	CU_add_test(s, "a VM's host-path constants key the tuner's answers in a guest only",
 		    test_vm_consts_key);
