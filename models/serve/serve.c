@@ -111,6 +111,10 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * would sum them, left by a pure decode step (closed loop); fast says
 	 * it stands. */
 	int fast = 0;
+	/* Open loop: when the arrivals were last taken in, and how many
+	 * requests were in the system from then on (the step just taken) */
+	double t_seen = -1;
+	int live_seen = 0;
 	/* R.order holds the waiting requests sorted while sorted_nw >= 0:
 	 * every change to who waits sets it to -1 */
 	int sorted_nw = -1;
@@ -196,10 +200,19 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		if (open) {
 			/* With a concurrency cap (bench_serving's
 			 * --max-concurrency) a request is sent when a slot is
-			 * free, and its times count from then. */
+			 * free, and its times count from then: at its arrival
+			 * if it came during the step just taken (after t_seen)
+			 * while that step left a slot free (live_seen requests
+			 * held them, and those that came before it took theirs),
+			 * else now, when a completion has freed one. */
+			int during = live_seen;
 			while (next < R.nrq && R.rq[next].arrival <= t &&
 			       (p->concurrency < 1 || R.nlive < p->concurrency)) {
-				R.rq[next].arrival = t > R.rq[next].arrival ? t : R.rq[next].arrival;
+				if (R.rq[next].arrival > t_seen &&
+				    (p->concurrency < 1 || during < p->concurrency))
+					during++;
+				else if (t > R.rq[next].arrival)
+					R.rq[next].arrival = t;
 				serve_tokenize(&R, next, tok, p->tokenize_token_s);
 				serve_wait(&R, next++);
 				R.nlive++;
@@ -208,6 +221,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			}
 			if (R.oom)
 				goto oom;
+			t_seen = t;
+			live_seen = R.nlive;
 			if (R.nlive == 0) {
 				t = R.rq[next].arrival;         /* idle until the next arrival */
 				continue;

@@ -254,6 +254,16 @@ static void test_open_loop(void)
 	EXPECT_NEAR(a.ttft_p[2], 50, 1e-9);
 	EXPECT_NEAR(a.e2e_p[0], 50 + 10 * 10.1, 1e-9);
 	EXPECT_NEAR(a.tok_s_total, 22 / (1.0 + 0.050 + 10 * 0.0101), 1e-9);
+	/* A request that comes during a step counts from its arrival: the
+	 * second at 80 ms, inside the first's third decode step (70.2-80.3
+	 * ms), is prefilled when that step ends (80.3-130.3 ms): TTFT 50.3 ms,
+	 * the first's 50 (mean 50.15). Nothing frees a slot for it, so it is
+	 * no request sent at a completion, which would wait a step more. */
+	tr[1].arrival = 0.080;
+	p.concurrency = 0;
+	CU_ASSERT_EQUAL(serve_run(&p, steps, NULL, &a, NULL), 0);
+	EXPECT_INT(a.completed, 2);
+	EXPECT_NEAR(a.ttft_ms, (50 + 50.3) / 2, 1e-9);
 }
 
 /* The prefill steps a run asks for: context and new tokens each. */
