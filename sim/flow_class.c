@@ -551,7 +551,7 @@ static void fill(struct sim_net *net)
 	struct sim_stats *st = sim_stats_mut(net->eng);
 	struct link *links = net->links;
 	int *uc = net->uf;
-	int i, j, nt = 0, nuc = net->nlive;
+	int i, j, nfz, nt = 0, nuc = net->nlive;
 	uint64_t stamp = ++net->stamp;
 
 	for (i = 0; i < net->nlive; i++) {
@@ -592,28 +592,40 @@ static void fill(struct sim_net *net)
 		}
 		assert(isfinite(m) && m > 0);
 		thr = m * (1 + SHARE_EPS);
-		for (i = 0; i < nt; i++) {
-			struct link *l = &links[net->touched[i]];
-			l->sat = l->share <= thr;
-		}
-		for (i = k = 0; i < nuc; i++) {
+		/* freeze: a class at its cap or across a saturated link (a
+		 * link of an unfrozen class has n > 0, so its share is this
+		 * round's); a frozen class is marked ~ci in uc */
+		for (i = nfz = 0; i < nuc; i++) {
 			struct fclass *c = &net->cls[uc[i]];
 			int hit = c->cap > 0 && c->cap <= thr;
 
 			for (j = 0; !hit && j < c->nl; j++)
-				hit = links[c->links[j]].sat;
-			if (!hit) {
+				hit = links[c->links[j]].share <= thr;
+			if (!hit)
+				continue;
+			c->rate = (c->cap > 0 && c->cap < m) ? c->cap : m;
+			uc[i] = ~uc[i];
+			nfz++;
+		}
+		assert(nfz > 0);        /* every round freezes a class */
+		if (nfz == nuc)
+			break;          /* the last round: no link is read again */
+		/* take the frozen classes off their links, in list order (the
+		 * order of the subtractions is that of the rounding) */
+		for (i = k = 0; i < nuc; i++) {
+			struct fclass *c;
+
+			if (uc[i] >= 0) {
 				uc[k++] = uc[i];
 				continue;
 			}
-			c->rate = (c->cap > 0 && c->cap < m) ? c->cap : m;
+			c = &net->cls[~uc[i]];
 			for (j = 0; j < c->nl; j++) {
 				struct link *l = &links[c->links[j]];
 				l->rc -= c->rate * c->w;
 				l->n -= c->w;
 			}
 		}
-		assert(k < nuc);        /* every round freezes a class */
 		nuc = k;
 	}
 }
