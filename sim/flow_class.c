@@ -451,6 +451,24 @@ static void set_dirty(struct sim_net *net, int id)
 
 /* ---- flows joining and leaving ------------------------------------------ */
 
+/* The shared links' list: a link is in it while two active flows or more
+ * (copies counting) cross it, which are the links of the live classes'
+ * keys once the instant's marked flows are placed. */
+static void shl_add(struct sim_net *net, int li)
+{
+	net->links[li].shi = net->nshl;
+	net->shl[net->nshl++] = li;
+}
+
+static void shl_drop(struct sim_net *net, int li)
+{
+	int at = net->links[li].shi, last = net->shl[--net->nshl];
+
+	net->shl[at] = last;
+	net->links[last].shi = at;
+	net->links[li].shi = -1;
+}
+
 /* A flow becomes active: it counts on its links at once (keys depend on
  * the counts) and joins its class at the instant's solve, once every start
  * and end of the instant has changed the counts. */
@@ -466,6 +484,8 @@ int cls_join(struct sim_net *net, int id, struct plumb_err *err)
 		/* the link turns shared: its other flow changes key */
 		if (l->nact == 1)
 			set_dirty(net, l->xid);
+		if (l->nact < 2 && l->nact + f->w >= 2)
+			shl_add(net, f->path[i]);
 		l->nact += f->w;
 		l->xid ^= id;
 	}
@@ -487,6 +507,8 @@ static void cls_leave(struct sim_net *net, int id, double now)
 		/* the link turns unshared: its last flow changes key */
 		if ((l->nact -= f->w) == 1)
 			set_dirty(net, l->xid);
+		if (l->nact < 2 && l->nact + f->w >= 2)
+			shl_drop(net, f->path[i]);
 	}
 }
 
@@ -551,24 +573,23 @@ static void fill(struct sim_net *net)
 	struct sim_stats *st = sim_stats_mut(net->eng);
 	struct link *links = net->links;
 	int *uc = net->uf;
-	int i, j, nfz, nt = 0, nuc = net->nlive;
-	uint64_t stamp = ++net->stamp;
+	int i, j, nfz, nt = net->nshl, nuc = net->nlive;
 
 	for (i = 0; i < net->nlive; i++) {
 		struct fclass *c = &net->cls[net->cact[i]];
 
 		c->old_rate = c->rate;
 		uc[i] = net->cact[i];
-		for (j = 0; j < c->nl; j++) {
-			struct link *l = &links[c->links[j]];
-			if (l->stamp != stamp) {
-				l->stamp = stamp;
-				l->rc = l->cap;
-				l->n = 0;
-				net->touched[nt++] = c->links[j];
-			}
-			l->n += c->w;
-		}
+	}
+	/* the live classes' links are the shared links, each crossed by
+	 * its active flows (nact, copies counting), all unfrozen; the
+	 * order of the list does not matter (it only gives a least share) */
+	for (i = 0; i < nt; i++) {
+		struct link *l = &links[net->shl[i]];
+
+		l->rc = l->cap;
+		l->n = net->lcnt[net->shl[i]].nact;
+		net->touched[i] = net->shl[i];
 	}
 	while (nuc > 0) {
 		double m = INFINITY, thr;
@@ -697,7 +718,7 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 {
 	int *cnt = calloc((size_t)net->nlinks + 1, 2 * sizeof(*cnt));
 	int *buf = malloc(((size_t)net->kcap + 1) * sizeof(*buf));
-	int i, j, w, members = 0, placed = 0, chained = 0, rc = 0;
+	int i, j, w, nsh, members = 0, placed = 0, chained = 0, rc = 0;
 
 	if (!cnt || !buf) {
 		rc = oom(err);
@@ -749,6 +770,20 @@ int cls_check(const struct sim_net *net, struct plumb_err *err)
 				    net->lcnt[i].nact);
 			goto out;
 		}
+	for (i = nsh = 0; i < net->nlinks; i++) {
+		int sh = net->links[i].shi;
+
+		nsh += net->lcnt[i].nact >= 2;
+		if ((net->lcnt[i].nact >= 2) != (sh >= 0) ||
+		    (sh >= 0 && (sh >= net->nshl || net->shl[sh] != i))) {
+			rc = broken(err, "shared links' list off", i, sh);
+			goto out;
+		}
+	}
+	if (nsh != net->nshl) {
+		rc = broken(err, "shared links' list off", nsh, net->nshl);
+		goto out;
+	}
 	for (i = 0; i < net->nlive; i++) {
 		const struct fclass *c = &net->cls[net->cact[i]];
 

@@ -30,6 +30,8 @@ struct link {
 	double share;           /* rc / n in the current round */
 	int n;                  /* unfrozen flows through the link */
 	int sat;                /* saturated in the current round */
+	int shi;                /* place in net->shl, -1 while not shared
+				   (class solver) */
 	uint64_t stamp;         /* solve number that last reset rc and n */
 };
 
@@ -112,6 +114,9 @@ struct sim_net {
 	struct lcount *lcnt;    /* one per link (class solver) */
 	int nlinks, caplinks;
 	int *touched;           /* links met by the current solve */
+	int *shl;               /* class solver: the shared links (two
+				   active flows or more), in no order */
+	int nshl;
 	uint64_t stamp;
 
 	struct flow *flows;
