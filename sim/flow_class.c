@@ -46,9 +46,11 @@
  *
  * Cost: a join or completion O(P) to count it on its links, plus at the
  * solve O(P x log P + log k) to key and place each marked flow (P links,
- * k members in its class) and one class event; a re-solve O(R x (C x S +
- * L)) over C live classes with S shared links each and O(changed classes x
- * log pending) to move their events.
+ * k members in its class) and one class event; a re-solve O(C + L + R x
+ * (C x S + L)) over C live classes with S shared links each and L shared
+ * links (kept in a list as flows join and leave: the filling starts from
+ * it, not from each class's links) and O(changed classes x log pending) to
+ * move their events.
  */
 #include "flow_int.h"
 
