@@ -164,5 +164,10 @@ double cls_flow_rate(const struct sim_net *net, int id);
 double cls_flow_remaining(const struct sim_net *net, int id);
 int cls_check(const struct sim_net *net, struct plumb_err *err);
 void cls_free_all(struct sim_net *net);
+/* flow_class.c's helpers that cls_check (flow_class_check.c) reads */
+int cls_key_of(const struct sim_net *net, const struct flow *f, int *buf,
+	       double *cap);
+int cls_key_is(const struct fclass *c, const int *links, int n, double cap);
+int cls_hent_before(const struct hent *a, const struct hent *b);
 
 #endif
