@@ -98,6 +98,7 @@ void sim_net_free(struct sim_net *net)
 	free(net->uf);
 	free(net->links);
 	free(net->touched);
+	free(net->shl);
 	free(net->lcnt);
 	cls_free_all(net);
 	free(net->keybuf);
@@ -136,6 +137,10 @@ int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
 		if (!nt)
 			goto oom;
 		net->touched = nt;
+		nt = realloc(net->shl, (size_t)ncap * sizeof(*nt));
+		if (!nt)
+			goto oom;
+		net->shl = nt;
 		nc = realloc(net->lcnt, (size_t)ncap * sizeof(*nc));
 		if (!nc)
 			goto oom;
@@ -147,6 +152,7 @@ int sim_net_add_link(struct sim_net *net, enum sim_link_kind kind,
 	l->kind = kind;
 	l->cap = capacity;
 	l->lat = latency;
+	l->shi = -1;
 	net->lcnt[net->nlinks].nact = 0;
 	net->lcnt[net->nlinks].xid = 0;
 	net->lcnt[net->nlinks].cap = capacity;

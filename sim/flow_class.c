@@ -46,9 +46,11 @@
  *
  * Cost: a join or completion O(P) to count it on its links, plus at the
  * solve O(P x log P + log k) to key and place each marked flow (P links,
- * k members in its class) and one class event; a re-solve O(R x (C x S +
- * L)) over C live classes with S shared links each and O(changed classes x
- * log pending) to move their events.
+ * k members in its class) and one class event; a re-solve O(C + L + R x
+ * (C x S + L)) over C live classes with S shared links each and L shared
+ * links (kept in a list as flows join and leave: the filling starts from
+ * it, not from each class's links) and O(changed classes x log pending) to
+ * move their events.
  */
 #include "flow_int.h"
 
@@ -451,6 +453,24 @@ static void set_dirty(struct sim_net *net, int id)
 
 /* ---- flows joining and leaving ------------------------------------------ */
 
+/* The shared links' list: a link is in it while two active flows or more
+ * (copies counting) cross it, which are the links of the live classes'
+ * keys once the instant's marked flows are placed. */
+static void shl_add(struct sim_net *net, int li)
+{
+	net->links[li].shi = net->nshl;
+	net->shl[net->nshl++] = li;
+}
+
+static void shl_drop(struct sim_net *net, int li)
+{
+	int at = net->links[li].shi, last = net->shl[--net->nshl];
+
+	net->shl[at] = last;
+	net->links[last].shi = at;
+	net->links[li].shi = -1;
+}
+
 /* A flow becomes active: it counts on its links at once (keys depend on
  * the counts) and joins its class at the instant's solve, once every start
  * and end of the instant has changed the counts. */
@@ -466,6 +486,8 @@ int cls_join(struct sim_net *net, int id, struct plumb_err *err)
 		/* the link turns shared: its other flow changes key */
 		if (l->nact == 1)
 			set_dirty(net, l->xid);
+		if (l->nact < 2 && l->nact + f->w >= 2)
+			shl_add(net, f->path[i]);
 		l->nact += f->w;
 		l->xid ^= id;
 	}
@@ -487,6 +509,8 @@ static void cls_leave(struct sim_net *net, int id, double now)
 		/* the link turns unshared: its last flow changes key */
 		if ((l->nact -= f->w) == 1)
 			set_dirty(net, l->xid);
+		if (l->nact < 2 && l->nact + f->w >= 2)
+			shl_drop(net, f->path[i]);
 	}
 }
 
@@ -551,24 +575,23 @@ static void fill(struct sim_net *net)
 	struct sim_stats *st = sim_stats_mut(net->eng);
 	struct link *links = net->links;
 	int *uc = net->uf;
-	int i, j, nt = 0, nuc = net->nlive;
-	uint64_t stamp = ++net->stamp;
+	int i, j, nfz, nt = net->nshl, nuc = net->nlive;
 
 	for (i = 0; i < net->nlive; i++) {
 		struct fclass *c = &net->cls[net->cact[i]];
 
 		c->old_rate = c->rate;
 		uc[i] = net->cact[i];
-		for (j = 0; j < c->nl; j++) {
-			struct link *l = &links[c->links[j]];
-			if (l->stamp != stamp) {
-				l->stamp = stamp;
-				l->rc = l->cap;
-				l->n = 0;
-				net->touched[nt++] = c->links[j];
-			}
-			l->n += c->w;
-		}
+	}
+	/* the live classes' links are the shared links, each crossed by
+	 * its active flows (nact, copies counting), all unfrozen; the
+	 * order of the list does not matter (it only gives a least share) */
+	for (i = 0; i < nt; i++) {
+		struct link *l = &links[net->shl[i]];
+
+		l->rc = l->cap;
+		l->n = net->lcnt[net->shl[i]].nact;
+		net->touched[i] = net->shl[i];
 	}
 	while (nuc > 0) {
 		double m = INFINITY, thr;
@@ -592,28 +615,40 @@ static void fill(struct sim_net *net)
 		}
 		assert(isfinite(m) && m > 0);
 		thr = m * (1 + SHARE_EPS);
-		for (i = 0; i < nt; i++) {
-			struct link *l = &links[net->touched[i]];
-			l->sat = l->share <= thr;
-		}
-		for (i = k = 0; i < nuc; i++) {
+		/* freeze: a class at its cap or across a saturated link (a
+		 * link of an unfrozen class has n > 0, so its share is this
+		 * round's); a frozen class is marked ~ci in uc */
+		for (i = nfz = 0; i < nuc; i++) {
 			struct fclass *c = &net->cls[uc[i]];
 			int hit = c->cap > 0 && c->cap <= thr;
 
 			for (j = 0; !hit && j < c->nl; j++)
-				hit = links[c->links[j]].sat;
-			if (!hit) {
+				hit = links[c->links[j]].share <= thr;
+			if (!hit)
+				continue;
+			c->rate = (c->cap > 0 && c->cap < m) ? c->cap : m;
+			uc[i] = ~uc[i];
+			nfz++;
+		}
+		assert(nfz > 0);        /* every round freezes a class */
+		if (nfz == nuc)
+			break;          /* the last round: no link is read again */
+		/* take the frozen classes off their links, in list order (the
+		 * order of the subtractions is that of the rounding) */
+		for (i = k = 0; i < nuc; i++) {
+			struct fclass *c;
+
+			if (uc[i] >= 0) {
 				uc[k++] = uc[i];
 				continue;
 			}
-			c->rate = (c->cap > 0 && c->cap < m) ? c->cap : m;
+			c = &net->cls[~uc[i]];
 			for (j = 0; j < c->nl; j++) {
 				struct link *l = &links[c->links[j]];
 				l->rc -= c->rate * c->w;
 				l->n -= c->w;
 			}
 		}
-		assert(k < nuc);        /* every round freezes a class */
 		nuc = k;
 	}
 }
@@ -666,117 +701,25 @@ int cls_solve(struct sim_net *net, struct plumb_err *err)
 	return 0;
 }
 
-/* ---- invariants and cleanup ------------------------------------------------ */
+/* ---- for the checks (flow_class_check.c) ------------------------------- */
 
-static int broken(struct plumb_err *err, const char *what, int a, int b)
+int cls_key_of(const struct sim_net *net, const struct flow *f, int *buf,
+	       double *cap)
 {
-	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0,
-			     "flow classes: %s (%d, %d)", what, a, b);
+	return flow_key(net, f, buf, cap);
 }
 
-/*
- * The class books against the active flows: every link's count and XOR of
- * ids, every flow in the class of its key at its heap place (a flow marked
- * for the pending re-solve may be in its old class, or none yet), heaps
- * ordered, the table holding every keyed class once, an event queued for
- * every live class unless a re-solve is pending. O(F x P + L + C).
- */
-int cls_check(const struct sim_net *net, struct plumb_err *err)
+int cls_key_is(const struct fclass *c, const int *links, int n, double cap)
 {
-	int *cnt = calloc((size_t)net->nlinks + 1, 2 * sizeof(*cnt));
-	int *buf = malloc(((size_t)net->kcap + 1) * sizeof(*buf));
-	int i, j, w, members = 0, placed = 0, chained = 0, rc = 0;
-
-	if (!cnt || !buf) {
-		rc = oom(err);
-		goto out;
-	}
-	for (i = 0; i < net->nact; i++) {
-		int id = net->act[i];
-		const struct flow *f = &net->flows[id];
-		const struct fclass *c;
-		double cap;
-		int n;
-
-		for (j = 0; j < f->plen; j++) {
-			cnt[2 * f->path[j]] += f->w;
-			cnt[2 * f->path[j] + 1] ^= id;
-		}
-		if (f->dirty && !net->resolve_pending) {
-			rc = broken(err, "flow left unplaced by the solve", id,
-				    f->cls);
-			goto out;
-		}
-		if (f->dirty && f->cls < 0)
-			continue;       /* started in this instant */
-		if (f->cls < 0 || f->cls >= net->ncls ||
-		    net->cls[f->cls].act_idx < 0) {
-			rc = broken(err, "active flow in no live class", id,
-				    f->cls);
-			goto out;
-		}
-		placed++;
-		c = &net->cls[f->cls];
-		if (f->hidx < 0 || f->hidx >= c->n ||
-		    c->heap[f->hidx].id != id || c->heap[f->hidx].tag != f->tag) {
-			rc = broken(err, "flow not at its heap place", id,
-				    f->hidx);
-			goto out;
-		}
-		n = flow_key(net, f, buf, &cap);
-		if (!f->dirty && !key_equal(c, buf, n, cap)) {
-			rc = broken(err, "flow in the class of another key",
-				    id, f->cls);
-			goto out;
-		}
-	}
-	for (i = 0; i < net->nlinks; i++)
-		if (cnt[2 * i] != net->lcnt[i].nact ||
-		    (cnt[2 * i] > 0 && cnt[2 * i + 1] != net->lcnt[i].xid)) {
-			rc = broken(err, "link flow count or id XOR off", i,
-				    net->lcnt[i].nact);
-			goto out;
-		}
-	for (i = 0; i < net->nlive; i++) {
-		const struct fclass *c = &net->cls[net->cact[i]];
-
-		if (!c->keyed || c->act_idx != i || c->n < 1) {
-			rc = broken(err, "live class list off", net->cact[i],
-				    c->n);
-			goto out;
-		}
-		for (j = 1; j < c->n; j++)
-			if (before(&c->heap[j], &c->heap[(j - 1) / 2])) {
-				rc = broken(err, "class heap out of order",
-					    net->cact[i], j);
-				goto out;
-			}
-		for (j = w = 0; j < c->n; j++)
-			w += net->flows[c->heap[j].id].w;
-		if (w != c->w) {
-			rc = broken(err, "class weight is not its members' copies",
-				    net->cact[i], c->w);
-			goto out;
-		}
-		if (!net->resolve_pending && c->ev == SIM_HANDLE_NONE) {
-			rc = broken(err, "class without an event",
-				    net->cact[i], c->n);
-			goto out;
-		}
-		members += c->n;
-	}
-	for (i = 0; i < net->nbucket; i++)
-		for (j = net->bucket[i]; j >= 0; j = net->cls[j].next)
-			chained++;
-	if (members != placed || chained != net->nkeyed ||
-	    (!net->resolve_pending && placed != net->nact))
-		rc = broken(err, "members or table entries do not add up",
-			    members, chained);
-out:
-	free(cnt);
-	free(buf);
-	return rc;
+	return key_equal(c, links, n, cap);
 }
+
+int cls_hent_before(const struct hent *a, const struct hent *b)
+{
+	return before(a, b);
+}
+
+/* ---- cleanup ---------------------------------------------------------------- */
 
 void cls_free_all(struct sim_net *net)
 {

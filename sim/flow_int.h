@@ -30,6 +30,8 @@ struct link {
 	double share;           /* rc / n in the current round */
 	int n;                  /* unfrozen flows through the link */
 	int sat;                /* saturated in the current round */
+	int shi;                /* place in net->shl, -1 while not shared
+				   (class solver) */
 	uint64_t stamp;         /* solve number that last reset rc and n */
 };
 
@@ -112,6 +114,9 @@ struct sim_net {
 	struct lcount *lcnt;    /* one per link (class solver) */
 	int nlinks, caplinks;
 	int *touched;           /* links met by the current solve */
+	int *shl;               /* class solver: the shared links (two
+				   active flows or more), in no order */
+	int nshl;
 	uint64_t stamp;
 
 	struct flow *flows;
@@ -159,5 +164,10 @@ double cls_flow_rate(const struct sim_net *net, int id);
 double cls_flow_remaining(const struct sim_net *net, int id);
 int cls_check(const struct sim_net *net, struct plumb_err *err);
 void cls_free_all(struct sim_net *net);
+/* flow_class.c's helpers that cls_check (flow_class_check.c) reads */
+int cls_key_of(const struct sim_net *net, const struct flow *f, int *buf,
+	       double *cap);
+int cls_key_is(const struct fclass *c, const int *links, int n, double cap);
+int cls_hent_before(const struct hent *a, const struct hent *b);
 
 #endif
