@@ -327,6 +327,69 @@ static inline int span_one(struct seconds *s, double t0, double t1, double token
 	return serve_seconds_span(s, t0, t1, tokens);
 }
 
+/* n steps of dt from the clock *t, each added to its bucket as span_one
+ * does, the clock left in *t. Inside one binade of the clock, with the
+ * clock strictly above its bottom and |dt - d| under half its ulp u (d the
+ * increment add_piece finds, dt - d exact by Sterbenz), each step's
+ * t1 - dt rounds back to the clock before it, so every step of the piece
+ * spans exactly d and adds tokens x d / d to its bucket: the steps inside
+ * one bucket are a run of equal additions to it, taken as serve_add_n
+ * takes the clock's (the same bits), and the peak, the counts only
+ * growing, is the bucket's last value if above it. */
+static int steps_each(struct seconds *s, double *tp, double dt, long n, double tokens)
+{
+	double t = *tp;
+	while (n > 0) {
+		double d, u, inc;
+		long m = 1, q, b;
+		size_t r;
+		if (n >= 8 && tokens > 0 && s->tok && t > 0 && dt > 0)
+			m = add_piece(t, dt, n, &d);
+		if (m >= 4 && exp_field(t) == exp_field(t + d) && exp_field(t) > 0 &&
+		    exp_field(t) < 0x7ff && t > pow2i(exp_field(t) - 1023) &&
+		    d / 2 <= dt && dt <= 2 * d) {
+			u = pow2i(exp_field(t) - 1023 - 52);
+			b = (long)t;
+			if (fabs(dt - d) < u / 2 && (double)b < t + d) {
+				/* steps 1..q end below b + 1: t + q d, exact */
+				q = (long)(((double)b + 1 - t) / d);
+				if (q > m)
+					q = m;
+				while (q > 0 && t + (double)q * d >= (double)b + 1)
+					q--;
+				while (q < m && t + (double)(q + 1) * d < (double)b + 1)
+					q++;
+				if (q >= 2) {
+					r = (size_t)(b % SERVE_SEC_RING);
+					if (b > s->hi)
+						s->hi = b;
+					assert(b > s->hi - SERVE_SEC_RING);
+					if (s->which[r] != b) {
+						s->which[r] = b;
+						s->tok[r] = 0;
+					}
+					inc = tokens * d / d;
+					s->tok[r] = serve_add_n(s->tok[r], inc, q);
+					if (s->tok[r] > s->peak)
+						s->peak = s->tok[r];
+					t = t + (double)q * d;
+					n -= q;
+					continue;
+				}
+			}
+		}
+		{
+			double t1 = t + dt;
+			if (span_one(s, t1 - dt, t1, tokens) < 0)
+				return -1;
+			t = t1;
+			n--;
+		}
+	}
+	*tp = t;
+	return 0;
+}
+
 int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double tokens)
 {
 	double t = t0, tend, U, xmin, steps, bound;
@@ -391,19 +454,7 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 		t = serve_add_n(t0, dt, k);
 		i = k;
 	}
-	for (; i < n; i++) {
-		double t1 = t + dt;
-		if (span_one(s, t1 - dt, t1, tokens) < 0)
-			return -1;
-		t = t1;
-	}
-	return 0;
+	return steps_each(s, &t, dt, n - i, tokens);
 each:
-	for (i = 0; i < n; i++) {
-		double t1 = t + dt;
-		if (span_one(s, t1 - dt, t1, tokens) < 0)
-			return -1;
-		t = t1;
-	}
-	return 0;
+	return steps_each(s, &t, dt, n, tokens);
 }
