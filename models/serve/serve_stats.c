@@ -333,9 +333,9 @@ static inline int span_one(struct seconds *s, double t0, double t1, double token
  * increment add_piece finds, dt - d exact by Sterbenz), each step's
  * t1 - dt rounds back to the clock before it, so every step of the piece
  * spans exactly d and adds tokens x d / d to its bucket: the steps inside
- * one bucket are a run of equal additions to it, taken as serve_add_n
- * takes the clock's (the same bits), and the peak, the counts only
- * growing, is the bucket's last value if above it. */
+ * one bucket are a run of equal additions to it, done in a row (or, for
+ * a long run, as serve_add_n adds the clock's: the same bits), and the
+ * peak, the counts only growing, is the bucket's last value if above it. */
 static int steps_each(struct seconds *s, double *tp, double dt, long n, double tokens)
 {
 	double t = *tp;
@@ -369,7 +369,17 @@ static int steps_each(struct seconds *s, double *tp, double dt, long n, double t
 						s->tok[r] = 0;
 					}
 					inc = tokens * d / d;
-					s->tok[r] = serve_add_n(s->tok[r], inc, q);
+					if (q > 64) {
+						s->tok[r] = serve_add_n(s->tok[r], inc, q);
+					} else {
+						/* a few dozen: serve_add_n would take
+						 * about as many pieces as additions */
+						double v = s->tok[r];
+						long j;
+						for (j = 0; j < q; j++)
+							v += inc;
+						s->tok[r] = v;
+					}
 					if (s->tok[r] > s->peak)
 						s->peak = s->tok[r];
 					t = t + (double)q * d;
