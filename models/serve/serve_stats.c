@@ -99,6 +99,66 @@ static int cmp_wv(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sort the (gap, weight) pairs by gap as qsort with cmp_wv leaves them
+ * (glibc's merge sort: stable, equal gaps in the order they came, which the
+ * mean's sum follows). The gaps, not negative and not NaN, order as their
+ * bits, equal gaps have equal bits: a stable radix sort of the bits, a pass
+ * a byte, skipping the bytes all gaps share, gives that order. Anything
+ * else (a negative or NaN gap, no memory) goes to qsort. */
+static void sort_wv(struct wv *a, size_t n)
+{
+	static const int nb = 8;
+	size_t (*cnt)[256], i;
+	struct wv *tmp, *src = a, *dst;
+	int p;
+	if (n < 64)
+		goto q;
+	for (i = 0; i < n; i++)
+		if (!(a[i].v >= 0) || signbit(a[i].v))
+			goto q;
+	cnt = calloc((size_t)nb, sizeof(*cnt));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!cnt || !tmp) {
+		free(cnt);
+		free(tmp);
+		goto q;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t k;
+		memcpy(&k, &a[i].v, sizeof(k));
+		for (p = 0; p < nb; p++)
+			cnt[p][(k >> (8 * p)) & 0xff]++;
+	}
+	dst = tmp;
+	for (p = 0; p < nb; p++) {
+		size_t off = 0, c;
+		int j;
+		uint64_t k0;
+		memcpy(&k0, &src[0].v, sizeof(k0));
+		if (cnt[p][(k0 >> (8 * p)) & 0xff] == n)
+			continue;       /* every gap has this byte */
+		for (j = 0; j < 256; j++) {
+			c = cnt[p][j];
+			cnt[p][j] = off;
+			off += c;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t k;
+			memcpy(&k, &src[i].v, sizeof(k));
+			dst[cnt[p][(k >> (8 * p)) & 0xff]++] = src[i];
+		}
+		dst = src;
+		src = src == a ? tmp : a;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(cnt);
+	free(tmp);
+	return;
+q:
+	qsort(a, n, sizeof(*a), cmp_wv);
+}
+
 /* Percentiles of n values (sorted in place), linear between ranks as
  * numpy's, in ms; 0 without values. */
 void serve_pcts(double *v, int n, double *out, double *mean)
@@ -131,7 +191,7 @@ void serve_itl_pcts(struct run *R, double *out, double *mean)
 	*mean = 0;
 	if (!R->nitl)
 		return;
-	qsort(R->itl, (size_t)R->nitl, sizeof(*R->itl), cmp_wv);
+	sort_wv(R->itl, (size_t)R->nitl);
 	for (i = 0; i < R->nitl; i++) {
 		W += R->itl[i].w;
 		sum += R->itl[i].v * R->itl[i].w;

@@ -705,6 +705,51 @@ static void test_runs_seconds_each(void)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
+/* The ITL percentiles and mean: the same bits as a stable sort by gap
+ * (glibc's qsort) and the same sums, with many equal gaps. */
+static int cmp_gap(const void *a, const void *b)
+{
+	double x = ((const struct wv *)a)->v, y = ((const struct wv *)b)->v;
+	return x < y ? -1 : x > y;
+}
+
+static void test_itl_sort(void)
+{
+	struct run R;
+	struct wv *ref;
+	double out[SERVE_NPCT], mean, W = 0, sum = 0, c = 0, want[SERVE_NPCT];
+	uint64_t x = 99;
+	int i, k = 0, n = 5000;
+	memset(&R, 0, sizeof(R));
+	R.itl = malloc((size_t)n * sizeof(*R.itl));
+	ref = malloc((size_t)n * sizeof(*ref));
+	for (i = 0; i < n; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		R.itl[i].v = (x >> 60) < 12 ? 0.02 + (double)((x >> 40) % 7) * 1e-3
+					  : (double)(x >> 11) / 9007199254740992.0;
+		R.itl[i].w = (double)(1 + (x >> 20) % 300);
+	}
+	R.nitl = n;
+	memcpy(ref, R.itl, (size_t)n * sizeof(*ref));
+	qsort(ref, (size_t)n, sizeof(*ref), cmp_gap);   /* glibc: stable */
+	for (i = 0; i < n; i++) {
+		W += ref[i].w;
+		sum += ref[i].v * ref[i].w;
+	}
+	for (i = 0; i < n && k < SERVE_NPCT; i++) {
+		c += ref[i].w;
+		while (k < SERVE_NPCT && c >= serve_pct[k] * W)
+			want[k++] = 1e3 * ref[i].v;
+	}
+	serve_itl_pcts(&R, out, &mean);
+	CU_ASSERT(!memcmp(out, want, sizeof(out)));
+	sum = 1e3 * sum / W;
+	CU_ASSERT(!memcmp(&mean, &sum, sizeof(mean)));
+	CU_ASSERT(!memcmp(R.itl, ref, (size_t)n * sizeof(*ref)));
+	free(R.itl);
+	free(ref);
+}
+
 /* The admission order's key, as serve.h states it: retracted requests
  * first, then by arrival, then by index. */
 static int cmp_order(const void *a, const void *b)
@@ -814,6 +859,7 @@ void suite_serve(void)
 	CU_add_test(s, "runs of equal steps: the loop's bits", test_runs_exact);
 	CU_add_test(s, "runs of equal steps: the peak's buckets", test_runs_seconds);
 	CU_add_test(s, "runs of equal steps above the peak: every bucket", test_runs_seconds_each);
+	CU_add_test(s, "the ITL's sort: qsort's order, the same percentiles", test_itl_sort);
 	CU_add_test(s, "the admission order kept is the sort of the waiting", test_order_rebuild);
 	suite_serve_runs(s);
 }
