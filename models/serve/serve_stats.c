@@ -99,6 +99,66 @@ static int cmp_wv(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sort the (gap, weight) pairs by gap as qsort with cmp_wv leaves them
+ * (glibc's merge sort: stable, equal gaps in the order they came, which the
+ * mean's sum follows). The gaps, not negative and not NaN, order as their
+ * bits, equal gaps have equal bits: a stable radix sort of the bits, a pass
+ * a byte, skipping the bytes all gaps share, gives that order. Anything
+ * else (a negative or NaN gap, no memory) goes to qsort. */
+static void sort_wv(struct wv *a, size_t n)
+{
+	static const int nb = 8;
+	size_t (*cnt)[256], i;
+	struct wv *tmp, *src = a, *dst;
+	int p;
+	if (n < 64)
+		goto q;
+	for (i = 0; i < n; i++)
+		if (!(a[i].v >= 0) || signbit(a[i].v))
+			goto q;
+	cnt = calloc((size_t)nb, sizeof(*cnt));
+	tmp = malloc(n * sizeof(*tmp));
+	if (!cnt || !tmp) {
+		free(cnt);
+		free(tmp);
+		goto q;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t k;
+		memcpy(&k, &a[i].v, sizeof(k));
+		for (p = 0; p < nb; p++)
+			cnt[p][(k >> (8 * p)) & 0xff]++;
+	}
+	dst = tmp;
+	for (p = 0; p < nb; p++) {
+		size_t off = 0, c;
+		int j;
+		uint64_t k0;
+		memcpy(&k0, &src[0].v, sizeof(k0));
+		if (cnt[p][(k0 >> (8 * p)) & 0xff] == n)
+			continue;       /* every gap has this byte */
+		for (j = 0; j < 256; j++) {
+			c = cnt[p][j];
+			cnt[p][j] = off;
+			off += c;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t k;
+			memcpy(&k, &src[i].v, sizeof(k));
+			dst[cnt[p][(k >> (8 * p)) & 0xff]++] = src[i];
+		}
+		dst = src;
+		src = src == a ? tmp : a;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(cnt);
+	free(tmp);
+	return;
+q:
+	qsort(a, n, sizeof(*a), cmp_wv);
+}
+
 /* Percentiles of n values (sorted in place), linear between ranks as
  * numpy's, in ms; 0 without values. */
 void serve_pcts(double *v, int n, double *out, double *mean)
@@ -131,7 +191,7 @@ void serve_itl_pcts(struct run *R, double *out, double *mean)
 	*mean = 0;
 	if (!R->nitl)
 		return;
-	qsort(R->itl, (size_t)R->nitl, sizeof(*R->itl), cmp_wv);
+	sort_wv(R->itl, (size_t)R->nitl);
 	for (i = 0; i < R->nitl; i++) {
 		W += R->itl[i].w;
 		sum += R->itl[i].v * R->itl[i].w;
@@ -327,6 +387,79 @@ static inline int span_one(struct seconds *s, double t0, double t1, double token
 	return serve_seconds_span(s, t0, t1, tokens);
 }
 
+/* n steps of dt from the clock *t, each added to its bucket as span_one
+ * does, the clock left in *t. Inside one binade of the clock, with the
+ * clock strictly above its bottom and |dt - d| under half its ulp u (d the
+ * increment add_piece finds, dt - d exact by Sterbenz), each step's
+ * t1 - dt rounds back to the clock before it, so every step of the piece
+ * spans exactly d and adds tokens x d / d to its bucket: the steps inside
+ * one bucket are a run of equal additions to it, done in a row (or, for
+ * a long run, as serve_add_n adds the clock's: the same bits), and the
+ * peak, the counts only growing, is the bucket's last value if above it. */
+static int steps_each(struct seconds *s, double *tp, double dt, long n, double tokens)
+{
+	double t = *tp;
+	while (n > 0) {
+		double d, u, inc;
+		long m = 1, q, b;
+		size_t r;
+		if (n >= 8 && tokens > 0 && s->tok && t > 0 && dt > 0)
+			m = add_piece(t, dt, n, &d);
+		if (m >= 4 && exp_field(t) == exp_field(t + d) && exp_field(t) > 0 &&
+		    exp_field(t) < 0x7ff && t > pow2i(exp_field(t) - 1023) &&
+		    d / 2 <= dt && dt <= 2 * d) {
+			u = pow2i(exp_field(t) - 1023 - 52);
+			b = (long)t;
+			if (fabs(dt - d) < u / 2 && (double)b < t + d) {
+				/* steps 1..q end below b + 1: t + q d, exact */
+				q = (long)(((double)b + 1 - t) / d);
+				if (q > m)
+					q = m;
+				while (q > 0 && t + (double)q * d >= (double)b + 1)
+					q--;
+				while (q < m && t + (double)(q + 1) * d < (double)b + 1)
+					q++;
+				if (q >= 2) {
+					r = (size_t)(b % SERVE_SEC_RING);
+					if (b > s->hi)
+						s->hi = b;
+					assert(b > s->hi - SERVE_SEC_RING);
+					if (s->which[r] != b) {
+						s->which[r] = b;
+						s->tok[r] = 0;
+					}
+					inc = tokens * d / d;
+					if (q > 64) {
+						s->tok[r] = serve_add_n(s->tok[r], inc, q);
+					} else {
+						/* a few dozen: serve_add_n would take
+						 * about as many pieces as additions */
+						double v = s->tok[r];
+						long j;
+						for (j = 0; j < q; j++)
+							v += inc;
+						s->tok[r] = v;
+					}
+					if (s->tok[r] > s->peak)
+						s->peak = s->tok[r];
+					t = t + (double)q * d;
+					n -= q;
+					continue;
+				}
+			}
+		}
+		{
+			double t1 = t + dt;
+			if (span_one(s, t1 - dt, t1, tokens) < 0)
+				return -1;
+			t = t1;
+			n--;
+		}
+	}
+	*tp = t;
+	return 0;
+}
+
 int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double tokens)
 {
 	double t = t0, tend, U, xmin, steps, bound;
@@ -391,19 +524,7 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 		t = serve_add_n(t0, dt, k);
 		i = k;
 	}
-	for (; i < n; i++) {
-		double t1 = t + dt;
-		if (span_one(s, t1 - dt, t1, tokens) < 0)
-			return -1;
-		t = t1;
-	}
-	return 0;
+	return steps_each(s, &t, dt, n - i, tokens);
 each:
-	for (i = 0; i < n; i++) {
-		double t1 = t + dt;
-		if (span_one(s, t1 - dt, t1, tokens) < 0)
-			return -1;
-		t = t1;
-	}
-	return 0;
+	return steps_each(s, &t, dt, n, tokens);
 }

@@ -2,15 +2,19 @@
  * test_serve_runs.c - the serving loop's runs of equal decode steps (taken
  * at once, serve.c) against the same run taken step by step
  * (serve_params.stepwise), and what a closed loop of fixed-length requests
- * may report: never more tokens per second than its steps can yield.
+ * may report: never more tokens per second than its steps can yield; the
+ * per-second counts of a run and the ITL's sort against the plain loop.
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fixtures.h"
 #include "serve.h"
+#include "serve_int.h"
 
 void suite_serve_runs(CU_pSuite s);
 
@@ -217,9 +221,98 @@ static void test_fixed_bound(void)
 	}
 }
 
+/* A run above the peak (every step counted): each bucket and the peak the
+ * same bits as step by step, across binades of the clock (starts just
+ * under powers of two), with step times whose rounding ties and with runs
+ * of over 64 steps a bucket. */
+static void test_runs_seconds_each(void)
+{
+	static const double t0s[] = { 0.3, 1023.9, 4095.999, 7.0, 65535.5, 1e6 + 0.25 };
+	static const double toks[] = { 8, 37.3, 0.1 };
+	uint64_t x = 12345;
+	size_t a, b, c, i;
+	long bad = 0;
+	for (a = 0; a < 40; a++)
+		for (b = 0; b < sizeof(t0s) / sizeof(*t0s); b++)
+			for (c = 0; c < sizeof(toks) / sizeof(*toks); c++) {
+				struct seconds s1 = { NULL, NULL, -1, 0 }, s2 = { NULL, NULL, -1, 0 };
+				double t = t0s[b], dt, u = t;
+				long n = 3000, j;
+				x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+				dt = a < 8 ? ldexp(1.0, -(int)a - 3) * (1 + ldexp(1.0, -40))
+				     : (double)(x >> 11) / 9007199254740992.0 * (a < 20 ? 0.001 : 0.08) + 1e-6;
+				for (j = 0; j < n; j++) {
+					double t1 = t + dt;
+					serve_seconds_span(&s1, t1 - dt, t1, toks[c]);
+					t = t1;
+				}
+				CU_ASSERT_EQUAL(serve_seconds_run(&s2, u, dt, n, toks[c]), 0);
+				if (memcmp(&s1.peak, &s2.peak, sizeof(s1.peak)) || s1.hi != s2.hi)
+					bad++;
+				for (i = (size_t)(long)u; s1.hi == s2.hi && i <= (size_t)s1.hi; i++) {
+					size_t r = i % SERVE_SEC_RING;
+					if (s1.which[r] != s2.which[r] ||
+					    memcmp(&s1.tok[r], &s2.tok[r], sizeof(double)))
+						bad++;
+				}
+				free(s1.tok);
+				free(s1.which);
+				free(s2.tok);
+				free(s2.which);
+			}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
+/* The ITL percentiles and mean: the same bits as a stable sort by gap
+ * (glibc's qsort) and the same sums, with many equal gaps. */
+static int cmp_gap(const void *a, const void *b)
+{
+	double x = ((const struct wv *)a)->v, y = ((const struct wv *)b)->v;
+	return x < y ? -1 : x > y;
+}
+
+static void test_itl_sort(void)
+{
+	struct run R;
+	struct wv *ref;
+	double out[SERVE_NPCT], mean, W = 0, sum = 0, c = 0, want[SERVE_NPCT];
+	uint64_t x = 99;
+	int i, k = 0, n = 5000;
+	memset(&R, 0, sizeof(R));
+	R.itl = malloc((size_t)n * sizeof(*R.itl));
+	ref = malloc((size_t)n * sizeof(*ref));
+	for (i = 0; i < n; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		R.itl[i].v = (x >> 60) < 12 ? 0.02 + (double)((x >> 40) % 7) * 1e-3
+					  : (double)(x >> 11) / 9007199254740992.0;
+		R.itl[i].w = (double)(1 + (x >> 20) % 300);
+	}
+	R.nitl = n;
+	memcpy(ref, R.itl, (size_t)n * sizeof(*ref));
+	qsort(ref, (size_t)n, sizeof(*ref), cmp_gap);   /* glibc: stable */
+	for (i = 0; i < n; i++) {
+		W += ref[i].w;
+		sum += ref[i].v * ref[i].w;
+	}
+	for (i = 0; i < n && k < SERVE_NPCT; i++) {
+		c += ref[i].w;
+		while (k < SERVE_NPCT && c >= serve_pct[k] * W)
+			want[k++] = 1e3 * ref[i].v;
+	}
+	serve_itl_pcts(&R, out, &mean);
+	CU_ASSERT(!memcmp(out, want, sizeof(out)));
+	sum = 1e3 * sum / W;
+	CU_ASSERT(!memcmp(&mean, &sum, sizeof(mean)));
+	CU_ASSERT(!memcmp(R.itl, ref, (size_t)n * sizeof(*ref)));
+	free(R.itl);
+	free(ref);
+}
+
 void suite_serve_runs(CU_pSuite s)
 {
 	CU_add_test(s, "runs of equal steps: the same bits as step by step", test_runs_stepwise);
 	CU_add_test(s, "fixed lengths in waves: the period's rate", test_fixed_waves);
 	CU_add_test(s, "a closed loop yields at most C tokens a step", test_fixed_bound);
+	CU_add_test(s, "runs of equal steps above the peak: every bucket", test_runs_seconds_each);
+	CU_add_test(s, "the ITL's sort: qsort's order, the same percentiles", test_itl_sort);
 }
