@@ -311,6 +311,10 @@ struct llm_step {
 	long head_tokens;       /* rows the final norm and lm_head take: engines
 				   compute logits only where a token is sampled
 				   (a prefill's last position); 0: every token */
+	long moe_tokens;        /* tokens per rank the experts' routing counts
+				   (T_moe = this x dp): with data-parallel
+				   attention the ranks' mean, where batch x q_len
+				   is the busiest rank's own; 0: batch x q_len */
 };
 
 enum llm_op_kind {

@@ -153,6 +153,7 @@ struct emit {
 	long load_T[2];
 	struct llm_moe_load load[2];
 	int nload;
+	double moe_T;           /* tokens per rank the routing counts (0: T) */
 };
 
 const char *llm_kclass_name(enum llm_kclass c)
@@ -498,7 +499,7 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		 * the token-expert pairs (llm_moe_busiest); with ep = 1 these
 		 * are E (1 - (1 - k/E)^T_moe) and T_moe x k.
 		 */
-		double Tm = T * ((double)s->ep * mtp / s->tp);
+		double Tm = (e->moe_T > 0 ? e->moe_T : T) * ((double)s->ep * mtp / s->tp);
 		double eparams = llm_expert_params(m, mtp), rp = llm_router_params(m);
 		struct llm_moe_load ld = moe_load(e, Tm);
 		double n = ld.experts, charged = n;
@@ -602,6 +603,7 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 	e.s = s;
 	e.o = o;
 	e.prefill = step->q_len > 1 && !step->draft;
+	e.moe_T = step->moe_tokens > 0 ? (double)step->moe_tokens : 0;
 	e.err = err;
 	for (l = s->first; l < s->last; l++) {
 		int moe = llm_layer_is_moe(m, l), i;
@@ -645,6 +647,7 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 	}
 	e.after_ar = 0;
 	e.prefill = 0;
+	e.moe_T = 0;
 	if (s->last == m->layers)
 		add_head(&e, step->head_tokens > 0 && step->head_tokens < T ? (double)step->head_tokens : T);
 	for (j = 1; s->mtp && j <= step->draft; j++) {

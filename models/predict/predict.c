@@ -227,7 +227,24 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 		step.q_len = 1;
 		step.head_tokens = ((long)bd * (1 + c->draft) + (shp->batch + micro - 1) / micro +
 				    ep - 1) / ep;
+		if (ep > 1) {
+			/* Data-parallel attention: a prompt is a request of one
+			 * rank and its chunk stays whole there, so the busiest
+			 * rank carries its share of the decode tokens and
+			 * ceil(prompts / ep) chunks; every layer's dispatch waits
+			 * for it. The experts still see the ranks' tokens
+			 * spread by the router (their mean). */
+			long pb = (shp->batch + micro - 1) / micro, pr = (pb + ep - 1) / ep;
+			long dr = ((long)bd + ep - 1) / ep * (1 + c->draft);
+			long busy = dr + pr * ((shp->tokens + micro - 1) / micro);
+			if (busy > step.batch) {
+				step.moe_tokens = step.batch;
+				step.batch = (int)busy;
+				step.head_tokens = dr + pr;
+			}
+		}
 		st3[0] = step;
+		step.moe_tokens = 0;
 		/* the prefill chunks' attention, as a prefill runs it (no DCP) */
 		ps[1].dcp = 1;
 		step.batch = (shp->batch + ep - 1) / ep;
@@ -258,6 +275,15 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 		/* a prefill samples its next token at its last position only */
 		if (shp->kind == SERVE_PREFILL)
 			step.head_tokens = step.batch;
+		/* Data-parallel attention: the busiest rank holds ceil(bm / ep)
+		 * whole prompts, but the experts see the prompts there are,
+		 * spread by the router (their mean a rank), not that many on
+		 * every rank. */
+		if (shp->kind == SERVE_PREFILL && ep > 1) {
+			long mean = ((long)bm * step.q_len + ep - 1) / ep;
+			if (mean < (long)step.batch * step.q_len)
+				step.moe_tokens = mean;
+		}
 		if ((rc = llm_step_ops(c->m, &c->prec, &sh, &step, o, err)) < 0)
 			return rc;
 	}
@@ -329,22 +355,32 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 	int micro = step_micro(c, sh), ep = c->lay.kind == LAY_EP ? c->lay.ep : 1, i, rc;
 	int cur_layer = -2, cur_pass = -1;
 	double tok, tok_attn, dec;       /* tokens of a microbatch, of one EP rank; decode's */
+	double tok_busy;                 /* the busiest EP rank's own tokens */
 	double rows;                     /* logit rows: tokens sampled */
 
 	if (sh->kind == SERVE_MIXED) {
 		int bd = (sh->dbatch + micro - 1) / micro;
+		long pb = (sh->batch + micro - 1) / micro;
 		tok = (double)mixed_tokens(c, sh, micro);
 		tok_attn = ceil(tok / ep);
 		dec = (double)((bd + ep - 1) / ep) * (1 + c->draft);
+		/* prompts stay whole on their rank (stage_ops) */
+		tok_busy = dec + (double)((pb + ep - 1) / ep) * ((sh->tokens + micro - 1) / micro);
 		rows = (double)bd * (1 + c->draft) + (sh->batch + micro - 1) / micro;
 	} else {
 		int bm = (sh->batch + micro - 1) / micro;
 		double q = sh->kind == SERVE_PREFILL ? (double)sh->tokens : 1.0 + c->draft;
 		tok = bm * q;
 		tok_attn = (double)((bm + ep - 1) / ep) * q;
+		tok_busy = tok_attn;
+		/* a prefill's experts see the prompts there are (stage_ops) */
+		if (sh->kind == SERVE_PREFILL && ep > 1)
+			tok_attn = ceil(tok / ep);
 		dec = sh->kind == SERVE_DECODE ? tok : 0;
 		rows = sh->kind == SERVE_DECODE ? tok : bm;
 	}
+	if (tok_busy < tok_attn)
+		tok_busy = tok_attn;
 	if (!ops)
 		return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");
 	if ((rc = stage_ops(c, st, sh, ops, err)) < 0)
@@ -357,14 +393,19 @@ static int build_stage(const struct pred_cfg *c, int st, const struct serve_shap
 	b.a2a_bytes = tok_attn * m->top_k * m->hidden * 2.0;
 	/* Each rank sends its tokens' k copies, but the busiest receives the
 	 * most pairs, and the all-to-all ends when it has them: every rank's
-	 * share is the busiest rank's (llm_moe_busiest; 1 at ep 1). */
+	 * share is the busiest rank's (llm_moe_busiest; 1 at ep 1). With
+	 * whole prompts on one rank (prefill and mixed steps of
+	 * data-parallel attention) the busiest sender, the rank holding the
+	 * most prompt tokens, can carry more than the busiest receiver. */
 	if (c->lay.kind == LAY_EP && m->experts && m->top_k && tok_attn >= 1) {
 		struct llm_moe_load ld;
 		long t = lround(tok_attn * ep);
+		double pairs;
 		if ((rc = llm_moe_busiest(m->experts, m->top_k, t, ep, c->prec.moe_skew, &ld,
 					  err)) < 0)
 			goto out;
-		b.a2a_bytes *= ld.pairs / (tok_attn * m->top_k);
+		pairs = ld.pairs > tok_busy * m->top_k ? ld.pairs : tok_busy * m->top_k;
+		b.a2a_bytes *= pairs / (tok_attn * m->top_k);
 	}
 	b.dispatch_bytes = b.a2a_bytes;
 	if (c->lay.kind == LAY_EP && m->experts && m->top_k && tok_attn >= 1 &&

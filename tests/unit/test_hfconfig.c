@@ -504,7 +504,7 @@ static void test_hybrid(void)
 	/* a decode step updates each linear layer's state with the recurrent
 	 * kernels, a prefill chunk runs the chunked delta rule's nine */
 	{
-		struct llm_step st = { 1, 0, 1, 0, 0 };
+		struct llm_step st = { 1, 0, 1, 0, 0, 0 };
 		struct llm_ops o;
 		int dec = 0, pre = 0, nlin = 0, i;
 		llm_ops_init(&o);

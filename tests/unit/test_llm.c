@@ -58,7 +58,7 @@ const struct scn_gpu_model *gpu(const char *id)
 static double glm5_step(int batch, int context)
 {
 	const struct llm_model *m = builtin("glm-5");
-	struct llm_step st = { batch, context, 0, 0, 0 };
+	struct llm_step st = { batch, context, 0, 0, 0, 0 };
 	struct plumb_consts k;
 	struct plumb_err e;
 	struct llm_prec p;
@@ -161,7 +161,7 @@ static void test_gpu_tflops(void)
 static void test_memory_bound_b1(void)
 {
 	const struct llm_model *m = builtin("glm-5");
-	struct llm_step st = { 1, 4096, 0, 0, 0 };
+	struct llm_step st = { 1, 4096, 0, 0, 0, 0 };
 	struct plumb_consts k;
 	struct plumb_err e;
 	struct llm_prec p;
@@ -239,7 +239,7 @@ static void test_errors(void)
 	struct llm_prec p;
 	struct llm_shard s;
 	struct llm_ops o;
-	struct llm_step st = { 1, 10, 0, 0, 0 };
+	struct llm_step st = { 1, 10, 0, 0, 0, 0 };
 	char text[1024];
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -304,7 +304,7 @@ static void test_errors(void)
 static void test_mtp_draft(void)
 {
 	const struct llm_model *m = builtin("glm-5");
-	struct llm_step st = { 4, 1000, 0, 2, 0 };
+	struct llm_step st = { 4, 1000, 0, 2, 0, 0 };
 	struct plumb_err e;
 	struct llm_prec p;
 	struct llm_shard s;
@@ -354,7 +354,7 @@ static void test_causal_pairs(void)
 static double chunked_core(const struct llm_model *m, const struct llm_prec *p, int S, int q,
 			   int gemm)
 {
-	struct llm_step st = { 1, 0, 0, 0, 0 };
+	struct llm_step st = { 1, 0, 0, 0, 0, 0 };
 	struct plumb_err e;
 	struct llm_shard s;
 	struct llm_ops o;
@@ -406,7 +406,7 @@ static void test_tile_fill(void)
 {
 	const struct llm_model *m = builtin("llama-3.1-70b");
 	const struct scn_gpu_model *g = gpu("h200");
-	struct llm_step st = { 1, 0, 0, 0, 0 };
+	struct llm_step st = { 1, 0, 0, 0, 0, 0 };
 	struct plumb_consts k;
 	struct plumb_err e;
 	struct llm_prec p;
@@ -618,7 +618,7 @@ static struct llm_op mixtral_experts(int ep, int batch, enum llm_moe_runner r,
 				     const struct plumb_consts *k)
 {
 	const struct llm_model *m = builtin("mixtral-8x7b");
-	struct llm_step st = { batch, 100, 0, 0, 0 };
+	struct llm_step st = { batch, 100, 0, 0, 0, 0 };
 	struct llm_op op;
 	struct plumb_err e;
 	struct llm_prec p;
@@ -704,7 +704,7 @@ static void test_moe_runners(void)
 static void test_moe_grouped_gemm(void)
 {
 	const struct llm_model *m = builtin("mixtral-8x7b");
-	struct llm_step st = { 1, 0, 1536, 0, 1 };
+	struct llm_step st = { 1, 0, 1536, 0, 1, 0 };
 	struct plumb_consts k;
 	struct plumb_err e;
 	struct llm_prec p;

@@ -64,7 +64,7 @@ static void test_tiny_by_hand(void)
 		{ LLM_OP_EXPERTS, 1, 384 }, { LLM_OP_SHARED, 1, 6144 }, { LLM_OP_NORM, -1, 384 }, { LLM_OP_LM_HEAD, -1, 6400 },
 	};
 	struct llm_catalog *c = NULL;
-	struct llm_step st = { 1, 10, 0, 0, 0 };
+	struct llm_step st = { 1, 10, 0, 0, 0, 0 };
 	struct plumb_err e;
 	struct llm_prec p;
 	struct llm_shard s;
@@ -145,7 +145,7 @@ static void test_tiny_by_hand(void)
 static void test_roofline_by_hand(void)
 {
 	struct llm_catalog *c = NULL;
-	struct llm_step st = { 1, 10, 0, 0, 0 };
+	struct llm_step st = { 1, 10, 0, 0, 0, 0 };
 	struct plumb_consts k;
 	struct plumb_err e;
 	struct llm_prec p;
@@ -194,7 +194,7 @@ static int kernels_of(const struct llm_ops *o)
 static void test_fused_backends(void)
 {
 	struct llm_catalog *c = NULL;
-	struct llm_step st = { 1, 300, 0, 0, 0 };
+	struct llm_step st = { 1, 300, 0, 0, 0, 0 };
 	struct plumb_consts k;
 	struct plumb_err e;
 	struct llm_prec p, f;
@@ -278,7 +278,7 @@ static void test_dcp(void)
 	struct plumb_err e;
 	struct llm_prec p;
 	struct llm_shard s;
-	struct llm_step st = { 16, 8192, 0, 0, 0 };
+	struct llm_step st = { 16, 8192, 0, 0, 0, 0 };
 	struct llm_ops a, b;
 	double kv1, core1 = 0, core8 = 0, fl1 = 0, fl8 = 0;
 	int i;

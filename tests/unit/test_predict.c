@@ -229,6 +229,36 @@ static void test_mixed_mla_prefill(void)
 	scn_free(s);
 }
 
+/* Data-parallel attention keeps a prompt whole on one rank: a mixed step
+ * of one prompt beside a few decode sequences on ep8 takes at least that
+ * prompt's own prefill step there (its rank carries every prompt token
+ * through the attention side, not an eighth of them). */
+static void test_mixed_ep_whole_prompt(void)
+{
+	struct scenario *s = fix_seed_box("192", "nccl: {p2p_level: SYS}\n");
+	struct pred_cfg c;
+	struct serve_shape sh;
+	double pf, mix;
+	if (!s || cfg(&c, s, "deepseek-v3", "ep8") < 0) {
+		CU_FAIL("the scenario, model or layout does not load");
+		scn_free(s);
+		return;
+	}
+	CU_ASSERT_EQUAL(pred_step(&c, SERVE_PREFILL, 1, 0, 4096, &pf, NULL, NULL), 0);
+	memset(&sh, 0, sizeof(sh));
+	sh.kind = SERVE_MIXED;
+	sh.batch = 1;
+	sh.context = 0;
+	sh.tokens = 4096;
+	sh.dbatch = 8;
+	sh.dcontext = 1024;
+	CU_ASSERT_EQUAL(pred_step_shape(&c, &sh, &mix, NULL, NULL), 0);
+	if (!(mix > pf))
+		printf("\n  mixed %.3f ms, its prefill alone %.3f ms\n", mix * 1e3, pf * 1e3);
+	CU_ASSERT(mix > pf);
+	scn_free(s);
+}
+
 /* Two lists alike in every field llm_step_ops and the merge fill. */
 static int same_list(const struct llm_ops *a, const struct llm_ops *b)
 {
@@ -516,6 +546,7 @@ void suite_predict(void)
 	CU_add_test(s, "replicas split the load evenly", test_replica_split);
 	CU_add_test(s, "mixed prefill and decode step", test_mixed_step);
 	CU_add_test(s, "a mixed step keeps MLA's prefill work", test_mixed_mla_prefill);
+	CU_add_test(s, "data-parallel attention keeps a prompt whole", test_mixed_ep_whole_prompt);
 	CU_add_test(s, "a mixed step's list from kept parts is the merged list", test_mixed_parts);
 	CU_add_test(s, "a step of one lane without the engine is the engine's", test_line_is_engine);
 	CU_add_test(s, "host-tier moves share the fabric with the step", test_kvio_step);
