@@ -715,8 +715,13 @@ void pred_serve_params(const struct pred_cfg *c, int concurrency, long input, lo
 	sp->tokenize_token_s = c->s->k.v[K_REQUEST_TOKENIZE_TOKEN_US] * 1e-6;
 	/* SGLang's overlap scheduler streams a batch's results after it has
 	 * launched the next batch (scheduler.py event_loop_overlap; on by
-	 * default, --disable-overlap-schedule) */
-	if (c->s->serving.engine == SCN_ENGINE_SGLANG) {
+	 * default, --disable-overlap-schedule). server_args.py turns it off
+	 * for EAGLE speculative decoding (MTP; unless SGLANG_ENABLE_SPEC_V2)
+	 * and pipeline parallelism (SGLang 0.5.6: "Overlap scheduler is
+	 * disabled because of using eagle3 or standalone speculative
+	 * decoding", "Pipeline parallelism is not compatible with overlap
+	 * schedule"). */
+	if (c->s->serving.engine == SCN_ENGINE_SGLANG && c->draft <= 0 && c->lay.pp <= 1) {
 		sp->host_fn = pred_serve_host;
 		sp->host_ctx = c;
 	}
