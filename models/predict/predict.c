@@ -656,6 +656,42 @@ int pred_serve_step(void *ctx, const struct serve_shape *sh, double *seconds,
 	return pred_step_shape(ctx, sh, seconds, NULL, err);
 }
 
+/*
+ * The host's time to issue a step: an eager step's kernel launches
+ * (kernel_launch_eager_us each, as llm_ops_time issues them ahead of the
+ * GPU), every microbatch's, on the busiest stage; a step replayed from
+ * CUDA graphs costs the host next to nothing. At least step_overhead_us,
+ * the host's own work a step.
+ */
+int pred_serve_host(const void *ctx, const struct serve_shape *sh, double *seconds,
+		    struct plumb_err *err)
+{
+	const struct pred_cfg *c = ctx;
+	double most = 0;
+	int st, i, rc;
+	*seconds = c->s->k.v[K_STEP_OVERHEAD_US] * 1e-6;
+	if (step_graphs(c, sh->kind))
+		return 0;
+	for (st = 0; st < c->lay.pp; st++) {
+		struct llm_ops ops;
+		double n = 0;
+		llm_ops_init(&ops);
+		if ((rc = stage_ops(c, st, sh, &ops, err)) < 0) {
+			llm_ops_release(&ops);
+			return rc;
+		}
+		for (i = 0; i < ops.n; i++)
+			n += ops.op[i].kernels > 0 ? ops.op[i].kernels : 0;
+		llm_ops_release(&ops);
+		n *= step_micro(c, sh);
+		if (n > most)
+			most = n;
+	}
+	if (most * c->s->k.v[K_KERNEL_LAUNCH_EAGER_US] * 1e-6 > *seconds)
+		*seconds = most * c->s->k.v[K_KERNEL_LAUNCH_EAGER_US] * 1e-6;
+	return 0;
+}
+
 double pred_tokens_per_step(const struct pred_cfg *c)
 {
 	if (c->draft <= 0)
@@ -718,6 +754,18 @@ void pred_serve_params(const struct pred_cfg *c, int concurrency, long input, lo
 	sp->frontend_s = c->s->k.v[K_REQUEST_FRONTEND_US] * 1e-6;
 	sp->tokenize_s = c->s->k.v[K_REQUEST_TOKENIZE_US] * 1e-6;
 	sp->tokenize_token_s = c->s->k.v[K_REQUEST_TOKENIZE_TOKEN_US] * 1e-6;
+	/* SGLang's overlap scheduler streams a batch's results after it has
+	 * launched the next batch (scheduler.py event_loop_overlap; on by
+	 * default, --disable-overlap-schedule). server_args.py turns it off
+	 * for EAGLE speculative decoding (MTP; unless SGLANG_ENABLE_SPEC_V2)
+	 * and pipeline parallelism (SGLang 0.5.6: "Overlap scheduler is
+	 * disabled because of using eagle3 or standalone speculative
+	 * decoding", "Pipeline parallelism is not compatible with overlap
+	 * schedule"). */
+	if (c->s->serving.engine == SCN_ENGINE_SGLANG && c->draft <= 0 && c->lay.pp <= 1) {
+		sp->host_fn = pred_serve_host;
+		sp->host_ctx = c;
+	}
 }
 
 int pred_check_fit(const struct pred_cfg *c, int batch, long context, struct plumb_err *err)

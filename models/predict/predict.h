@@ -174,6 +174,11 @@ int pred_step_shape(const struct pred_cfg *c, const struct serve_shape *sh, doub
 int pred_serve_step(void *ctx, const struct serve_shape *sh, double *seconds,
 		    struct plumb_err *err);
 
+/* serve_host_fn adapter (ctx a const struct pred_cfg *): the host's time
+ * to issue a step, its eager kernel launches. */
+int pred_serve_host(const void *ctx, const struct serve_shape *sh, double *seconds,
+		    struct plumb_err *err);
+
 /* The KV cache's size in tokens, as the engine sizes it: mem_fraction of
  * each GPU's memory less its weights, over the KV bytes a token takes
  * there; the smallest stage's, times the ranks for data-parallel attention

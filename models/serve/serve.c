@@ -119,6 +119,11 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	 * every change to who waits sets it to -1 */
 	int sorted_nw = -1;
 	double next_ctx = 0;
+	/* The measured first tokens of the last step, not yet streamed
+	 * (p->host_fn): their requests, their TTFTs from R.ttft[pend_t0] on;
+	 * that step's end, time and host time */
+	int *pend = NULL, npend = 0, cappend = 0, pend_t0 = 0;
+	double pend_end = -1, pend_dt = 0, pend_host = 0;
 	/* the tokenizer's time a request, within the whole front end */
 	double tok = p->tokenize_s < p->frontend_s ? p->tokenize_s : p->frontend_s;
 	/* PLUMB_EXACT_CHUNKS=1: every prefill step at its exact context
@@ -142,6 +147,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 	memset(&lp, 0, sizeof(lp));
 	lp.fn = fn;
 	lp.ctx = ctx;
+	lp.host_fn = p->host_fn;
+	lp.host_ctx = p->host_ctx;
 	if (p->spread < 0 || p->spread > 1 || p->prompts < 0 || p->cached_prompts < 0 || p->kv_tokens < 0 ||
 	    p->range_ratio > 1 || !(p->frontend_s >= 0) || !(p->tokenize_s >= 0) ||
 	    !(p->tokenize_token_s >= 0)) {
@@ -523,6 +530,32 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		if ((rc = serve_step_time(&lp, &shp, &dt, err)) < 0 ||
 		    (rc = serve_kvtier_step(p, &R, &shp, &dt, r, err)) < 0)
 			goto out;
+		/* The first tokens of the step before this one, started at its
+		 * end, stream once the host has issued this one too: SGLang's
+		 * overlap scheduler launches batch n + 1 before it processes
+		 * batch n's results (scheduler.py event_loop_overlap, "Process
+		 * the last batch" after "Launch the current batch"). The host
+		 * issued the step before in pend_host and this one right after,
+		 * while the GPUs ran the step before for pend_dt: the tokens
+		 * are late by what that is longer than pend_dt. Only a step
+		 * the host issues slowly (an eager prefill) makes them late; an
+		 * idle engine (a step that did not start at that end) processes
+		 * them at once. docs/model.md, "Serving run". */
+		if (npend) {
+			double host = 0, late = 0;
+			if (t == pend_end) {
+				if ((rc = serve_step_host(&lp, &shp, &host, err)) < 0)
+					goto out;
+				late = pend_host + host - pend_dt;
+			}
+			for (k = 0; late > 0 && k < npend; k++) {
+				R.rq[pend[k]].first += late;
+				if (pend_t0 + k < R.nttft)
+					R.ttft[pend_t0 + k] += late;
+				ttft_sum += late;
+			}
+			npend = 0;
+		}
 		/* The window is (win0, end]: a step counts, its time and its
 		 * tokens, when it starts at or after win0. The step whose
 		 * completion opens the window ends at win0 and is outside it,
@@ -602,6 +635,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		}
 		if (np) {
 			double firsts = 0;
+			pend_t0 = R.nttft;
 			for (k = 0, n = 0; k < R.pfq.n; k++) {
 				int qi = R.pfq.a[k];
 				struct req *q = &R.rq[qi];
@@ -631,6 +665,12 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 						ttft_sum += ttft;
 						ttft_n++;
 						serve_push(&R, &R.ttft, &R.nttft, &R.cap1, ttft);
+						if (p->host_fn) {
+							if (serve_grow((void **)&pend, &cappend, npend + 1,
+								       sizeof(int)) < 0)
+								goto oom;
+							pend[npend++] = qi;
+						}
 					}
 				}
 				q->last = t;
@@ -645,6 +685,12 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			serve_itl_flush(&R);
 			if (serve_seconds_span(&sec, t, t, firsts) < 0)
 				goto oom;
+			if (npend) {
+				if ((rc = serve_step_host(&lp, &shp, &pend_host, err)) < 0)
+					goto out;
+				pend_end = t;
+				pend_dt = dt;
+			}
 		}
 		if (R.oom)
 			goto oom;
@@ -691,6 +737,7 @@ out:
 	free(R.tpot);
 	free(R.e2e);
 	free(R.itl);
+	free(pend);
 	return rc;
 }
 

@@ -72,6 +72,12 @@ struct serve_shape {
 typedef int (*serve_step_fn)(void *ctx, const struct serve_shape *sh, double *seconds,
 			     struct plumb_err *err);
 
+/* The host's time to issue a step of shape sh, seconds: what the engine's
+ * one scheduler thread spends launching it (an eager step's kernel
+ * launches), not the GPUs' time. */
+typedef int (*serve_host_fn)(const void *ctx, const struct serve_shape *sh, double *seconds,
+			     struct plumb_err *err);
+
 /* KV tiers (kvtier.c): *extra, the seconds a step of shape sh (step_s
  * alone) lasts longer when it moves tokens_out tokens of KV cache from the
  * GPUs to host memory and tokens_in back. */
@@ -173,6 +179,16 @@ struct serve_params {
 	 * client sends text), and its front end frontend_s + this x its
 	 * prompt's length. 0: none (the client sends token ids). */
 	double tokenize_token_s;
+	/* The engine streams a step's outputs only once it has issued the
+	 * next step (SGLang's overlap scheduler, event_loop_overlap: a
+	 * batch's results are processed after the next batch is launched):
+	 * given, it gives each step's host time (called with host_ctx), and
+	 * the first tokens of a prefill step reach their clients when the
+	 * host has issued the step after it, if that is later than the
+	 * step's end. NULL (default): at the step's end. docs/model.md,
+	 * "Serving run". */
+	serve_host_fn host_fn;
+	const void *host_ctx;
 	/* 1: every step taken one by one, never a run of equal decode steps
 	 * at once (serve.c); the two give the same bits, which the unit
 	 * tests check. 0 (default): runs at once. */

@@ -24,8 +24,9 @@
 
 struct memo {
 	int used;
+	int has_host;           /* host holds the host's time */
 	struct serve_shape sh;
-	double seconds;
+	double seconds, host;
 };
 
 /* pending: not arrived yet; waiting: for admission; prefill: admitted to
@@ -95,7 +96,9 @@ struct run {
 
 struct loop {
 	serve_step_fn fn;
+	serve_host_fn host_fn;  /* NULL: host times not asked for */
 	void *ctx;
+	const void *host_ctx;
 	struct memo *memo;      /* nslots entries, NULL until the first step */
 	size_t nslots, nmemo;
 	int misses;
@@ -194,6 +197,11 @@ int serve_seconds_run(struct seconds *s, double t0, double dt, long n, double to
 /* Time of the step of shape sh: from the memo, else from the callback
  * (remembered); 0 or the callback's error (or out of memory). */
 int serve_step_time(struct loop *lp, const struct serve_shape *sh, double *s,
+		    struct plumb_err *err);
+/* The host's time to issue the step of shape sh (lp->host_fn; 0 without
+ * one), remembered beside its step time: sh's step time must have been
+ * asked for first. */
+int serve_step_host(struct loop *lp, const struct serve_shape *sh, double *s,
 		    struct plumb_err *err);
 
 /* Input and output lengths of the j-th request of a run (serve.c). */

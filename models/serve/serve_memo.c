@@ -78,3 +78,25 @@ int serve_step_time(struct loop *lp, const struct serve_shape *sh, double *s,
 	lp->nmemo++;
 	return 0;
 }
+
+int serve_step_host(struct loop *lp, const struct serve_shape *sh, double *s,
+		    struct plumb_err *err)
+{
+	struct memo *m;
+	int rc;
+	*s = 0;
+	if (!lp->host_fn)
+		return 0;
+	m = lp->nslots ? memo_slot(lp->memo, lp->nslots, sh) : NULL;
+	if (m && m->used && m->has_host) {
+		*s = m->host;
+		return 0;
+	}
+	if ((rc = lp->host_fn(lp->host_ctx, sh, s, err)) < 0)
+		return rc;
+	if (m && m->used) {
+		m->host = *s;
+		m->has_host = 1;
+	}
+	return 0;
+}

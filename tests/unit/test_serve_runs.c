@@ -3,7 +3,8 @@
  * at once, serve.c) against the same run taken step by step
  * (serve_params.stepwise), and what a closed loop of fixed-length requests
  * may report: never more tokens per second than its steps can yield; the
- * per-second counts of a run and the ITL's sort against the plain loop.
+ * per-second counts of a run and the ITL's sort against the plain loop;
+ * first tokens streamed after the next step's issue (serve_params.host_fn).
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
@@ -308,6 +309,53 @@ static void test_itl_sort(void)
 	free(ref);
 }
 
+/* The host's time to issue a step: *(double *)ctx a prefill request, a
+ * decode step none (a CUDA graph's replay). */
+static int host_steps(const void *ctx, const struct serve_shape *sh, double *s,
+		      struct plumb_err *err)
+{
+	(void)err;
+	*s = sh->kind == SERVE_DECODE ? 0 : *(const double *)ctx * sh->batch;
+	return 0;
+}
+
+/* First tokens stream once the host has issued the next step, by hand: as
+ * test_tokenizer_spacing's three clients (5 ms of tokenizer apart, prefill
+ * 50 ms a request, a 7 ms front end) with 40 ms of host a prefill request.
+ * The first is prefilled alone (0-50 ms, issued by 40 ms); the host issues
+ * the two others' prefill from 40 to 120 ms, so the first's token streams
+ * at 120 ms, 70 ms late; theirs (50-150 ms) stream when the decode step
+ * after it is issued, at once. TTFTs 127, 157, 157. With 10 ms of host a
+ * request nothing is late (10 + 20 < 50): the same bits as without, as for
+ * a lone request, whose next step is a decode step. */
+static void test_host_late(void)
+{
+	struct serve_params p;
+	struct serve_result a, b;
+	double host = 40e-3;
+	fix_serve_params(&p, 3, 41);
+	p.prompts = 3;
+	p.frontend_s = 7e-3;
+	p.tokenize_s = 5e-3;
+	CU_ASSERT_EQUAL(serve_run(&p, fix_serve_steps, NULL, &a, NULL), 0);
+	EXPECT_NEAR(a.ttft_ms, (57 + 157 + 157) / 3.0, 1e-9);
+	p.host_fn = host_steps;
+	p.host_ctx = &host;
+	CU_ASSERT_EQUAL(serve_run(&p, fix_serve_steps, NULL, &b, NULL), 0);
+	EXPECT_NEAR(b.ttft_ms, (127 + 157 + 157) / 3.0, 1e-9);
+	CU_ASSERT(b.e2e_ms == a.e2e_ms && b.tok_s_total == a.tok_s_total);
+	host = 10e-3;
+	CU_ASSERT_EQUAL(serve_run(&p, fix_serve_steps, NULL, &b, NULL), 0);
+	CU_ASSERT(!memcmp(&a, &b, sizeof(a)));
+	p.concurrency = 1;
+	p.host_fn = NULL;
+	CU_ASSERT_EQUAL(serve_run(&p, fix_serve_steps, NULL, &a, NULL), 0);
+	host = 40e-3;
+	p.host_fn = host_steps;
+	CU_ASSERT_EQUAL(serve_run(&p, fix_serve_steps, NULL, &b, NULL), 0);
+	CU_ASSERT(!memcmp(&a, &b, sizeof(a)));
+}
+
 void suite_serve_runs(CU_pSuite s)
 {
 	CU_add_test(s, "runs of equal steps: the same bits as step by step", test_runs_stepwise);
@@ -315,4 +363,5 @@ void suite_serve_runs(CU_pSuite s)
 	CU_add_test(s, "a closed loop yields at most C tokens a step", test_fixed_bound);
 	CU_add_test(s, "runs of equal steps above the peak: every bucket", test_runs_seconds_each);
 	CU_add_test(s, "the ITL's sort: qsort's order, the same percentiles", test_itl_sort);
+	CU_add_test(s, "first tokens after the next step's issue (overlap)", test_host_late);
 }
