@@ -6,6 +6,7 @@
 #define PLUMB_PREDICT_OPS_H
 
 #include "llm.h"
+#include "predict.h"
 
 /*
  * A mixed step's list for one stage into o: llm_step_ops of sh[0], st[0]
@@ -29,5 +30,8 @@ int pred_merge_mixed(struct llm_ops *u, const struct llm_ops *p, const struct ll
  * list grows once per thread; NULL when out of memory. Buffers 1 and 2 are
  * pred_mixed_ops's. */
 struct llm_ops *pred_ops_buf(int i);
+
+/* The shard of stage st of c's layout (predict_serve.c). */
+void pred_stage_shard(const struct pred_cfg *c, int st, struct llm_shard *sh);
 
 #endif
