@@ -111,6 +111,9 @@ struct llm_model {
 	int shared_intermediate;        /* shared expert size (0: moe intermediate) */
 	int shared_gate;        /* a sigmoid gate h -> 1 on the shared expert */
 	int router_bias, expert_bias;   /* router and experts carry biases (gpt-oss) */
+	int route_groups;       /* a DeepSeek-style router (sigmoid scores plus a
+				   score-correction bias, topk_method noaux_tc)
+				   over this many expert groups; 0: softmax top-k */
 	int count;              /* enum llm_count: the publisher's active count
 				   (Hugging Face configs; LLM_COUNT_ALL in the catalog) */
 	int hybrid;             /* kind[] holds each layer's kind; else all full */
