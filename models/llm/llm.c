@@ -450,6 +450,7 @@ int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 	p->moe_trtllm_gen = p->attn_trtllm_gen = p->ar_norm_fused = 0;
 	p->moe_runner = LLM_MOE_FUSED;
 	p->moe_skew = 0;
+	p->router_unfused = 0;
 	p->embed = LLM_BF16;
 	p->experts = weights;
 	p->linear = weights;
