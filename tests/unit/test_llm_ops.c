@@ -305,6 +305,31 @@ static void test_router_unfused(void)
 	m.experts = 384;                                        /* Kimi K2 */
 	CU_ASSERT_EQUAL(llm_router_fused(&m), 1);
 	m = c->models[0];
+	free(c);
+	c = NULL;
+	/* the catalog's moe groups: read, and refused where they do not
+	 * divide the experts */
+	{
+		static const char head[] =
+			"catalog: models\nmodels:\n  - id: g\n    layers: 2\n    hidden: 64\n"
+			"    intermediate: 128\n    vocab: 100\n"
+			"    attention: {kind: gqa, heads: 4, kv_heads: 2, head_dim: 16}\n"
+			"    source: made up for the test\n";
+		char text[512];
+		snprintf(text, sizeof(text), "%s    moe: {experts: 4, top_k: 2, intermediate: 32, groups: 2}\n",
+			 head);
+		if (llm_catalog_parse("g.yaml", text, &c, &e) != 0)
+			printf("\n  %s\n", e.msg);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		CU_ASSERT_EQUAL(c->models[0].route_groups, 2);
+		free(c);
+		c = NULL;
+		snprintf(text, sizeof(text), "%s    moe: {experts: 4, top_k: 2, intermediate: 32, groups: 3}\n",
+			 head);
+		CU_ASSERT_NOT_EQUAL(llm_catalog_parse("g.yaml", text, &c, &e), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "groups (3) does not divide experts (4)"));
+		free(c);
+	}
 	consts_defaults(&k);
 	llm_prec_init(&p, &m, LLM_BF16, LLM_BF16, &e);
 	llm_shard_init(&s, &m, 2, 1);
@@ -332,7 +357,6 @@ static void test_router_unfused(void)
 	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &e1, &e), 0);
 	CU_ASSERT(e1 - e0 < 2 * k.v[K_KERNEL_LAUNCH_EAGER_US] * 1e-6);
 	llm_ops_release(&o);
-	free(c);
 }
 
 /* Decode context parallel: an MLA cache split over the ranks. */
