@@ -202,6 +202,30 @@ static int get_bool(const struct hfctx *c, const char *key, int *out)
 	return 0;
 }
 
+/*
+ * A DeepSeek-style router: topk_method "noaux_tc" (sigmoid scores, a
+ * score-correction bias, n_group expert groups), or always where the
+ * architecture has no other (always: Glm4MoeTopkRouter in transformers'
+ * modeling_glm4_moe.py carries e_score_correction_bias; n_group defaults
+ * to 1 in Glm4MoeConfig). Sets m->route_groups (llm.h).
+ */
+static int noaux_groups(const struct hfctx *c, struct llm_model *m, int always)
+{
+	const json_t *v = json_object_get(c->cfg, "topk_method");
+	int g = 1, rc;
+	if (!m->experts)
+		return 0;
+	if (!always && !(json_is_string(v) && !strcmp(json_string_value(v), "noaux_tc")))
+		return 0;
+	if ((rc = get_int(c, "n_group", 1, m->experts, 0, &g)) < 0)
+		return rc;
+	if (m->experts % g)
+		return hf_fail(c, "n_group", "n_group (%d) does not divide the %d experts", g,
+			       m->experts);
+	m->route_groups = g;
+	return 0;
+}
+
 /* Per-layer kinds from layer_types (strings): 0, 1 when absent, or an
  * error (also when the model has more layers than a hybrid one may). */
 static int layer_types(const struct hfctx *c, struct llm_model *m)
@@ -497,6 +521,8 @@ static int parse_family(const struct hfctx *c, int fi, const char *type, struct 
 			return rc;
 		if (!json_object_get(c->cfg, "first_k_dense_replace"))
 			m->dense_layers = 0;
+		if ((rc = noaux_groups(c, m, 0)) < 0)
+			return rc;
 		if (freq != 1)
 			return hf_fail(c, "moe_layer_freq", "%s: moe_layer_freq %d (MoE every %d "
 				    "layers) is not modelled", c->arch, freq, freq);
@@ -515,7 +541,8 @@ static int parse_family(const struct hfctx *c, int fi, const char *type, struct 
 		    (rc = get_int(c, "first_k_dense_replace", 0, m->layers, 1, &m->dense_layers)) < 0 ||
 		    (rc = get_int(c, "num_nextn_predict_layers", 0, 64, 0, &m->mtp_layers)) < 0 ||
 		    (rc = get_bool(c, "attention_bias", &m->attn_bias)) < 0 ||
-		    (rc = get_bool(c, "use_qk_norm", &m->qk_norm)) < 0)
+		    (rc = get_bool(c, "use_qk_norm", &m->qk_norm)) < 0 ||
+		    (rc = noaux_groups(c, m, 1)) < 0)
 			return rc;
 		break;
 	case F_QWEN3MOE:

@@ -38,7 +38,7 @@ static const char *const attn_kinds[] = { "gqa", "mla", NULL };
 static const char *const indexer_keys[] = { "topk", "heads", "head_dim", NULL };
 static const char *const moe_keys[] = {
 	"experts", "top_k", "shared", "intermediate", "shared_intermediate", "shared_gate",
-	"router_bias", "expert_bias", NULL
+	"router_bias", "expert_bias", "groups", NULL
 };
 
 /* Boolean fields keys[] of map n into out[] (absent: unchanged). */
@@ -223,8 +223,13 @@ static int parse_model(const struct ytree *t, const struct ynode *n,
 		    (rc = get_int(t, v, "moe", "intermediate", 1, 1 << 24, 1,
 				  &m->moe_intermediate, err)) < 0 ||
 		    (rc = get_int(t, v, "moe", "shared_intermediate", 1, 1 << 24, 0,
-				  &m->shared_intermediate, err)) < 0)
+				  &m->shared_intermediate, err)) < 0 ||
+		    (rc = get_int(t, v, "moe", "groups", 1, 1 << 20, 0, &m->route_groups, err)) < 0)
 			return rc;
+		if (m->route_groups && m->experts % m->route_groups)
+			return yerr(t, ymap_get(v, "groups"), PLUMB_EINPUT, err,
+				    "groups (%d) does not divide experts (%d)", m->route_groups,
+				    m->experts);
 		{
 			int *const flags[] = { &m->shared_gate, &m->router_bias, &m->expert_bias };
 			if ((rc = get_bools(t, v, moe_flags, flags, err)) < 0)
@@ -445,6 +450,7 @@ int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 	p->moe_trtllm_gen = p->attn_trtllm_gen = p->ar_norm_fused = 0;
 	p->moe_runner = LLM_MOE_FUSED;
 	p->moe_skew = 0;
+	p->router_unfused = 0;
 	p->embed = LLM_BF16;
 	p->experts = weights;
 	p->linear = weights;

@@ -111,6 +111,9 @@ struct llm_model {
 	int shared_intermediate;        /* shared expert size (0: moe intermediate) */
 	int shared_gate;        /* a sigmoid gate h -> 1 on the shared expert */
 	int router_bias, expert_bias;   /* router and experts carry biases (gpt-oss) */
+	int route_groups;       /* a DeepSeek-style router (sigmoid scores plus a
+				   score-correction bias, topk_method noaux_tc)
+				   over this many expert groups; 0: softmax top-k */
 	int count;              /* enum llm_count: the publisher's active count
 				   (Hugging Face configs; LLM_COUNT_ALL in the catalog) */
 	int hybrid;             /* kind[] holds each layer's kind; else all full */
@@ -251,6 +254,10 @@ struct llm_prec {
 	enum llm_moe_runner moe_runner;     /* llm_prec_init: LLM_MOE_FUSED */
 	double moe_skew;            /* routing skew: Zipf exponent of the experts'
 				       popularity, 0 uniform (llm_moe_busiest) */
+	int router_unfused;         /* the engine picks a grouped router's top-k with
+				       a chain of PyTorch kernels, not one fused
+				       kernel (llm_router_fused; docs/model.md,
+				       "Kernels per op") */
 };
 int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 		  enum llm_dtype weights, enum llm_dtype kv, struct plumb_err *err);
@@ -348,6 +355,9 @@ struct llm_op {
 	const char *what;       /* static label, e.g. "attention core" */
 	enum llm_dtype dtype;   /* the math runs at this dtype's tensor rate */
 	int kernels;            /* kernel launches (assumed fusion, docs/model.md) */
+	int host_calls;         /* eager: the host issues the op's kernels in this
+				   many calls (a torch.compile'd region's wrapper
+				   launches its kernels in one); 0: one a kernel */
 	double bytes;           /* read from GPU memory */
 	double flops;
 	double rows;            /* rows M of its GEMMs (tokens; per expert for the
@@ -389,6 +399,11 @@ struct llm_ops {
 	int n, cap;
 	struct llm_op *op;      /* owned */
 };
+
+/* The host calls an eager engine issues op's kernels in (its host_calls
+ * when fewer than its kernels, else one a kernel; 0 for an op folded into
+ * another). */
+int llm_op_host_calls(const struct llm_op *op);
 
 void llm_ops_init(struct llm_ops *o);
 void llm_ops_release(struct llm_ops *o);
@@ -480,6 +495,18 @@ double llm_causal_pairs(double c, double q, double cap);
 int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 		 const struct plumb_consts *k, int cuda_graphs, double *total,
 		 struct plumb_err *err);
+
+/*
+ * Does SGLang pick model m's top-k experts with one fused kernel? A softmax
+ * router (route_groups 0) always (topk_softmax). A grouped (noaux_tc) router
+ * when its groups hold at most 32 experts each and the experts are a power
+ * of two (moe_fused_gate), or for Kimi K2's 384 experts in one group
+ * (kimi_k2_moe_fused_gate); any other (GLM-4.5 to 4.7: 160 experts, GLM-5:
+ * 256 in one group) runs the PyTorch biased_grouped_topk_impl
+ * (sgl-project/sglang python/sglang/srt/layers/moe/topk.py,
+ * biased_grouped_topk_gpu). 1 fused, 0 not.
+ */
+int llm_router_fused(const struct llm_model *m);
 
 /* Distinct experts a batch of B tokens touches: E (1 - (1 - k/E)^B). */
 double llm_expected_experts(double E, double k, double B);

@@ -45,6 +45,19 @@ enum {
 	 */
 	KERN_LIN_CHUNK = 9,
 	KERN_ROUTER = 2,        /* gate gemm, top-k */
+	/*
+	 * A grouped (noaux_tc) router whose top-k SGLang has no fused kernel
+	 * for (llm_router_fused) runs biased_grouped_topk_impl under
+	 * torch.compile: sigmoid + bias, the groups' top-2 and their sum, the
+	 * groups' top-k, the group mask's zero fill and scatter, masked_fill,
+	 * the experts' top-k, gather + renormalize, the padded rows' mask
+	 * (_mask_topk_ids_padded_region): about nine kernels where the fused
+	 * gate is one (assumed from the code; plausible 6-12, the three
+	 * torch.topk calls stay kernels of their own). SGLang PR 5371 timed
+	 * the same chain for DeepSeek-V3 on an H200 at 36 us a layer, its
+	 * fused gate at 8 us ("Only one kernel now").
+	 */
+	KERN_ROUTER_TOPK_TORCH = 9,
 	KERN_EXPERTS = 4,       /* align/sort, gate_up grouped gemm, activation, down + combine */
 	/*
 	 * FlashInfer's trtllm-gen fused MoE (SGLang --moe-runner-backend
@@ -98,6 +111,16 @@ const char *llm_op_kind_name(enum llm_op_kind k)
 		"attn", "kv", "router", "experts", "shared", "dense_mlp", "lm_head", "norm"
 	};
 	return (unsigned)k < LLM_OP_NKINDS ? names[k] : "?";
+}
+
+int llm_router_fused(const struct llm_model *m)
+{
+	int e = m->experts, g = m->route_groups;
+	if (g <= 0 || e <= 0)
+		return 1;
+	if (e / g <= 32 && (e & (e - 1)) == 0)
+		return 1;
+	return e == 384 && g == 1;
 }
 
 double llm_expected_experts(double E, double k, double B)
@@ -505,9 +528,23 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		double n = ld.experts, charged = n;
 		int fused = p->moe_runner == LLM_MOE_FUSED, trt = fused && p->moe_trtllm_gen;
 		int kern = trt ? KERN_EXPERTS_TRTLLM : KERN_EXPERTS;
+		int unfused = p->router_unfused && !trt;
 		add(e, LLM_OP_ROUTER, "router", p->embed,
-		    trt ? KERN_ROUTER_TRTLLM : KERN_ROUTER,
+		    trt || unfused ? KERN_ROUTER_TRTLLM : KERN_ROUTER,
 		    rp * llm_wb(p, p->embed), 2.0 * rp * T, T);
+		if (unfused) {
+			/* the PyTorch top-k: element-wise kernels over T x E
+			 * fp32 scores (read a few times, written once) */
+			add(e, LLM_OP_ROUTER, "router top-k (PyTorch)", LLM_BF16,
+			    KERN_ROUTER_TOPK_TORCH, T * m->experts * 4.0 * 4.0, 0, 0);
+			if (!e->oom) {
+				e->o->op[e->o->n - 1].kclass = LLM_K_ELEM;
+				/* eager (a prefill), one compiled call issues
+				 * them all: the host pays one launch, not nine
+				 * (assumed; plausible 1-3) */
+				e->o->op[e->o->n - 1].host_calls = 1;
+			}
+		}
 		if (trt && p->experts != LLM_BF16 && p->experts != LLM_INT4) {
 			/* reads bf16 activations, writes one byte each (scales aside) */
 			add(e, LLM_OP_EXPERTS, "MoE input quantize", LLM_BF16, KERN_MOE_QUANT,

@@ -236,6 +236,7 @@ static int same_inputs(const struct llm_op *a, const struct llm_op *b)
 {
 	return a->kind == b->kind && a->kclass == b->kclass && a->dtype == b->dtype &&
 	       a->gemm_dtype == b->gemm_dtype && a->kernels == b->kernels &&
+	       a->host_calls == b->host_calls &&
 	       !memcmp(&a->bytes, &b->bytes, sizeof(a->bytes)) &&
 	       !memcmp(&a->flops, &b->flops, sizeof(a->flops)) &&
 	       !memcmp(&a->rows, &b->rows, sizeof(a->rows)) &&
@@ -321,8 +322,9 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 			 * GPU; a kernel starts when the GPU is free and the host
 			 * has issued it, so the GPU idles only where the host has
 			 * fallen behind (launch_s keeps that idle time). */
-			double g0 = gpu, each = busy / op->kernels;
-			for (j = 0; j < op->kernels; j++) {
+			int calls = llm_op_host_calls(op);
+			double g0 = gpu, each = busy / calls;
+			for (j = 0; j < calls; j++) {
 				host += launch;
 				gpu = max2(gpu, host) + each;
 			}
@@ -334,4 +336,11 @@ int llm_ops_time(struct llm_ops *o, const struct scn_gpu_model *g,
 	if (total)
 		*total = sum;
 	return 0;
+}
+
+int llm_op_host_calls(const struct llm_op *op)
+{
+	if (op->kernels < 1)
+		return 0;
+	return op->host_calls > 0 && op->host_calls < op->kernels ? op->host_calls : op->kernels;
 }

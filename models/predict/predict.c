@@ -655,7 +655,7 @@ int pred_serve_host(const void *ctx, const struct serve_shape *sh, double *secon
 			return rc;
 		}
 		for (i = 0; i < ops.n; i++)
-			n += ops.op[i].kernels > 0 ? ops.op[i].kernels : 0;
+			n += llm_op_host_calls(&ops.op[i]);
 		llm_ops_release(&ops);
 		n *= step_micro(c, sh);
 		if (n > most)

@@ -154,6 +154,18 @@ void pred_stack_of(const struct scenario *s, const char *engine, const struct ll
 	free(c);
 }
 
+/* Are s's GPUs NVIDIA's (a CUDA arch, sm_NN)? On ROCm SGLang routes with
+ * aiter's biased_grouped_topk, one kernel (topk.py, _use_aiter; SGLang's
+ * ROCm Dockerfiles set SGLANG_USE_AITER=1). */
+static int cuda_gpu(const struct scenario *s)
+{
+	const struct scn_gpu_model *g;
+	if (s->ngpus < 1 || !s->catalog)
+		return 1;
+	g = &s->catalog->gpus[s->nodes[s->gpu_node[0]].gpu_model];
+	return !strncmp(g->arch, "sm_", 3);
+}
+
 void pred_cfg_serving(struct pred_cfg *c)
 {
 	if (c->s != &c->stack_s)
@@ -172,6 +184,12 @@ void pred_cfg_serving(struct pred_cfg *c)
 	default: c->prec.moe_runner = LLM_MOE_FUSED; break;
 	}
 	c->prec.moe_skew = c->s->serving.moe.skew;
+	/* SGLang's select_experts picks the top-k apart from the MoE kernels
+	 * (trtllm-gen's fused MoE routes inside, llm_step.c); vLLM has one
+	 * fused grouped top-k kernel for up to 32 groups (vllm-project/vllm
+	 * PR 23274, fused_grouped_topk), TensorRT-LLM its noaux_tc kernel */
+	c->prec.router_unfused = c->m && c->s->serving.engine == SCN_ENGINE_SGLANG &&
+				 !llm_router_fused(c->m) && cuda_gpu(c->s);
 	/* Redundant experts (EPLB): the experts' ranks hold E + R physical
 	 * experts, each a share of the load as the balancer places them; plumb
 	 * routes over them uniformly (docs/model.md, "Redundant experts"). */

@@ -689,6 +689,18 @@ static void test_layer_plans(void)
 	CU_ASSERT_STRING_EQUAL(x.id, "mistralai--Mistral-7B-Instruct-v0.3");
 }
 
+/* The router's expert groups: noaux_tc configs give n_group, glm4_moe
+ * always routes so (n_group 1 when absent), softmax routers none. */
+static void test_route_groups(void)
+{
+	CU_ASSERT_EQUAL(load("deepseek-ai--DeepSeek-V3")->route_groups, 8);
+	CU_ASSERT_EQUAL(load("moonshotai--Kimi-K2-Instruct")->route_groups, 1);
+	CU_ASSERT_EQUAL(load("zai-org--GLM-5")->route_groups, 1);
+	CU_ASSERT_EQUAL(load("zai-org--GLM-4.7-FP8")->route_groups, 1);
+	CU_ASSERT_EQUAL(load("deepseek-ai--DeepSeek-V2")->route_groups, 0);
+	CU_ASSERT_EQUAL(load("Qwen--Qwen3-235B-A22B")->route_groups, 0);
+}
+
 void suite_hfconfig(void)
 {
 	CU_pSuite s = CU_add_suite("hfconfig", NULL, NULL);
@@ -704,4 +716,5 @@ void suite_hfconfig(void)
 	CU_add_test(s, "refused architectures and bad configs", test_refusals);
 	CU_add_test(s, "Llama 4, Gemma 3, Qwen2 layer plans", test_layer_plans);
 	CU_add_test(s, "a model path too long is refused", test_long_path);
+	CU_add_test(s, "router expert groups", test_route_groups);
 }

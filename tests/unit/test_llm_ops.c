@@ -271,6 +271,94 @@ static void test_fused_backends(void)
 	free(c);
 }
 
+/*
+ * A grouped (noaux_tc) router without SGLang's fused gate: the top-k is a
+ * chain of nine element-wise kernels after a one-kernel gate GEMM; under
+ * graphs each pays its gap and minimum, eager the host issues them in one
+ * call.
+ */
+static void test_router_unfused(void)
+{
+	struct llm_catalog *c = NULL;
+	struct llm_model m;
+	struct llm_step st = { 1, 300, 0, 0, 0, 0 };
+	struct plumb_consts k;
+	struct plumb_err e;
+	struct llm_prec p;
+	struct llm_shard s;
+	struct llm_ops o;
+	const struct scn_gpu_model *g = gpu("b200");
+	double t0, t1, e0, e1;
+	int n0, i, topk = -1;
+
+	CU_ASSERT_EQUAL_FATAL(llm_catalog_parse("tiny.yaml", tiny_yaml, &c, &e), 0);
+	m = c->models[0];
+	/* which routers have a fused gate */
+	CU_ASSERT_EQUAL(llm_router_fused(&m), 1);               /* softmax */
+	m.experts = 256;
+	m.route_groups = 8;                                     /* DeepSeek-V3 */
+	CU_ASSERT_EQUAL(llm_router_fused(&m), 1);
+	m.route_groups = 1;                                     /* GLM-5 */
+	CU_ASSERT_EQUAL(llm_router_fused(&m), 0);
+	m.experts = 160;                                        /* GLM-4.x */
+	CU_ASSERT_EQUAL(llm_router_fused(&m), 0);
+	m.experts = 384;                                        /* Kimi K2 */
+	CU_ASSERT_EQUAL(llm_router_fused(&m), 1);
+	m = c->models[0];
+	free(c);
+	c = NULL;
+	/* the catalog's moe groups: read, and refused where they do not
+	 * divide the experts */
+	{
+		static const char head[] =
+			"catalog: models\nmodels:\n  - id: g\n    layers: 2\n    hidden: 64\n"
+			"    intermediate: 128\n    vocab: 100\n"
+			"    attention: {kind: gqa, heads: 4, kv_heads: 2, head_dim: 16}\n"
+			"    source: made up for the test\n";
+		char text[512];
+		snprintf(text, sizeof(text), "%s    moe: {experts: 4, top_k: 2, intermediate: 32, groups: 2}\n",
+			 head);
+		if (llm_catalog_parse("g.yaml", text, &c, &e) != 0)
+			printf("\n  %s\n", e.msg);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		CU_ASSERT_EQUAL(c->models[0].route_groups, 2);
+		free(c);
+		c = NULL;
+		snprintf(text, sizeof(text), "%s    moe: {experts: 4, top_k: 2, intermediate: 32, groups: 3}\n",
+			 head);
+		CU_ASSERT_NOT_EQUAL(llm_catalog_parse("g.yaml", text, &c, &e), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "groups (3) does not divide experts (4)"));
+		free(c);
+	}
+	consts_defaults(&k);
+	llm_prec_init(&p, &m, LLM_BF16, LLM_BF16, &e);
+	llm_shard_init(&s, &m, 2, 1);
+	llm_ops_init(&o);
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(&m, &p, &s, &st, &o, &e), 0);
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 1, &t0, &e), 0);
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &e0, &e), 0);
+	n0 = kernels_of(&o);
+	p.router_unfused = 1;
+	CU_ASSERT_EQUAL_FATAL(llm_step_ops(&m, &p, &s, &st, &o, &e), 0);
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 1, &t1, &e), 0);
+	/* the one MoE layer: gate GEMM 1 (was 2 with the top-k), top-k 9 */
+	CU_ASSERT_EQUAL(kernels_of(&o), n0 - 1 + 9);
+	for (i = 0; i < o.n; i++)
+		if (!strcmp(o.op[i].what, "router top-k (PyTorch)"))
+			topk = i;
+	CU_ASSERT_FATAL(topk >= 0);
+	CU_ASSERT_EQUAL(o.op[topk].kclass, LLM_K_ELEM);
+	/* T x E fp32 scores: 1 x 4 x 16 B */
+	EXPECT_NEAR(o.op[topk].bytes, 64.0, 1e-12);
+	EXPECT_NEAR(o.op[topk].kmin_s, 9 * k.v[K_KMIN_ELEM_US] * 1e-6, 1e-15);
+	EXPECT_NEAR(o.op[topk].launch_s, 9 * k.v[K_KERNEL_LAUNCH_US] * 1e-6, 1e-15);
+	CU_ASSERT(t1 > t0);
+	/* eager: the nine kernels are one host call */
+	CU_ASSERT_EQUAL(llm_ops_time(&o, g, &k, 0, &e1, &e), 0);
+	CU_ASSERT(e1 - e0 < 2 * k.v[K_KERNEL_LAUNCH_EAGER_US] * 1e-6);
+	llm_ops_release(&o);
+}
+
 /* Decode context parallel: an MLA cache split over the ranks. */
 static void test_dcp(void)
 {
@@ -326,5 +414,6 @@ void suite_llm_ops(void)
 	CU_add_test(s, "bytes per op of a small model by hand", test_tiny_by_hand);
 	CU_add_test(s, "roofline by hand, graphs and eager", test_roofline_by_hand);
 	CU_add_test(s, "fused engine backends issue fewer kernels", test_fused_backends);
+	CU_add_test(s, "a grouped router's PyTorch top-k", test_router_unfused);
 	CU_add_test(s, "decode context parallel splits the MLA cache", test_dcp);
 }
