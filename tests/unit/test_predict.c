@@ -200,33 +200,43 @@ static void test_mixed_step(void)
 	scn_free(s);
 }
 
-/* MLA prefills un-absorbed, kv_b decompressing the cache; a chunk riding in
- * a mixed step does the same work, so the mixed step is never shorter
- * than the chunk's own prefill step (DeepSeek-V3: no DSA). */
-static void test_mixed_mla_prefill(void)
+/* On the seed box with DeepSeek-V3 and layout lay: a mixed step of one
+ * prompt chunk (tokens over context cached) beside dbatch decode sequences
+ * of dcontext is longer than that chunk's own prefill step. */
+static void mixed_over_prefill(const char *lay, long context, long tokens, int dbatch,
+			       long dcontext)
 {
 	struct scenario *s = fix_seed_box("192", "nccl: {p2p_level: SYS}\n");
 	struct pred_cfg c;
 	struct serve_shape sh;
 	double pf, mix;
-	if (!s || cfg(&c, s, "deepseek-v3", "tp8") < 0) {
+	if (!s || cfg(&c, s, "deepseek-v3", lay) < 0) {
 		CU_FAIL("the scenario, model or layout does not load");
 		scn_free(s);
 		return;
 	}
-	CU_ASSERT_EQUAL(pred_step(&c, SERVE_PREFILL, 1, 32768, 512, &pf, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(pred_step(&c, SERVE_PREFILL, 1, context, tokens, &pf, NULL, NULL), 0);
 	memset(&sh, 0, sizeof(sh));
 	sh.kind = SERVE_MIXED;
 	sh.batch = 1;
-	sh.context = 32768;
-	sh.tokens = 512;
-	sh.dbatch = 1;
-	sh.dcontext = 128;
+	sh.context = context;
+	sh.tokens = tokens;
+	sh.dbatch = dbatch;
+	sh.dcontext = dcontext;
 	CU_ASSERT_EQUAL(pred_step_shape(&c, &sh, &mix, NULL, NULL), 0);
 	if (!(mix > pf))
-		printf("\n  mixed %.3f ms, its prefill alone %.3f ms\n", mix * 1e3, pf * 1e3);
+		printf("\n  %s: mixed %.3f ms, its prefill alone %.3f ms\n", lay, mix * 1e3,
+		       pf * 1e3);
 	CU_ASSERT(mix > pf);
 	scn_free(s);
+}
+
+/* MLA prefills un-absorbed, kv_b decompressing the cache; a chunk riding in
+ * a mixed step does the same work, so the mixed step is never shorter
+ * than the chunk's own prefill step (DeepSeek-V3: no DSA). */
+static void test_mixed_mla_prefill(void)
+{
+	mixed_over_prefill("tp8", 32768, 512, 1, 128);
 }
 
 /* Data-parallel attention keeps a prompt whole on one rank: a mixed step
@@ -235,28 +245,7 @@ static void test_mixed_mla_prefill(void)
  * through the attention side, not an eighth of them). */
 static void test_mixed_ep_whole_prompt(void)
 {
-	struct scenario *s = fix_seed_box("192", "nccl: {p2p_level: SYS}\n");
-	struct pred_cfg c;
-	struct serve_shape sh;
-	double pf, mix;
-	if (!s || cfg(&c, s, "deepseek-v3", "ep8") < 0) {
-		CU_FAIL("the scenario, model or layout does not load");
-		scn_free(s);
-		return;
-	}
-	CU_ASSERT_EQUAL(pred_step(&c, SERVE_PREFILL, 1, 0, 4096, &pf, NULL, NULL), 0);
-	memset(&sh, 0, sizeof(sh));
-	sh.kind = SERVE_MIXED;
-	sh.batch = 1;
-	sh.context = 0;
-	sh.tokens = 4096;
-	sh.dbatch = 8;
-	sh.dcontext = 1024;
-	CU_ASSERT_EQUAL(pred_step_shape(&c, &sh, &mix, NULL, NULL), 0);
-	if (!(mix > pf))
-		printf("\n  mixed %.3f ms, its prefill alone %.3f ms\n", mix * 1e3, pf * 1e3);
-	CU_ASSERT(mix > pf);
-	scn_free(s);
+	mixed_over_prefill("ep8", 0, 4096, 8, 1024);
 }
 
 /* Two lists alike in every field llm_step_ops and the merge fill. */
