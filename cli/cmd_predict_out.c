@@ -157,7 +157,7 @@ static void print_money(FILE *f, const struct popts *o, struct scenario **s, int
 			const struct pred_row *rows, int nrows)
 {
 	int i, j, k;
-	fputs("\nPower and money (models/cost; docs/model.md \"Power and money\"):\n", f);
+	fputs("\nPower and money (models/cost; docs/model-serving.md \"Power and money\"):\n", f);
 	for (j = 0; j < ns; j++) {
 		struct cost_params cp;
 		char t[400];

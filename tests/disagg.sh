@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/disagg.sh - disaggregated prefill and decode (docs/model.md
+# tests/disagg.sh - disaggregated prefill and decode (docs/model-disagg.md
 # "Disaggregated prefill and decode", docs/cli.md "plumb predict"):
 #  1. a design serves: its rows carry the KV transfer, TTFT holds the
 #     prefill and the transfer, and its decode streams never wait for a

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/kvtier.sh - the KV cache's tiers (docs/model.md "KV tiers",
+# tests/kvtier.sh - the KV cache's tiers (docs/model-serving.md "KV tiers",
 # docs/cli.md "plumb predict"):
 #  1. a prefix cached for every request lowers TTFT; a hit share of 0 gives
 #     the run without a prefix byte for byte; half the requests hit about
