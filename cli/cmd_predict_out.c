@@ -253,7 +253,7 @@ static const char *range_cell(char *buf, size_t n, double lo, double hi, int pre
 	return buf;
 }
 
-/* --format json: the whole document (docs/cli.md). */
+/* --format json: the whole document (docs/cli-predict.md). */
 int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		     const struct pred_row *rows, int nrows, struct plumb_err *err)
 {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/plan.sh - `plumb plan` (docs/cli.md "plumb plan"):
+# tests/plan.sh - `plumb plan` (docs/cli-predict.md "plumb plan"):
 #  1. over the three bundled 8x RTX PRO 6000 boxes for GLM-5 (1k/1k, TTFT p90
 #     <= 2 s, TPOT p90 <= 50 ms) it runs in under 10 s and finds rows that
 #     meet the target and rows that do not;
