@@ -7,7 +7,7 @@
 # hyphens, "-1", "-2" after repeats. Prints each broken link, then
 # "N passed, M failed"; exit status 1 when M > 0.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
