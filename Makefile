@@ -96,6 +96,7 @@ check: plumb $(B)/unit-tests $(REPLAY)
 	$(B)/unit-tests
 	sh tests/golden/run.sh
 	sh tests/docs_examples.sh
+	sh tests/doc_links.sh
 	sh tests/calib_seed.sh
 	sh tests/import_roundtrip.sh
 	sh tests/import_xml.sh

@@ -140,7 +140,7 @@ static int mc_interval(struct plumb_consts *k, int draws, perturb_fn perturb, co
 /* A VM's host path that nobody measured (coll_vm_measured: no vm-scope
  * constant of its own in the scenario or the calibration): vm_path_scale
  * two-piece log-uniform over its plausible range, the prior of the
- * measured VMs (docs/model.md "A VM's host path"), from a stream of its
+ * measured VMs (docs/model-vm.md "A VM's host path"), from a stream of its
  * own (vr; NULL: none), so the other draws are those of bare metal. */
 static void perturb_vm(const gsl_rng *vr, struct plumb_consts *k)
 {

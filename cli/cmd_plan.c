@@ -50,7 +50,7 @@ const char cmd_plan_usage[] =
 	"  --pue R                facility power over IT power (default 1.58)\n"
 	"  --hosting-usd-kw-month H  colocation rent per kW of rated power (default 196)\n"
 	"  --host-w W             the box without GPUs (default 400)\n"
-	"  (docs/cli.md \"plumb plan\" cites each default)\n"
+	"  (docs/cli-predict.md \"plumb plan\" cites each default)\n"
 	"Output:\n"
 	"  --top N                at most N rows per block of the table (default all)\n"
 	"  --format table|csv|json  (default table)\n"

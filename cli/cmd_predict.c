@@ -83,7 +83,7 @@ const char cmd_predict_usage[] =
 	"                         sglang; each at the engine table's default version):\n"
 	"                         attention backend, dense or sparse DSA, custom all-reduce\n"
 	"                         and fusion, MoE runner, CUDA graphs and scheduler for the\n"
-	"                         model family and GPU (docs/model.md \"Engine stacks\");\n"
+	"                         model family and GPU (docs/model-kernels.md \"Engine stacks\");\n"
 	"                         what the scenario's serving: states still wins. The\n"
 	"                         table names the stack and the first layout's answer at\n"
 	"                         the first and last load under the other engines\n"

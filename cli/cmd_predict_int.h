@@ -57,7 +57,7 @@ int cmd_predict_read_trace(struct popts *o, struct plumb_err *err);
 void cmd_predict_rows(FILE *f, const struct popts *o, struct scenario **s, int ns,
 		      const struct pred_row *rows, int nrows, int compare);
 
-/* --format json: the whole document (docs/cli.md); EUNTIME out of memory. */
+/* --format json: the whole document (docs/cli-predict.md); EUNTIME out of memory. */
 int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		     const struct pred_row *rows, int nrows, struct plumb_err *err);
 

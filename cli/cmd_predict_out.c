@@ -157,7 +157,7 @@ static void print_money(FILE *f, const struct popts *o, struct scenario **s, int
 			const struct pred_row *rows, int nrows)
 {
 	int i, j, k;
-	fputs("\nPower and money (models/cost; docs/model.md \"Power and money\"):\n", f);
+	fputs("\nPower and money (models/cost; docs/model-serving.md \"Power and money\"):\n", f);
 	for (j = 0; j < ns; j++) {
 		struct cost_params cp;
 		char t[400];
@@ -253,7 +253,7 @@ static const char *range_cell(char *buf, size_t n, double lo, double hi, int pre
 	return buf;
 }
 
-/* --format json: the whole document (docs/cli.md). */
+/* --format json: the whole document (docs/cli-predict.md). */
 int cmd_predict_json(FILE *f, const struct popts *o, struct scenario **s,
 		     const struct pred_row *rows, int nrows, struct plumb_err *err)
 {

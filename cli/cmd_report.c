@@ -49,7 +49,7 @@ const char cmd_report_usage[] =
 	"  --hosting-usd-kw-month H, --host-w W\n"
 	"                         what the power and money table assumes, as for\n"
 	"                         `plumb plan` (default: the scenario's cost: section,\n"
-	"                         else the defaults docs/model.md cites)\n"
+	"                         else the defaults docs/model-constants.md cites)\n"
 	"  --ttft-p90 MS, --tpot-p90 MS\n"
 	"                         service-level targets: the latency table says for\n"
 	"                         each box and load whether its best layout meets them\n"

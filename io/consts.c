@@ -2,7 +2,7 @@
  * consts.c - the table of named model constants and their sources.
  *
  * Derived defaults show their arithmetic. "realdata/" is the measurement
- * collection the project ships its validation against (see docs/model.md).
+ * collection the project ships its validation against (see docs/model-constants.md).
  */
 #include "consts.h"
 
@@ -189,7 +189,7 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"validation/data/rccl-8x-mi300x-aac8.txt gives 0.54 +- 0.03 (its 8-64 B ring rows "
 		"and 1 KiB-4 MiB allpairs rows), 0.5 kept",
 		SCOPE_NCCL, 0.2, 1.5 },
-	/* The step model's kernel constants (docs/model.md, "Op time"). Defaults
+	/* The step model's kernel constants (docs/model-ops.md, "Op time"). Defaults
 	 * are what public kernel measurements give; the bundled RTX PRO 6000
 	 * scenarios carry values fitted jointly to the seed VM and its bare-metal
 	 * twin (scripts/calibrate-seed.sh), each inside its plausible range. */
@@ -283,11 +283,11 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 	[K_VM_SHM_STEP_US] = { "vm_shm_step_us", "us", 0.0, 0, 1000,
 		"0: not given. A VM's measured host path per NCCL ring step through host memory, "
 		"on top of nccl_shm_step_us; given (or above 0) it replaces the physical estimate "
-		"of vm_step_exits, vm_iotlb_miss_us and the rest (docs/model.md, \"A VM's host path\"); "
+		"of vm_step_exits, vm_iotlb_miss_us and the rest (docs/model-vm.md, \"A VM's host path\"); "
 		"the seed VM fitted 29.5 before that estimate existed",
 		SCOPE_VM, 0, 60 },
 	/* A VM guest's host path per NCCL SHM ring step, from what the VM is
-	 * (models/coll/vmhost.c, docs/model.md "A VM's host path"): exits and
+	 * (models/coll/vmhost.c, docs/model-vm.md "A VM's host path"): exits and
 	 * injected interrupts, IOTLB misses of the host IOMMU (and a guest
 	 * vIOMMU), staging pages on the wrong socket when the guest has no
 	 * NUMA information. vm_shm_step_us, when given, replaces the sum. */
@@ -351,7 +351,7 @@ const struct plumb_const_def plumb_const_defs[K_NCONSTS] = {
 		"mem_fraction_static picks about 0.8-0.93 by GPU size; the seed box's twin ran 0.92 "
 		"(realdata/serving-samples.md section 1)",
 		SCOPE_ENGINE, 0.5, 0.98 },
-	/* Prefill's tensor-core rates (docs/model.md, "Op time"): a GEMM per
+	/* Prefill's tensor-core rates (docs/model-ops.md, "Op time"): a GEMM per
 	 * dtype, attention its own; catalog GPUs carry their own values. */
 	[K_FP8_FLOPS_EFF] = { "fp8_flops_eff", "fraction", 1146.5 / 1978.9, 0.01, 1.0,
 		"H800 SXM5 DeepGEMM FP8 GEMMs at M = 4096, the six dense shapes of DeepSeek-V3: "

@@ -94,7 +94,7 @@ enum plumb_const {
 };
 
 /* What a constant belongs to: a calibration shares the first three across
- * boxes and fits the last two per box (docs/model.md, "Constants"). */
+ * boxes and fits the last two per box (docs/model-constants.md, "Constants"). */
 enum plumb_scope {
 	SCOPE_GPU,              /* the GPU and its kernel library */
 	SCOPE_ENGINE,           /* the serving engine and its settings */

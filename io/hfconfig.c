@@ -58,7 +58,8 @@ static int pat_match(const char *pat, const char *name)
 }
 
 /*
- * Limits of an ignore list's "re:" patterns (docs/model.md, "Checkpoints"):
+ * Limits of an ignore list's "re:" patterns (docs/model-decode.md, "Models
+ * from Hugging Face configs"):
  * POSIX regcomp copies a bounded repetition's operand once per count, so
  * nested {m,n} multiply the compiled size ("((a{1,99}){1,99}){1,99}" takes
  * minutes and gigabytes). Module names are short and patterns in published

@@ -1,7 +1,7 @@
 /*
  * hfconfig.h - a Hugging Face model (config.json, its quantization_config
  * and a ModelOpt hf_quant_config.json) read into a struct llm_model
- * (docs/model.md, "Models from Hugging Face configs").
+ * (docs/model-decode.md, "Models from Hugging Face configs").
  *
  * Architectures (model_type): deepseek_v3, kimi_k2 (MLA + MoE), glm_moe_dsa,
  * deepseek_v32 (MLA + DSA indexer), glm4_moe, qwen3_moe, qwen3_next (linear

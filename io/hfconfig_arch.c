@@ -36,7 +36,7 @@ enum {
 /*
  * count: how the family's publisher counts activated parameters (enum
  * llm_count; the published figures and what gives them are in
- * docs/model.md, "Parameter counts").
+ * docs/model-decode.md, "Parameter counts").
  */
 static const struct {
 	const char *type;
@@ -133,7 +133,7 @@ int hf_arch_unknown(const struct hfctx *c, const char *type)
 		}
 	}
 	return hf_fail(c, "model_type", "architecture %s (model_type '%s') is not modelled; the "
-		       "nearest plumb reads is '%s' (docs/model.md lists them). A model catalog "
+		       "nearest plumb reads is '%s' (docs/model-decode.md lists them). A model catalog "
 		       "YAML describes any other: --model FILE.yaml (docs/scenarios.md, \"Model "
 		       "catalog keys\")", c->arch, type, families[best].type);
 }

@@ -198,7 +198,7 @@ static int same_card(const struct imp_ls *L, int i, int j)
 /*
  * A NIC card with several ports (functions .0, .1, ... of one device, each
  * a port: a dual-port ConnectX) on one link: written as a switch of NICs
- * (docs/model.md: such a switch has no duplex bound of its own), every port
+ * (docs/model-fabric.md: such a switch has no duplex bound of its own), every port
  * a NIC below it. 1 when i is such a port (all emitted with the first),
  * 0 when it is a lone NIC, -1 on error.
  */

@@ -495,7 +495,7 @@ void scn_set_load_hook(void (*fn)(struct scenario *s, void *arg), void *arg);
 const char *scn_kind_name(enum scn_kind k);
 
 /*
- * The engine table (scenarios/catalog/engines.yaml, compiled in; docs/model.md
+ * The engine table (scenarios/catalog/engines.yaml, compiled in; docs/model-kernels.md
  * "Engine stacks"): what SGLang, vLLM and TensorRT-LLM run by default, by
  * version, model family and GPU architecture. Each row states some settings
  * (enum scn_eng_col) for the versions, families and architectures it

@@ -374,7 +374,7 @@ void scn_set_load_hook(void (*fn)(struct scenario *s, void *arg), void *arg)
 /*
  * The GPU catalog's constants for the scenario's GPU model, where the
  * scenario's `constants:` does not set them. Only when every GPU is the
- * same model: a mixed box keeps the global defaults (docs/model.md).
+ * same model: a mixed box keeps the global defaults (docs/model-constants.md).
  */
 static void catalog_consts(struct scenario *s)
 {

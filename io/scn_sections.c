@@ -160,7 +160,7 @@ int scn_const_index(const struct ytree *t, const struct ynode *key, int scope,
 			return yerr(t, key, PLUMB_EINPUT, err,
 				    "unknown constant '%s' (did you mean '%s'?)", name, best);
 		return yerr(t, key, PLUMB_EINPUT, err,
-			    "unknown constant '%s' (see docs/model.md for the list)", name);
+			    "unknown constant '%s' (see docs/model-constants.md for the list)", name);
 	}
 	d = &plumb_const_defs[c];
 	if (scope == SCOPE_GPU && !consts_per_gpu(c))
@@ -238,7 +238,7 @@ const char *scn_allreduce_name(enum scn_allreduce a)
 void scn_serving_derive(struct scn_serving *sv)
 {
 	/* FlashInfer's trtllm-gen fused MoE, whatever the engine calls it
-	 * (SGLang's --moe-runner-backend names; docs/model.md) */
+	 * (SGLang's --moe-runner-backend names; docs/model-kernels.md) */
 	sv->moe_trtllm_gen = !strcmp(sv->moe_backend, "flashinfer_mxfp4") ||
 			     !strcmp(sv->moe_backend, "flashinfer_trtllm");
 	sv->attn_trtllm_gen = !strcmp(sv->attention_backend, "trtllm_mha") ||
@@ -246,8 +246,8 @@ void scn_serving_derive(struct scn_serving *sv)
 }
 
 /* serving: moe_runner (fused, loop, deepep), moe_skew (a Zipf exponent
- * of the experts' popularity, 0..4; docs/model.md, "Sharding") and
- * two_batch_overlap (docs/model.md, "Two-batch overlap"). */
+ * of the experts' popularity, 0..4; docs/model-decode.md, "Sharding") and
+ * two_batch_overlap (docs/model-disagg.md, "Two-batch overlap"). */
 static int parse_serving_moe(const struct ytree *t, const struct ynode *m,
 			     struct scn_moe *moe, struct plumb_err *err)
 {

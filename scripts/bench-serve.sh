@@ -20,7 +20,7 @@
 #   exact-chunks   the bare-metal box, 256 x 262,144, --draws 0, with every
 #                  prefill chunk at its exact context (PLUMB_EXACT_CHUNKS=1:
 #                  what the context buckets of later chunks and re-prefills
-#                  save; docs/model.md "Prefill chunks")
+#                  save; docs/model-serving.md "Prefill chunks")
 #   clients=4096   the bare-metal box at the 4,096-client cap, --draws 0
 #   rate           the bare-metal box, --rate 10, the default 1,000
 #                  requests and draws

@@ -2,7 +2,7 @@
 # calibrate-seed.sh: fit the seed scenarios' constants jointly and print the
 # one fitted set per scope that the repository carries.
 #
-# One `plumb calibrate` over two boxes (docs/cli.md, joint calibration):
+# One `plumb calibrate` over two boxes (docs/cli-calibrate.md, joint calibration):
 #   the bare-metal twin's decode table (realdata/serving-samples.md section 1,
 #   validation/data/baremetal-glm5-cutlass-decode.csv: 17 points, batch 1-64,
 #   context 0-128k) on scenarios/baremetal-8x-rtxpro6000.yaml, and

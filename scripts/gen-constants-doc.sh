@@ -1,12 +1,12 @@
 #!/bin/sh
 # gen-constants-doc.sh [--check]: put `plumb constants --format markdown`
-# between the constants markers of docs/model.md and `plumb constants --gpus
+# between the constants markers of docs/model-constants.md and `plumb constants --gpus
 # --format markdown` (the GPU catalog's per-GPU values) between its
 # gpu-constants markers, or with --check only report (exit 1) when the file
 # differs from what it would write.
 set -eu
 cd "$(dirname "$0")/.."
-doc=docs/model.md
+doc=docs/model-constants.md
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.table" "$tmp.gpus"' EXIT
 ./plumb constants --format markdown > "$tmp.table"
@@ -20,9 +20,9 @@ awk -v table="$tmp.table" -v gpus="$tmp.gpus" '
 ' "$doc" > "$tmp"
 if [ "${1:-}" = "--check" ]; then
 	if cmp -s "$tmp" "$doc"; then
-		echo "docs/model.md constants tables are current"
+		echo "docs/model-constants.md constants tables are current"
 	else
-		echo "docs/model.md constants tables are stale: run make docs-constants"
+		echo "docs/model-constants.md constants tables are stale: run make docs-constants"
 		exit 1
 	fi
 else

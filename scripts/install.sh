@@ -114,7 +114,7 @@ install)
 	for f in scenarios/catalog/*.yaml; do put 644 "$f" "share/plumb/$f"; done
 	for f in scenarios/grids/*.yaml; do put 644 "$f" "share/plumb/$f"; done
 	# the validation cases with their scenarios and measured data, under
-	# the paths the case list and docs/cli.md's examples name them by
+	# the paths the case list and docs/cli-calibrate.md's examples name them by
 	put 644 validation/cases.yaml share/plumb/validation/cases.yaml
 	for f in validation/scenarios/*.yaml; do put 644 "$f" "share/plumb/$f"; done
 	for f in validation/data/*; do

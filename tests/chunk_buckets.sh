@@ -1,7 +1,7 @@
 #!/bin/sh
 # chunk_buckets.sh: what snapping later prefill chunks and re-prefills to
 # the middle of their context bucket moves (models/serve/serve.c, docs/
-# model.md "Prefill chunks"). Each case runs with the buckets (the default)
+# model-serving.md "Prefill chunks"). Each case runs with the buckets (the default)
 # and at every chunk's exact context (PLUMB_EXACT_CHUNKS=1); total tok/s,
 # TPOT and TTFT must agree within TOL (1%), and the buckets must move at
 # least one of them (else the two paths were one). Run from the repository

@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/disagg.sh - disaggregated prefill and decode (docs/model.md
-# "Disaggregated prefill and decode", docs/cli.md "plumb predict"):
+# tests/disagg.sh - disaggregated prefill and decode (docs/model-disagg.md
+# "Disaggregated prefill and decode", docs/cli-predict.md "plumb predict"):
 #  1. a design serves: its rows carry the KV transfer, TTFT holds the
 #     prefill and the transfer, and its decode streams never wait for a
 #     prefill (ITL p99 at the decode step) where the aggregated layout's

@@ -5,7 +5,7 @@
 # A block with "plumb_grid:" must run: `plumb sweep` writes one row per point
 # (grid paths are relative to the repository root, where a user keeps the
 # file, so scenarios/ is linked beside the extracted copy). Every `plumb
-# calibrate` example of docs/cli.md runs, with the commands beside it, and
+# calibrate` example of docs/cli-calibrate.md runs, with the commands beside it, and
 # exits 0 or the status a "# exit N" line before it documents.
 # Prints "N passed, M failed" and exits 1 on any failure.
 set -u
@@ -51,7 +51,7 @@ for f in "$tmp"/*.yaml; do
 		cat "$tmp/err"
 	fi
 done
-# Every command of a plain ``` block of docs/cli.md that runs `plumb
+# Every command of a plain ``` block of docs/cli-calibrate.md that runs `plumb
 # calibrate` runs and exits 0, in order (a later `--calib FILE` reads the
 # file an earlier one wrote), in a directory holding scenarios/ and
 # validation/ as the repository does.
@@ -65,7 +65,7 @@ awk -v dir="$tmp" '
 	/^```[ \t]*$/ { inb = 1; n++; file = dir "/cli-cmd-" n ".sh"; printf "" > file; next }
 	/^```/ { inb = 2; next }
 	inb == 1 { print >> file }
-' docs/cli.md
+' docs/cli-calibrate.md
 plumb=$(pwd)/plumb
 for f in "$tmp"/cli-cmd-*.sh; do
 	[ -e "$f" ] || continue

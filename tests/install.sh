@@ -54,7 +54,7 @@ check "bundled config by name" "$P" predict scenarios/hgx-8x-h200.yaml --model g
 	--batch 1 --draws 0
 check "scenario with its own GPU catalog" "$P" topo "$src/tests/data/user-catalog/scenario.yaml"
 
-# The documented examples (README, docs/cli.md) run from an empty directory
+# The documented examples (README, docs/cli-calibrate.md) run from an empty directory
 # with the installed copy, under their source-tree names: each exits 0 and
 # prints (or writes with -o) the same bytes as ./plumb in the source tree.
 # A case list of the first two nccl-tests and p2p cases of

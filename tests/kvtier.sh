@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/kvtier.sh - the KV cache's tiers (docs/model.md "KV tiers",
-# docs/cli.md "plumb predict"):
+# tests/kvtier.sh - the KV cache's tiers (docs/model-serving.md "KV tiers",
+# docs/cli-predict.md "plumb predict"):
 #  1. a prefix cached for every request lowers TTFT; a hit share of 0 gives
 #     the run without a prefix byte for byte; half the requests hit about
 #     half the time;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/plan.sh - `plumb plan` (docs/cli.md "plumb plan"):
+# tests/plan.sh - `plumb plan` (docs/cli-predict.md "plumb plan"):
 #  1. over the three bundled 8x RTX PRO 6000 boxes for GLM-5 (1k/1k, TTFT p90
 #     <= 2 s, TPOT p90 <= 50 ms) it runs in under 10 s and finds rows that
 #     meet the target and rows that do not;
@@ -7,7 +7,7 @@
 #     within 1% (tok/s, TTFT and TPOT p90 and p99);
 #  3. the rows that meet the target hold it and come cheapest first; those
 #     that miss it say why;
-#  4. money: $/Mtok follows the formula of docs/model.md "Power and money"
+#  4. money: $/Mtok follows the formula of docs/model-serving.md "Power and money"
 #     with power and rent set to zero, and doubles with the price;
 #  5. usage errors exit 2; the chart is a PNG.
 #   sh tests/plan.sh        PLUMB names the binary (default ./plumb)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/replicas.sh - boxes of any size in any order, and replicas
-# (docs/cli.md "plumb compare", docs/model.md "Replicas").
+# (docs/cli-predict.md "plumb compare", docs/model-serving.md "Replicas").
 #  1. `plumb compare` of a 2-GPU and an 8-GPU box gives the same rows in
 #     both orders (CSV, rows sorted; JSON rows per box), and the 8-GPU
 #     layout's cell on the 2-GPU box is n/a with its reason.

@@ -4,7 +4,7 @@
  * loader's overlay), a joint fit's per-scenario constants to the scenario
  * of that name only (the load hook), covariance draws for intervals.
  *
- * Format (docs/cli.md, "The calibration file"): top-level `constants:`
+ * Format (docs/cli-calibrate.md, "The calibration file"): top-level `constants:`
  * apply everywhere; `scenarios: NAME: {constant: value}` only to a scenario
  * named NAME; `fitted_on:` records each scenario the fit ran on (GPU
  * models, virtualization, serving stack, NCCL_P2P_LEVEL); the covariance

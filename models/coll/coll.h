@@ -1,7 +1,7 @@
 /*
  * coll.h - NCCL-style collectives simulated as flows on the fabric.
  *
- * Algorithms (docs/model.md "Collectives"):
+ * Algorithms (docs/model-collectives.md "Collectives"):
  *  - ring: ranks in GPU order form a ring; all-reduce runs 2(n-1) steps,
  *    all-gather and reduce-scatter n-1 steps, each step every rank sending
  *    size/n bytes to its successor. A rank sends step k+1 once it has
@@ -62,7 +62,7 @@ struct coll_spec {
 				       kernels that are candidates too
 				       (COLL_CUSTOM_*, coll_custom_of()) */
 	int flow;                   /* 1: the flow model even where the closed
-				       form holds (coll_time; docs/model.md) */
+				       form holds (coll_time; docs/model-collectives.md) */
 };
 
 struct coll_result {
@@ -131,7 +131,7 @@ void coll_links(const struct coll_ctx *x, const struct coll_spec *c, int algo,
 
 /*
  * NCCL's decisions (coll_tune.c), each from the NCCL source line it
- * follows (docs/model.md "Collectives"). Bandwidths are NCCL's own units.
+ * follows (docs/model-collectives.md "Collectives"). Bandwidths are NCCL's own units.
  *
  * coll_graph_of: the ring graph NCCL's search finds on c's ranks (in rank
  * order) and the channels it runs: SMxx_NVLINK_BW per NVLink, PCIe width x
@@ -191,7 +191,7 @@ double coll_busbw_factor(enum coll_op op, int n);
 /*
  * Time one collective alone on scenario s: in closed form where every link
  * it uses carries one pair's sends and a ring hop's sends never overlap
- * (coll_closed.c, docs/model.md "Closed form"; the same time as the flow
+ * (coll_closed.c, docs/model-collectives.md "Closed form"; the same time as the flow
  * model's to its last printed digit), else by simulating its flows; c->flow
  * forces the flows. r->closed says which ran (transports from the view
  * NCCL runs in, with topo options o). Returns 0 or a negative plumb code.
@@ -240,7 +240,7 @@ int coll_time_in(struct coll_scn *e, const struct scenario *s, const struct coll
 		 struct coll_result *r, struct plumb_err *err);
 
 /*
- * A VM guest's host path (vmhost.c, docs/model.md "A VM's host path"): the
+ * A VM guest's host path (vmhost.c, docs/model-vm.md "A VM's host path"): the
  * extra time, us, of one NCCL ring step through host memory in scenario s's
  * guest: vm_shm_step_us when the scenario or a calibration gives it, else
  * the physical estimate (exits, IOTLB misses, NUMA placement) times

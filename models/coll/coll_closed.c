@@ -1,6 +1,6 @@
 /*
  * coll_closed.c - a collective's time alone in closed form (coll_int.h,
- * docs/model.md "Closed form"): the alpha-beta model of NCCL's tuner and
+ * docs/model-collectives.md "Closed form"): the alpha-beta model of NCCL's tuner and
  * of analytical network simulators, per ring or chain step, with each
  * send's share of its bottleneck taken from the flow model's own rule.
  *

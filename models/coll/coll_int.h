@@ -174,7 +174,7 @@ int coll_run_new(struct coll_ctx *x, const struct coll_spec *c, int algo, int pr
 void coll_run_free(struct crun *r);
 
 /*
- * The closed form (coll_closed.c, docs/model.md "Closed form"): the time of
+ * The closed form (coll_closed.c, docs/model-collectives.md "Closed form"): the time of
  * run r alone from one step of its sends solved at once (each group of
  * flows that share links by itself), then the ring's or the chains'
  * recurrence over the sends' times. *shared: 0 when every link carries

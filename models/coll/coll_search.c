@@ -11,7 +11,7 @@
  * search does, the pick made from NCCL's compiled tables whatever step
  * latencies the machine has. A ring over PCIe P2P runs the fastest
  * simulated protocol (the tuner's pick in NCCL's units, from plumb's
- * reading of its search, missed more on the public runs: docs/model.md),
+ * reading of its search, missed more on the public runs: docs/model-collectives.md),
  * unless NCCL's search found no ring and fell back to one at 0.1 GB/s
  * (a Blackwell ring across AMD sockets): then its tuner's pick, Simple
  * from a few KiB.
@@ -276,7 +276,7 @@ struct cand {
 #define MAX_CAND (2 * (ALGO_TWOSHOT + 1) * PROTO_N)
 
 /* The closed form is the flows' within COLL_CLOSED_EPS (1e-3) where it
- * holds (docs/model.md, "Closed form"); a candidate its closed form puts
+ * holds (docs/model-collectives.md, "Closed form"); a candidate its closed form puts
  * this much above the best simulated is slower in the flows too. */
 #define PRUNE_EPS 1e-2
 

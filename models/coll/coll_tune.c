@@ -177,7 +177,7 @@ void coll_graph_of(const struct scenario *s, const struct topo_view *v, const st
 		 * PATH_SYS; nChannels = 1" (src/graph/search.cc, NCCL
 		 * 2.25.1 to 2.30.7), below the duplication threshold. Only
 		 * for a run that names its release: plumb's other
-		 * predictions keep the lowest speed (docs/model.md). */
+		 * predictions keep the lowest speed (docs/model-collectives.md). */
 		g->fallback = 1;
 		g->bw_intra = 0.1;
 		g->graph_ch = 1;
@@ -320,7 +320,7 @@ double coll_tune_time(const struct scenario *s, const struct coll_graph *g,
 	 * latencies, which describe what the machine does rather than what
 	 * NCCL's model assumes when it picks. A ring through host memory
 	 * keeps the latencies in force: there plumb's graph is not always
-	 * NCCL's (docs/model.md "Collectives"), and the fitted PCI steps
+	 * NCCL's (docs/model-collectives.md "Collectives"), and the fitted PCI steps
 	 * carry its switch points. The fallback ring (g->fallback) is
 	 * NCCL's tables at 0.1 GB/s, whatever the machine's steps. */
 	lat = g->nvlink ? plumb_const_defs[base_k[proto]].def +

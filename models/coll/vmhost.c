@@ -2,7 +2,7 @@
  * vmhost.c - a VM guest's host path: what one NCCL ring step through host
  * memory (the SHM transport, which a guest without P2P uses for every
  * pair) costs the guest beyond what it costs on bare metal, from what the
- * VM is (docs/model.md "A VM's host path"):
+ * VM is (docs/model-vm.md "A VM's host path"):
  *
  *   exits   vm_step_exits x vm_exit_us: the exits and injected interrupts
  *           a step's progress costs the guest's vCPUs (doorbells, MSI-X

@@ -1,5 +1,5 @@
 /*
- * cost.h - what a served token costs in power and money (docs/model.md
+ * cost.h - what a served token costs in power and money (docs/model-serving.md
  * "Power and money"): each GPU's power from how busy its step keeps it,
  * between its idle draw and its power limit; the box's power with its
  * host; the energy per token; and US dollars per million tokens from the

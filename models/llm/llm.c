@@ -458,7 +458,7 @@ int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
 	p->zero = 0;
 	/*
 	 * NVFP4 MoE checkpoints quantize the experts only: for GLM-5 that is
-	 * what reproduces the published ~440 GB (docs/model.md). MXFP4
+	 * what reproduces the published ~440 GB (docs/model-decode.md). MXFP4
 	 * checkpoints (gpt-oss) do the same.
 	 */
 	if ((weights == LLM_NVFP4 || weights == LLM_MXFP4) && m->experts)

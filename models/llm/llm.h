@@ -2,7 +2,7 @@
  * llm.h - the LLM side of a decode step: the model catalog
  * (scenarios/catalog/models.yaml, compiled in) and the list of operations
  * one GPU runs in ONE decode step of one pipeline stage, each with the bytes
- * it reads from GPU memory, its FLOPs and a roofline time (docs/model.md,
+ * it reads from GPU memory, its FLOPs and a roofline time (docs/model-decode.md,
  * "The decode step").
  *
  * What is NOT here: collectives (all-reduce, all-to-all, stage sends). The
@@ -34,7 +34,7 @@ enum llm_attn { LLM_ATTN_GQA, LLM_ATTN_MLA };
  * (llm_params): every one a token uses (Mistral, Qwen, Meta); all but the
  * input embedding, a row lookup (OpenAI's gpt-oss table says so; DeepSeek's
  * and Moonshot's figures are this count); all but the input embedding and
- * the lm_head (Z.ai's GLM figures). docs/model.md gives the evidence.
+ * the lm_head (Z.ai's GLM figures). docs/model-decode.md gives the evidence.
  */
 enum llm_count { LLM_COUNT_ALL, LLM_COUNT_NO_EMBED, LLM_COUNT_NO_EMBED_HEAD };
 
@@ -207,7 +207,7 @@ double llm_dtype_bits(enum llm_dtype d);
 
 /*
  * How the engine runs the routed experts of a layer (the scenario's
- * serving: moe_runner; docs/model.md, "Ops of one layer"):
+ * serving: moe_runner; docs/model-ops.md, "Ops of one layer"):
  *   fused   one grouped GEMM over every touched local expert (SGLang's and
  *           vLLM's fused_moe, FlashInfer/cutlass MoE): 4 kernels, plus
  *           moe_expert_us per touched local expert (the default);
@@ -225,7 +225,7 @@ const char *llm_moe_runner_name(enum llm_moe_runner r);
 
 /*
  * The dtype of each weight group and of the KV cache. llm_prec_init() fills
- * it the way checkpoints of that format are made (docs/model.md):
+ * it the way checkpoints of that format are made (docs/model-decode.md):
  *   bf16:  everything bf16;
  *   fp8:   every linear layer fp8, embeddings, lm_head and router bf16;
  *   nvfp4: MoE models: routed and shared experts nvfp4, the rest bf16;
@@ -242,9 +242,9 @@ struct llm_prec {
 	enum llm_dtype kv;          /* KV cache (the DSA indexer keys are fp8) */
 	int dsa_dense;              /* the engine ignores the DSA indexer and runs
 				       dense MLA over the whole cache (SGLang on
-				       SM120, docs/model.md) */
+				       SM120, docs/model-kernels.md) */
 	/* How the engine cuts a layer into kernels (the scenario's serving:
-	 * section; docs/model.md, "Kernels per op"); 0 is plumb's default cut. */
+	 * section; docs/model-kernels.md, "Kernels per op"); 0 is plumb's default cut. */
 	int moe_trtllm_gen;         /* FlashInfer's trtllm-gen fused MoE: top-k in
 				       its routing kernel, SwiGLU in its gate_up GEMM */
 	int attn_trtllm_gen;        /* trtllm-gen decode attention: one kernel, the
@@ -256,7 +256,7 @@ struct llm_prec {
 				       popularity, 0 uniform (llm_moe_busiest) */
 	int router_unfused;         /* the engine picks a grouped router's top-k with
 				       a chain of PyTorch kernels, not one fused
-				       kernel (llm_router_fused; docs/model.md,
+				       kernel (llm_router_fused; docs/model-kernels.md,
 				       "Kernels per op") */
 };
 int llm_prec_init(struct llm_prec *p, const struct llm_model *m,
@@ -354,7 +354,7 @@ struct llm_op {
 	int pass;               /* 0 main model; 1..d the MTP draft passes */
 	const char *what;       /* static label, e.g. "attention core" */
 	enum llm_dtype dtype;   /* the math runs at this dtype's tensor rate */
-	int kernels;            /* kernel launches (assumed fusion, docs/model.md) */
+	int kernels;            /* kernel launches (assumed fusion, docs/model-kernels.md) */
 	int host_calls;         /* eager: the host issues the op's kernels in this
 				   many calls (a torch.compile'd region's wrapper
 				   launches its kernels in one); 0: one a kernel */
@@ -375,7 +375,7 @@ struct llm_op {
 	 * kernel of its own before each such GEMM: read bf16, write fp8 and a
 	 * scale), counted only where the GPU runs the op's dtype on FP8 tensor
 	 * cores. Neither runs under the GEMMs' math: their memory time adds to
-	 * the op's (llm_ops_time; docs/model.md, "Op time"). */
+	 * the op's (llm_ops_time; docs/model-ops.md, "Op time"). */
 	double pass_bytes;
 	double quant_elems;
 	/* filled by llm_ops_time(): */
@@ -432,7 +432,7 @@ int llm_step_ops(const struct llm_model *m, const struct llm_prec *p,
 double llm_gpu_tflops(const struct scn_gpu_model *g, enum llm_dtype d);
 
 /* How g runs the math of weights in format d, in words (predict's stack
- * line; docs/model.md "Weight formats"): "FP4 tensor cores (W4A4)", or
+ * line; docs/model-decode.md "Weight formats"): "FP4 tensor cores (W4A4)", or
  * weight-only with the reason. Static text. */
 const char *llm_kernel_path(const struct scn_gpu_model *g, enum llm_dtype d);
 
@@ -451,7 +451,7 @@ int llm_flops_eff_of(const struct scn_gpu_model *g, enum llm_kclass c, enum llm_
  * Rows a GEMM of M rows computes once its tiles are filled: M <= 16 fill
  * one 16-row MMA; up to `tile` rows a kernel picks the smallest power-of-two
  * tile holding them; beyond, whole tiles of `tile` rows (gemm_tile_m).
- * M <= 0: M (no tile). docs/model.md, "Op time".
+ * M <= 0: M (no tile). docs/model-ops.md, "Op time".
  */
 double llm_tile_rows(double M, double tile);
 
@@ -460,7 +460,7 @@ double llm_tile_rows(double M, double tile);
  * on average: E[llm_tile_rows(X)] / E[X] over one touched expert's rows X,
  * Poisson given X >= 1 with that mean, each expert padding its rows to a
  * multiple of the one block height the launch takes (llm_tile_rows of the
- * mean, at most `tile`). 16 / rows at rows <= 1. docs/model.md, "Op time".
+ * mean, at most `tile`). 16 / rows at rows <= 1. docs/model-ops.md, "Op time".
  */
 double llm_moe_tile_fill(double rows, double tile);
 
@@ -474,7 +474,7 @@ double llm_moe_tile_fill(double rows, double tile);
 double llm_causal_pairs(double c, double q, double cap);
 
 /*
- * Time of every op on GPU g, in parts (docs/model.md, "Op time"):
+ * Time of every op on GPU g, in parts (docs/model-ops.md, "Op time"):
  *   gpu     = kernels x kmin(class) + experts x moe_expert_us
  *           + max(bytes / (memory_gbs x eff(class)),
  *                 flops x tile(rows) / rows / (tflops(dtype) x flops_eff(class, dtype))

@@ -1,6 +1,6 @@
 /*
  * llm_moe.c - what the busiest expert-parallel rank does in one MoE layer
- * (llm_moe_busiest) and the MoE runners' names (llm.h; docs/model.md,
+ * (llm_moe_busiest) and the MoE runners' names (llm.h; docs/model-decode.md,
  * "Sharding").
  *
  * Every MoE layer of an expert-parallel step ends in a collective (the

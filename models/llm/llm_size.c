@@ -1,7 +1,7 @@
 /*
  * llm_size.c - how a model is sharded and what it holds per GPU: the shard's
  * checks, weight bytes per GPU and in total, KV-cache bytes per token and per
- * sequence, and whether a batch fits (docs/model.md, "The decode step").
+ * sequence, and whether a batch fits (docs/model-decode.md, "The decode step").
  * llm_step.c turns the same counts into the ops of a step.
  */
 #include "llm_int.h"

@@ -1,7 +1,7 @@
 /*
  * llm_step.c - one decode or prefill step of one pipeline stage as a list of
  * ops, each with the bytes it reads, its FLOPs and the rows of its GEMMs
- * (docs/model.md, "The decode step"). Weight and KV-cache sizes per GPU are
+ * (docs/model-decode.md, "The decode step"). Weight and KV-cache sizes per GPU are
  * in llm_size.c; llm_time.c times the ops.
  *
  * Sharding follows what serving engines do for these models (SGLang, vLLM):
@@ -14,7 +14,7 @@
  *   - Experts: experts / ep per GPU, each split over moe_tp GPUs.
  * Kernel counts per op are the fusion of a decode step with CUDA graphs:
  * plumb's default cut below, or the cut of the engine's backends where the
- * scenario names them (struct llm_prec; docs/model.md, "Kernels per op").
+ * scenario names them (struct llm_prec; docs/model-kernels.md, "Kernels per op").
  * Every kernel pays its launch gap and its class's minimum duration.
  */
 #include "llm_int.h"
@@ -323,7 +323,7 @@ static int moe_act_pass(const struct emit *e)
  * row written in bf16 for the combine. At decode (a few pairs) this is
  * nothing beside the experts' weights; in a prefill chunk every pair moves
  * a hidden-wide row in and out, so under TP8 (experts 256 columns wide) the
- * grouped GEMMs move more activation bytes than weights (docs/model.md,
+ * grouped GEMMs move more activation bytes than weights (docs/model-decode.md,
  * "Sharding").
  */
 static double moe_act_bytes(const struct emit *e, double pairs, int mtp)

@@ -1,5 +1,5 @@
 /*
- * llm_time.c - the time of a step's ops on one GPU (docs/model.md, "Op
+ * llm_time.c - the time of a step's ops on one GPU (docs/model-ops.md, "Op
  * time"): bytes over the memory rate of the op's kernel class, FLOPs over
  * the tensor rate of its dtype at its class's efficiency with the GEMM's
  * rows rounded up to the tile they fill, each kernel's minimum, and the
@@ -114,7 +114,7 @@ double llm_tile_rows(double M, double tile)
  * PR 39327: DeepGEMM's grouped kernel pads each expert's rows to BLOCK_M
  * 128; Triton's fused_moe takes BLOCK_SIZE_M from a config chosen by the
  * total rows), here the tile a GEMM of the mean rows would pick, and every
- * expert pads to a multiple of it. docs/model.md, "Op time".
+ * expert pads to a multiple of it. docs/model-ops.md, "Op time".
  */
 static double tile_fill(double rows, double tile)
 {

@@ -267,7 +267,7 @@ static int stage_ops(const struct pred_cfg *c, int st, const struct serve_shape 
 /*
  * DeepEP's normal (internode) kernels, which SGLang runs for the steps
  * that carry prompt tokens (--deepep-mode auto: normal for prefill,
- * low-latency for decode; docs/model.md, "Two-batch overlap and DeepEP"),
+ * low-latency for decode; docs/model-disagg.md, "Two-batch overlap and DeepEP"),
  * when the experts span H > 1 hosts of g GPUs each. A token goes over RDMA
  * once to every remote host that holds one of its experts (to the GPU of
  * its own local index there), which forwards it over NVLink to the GPUs of

@@ -5,7 +5,7 @@
  * (models/step), simulated on the scenario's fabric, and served by the
  * closed-loop serving run (models/serve).
  *
- * Per layer and layout (docs/model.md "Layouts"):
+ * Per layer and layout (docs/model-serving.md "Layouts"):
  *   tp / tppp : attention, all-reduce, MLP or experts, all-reduce
  *   ep        : data-parallel attention on batch/N sequences per GPU; MoE
  *               layers dispatch (all-to-all), run the local experts, combine
@@ -38,7 +38,7 @@ struct pred_cfg {
 	double accept;          /* draft acceptance probability */
 	double accept_pos[16];  /* per draft position (naccept of them), else accept */
 	int naccept;
-	/* The engine stack (docs/model.md "Engine stacks"): set before
+	/* The engine stack (docs/model-kernels.md "Engine stacks"): set before
 	 * pred_cfg_setup / pred_cfg_serving. engine: --engine NAME[@VERSION]
 	 * (borrowed; NULL: the scenario's `serving: engine`, else sglang);
 	 * stack 0 keeps the scenario's serving: section as it is (no table). */

@@ -192,7 +192,7 @@ void pred_cfg_serving(struct pred_cfg *c)
 				 !llm_router_fused(c->m) && cuda_gpu(c->s);
 	/* Redundant experts (EPLB): the experts' ranks hold E + R physical
 	 * experts, each a share of the load as the balancer places them; plumb
-	 * routes over them uniformly (docs/model.md, "Redundant experts"). */
+	 * routes over them uniformly (docs/model-disagg.md, "Redundant experts"). */
 	if (c->s->serving.moe.redundant > 0 && c->m && c->m->experts > 0 && !c->phys_set) {
 		c->phys_m = *c->m;
 		c->phys_m.experts += c->s->serving.moe.redundant;

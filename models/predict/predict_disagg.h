@@ -1,6 +1,6 @@
 /*
  * predict_disagg.h - disaggregated prefill and decode designs on a box or
- * a cluster (docs/model.md "Disaggregated prefill and decode"): a design
+ * a cluster (docs/model-disagg.md "Disaggregated prefill and decode"): a design
  * "pX:LP+dY:LD" (X prefill instances of layout LP, Y decode instances of
  * layout LD; a count of 1 may be left out: "p:tp4+d:tp4") is served by
  * serve_disagg_run with the step times of each layout and every request's
@@ -29,7 +29,7 @@
  * GPU to the next of its ring, in bursts from the step's start, so the
  * transfers share links with them both ways: a transfer takes what the
  * collectives leave, and collectives slowed by a transfer end the step
- * as much later (docs/model.md "The instances' own traffic").
+ * as much later (docs/model-disagg.md "The instances' own traffic").
  *
  * Protocol: under vLLM a request passes two front ends (the proxy's
  * prefill request, then its decode request) and its first token comes

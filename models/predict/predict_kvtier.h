@@ -1,7 +1,7 @@
 /*
  * predict_kvtier.h - KV cache moves between a layout's GPUs and host
  * memory, simulated on the scenario's fabric: the host tier of a serving
- * run (serve.h host_kv_tokens, docs/model.md "KV tiers").
+ * run (serve.h host_kv_tokens, docs/model-serving.md "KV tiers").
  *
  * Each GPU of one copy of the layout moves its share of the tokens' KV
  * (pred_kv_bytes_gpu) to or from a buffer in host memory on its own NUMA

@@ -74,7 +74,7 @@ static void merge_kv(struct llm_op *o, const struct llm_op *p, const struct llm_
 	o->bytes = p->bytes + d->bytes;
 	o->flops = p->flops + d->flops;
 	/* the chunks' queries fill the attention tiles; MLA's prefill
-	 * form decompresses their cache (docs/model.md) */
+	 * form decompresses their cache (docs/model-serving.md) */
 	o->rows = p->flops > 0 ? p->rows : d->rows;
 	o->dtype = p->dtype;
 	o->gemm_flops = p->gemm_flops + d->gemm_flops;

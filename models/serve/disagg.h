@@ -1,7 +1,7 @@
 /*
  * disagg.h - disaggregated prefill and decode (xPyD): x prefill instances
  * and y decode instances, each with its own layout, serving one stream of
- * requests (docs/model.md "Disaggregated prefill and decode").
+ * requests (docs/model-disagg.md "Disaggregated prefill and decode").
  *
  * A request waits in one FIFO for a prefill instance; a free prefill
  * instance admits waiting requests while their prompts fit its KV cache

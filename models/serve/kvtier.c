@@ -1,5 +1,5 @@
 /*
- * kvtier.c - the KV cache's tiers in a serving run (serve.h, docs/model.md
+ * kvtier.c - the KV cache's tiers in a serving run (serve.h, docs/model-serving.md
  * "KV tiers"): the prefix cache, which spares a request the prefill of a
  * shared prompt prefix, and the host tier, where the KV of a request
  * retracted from a full GPU cache waits in host memory and comes back

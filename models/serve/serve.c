@@ -396,8 +396,8 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			 * each iteration, recv_requests; vLLM's EngineCore
 			 * _process_input_queue before each step). It joins the
 			 * step after; an idle engine takes it at once. Later
-			 * candidates came no earlier (FIFO). docs/model.md,
-			 * "Serving run". */
+			 * candidates came no earlier (FIFO). docs/model-serving.md,
+			 * "Layouts, the step and serving". */
 			if (!q->retracted && q->arrival >= t && (active > 0 || prefilling > 0))
 				break;
 			/* Requests sent together reach the scheduler one
@@ -522,7 +522,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 			 * prompts or re-prefills of retracted requests and
 			 * the context fills a bucket: a new prompt's first
 			 * chunk stays at its exact context (its cached
-			 * prefix). docs/model.md, "Prefill chunks". */
+			 * prefix). docs/model-serving.md, "Prefill chunks". */
 			if (mixed || (!fresh && !exact_chunks && shp.context >= p->bucket))
 				shp.context = bucketed(shp.context, p->bucket);
 			shp.tokens = newtok < 1 ? 1 : newtok;
@@ -540,7 +540,7 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 		 * are late by what that is longer than pend_dt. Only a step
 		 * the host issues slowly (an eager prefill) makes them late; an
 		 * idle engine (a step that did not start at that end) processes
-		 * them at once. docs/model.md, "Serving run". */
+		 * them at once. docs/model-serving.md, "Layouts, the step and serving". */
 		if (npend) {
 			double host = 0, late = 0;
 			if (t == pend_end) {

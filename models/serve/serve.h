@@ -139,7 +139,7 @@ struct serve_params {
 	long max_batched;
 	int decode_tokens;      /* a decode sequence's tokens in a step's budget:
 				   1 + its draft tokens (0: 1) */
-	/* KV tiers (kvtier.c, docs/model.md "KV tiers"). Prefix cache: a
+	/* KV tiers (kvtier.c, docs/model-serving.md "KV tiers"). Prefix cache: a
 	 * prefix_hit share of the requests (which ones: a fixed
 	 * low-discrepancy sequence over the request number) find their first
 	 * prefix_len prompt tokens in the cache and prefill only the rest
@@ -172,7 +172,7 @@ struct serve_params {
 	 * request reaches it at its send time (the engine's clock counts
 	 * from there; its TTFT carries frontend_s whole). At most frontend_s
 	 * (more is taken as frontend_s); 0: requests sent together arrive
-	 * together. docs/model.md, "Serving run". */
+	 * together. docs/model-serving.md, "Layouts, the step and serving". */
 	double tokenize_s;
 	/* The tokenizer's time per prompt token, seconds: a request's
 	 * tokenizer time is tokenize_s + this x its prompt's length (the
@@ -185,8 +185,8 @@ struct serve_params {
 	 * given, it gives each step's host time (called with host_ctx), and
 	 * the first tokens of a prefill step reach their clients when the
 	 * host has issued the step after it, if that is later than the
-	 * step's end. NULL (default): at the step's end. docs/model.md,
-	 * "Serving run". */
+	 * step's end. NULL (default): at the step's end. docs/model-serving.md,
+	 * "Layouts, the step and serving". */
 	serve_host_fn host_fn;
 	const void *host_ctx;
 	/* 1: every step taken one by one, never a run of equal decode steps

@@ -243,7 +243,7 @@ static int pick(struct srun *sr, int st, const struct coll_spec *c, int *algo, i
 			return 0;
 		}
 	/* The flow model: the step's fits (calibrate) move with the last bits
-	 * of these times, which the closed form does not keep (docs/model.md,
+	 * of these times, which the closed form does not keep (docs/model-collectives.md,
 	 * "Closed form"). */
 	cf = *c;
 	cf.flow = 1;

@@ -198,7 +198,7 @@ void study_money(FILE *f, const struct study *st)
 	fputs("<h2>Power and money</h2>\n<p>Each box at its best layout for the load: the power "
 	      "of one GPU used and of the box (the GPUs used, idle ones and the host), the energy "
 	      "per output token at the wall, and US dollars per million output tokens (the price "
-	      "over the box's life, electricity and colocation rent; docs/model.md \"Power and "
+	      "over the box's life, electricity and colocation rent; docs/model-serving.md \"Power and "
 	      "money\").</p>\n<div class=\"wide\"><table>\n<thead><tr><th class=\"l\">box</th>"
 	      "<th>load</th><th class=\"l\">layout</th><th>tok/s</th><th>GPU, W</th><th>box, kW</th>"
 	      "<th>J/token</th><th>$/Mtok</th></tr></thead>\n<tbody>\n", f);

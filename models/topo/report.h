@@ -34,7 +34,7 @@ void rep_findings(FILE *f, const struct topo_view *host, const struct topo_view 
 
 /*
  * JSON document with keys: scenario, view, gpus, topo_matrix, p2p_matrix,
- * p2p_reasons, iommu_groups, nccl_transport, bar_check (docs/cli.md),
+ * p2p_reasons, iommu_groups, nccl_transport, bar_check (docs/cli-fabric.md),
  * written through io/jout.h. view is the side NCCL runs on; host is used
  * for IOMMU groups. Returns 0, or -PLUMB_ERUNTIME with err filled when out
  * of memory (part of the document may be on f: the caller aborts it).

@@ -2,7 +2,7 @@
  * xfer.h - GPU-to-GPU transfers as flows in the engine: direct P2P DMA, or a
  * host bounce (sender's DMA into pinned host memory, receiver's DMA out).
  *
- * Timing model (docs/model.md "Transfers"):
+ * Timing model (docs/model-fabric.md "Transfers"):
  *  - A copy (a P2P transfer, or one leg of a bounce) is a flow on its path.
  *    Its first byte arrives after max(p2p_lat_us, path latency), so small
  *    copies cost the measured copy latency and long paths their wire time;

@@ -10,7 +10,7 @@
 #   2. every tests/bad/*.yaml: exit status and stderr exactly as in
 #      tests/bad/<name>.expected (first line "exit: N", then the stderr text);
 #   3. every command listed by `plumb --help` answers --help and is
-#      documented in docs/cli.md; usage and I/O errors give exit 2 and 4;
+#      documented in docs/cli.md or a docs/cli-*.md page; usage and I/O errors give exit 2 and 4;
 #   4. determinism (two runs agree) and atomic -o output;
 #   5. predict without --calib brackets every point with the defaults' interval;
 #   6. `plumb constants --format yaml` pasted into a scenario loads and gives
@@ -151,7 +151,7 @@ for d in tests/data/hf/*/; do
 	fi
 done
 
-# The engine stacks (docs/model.md "Engine stacks"): GLM-5 on the bare-metal
+# The engine stacks (docs/model-kernels.md "Engine stacks"): GLM-5 on the bare-metal
 # RTX PRO 6000 box under vLLM, at 0 and 32k tokens of cached context: the
 # stack line, the other engines' answers, and the table.
 for v in ctx0:0 ctx32k:32768; do
@@ -169,7 +169,7 @@ for v in ctx0:0 ctx32k:32768; do
 	fi
 done
 
-# plumb plan (docs/cli.md "plumb plan"): GLM-5 on the bare-metal and switch
+# plumb plan (docs/cli-predict.md "plumb plan"): GLM-5 on the bare-metal and switch
 # RTX PRO 6000 boxes against TTFT p90 2 s and TPOT p90 50 ms, short outputs:
 # the table (costs, verdicts, reasons, frontier) and the JSON rows.
 for fmt in table json; do
@@ -280,10 +280,11 @@ for c in $cmds; do
 		if [ -s "$tmp/out" ]; then ok; else bad "plumb $c --help: empty output"; fi
 	fi
 	if [ -f docs/cli.md ]; then
-		if grep -Eq "plumb $c([^a-z0-9_-]|\$)|^#+ (.*[^a-z0-9_-])?$c([^a-z0-9_-]|\$)" docs/cli.md; then
+		if cat docs/cli.md docs/cli-*.md 2>/dev/null |
+		   grep -Eq "plumb $c([^a-z0-9_-]|\$)|^#+ (.*[^a-z0-9_-])?$c([^a-z0-9_-]|\$)"; then
 			ok
 		else
-			bad "command '$c' is not documented in docs/cli.md"
+			bad "command '$c' is not documented in docs/cli.md or docs/cli-*.md"
 		fi
 	fi
 done

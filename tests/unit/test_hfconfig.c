@@ -31,7 +31,7 @@ static const struct llm_model *load(const char *dir)
  * Published parameter counts, one row per config of tests/data/hf, each
  * from the model's card (a quantized checkpoint's card names the model it
  * quantizes: the same counts). Active counts follow the publisher's own
- * definition (enum llm_count, docs/model.md "Parameter counts"): Mistral,
+ * definition (enum llm_count, docs/model-decode.md "Parameter counts"): Mistral,
  * Qwen and Meta count every tensor; OpenAI (its table says so), DeepSeek
  * and Moonshot leave out the input embedding; Z.ai leaves out the input
  * embedding and the lm_head. rel: 1%, or half a unit of the published
