@@ -40,7 +40,7 @@ const char cmd_bench_usage[] =
 	"  -h, --help       this help\n"
 	"\n"
 	"The defaults run in about a second. Counts are the same on every run;\n"
-	"times and rates are not. See docs/performance.md.\n"
+	"times and rates are not. See docs/perf-engine.md.\n"
 	"\n"
 	"Exit status: 0 ok, 2 usage, 4 I/O error, 5 runtime error.\n"
 	"Example: plumb bench --workload wide --flows 512 --format csv\n";

@@ -1,6 +1,6 @@
 /*
  * bench.h - throughput benchmarks of the event engine and the flow network
- * (`plumb bench`, docs/performance.md).
+ * (`plumb bench`, docs/perf-engine.md).
  *
  * Three synthetic workloads, each run on its own engine from a fresh start:
  *

@@ -63,7 +63,8 @@
  * completion add O(P log P + log k) to key it and keep its class (k
  * members), and mark at most one other flow per link of its path whose key
  * they change, placed again at the instant's re-solve.
- * Measured figures: docs/engine.md, docs/performance.md.
+ * Measured figures: docs/engine.md, docs/perf-engine.md,
+ * docs/perf-cluster.md.
  *
  * Flow ids are small integers, reused after the flow's completion callback
  * has returned. Link ids are 0, 1, 2, ... in order of sim_net_add_link().

@@ -1,6 +1,6 @@
 /*
  * bench_closed.c - CPU cost of one closed-form collective against its
- * ranks (scripts/bench-closed.sh, docs/performance.md).
+ * ranks (scripts/bench-closed.sh, docs/perf-cluster.md).
  *
  *   build/bench-closed SCENARIO ...
  *
