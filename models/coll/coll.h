@@ -62,8 +62,12 @@ struct coll_spec {
 				       kernels that are candidates too
 				       (COLL_CUSTOM_*, coll_custom_of()) */
 	int flow;                   /* 1: the flow model even where the closed
-				       form holds (coll_time; docs/model-collectives.md) */
+				       form holds (coll_time; docs/model-collectives.md);
+				       COLL_FLOW_GRID: as 1, but a ring across hosts
+				       from the tuner's grid of sizes (the step model's,
+				       coll_grid.c) */
 };
+#define COLL_FLOW_GRID 2
 
 struct coll_result {
 	double seconds;

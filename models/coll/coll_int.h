@@ -208,4 +208,31 @@ int coll_bound(const struct crun *r, double *lb, struct plumb_err *err);
  * simulated); 0: it simulates every one (tests compare the two). */
 extern int coll_search_prune;
 
+/*
+ * The tuner's time of a ring collective across hosts from a grid of sizes
+ * (coll_grid.c, docs/model-collectives.md "Across hosts: a grid of
+ * sizes"): for the step model's questions (flow COLL_FLOW_GRID) of
+ * COLL_GRID_MIN bytes or more, the search runs at the ends and the middle
+ * of the grid's cell around the size (COLL_GRID_M cells an octave) and,
+ * where the three chose the same candidate and the middle lies on the
+ * ends' line within COLL_GRID_BEND (relative), its time is interpolated
+ * linearly in the size's half (within COLL_GRID_TOL of the search on the
+ * bundled boxes of several hosts). coll_grid_m: the cells an octave (a
+ * power of two), 0 to search every size (tests compare the two).
+ * coll_grid_applies: is c such a question? coll_grid_anchors: the cell
+ * lo <= bytes < hi for m cells an octave. coll_grid_time: 0 with *r (the
+ * interpolated answer), 1 when the size is to be searched itself (not
+ * such a question, an anchor, or the cell's choice changes or its time
+ * bends), or a negative code.
+ */
+#define COLL_GRID_M 8
+#define COLL_GRID_MIN 65536.0
+#define COLL_GRID_TOL 1e-3
+#define COLL_GRID_BEND 2.5e-4
+extern int coll_grid_m;
+int coll_grid_applies(const struct scenario *s, const struct coll_spec *c);
+void coll_grid_anchors(double bytes, int m, double *lo, double *hi);
+int coll_grid_time(struct coll_scn *e, const struct scenario *s, const struct coll_spec *c,
+		   struct coll_result *r, struct plumb_err *err);
+
 #endif

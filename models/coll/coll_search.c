@@ -515,7 +515,12 @@ int coll_time_in(struct coll_scn *e, const struct scenario *s, const struct coll
 		return rc > 0 ? 0 : rc;
 	if (coll_scn_choice(e, c, r))
 		return 0;
-	if ((rc = coll_search(s, coll_scn_view(e), coll_scn_routes(e), c, r, err)) < 0)
+	/* the step model's ring across hosts inside a cell of the grid whose
+	 * anchors chose alike, its time straight: interpolated (coll_grid.c);
+	 * else searched */
+	if ((rc = coll_grid_time(e, s, c, r, err)) < 0)
+		return rc;
+	if (rc > 0 && (rc = coll_search(s, coll_scn_view(e), coll_scn_routes(e), c, r, err)) < 0)
 		return rc;
 	coll_scn_choice_add(e, c, r);
 	return 0;

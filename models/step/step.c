@@ -244,9 +244,10 @@ static int pick(struct srun *sr, int st, const struct coll_spec *c, int *algo, i
 		}
 	/* The flow model: the step's fits (calibrate) move with the last bits
 	 * of these times, which the closed form does not keep (docs/model-collectives.md,
-	 * "Closed form"). */
+	 * "Closed form"); a ring across hosts from the tuner's grid of sizes,
+	 * within COLL_GRID_TOL of its flows ("Across hosts: a grid of sizes"). */
 	cf = *c;
-	cf.flow = 1;
+	cf.flow = COLL_FLOW_GRID;
 	if ((rc = coll_time_in(sr->shared, sr->s, &cf, &cr, err)) < 0)
 		return rc;
 	*algo = cr.algo;

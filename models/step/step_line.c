@@ -70,7 +70,7 @@ static int line_coll(const struct scenario *s, struct coll_scn *shared, const st
 			*alone = memo[i].seconds;
 			return 0;
 		}
-	c.flow = 1;     /* as pick(): the flow model's time */
+	c.flow = COLL_FLOW_GRID;        /* as pick(): the flow model's time */
 	if ((rc = coll_time_in(shared, s, &c, &cr, err)) < 0)
 		return rc;
 	*alone = cr.seconds;

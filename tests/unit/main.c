@@ -10,7 +10,7 @@
 
 #define SUITES(X) \
 	X(ytree) X(scn) X(topo) X(bar) X(import_topom) X(import_lspci) \
-	X(sim_queue) X(sim_flow) X(sim_engine) X(sim_solvers) X(xfer) X(coll) X(meas) X(meas_csv) X(llm) X(llm_ops) X(step) X(serve) X(disagg) X(predict) X(bench) X(calib) X(calib_file) X(render) X(render_chart) X(sweep) X(valid) X(guest) X(out) X(hfconfig) X(usercat) X(jout) X(net) X(scale) X(engines) X(calib_prior) X(cost) X(report) X(rccl) X(import_rocmsmi) X(import_amd) X(closed)
+	X(sim_queue) X(sim_flow) X(sim_engine) X(sim_solvers) X(xfer) X(coll) X(meas) X(meas_csv) X(llm) X(llm_ops) X(step) X(serve) X(disagg) X(predict) X(bench) X(calib) X(calib_file) X(render) X(render_chart) X(sweep) X(valid) X(guest) X(out) X(hfconfig) X(usercat) X(jout) X(net) X(scale) X(engines) X(calib_prior) X(cost) X(report) X(rccl) X(import_rocmsmi) X(import_amd) X(closed) X(grid)
 
 #define DECL(name) void suite_##name(void) __attribute__((weak));
 SUITES(DECL)
