@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "consts.h"
 #include "input.h"
@@ -19,25 +20,28 @@
  * run's mean time to first token: longer prompts take longer to come back. */
 static void test_ttft_points(void)
 {
-	const char *path = "build/test_valid_ttft.csv";
+	char dir[] = "/tmp/plumb-test-valid.XXXXXX", path[64], cases[512];
 	static const char csv[] =
 		"layout,concurrency,context,tok_s,tpot_ms,ttft_ms,input_len,output_len\n"
 		"tp8,1,0,,10.0,100,1000,100\n"
 		"tp8,1,0,,,800,8000,100\n";
-	static const char cases[] =
-		"cases:\n"
-		"  - name: t\n"
-		"    kind: serving\n"
-		"    data: build/test_valid_ttft.csv\n"
-		"    scenario: scenarios/hgx-8x-h200.yaml\n"
-		"    model: llama-3.1-70b\n"
-		"    weights: fp8t\n"
-		"    kv: bf16\n";
 	struct val_set *v = NULL;
 	struct plumb_err e;
-	FILE *f = fopen(path, "w");
-	if (!f) {
+	FILE *f;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ttft.csv", dir);
+	snprintf(cases, sizeof(cases),
+		 "cases:\n"
+		 "  - name: t\n"
+		 "    kind: serving\n"
+		 "    data: %s\n"
+		 "    scenario: scenarios/hgx-8x-h200.yaml\n"
+		 "    model: llama-3.1-70b\n"
+		 "    weights: fp8t\n"
+		 "    kv: bf16\n", path);
+	if (!(f = fopen(path, "w"))) {
 		CU_FAIL("cannot write the data file");
+		rmdir(dir);
 		return;
 	}
 	fputs(csv, f);
@@ -57,6 +61,7 @@ static void test_ttft_points(void)
 		val_free(v);
 	}
 	remove(path);
+	rmdir(dir);
 }
 
 /* validation/cases.yaml with `from` replaced by `to`, loaded and checked. */
@@ -278,12 +283,15 @@ static int run_case(const char *data, const char *extra, struct val_set **out,
 
 static void test_quoted_points(void)
 {
-	const char *path = "build/test_valid_summary.txt";
+	char dir[] = "/tmp/plumb-test-valid.XXXXXX", path[64];
 	struct val_set *v = NULL;
 	struct plumb_err e;
-	FILE *f = fopen(path, "w");
-	if (!f) {
+	FILE *f;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/summary.txt", dir);
+	if (!(f = fopen(path, "w"))) {
 		CU_FAIL("cannot write the data file");
+		rmdir(dir);
 		return;
 	}
 	fputs(summary, f);
@@ -327,6 +335,7 @@ static void test_quoted_points(void)
 			   &v, &e) < 0);
 	val_free(v);
 	remove(path);
+	rmdir(dir);
 }
 
 void suite_valid(void)
