@@ -11,11 +11,13 @@
  * derived value is a function of.
  *
  * The view and the routes depend on the machine alone, not on the
- * constants: entries of one machine under other constants (an interval's
- * draws) share them (struct coll_views, counted references), built once
+ * constants nor the `serving:` section: entries of one machine under other
+ * constants (an interval's draws) or engines (the ones a prediction
+ * compares) share them (struct coll_views, counted references), built once
  * from a copy of the scenario and of its GPU catalog that they own, so
  * they never point at a scenario that was freed. On a machine of 1,024
- * GPUs a view is tens of megabytes and a fraction of a second to build.
+ * GPUs a view is tens of megabytes and a fraction of a second to build;
+ * a thread wanting one that another thread is building waits for it.
  *
  * The pool is process-wide, like the parsed catalogs (io/scn_catalog.c,
  * models/llm/llm.c): every command reaches it without a context to carry,
