@@ -11,11 +11,13 @@
  * derived value is a function of.
  *
  * The view and the routes depend on the machine alone, not on the
- * constants: entries of one machine under other constants (an interval's
- * draws) share them (struct coll_views, counted references), built once
+ * constants nor the `serving:` section: entries of one machine under other
+ * constants (an interval's draws) or engines (the ones a prediction
+ * compares) share them (struct coll_views, counted references), built once
  * from a copy of the scenario and of its GPU catalog that they own, so
  * they never point at a scenario that was freed. On a machine of 1,024
- * GPUs a view is tens of megabytes and a fraction of a second to build.
+ * GPUs a view is tens of megabytes and a fraction of a second to build;
+ * a thread wanting one that another thread is building waits for it.
  *
  * The pool is process-wide, like the parsed catalogs (io/scn_catalog.c,
  * models/llm/llm.c): every command reaches it without a context to carry,
@@ -52,7 +54,7 @@ struct choice {
 
 /* What the machine alone derives: shared by the entries of one machine. */
 struct coll_views {
-	struct scenario *s;             /* owned copy; s->catalog = cat; its constants are
+	struct scenario *s;             /* owned copy; s->catalog = cat; its constants and serving: are
 					   the first entry's, which nothing here reads */
 	struct scn_catalog *cat;        /* owned copy of the scenario's catalog */
 	struct topo_opts o;
@@ -78,6 +80,8 @@ struct coll_scn {
 	struct coll_views *vw;          /* held */
 	struct coll_answers *ans;       /* held */
 	struct plumb_consts k;          /* the entry's constants */
+	struct scn_serving serving;     /* the entry's `serving:` (its view's may be
+					   another entry's) */
 	unsigned char k_catalog[K_NCONSTS];
 	uint64_t id;
 	int refs;
@@ -85,11 +89,20 @@ struct coll_scn {
 	uint64_t tick;
 };
 
+/* Views being built outside the lock (their machine and options, the
+ * builder's scenario borrowed): a thread wanting the same one waits for it
+ * (cv) rather than building a copy of tens of megabytes. */
+#define PEND_CAP 16
+
 static struct {
 	pthread_mutex_t mu;
+	pthread_cond_t cv;
 	struct coll_scn *e[POOL_CAP];
+	const struct scenario *pend[PEND_CAP];
+	const struct topo_opts *pend_o[PEND_CAP];
 	uint64_t next_id, tick;
-} pool = { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0, 0 };
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, { NULL }, { NULL }, { NULL },
+	  0, 0 };
 
 /*
  * The step model's kernel constants: models/llm/llm_step.c is their only
@@ -113,11 +126,13 @@ static int step_only(int i)
 }
 
 /* The machine: the bytes of struct scenario but its constants (k,
- * k_catalog and where they come from, k_line and k_col), the tables' pointers and room and the two catalog pointers;
- * the tables and the catalog by content. */
-static int same_machine_but(const struct scenario *a, const struct coll_views *w, int serving)
+ * k_catalog and where they come from, k_line and k_col), its `serving:`
+ * section (nothing derived from the machine reads it: the entries and the
+ * tuner's key hold it), the tables' pointers and room and the two catalog
+ * pointers; the tables and the catalog by content; b's catalog is bcat. */
+static int same_machine_of(const struct scenario *a, const struct scenario *b,
+			   const struct scn_catalog *bcat)
 {
-	const struct scenario *b = w->s;
 	size_t k0 = offsetof(struct scenario, k);
 	size_t k1 = offsetof(struct scenario, k_col) + sizeof(a->k_col);
 	size_t head = offsetof(struct scenario, hosts);
@@ -126,9 +141,8 @@ static int same_machine_but(const struct scenario *a, const struct coll_views *w
 	size_t sv1 = sv0 + sizeof(a->serving);
 	if (memcmp(a, b, k0) != 0)
 		return 0;
-	if (serving ? memcmp((const char *)a + k1, (const char *)b + k1, head - k1) != 0 :
-		      memcmp((const char *)a + k1, (const char *)b + k1, sv0 - k1) != 0 ||
-		      memcmp((const char *)a + sv1, (const char *)b + sv1, head - sv1) != 0)
+	if (memcmp((const char *)a + k1, (const char *)b + k1, sv0 - k1) != 0 ||
+	    memcmp((const char *)a + sv1, (const char *)b + sv1, head - sv1) != 0)
 		return 0;
 	if (!scn_same_tables(a, b))
 		return 0;
@@ -137,7 +151,7 @@ static int same_machine_but(const struct scenario *a, const struct coll_views *w
 		return 0;
 	if (!a->catalog || !b->catalog)
 		return !a->catalog && !b->catalog;
-	if (a->catalog->n != w->cat->n)
+	if (a->catalog->n != bcat->n)
 		return 0;
 	/* The entries the machine's nodes name (the nodes are equal, so both
 	 * name the same ones): everything derived here reads the catalog
@@ -153,7 +167,7 @@ static int same_machine_but(const struct scenario *a, const struct coll_views *w
 			if (m < 0 || m >= a->catalog->n || seen[m])
 				continue;
 			seen[m] = 1;
-			if (memcmp(&a->catalog->gpus[m], &w->cat->gpus[m], sizeof(a->catalog->gpus[m])))
+			if (memcmp(&a->catalog->gpus[m], &bcat->gpus[m], sizeof(a->catalog->gpus[m])))
 				return 0;
 		}
 	}
@@ -162,7 +176,7 @@ static int same_machine_but(const struct scenario *a, const struct coll_views *w
 
 static int same_machine(const struct scenario *a, const struct coll_views *w)
 {
-	return same_machine_but(a, w, 1);
+	return same_machine_of(a, w->s, w->cat);
 }
 
 /*
@@ -191,13 +205,14 @@ static int same_consts(const struct scenario *a, const struct coll_scn *e);
 
 static int same_scenario(const struct scenario *a, const struct coll_scn *e)
 {
-	return same_consts(a, e) && same_machine(a, e->vw);
+	return same_consts(a, e) && same_machine(a, e->vw) &&
+	       !memcmp(&a->serving, &e->serving, sizeof(a->serving));
 }
 
 /* The tuner's inputs: a's scenario but its `serving:` section. */
 static int same_tuner(const struct scenario *a, const struct coll_scn *e)
 {
-	return same_consts(a, e) && same_machine_but(a, e->vw, 0);
+	return same_consts(a, e) && same_machine(a, e->vw);
 }
 
 static int same_consts(const struct scenario *a, const struct coll_scn *e)
@@ -322,6 +337,7 @@ static int entry_new(const struct scenario *s, const struct topo_opts *o,
 	atomic_init(&e->ans->refs, 1);
 	e->vw = w;
 	e->k = s->k;
+	memcpy(&e->serving, &s->serving, sizeof(e->serving));
 	memcpy(e->k_catalog, s->k_catalog, sizeof(e->k_catalog));
 	*out = e;
 	return 0;
@@ -332,34 +348,67 @@ int coll_scn_get(const struct scenario *s, const struct topo_opts *o, struct col
 {
 	struct coll_scn *e = NULL;
 	struct coll_views *w = NULL;
-	int i, victim = -1, rc;
+	int i, victim = -1, rc, mine = -1;
 
 	*out = NULL;
 	pthread_mutex_lock(&pool.mu);
-	for (i = 0; i < POOL_CAP; i++) {
-		struct coll_scn *p = pool.e[i];
-		if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_scenario(s, p)) {
-			p->refs++;
-			p->tick = ++pool.tick;
-			pthread_mutex_unlock(&pool.mu);
-			*out = p;
-			return 0;
+	for (;;) {
+		for (i = 0; i < POOL_CAP; i++) {
+			struct coll_scn *p = pool.e[i];
+			if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_scenario(s, p)) {
+				p->refs++;
+				p->tick = ++pool.tick;
+				pthread_mutex_unlock(&pool.mu);
+				*out = p;
+				return 0;
+			}
 		}
-	}
-	/* the same machine under other constants: its view and routes */
-	for (i = 0; i < POOL_CAP && !w; i++) {
-		struct coll_scn *p = pool.e[i];
-		if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_machine(s, p->vw)) {
-			w = p->vw;
-			atomic_fetch_add(&w->refs, 1);
+		/* the same machine under other constants or another `serving:`
+		 * section (the engines a prediction compares): its view and
+		 * routes, which read neither (topo_build, fab_build and
+		 * fab_routes_build never look at serving; the questions' custom
+		 * comes from the caller's scenario) */
+		for (i = 0; i < POOL_CAP && !w; i++) {
+			struct coll_scn *p = pool.e[i];
+			if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_machine(s, p->vw)) {
+				w = p->vw;
+				atomic_fetch_add(&w->refs, 1);
+			}
 		}
+		if (w)
+			break;
+		/* another thread is building this machine's view: wait for it */
+		for (i = 0; i < PEND_CAP; i++)
+			if (pool.pend[i] && !memcmp(pool.pend_o[i], o, sizeof(*o)) &&
+			    same_machine_of(s, pool.pend[i], pool.pend[i]->catalog))
+				break;
+		if (i == PEND_CAP)
+			break;
+		pthread_cond_wait(&pool.cv, &pool.mu);
 	}
+	for (i = 0; !w && i < PEND_CAP && mine < 0; i++)
+		if (!pool.pend[i]) {
+			pool.pend[mine = i] = s;
+			pool.pend_o[i] = o;
+		}
 	pthread_mutex_unlock(&pool.mu);
-	/* Built outside the lock: another thread may build the same one, and
+	/* Built outside the lock: another thread may still build the same one
+	 * (more builders than PEND_CAP, or an entry left out of the pool), and
 	 * then the first to enter keeps its copy. */
-	if ((rc = entry_new(s, o, w, &e, err)) < 0)
+	rc = entry_new(s, o, w, &e, err);
+	if (mine >= 0) {
+		pthread_mutex_lock(&pool.mu);
+		pool.pend[mine] = NULL;
+		/* waiters wake once this thread releases the lock below, its entry
+		 * in the pool */
+		pthread_cond_broadcast(&pool.cv);
+		if (rc < 0)
+			pthread_mutex_unlock(&pool.mu);
+	} else if (rc >= 0) {
+		pthread_mutex_lock(&pool.mu);
+	}
+	if (rc < 0)
 		return rc;
-	pthread_mutex_lock(&pool.mu);
 	for (i = 0; i < POOL_CAP; i++) {
 		struct coll_scn *p = pool.e[i];
 		if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_scenario(s, p)) {

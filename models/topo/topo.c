@@ -265,25 +265,31 @@ static int alloc_tables(struct topo_view *v)
 		free(c);
 		return -1;
 	}
-	for (i = 0; i < n * n; i++)
-		c[i] = -1;
+	memset(c, 0xff, (size_t)n * n * sizeof(*c));   /* -1 */
 	for (i = 0; i < n; i++)
 		v->acs_via[i] = c + (size_t)i * n;
 	return 0;
 }
 
-static void collect_endpoints(struct topo_view *v)
+/* 0, or -1 when out of memory. */
+static int collect_endpoints(struct topo_view *v)
 {
 	const struct scenario *s = v->scn;
-	int i, k, nics = 0;
+	int i, k, nics = 0, *gnode = malloc((size_t)(s->ngpus + 1) * sizeof(*gnode));
 
+	if (!gnode)
+		return -1;
+	/* the tree's node of each GPU (the last one naming it) */
+	for (i = 0; i < s->ngpus; i++)
+		gnode[i] = -1;
+	for (k = 0; k < v->nnodes; k++)
+		if (v->nodes[k].kind == SCN_GPU && v->nodes[k].gpu_index >= 0 &&
+		    v->nodes[k].gpu_index < s->ngpus)
+			gnode[v->nodes[k].gpu_index] = k;
 	v->nep = 0;
 	for (i = 0; i < s->ngpus; i++) {
 		struct topo_ep *e = &v->ep[v->nep];
-		int node = -1;
-		for (k = 0; k < v->nnodes; k++)
-			if (v->nodes[k].kind == SCN_GPU && v->nodes[k].gpu_index == i)
-				node = k;
+		int node = gnode[i];
 		e->node = node;
 		e->host_node = s->gpu_node[i];
 		e->gpu = i;
@@ -313,6 +319,8 @@ static void collect_endpoints(struct topo_view *v)
 		e->numa = v->nodes[vroot(v, k)].numa;
 		memcpy(e->bdf, v->nodes[k].bdf, sizeof(e->bdf));
 	}
+	free(gnode);
+	return 0;
 }
 
 /* Host-level P2P status of GPUs i, j (indices into s's GPUs). */
@@ -333,29 +341,95 @@ static enum topo_p2p host_p2p(const struct scenario *s, const struct topo_view *
 	return P2P_OK;
 }
 
-static void fill_classes(struct topo_view *v)
+/* Endpoint indices in order of key (ties by index) into ord[n]; lo[i], hi[i]
+ * bound the run of ord holding i's key. 0, or -1 when out of memory. */
+static int cmp_kv(const void *x, const void *y)
+{
+	const int *a = x, *b = y;
+	return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+static int group_by(const int *key, int n, int *ord, int *lo, int *hi)
+{
+	int *kv = malloc((size_t)(2 * n + 2) * sizeof(*kv)), i, r;
+	if (!kv)
+		return -1;
+	for (i = 0; i < n; i++) {
+		kv[2 * i] = key[i];
+		kv[2 * i + 1] = i;
+	}
+	qsort(kv, (size_t)n, 2 * sizeof(*kv), cmp_kv);
+	for (i = 0; i < n; i++)
+		ord[i] = kv[2 * i + 1];
+	for (i = 0; i < n; i = r) {
+		int k;
+		for (r = i + 1; r < n && kv[2 * r] == kv[2 * i]; r++)
+			;
+		for (k = i; k < r; k++) {
+			lo[ord[k]] = i;
+			hi[ord[k]] = r;
+		}
+	}
+	free(kv);
+	return 0;
+}
+
+/*
+ * Endpoints of different hosts share no PCIe tree: their class is their
+ * roots' NUMA nodes' (NODE or SYS, as topo_pair_class finds), their P2P is
+ * NS, no ACS redirect applies and NCCL's transport is NET, all known without
+ * a walk. Most pairs of a cluster are such pairs: a row starts as SYS, the
+ * endpoints of other hosts on its NUMA node become NODE and only the pairs
+ * within a host walk the tree (topo_fast_matches_walk checks the shortcut).
+ * ehost: [nep] each endpoint's host, or all 0 in a guest (whose tree holds
+ * the GPUs of every host). 0, or -1 when out of memory.
+ */
+static int fill_classes(struct topo_view *v, const int *ehost)
 {
 	const struct scenario *s = v->scn;
-	int i, j, k, *root;
+	int n = v->nep, i, j, k, p, *root, *numa, *hord, *hlo, *hhi, *nord, *nlo, *nhi;
 	for (k = 0; k < s->nnvlink; k++) {
 		v->nvl[s->nvlink[k].a][s->nvlink[k].b] = (unsigned char)s->nvlink[k].links;
 		v->nvl[s->nvlink[k].b][s->nvlink[k].a] = (unsigned char)s->nvlink[k].links;
 	}
-	/* Endpoints under different root complexes share no ancestor: their
-	 * class is their roots' NUMA nodes' (as topo_pair_class finds), known
-	 * without a walk; most pairs of a cluster are such pairs. */
-	root = malloc((size_t)(v->nep > 0 ? v->nep : 1) * sizeof(*root));
-	for (i = 0; root && i < v->nep; i++)
+	if (!(root = malloc((size_t)(8 * n + 1) * sizeof(*root))))
+		return -1;
+	numa = root + n;
+	hord = numa + n, hlo = hord + n, hhi = hlo + n;
+	nord = hhi + n, nlo = nord + n, nhi = nlo + n;
+	for (i = 0; i < n; i++) {
 		root[i] = vroot(v, v->ep[i].node);
-	for (i = 0; i < v->nep; i++)
-		for (j = 0; j < v->nep; j++) {
-			if (root && i != j && !v->nvl[i][j] && root[i] != root[j])
-				v->cls[i][j] = v->nodes[root[i]].numa == v->nodes[root[j]].numa
-					       ? TC_NODE : TC_SYS;
+		numa[i] = v->nodes[root[i]].numa;
+	}
+	if (group_by(ehost, n, hord, hlo, hhi) < 0 || group_by(numa, n, nord, nlo, nhi) < 0) {
+		free(root);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char *c = v->cls[i];
+		memset(c, TC_SYS, (size_t)n);
+		for (p = nlo[i]; p < nhi[i]; p++)
+			if (ehost[nord[p]] != ehost[i])
+				c[nord[p]] = TC_NODE;
+		/* Endpoints under different root complexes share no ancestor:
+		 * their class is their roots' NUMA nodes' (as topo_pair_class
+		 * finds), known without a walk. */
+		for (p = hlo[i]; p < hhi[i]; p++) {
+			j = hord[p];
+			if (i != j && !v->nvl[i][j] && root[i] != root[j])
+				c[j] = numa[i] == numa[j] ? TC_NODE : TC_SYS;
 			else
-				v->cls[i][j] = (unsigned char)topo_pair_class(v, i, j);
+				c[j] = (unsigned char)topo_pair_class(v, i, j);
 		}
+	}
+	/* NVLink between hosts (a multi-node NVLink domain) beats the above */
+	for (k = 0; k < s->nnvlink; k++) {
+		int a = s->nvlink[k].a, b = s->nvlink[k].b;
+		if (a != b && v->nvl[a][b])
+			v->cls[a][b] = v->cls[b][a] = TC_NV;
+	}
 	free(root);
+	return 0;
 }
 
 /* Union-find over endpoints. */
@@ -377,13 +451,15 @@ static int uf_find(int *p, int x)
  */
 static int fill_groups(struct topo_view *v)
 {
-	int *parent = malloc((size_t)v->nep * 4 * sizeof(*parent)), *key, i, j, x;
+	int n = v->nep, *parent = malloc((size_t)(n * 6 + 1) * sizeof(*parent)), *key, i, x, p;
+	int *ord, *lo, *hi, *gid;
 
 	if (!parent)
 		return -1;
-	key = parent + v->nep;
+	key = parent + n;
+	ord = key + n, lo = ord + n, hi = lo + n, gid = hi + n;
 
-	for (i = 0; i < v->nep; i++) {
+	for (i = 0; i < n; i++) {
 		int top = -1;
 		parent[i] = i;
 		for (x = v->nodes[v->ep[i].node].parent; x >= 0; x = v->nodes[x].parent)
@@ -392,32 +468,32 @@ static int fill_groups(struct topo_view *v)
 				top = x;
 		key[i] = top;
 	}
-	for (i = 0; i < v->nep; i++)
-		for (j = 0; j < i; j++)
-			if (key[i] != -1 && key[i] == key[j])
-				parent[uf_find(parent, i)] = uf_find(parent, j);
-	v->ngroups = 0;
-	/* Number groups in host-tree order of their first device. */
-	{
-		int *order = key + v->nep, n = 0, a, b, *gid = order + v->nep;
-		for (i = 0; i < v->nep; i++)
-			order[n++] = i;
-		for (a = 1; a < n; a++)
-			for (b = a; b > 0 && v->ep[order[b]].node < v->ep[order[b - 1]].node; b--) {
-				int t = order[b];
-				order[b] = order[b - 1];
-				order[b - 1] = t;
-			}
-		for (i = 0; i < v->nep; i++)
-			gid[i] = -1;
-		for (a = 0; a < n; a++) {
-			int r = uf_find(parent, order[a]);
-			if (gid[r] < 0)
-				gid[r] = v->ngroups++;
-		}
-		for (i = 0; i < v->nep; i++)
-			v->group[i] = gid[uf_find(parent, i)];
+	/* endpoints of one key (not -1) share a group */
+	if (group_by(key, n, ord, lo, hi) < 0) {
+		free(parent);
+		return -1;
 	}
+	for (i = 0; i < n; i++)
+		if (key[i] != -1 && ord[lo[i]] != i)
+			parent[uf_find(parent, i)] = uf_find(parent, ord[lo[i]]);
+	v->ngroups = 0;
+	/* Number groups in host-tree order of their first device (endpoints
+	 * have nodes of their own). */
+	for (i = 0; i < n; i++)
+		key[i] = v->ep[i].node;
+	if (group_by(key, n, ord, lo, hi) < 0) {
+		free(parent);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		gid[i] = -1;
+	for (p = 0; p < n; p++) {
+		int r = uf_find(parent, ord[p]);
+		if (gid[r] < 0)
+			gid[r] = v->ngroups++;
+	}
+	for (i = 0; i < n; i++)
+		v->group[i] = gid[uf_find(parent, i)];
 	free(parent);
 	return 0;
 }
@@ -452,7 +528,7 @@ static int gpus_per_host(const struct scenario *s)
  * the default level is PXB, raised to SYS on AMD x86 with at most two GPUs;
  * otherwise SHM (host memory) inside one node, NET when SHM is disabled.
  */
-static void fill_transport(struct topo_view *v, const struct topo_opts *o)
+static void fill_transport(struct topo_view *v, const struct topo_opts *o, const int *xhost)
 {
 	const struct scenario *s = v->scn;
 	int i, j;
@@ -474,7 +550,7 @@ static void fill_transport(struct topo_view *v, const struct topo_opts *o)
 				v->xport[i][j] = XP_SELF;
 				continue;
 			}
-			if (topo_ep_host(v, i) != topo_ep_host(v, j)) {
+			if (xhost[i] != xhost[j]) {
 				v->xport[i][j] = XP_NET;    /* between hosts: NCCL's NET */
 				continue;
 			}
@@ -489,7 +565,7 @@ int topo_build(const struct scenario *s, enum topo_side side,
 	       struct plumb_err *err)
 {
 	struct topo_view *v, *host = NULL;
-	int i, j;
+	int i, j, *xhost = NULL, *ehost;
 
 	*out = NULL;
 	if (side == TOPO_GUEST && s->vm.mode != SCN_VM)
@@ -517,15 +593,26 @@ int topo_build(const struct scenario *s, enum topo_side side,
 	}
 	if (alloc_tables(v) < 0)
 		goto oom;
-	collect_endpoints(v);
-	fill_classes(v);
+	if (collect_endpoints(v) < 0)
+		goto oom;
+	/* each endpoint's host (xhost), and the same for the tree walks
+	 * (ehost: in a guest, one tree holds every GPU) */
+	if (!(xhost = malloc((size_t)(2 * v->nep + 1) * sizeof(*xhost))))
+		goto oom;
+	ehost = xhost + v->nep;
+	for (i = 0; i < v->nep; i++) {
+		xhost[i] = topo_ep_host(v, i);
+		ehost[i] = side == TOPO_HOST ? xhost[i] : 0;
+	}
+	if (fill_classes(v, ehost) < 0)
+		goto oom;
 	for (i = 0; i < v->ngpu; i++)
 		for (j = 0; j < v->ngpu; j++) {
 			enum topo_p2p p;
 			if (i == j)
 				p = P2P_X;
 			else if (side == TOPO_HOST)
-				p = host_p2p(s, v, i, j);
+				p = xhost[i] != xhost[j] ? P2P_NS : host_p2p(s, v, i, j);
 			else if (v->nvl[i][j])
 				p = P2P_OK;
 			else if (s->vm.p2p_exposure == SCN_P2P_NONE ||
@@ -537,11 +624,13 @@ int topo_build(const struct scenario *s, enum topo_side side,
 				p = (enum topo_p2p)host->p2p[i][j];
 			v->p2p[i][j] = (unsigned char)p;
 		}
+	/* host: the ACS redirect per GPU pair of one host (between hosts no
+	 * switch is shared: -1, as the tables start) */
 	if (side == TOPO_HOST)
 		for (i = 0; i < v->ngpu; i++)
 			for (j = 0; j < v->ngpu; j++) {
 				int dt = 0;
-				if (i == j || v->nvl[i][j])
+				if (i == j || xhost[i] != xhost[j] || v->nvl[i][j])
 					continue;
 				v->acs_via[i][j] = (short)topo_acs_redirect(s, o->acs_override,
 									    s->gpu_node[i], s->gpu_node[j], &dt);
@@ -555,11 +644,13 @@ int topo_build(const struct scenario *s, enum topo_side side,
 		memcpy(v->group, host->group, (size_t)v->nep * sizeof(*v->group));
 		v->ngroups = host->ngroups;
 	}
-	fill_transport(v, o);
+	fill_transport(v, o, xhost);
+	free(xhost);
 	topo_free(host);
 	*out = v;
 	return 0;
 oom:
+	free(xhost);
 	topo_free(host);
 	topo_free(v);
 	return plumb_err_set(err, PLUMB_ERUNTIME, NULL, 0, 0, "out of memory");

@@ -240,6 +240,63 @@ static void test_past_the_limit(void)
 	free(text);
 }
 
+/*
+ * The host view fills the pairs of different hosts without a tree walk
+ * (topo.c fill_classes): every cell must hold what the walks give, the
+ * class topo_pair_class finds, the ACS redirect topo_acs_redirect finds,
+ * and the P2P status and transport of two boxes (NS, NET).
+ */
+static void expect_walk(const struct scenario *s, int acs)
+{
+	struct topo_opts o;
+	struct topo_view *v = NULL;
+	int i, j, bad = 0;
+
+	topo_opts_init(&o);
+	o.acs_override = acs;
+	EXPECT_INT(topo_build(s, TOPO_HOST, &o, &v, NULL), 0);
+	if (!v)
+		return;
+	for (i = 0; i < v->nep; i++)
+		for (j = 0; j < v->nep; j++) {
+			int dt = 0, via, cross = topo_ep_host(v, i) != topo_ep_host(v, j);
+			bad += v->cls[i][j] != (unsigned char)topo_pair_class(v, i, j);
+			if (i >= v->ngpu || j >= v->ngpu || i == j || v->nvl[i][j])
+				continue;
+			via = topo_acs_redirect(s, acs, s->gpu_node[i], s->gpu_node[j], &dt);
+			bad += v->acs_via[i][j] != via || v->acs_dt[i][j] != dt;
+			if (cross)
+				bad += v->p2p[i][j] != P2P_NS || v->xport[i][j] != XP_NET;
+		}
+	EXPECT_INT(bad, 0);
+	topo_free(v);
+}
+
+static void test_cross_host_fill(void)
+{
+	static const char *const paths[] = { "scenarios/2x-hgx-8x-h100-ib.yaml",
+					     "tests/data/multihost/two-h200.yaml" };
+	static const int hosts[] = { 2, 16 };
+	size_t k;
+	int acs;
+
+	for (k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+		struct scenario *s = NULL;
+		EXPECT_INT(scn_load(paths[k], &s, NULL), 0);
+		for (acs = -1; s && acs <= 1; acs++)
+			expect_walk(s, acs);
+		scn_free(s);
+	}
+	for (k = 0; k < sizeof(hosts) / sizeof(hosts[0]); k++) {
+		char *text = cluster(hosts[k]);
+		struct scenario *s = load("cluster.yaml", text);
+		free(text);
+		for (acs = -1; s && acs <= 1; acs++)
+			expect_walk(s, acs);
+		scn_free(s);
+	}
+}
+
 void suite_scale(void)
 {
 	CU_pSuite s = CU_add_suite("scale", NULL, NULL);
@@ -247,4 +304,5 @@ void suite_scale(void)
 	CU_add_test(s, "an NVSwitch domain of 1,024 GPUs", test_nvswitch_domain);
 	CU_add_test(s, "point-to-point NVLink: each GPU's bonds", test_point_to_point);
 	CU_add_test(s, "one GPU past the limit", test_past_the_limit);
+	CU_add_test(s, "pairs of two hosts: the fast fill is the walk", test_cross_host_fill);
 }
