@@ -343,6 +343,23 @@ static int entry_new(const struct scenario *s, const struct topo_opts *o,
 	return 0;
 }
 
+/* With pool.mu held: the pool's entry for s under o, taken (a reference
+ * more, the lock released), or NULL with the lock still held. */
+static struct coll_scn *pool_take(const struct scenario *s, const struct topo_opts *o)
+{
+	int i;
+	for (i = 0; i < POOL_CAP; i++) {
+		struct coll_scn *p = pool.e[i];
+		if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_scenario(s, p)) {
+			p->refs++;
+			p->tick = ++pool.tick;
+			pthread_mutex_unlock(&pool.mu);
+			return p;
+		}
+	}
+	return NULL;
+}
+
 int coll_scn_get(const struct scenario *s, const struct topo_opts *o, struct coll_scn **out,
 		 struct plumb_err *err)
 {
@@ -353,16 +370,8 @@ int coll_scn_get(const struct scenario *s, const struct topo_opts *o, struct col
 	*out = NULL;
 	pthread_mutex_lock(&pool.mu);
 	for (;;) {
-		for (i = 0; i < POOL_CAP; i++) {
-			struct coll_scn *p = pool.e[i];
-			if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_scenario(s, p)) {
-				p->refs++;
-				p->tick = ++pool.tick;
-				pthread_mutex_unlock(&pool.mu);
-				*out = p;
-				return 0;
-			}
-		}
+		if ((*out = pool_take(s, o)))
+			return 0;
 		/* the same machine under other constants or another `serving:`
 		 * section (the engines a prediction compares): its view and
 		 * routes, which read neither (topo_build, fab_build and
@@ -409,16 +418,9 @@ int coll_scn_get(const struct scenario *s, const struct topo_opts *o, struct col
 	}
 	if (rc < 0)
 		return rc;
-	for (i = 0; i < POOL_CAP; i++) {
-		struct coll_scn *p = pool.e[i];
-		if (p && !memcmp(&p->vw->o, o, sizeof(*o)) && same_scenario(s, p)) {
-			p->refs++;
-			p->tick = ++pool.tick;
-			pthread_mutex_unlock(&pool.mu);
-			entry_free(e);
-			*out = p;
-			return 0;
-		}
+	if ((*out = pool_take(s, o))) {
+		entry_free(e);
+		return 0;
 	}
 	/* another engine's entry on the same machine and constants: its
 	 * tuner answers */
