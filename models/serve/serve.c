@@ -549,7 +549,9 @@ int serve_run(const struct serve_params *p, serve_step_fn fn, void *ctx,
 				late = pend_host + host - pend_dt;
 			}
 			for (k = 0; late > 0 && k < npend; k++) {
+				/* streamed late: the next gap counts from here */
 				R.rq[pend[k]].first += late;
+				R.rq[pend[k]].last += late;
 				if (pend_t0 + k < R.nttft)
 					R.ttft[pend_t0 + k] += late;
 				ttft_sum += late;
