@@ -81,7 +81,8 @@ static int anchor(struct coll_scn *e, const struct scenario *s, const struct col
 /* Did a and b choose alike (algorithm, protocol, transports)? */
 static int alike(const struct coll_result *a, const struct coll_result *b)
 {
-	return a->algo == b->algo && a->proto == b->proto && a->closed == b->closed &&
+	return a->algo == ALGO_RING && a->algo == b->algo && a->proto == b->proto &&
+	       a->closed == b->closed &&
 	       a->shm_hops == b->shm_hops && a->p2p_hops == b->p2p_hops &&
 	       a->net_hops == b->net_hops && a->seconds > 0 && b->seconds > 0;
 }

@@ -228,6 +228,11 @@ extern int coll_search_prune;
 #define COLL_GRID_M 8
 #define COLL_GRID_MIN 65536.0
 #define COLL_GRID_TOL 1e-3
+/* the largest bend (the middle's distance from the ends' line, relative)
+ * a cell is interpolated across: a quarter of COLL_GRID_TOL, so that a
+ * size between an end and the middle, on a curve that bends by at most
+ * this much within its cell, lies within COLL_GRID_TOL of the line (the
+ * measured errors under it: docs/model-collectives.md) */
 #define COLL_GRID_BEND 2.5e-4
 extern int coll_grid_m;
 int coll_grid_applies(const struct scenario *s, const struct coll_spec *c);
