@@ -534,7 +534,9 @@ static void add_layer(struct emit *e, int moe, double batch, double T, double co
 		    rp * llm_wb(p, p->embed), 2.0 * rp * T, T);
 		if (unfused) {
 			/* the PyTorch top-k: element-wise kernels over T x E
-			 * fp32 scores (read a few times, written once) */
+			 * fp32 scores (4 bytes), passing over them about four
+			 * times (assumed: three reads and one write, from
+			 * biased_grouped_topk_impl's topk, mask and gather) */
 			add(e, LLM_OP_ROUTER, "router top-k (PyTorch)", LLM_BF16,
 			    KERN_ROUTER_TOPK_TORCH, T * m->experts * 4.0 * 4.0, 0, 0);
 			if (!e->oom) {

@@ -380,7 +380,7 @@ static int group_by(const int *key, int n, int *ord, int *lo, int *hi)
  * NS, no ACS redirect applies and NCCL's transport is NET, all known without
  * a walk. Most pairs of a cluster are such pairs: a row starts as SYS, the
  * endpoints of other hosts on its NUMA node become NODE and only the pairs
- * within a host walk the tree (topo_fast_matches_walk checks the shortcut).
+ * within a host walk the tree (test_cross_host_fill in tests/unit/test_scale.c checks the shortcut).
  * ehost: [nep] each endpoint's host, or all 0 in a guest (whose tree holds
  * the GPUs of every host). 0, or -1 when out of memory.
  */
