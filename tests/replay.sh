@@ -57,6 +57,12 @@ for scn in scenarios/*.yaml; do
 		bad "$name: no layout ran"
 	fi
 done
+# tp16 across the two-host box's NICs: its rings take the size grid
+# (docs/model-collectives.md, "Across hosts: a grid of sizes"), whose
+# interpolated time may seed a replay within COLL_GRID_TOL; the printed
+# figures agree
+same 2x-hgx-8x-h100-ib/tp16 predict scenarios/2x-hgx-8x-h100-ib.yaml --layout tp16 \
+	--concurrency 1,64 --input 8192 --format csv --breakdown --draws 0
 off=PLUMB_NO_STEP_MEMO
 same memo/seed-comparison
 same memo/compare compare scenarios/baremetal-8x-rtxpro6000.yaml \
